@@ -1,0 +1,193 @@
+// Interval analysis for integer and boolean UOps: the proven [vmin, vmax] of every node, computed
+// once when the node is built. Most symbolic folding decides on these bounds.
+#include <algorithm>
+#include <cmath>
+
+#include "ir/uop.h"
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+using I = __int128;
+constexpr I kBig = I(1) << 62;  // "unbounded" for index math (weakint); keeps products inside int128
+
+I clampv(I v) { return std::clamp(v, -kBig, kBig); }
+
+I floor_div(I a, I b) {
+  I q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+I floor_mod(I a, I b) { return a - floor_div(a, b) * b; }
+I trunc_div(I a, I b) { return a / b; }
+
+std::pair<I, I> type_range(DType d) {
+  if (d.is_ptr) return {-kBig, kBig};
+  DType s = d.scalar();
+  if (s.is_bool()) return {0, 1};
+  if (s.is_int() && !s.is_weak()) return {s.min_int(), s.max_int()};
+  return {-kBig, kBig};
+}
+
+std::pair<I, I> corners(I a, I b, I c, I d) { return {std::min({a, b, c, d}), std::max({a, b, c, d})}; }
+
+int bit_length(I v) {
+  int n = 0;
+  while (v > 0) {
+    v >>= 1;
+    n++;
+  }
+  return n;
+}
+
+std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  auto full = type_range(dtype);
+  if (!(dtype.scalar().is_int() || dtype.scalar().is_bool())) {
+    if (op == Ops::CONST && arg.is_float()) {  // exact enough for a float that is a small integer
+      double v = arg.as_float();
+      if (v == v && v > -1e18 && v < 1e18) return {I(std::floor(v)), I(std::ceil(v))};
+    }
+    return full;
+  }
+  auto lo = [&](size_t i) { return src[i]->vmin(); };
+  auto hi = [&](size_t i) { return src[i]->vmax(); };
+  switch (op) {
+  case Ops::CONST: {
+    if (arg.is_bool()) return {I(arg.as_bool()), I(arg.as_bool())};
+    if (arg.is_int()) {
+      I v = dtype.scalar().is_unsigned() ? I(static_cast<uint64_t>(arg.as_int())) : I(arg.as_int());
+      return {v, v};
+    }
+    return full;
+  }
+  case Ops::VCONST: {
+    I mn = kBig, mx = -kBig;
+    for (const Arg& a : arg.as_tuple()) {
+      I v = a.is_bool() ? I(a.as_bool()) : I(a.as_int());
+      mn = std::min(mn, v);
+      mx = std::max(mx, v);
+    }
+    return {mn, mx};
+  }
+  case Ops::DEFINE_VAR: {
+    const auto& t = arg.as_tuple();
+    return {I(t[1].as_int()), I(t[2].as_int())};
+  }
+  case Ops::RANGE:
+  case Ops::SPECIAL:
+    if (src.empty()) return full;
+    return {0, std::max<I>(0, hi(src.size() - 1) - 1)};
+  case Ops::BIND: return {lo(0), hi(0)};
+  case Ops::ADD: return {lo(0) + lo(1), hi(0) + hi(1)};
+  case Ops::SUB: return {lo(0) - hi(1), hi(0) - lo(1)};
+  case Ops::NEG: return {-hi(0), -lo(0)};
+  case Ops::MUL: return corners(lo(0) * lo(1), lo(0) * hi(1), hi(0) * lo(1), hi(0) * hi(1));
+  case Ops::MAX: return {std::max(lo(0), lo(1)), std::max(hi(0), hi(1))};
+  case Ops::FLOORDIV:
+  case Ops::IDIV: {
+    auto div = op == Ops::FLOORDIV ? floor_div : trunc_div;
+    if (lo(1) > 0 || hi(1) < 0)  // monotone in each argument on this box: the extremes are corners
+      return corners(div(lo(0), lo(1)), div(lo(0), hi(1)), div(hi(0), lo(1)), div(hi(0), hi(1)));
+    I m = std::max(lo(0) < 0 ? -lo(0) : lo(0), hi(0) < 0 ? -hi(0) : hi(0));
+    return {-m, m};
+  }
+  case Ops::FLOORMOD: {
+    if (lo(1) == hi(1) && lo(1) != 0) {
+      I c = lo(1);
+      if (floor_div(lo(0), c) == floor_div(hi(0), c)) {
+        I a = floor_mod(lo(0), c), b = floor_mod(hi(0), c);
+        return {std::min(a, b), std::max(a, b)};
+      }
+      return c > 0 ? std::pair<I, I>{0, c - 1} : std::pair<I, I>{c + 1, 0};
+    }
+    if (lo(1) > 0) return {0, lo(0) >= 0 ? std::min(hi(0), hi(1) - 1) : hi(1) - 1};
+    if (hi(1) < 0) return {lo(1) + 1, 0};
+    I m = std::max(-lo(1), hi(1));
+    return {-(m - 1), m - 1};
+  }
+  case Ops::MOD: {
+    I m = std::max(lo(1) < 0 ? -lo(1) : lo(1), hi(1) < 0 ? -hi(1) : hi(1));
+    if (m == 0) return full;
+    if (lo(1) == hi(1) && trunc_div(lo(0), lo(1)) == trunc_div(hi(0), lo(1)) && (lo(0) >= 0 || hi(0) <= 0)) {
+      I a = lo(0) % lo(1), b = hi(0) % lo(1);
+      return {std::min(a, b), std::max(a, b)};
+    }
+    if (lo(0) >= 0) return {0, std::min(hi(0), m - 1)};
+    if (hi(0) <= 0) return {std::max(lo(0), -(m - 1)), 0};
+    return {-(m - 1), m - 1};
+  }
+  case Ops::CMPLT: return {I(hi(0) < lo(1)), I(lo(0) < hi(1))};
+  case Ops::CMPNE: {
+    bool always = hi(0) < lo(1) || lo(0) > hi(1);
+    bool never = lo(0) == hi(0) && lo(1) == hi(1) && lo(0) == lo(1);
+    return {I(always), I(!never)};
+  }
+  case Ops::AND:
+    if (dtype.scalar().is_bool()) return {lo(0) & lo(1), hi(0) & hi(1)};
+    if (lo(0) >= 0 && lo(1) >= 0) return {0, std::min(hi(0), hi(1))};
+    if (lo(0) >= 0) return {0, hi(0)};
+    if (lo(1) >= 0) return {0, hi(1)};
+    return full;
+  case Ops::OR:
+  case Ops::XOR:
+    if (dtype.scalar().is_bool()) {
+      if (op == Ops::OR) return {lo(0) | lo(1), hi(0) | hi(1)};
+      return {0, 1};
+    }
+    if (lo(0) >= 0 && lo(1) >= 0) {
+      I top = (I(1) << bit_length(std::max(hi(0), hi(1)))) - 1;
+      return {op == Ops::OR ? std::max(lo(0), lo(1)) : 0, top};
+    }
+    return full;
+  case Ops::SHL:
+    if (lo(1) == hi(1) && lo(1) >= 0 && lo(1) < 40) return {lo(0) << int(lo(1)), hi(0) << int(lo(1))};
+    return full;
+  case Ops::SHR:
+    if (lo(1) == hi(1) && lo(1) >= 0 && lo(1) < 126 && lo(0) >= 0) return {lo(0) >> int(lo(1)), hi(0) >> int(lo(1))};
+    return full;
+  case Ops::WHERE:
+    if (src[0]->vmin() == 1) return {lo(1), hi(1)};
+    if (src[0]->vmax() == 0) return {lo(2), hi(2)};
+    return {std::min(lo(1), lo(2)), std::max(hi(1), hi(2))};
+  case Ops::CAST:
+    if (dtype.scalar().is_bool()) {
+      bool can_zero = lo(0) <= 0 && hi(0) >= 0, can_nonzero = !(lo(0) == 0 && hi(0) == 0);
+      return {I(!can_zero), I(can_nonzero)};
+    }
+    if (src[0]->dtype.scalar().is_int() || src[0]->dtype.scalar().is_bool())
+      if (lo(0) >= full.first && hi(0) <= full.second) return {lo(0), hi(0)};
+    return full;
+  case Ops::GEP:
+  case Ops::ASSIGN:
+  case Ops::DEFINE_ACC:
+    if (!src.empty() && (src.back()->dtype.scalar().is_int() || src.back()->dtype.scalar().is_bool()))
+      return op == Ops::ASSIGN || op == Ops::GEP ? std::pair<I, I>{lo(src.size() - 1), hi(src.size() - 1)} : full;
+    return full;
+  case Ops::VECTORIZE: {
+    if (src.empty()) return full;
+    I mn = lo(0), mx = hi(0);
+    for (size_t i = 1; i < src.size(); i++) {
+      mn = std::min(mn, lo(i));
+      mx = std::max(mx, hi(i));
+    }
+    return {mn, mx};
+  }
+  default: return full;
+  }
+}
+} // namespace
+
+std::pair<__int128, __int128> compute_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  auto [lo, hi] = raw_bounds(op, dtype, src, arg);
+  auto [tmin, tmax] = type_range(dtype);
+  // A result that may leave the type's range wraps: then nothing better than the whole range is known.
+  if (lo < tmin || hi > tmax) {
+    if (dtype.scalar().is_weak() || !dtype.scalar().is_int()) return {clampv(lo), clampv(hi)};
+    return {tmin, tmax};
+  }
+  if (lo > hi) return {tmin, tmax};
+  return {lo, hi};
+}
+
+} // namespace loupe

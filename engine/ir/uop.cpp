@@ -1,0 +1,280 @@
+#include "ir/uop.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+
+Hash128 content_key(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  StableHasher h;
+  h.u64(static_cast<uint64_t>(op));
+  h.u64(static_cast<uint64_t>(dtype.scalar_type) | uint64_t(dtype.count) << 8 | uint64_t(dtype.is_ptr) << 24 |
+        uint64_t(dtype.local) << 25);
+  h.i64(dtype.ptr_size);
+  arg.hash(h);
+  h.u64(src.size());
+  for (const UOpPtr& s : src) h.hash(s->key());
+  return h.finish();
+}
+
+// The intern table holds weak references; a node leaves it when its last owner lets go.
+struct InternTable {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::vector<std::pair<const UOp*, std::weak_ptr<const UOp>>>> buckets;
+  size_t live = 0;
+};
+
+InternTable& table() {
+  static auto* t = new InternTable();  // never destroyed: nodes may die during static destruction
+  return *t;
+}
+
+// Freeing a long chain would recurse once per node; pending frees are queued instead.
+thread_local std::vector<const UOp*>* pending_frees = nullptr;
+
+void free_node(const UOp* node) {
+  {
+    InternTable& t = table();
+    std::lock_guard lock(t.mutex);
+    auto it = t.buckets.find(node->hash());
+    if (it != t.buckets.end()) {
+      auto& bucket = it->second;
+      for (size_t i = 0; i < bucket.size(); i++)
+        if (bucket[i].first == node) {
+          bucket[i] = std::move(bucket.back());
+          bucket.pop_back();
+          break;
+        }
+      if (bucket.empty()) t.buckets.erase(it);
+    }
+    t.live--;
+  }
+  if (pending_frees) {
+    pending_frees->push_back(node);
+    return;
+  }
+  std::vector<const UOp*> queue{node};
+  pending_frees = &queue;
+  while (!queue.empty()) {
+    const UOp* n = queue.back();
+    queue.pop_back();
+    delete n;  // may push its sources
+  }
+  pending_frees = nullptr;
+}
+
+bool same_structure(const UOp& u, Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  if (u.op != op || !(u.dtype == dtype) || u.src.size() != src.size()) return false;
+  for (size_t i = 0; i < src.size(); i++)
+    if (u.src[i] != src[i]) return false;
+  return u.arg == arg;
+}
+
+Arg const_arg(DType dtype, double value) {
+  DType s = dtype.scalar();
+  if (s.is_bool()) return Arg(value != 0.0);
+  if (s.is_int()) {
+    if (std::isnan(value) || std::isinf(value)) return Arg(int64_t(0));
+    __int128 v = static_cast<__int128>(value);
+    return Arg(static_cast<int64_t>(v));
+  }
+  return Arg(value);
+}
+
+} // namespace
+
+struct UOpBuilder {
+  static UOpPtr build(Ops op, DType dtype, UOpList src, Arg arg) {
+    Hash128 key = content_key(op, dtype, src, arg);
+    InternTable& t = table();
+    {
+      std::lock_guard lock(t.mutex);
+      auto it = t.buckets.find(key.lo);
+      if (it != t.buckets.end())
+        for (auto& [raw, weak] : it->second)
+          if (auto live = weak.lock(); live && same_structure(*live, op, dtype, src, arg)) return live;
+    }
+    auto [lo, hi] = compute_bounds(op, dtype, src, arg);
+    auto* node = new UOp(op, dtype, std::move(src), std::move(arg), key);
+    node->vmin_ = lo;
+    node->vmax_ = hi;
+    UOpPtr ptr(node, [](const UOp* n) { free_node(n); });
+    std::lock_guard lock(t.mutex);
+    // Another thread may have built the same node meanwhile: keep the first.
+    auto& bucket = t.buckets[key.lo];
+    for (auto& [raw, weak] : bucket)
+      if (auto live = weak.lock(); live && same_structure(*live, op, dtype, node->src, node->arg)) return live;
+    bucket.emplace_back(node, ptr);
+    t.live++;
+    return ptr;
+  }
+};
+
+UOp::UOp(Ops op_, DType dtype_, UOpList src_, Arg arg_, Hash128 key)
+    : op(op_), dtype(dtype_), src(std::move(src_)), arg(std::move(arg_)), key_(key) {}
+UOp::~UOp() = default;
+
+size_t live_uop_count() {
+  std::lock_guard lock(table().mutex);
+  return table().live;
+}
+
+UOpPtr UOp::make(Ops op, DType dtype, UOpList src, Arg arg) {
+  for (const UOpPtr& s : src) LOUPE_ASSERT(s != nullptr, "null source building ", op_name(op));
+  return UOpBuilder::build(op, dtype, std::move(src), std::move(arg));
+}
+
+UOpPtr UOp::cnst(DType dtype, double value) { return make(Ops::CONST, dtype, {}, const_arg(dtype, value)); }
+
+UOpPtr UOp::cnst_int(DType dtype, int64_t value) {
+  if (dtype.scalar().is_float()) return make(Ops::CONST, dtype, {}, Arg(static_cast<double>(value)));
+  if (dtype.scalar().is_bool()) return make(Ops::CONST, dtype, {}, Arg(value != 0));
+  return make(Ops::CONST, dtype, {}, Arg(value));
+}
+
+UOpPtr UOp::cnst_bool(bool value) { return make(Ops::CONST, dtypes::bool_, {}, Arg(value)); }
+
+UOpPtr UOp::variable(const std::string& name, int64_t lo, int64_t hi, DType dtype) {
+  return make(Ops::DEFINE_VAR, dtype, {}, Arg(Arg::Tuple{Arg(name), Arg(lo), Arg(hi)}));
+}
+
+UOpPtr UOp::range(int64_t end, int64_t axis, DType dtype) {
+  return make(Ops::RANGE, dtype, {cnst_int(dtype, end)}, Arg(axis));
+}
+
+UOpPtr UOp::replace_src(UOpList new_src) const {
+  bool same = new_src.size() == src.size();
+  for (size_t i = 0; same && i < src.size(); i++) same = new_src[i] == src[i];
+  if (same) return ptr();
+  return make(op, dtype, std::move(new_src), arg);
+}
+
+UOpPtr UOp::replace_arg(Arg new_arg) const {
+  if (new_arg == arg) return ptr();
+  return make(op, dtype, src, std::move(new_arg));
+}
+
+UOpPtr UOp::with_dtype(DType new_dtype) const {
+  if (new_dtype == dtype) return ptr();
+  return make(op, new_dtype, src, arg);
+}
+
+bool UOp::is_const(double v) const { return op == Ops::CONST && const_value() == v; }
+
+double UOp::const_value() const {
+  LOUPE_ASSERT(op == Ops::CONST, "const_value of ", op_name(op));
+  if (arg.is_int() && dtype.scalar().is_unsigned()) return static_cast<double>(static_cast<uint64_t>(arg.as_int()));
+  return arg.as_double();
+}
+
+int64_t UOp::const_int() const {
+  LOUPE_ASSERT(op == Ops::CONST && (arg.is_int() || arg.is_bool()), "const_int of ", op_name(op), " ", arg.str());
+  return arg.is_bool() ? int64_t(arg.as_bool()) : arg.as_int();
+}
+
+int64_t UOp::const_factor() const {
+  if (op == Ops::CONST && arg.is_int()) return arg.as_int() < 0 ? -arg.as_int() : arg.as_int();
+  if (op == Ops::VCONST) {
+    int64_t g = 0;
+    for (const Arg& a : arg.as_tuple()) g = std::gcd(g, a.as_int());
+    return g;
+  }
+  if (op == Ops::ADD) return std::gcd(src[0]->const_factor(), src[1]->const_factor());
+  if (op == Ops::MUL) {
+    if (src[0]->op == Ops::CONST && src[0]->arg.is_int()) return std::abs(src[0]->arg.as_int());
+    if (src[1]->op == Ops::CONST && src[1]->arg.is_int()) return std::abs(src[1]->arg.as_int());
+  }
+  return 1;
+}
+
+UOpPtr UOp::divides(int64_t v) const {
+  if (v == 1) return ptr();
+  if (v == 0) return nullptr;
+  if (op == Ops::CONST && arg.is_int()) return arg.as_int() % v == 0 ? cnst_int(dtype, arg.as_int() / v) : nullptr;
+  if (op == Ops::ADD) {
+    UOpPtr d0 = src[0]->divides(v);
+    if (!d0) return nullptr;
+    UOpPtr d1 = src[1]->divides(v);
+    return d1 ? d0 + d1 : nullptr;
+  }
+  if (op == Ops::MUL) {
+    if (UOpPtr d0 = src[0]->divides(v)) return d0 * src[1];
+    if (UOpPtr d1 = src[1]->divides(v)) return src[0] * d1;
+  }
+  return nullptr;
+}
+
+std::vector<const UOp*> UOp::toposort() const {
+  std::vector<const UOp*> order;
+  std::unordered_set<const UOp*> seen;
+  std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
+  seen.insert(this);
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->src.size()) {
+      const UOp* child = node->src[next++].get();
+      if (seen.insert(child).second) stack.emplace_back(child, 0);
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+std::string UOp::var_name() const {
+  if (op == Ops::DEFINE_VAR) return arg.as_tuple()[0].as_string();
+  if (op == Ops::RANGE) return "ridx" + std::to_string(arg.is_int() ? arg.as_int() : 0);
+  if (op == Ops::SPECIAL) return arg.is_string() ? arg.as_string() : arg.as_tuple()[0].as_string();
+  return std::string(op_name(op));
+}
+
+// ---- building sugar ----
+
+namespace {
+DType result_dtype(Ops op, const UOpList& src) {
+  if (op_in(op, kComparison)) return dtypes::bool_.vec(src[0]->dtype.count);
+  if (op == Ops::WHERE) return src[1]->dtype;
+  return src.back()->dtype.is_weak() && !src[0]->dtype.is_weak() ? src[0]->dtype : src[0]->dtype;
+}
+} // namespace
+
+UOpPtr alu(Ops op, const UOpList& src) { return UOp::make(op, result_dtype(op, src), src); }
+UOpPtr const_of(const UOpPtr& like, int64_t v) { return UOp::cnst_int(like->dtype, v); }
+
+UOpPtr operator+(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::ADD, {a, b}); }
+UOpPtr operator+(const UOpPtr& a, int64_t b) { return a + const_of(a, b); }
+UOpPtr operator-(const UOpPtr& a, const UOpPtr& b) { return a + (-b); }
+UOpPtr operator-(const UOpPtr& a, int64_t b) { return a + const_of(a, -b); }
+UOpPtr operator-(const UOpPtr& a) {
+  if (a->dtype.scalar().is_float()) return alu(Ops::NEG, {a});
+  return a * const_of(a, -1);
+}
+UOpPtr operator*(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::MUL, {a, b}); }
+UOpPtr operator*(const UOpPtr& a, int64_t b) { return a * const_of(a, b); }
+UOpPtr floordiv(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::FLOORDIV, {a, b}); }
+UOpPtr floordiv(const UOpPtr& a, int64_t b) { return floordiv(a, const_of(a, b)); }
+UOpPtr floormod(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::FLOORMOD, {a, b}); }
+UOpPtr floormod(const UOpPtr& a, int64_t b) { return floormod(a, const_of(a, b)); }
+UOpPtr lt(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::CMPLT, {a, b}); }
+UOpPtr lt(const UOpPtr& a, int64_t b) { return lt(a, const_of(a, b)); }
+UOpPtr ne(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::CMPNE, {a, b}); }
+UOpPtr eq(const UOpPtr& a, const UOpPtr& b) { return logical_not(ne(a, b)); }
+UOpPtr logical_not(const UOpPtr& a) { return ne(a, UOp::cnst(a->dtype, 1)); }
+UOpPtr logical_and(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::AND, {a, b}); }
+UOpPtr logical_or(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::OR, {a, b}); }
+UOpPtr umax(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::MAX, {a, b}); }
+UOpPtr umin(const UOpPtr& a, const UOpPtr& b) { return -umax(-a, -b); }
+UOpPtr where(const UOpPtr& c, const UOpPtr& a, const UOpPtr& b) { return alu(Ops::WHERE, {c, a, b}); }
+UOpPtr cast(const UOpPtr& a, DType dtype) {
+  if (a->dtype == dtype) return a;
+  return UOp::make(Ops::CAST, dtype, {a});
+}
+
+} // namespace loupe

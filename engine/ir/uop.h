@@ -1,0 +1,123 @@
+// UOp: the one IR of the engine, from lazy tensors down to linearized kernels. Immutable and
+// hash-consed: building a node equal in structure to a live one returns that node, so pointer
+// equality is structural equality. Each node carries a stable content key and its proven integer
+// range (vmin/vmax), computed once when it is built.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/arg.h"
+#include "ir/dtype.h"
+#include "ir/ops.h"
+#include "support/hash.h"
+
+namespace loupe {
+
+class UOp;
+using UOpPtr = std::shared_ptr<const UOp>;
+using UOpList = std::vector<UOpPtr>;
+
+class UOp : public std::enable_shared_from_this<UOp> {
+public:
+  const Ops op;
+  const DType dtype;
+  const UOpList src;
+  const Arg arg;
+
+  // The only way to build a node: returns the live node with this structure, or a new one.
+  static UOpPtr make(Ops op, DType dtype = dtypes::void_, UOpList src = {}, Arg arg = {});
+
+  // Constants: value is stored as bool / int64 / double according to dtype.
+  static UOpPtr cnst(DType dtype, double value);
+  static UOpPtr cnst_int(DType dtype, int64_t value);
+  static UOpPtr cnst_bool(bool value);
+  static UOpPtr const_like(const UOpPtr& like, double value) { return cnst(like->dtype, value); }
+  // A symbolic integer variable in [lo, hi] (DEFINE_VAR).
+  static UOpPtr variable(const std::string& name, int64_t lo, int64_t hi, DType dtype = dtypes::index);
+  static UOpPtr range(int64_t end, int64_t axis, DType dtype = dtypes::index);
+
+  UOpPtr ptr() const { return shared_from_this(); }
+  UOpPtr replace_src(UOpList new_src) const;
+  UOpPtr replace_arg(Arg new_arg) const;
+  UOpPtr with_dtype(DType new_dtype) const;
+
+  // Identity.
+  const Hash128& key() const { return key_; }
+  uint64_t hash() const { return key_.lo; }
+
+  // Range analysis (ints and bools; for other dtypes the dtype's limits). Exact for constants.
+  __int128 vmin() const { return vmin_; }
+  __int128 vmax() const { return vmax_; }
+
+  bool is_const() const { return op == Ops::CONST; }
+  bool is_const(double v) const;      // a CONST with this value
+  double const_value() const;         // of a CONST (bools as 0/1)
+  int64_t const_int() const;          // of an integer/bool CONST
+  // Largest known integer that divides this expression (1 if none).
+  int64_t const_factor() const;
+  // This expression divided exactly by v, or null if it cannot be shown to divide.
+  UOpPtr divides(int64_t v) const;
+
+  // Sources first, in DFS order over src; the node itself last.
+  std::vector<const UOp*> toposort() const;
+  // Convenience for variables.
+  std::string var_name() const;  // DEFINE_VAR name; RANGE "ridxN"; SPECIAL its name
+
+  UOp(Ops op, DType dtype, UOpList src, Arg arg, Hash128 key);  // use make()
+  ~UOp();
+
+private:
+  Hash128 key_;
+  __int128 vmin_ = 0, vmax_ = 0;
+  friend struct UOpBuilder;
+};
+
+// Arithmetic sugar for building index and value expressions (constant operands take the other side's dtype).
+UOpPtr alu(Ops op, const UOpList& src);
+UOpPtr operator+(const UOpPtr& a, const UOpPtr& b);
+UOpPtr operator+(const UOpPtr& a, int64_t b);
+UOpPtr operator-(const UOpPtr& a, const UOpPtr& b);
+UOpPtr operator-(const UOpPtr& a, int64_t b);
+UOpPtr operator-(const UOpPtr& a);
+UOpPtr operator*(const UOpPtr& a, const UOpPtr& b);
+UOpPtr operator*(const UOpPtr& a, int64_t b);
+UOpPtr floordiv(const UOpPtr& a, const UOpPtr& b);
+UOpPtr floordiv(const UOpPtr& a, int64_t b);
+UOpPtr floormod(const UOpPtr& a, const UOpPtr& b);
+UOpPtr floormod(const UOpPtr& a, int64_t b);
+UOpPtr lt(const UOpPtr& a, const UOpPtr& b);
+UOpPtr lt(const UOpPtr& a, int64_t b);
+UOpPtr ne(const UOpPtr& a, const UOpPtr& b);
+UOpPtr eq(const UOpPtr& a, const UOpPtr& b);  // NOT(a != b)
+UOpPtr logical_not(const UOpPtr& a);          // a != True
+UOpPtr logical_and(const UOpPtr& a, const UOpPtr& b);
+UOpPtr logical_or(const UOpPtr& a, const UOpPtr& b);
+UOpPtr umax(const UOpPtr& a, const UOpPtr& b);
+UOpPtr umin(const UOpPtr& a, const UOpPtr& b);  // -max(-a, -b)
+UOpPtr where(const UOpPtr& c, const UOpPtr& a, const UOpPtr& b);
+UOpPtr cast(const UOpPtr& a, DType dtype);
+UOpPtr const_of(const UOpPtr& like, int64_t v);
+
+// Range analysis of a prospective node (used when building; exposed for tests).
+std::pair<__int128, __int128> compute_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg);
+
+// Hashing helpers for containers keyed by nodes.
+struct UOpPtrHash {
+  size_t operator()(const UOpPtr& u) const { return u->hash(); }
+};
+struct UOpRawHash {
+  size_t operator()(const UOp* u) const { return u->hash(); }
+};
+template <typename V> using UOpMap = std::unordered_map<UOpPtr, V, UOpPtrHash>;
+using UOpSet = std::unordered_set<UOpPtr, UOpPtrHash>;
+
+// Number of live interned nodes (for tests and statistics).
+size_t live_uop_count();
+
+} // namespace loupe

@@ -1,0 +1,146 @@
+#include "rewrite/graph_rewrite.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "rewrite/listener.h"
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+
+thread_local int rewrite_depth = 0;
+
+class Rewriter {
+public:
+  Rewriter(const PatternMatcher& pm, const RewriteOptions& opts, PassInfo pass)
+      : pm_(pm), opts_(opts), pass_(std::move(pass)), observed_(any_listener()) {}
+
+  UOpPtr top_down(const UOpPtr& n) {
+    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    UOpList new_src;
+    new_src.reserve(n->src.size());
+    bool changed = false;
+    for (const UOpPtr& s : n->src) {
+      new_src.push_back(top_down(s));
+      changed = changed || new_src.back() != s;
+    }
+    UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : apply(n);
+    UOpPtr result = next ? top_down(next) : n;
+    memo_[n] = result;
+    return result;
+  }
+
+  UOpPtr bottom_up(const UOpPtr& n) {
+    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    UOpPtr last = n;
+    while (UOpPtr next = apply(last)) last = next;
+    UOpList new_src;
+    new_src.reserve(last->src.size());
+    bool changed = false;
+    for (const UOpPtr& s : last->src) {
+      new_src.push_back(bottom_up(s));
+      changed = changed || new_src.back() != s;
+    }
+    UOpPtr result = changed ? bottom_up(UOp::make(last->op, last->dtype, std::move(new_src), last->arg)) : last;
+    memo_[n] = result;
+    return result;
+  }
+
+  UOpPtr run(const UOpPtr& root) { return opts_.bottom_up ? bottom_up(root) : top_down(root); }
+  const UOpMap<UOpPtr>& memo() const { return memo_; }
+
+private:
+  UOpPtr apply(const UOpPtr& n) {
+    auto start = observed_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
+    if (!r.replacement) return nullptr;
+    if (++steps_ > opts_.step_limit)
+      raise_internal(__FILE__, __LINE__,
+                     cat("rewrite pass '", pass_.name, "' exceeded ", opts_.step_limit,
+                         " rule applications (last rule: ", r.rule->name, ") — a rule set that never settles"));
+    if (observed_) {
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (RewriteListener* l : active_listeners()) l->match(n, r.replacement, *r.rule, secs);
+    }
+    return r.replacement;
+  }
+
+  const PatternMatcher& pm_;
+  const RewriteOptions& opts_;
+  PassInfo pass_;
+  bool observed_;
+  size_t steps_ = 0;
+  UOpMap<UOpPtr> memo_;
+};
+
+PassInfo make_pass(const RewriteOptions& opts, const std::source_location& loc) {
+  std::string name = opts.name;
+  if (name.empty()) name = std::filesystem::path(loc.file_name()).filename().string() + ":" + std::to_string(loc.line());
+  return PassInfo{name, loc, opts.bottom_up, rewrite_depth};
+}
+
+struct DepthGuard {
+  DepthGuard() { rewrite_depth++; }
+  ~DepthGuard() { rewrite_depth--; }
+};
+
+template <typename F> auto observed_pass(const PassInfo& pass, const UOpPtr& sink, F&& body) {
+  bool observed = any_listener();
+  if (observed)
+    for (RewriteListener* l : active_listeners()) l->pass_begin(pass, sink);
+  DepthGuard depth;
+  auto result = body();
+  if (observed)
+    for (RewriteListener* l : active_listeners()) l->pass_end(pass, result.first);
+  return result;
+}
+
+} // namespace
+
+UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts,
+                     std::source_location loc) {
+  PassInfo pass = make_pass(opts, loc);
+  return observed_pass(pass, sink, [&] {
+           Rewriter rw(pm, opts, pass);
+           return std::pair<UOpPtr, int>{rw.run(sink), 0};
+         })
+      .first;
+}
+
+UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts,
+                                 std::source_location loc) {
+  PassInfo pass = make_pass(opts, loc);
+  UOpMap<UOpPtr> out;
+  observed_pass(pass, sink, [&] {
+    Rewriter rw(pm, opts, pass);
+    UOpPtr result = rw.run(sink);
+    for (const UOp* n : sink->toposort()) {
+      UOpPtr p = n->ptr();
+      auto it = rw.memo().find(p);
+      out[p] = it != rw.memo().end() ? it->second : rw.run(p);
+    }
+    return std::pair<UOpPtr, int>{result, 0};
+  });
+  return out;
+}
+
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
+  UOpMap<UOpPtr> memo;
+  std::vector<const UOp*> order = root->toposort();
+  for (const UOp* n : order) {
+    UOpPtr p = n->ptr();
+    if (auto it = replacements.find(p); it != replacements.end()) {
+      memo[p] = it->second;
+      continue;
+    }
+    UOpList src;
+    src.reserve(n->src.size());
+    for (const UOpPtr& s : n->src) src.push_back(memo.at(s));
+    memo[p] = n->replace_src(std::move(src));
+  }
+  return memo.at(root);
+}
+
+} // namespace loupe

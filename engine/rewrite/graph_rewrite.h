@@ -1,0 +1,32 @@
+// graph_rewrite: apply a PatternMatcher over a whole graph, with tinygrad's semantics.
+//  - default (post-order): rewrite the sources first; if none changed, try the rules on the node; if
+//    sources changed, rebuild the node and rewrite the rebuilt node. Every replacement is rewritten
+//    again until no rule applies (a fixed point). Results are memoized per call.
+//  - bottom_up (pre-order): apply the rules at the node to a fixed point first, then rewrite the
+//    sources of the result, rebuild and repeat if they changed.
+#pragma once
+#include <source_location>
+#include <string>
+
+#include "rewrite/pattern_matcher.h"
+
+namespace loupe {
+
+struct RewriteOptions {
+  void* ctx = nullptr;      // passed to every rule (Match::ctx<T>())
+  bool bottom_up = false;
+  std::string name;         // the pass's name in traces; defaults to the call site
+  size_t step_limit = 2'000'000;  // rule applications before the pass is declared runaway
+};
+
+UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
+                     std::source_location loc = std::source_location::current());
+
+// Same rewrite; returns, for every node of the input graph, what it became.
+UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
+                                 std::source_location loc = std::source_location::current());
+
+// Replace nodes by a lookup table (one bottom-up pass, no rules): `substitute(x, {{a, b}})`.
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements);
+
+} // namespace loupe

@@ -1,0 +1,217 @@
+#include "rewrite/upat.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+UPat make(UPat::Node n) {
+  for (const UPat& s : n.src)
+    if (s.node->ops && s.node->ops->size() == 1) n.early_reject = n.early_reject | *s.node->ops;
+  if (n.kind == UPat::SrcKind::Repeated) n.early_reject = OpSet();  // a node with no sources matches too
+  UPat p;
+  p.node = std::make_shared<const UPat::Node>(std::move(n));
+  return p;
+}
+UPat modify(const UPat& p, const std::function<void(UPat::Node&)>& f) {
+  UPat::Node n = *p.node;
+  f(n);
+  return make(std::move(n));
+}
+} // namespace
+
+UPat UPat::any(std::string name) { return var(std::move(name)); }
+
+UPat UPat::var(std::string name, std::vector<DType> dts) {
+  Node n;
+  n.name = std::move(name);
+  n.dtypes = std::move(dts);
+  return make(std::move(n));
+}
+
+UPat UPat::cvar(std::string name, std::vector<DType> dts) {
+  Node n;
+  n.ops = OpSet{Ops::CONST};
+  n.name = std::move(name);
+  n.dtypes = std::move(dts);
+  return make(std::move(n));
+}
+
+UPat UPat::cnst(double value) {
+  Node n;
+  n.ops = OpSet{Ops::CONST};
+  n.pred = [value](const UOp& u) { return u.const_value() == value; };
+  return make(std::move(n));
+}
+
+UPat UPat::op(Ops o, std::vector<UPat> src, std::string name) { return ops(OpSet{o}, std::move(src), std::move(name)); }
+UPat UPat::op_any_src(Ops o, std::string name) { return ops_any_src(OpSet{o}, std::move(name)); }
+
+UPat UPat::ops(OpSet os, std::vector<UPat> src, std::string name) {
+  Node n;
+  n.ops = os;
+  n.name = std::move(name);
+  n.kind = SrcKind::Ordered;
+  n.src = std::move(src);
+  return make(std::move(n));
+}
+
+UPat UPat::ops_any_src(OpSet os, std::string name) {
+  Node n;
+  n.ops = os;
+  n.name = std::move(name);
+  return make(std::move(n));
+}
+
+UPat UPat::alu(Ops o, std::vector<UPat> src) {
+  UPat p = op(o, std::move(src));
+  return op_in(o, kCommutative) ? p.permuted() : p;
+}
+
+UPat UPat::named(std::string name) const { return modify(*this, [&](Node& n) { n.name = std::move(name); }); }
+UPat UPat::dtypes(std::vector<DType> dts) const { return modify(*this, [&](Node& n) { n.dtypes = std::move(dts); }); }
+UPat UPat::arg(Arg a) const { return modify(*this, [&](Node& n) { n.arg = std::move(a); }); }
+UPat UPat::pred(Predicate p) const {
+  return modify(*this, [&](Node& n) {
+    if (n.pred) {
+      Predicate first = n.pred;
+      n.pred = [first, p](const UOp& u) { return first(u) && p(u); };
+    } else {
+      n.pred = std::move(p);
+    }
+  });
+}
+UPat UPat::permuted() const { return modify(*this, [](Node& n) { n.kind = SrcKind::Permuted; }); }
+UPat UPat::repeated(UPat each) const {
+  return modify(*this, [&](Node& n) {
+    n.kind = SrcKind::Repeated;
+    n.src = {std::move(each)};
+  });
+}
+UPat UPat::any_len() const { return modify(*this, [](Node& n) { n.allow_any_len = true; }); }
+
+const OpSet* UPat::root_ops() const { return node->ops ? &*node->ops : nullptr; }
+const OpSet& UPat::early_reject() const { return node->early_reject; }
+
+namespace {
+
+bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std::function<bool()>& k);
+
+bool match_seq(const std::vector<const UPat::Node*>& pats, const UOpList& srcs, size_t i, Captures& caps,
+               const std::function<bool()>& k) {
+  if (i == pats.size()) return k();
+  return match_node(*pats[i], srcs[i], caps, [&] { return match_seq(pats, srcs, i + 1, caps, k); });
+}
+
+bool match_repeated(const UPat::Node& each, const UOpList& srcs, size_t i, Captures& caps,
+                    const std::function<bool()>& k) {
+  if (i == srcs.size()) return k();
+  return match_node(each, srcs[i], caps, [&] { return match_repeated(each, srcs, i + 1, caps, k); });
+}
+
+bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std::function<bool()>& k) {
+  if (p.ops && !p.ops->has(u->op)) return false;
+  if (!p.dtypes.empty()) {
+    bool ok = false;
+    for (const DType& d : p.dtypes) ok = ok || d == u->dtype || d == u->dtype.scalar();
+    if (!ok) return false;
+  }
+  if (p.arg && !(*p.arg == u->arg)) return false;
+  if (p.pred && !p.pred(*u)) return false;
+  size_t mark = caps.size();
+  if (!p.name.empty()) {
+    if (const UOpPtr* bound = caps.find(p.name)) {
+      if (*bound != u) return false;
+    } else {
+      caps.push(p.name, &u);
+    }
+  }
+  bool done = false;
+  const UOpList& srcs = u->src;
+  switch (p.kind) {
+  case UPat::SrcKind::Any: done = k(); break;
+  case UPat::SrcKind::Repeated: done = match_repeated(*p.src[0].node, srcs, 0, caps, k); break;
+  case UPat::SrcKind::Ordered:
+  case UPat::SrcKind::Permuted: {
+    size_t n = p.src.size();
+    if (p.allow_any_len ? srcs.size() < n : srcs.size() != n) break;
+    std::vector<const UPat::Node*> pats;
+    for (const UPat& s : p.src) pats.push_back(s.node.get());
+    if (p.kind == UPat::SrcKind::Ordered) {
+      done = match_seq(pats, srcs, 0, caps, k);
+      break;
+    }
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<std::vector<const UPat::Node*>> seen;
+    do {
+      std::vector<const UPat::Node*> perm;
+      for (size_t i : order) perm.push_back(pats[i]);
+      if (std::find(seen.begin(), seen.end(), perm) != seen.end()) continue;  // x+x tries once
+      seen.push_back(perm);
+      if ((done = match_seq(perm, srcs, 0, caps, k))) break;
+    } while (std::next_permutation(order.begin(), order.end()));
+    break;
+  }
+  }
+  if (!done) caps.truncate(mark);
+  return done;
+}
+
+} // namespace
+
+bool UPat::match(const UOpPtr& u, Captures& caps, const std::function<bool()>& k) const {
+  return match_node(*node, u, caps, k);
+}
+
+std::string UPat::str() const {
+  const Node& n = *node;
+  std::string s;
+  if (!n.ops) s = "UPat.var";
+  else if (n.ops->size() == 1) {
+    n.ops->for_each([&](Ops o) { s = "UPat(Ops." + std::string(op_name(o)); });
+  } else {
+    s = "UPat({";
+    bool first = true;
+    n.ops->for_each([&](Ops o) {
+      s += (first ? "" : ",") + std::string(op_name(o));
+      first = false;
+    });
+    s += "}";
+  }
+  std::vector<std::string> parts;
+  if (!n.name.empty()) parts.push_back("name='" + n.name + "'");
+  if (!n.dtypes.empty()) parts.push_back("dtype=" + n.dtypes[0].short_name() + (n.dtypes.size() > 1 ? "..." : ""));
+  if (n.arg) parts.push_back("arg=" + n.arg->str());
+  if (n.kind == SrcKind::Ordered || n.kind == SrcKind::Permuted) {
+    std::string src = n.kind == SrcKind::Permuted ? "[" : "(";
+    for (size_t i = 0; i < n.src.size(); i++) src += (i ? ", " : "") + n.src[i].str();
+    src += n.kind == SrcKind::Permuted ? "]" : ")";
+    parts.push_back("src=" + src);
+  } else if (n.kind == SrcKind::Repeated) {
+    parts.push_back("src=" + n.src[0].str() + "*");
+  }
+  if (n.pred) parts.push_back("pred");
+  if (!n.ops) s = "UPat.var(";
+  else s += parts.empty() ? "" : ", ";
+  for (size_t i = 0; i < parts.size(); i++) s += (i ? ", " : "") + parts[i];
+  return s + ")";
+}
+
+UPat operator+(const UPat& a, const UPat& b) { return UPat::alu(Ops::ADD, {a, b}); }
+UPat operator+(const UPat& a, double b) { return a + UPat::cnst(b); }
+UPat operator*(const UPat& a, const UPat& b) { return UPat::alu(Ops::MUL, {a, b}); }
+UPat operator*(const UPat& a, double b) { return a * UPat::cnst(b); }
+UPat pmax(const UPat& a, const UPat& b) { return UPat::alu(Ops::MAX, {a, b}); }
+UPat pfloordiv(const UPat& a, const UPat& b) { return UPat::alu(Ops::FLOORDIV, {a, b}); }
+UPat pfloormod(const UPat& a, const UPat& b) { return UPat::alu(Ops::FLOORMOD, {a, b}); }
+UPat plt(const UPat& a, const UPat& b) { return UPat::alu(Ops::CMPLT, {a, b}); }
+UPat pne(const UPat& a, const UPat& b) { return UPat::alu(Ops::CMPNE, {a, b}); }
+UPat pand(const UPat& a, const UPat& b) { return UPat::alu(Ops::AND, {a, b}); }
+UPat por(const UPat& a, const UPat& b) { return UPat::alu(Ops::OR, {a, b}); }
+UPat pwhere(const UPat& c, const UPat& a, const UPat& b) { return UPat::alu(Ops::WHERE, {c, a, b}); }
+
+} // namespace loupe

@@ -1,0 +1,95 @@
+// UPat: a pattern over UOps. Op sets, dtype sets, an exact arg, a predicate, named captures (a
+// repeated name must bind the same node), and sources that are ordered, permuted (commutative ops),
+// repeated (every source matches one pattern) or unconstrained; optionally a prefix of any length.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+// Named nodes bound during a match; references stay valid while the matched root is alive.
+class Captures {
+public:
+  const UOpPtr* find(std::string_view name) const {
+    for (const auto& [n, u] : items_)
+      if (n == name) return u;
+    return nullptr;
+  }
+  void push(std::string_view name, const UOpPtr* u) { items_.emplace_back(name, u); }
+  size_t size() const { return items_.size(); }
+  void truncate(size_t n) { items_.resize(n); }
+  const auto& items() const { return items_; }
+
+private:
+  std::vector<std::pair<std::string_view, const UOpPtr*>> items_;
+};
+
+class UPat {
+public:
+  enum class SrcKind : uint8_t { Any, Ordered, Permuted, Repeated };
+  using Predicate = std::function<bool(const UOp&)>;
+
+  // Builders.
+  static UPat any(std::string name = "");                                  // any node
+  static UPat var(std::string name = "", std::vector<DType> dtypes = {});  // any node, optionally of these dtypes
+  static UPat cvar(std::string name = "", std::vector<DType> dtypes = {}); // a CONST
+  static UPat cnst(double value);                                          // a CONST with this value, any dtype
+  static UPat op(Ops op, std::vector<UPat> src = {}, std::string name = "");
+  static UPat op_any_src(Ops op, std::string name = "");
+  static UPat ops(OpSet ops, std::vector<UPat> src = {}, std::string name = "");
+  static UPat ops_any_src(OpSet ops, std::string name = "");
+  static UPat alu(Ops op, std::vector<UPat> src);  // permuted sources when op is commutative
+
+  UPat named(std::string name) const;
+  UPat dtypes(std::vector<DType> dts) const;
+  UPat arg(Arg a) const;
+  UPat pred(Predicate p) const;   // extra condition on the node itself
+  UPat permuted() const;          // the sources match in any order
+  UPat repeated(UPat each) const; // every source matches `each`
+  UPat any_len() const;           // sources form a prefix of the node's sources
+
+  // Calls k for every consistent binding; stops (and returns true) when k returns true.
+  bool match(const UOpPtr& u, Captures& caps, const std::function<bool()>& k) const;
+
+  const OpSet* root_ops() const;  // null if any op
+  const OpSet& early_reject() const;
+  std::string str() const;        // a readable form for the app's rule view
+
+  struct Node;
+  std::shared_ptr<const Node> node;
+};
+
+struct UPat::Node {
+  std::optional<OpSet> ops;
+  std::vector<DType> dtypes;
+  std::optional<Arg> arg;
+  std::string name;
+  Predicate pred;
+  SrcKind kind = SrcKind::Any;
+  std::vector<UPat> src;
+  bool allow_any_len = false;
+  OpSet early_reject;  // ops that must be among the node's sources (from single-op source patterns)
+};
+
+// Sugar: arithmetic on patterns builds ALU patterns (commutative ones permuted); ints and doubles
+// become constant patterns.
+UPat operator+(const UPat& a, const UPat& b);
+UPat operator+(const UPat& a, double b);
+UPat operator*(const UPat& a, const UPat& b);
+UPat operator*(const UPat& a, double b);
+UPat pmax(const UPat& a, const UPat& b);
+UPat pfloordiv(const UPat& a, const UPat& b);
+UPat pfloormod(const UPat& a, const UPat& b);
+UPat plt(const UPat& a, const UPat& b);
+UPat pne(const UPat& a, const UPat& b);
+UPat pand(const UPat& a, const UPat& b);
+UPat por(const UPat& a, const UPat& b);
+UPat pwhere(const UPat& c, const UPat& a, const UPat& b);
+
+} // namespace loupe

@@ -1,0 +1,36 @@
+#include "support/hash.h"
+
+namespace loupe {
+
+void StableHasher::mix(uint64_t v) {
+  a_ = mix64(a_ ^ v) + 0x632BE59BD9B4E019ull;
+  b_ = mix64(b_ + v * 0x9FB21C651E98DF25ull) ^ (a_ >> 17);
+}
+
+void StableHasher::bytes(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    mix(v);
+    p += 8;
+    n -= 8;
+  }
+  uint64_t tail = 0;
+  for (size_t i = 0; i < n; i++) tail |= uint64_t(p[i]) << (8 * i);
+  mix(tail ^ (uint64_t(n) << 56));
+}
+
+Hash128 StableHasher::finish() const { return {mix64(a_ ^ (b_ << 1)), mix64(b_ + a_ * 3)}; }
+
+std::string Hash128::hex() const {
+  static const char* digits = "0123456789abcdef";
+  std::string s(32, '0');
+  for (int i = 0; i < 16; i++) {
+    s[15 - i] = digits[(hi >> (4 * i)) & 15];
+    s[31 - i] = digits[(lo >> (4 * i)) & 15];
+  }
+  return s;
+}
+
+} // namespace loupe
