@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "support/error.h"
 
@@ -71,6 +73,30 @@ bool Arg::operator==(const Arg& o) const {
   }
   }
   return false;
+}
+
+namespace {
+std::map<std::string, ArgDecoder>& decoders() {
+  static auto* m = new std::map<std::string, ArgDecoder>();
+  return *m;
+}
+std::mutex decoders_mutex;
+} // namespace
+
+void register_arg_kind(const std::string& kind, ArgDecoder decoder) {
+  std::lock_guard lock(decoders_mutex);
+  decoders()[kind] = decoder;
+}
+
+std::shared_ptr<const ArgObject> decode_arg_object(const std::string& kind, const std::string& text) {
+  ArgDecoder d = nullptr;
+  {
+    std::lock_guard lock(decoders_mutex);
+    auto it = decoders().find(kind);
+    if (it != decoders().end()) d = it->second;
+  }
+  if (!d) throw Error(cat("unknown argument kind '", kind, "'"));
+  return d(text);
 }
 
 std::string format_double(double v) {

@@ -21,7 +21,15 @@ public:
   virtual void hash(StableHasher& h) const = 0;
   virtual bool equals(const ArgObject& other) const = 0;  // other has the same kind()
   virtual std::string str() const = 0;
+  // A compact text form that the decoder registered for kind() reads back (traces store it).
+  virtual std::string encode() const = 0;
 };
+
+using ArgDecoder = std::shared_ptr<const ArgObject> (*)(const std::string& text);
+// Each ArgObject kind registers its decoder once (e.g. from a static initializer in its .cpp).
+void register_arg_kind(const std::string& kind, ArgDecoder decoder);
+// Throws loupe::Error naming the kind when it is unknown or the text is malformed.
+std::shared_ptr<const ArgObject> decode_arg_object(const std::string& kind, const std::string& text);
 
 class Arg {
 public:

@@ -146,13 +146,19 @@ bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std:
     }
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::vector<std::vector<const UPat::Node*>> seen;
+    // Two orders that bind the same nodes are one match (x+x matches once).
+    std::vector<std::vector<std::pair<std::string_view, const UOp*>>> seen;
+    auto once = [&] {
+      std::vector<std::pair<std::string_view, const UOp*>> sig;
+      for (const auto& [name, node] : caps.items()) sig.emplace_back(name, node->get());
+      if (std::find(seen.begin(), seen.end(), sig) != seen.end()) return false;
+      seen.push_back(std::move(sig));
+      return k();
+    };
     do {
       std::vector<const UPat::Node*> perm;
       for (size_t i : order) perm.push_back(pats[i]);
-      if (std::find(seen.begin(), seen.end(), perm) != seen.end()) continue;  // x+x tries once
-      seen.push_back(perm);
-      if ((done = match_seq(perm, srcs, 0, caps, k))) break;
+      if ((done = match_seq(perm, srcs, 0, caps, once))) break;
     } while (std::next_permutation(order.begin(), order.end()));
     break;
   }
