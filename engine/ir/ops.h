@@ -57,6 +57,7 @@ namespace loupe {
   X(SQRT, kUnary, "#ffffc0")                                                                                           \
   X(RECIP, kUnary | kUnsafePad, "#ffffc0")                                                                             \
   X(NEG, kUnary, "#ffffc0")                                                                                            \
+  X(TRUNC, kUnary, "#ffffc0")                                                                                          \
   X(LOAD, kBuffer, "#ffc0c0")                                                                                          \
   X(STORE, kBuffer, "#87CEEB")                                                                                         \
   X(INDEX, 0, "#e8ffa0")                                                                                               \
