@@ -1,7 +1,9 @@
 // The one list of ops: names, groups and the colours the app draws them in. The order follows
 // tinygrad v0.10.2 (it decides canonical operand order and linearizer tie-breaks), with Loupe's
 // additions at the end of their family: FLOORDIV/FLOORMOD (Python floor semantics, used for index
-// math and integer // and %) next to IDIV/MOD (C truncation, what renderers emit).
+// math and integer // and %) next to IDIV/MOD (C truncation, what renderers emit); TRUNC; IOTA (a
+// virtual buffer whose element i is i: Tensor.arange builds on it, kernels read it like a load
+// through a view and lower it to the view's index expression).
 #pragma once
 #include <bitset>
 #include <cstdint>
@@ -91,6 +93,7 @@ namespace loupe {
   X(ENDIF, 0, "#ffffff")                                                                                               \
   X(VCONST, 0, "#e0e0e0")                                                                                              \
   X(CONST, kIrreducible | kBuffer, "#e0e0e0")                                                                          \
+  X(IOTA, kBuffer, "#e0e0ff")                                                                                          \
   X(DEVICE, 0, "#ffffff")                                                                                              \
   X(MULTI, 0, "#f6ccff")                                                                                               \
   X(CUSTOM, 0, "#ffffff")
