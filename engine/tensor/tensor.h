@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "shape/sint.h"  // shape_str
 
 namespace loupe {
 
@@ -236,6 +237,5 @@ Tensor operator*(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
 
-std::string shape_str(const Shape& s);  // "(2, 3)" for error messages
 
 } // namespace loupe

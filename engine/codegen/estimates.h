@@ -1,0 +1,20 @@
+// What a kernel costs (reference map §13): FLOPs, bytes loaded and stored (re-reads counted), and the
+// unique memory it touches. GFLOPS and GB/s in the DEBUG=2 line and the profile come from these.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+struct Estimates {
+  int64_t ops = 0;  // ALU operations not used for addressing (MULACC counts 2)
+  int64_t lds = 0;  // bytes loaded and stored, every iteration counted
+  int64_t mem = 0;  // bytes of distinct buffer memory touched
+};
+
+// From a linearized kernel: loops multiply the counts of what they contain.
+Estimates estimate_linear(const std::vector<UOpPtr>& linear);
+
+} // namespace loupe

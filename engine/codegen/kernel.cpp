@@ -1,0 +1,246 @@
+#include "codegen/kernel.h"
+
+#include <map>
+#include <mutex>
+#include <numeric>
+
+#include "rewrite/graph_rewrite.h"
+#include "support/error.h"
+
+namespace loupe {
+
+const char* axis_kind_name(AxisKind k) {
+  switch (k) {
+  case AxisKind::Global: return "global";
+  case AxisKind::Local: return "local";
+  case AxisKind::GroupReduce: return "group";
+  case AxisKind::Reduce: return "reduce";
+  case AxisKind::Upcast: return "upcast";
+  case AxisKind::Unroll: return "unroll";
+  }
+  return "?";
+}
+
+const char* axis_kind_colour(AxisKind k) {
+  switch (k) {
+  case AxisKind::Global: return "blue";
+  case AxisKind::Local: return "cyan";
+  case AxisKind::GroupReduce: return "green";
+  case AxisKind::Reduce: return "red";
+  case AxisKind::Upcast: return "yellow";
+  case AxisKind::Unroll: return "magenta";
+  }
+  return "white";
+}
+
+namespace {
+bool carries_view(const UOp* u) {
+  return (u->op == Ops::LOAD || u->op == Ops::STORE || u->op == Ops::IOTA || u->op == Ops::VALID) &&
+         std::any_of(u->src.begin(), u->src.end(), [](const UOpPtr& s) { return s->op == Ops::VIEW; });
+}
+const UOpPtr& view_src(const UOp* u) {
+  for (const UOpPtr& s : u->src)
+    if (s->op == Ops::VIEW) return s;
+  LOUPE_ASSERT(false, "no view on ", op_name(u->op));
+  return u->src[0];
+}
+int64_t as_int(const sint& s) { return s.as_int(); }
+} // namespace
+
+Kernel::Kernel(UOpPtr ast) : ast_(std::move(ast)) {
+  LOUPE_ASSERT(ast_->op == Ops::SINK, "a kernel AST is a SINK");
+  std::vector<const UOp*> order = ast_->toposort();
+  // STORE first (it defines the output shape), then the other buffer ops in a stable order
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    if (carries_view(*it)) bufs_.push_back((*it)->ptr());
+  std::stable_partition(bufs_.begin(), bufs_.end(), [](const UOpPtr& u) { return u->op == Ops::STORE; });
+  for (const UOp* u : order)
+    if (u->op == Ops::REDUCE_AXIS) reduceops_.push_back(u);
+  for (const UOpPtr& b : bufs_) sts_.push_back(*view_src(b.get())->arg.object<ShapeTracker>());
+  // the reduce's output and input shapes mark which axes it reduces
+  for (const UOp* r : reduceops_) {
+    sints full;
+    for (const UOpPtr& b : bufs_) {
+      const auto& s = sts_[&b - &bufs_[0]].shape();
+      if (full.empty()) full = s;
+      for (size_t i = 0; i < s.size() && i < full.size(); i++)
+        if (as_int(s[i]) > as_int(full[i])) full[i] = s[i];
+    }
+    sints out = full;
+    for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) out[a.as_int()] = 1;
+    sts_.push_back(ShapeTracker::from_shape(out));
+    sts_.push_back(ShapeTracker::from_shape(full));
+  }
+  // move the reduce axes to the end
+  std::vector<int64_t> fs = full_shape(), os = output_shape(), perm;
+  for (size_t i = 0; i < fs.size(); i++)
+    if (fs[i] == os[i]) perm.push_back(static_cast<int64_t>(i));
+  for (size_t i = 0; i < fs.size(); i++)
+    if (fs[i] != os[i]) perm.push_back(static_cast<int64_t>(i));
+  reshape_and_permute(nullptr, &perm);
+  simplify_ones();
+  simplify_merge_adjacent();
+}
+
+std::vector<int64_t> Kernel::full_shape() const {
+  std::vector<int64_t> out;
+  for (const ShapeTracker& st : sts_) {
+    const sints& s = st.shape();
+    if (out.empty()) out.assign(s.size(), 0);
+    for (size_t i = 0; i < s.size(); i++) out[i] = std::max(out[i], as_int(s[i]));
+  }
+  return out;
+}
+
+std::vector<int64_t> Kernel::output_shape() const {
+  std::vector<int64_t> out;
+  for (const sint& s : sts_[0].shape()) out.push_back(as_int(s));
+  return out;
+}
+
+size_t Kernel::first_reduce() const {
+  std::vector<int64_t> fs = full_shape(), os = output_shape();
+  for (size_t i = 0; i < first_upcast() && i < fs.size(); i++)
+    if (fs[i] != os[i]) return i;
+  return first_upcast();
+}
+
+std::vector<AxisKind> Kernel::axis_kinds() const {
+  std::vector<AxisKind> kinds;
+  size_t fr = first_reduce(), fu = first_upcast();
+  std::vector<int64_t> fs = full_shape(), os = output_shape();
+  for (size_t i = 0; i < shape_len(); i++) {
+    if (i < fr - local_dims_) kinds.push_back(AxisKind::Global);
+    else if (i < fr) kinds.push_back(AxisKind::Local);
+    else if (i < fu) kinds.push_back(AxisKind::Reduce);
+    else kinds.push_back(fs[i] != os[i] ? AxisKind::Unroll : AxisKind::Upcast);
+  }
+  return kinds;
+}
+
+void Kernel::reshape_and_permute(const std::function<sints(const sints&)>& new_shape,
+                                 const std::vector<int64_t>* permute) {
+  for (ShapeTracker& st : sts_) {
+    if (new_shape) st = st.reshape(new_shape(st.shape()));
+    if (permute) st = st.permute(*permute);
+  }
+}
+
+void Kernel::simplify_ones() {
+  if (shape_len() == 0) return;
+  std::vector<int64_t> fs = full_shape();
+  std::vector<bool> ones(fs.size());
+  bool any = false;
+  for (size_t i = 0; i < fs.size(); i++) any = any || (ones[i] = fs[i] == 1);
+  if (!any) return;
+  size_t fu = first_upcast();
+  for (size_t i = fu; i < fs.size(); i++) upcasted_ -= ones[i];
+  reshape_and_permute(
+      [&](const sints& s) {
+        sints out;
+        for (size_t i = 0; i < s.size(); i++)
+          if (!ones[i]) out.push_back(s[i]);
+        return out;
+      },
+      nullptr);
+}
+
+void Kernel::simplify_merge_adjacent() {
+  if (shape_len() == 0) return;
+  size_t fr = first_reduce();
+  std::vector<sints> shapes;
+  std::vector<std::vector<std::optional<sint>>> strides;
+  for (const ShapeTracker& st : sts_) {
+    shapes.push_back(st.shape());
+    strides.push_back(st.real_strides());
+  }
+  // groups[k] = axes merged into new axis k
+  std::vector<std::vector<size_t>> groups{{0}};
+  std::vector<std::optional<int64_t>> last(sts_.size());
+  for (size_t j = 0; j < sts_.size(); j++)
+    last[j] = strides[j][0] ? std::optional<int64_t>(strides[j][0]->is_int() ? strides[j][0]->as_int() : -1) : std::nullopt;
+  for (size_t i = 1; i < shape_len(); i++) {
+    bool mergeable = i != fr;
+    std::vector<std::optional<int64_t>> merged(sts_.size());
+    for (size_t j = 0; j < sts_.size() && mergeable; j++) {
+      const auto& st = strides[j][i];
+      if (!st || !st->is_int() || !last[j]) {
+        mergeable = false;
+        break;
+      }
+      int64_t si = as_int(shapes[j][i]), sti = st->as_int(), l = *last[j];
+      if (sti != 0 && l == si * sti) merged[j] = sti;
+      else if (sti == 0 && l == 0) merged[j] = 0;
+      else mergeable = false;
+    }
+    if (mergeable) {
+      groups.back().push_back(i);
+      last = merged;
+    } else {
+      groups.push_back({i});
+      for (size_t j = 0; j < sts_.size(); j++) {
+        const auto& st = strides[j][i];
+        last[j] = st && st->is_int() ? std::optional<int64_t>(st->as_int()) : std::nullopt;
+      }
+    }
+  }
+  if (groups.size() == shape_len()) return;
+  reshape_and_permute(
+      [&](const sints& s) {
+        sints out;
+        for (const auto& g : groups) {
+          sint p = 1;
+          for (size_t a : g) p = p * s[a];
+          out.push_back(p);
+        }
+        return out;
+      },
+      nullptr);
+}
+
+std::string Kernel::base_name() const {
+  std::string n = has_reduce() ? "r" : "E";
+  for (int64_t s : full_shape()) n += "_" + std::to_string(s);
+  return n;
+}
+
+std::string Kernel::name() const {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<Hash128>> seen;
+  std::string base = base_name();
+  std::lock_guard lock(mutex);
+  auto& keys = seen[base];
+  for (size_t i = 0; i < keys.size(); i++)
+    if (keys[i] == ast_->key()) return i == 0 ? base : base + "n" + std::to_string(i);
+  keys.push_back(ast_->key());
+  return keys.size() == 1 ? base : base + "n" + std::to_string(keys.size() - 1);
+}
+
+UOpPtr Kernel::optimized_ast() const {
+  std::unordered_map<const UOp*, UOpPtr> done;
+  std::unordered_map<const UOp*, size_t> buf_index, reduce_index;
+  for (size_t i = 0; i < bufs_.size(); i++) buf_index[bufs_[i].get()] = i;
+  for (size_t r = 0; r < reduceops_.size(); r++) reduce_index[reduceops_[r]] = r;
+  for (const UOp* u : ast_->toposort()) {
+    UOpList src;
+    for (const UOpPtr& s : u->src) src.push_back(done.at(s.get()));
+    if (auto b = buf_index.find(u); b != buf_index.end())
+      for (UOpPtr& s : src)
+        if (s->op == Ops::VIEW) s = sts_[b->second].to_uop();
+    Arg arg = u->arg;
+    if (auto r = reduce_index.find(u); r != reduce_index.end()) {
+      // reduce axes: where the reduce's output and input trackers differ
+      const sints &out = sts_[bufs_.size() + 2 * r->second].shape(), &in = sts_[bufs_.size() + 2 * r->second + 1].shape();
+      std::vector<int64_t> axes;
+      for (size_t i = 0; i < out.size(); i++)
+        if (!(out[i] == in[i])) axes.push_back(static_cast<int64_t>(i));
+      arg = Arg(Arg::Tuple{u->arg.as_tuple()[0], Arg::ints(axes)});
+    }
+    if (u->op == Ops::SINK)
+      arg = Arg(Arg::Tuple{Arg(name()), Arg(int64_t(local_dims_)), Arg(int64_t(upcasted_)), Arg(dont_use_locals_)});
+    done[u] = UOp::make(u->op, u->dtype, std::move(src), std::move(arg));
+  }
+  return done.at(ast_.get());
+}
+
+} // namespace loupe

@@ -1,0 +1,149 @@
+#include "codegen/linearizer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+
+using Scope = std::set<const UOp*>;  // RANGE (and IF) nodes a value lives inside
+
+// Loops nest by axis id; a scope is listed outermost first.
+int64_t range_order(const UOp* r) { return r->arg.is_int() ? r->arg.as_int() : 0; }
+
+std::vector<const UOp*> ordered(const Scope& s) {
+  std::vector<const UOp*> v(s.begin(), s.end());
+  std::sort(v.begin(), v.end(), [](const UOp* a, const UOp* b) { return range_order(a) < range_order(b); });
+  return v;
+}
+
+std::set<const UOp*> acc_ranges(const UOp* acc) {
+  std::set<const UOp*> out;
+  for (size_t i = 1; i < acc->src.size(); i++) out.insert(acc->src[i].get());
+  return out;
+}
+
+} // namespace
+
+std::vector<UOpPtr> linearize(const UOpPtr& sink) {
+  std::vector<const UOp*> topo = sink->toposort();
+  std::unordered_map<const UOp*, size_t> topo_index;
+  for (size_t i = 0; i < topo.size(); i++) topo_index[topo[i]] = i;
+
+  // 1. scopes
+  std::unordered_map<const UOp*, Scope> scope;       // where the node is computed
+  std::unordered_map<const UOp*, Scope> provides;    // what a consumer inherits from it
+  for (const UOp* u : topo) {
+    Scope s;
+    if (u->op == Ops::DEFINE_ACC) {
+      // filled in from its ASSIGN below; the ranges in src are not dependencies
+      scope[u] = {};
+      provides[u] = {};
+      continue;
+    }
+    for (const UOpPtr& src : u->src) {
+      const Scope& p = provides[src.get()];
+      s.insert(p.begin(), p.end());
+    }
+    if (u->op == Ops::ASSIGN) {
+      const UOp* acc = u->src[0].get();
+      std::set<const UOp*> rs = acc_ranges(acc);
+      Scope outside;
+      for (const UOp* r : s)
+        if (!rs.count(r)) outside.insert(r);
+      scope[acc] = outside;
+      s.insert(rs.begin(), rs.end());
+      scope[u] = s;
+      provides[u] = outside;  // consumers see the finished value
+      continue;
+    }
+    scope[u] = s;
+    Scope prov = s;
+    if (u->op == Ops::RANGE) prov.insert(u);
+    provides[u] = prov;
+  }
+  // a range opens in its own scope (what its bound depends on)
+
+  // 2. schedule: emit ready nodes of the current scope; open a range some ready node needs; else close
+  std::vector<UOpPtr> out;
+  std::unordered_map<const UOp*, int> pending;  // unfinished dependencies
+  std::unordered_map<const UOp*, int> pending_values;  // unfinished dependencies that are not loops
+  std::unordered_map<const UOp*, std::vector<const UOp*>> users;
+  for (const UOp* u : topo) {
+    if (u->op == Ops::SINK) continue;
+    int deps = 0;
+    for (const UOpPtr& src : u->src) {
+      if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
+      deps++;
+      if (src->op != Ops::RANGE) pending_values[u]++;
+      users[src.get()].push_back(u);
+    }
+    pending[u] = deps;
+  }
+  auto by_topo = [&](const UOp* a, const UOp* b) { return topo_index[a] < topo_index[b]; };
+  std::set<const UOp*, decltype(by_topo)> ready(by_topo);
+  for (auto& [u, n] : pending)
+    if (n == 0 && u->op != Ops::RANGE) ready.insert(u);
+  std::vector<const UOp*> open;  // the loop stack
+  std::set<const UOp*> opened;
+  size_t remaining = pending.size();
+  auto finish = [&](const UOp* u) {
+    out.push_back(u->ptr());
+    remaining--;
+    for (const UOp* c : users[u]) {
+      if (u->op != Ops::RANGE) pending_values[c]--;
+      if (--pending[c] == 0 && c->op != Ops::RANGE) ready.insert(c);
+    }
+  };
+  // ranges become emittable when their bound is; we open them on demand
+  auto range_ready = [&](const UOp* r) { return pending[r] == 0 && !opened.count(r); };
+  while (remaining > 0) {
+    Scope current(open.begin(), open.end());
+    const UOp* pick = nullptr;
+    for (const UOp* u : ready)
+      if (scope[u] == current) {
+        pick = u;
+        break;
+      }
+    if (pick) {
+      ready.erase(pick);
+      finish(pick);
+      continue;
+    }
+    // open the outermost missing range of a node that waits only for loops and lives inside this scope
+    const UOp* to_open = nullptr;
+    for (const auto& [u, n] : pending_values) {
+      if (n != 0 || pending[u] == 0 || u->op == Ops::RANGE) continue;
+      const Scope& s = scope[u];
+      if (!std::includes(s.begin(), s.end(), current.begin(), current.end())) continue;
+      for (const UOp* r : ordered(s))
+        if (!current.count(r)) {
+          if (range_ready(r)) to_open = r;
+          break;
+        }
+      if (to_open) break;
+    }
+    if (to_open) {
+      open.push_back(to_open);
+      opened.insert(to_open);
+      finish(to_open);
+      continue;
+    }
+    LOUPE_ASSERT(!open.empty(), "linearizer is stuck with ", remaining, " nodes left");
+    const UOp* r = open.back();
+    open.pop_back();
+    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {r->ptr()}));
+  }
+  while (!open.empty()) {
+    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {open.back()->ptr()}));
+    open.pop_back();
+  }
+  return out;
+}
+
+} // namespace loupe

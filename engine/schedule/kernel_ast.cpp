@@ -1,0 +1,139 @@
+#include "schedule/kernel_ast.h"
+
+#include <map>
+
+#include "shape/shapetracker.h"
+#include "support/error.h"
+#include "tensor/buffer_ref.h"
+
+namespace loupe {
+
+namespace {
+
+sints to_sints_shape(const Shape& s) { return sints(s.begin(), s.end()); }
+
+bool has_mask(const ShapeTracker& st) {
+  for (const View& v : st.views())
+    if (v.mask) return true;
+  return false;
+}
+
+class AstBuilder {
+public:
+  AstBuilder(const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes)
+      : realized_(realized), shapes_(shapes) {}
+
+  UOpPtr dg(const UOpPtr& buffer) {
+    for (size_t i = 0; i < bufs_.size(); i++)
+      if (bufs_[i] == buffer) return globals_[i];
+    int64_t size = static_cast<const BufferRef&>(buffer->arg.as_object()).size;
+    UOpPtr g = UOp::make(Ops::DEFINE_GLOBAL, dtypes::strong(buffer->dtype).ptr(size), {}, Arg(int64_t(bufs_.size())));
+    bufs_.push_back(buffer);
+    globals_.push_back(g);
+    return g;
+  }
+
+  // The value of node n at the kernel index described by ctx (kernel index space -> n's layout).
+  UOpPtr build(const UOpPtr& n, const ShapeTracker& ctx) {
+    std::string key = ctx.encode();
+    auto mk = std::make_pair(n.get(), key);
+    if (auto it = memo_.find(mk); it != memo_.end()) return it->second;
+    UOpPtr out = compute(n, ctx);
+    keep_.push_back(n);
+    memo_[mk] = out;
+    return out;
+  }
+
+  const std::vector<UOpPtr>& bufs() const { return bufs_; }
+
+private:
+  UOpPtr load(const UOpPtr& buffer, const ShapeTracker& ctx, DType want) {
+    UOpPtr g = dg(buffer);
+    UOpPtr v = UOp::make(Ops::LOAD, dtypes::strong(buffer->dtype), {g, ctx.to_uop()});
+    return v->dtype == want ? v : UOp::make(Ops::CAST, want, {v});
+  }
+
+  UOpPtr compute(const UOpPtr& n, const ShapeTracker& ctx) {
+    DType dt = dtypes::strong(n->dtype);
+    if (UOpPtr buf = realized_(n.get())) return load(buf, ctx, dt);
+    switch (n->op) {
+    case Ops::BUFFER: return load(n, ctx, dt);
+    case Ops::CONST: {
+      UOpPtr c = n->arg.is_float() ? UOp::cnst(dt, n->arg.as_float())
+                                   : UOp::cnst_int(dt, n->arg.is_bool() ? n->arg.as_bool() : n->arg.as_int());
+      if (!has_mask(ctx)) return c;
+      UOpPtr valid = UOp::make(Ops::VALID, dtypes::bool_, {ctx.to_uop()});
+      return UOp::make(Ops::WHERE, dt, {valid, c, UOp::cnst(dt, 0)});
+    }
+    case Ops::IOTA: return UOp::make(Ops::IOTA, dt, {ctx.to_uop()}, n->arg);
+    case Ops::VIEW: {
+      const ShapeTracker& st = *n->arg.object<ShapeTracker>();
+      ShapeTracker inner = (st + ctx).simplify();
+      const UOpPtr& src = n->src[0];
+      UOpPtr v = build(src, inner);
+      bool leaf = src->op == Ops::BUFFER || src->op == Ops::CONST || src->op == Ops::IOTA || realized_(src.get());
+      if (leaf || !has_mask(st)) return v;
+      // a computed value read through padding: the padded elements are 0 whatever the computation gives
+      UOpPtr valid = UOp::make(Ops::VALID, dtypes::bool_, {inner.to_uop()});
+      return UOp::make(Ops::WHERE, v->dtype, {valid, v, UOp::cnst(v->dtype, 0)});
+    }
+    case Ops::REDUCE_AXIS: {
+      const Shape& in = shapes_.of(n->src[0]);
+      UOpPtr v = build(n->src[0], ShapeTracker::from_shape(to_sints_shape(in)));
+      return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
+    }
+    case Ops::CONTIGUOUS:
+    case Ops::DETACH:
+    case Ops::CONTIGUOUS_BACKWARD: return build(n->src[0], ctx);
+    default: break;
+    }
+    LOUPE_ASSERT(is_alu(n->op) || n->op == Ops::CAST || n->op == Ops::BITCAST, "cannot put ", op_name(n->op),
+                 " into a kernel");
+    UOpList src;
+    for (const UOpPtr& s : n->src) src.push_back(build(s, ctx));
+    return UOp::make(n->op, dt, std::move(src), n->arg);
+  }
+
+  const std::function<UOpPtr(const UOp*)>& realized_;
+  ShapeMemo& shapes_;
+  std::vector<UOpPtr> bufs_, globals_;
+  std::map<std::pair<const UOp*, std::string>, UOpPtr> memo_;
+  std::vector<UOpPtr> keep_;
+};
+
+// The reduce in this kernel (if any), reached through elementwise ops and plain reshapes.
+const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*)>& realized) {
+  std::vector<const UOp*> stack{body.get()};
+  std::unordered_set<const UOp*> seen;
+  while (!stack.empty()) {
+    const UOp* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (n != body.get() && realized(n)) continue;
+    if (n->op == Ops::REDUCE_AXIS) return n;
+    if (n->op == Ops::BUFFER) continue;
+    for (const UOpPtr& s : n->src) stack.push_back(s.get());
+  }
+  return nullptr;
+}
+
+} // namespace
+
+KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOpPtr& out_buffer,
+                           const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes) {
+  AstBuilder b(realized, shapes);
+  b.dg(out_buffer);
+  // With a reduce, the kernel's index space is the reduce's output shape (its rank, 1s where reduced).
+  ShapeTracker root = ShapeTracker::from_shape(to_sints_shape(out_shape));
+  if (const UOp* r = find_reduce(body, realized)) {
+    const Shape& rs = shapes.of(r->ptr());
+    if (rs != out_shape) root = root.reshape(to_sints_shape(rs));
+  }
+  UOpPtr value = b.build(body, root);
+  DType out_dt = dtypes::strong(out_buffer->dtype);
+  if (value->dtype != out_dt) value = UOp::make(Ops::CAST, out_dt, {value});
+  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {b.dg(out_buffer), root.to_uop(), value});
+  return {UOp::make(Ops::SINK, dtypes::void_, {store}), b.bufs()};
+}
+
+} // namespace loupe

@@ -1,0 +1,22 @@
+// Shapes of tensor-level UOps (BUFFER, CONST, IOTA, movement ops, VIEW, ALU, REDUCE_AXIS, ...),
+// memoized per graph walk.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+using Shape = std::vector<int64_t>;
+
+class ShapeMemo {
+public:
+  const Shape& of(const UOpPtr& u);
+
+private:
+  std::unordered_map<const UOp*, Shape> memo_;
+  std::vector<UOpPtr> keep_;  // keeps memoized nodes alive so their addresses stay unique
+};
+
+} // namespace loupe

@@ -1,0 +1,174 @@
+#include "schedule/schedule.h"
+
+#include <functional>
+#include <numeric>
+#include <unordered_set>
+
+#include "rewrite/graph_rewrite.h"
+#include "schedule/kernel_ast.h"
+#include "schedule/lazy_shape.h"
+#include "shape/shapetracker.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/buffer_ref.h"
+
+namespace loupe {
+
+namespace {
+
+const ShapeTracker& st_of(const UOpPtr& view) { return *view->arg.object<ShapeTracker>(); }
+
+int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
+
+bool same_size_plain(const ShapeTracker& st, const Shape& base_shape) {
+  ShapeTracker s = st.simplify();
+  return s.contiguous() && s.size() == numel(base_shape);
+}
+
+const PatternMatcher& movement_to_views() {
+  static const PatternMatcher pm{
+      rule("movement_op_to_view", UPat::ops_any_src(OpSet::group(kMovement), "m"),
+           [](const Match& m) -> UOpPtr {
+             const UOpPtr& mop = m["m"];
+             const UOpPtr& x = mop->src[0];
+             auto& shapes = m.ctx<ShapeMemo>();
+             ShapeTracker base = x->op == Ops::VIEW ? st_of(x) : ShapeTracker::from_shape(shapes.of(x));
+             ShapeTracker st = base.movement(mop->op, mop->arg).simplify();
+             const UOpPtr& src = x->op == Ops::VIEW ? x->src[0] : x;
+             return UOp::make(Ops::VIEW, mop->dtype, {src}, st.to_arg());
+           }),
+      rule("drop_identity_view", UPat::op(Ops::VIEW, {UPat::var("x")}, "v"),
+           [](const Match& m) -> UOpPtr {
+             const ShapeTracker& st = st_of(m["v"]);
+             auto& shapes = m.ctx<ShapeMemo>();
+             Shape s;
+             for (const sint& d : st.shape()) s.push_back(d.as_int());
+             if (st.contiguous() && s == shapes.of(m["x"])) return m["x"];
+             return nullptr;
+           }),
+      rule("drop_detach", UPat::ops(OpSet{Ops::DETACH, Ops::CONTIGUOUS_BACKWARD}, {UPat::var("x")}),
+           [](const Match& m) { return m["x"]; }),
+  };
+  return pm;
+}
+
+// Is this node (after the view pass) a value that lives in a buffer already, read through a view?
+bool is_buffer_view(const UOpPtr& u, ShapeMemo& shapes) {
+  if (u->op == Ops::BUFFER) return true;
+  return u->op == Ops::VIEW && u->src[0]->op == Ops::BUFFER;
+}
+
+class Scheduler {
+public:
+  Scheduler(ShapeMemo& shapes) : shapes_(shapes) {}
+
+  Schedule run(const std::vector<UOpPtr>& outputs) {
+    UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
+    UOpPtr g = graph_rewrite(sink, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
+    decide_realizes(g);
+    Schedule sched;
+    build_kernels(g, sched);
+    for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
+    return sched;
+  }
+
+private:
+  // ---- realize decisions ----
+  void decide_realizes(const UOpPtr& g) {
+    std::vector<const UOp*> order = g->toposort();
+    for (const UOp* u : order)
+      for (const UOpPtr& s : u->src) children_[s.get()].push_back(u);
+    for (const UOpPtr& out : g->src) {
+      if (out->op == Ops::BUFFER) continue;
+      if (out->op == Ops::VIEW && out->src[0]->op == Ops::BUFFER &&
+          same_size_plain(st_of(out), shapes_.of(out->src[0])))
+        continue;  // a contiguous view of a buffer needs no kernel
+      realized_.insert(out.get());
+    }
+    for (const UOp* u : order)
+      if (u->op == Ops::CONTIGUOUS) {
+        const UOpPtr& x = u->src[0];
+        if (is_buffer_view(x, shapes_) && (x->op == Ops::BUFFER || same_size_plain(st_of(x), shapes_.of(x->src[0]))))
+          continue;  // contiguous already
+        realized_.insert(u);
+      }
+    // Reduces that cannot fuse into their consumers are realized; repeat until nothing changes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const UOp* u : order) {
+        if (u->op != Ops::REDUCE_AXIS || realized_.count(u)) continue;
+        if (reduce_must_realize(u)) {
+          realized_.insert(u);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  // Walk the consumers of a reduce up to the kernel roots that would contain it.
+  bool reduce_must_realize(const UOp* r) {
+    std::unordered_set<const UOp*> roots, seen;
+    std::function<bool(const UOp*)> up = [&](const UOp* n) -> bool {
+      if (!seen.insert(n).second) return false;
+      if (realized_.count(n)) {
+        roots.insert(n);
+        return false;
+      }
+      for (const UOp* c : children_[n]) {
+        if (c->op == Ops::SINK) continue;
+        if (c->op == Ops::REDUCE_AXIS) return true;  // one reduce per kernel
+        if (c->op == Ops::VIEW && !same_size_plain(st_of(c->ptr()), shapes_.of(c->src[0]))) return true;
+        if (up(c)) return true;
+      }
+      return false;
+    };
+    if (up(r)) return true;
+    return roots.size() > 1;  // do not compute a reduce twice
+  }
+
+  // ---- kernels ----
+  void build_kernels(const UOpPtr& g, Schedule& sched) {
+    for (const UOp* u : g->toposort()) {
+      if (!realized_.count(u)) continue;
+      UOpPtr root = u->ptr();
+      const Shape& shape = shapes_.of(root);
+      DType dt = dtypes::strong(root->dtype);
+      auto ref = BufferRef::make_new(options().device.empty() ? "CPU" : options().device, dt, numel(shape));
+      UOpPtr buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
+      buffer_of_[u] = buf;
+      if (numel(shape) == 0) continue;
+      UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
+      KernelAst k = build_kernel_ast(body, shape, buf, [&](const UOp* n) -> UOpPtr {
+        if (n == u) return nullptr;
+        auto it = buffer_of_.find(n);
+        if (it != buffer_of_.end()) return it->second;
+        return nullptr;
+      }, shapes_);
+      sched.items.push_back({k.ast, k.bufs});
+    }
+  }
+
+  UOpPtr output_result(const UOpPtr& original, const UOpPtr& viewed) {
+    auto it = buffer_of_.find(viewed.get());
+    if (it == buffer_of_.end()) return original;  // already a contiguous buffer view
+    const Shape& s = shapes_.of(viewed);
+    const UOpPtr& buf = it->second;
+    if (s.size() == 1) return buf;
+    return UOp::make(Ops::RESHAPE, buf->dtype, {buf}, Arg::ints(s));
+  }
+
+  ShapeMemo& shapes_;
+  std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
+  std::unordered_set<const UOp*> realized_;
+  std::unordered_map<const UOp*, UOpPtr> buffer_of_;
+};
+
+} // namespace
+
+Schedule create_schedule(const std::vector<UOpPtr>& outputs) {
+  ShapeMemo shapes;
+  Scheduler s(shapes);
+  return s.run(outputs);
+}
+
+} // namespace loupe

@@ -1,0 +1,28 @@
+// The scheduler (reference map §8): turns a lazy tensor graph into an ordered list of kernels.
+//  1. "movement to views": every movement op becomes VIEW(base, ShapeTracker) (a graph_rewrite).
+//  2. realize decisions: outputs, CONTIGUOUS, and reduces that cannot fuse into their consumer
+//     (consumed by another reduce, through a view that is not a plain reshape, or by several kernels).
+//  3. one SINK(STORE) kernel AST per realized node: views are composed down to the loads
+//     (view_left), masked views over computed values gate with VALID.
+#pragma once
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+struct ScheduleItem {
+  UOpPtr ast;                 // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value))
+  std::vector<UOpPtr> bufs;   // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  // What each requested output became: a view (RESHAPE) of its realized BUFFER, or the same node when
+  // it already was a contiguous view of a buffer.
+  std::vector<UOpPtr> outputs;
+};
+
+Schedule create_schedule(const std::vector<UOpPtr>& outputs);
+
+} // namespace loupe

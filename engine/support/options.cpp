@@ -1,0 +1,36 @@
+#include "support/options.h"
+
+#include <cstdlib>
+
+namespace loupe {
+
+namespace {
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return std::atoi(v);
+}
+std::string env_str(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+} // namespace
+
+Options Options::from_env() {
+  Options o;
+  o.debug = env_int("DEBUG", 0);
+  o.noopt = env_int("NOOPT", 0) != 0;
+  o.beam = env_int("BEAM", 0);
+  o.device = env_str("DEVICE");
+  o.viz = env_int("VIZ", 0) != 0;
+  o.trace_path = env_str("LOUPE_TRACE");
+  o.threads = env_int("THREADS", 0);
+  return o;
+}
+
+Options& options() {
+  static Options opts = Options::from_env();
+  return opts;
+}
+
+} // namespace loupe

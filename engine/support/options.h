@@ -1,0 +1,23 @@
+// The engine's switches (tinygrad's environment variables), read once from the environment and
+// settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS.
+#pragma once
+#include <string>
+
+namespace loupe {
+
+struct Options {
+  int debug = 0;            // 1..7 as in tinygrad
+  bool noopt = false;       // only required optimizations
+  int beam = 0;             // BEAM=N search width (0: hand-coded heuristics)
+  std::string device;       // default device ("" = first available, CPU)
+  bool viz = false;         // record a trace and open it in Loupe at exit
+  std::string trace_path;   // LOUPE_TRACE: write a trace here
+  int threads = 0;          // CPU threads per kernel (0 = all cores)
+
+  static Options from_env();
+};
+
+// The options in force for this process (initialized from the environment on first use).
+Options& options();
+
+} // namespace loupe

@@ -1,0 +1,302 @@
+// Tensor core: construction, the lazy-graph building blocks (ALU with broadcasting and promotion,
+// reductions, casts) and creation functions. Movement ops live in tensor_movement.cpp, the math
+// built from primitives in tensor_math.cpp, reductions in tensor_reduce.cpp.
+#include "tensor/tensor.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/buffer_ref.h"
+#include "tensor/host_data.h"
+
+namespace loupe {
+
+DType ConstVal::weak_dtype() const {
+  if (std::holds_alternative<bool>(v)) return dtypes::bool_;
+  if (std::holds_alternative<int64_t>(v)) return dtypes::weakint;
+  return dtypes::weakfloat;
+}
+
+double ConstVal::as_double() const {
+  if (auto b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
+  if (auto i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  return std::get<double>(v);
+}
+
+namespace {
+
+std::string default_device() {
+  const std::string& d = options().device;
+  return d.empty() ? "CPU" : d;
+}
+
+UOpPtr const_uop(DType dtype, const ConstVal& c) {
+  if (auto b = std::get_if<bool>(&c.v)) return UOp::cnst_int(dtype, *b);
+  if (auto i = std::get_if<int64_t>(&c.v)) return UOp::cnst_int(dtype, *i);
+  return UOp::cnst(dtype, std::get<double>(c.v));
+}
+
+// Literal data: shape, and the flattened scalars.
+void flatten_nested(const Nested& n, size_t depth, Shape& shape, std::vector<ConstVal>& out, bool& shape_set) {
+  if (auto c = std::get_if<ConstVal>(&n.v)) {
+    if (!shape_set) shape_set = true, shape.resize(depth);
+    else if (shape.size() != depth) throw Error("Tensor(): nested lists are ragged (mixed depths)");
+    out.push_back(*c);
+    return;
+  }
+  const auto& list = std::get<std::vector<Nested>>(n.v);
+  if (!shape_set && shape.size() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
+  else if (depth >= shape.size() || shape[depth] != static_cast<int64_t>(list.size()))
+    throw Error(loupe::cat("Tensor(): nested lists are ragged at depth ", depth));
+  if (list.empty() && !shape_set) {
+    shape_set = true;
+    shape.resize(depth + 1);
+  }
+  for (const Nested& x : list) flatten_nested(x, depth + 1, shape, out, shape_set);
+}
+
+} // namespace
+
+Tensor::Tensor(ConstVal scalar) : uop_(const_uop(scalar.weak_dtype(), scalar)), shape_{} {}
+
+Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
+  if (auto c = std::get_if<ConstVal>(&data.v)) {  // Tensor(3.0) through the nested path
+    DType d = dtype ? *dtype : c->weak_dtype();
+    uop_ = const_uop(d, *c);
+    return;
+  }
+  Shape shape;
+  std::vector<ConstVal> values;
+  bool shape_set = false;
+  flatten_nested(data, 0, shape, values, shape_set);
+  DType d = dtypes::default_float;
+  if (dtype) d = *dtype;
+  else if (!values.empty()) {
+    bool all_bool = true, any_float = false;
+    for (const ConstVal& v : values) {
+      all_bool = all_bool && std::holds_alternative<bool>(v.v);
+      any_float = any_float || std::holds_alternative<double>(v.v);
+    }
+    d = all_bool ? dtypes::bool_ : any_float ? dtypes::default_float : dtypes::default_int;
+  }
+  d = dtypes::strong(d);
+  auto ref = BufferRef::make_new(default_device(), d, static_cast<int64_t>(values.size()));
+  std::vector<uint8_t> bytes(values.size() * d.itemsize());
+  for (size_t i = 0; i < values.size(); i++) {
+    const ConstVal& v = values[i];
+    bool is_int = !std::holds_alternative<double>(v.v);
+    int64_t iv = is_int ? (std::holds_alternative<bool>(v.v) ? int64_t(std::get<bool>(v.v)) : std::get<int64_t>(v.v)) : 0;
+    pack_value(d, v.as_double(), iv, is_int, bytes.data() + i * d.itemsize());
+  }
+  ref->state->pending_host_data = std::move(bytes);
+  UOpPtr buf = UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
+  shape_ = Shape{static_cast<int64_t>(values.size())};
+  uop_ = buf;
+  if (shape != shape_) *this = reshape(shape);
+}
+
+Tensor Tensor::from_uop(UOpPtr uop, Shape shape) { return Tensor(std::move(uop), std::move(shape)); }
+
+int64_t Tensor::numel() const {
+  return std::accumulate(shape_.begin(), shape_.end(), int64_t(1), std::multiplies<>());
+}
+
+std::string Tensor::device() const {
+  for (const UOp* u : uop_->toposort())
+    if (u->op == Ops::BUFFER) return static_cast<const BufferRef&>(u->arg.as_object()).device;
+  return default_device();
+}
+
+int64_t Tensor::resolve_axis(int64_t axis) const {
+  int64_t n = ndim();
+  int64_t lo = n == 0 ? -1 : -n, hi = n == 0 ? 0 : n - 1;
+  if (axis < lo || axis > hi)
+    throw Error(loupe::cat("dimension ", axis, " is out of range for a tensor of shape ", shape_str(shape_),
+                    " (expected in [", lo, ", ", hi, "])"));
+  return axis < 0 ? axis + std::max<int64_t>(n, 1) : axis;
+}
+
+// ---- creation ----
+
+Tensor Tensor::empty(const Shape& shape, DType dtype) {
+  for (int64_t s : shape)
+    if (s < 0) throw Error(loupe::cat("Tensor.empty: negative dimension in shape ", shape_str(shape)));
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+  auto ref = BufferRef::make_new(default_device(), dtypes::strong(dtype), n);
+  Tensor t(UOp::make(Ops::BUFFER, dtypes::strong(dtype), {}, Arg(std::static_pointer_cast<const ArgObject>(ref))),
+           Shape{n});
+  return t.reshape(shape);
+}
+
+Tensor Tensor::full(const Shape& shape, ConstVal value, std::optional<DType> dtype) {
+  for (int64_t s : shape)
+    if (s < 0) throw Error(loupe::cat("Tensor.full: negative dimension in shape ", shape_str(shape)));
+  DType d = dtype ? *dtype : dtypes::strong(value.weak_dtype());
+  Tensor c(const_uop(d, value), Shape{});
+  return c.reshape(Shape(shape.size(), 1)).expand(shape);
+}
+
+Tensor Tensor::zeros(const Shape& shape, DType dtype) { return full(shape, ConstVal(0.0), dtype); }
+Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, ConstVal(1.0), dtype); }
+Tensor Tensor::zeros_like() const { return full(shape_, ConstVal(0.0), dtypes::strong(dtype())); }
+Tensor Tensor::ones_like() const { return full(shape_, ConstVal(1.0), dtypes::strong(dtype())); }
+Tensor Tensor::full_like(ConstVal value) const { return full(shape_, value, dtypes::strong(dtype())); }
+
+Tensor Tensor::arange(ConstVal start, std::optional<ConstVal> stop, ConstVal step, std::optional<DType> dtype) {
+  if (!stop) {
+    stop = start;
+    start = ConstVal(int64_t(0));
+  }
+  bool any_float = std::holds_alternative<double>(start.v) || std::holds_alternative<double>(stop->v) ||
+                   std::holds_alternative<double>(step.v);
+  double a = start.as_double(), b = stop->as_double(), s = step.as_double();
+  if (s == 0) throw Error("Tensor.arange: step must not be zero");
+  int64_t n = static_cast<int64_t>(std::ceil((b - a) / s));
+  DType d = dtype ? *dtype : any_float ? dtypes::default_float : dtypes::default_int;
+  if (!dtype && !any_float) {
+    double lo = s > 0 ? a : b - s, hi = s > 0 ? b - s : a;
+    if (lo < -2147483648.0 || hi > 2147483647.0) d = dtypes::int64;
+  }
+  if (n <= 0) return full({0}, ConstVal(int64_t(0)), d);
+  DType idx_dtype = n - 1 > 2147483647 ? dtypes::int64 : dtypes::int32;
+  Tensor iota(UOp::make(Ops::IOTA, idx_dtype, {}, Arg(n)), Shape{n});
+  if (d.is_float()) return (iota.cast(d) * Tensor(step).cast(d) + Tensor(start).cast(d));
+  // integer ranges: compute in the wider of the index type and the result type, then cast
+  DType wide = dtypes::least_upper_dtype({idx_dtype, d.is_int() ? d : dtypes::int64});
+  if (wide.is_float()) wide = dtypes::int64;
+  return (iota.cast(wide) * Tensor(step).cast(wide) + Tensor(start).cast(wide)).cast(d);
+}
+
+Tensor Tensor::linspace(ConstVal start, ConstVal stop, int64_t steps, std::optional<DType> dtype) {
+  if (steps < 0) throw Error("Tensor.linspace: number of steps must be non-negative");
+  DType d = dtype ? *dtype : dtypes::default_float;
+  if (d.is_bool()) throw Error("Tensor.linspace: bool dtype is not supported");
+  if (steps == 1) return full({1}, start, d);
+  double delta = (stop.as_double() - start.as_double()) / static_cast<double>(steps - 1);
+  Tensor r = arange(int64_t(0), ConstVal(steps), 1, dtypes::default_float);
+  return (Tensor(start) + r * Tensor(delta)).cast(d);
+}
+
+Tensor Tensor::eye(int64_t n, std::optional<int64_t> m, DType dtype) {
+  int64_t cols = m ? *m : n;
+  if (n < 0 || cols < 0) throw Error(loupe::cat("Tensor.eye: negative size n=", n, ", m=", cols));
+  return arange(ConstVal(n)).unsqueeze(-1).eq(arange(ConstVal(cols))).cast(dtype);
+}
+
+Tensor Tensor::tril(int64_t diagonal) const {
+  if (ndim() < 2) throw Error(loupe::cat("tril needs at least 2 dimensions, got shape ", shape_str(shape_)));
+  int64_t r = shape_[ndim() - 2], c = shape_[ndim() - 1];
+  Tensor upper = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal + 1)).le(arange(ConstVal(c)));
+  return upper.where(zeros_like(), *this);
+}
+
+Tensor Tensor::triu(int64_t diagonal) const {
+  if (ndim() < 2) throw Error(loupe::cat("triu needs at least 2 dimensions, got shape ", shape_str(shape_)));
+  int64_t r = shape_[ndim() - 2], c = shape_[ndim() - 1];
+  Tensor keep = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal)).le(arange(ConstVal(c)));
+  return keep.where(*this, zeros_like());
+}
+
+// ---- the building blocks ----
+
+std::vector<Tensor> Tensor::broadcast(const std::vector<Tensor>& ts) {
+  size_t rank = 0;
+  for (const Tensor& t : ts) rank = std::max(rank, t.shape_.size());
+  Shape out(rank, 1);
+  for (const Tensor& t : ts) {
+    size_t off = rank - t.shape_.size();
+    for (size_t i = 0; i < t.shape_.size(); i++) {
+      int64_t s = t.shape_[i], &o = out[off + i];
+      if (s == o || s == 1) continue;
+      if (o == 1) o = s;
+      else {
+        std::string shapes;
+        for (const Tensor& x : ts) shapes += (shapes.empty() ? "" : " and ") + shape_str(x.shape_);
+        throw Error(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o, " vs ", s));
+      }
+    }
+  }
+  std::vector<Tensor> res;
+  for (const Tensor& t : ts) res.push_back(t.shape_ == out ? t : t.expand(out));
+  return res;
+}
+
+Tensor Tensor::cast(DType dtype) const {
+  if (dtype == this->dtype()) return *this;
+  // a weak constant just takes the new type
+  if (uop_->op == Ops::CONST && uop_->dtype.is_weak()) {
+    UOpPtr c = uop_->arg.is_float() ? UOp::cnst(dtype, uop_->arg.as_float())
+                                    : UOp::cnst_int(dtype, uop_->arg.is_bool() ? uop_->arg.as_bool() : uop_->arg.as_int());
+    return Tensor(c, shape_);
+  }
+  return Tensor(UOp::make(Ops::CAST, dtype, {uop_}), shape_);
+}
+
+Tensor Tensor::bitcast(DType dtype) const {
+  if (dtypes::strong(dtype).itemsize() != dtypes::strong(this->dtype()).itemsize())
+    throw Error(loupe::cat("bitcast from ", this->dtype().short_name(), " to ", dtype.short_name(),
+                    " needs equal item sizes"));
+  if (dtype == this->dtype()) return *this;
+  Tensor src = this->dtype().is_weak() ? cast(dtypes::strong(this->dtype())) : *this;
+  return Tensor(UOp::make(Ops::BITCAST, dtype, {src.uop_}), shape_);
+}
+
+Tensor Tensor::apply_alu(Ops op, const std::vector<Tensor>& others) const {
+  std::vector<Tensor> all{*this};
+  all.insert(all.end(), others.begin(), others.end());
+  all = broadcast(all);
+  // WHERE: the condition is bool, the branches are promoted together
+  size_t first = op == Ops::WHERE ? 1 : 0;
+  if (op == Ops::WHERE) all[0] = all[0].cast(dtypes::bool_);
+  std::vector<DType> ds;
+  for (size_t i = first; i < all.size(); i++) ds.push_back(all[i].dtype());
+  DType out = dtypes::least_upper_dtype(ds);
+  UOpList src;
+  for (size_t i = 0; i < all.size(); i++) src.push_back(i < first ? all[i].uop_ : all[i].cast(out).uop_);
+  DType result = op_in(op, kComparison) ? dtypes::bool_ : out;
+  return Tensor(UOp::make(op, result, std::move(src)), all[0].shape_);
+}
+
+Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
+  Tensor x = dtype().is_weak() ? cast(dtypes::strong(dtype())) : *this;
+  std::vector<int64_t> axes;
+  if (axis.axes) {
+    for (int64_t a : *axis.axes) axes.push_back(resolve_axis(a));
+  } else {
+    for (int64_t i = 0; i < ndim(); i++) axes.push_back(i);
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  if (ndim() == 0) axes.clear();
+  Shape kept = shape_;
+  for (int64_t a : axes) kept[a] = 1;
+  Tensor r = x;
+  if (!axes.empty()) {
+    Arg arg(Arg::Tuple{Arg(op), Arg::ints(axes)});
+    r = Tensor(UOp::make(Ops::REDUCE_AXIS, x.dtype(), {x.uop_}, arg), kept);
+  }
+  if (keepdim) return r;
+  Shape squeezed;
+  for (int64_t i = 0; i < ndim(); i++)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) squeezed.push_back(shape_[i]);
+  return r.reshape(squeezed);
+}
+
+Tensor Tensor::contiguous() const {
+  if (uop_->op == Ops::CONTIGUOUS || dtype().is_weak()) return *this;
+  return Tensor(UOp::make(Ops::CONTIGUOUS, dtype(), {uop_}), shape_);
+}
+
+Tensor Tensor::detach() const { return Tensor(UOp::make(Ops::DETACH, dtype(), {uop_}), shape_); }
+
+Index Index::of(const Tensor& t) { return {Kind::Tensor, 0, {}, std::make_shared<Tensor>(t)}; }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor operator-(const Tensor& a) { return a.neg(); }
+
+} // namespace loupe

@@ -1,0 +1,94 @@
+// Reductions and matmul, with current tinygrad's dtype rules: sums of small ints accumulate in
+// int32/uint32, half sums accumulate in float32 and are cast back, mean/var of ints are float32.
+#include <numeric>
+
+#include "support/error.h"
+#include "tensor/tensor.h"
+
+namespace loupe {
+
+namespace {
+Tensor inverse(const Tensor& x) { return x.dtype().is_float() ? x.neg() : x.bitwise_not(); }
+
+int64_t reduced_count(const Tensor& x, const Axes& axis) {
+  if (!axis.axes) return x.numel();
+  int64_t n = 1;
+  std::vector<int64_t> seen;
+  for (int64_t a : *axis.axes) {
+    int64_t r = x.resolve_axis(a);
+    if (std::find(seen.begin(), seen.end(), r) != seen.end()) continue;
+    seen.push_back(r);
+    if (x.ndim() > 0) n *= x.shape()[r];
+  }
+  return n;
+}
+} // namespace
+
+Tensor Tensor::sum(const Axes& axis, bool keepdim, std::optional<DType> acc_dtype) const {
+  DType acc = acc_dtype ? *acc_dtype : dtypes::sum_acc_dtype(dtype());
+  Tensor r = cast(acc).reduce(Ops::ADD, axis, keepdim);
+  if (!acc_dtype && (dtype() == dtypes::float16 || dtype() == dtypes::bfloat16)) return r.cast(dtype());
+  return r;
+}
+
+Tensor Tensor::prod(const Axes& axis, bool keepdim) const { return reduce(Ops::MUL, axis, keepdim); }
+Tensor Tensor::max(const Axes& axis, bool keepdim) const { return reduce(Ops::MAX, axis, keepdim); }
+Tensor Tensor::min(const Axes& axis, bool keepdim) const { return inverse(inverse(*this).max(axis, keepdim)); }
+
+Tensor Tensor::mean(const Axes& axis, bool keepdim) const {
+  DType out = dtype().is_float() ? dtypes::strong(dtype()) : dtypes::float32;
+  Tensor numerator = cast(dtypes::sum_acc_dtype(dtype())).sum(axis, keepdim);
+  int64_t n = reduced_count(*this, axis);
+  return numerator.div(Tensor(static_cast<int64_t>(n))).cast(out);
+}
+
+Tensor Tensor::var(const Axes& axis, bool keepdim, double correction) const {
+  DType out = dtype().is_float() ? dtypes::strong(dtype()) : dtypes::float32;
+  Tensor squares = (*this - mean(axis, true)).square();
+  int64_t n = reduced_count(*this, axis);
+  Tensor numerator = squares.cast(dtypes::sum_acc_dtype(squares.dtype())).sum(axis, keepdim);
+  return numerator.div(Tensor(std::max(static_cast<double>(n) - correction, 0.0))).cast(out);
+}
+
+Tensor Tensor::std(const Axes& axis, bool keepdim, double correction) const {
+  return var(axis, keepdim, correction).sqrt();
+}
+
+Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
+  if (!axis) return flatten().argmax(0, false);
+  int64_t a = resolve_axis(*axis);
+  int64_t n = ndim() == 0 ? 1 : shape_[a];
+  Tensor m = eq(max(Axes(a), true));
+  Shape s{n};
+  for (int64_t i = a + 1; i < ndim(); i++) s.push_back(1);
+  Tensor idx = m * arange(ConstVal(n), ConstVal(int64_t(0)), ConstVal(int64_t(-1))).reshape(s);
+  return (Tensor(n) - idx.max(Axes(a), keepdim)).cast(dtypes::int32);
+}
+
+Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const { return inverse(*this).argmax(axis, keepdim); }
+
+Tensor Tensor::any(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).max(axis, keepdim); }
+Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).prod(axis, keepdim); }
+
+Tensor Tensor::matmul(const Tensor& w) const {
+  int64_t dx = ndim(), dw = w.ndim();
+  if (dx == 0 || dw == 0)
+    throw Error(loupe::cat("matmul needs tensors of at least 1 dimension, got ", shape_str(shape_), " and ", shape_str(w.shape())));
+  int64_t axis_w = -std::min<int64_t>(dw, 2);
+  if (shape_.back() != w.shape()[dw + axis_w])
+    throw Error(loupe::cat("cannot matmul ", shape_str(shape_), " and ", shape_str(w.shape()), ": inner dimensions ",
+                    shape_.back(), " and ", w.shape()[dw + axis_w], " differ"));
+  int64_t ones = std::min<int64_t>({dx - 1, dw - 1, 1});
+  Shape xs(shape_.begin(), shape_.end() - 1);
+  for (int64_t i = 0; i < ones; i++) xs.push_back(1);
+  xs.push_back(shape_.back());
+  Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
+  for (int64_t i = 0; i < ones; i++) ws.push_back(1);
+  ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
+  Tensor x = reshape(xs);
+  Tensor wt = w.reshape(ws).transpose(-1, axis_w);
+  DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
+  return (x * wt).sum(Axes(int64_t(-1))).cast(out);
+}
+
+} // namespace loupe
