@@ -1,0 +1,95 @@
+// Plain data the pipeline hands to the trace writer (and the reader gives back): kernels, profile
+// events, device peaks, run settings. No codegen types: opts, sources and ShapeTrackers are text.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+struct KernelSource {
+  std::string backend;          // renderer/device family: "C", "CUDA", "OpenCL", "Metal", "LLVM"
+  std::string variant = "opt";  // "opt" (what ran) or "noopt" (the same kernel without optimizations)
+  std::string text;
+};
+
+// One buffer the kernel touches, with the ShapeTracker of its access.
+struct BufferAccess {
+  int index = 0;         // position in the kernel's argument list
+  std::string name;      // e.g. "data0"
+  std::string access;    // "load", "store" or "load+store"
+  std::string dtype;     // element type, e.g. "float32"
+  std::string st_text;   // the ShapeTracker, readable (its str())
+  std::string st_kind;   // ArgObject kind of the exact form ("" when there is none)
+  std::string st_code;   // ArgObject::encode() of the ShapeTracker
+  // Fills st_text/st_kind/st_code from an engine object (e.g. the ShapeTracker carried as a VIEW arg).
+  void set_shapetracker(const ArgObject& st) {
+    st_text = st.str();
+    st_kind = st.kind();
+    st_code = st.encode();
+  }
+};
+
+struct KernelRecord {
+  std::string name;                       // e.g. "r_16_16_4" (plain, no colour codes)
+  std::string device;                     // e.g. "CPU"
+  int64_t context_id = -1;                // -1: the innermost open context of the writer
+  UOpPtr ast;                             // the kernel's AST (a SINK), may be null
+  std::vector<std::string> opts;          // applied opts, e.g. "Opt(op=OptOps.UPCAST, axis=0, arg=4)"
+  std::vector<int64_t> global_size, local_size;
+  std::vector<KernelSource> sources;      // per backend, opt and noopt
+  std::vector<BufferAccess> buffers;
+  int64_t flops = 0;                      // Estimates: operations
+  int64_t lds = 0;                        //            bytes loaded and stored (re-reads included)
+  int64_t mem = 0;                        //            unique memory bytes
+};
+
+// One timed execution of a compiled kernel.
+struct KernelRun {
+  std::string device;
+  std::string name;             // kernel name as printed
+  int64_t kernel_id = -1;       // from record_kernel, -1 if unknown
+  int64_t start_ns = 0;         // on the writer's clock (TraceWriter::now_ns)
+  int64_t duration_ns = 0;
+  int64_t flops = 0, mem = 0, lds = 0;
+  int args = 0;                 // buffers passed
+};
+
+struct BufferAlloc {
+  std::string device;
+  int64_t buffer = 0;           // the runtime's buffer id
+  int64_t bytes = 0;
+  int64_t ts_ns = 0;
+  std::string what;             // e.g. the dtype and element count, free text
+};
+
+struct BufferFree {
+  std::string device;
+  int64_t buffer = 0;
+  int64_t bytes = 0;            // the size being released
+  int64_t ts_ns = 0;
+};
+
+struct BufferCopy {
+  std::string src_device, dst_device;
+  int64_t bytes = 0;
+  int64_t start_ns = 0, duration_ns = 0;
+  std::string name;             // as printed, e.g. "copy 4096, CPU <- PYTHON"
+};
+
+struct DevicePeaks {
+  std::string device;
+  double peak_gflops = 0;       // measured compute peak (FP32 FMA)
+  double bandwidth_gbs = 0;     // measured copy bandwidth
+};
+
+struct RunInfo {
+  std::string script_path;
+  std::string script;           // the script text as run
+  std::vector<std::pair<std::string, std::string>> settings;  // e.g. {"DEVICE","CPU"}, {"NOOPT","0"}, {"BEAM","0"}
+};
+
+} // namespace loupe

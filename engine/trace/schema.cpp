@@ -1,0 +1,128 @@
+#include "trace/schema.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
+
+namespace loupe::trace_schema {
+
+namespace {
+
+struct Table {
+  const char* name;
+  const char* ddl;                   // CREATE TABLE (and its indexes)
+  std::vector<const char*> columns;  // what a reader needs to find
+};
+
+// Version 1. Any change to a table here is a new version (and a SCHEMA.md entry).
+const std::vector<Table>& tables() {
+  static const std::vector<Table> t = {
+      {"meta", "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)", {"key", "value"}},
+      {"run_info", "CREATE TABLE run_info(key TEXT PRIMARY KEY, value TEXT NOT NULL)", {"key", "value"}},
+      {"uops",
+       "CREATE TABLE uops(id INTEGER PRIMARY KEY, op TEXT NOT NULL, dtype TEXT NOT NULL, src TEXT NOT NULL,"
+       " arg TEXT NOT NULL, arg_code TEXT NOT NULL, key TEXT NOT NULL)",
+       {"id", "op", "dtype", "src", "arg", "arg_code", "key"}},
+      {"rules",
+       "CREATE TABLE rules(id INTEGER PRIMARY KEY, name TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
+       " matches INTEGER NOT NULL DEFAULT 0, match_ns INTEGER NOT NULL DEFAULT 0,"
+       " attempts INTEGER NOT NULL DEFAULT 0, attempt_ns INTEGER NOT NULL DEFAULT 0)",
+       {"id", "name", "file", "line", "matches", "match_ns", "attempts", "attempt_ns"}},
+      {"contexts",
+       "CREATE TABLE contexts(id INTEGER PRIMARY KEY, parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
+       " start_ns INTEGER NOT NULL, end_ns INTEGER)",
+       {"id", "parent_id", "kind", "name", "start_ns", "end_ns"}},
+      {"passes",
+       "CREATE TABLE passes(id INTEGER PRIMARY KEY, context_id INTEGER NOT NULL, parent_id INTEGER,"
+       " name TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, bottom_up INTEGER NOT NULL,"
+       " depth INTEGER NOT NULL, input_id INTEGER NOT NULL, result_id INTEGER, match_count INTEGER,"
+       " start_ns INTEGER NOT NULL, end_ns INTEGER);"
+       "CREATE INDEX passes_by_context ON passes(context_id, id)",
+       {"id", "context_id", "parent_id", "name", "file", "line", "bottom_up", "depth", "input_id", "result_id",
+        "match_count", "start_ns", "end_ns"}},
+      {"matches",
+       "CREATE TABLE matches(pass_id INTEGER NOT NULL, idx INTEGER NOT NULL, before_id INTEGER NOT NULL,"
+       " after_id INTEGER NOT NULL, rule_id INTEGER NOT NULL, ns INTEGER NOT NULL, PRIMARY KEY(pass_id, idx))"
+       " WITHOUT ROWID",
+       {"pass_id", "idx", "before_id", "after_id", "rule_id", "ns"}},
+      {"kernels",
+       "CREATE TABLE kernels(id INTEGER PRIMARY KEY, context_id INTEGER, name TEXT NOT NULL, device TEXT NOT NULL,"
+       " ast_id INTEGER, opts TEXT NOT NULL, global_size TEXT NOT NULL, local_size TEXT NOT NULL,"
+       " flops INTEGER NOT NULL, lds INTEGER NOT NULL, mem INTEGER NOT NULL);"
+       "CREATE INDEX kernels_by_name ON kernels(name)",
+       {"id", "context_id", "name", "device", "ast_id", "opts", "global_size", "local_size", "flops", "lds", "mem"}},
+      {"kernel_sources",
+       "CREATE TABLE kernel_sources(kernel_id INTEGER NOT NULL, variant TEXT NOT NULL, backend TEXT NOT NULL,"
+       " source TEXT NOT NULL, PRIMARY KEY(kernel_id, variant, backend)) WITHOUT ROWID",
+       {"kernel_id", "variant", "backend", "source"}},
+      {"kernel_buffers",
+       "CREATE TABLE kernel_buffers(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
+       " access TEXT NOT NULL, dtype TEXT NOT NULL, st TEXT NOT NULL, st_kind TEXT NOT NULL,"
+       " st_code TEXT NOT NULL, PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
+       {"kernel_id", "idx", "name", "access", "dtype", "st", "st_kind", "st_code"}},
+      {"profile",
+       "CREATE TABLE profile(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, device TEXT NOT NULL, name TEXT NOT NULL,"
+       " kernel_id INTEGER, start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL, flops INTEGER NOT NULL,"
+       " mem INTEGER NOT NULL, lds INTEGER NOT NULL, bytes INTEGER NOT NULL, buffer INTEGER NOT NULL,"
+       " peer TEXT NOT NULL, args INTEGER NOT NULL)",
+       {"id", "kind", "device", "name", "kernel_id", "start_ns", "duration_ns", "flops", "mem", "lds", "bytes",
+        "buffer", "peer", "args"}},
+      {"peaks",
+       "CREATE TABLE peaks(device TEXT PRIMARY KEY, peak_gflops REAL NOT NULL, bandwidth_gbs REAL NOT NULL)",
+       {"device", "peak_gflops", "bandwidth_gbs"}},
+  };
+  return t;
+}
+
+} // namespace
+
+void create(SqliteDb& db) {
+  db.begin();
+  for (const Table& t : tables()) db.exec(t.ddl);
+  db.exec(cat("PRAGMA application_id=", kApplicationId));
+  db.exec(cat("PRAGMA user_version=", kVersion));
+  db.exec(cat("INSERT INTO meta(key, value) VALUES ('format', 'loupe-trace'), ('schema_version', '", kVersion, "')"));
+  db.commit();
+}
+
+void check(SqliteDb& db, bool deep) {
+  const std::string& path = db.path();
+  // The header fields come first: they are readable even when the rest of the file is damaged.
+  int64_t app = db.query_int("PRAGMA application_id");
+  int64_t version = db.query_int("PRAGMA user_version");
+  std::set<std::string> present;
+  {
+    SqliteStmt st = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'");
+    while (st.step()) present.insert(st.text(0));
+  }
+  if (app != kApplicationId) {
+    if (present.empty()) throw Error(cat(path, ": not a Loupe trace (an empty SQLite database)"));
+    throw Error(cat(path, ": not a Loupe trace (a SQLite database without Loupe's application id)"));
+  }
+  if (version != kVersion)
+    throw Error(cat(path, ": trace schema version ", version, ", but this build of Loupe reads version ", kVersion,
+                    version > kVersion ? " (written by a newer Loupe)" : " (written by an older Loupe)"));
+  for (const Table& t : tables()) {
+    if (!present.count(t.name)) throw Error(cat(path, ": not a valid trace: table '", t.name, "' is missing"));
+    std::set<std::string> cols;
+    SqliteStmt st = db.prepare(cat("SELECT name FROM pragma_table_info('", t.name, "')"));
+    while (st.step()) cols.insert(st.text(0));
+    for (const char* c : t.columns)
+      if (!cols.count(c))
+        throw Error(cat(path, ": not a valid trace: table '", t.name, "' has no column '", c, "'"));
+  }
+  if (deep) {
+    SqliteStmt st = db.prepare("PRAGMA quick_check(5)");
+    std::string problems;
+    while (st.step()) {
+      std::string line = st.text(0);
+      if (line == "ok") continue;
+      problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!problems.empty()) throw Error(cat(path, ": the database is corrupt: ", problems));
+  }
+}
+
+} // namespace loupe::trace_schema

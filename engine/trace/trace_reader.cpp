@@ -1,0 +1,400 @@
+#include "trace/trace_reader.h"
+
+#include "support/error.h"
+#include "support/json.h"
+#include "trace/arg_codec.h"
+#include "trace/schema.h"
+
+namespace loupe {
+
+namespace {
+
+const char* kPassColumns =
+    "p.id, p.context_id, p.parent_id, p.name, p.file, p.line, p.bottom_up, p.depth, p.input_id, p.result_id,"
+    " COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id)), p.start_ns, p.end_ns";
+
+const char* kMatchColumns =
+    "m.pass_id, m.idx, m.before_id, m.after_id, m.rule_id, COALESCE(r.name, '?'), COALESCE(r.file, '?'),"
+    " COALESCE(r.line, 0), m.ns";
+
+TraceMatch read_match(SqliteStmt& st) {
+  TraceMatch m;
+  m.pass_id = st.int64(0);
+  m.index = st.int64(1);
+  m.before_id = st.int64(2);
+  m.after_id = st.int64(3);
+  m.rule_id = st.int64(4);
+  m.rule_name = st.text(5);
+  m.rule_file = st.text(6);
+  m.rule_line = st.int64(7);
+  m.ns = st.int64(8);
+  return m;
+}
+
+// What UOp::make and the printers read from src/arg without checking: a damaged or crafted row must
+// be refused here instead of reaching them.
+std::string unbuildable(Ops op, const UOpList& src, const Arg& arg) {
+  auto need = [&](size_t n, bool exact) -> std::string {
+    if (exact ? src.size() == n : src.size() >= n) return "";
+    return cat(op_name(op), " needs ", exact ? "" : "at least ", n, " source(s), has ", src.size());
+  };
+  if (op_in(op, kUnary)) return need(1, true);
+  if (op_in(op, kBinary)) return need(2, true);
+  if (op_in(op, kTernary)) return need(3, true);
+  switch (op) {
+  case Ops::CAST:
+  case Ops::BITCAST:
+  case Ops::BIND: return need(1, false);
+  case Ops::DEFINE_VAR: {
+    if (!arg.is_tuple() || arg.as_tuple().size() < 3) return "DEFINE_VAR needs an arg (name, min, max)";
+    const auto& t = arg.as_tuple();
+    if (!t[0].is_string() || !t[1].is_int() || !t[2].is_int()) return "DEFINE_VAR needs an arg (name, min, max)";
+    return "";
+  }
+  case Ops::SPECIAL:
+    if (arg.is_string() || (arg.is_tuple() && !arg.as_tuple().empty() && arg.as_tuple()[0].is_string())) return "";
+    return "SPECIAL needs a name in its arg";
+  case Ops::VCONST:
+    if (!arg.is_tuple()) return "VCONST needs a tuple arg";
+    for (const Arg& a : arg.as_tuple())
+      if (!a.is_number()) return "VCONST needs numbers in its arg";
+    return "";
+  default: return "";
+  }
+}
+
+} // namespace
+
+const KernelSource* TraceKernel::source(const std::string& variant, const std::string& backend) const {
+  for (const KernelSource& s : sources)
+    if (s.variant == variant && (backend.empty() || s.backend == backend)) return &s;
+  return nullptr;
+}
+
+TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
+  db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
+  trace_schema::check(*db_, opts.quick_check);
+  node_stmt_ = std::make_unique<SqliteStmt>(
+      db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
+}
+
+TraceReader::~TraceReader() = default;
+
+void TraceReader::bad(const std::string& where, const std::string& problem) const {
+  throw Error(cat(path(), ": ", where, ": ", problem));
+}
+
+std::map<std::string, std::string> TraceReader::meta() {
+  std::map<std::string, std::string> m;
+  SqliteStmt st = db_->prepare("SELECT key, value FROM meta");
+  while (st.step()) m[st.text(0)] = st.text(1);
+  return m;
+}
+
+std::map<std::string, std::string> TraceReader::run_info() {
+  std::map<std::string, std::string> m;
+  SqliteStmt st = db_->prepare("SELECT key, value FROM run_info");
+  while (st.step()) m[st.text(0)] = st.text(1);
+  return m;
+}
+
+bool TraceReader::finished() { return meta()["finished"] == "1"; }
+
+std::vector<TraceContext> TraceReader::contexts() {
+  std::vector<TraceContext> out;
+  SqliteStmt st = db_->prepare(
+      "SELECT c.id, c.parent_id, c.kind, c.name, c.start_ns, c.end_ns,"
+      " (SELECT COUNT(*) FROM passes p WHERE p.context_id = c.id),"
+      " (SELECT COALESCE(SUM(COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id))), 0)"
+      "  FROM passes p WHERE p.context_id = c.id)"
+      " FROM contexts c ORDER BY c.id");
+  while (st.step()) {
+    TraceContext c;
+    c.id = st.int64(0);
+    c.parent_id = st.is_null(1) ? -1 : st.int64(1);
+    c.kind = st.text(2);
+    c.name = st.text(3);
+    c.start_ns = st.int64(4);
+    c.end_ns = st.is_null(5) ? -1 : st.int64(5);
+    c.pass_count = st.int64(6);
+    c.match_count = st.int64(7);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TracePass TraceReader::read_pass(SqliteStmt& st, int64_t index) {
+  TracePass p;
+  p.id = st.int64(0);
+  p.context_id = st.int64(1);
+  p.parent_id = st.is_null(2) ? -1 : st.int64(2);
+  p.index = index;
+  p.name = st.text(3);
+  p.file = st.text(4);
+  p.line = st.int64(5);
+  p.bottom_up = st.int64(6) != 0;
+  p.depth = int(st.int64(7));
+  p.input_id = st.int64(8);
+  p.result_id = st.is_null(9) ? -1 : st.int64(9);
+  p.match_count = st.int64(10);
+  p.start_ns = st.int64(11);
+  p.end_ns = st.is_null(12) ? -1 : st.int64(12);
+  return p;
+}
+
+std::vector<TracePass> TraceReader::passes(int64_t context_id) {
+  std::vector<TracePass> out;
+  SqliteStmt st = db_->prepare(cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id"));
+  st.bind(1, context_id);
+  while (st.step()) out.push_back(read_pass(st, int64_t(out.size())));
+  return out;
+}
+
+TracePass TraceReader::pass(int64_t pass_id) {
+  SqliteStmt st = db_->prepare(cat("SELECT ", kPassColumns, ", (SELECT COUNT(*) FROM passes q WHERE",
+                                   " q.context_id = p.context_id AND q.id < p.id) FROM passes p WHERE p.id = ?"));
+  st.bind(1, pass_id);
+  if (!st.step()) bad("table passes", cat("no pass with id ", pass_id));
+  return read_pass(st, st.int64(13));
+}
+
+TracePass TraceReader::pass_at(int64_t context_id, int64_t index) {
+  SqliteStmt st = db_->prepare(
+      cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id LIMIT 1 OFFSET ?"));
+  st.bind(1, context_id).bind(2, index);
+  if (index < 0 || !st.step()) {
+    int64_t n = 0;
+    SqliteStmt cnt = db_->prepare("SELECT COUNT(*) FROM passes WHERE context_id = ?");
+    cnt.bind(1, context_id);
+    if (cnt.step()) n = cnt.int64(0);
+    bad(cat("context ", context_id), n == 0 ? std::string("no such context, or it has no passes")
+                                            : cat("no pass ", index, " (it has passes 0..", n - 1, ")"));
+  }
+  return read_pass(st, index);
+}
+
+std::vector<TraceMatch> TraceReader::matches(int64_t pass_id, int64_t first, int64_t count) {
+  std::vector<TraceMatch> out;
+  SqliteStmt st = db_->prepare(cat("SELECT ", kMatchColumns,
+                                   " FROM matches m LEFT JOIN rules r ON r.id = m.rule_id"
+                                   " WHERE m.pass_id = ? AND m.idx >= ? ORDER BY m.idx LIMIT ?"));
+  st.bind(1, pass_id).bind(2, first).bind(3, count);
+  while (st.step()) {
+    out.push_back(read_match(st));
+    if (out.back().index != first + int64_t(out.size()) - 1)
+      bad(cat("table matches, pass ", pass_id), cat("match ", first + int64_t(out.size()) - 1, " is missing"));
+  }
+  return out;
+}
+
+TraceMatch TraceReader::match(int64_t pass_id, int64_t index) {
+  SqliteStmt st = db_->prepare(cat("SELECT ", kMatchColumns,
+                                   " FROM matches m LEFT JOIN rules r ON r.id = m.rule_id"
+                                   " WHERE m.pass_id = ? AND m.idx = ?"));
+  st.bind(1, pass_id).bind(2, index);
+  if (!st.step()) bad(cat("pass ", pass_id), cat("no match ", index));
+  return read_match(st);
+}
+
+std::vector<TraceRule> TraceReader::rules() {
+  std::vector<TraceRule> out;
+  SqliteStmt st =
+      db_->prepare("SELECT id, name, file, line, matches, match_ns, attempts, attempt_ns FROM rules ORDER BY id");
+  while (st.step()) {
+    TraceRule r;
+    r.id = st.int64(0);
+    r.name = st.text(1);
+    r.file = st.text(2);
+    r.line = st.int64(3);
+    r.matches = st.int64(4);
+    r.match_ns = st.int64(5);
+    r.attempts = st.int64(6);
+    r.attempt_ns = st.int64(7);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int64_t TraceReader::node_count() { return db_->query_int("SELECT COUNT(*) FROM uops"); }
+
+void TraceReader::load_node_row(int64_t id, TraceNodeRow& row) {
+  SqliteStmt& st = *node_stmt_;
+  st.bind(1, id);
+  if (!st.step()) {
+    st.reset();
+    bad("table uops", cat("node ", id, " is missing"));
+  }
+  row.id = st.int64(0);
+  row.op = st.text(1);
+  row.dtype = st.text(2);
+  row.src = st.text(3);
+  row.arg = st.text(4);
+  row.arg_code = st.text(5);
+  row.key = st.text(6);
+  st.reset();
+}
+
+TraceNodeRow TraceReader::node_row(int64_t id) {
+  TraceNodeRow row;
+  load_node_row(id, row);
+  return row;
+}
+
+// Iterative (graphs can be deep chains): sources are built before the node. Stored sources always
+// have smaller ids than their node, which also rules out cycles in a damaged file.
+UOpPtr TraceReader::node(int64_t root_id) {
+  if (auto it = nodes_.find(root_id); it != nodes_.end()) return it->second;
+  struct Pending {
+    TraceNodeRow row;
+    std::vector<int64_t> src;
+    size_t next = 0;
+  };
+  std::vector<Pending> stack;
+  auto push = [&](int64_t id) {
+    Pending p;
+    load_node_row(id, p.row);
+    std::string where = cat("table uops, node ", id);
+    try {
+      p.src = decode_ids(p.row.src);
+    } catch (const Error& e) {
+      bad(where, e.what());
+    }
+    for (int64_t s : p.src)
+      if (s <= 0 || s >= id) bad(where, cat("source ", s, " is not an earlier node"));
+    stack.push_back(std::move(p));
+  };
+  push(root_id);
+  while (!stack.empty()) {
+    Pending& p = stack.back();
+    if (p.next < p.src.size()) {
+      int64_t s = p.src[p.next++];
+      if (!nodes_.count(s)) push(s);
+      continue;
+    }
+    std::string where = cat("table uops, node ", p.row.id, " (", p.row.op, ")");
+    auto op = op_from_name(p.row.op);
+    if (!op) bad(where, cat("unknown op '", p.row.op, "'"));
+    UOpList src;
+    for (int64_t s : p.src) src.push_back(nodes_.at(s));
+    UOpPtr built;
+    try {
+      DType dtype = decode_dtype(p.row.dtype);
+      Arg arg = decode_arg(p.row.arg_code);
+      if (std::string why = unbuildable(*op, src, arg); !why.empty()) bad(where, why);
+      built = UOp::make(*op, dtype, std::move(src), std::move(arg));
+    } catch (const Error& e) {
+      if (std::string(e.what()).rfind(path(), 0) == 0) throw;
+      bad(where, e.what());
+    } catch (const std::exception& e) {
+      bad(where, cat("cannot rebuild: ", e.what()));
+    }
+    if (built->key().hex() != p.row.key)
+      bad(where, cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
+                     " (written by an engine that hashes differently, or the row is damaged)"));
+    nodes_.emplace(p.row.id, built);
+    stack.pop_back();
+  }
+  return nodes_.at(root_id);
+}
+
+std::vector<TraceKernel> TraceReader::kernels() {
+  std::vector<TraceKernel> out;
+  SqliteStmt st = db_->prepare(
+      "SELECT id, context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem FROM kernels"
+      " ORDER BY id");
+  while (st.step()) {
+    TraceKernel k;
+    k.id = st.int64(0);
+    k.context_id = st.is_null(1) ? -1 : st.int64(1);
+    k.name = st.text(2);
+    k.device = st.text(3);
+    k.ast_id = st.is_null(4) ? -1 : st.int64(4);
+    std::string where = cat("table kernels, kernel ", k.id);
+    try {
+      json::Value opts = json::parse(st.text(5));
+      for (const json::Value& v : opts.as_array("opts")) k.opts.push_back(v.as_string("an opt"));
+      k.global_size = json::parse(st.text(6)).as_ints("global_size");
+      k.local_size = json::parse(st.text(7)).as_ints("local_size");
+    } catch (const Error& e) {
+      bad(where, e.what());
+    }
+    k.flops = st.int64(8);
+    k.lds = st.int64(9);
+    k.mem = st.int64(10);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+TraceKernel TraceReader::kernel(int64_t id) {
+  TraceKernel k;
+  bool found = false;
+  for (TraceKernel& x : kernels())
+    if (x.id == id) {
+      k = std::move(x);
+      found = true;
+      break;
+    }
+  if (!found) bad("table kernels", cat("no kernel with id ", id));
+  SqliteStmt src = db_->prepare("SELECT variant, backend, source FROM kernel_sources WHERE kernel_id = ? ORDER BY variant, backend");
+  src.bind(1, id);
+  while (src.step()) k.sources.push_back({src.text(1), src.text(0), src.text(2)});
+  SqliteStmt buf = db_->prepare(
+      "SELECT idx, name, access, dtype, st, st_kind, st_code FROM kernel_buffers WHERE kernel_id = ? ORDER BY idx");
+  buf.bind(1, id);
+  while (buf.step()) {
+    BufferAccess b;
+    b.index = int(buf.int64(0));
+    b.name = buf.text(1);
+    b.access = buf.text(2);
+    b.dtype = buf.text(3);
+    b.st_text = buf.text(4);
+    b.st_kind = buf.text(5);
+    b.st_code = buf.text(6);
+    k.buffers.push_back(std::move(b));
+  }
+  return k;
+}
+
+std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {
+  std::vector<int64_t> out;
+  SqliteStmt st = db_->prepare("SELECT id FROM kernels WHERE name = ? ORDER BY id");
+  st.bind(1, name);
+  while (st.step()) out.push_back(st.int64(0));
+  return out;
+}
+
+std::vector<TraceEvent> TraceReader::profile() {
+  std::vector<TraceEvent> out;
+  SqliteStmt st = db_->prepare(
+      "SELECT id, kind, device, name, kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer, peer, args"
+      " FROM profile ORDER BY start_ns, id");
+  while (st.step()) {
+    TraceEvent e;
+    e.id = st.int64(0);
+    e.kind = st.text(1);
+    e.device = st.text(2);
+    e.name = st.text(3);
+    e.kernel_id = st.is_null(4) ? -1 : st.int64(4);
+    e.start_ns = st.int64(5);
+    e.duration_ns = st.int64(6);
+    e.flops = st.int64(7);
+    e.mem = st.int64(8);
+    e.lds = st.int64(9);
+    e.bytes = st.int64(10);
+    e.buffer = st.int64(11);
+    e.peer = st.text(12);
+    e.args = st.int64(13);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<DevicePeaks> TraceReader::peaks() {
+  std::vector<DevicePeaks> out;
+  SqliteStmt st = db_->prepare("SELECT device, peak_gflops, bandwidth_gbs FROM peaks ORDER BY device");
+  while (st.step()) out.push_back({st.text(0), st.real(1), st.real(2)});
+  return out;
+}
+
+} // namespace loupe

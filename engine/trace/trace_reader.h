@@ -1,0 +1,134 @@
+// TraceReader: opens a *.loupe file read-only and answers questions about it. Opening validates the
+// file (SQLite, Loupe's application id, schema version, tables and columns, optionally a page-level
+// quick_check); every problem is a loupe::Error naming the file and what is wrong. Nothing stored in
+// the file is ever executed (see SqliteDb's read_only mode). Each query sees everything committed so
+// far, so a trace that is still being written can be re-queried as it grows.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/uop.h"
+#include "trace/records.h"
+#include "trace/sqlite_db.h"
+
+namespace loupe {
+
+struct TraceContext {
+  int64_t id = 0;
+  int64_t parent_id = -1;
+  std::string kind, name;
+  int64_t start_ns = 0, end_ns = -1;  // -1: still open (or the writer died)
+  int64_t pass_count = 0, match_count = 0;
+};
+
+struct TracePass {
+  int64_t id = 0, context_id = 0, parent_id = -1;
+  int64_t index = 0;          // position within its context (as listed)
+  std::string name, file;     // file:line of the graph_rewrite call
+  int64_t line = 0;
+  bool bottom_up = false;
+  int depth = 0;
+  int64_t input_id = 0;
+  int64_t result_id = -1;     // -1: the pass never ended (an exception, or the writer was killed)
+  int64_t match_count = 0;
+  int64_t start_ns = 0, end_ns = -1;
+  bool finished() const { return result_id >= 0; }
+};
+
+struct TraceMatch {
+  int64_t pass_id = 0, index = 0;
+  int64_t before_id = 0, after_id = 0;
+  int64_t rule_id = 0;
+  std::string rule_name, rule_file;
+  int64_t rule_line = 0;
+  int64_t ns = 0;             // time the rule took
+};
+
+struct TraceRule {
+  int64_t id = 0;
+  std::string name, file;
+  int64_t line = 0;
+  int64_t matches = 0, match_ns = 0, attempts = 0, attempt_ns = 0;
+};
+
+struct TraceKernel {
+  int64_t id = 0, context_id = -1;
+  std::string name, device;
+  int64_t ast_id = -1;
+  std::vector<std::string> opts;
+  std::vector<int64_t> global_size, local_size;
+  int64_t flops = 0, lds = 0, mem = 0;
+  std::vector<KernelSource> sources;
+  std::vector<BufferAccess> buffers;
+  const KernelSource* source(const std::string& variant, const std::string& backend = "") const;
+};
+
+struct TraceEvent {
+  int64_t id = 0;
+  std::string kind;           // "kernel", "copy", "alloc", "free"
+  std::string device, name;
+  int64_t kernel_id = -1;
+  int64_t start_ns = 0, duration_ns = 0;
+  int64_t flops = 0, mem = 0, lds = 0, bytes = 0, buffer = -1;
+  std::string peer;           // copies: the source device
+  int64_t args = 0;
+};
+
+// The stored form of a node, for display when it cannot be rebuilt.
+struct TraceNodeRow {
+  int64_t id = 0;
+  std::string op, dtype, src, arg, arg_code, key;
+};
+
+struct TraceReaderOptions {
+  bool quick_check = true;  // read every page once at open to report corruption up front
+};
+
+class TraceReader {
+public:
+  explicit TraceReader(const std::string& path, TraceReaderOptions opts = {});
+  ~TraceReader();
+  const std::string& path() const { return db_->path(); }
+
+  std::map<std::string, std::string> meta();
+  std::map<std::string, std::string> run_info();
+  bool finished();  // the writer closed the trace cleanly
+
+  std::vector<TraceContext> contexts();
+  std::vector<TracePass> passes(int64_t context_id);
+  TracePass pass(int64_t pass_id);
+  TracePass pass_at(int64_t context_id, int64_t index);  // Error naming the context if out of range
+  std::vector<TraceMatch> matches(int64_t pass_id, int64_t first = 0, int64_t count = -1);
+  TraceMatch match(int64_t pass_id, int64_t index);
+  std::vector<TraceRule> rules();
+
+  // A stored node rebuilt through UOp::make with its decoded arg (memoized). Its key is checked
+  // against the stored key. Throws loupe::Error naming the file, the node and the problem.
+  UOpPtr node(int64_t id);
+  TraceNodeRow node_row(int64_t id);
+  int64_t node_count();
+
+  std::vector<TraceKernel> kernels();  // without sources and buffers (cheap)
+  TraceKernel kernel(int64_t id);      // with sources and buffers
+  std::vector<int64_t> kernels_named(const std::string& name);
+  std::vector<TraceEvent> profile();   // ordered by start time
+  std::vector<DevicePeaks> peaks();
+
+  SqliteDb& db() { return *db_; }
+
+private:
+  [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
+  TracePass read_pass(SqliteStmt& st, int64_t index);
+  void load_node_row(int64_t id, TraceNodeRow& row);
+
+  std::unique_ptr<SqliteDb> db_;
+  std::unordered_map<int64_t, UOpPtr> nodes_;
+  std::unique_ptr<SqliteStmt> node_stmt_;
+};
+
+} // namespace loupe

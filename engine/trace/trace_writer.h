@@ -1,0 +1,127 @@
+// TraceWriter: records a run into a *.loupe file (SQLite, WAL). It is a RewriteListener (every pass
+// and match), plus calls for contexts, kernels, profile events, peaks and run settings.
+//
+// Durability: records go into an open transaction that is committed at the end of every top-level
+// pass (at most every min_commit_ms) and by a background thread every commit_interval_ms, so a
+// reader sees the trace grow and a killed writer loses at most the last interval. flush() commits
+// now. A failure to write (disk full, ...) never throws into the engine: the writer stops recording,
+// keeps what was committed, and reports the problem through error().
+//
+// Thread safety: all calls may come from any thread; passes are tracked per thread (nested
+// graph_rewrite calls are nested passes).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "rewrite/listener.h"
+#include "trace/records.h"
+#include "trace/sqlite_db.h"
+
+namespace loupe {
+
+struct TraceWriterOptions {
+  int commit_interval_ms = 100;  // background commit period (bounds what a crash can lose)
+  int min_commit_ms = 10;        // pass-end commits are skipped if the last one is more recent
+  bool count_attempts = false;   // also time every rule attempt (rule profiler); slows rewriting
+};
+
+class TraceWriter : public RewriteListener {
+public:
+  // Creates (or replaces) the trace at path. Refuses to overwrite a file that is not a SQLite
+  // database, so a mistyped path cannot destroy a script.
+  explicit TraceWriter(const std::string& path, TraceWriterOptions opts = {});
+  ~TraceWriter() override;  // commits everything and marks the trace finished
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Contexts group passes: "schedule", "kernel", ... Passes outside any context go to an implicit
+  // context of kind "top". Returns the context id.
+  int64_t begin_context(std::string_view kind, std::string_view name);
+  void end_context();  // ends the innermost open context
+  int64_t current_context() const;
+
+  // RewriteListener
+  void pass_begin(const PassInfo& pass, const UOpPtr& root) override;
+  void match(const UOpPtr& before, const UOpPtr& after, const Rule& rule, double seconds) override;
+  void pass_end(const PassInfo& pass, const UOpPtr& result) override;
+  bool wants_attempts() const override { return opts_.count_attempts; }
+  void attempt(const Rule& rule, bool matched, double seconds) override;
+
+  // Stores a node and everything below it (each node once per trace); returns its trace id.
+  int64_t node_id(const UOpPtr& node);
+
+  int64_t record_kernel(const KernelRecord& k);  // returns the kernel id
+  void add_kernel_source(int64_t kernel_id, const KernelSource& src);
+  void record_kernel_run(const KernelRun& run);
+  void record_alloc(const BufferAlloc& a);
+  void record_free(const BufferFree& f);
+  void record_copy(const BufferCopy& c);
+  void record_peaks(const DevicePeaks& p);
+  void record_run_info(const RunInfo& info);
+  void set_run_setting(std::string_view key, std::string_view value);
+
+  void flush();                          // commit now
+  int64_t now_ns() const;                // the trace's clock: ns since the writer opened
+  const std::string& path() const { return path_; }
+  std::string error() const;             // the first write failure, "" if none
+  int64_t nodes_written() const;         // statistics
+  int64_t matches_written() const;
+
+private:
+  struct OpenPass {
+    int64_t id;
+    int depth;
+    int64_t matches = 0;
+  };
+  struct RuleStats {
+    int64_t id;
+    int64_t matches = 0, match_ns = 0, attempts = 0, attempt_ns = 0;
+    bool dirty = false;
+  };
+  struct KeyHash {
+    size_t operator()(const Hash128& h) const { return size_t(h.lo); }
+  };
+
+  template <typename F> void guarded(F&& body);
+  int64_t ensure_node(const UOp* n);
+  int64_t context_for_pass();
+  RuleStats& rule_stats(const Rule& rule);
+  void commit_locked();
+  void flusher_loop();
+
+  std::string path_;
+  TraceWriterOptions opts_;
+  std::unique_ptr<SqliteDb> db_;
+  std::chrono::steady_clock::time_point t0_;
+  mutable std::mutex mutex_;
+  std::string error_;
+
+  std::unordered_map<Hash128, int64_t, KeyHash> node_ids_;
+  int64_t next_node_id_ = 1;
+  int64_t matches_written_ = 0;
+  std::vector<int64_t> contexts_;  // open contexts, innermost last
+  int64_t implicit_context_ = -1;
+  std::unordered_map<std::thread::id, std::vector<OpenPass>> passes_;
+  std::unordered_map<int64_t, RuleStats> rules_by_engine_id_;
+  std::unordered_map<std::string, RuleStats> rules_by_location_;  // rules without a registry id
+  int64_t next_rule_id_ = 1;
+  std::chrono::steady_clock::time_point last_commit_;
+
+  SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, upd_rule_, ins_context_, end_context_,
+      ins_kernel_, ins_source_, ins_buffer_, ins_profile_, ins_peaks_, ins_run_;
+
+  std::thread flusher_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+};
+
+} // namespace loupe
