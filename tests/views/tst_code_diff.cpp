@@ -214,7 +214,12 @@ private Q_SLOTS:
     QCOMPARE(lineSimilarity("", ""), 1.0);
     QCOMPARE(lineSimilarity("a b", "a b"), 1.0);
     QCOMPARE(lineSimilarity("abc", "xyz"), 0.0);
-    QCOMPARE(lineSimilarity("acc0 = acc0;", "acc1 = acc0;"), 2.0 * 3 / 8);  // tokens: acc0 = acc0 ;
+    QCOMPARE(lineSimilarity("acc0 = acc0;", "acc1 = acc0;"), 1.0);  // numbered names share their stem
+    // Words count, punctuation does not: float val data gidx ridx / float val global float data alu.
+    QCOMPARE(lineSimilarity("float val1 = *(data2+(gidx0+(ridx0<<6)));",
+                            "float4 val4 = *((__global float4*)((data2+alu3)));"), 2.0 * 3 / 11);
+    QCOMPARE(lineSimilarity("}", "}"), 1.0);  // no words: punctuation decides
+    QCOMPARE(lineSimilarity("}", "{"), 0.0);
   }
 
   void spans_data() {
@@ -223,11 +228,13 @@ private Q_SLOTS:
     QTest::addColumn<Spans>("leftSpans");
     QTest::addColumn<Spans>("rightSpans");
     QTest::newRow("one word") << "float val0 = x;" << "float4 val0 = x;" << Spans{}
-                              << Spans{{5, 6}};
+                              << Spans{{0, 6}};
     QTest::newRow("replaced number") << "a[17] = 0;" << "a[42] = 0;" << Spans{{2, 4}}
                                      << Spans{{2, 4}};
+    QTest::newRow("partly changed number") << "i < 64;" << "i < 16;" << Spans{{4, 6}} << Spans{{4, 6}};
+    QTest::newRow("operator only") << "a+b" << "a-b" << Spans{{1, 2}} << Spans{{1, 2}};
     // Two changes with a 1-char equal gap between them merge into one mark.
-    QTest::newRow("merged") << "xAyBz" << "xCyDz" << Spans{{1, 4}} << Spans{{1, 4}};
+    QTest::newRow("merged") << "x+A-*B/z" << "x+C-*D/z" << Spans{{2, 6}} << Spans{{2, 6}};
   }
   void spans() {
     QFETCH(QString, left);

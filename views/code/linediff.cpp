@@ -112,9 +112,11 @@ QString normalized(const QString& line, LineCompare compare) {
   return compare == LineCompare::IgnoreWhitespace ? line.simplified() : line;
 }
 
-// Identifiers and numbers are one token each; any other non-space character is its own token.
+// Word tokens for likeness: identifiers with their numeric suffix dropped (generated kernels number
+// their variables: acc0/acc12, val3, float4), so lines of the same shape match. Punctuation and
+// bare numbers only count for lines that have no identifiers.
 QStringList tokens(const QString& s) {
-  QStringList out;
+  QStringList words, other;
   for (qsizetype i = 0; i < s.size();) {
     const QChar c = s[i];
     if (c.isSpace()) {
@@ -122,14 +124,17 @@ QStringList tokens(const QString& s) {
     } else if (c.isLetterOrNumber() || c == u'_') {
       qsizetype j = i;
       while (j < s.size() && (s[j].isLetterOrNumber() || s[j] == u'_')) ++j;
-      out << s.mid(i, j - i);
+      qsizetype stem = j;
+      while (stem > i && s[stem - 1].isDigit()) --stem;
+      if (stem > i) words << s.mid(i, stem - i);
+      else other << s.mid(i, j - i);
       i = j;
     } else {
-      out << QString(c);
+      other << QString(c);
       ++i;
     }
   }
-  return out;
+  return words.isEmpty() ? other : words;
 }
 
 constexpr double kPairThreshold = 0.5;
@@ -274,5 +279,19 @@ ChangedSpans changedSpans(const QString& left, const QString& right) {
     if (run.op == DiffOp::Delete) add(out.left, run.aStart, run.aStart + run.length);
     if (run.op == DiffOp::Insert) add(out.right, run.bStart, run.bStart + run.length);
   }
+  // Widen marks to whole words: "64" -> "16" reads as one replaced number, not "4" -> "1".
+  auto widen = [](const QString& text, QList<QPair<int, int>>& spans) {
+    auto word = [&](int i) { return i >= 0 && i < text.size() && (text[i].isLetterOrNumber() || text[i] == u'_'); };
+    QList<QPair<int, int>> out;
+    for (auto [b, e] : spans) {
+      while (word(b - 1) && word(b)) --b;
+      while (word(e - 1) && word(e)) ++e;
+      if (!out.isEmpty() && b <= out.back().second) out.back().second = std::max(out.back().second, e);
+      else out.append({b, e});
+    }
+    spans = out;
+  };
+  widen(left, out.left);
+  widen(right, out.right);
   return out;
 }

@@ -1,0 +1,187 @@
+// The Compare panel: speed-up and header texts, rows built from an alignment (filler rows keep both
+// sides level), and the widget itself (same row count on both sides, scrolling together, next change).
+#include <QCheckBox>
+#include <QLabel>
+#include <QScrollBar>
+#include <QTextBlock>
+#include <QtTest>
+
+#include <cmath>
+
+#include "code/codeview.h"
+#include "code/compareview.h"
+#include "profile/profileformat.h"
+#include "tst_code_samples.h"
+
+namespace {
+KernelVariant variant(const QString& name, const char* source, double seconds, QStringList opts = {}) {
+  KernelVariant v;
+  v.name = name;
+  v.source = QString::fromUtf8(source);
+  v.seconds = seconds;
+  v.flops = 2.0 * 64 * 64 * 64 + 64 * 64;
+  v.bytes = 3 * 64 * 64 * 4;
+  v.opts = opts;
+  return v;
+}
+} // namespace
+
+class TestCodeCompare : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void speedup_data() {
+    QTest::addColumn<double>("noopt");
+    QTest::addColumn<double>("opt");
+    QTest::addColumn<QString>("text");
+    const double nan = std::nan("");
+    QTest::newRow("faster") << 116.02e-6 << 21.02e-6 << QString::fromUtf8("5.52× faster");
+    QTest::newRow("slower") << 1e-3 << 1.25e-3 << QString::fromUtf8("0.80× (slower)");
+    QTest::newRow("same") << 1e-3 << 1.001e-3 << QString::fromUtf8("1.00× (same)");
+    QTest::newRow("huge") << 1.0 << 1e-3 << QString::fromUtf8("1000× faster");
+    QTest::newRow("missing opt time") << 1e-3 << nan << "speed-up unknown";
+    QTest::newRow("zero time") << 0.0 << 1e-3 << "speed-up unknown";
+  }
+  void speedup() {
+    QFETCH(double, noopt);
+    QFETCH(double, opt);
+    QFETCH(QString, text);
+    CompareInput in;
+    in.noopt.seconds = noopt;
+    in.optimized.seconds = opt;
+    QCOMPARE(formatSpeedup(compareSpeedup(in)), text);
+    if (std::isfinite(compareSpeedup(in))) QCOMPARE(compareSpeedup(in), noopt / opt);
+  }
+
+  void headerTexts() {
+    QCOMPARE(formatLaunchDims({2, 1, 1}, {8, 16, 1}), QString::fromUtf8("global [2, 1, 1] · local [8, 16, 1]"));
+    QCOMPARE(formatLaunchDims({4096}, {}), QString::fromUtf8("global [4096] · no local size"));
+    QCOMPARE(formatLaunchDims({}, {}), QString("not launched on a grid"));
+    KernelVariant v = variant("k", "", 21.02e-6);
+    QCOMPARE(formatVariantMetrics(v), QString::fromUtf8("21.0 µs · 25.1 GFLOPS · 2.34 GB/s"));
+    v.seconds = std::nan("");
+    QCOMPARE(formatVariantMetrics(v), QString::fromUtf8("— · — · —"));
+  }
+
+  void formats_data() {
+    QTest::addColumn<QString>("got");
+    QTest::addColumn<QString>("want");
+    QTest::newRow("ns") << formatDuration(512e-9) << "512 ns";
+    QTest::newRow("us") << formatDuration(21.02e-6) << QString::fromUtf8("21.0 µs");
+    QTest::newRow("us rounding up") << formatDuration(999.7e-6) << "1.00 ms";
+    QTest::newRow("ms") << formatDuration(1.234e-3) << "1.23 ms";
+    QTest::newRow("s") << formatDuration(12.5) << "12.5 s";
+    QTest::newRow("zero") << formatDuration(0) << "0 s";
+    QTest::newRow("gflops") << formatGflops(25.33) << "25.3 GFLOPS";
+    QTest::newRow("tflops") << formatGflops(1234) << "1.23 TFLOPS";
+    QTest::newRow("mflops") << formatGflops(0.0042) << "4.20 MFLOPS";
+    QTest::newRow("gbs") << formatGbs(912.4) << "912 GB/s";
+    QTest::newRow("percent") << formatPercent(0.1234) << "12.3 %";
+    QTest::newRow("count") << formatCount(1234567) << "1.23 M";
+    QTest::newRow("small count") << formatCount(42) << "42";
+  }
+  void formats() {
+    QFETCH(QString, got);
+    QFETCH(QString, want);
+    QCOMPARE(got, want);
+  }
+
+  void rowsKeepSidesLevel() {
+    const QStringList left = QString("a\nb\nc\nd").split('\n'), right = QString("a\nB2\nx\nd\ne").split('\n');
+    const LineAlignment al = alignLines(left, right);
+    const CompareRows rows = buildCompareRows(al, left, right);
+    QCOMPARE(rows.left.size(), rows.right.size());
+    QCOMPARE(rows.left.size(), qsizetype(al.rows.size()));
+    for (qsizetype i = 0; i < rows.left.size(); ++i) {
+      const AlignedRow& ar = al.rows[size_t(i)];
+      QCOMPARE(rows.left[i].lineNumber, ar.left + 1);  // filler rows carry number 0
+      QCOMPARE(rows.right[i].lineNumber, ar.right + 1);
+      QCOMPARE(rows.left[i].mark == RowMark::Filler, ar.left < 0);
+      QCOMPARE(rows.right[i].mark == RowMark::Filler, ar.right < 0);
+      if (ar.left >= 0) QCOMPARE(rows.left[i].text, left[ar.left]);
+      if (ar.right >= 0) QCOMPARE(rows.right[i].text, right[ar.right]);
+    }
+    // One hunk between "a" and "d", one more for the trailing "e".
+    QCOMPARE(rows.hunkStarts, (QList<int>{1, int(rows.left.size()) - 1}));
+  }
+
+  void changedRowsGetSpans() {
+    const QStringList left{"float val0 = x;"}, right{"float4 val0 = x;"};
+    const CompareRows rows = buildCompareRows(alignLines(left, right), left, right);
+    QCOMPARE(rows.left[0].mark, RowMark::Changed);
+    QCOMPARE(rows.right[0].spans, (QList<QPair<int, int>>{{0, 6}}));  // the whole word "float4"
+  }
+
+  void widgetAlignsAndScrollsTogether() {
+    CompareInput in;
+    in.device = "CPU";
+    in.noopt = variant("r_64_64_64", kMatmulCNoopt, 116.02e-6);
+    in.optimized = variant("r_16_16_16_4_4_4", kMatmulCOpt, 21.02e-6, {"UPCAST(axis=1, arg=4)"});
+    CompareView view;
+    view.resize(1200, 500);
+    view.setInput(in);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    CodeView* l = view.nooptView();
+    CodeView* r = view.optimizedView();
+    QCOMPARE(l->document()->blockCount(), r->document()->blockCount());
+    QCOMPARE(l->document()->blockCount(), int(view.alignment().rows.size()));
+    QVERIFY(view.alignment().unchanged >= 4);  // the shared loop headers and closing braces
+    // Every source line appears, numbered, on its side.
+    int numbered = 0;
+    for (const CodeRow& row : l->rows()) numbered += row.lineNumber > 0;
+    QCOMPARE(numbered, int(QString::fromUtf8(kMatmulCNoopt).split('\n').size()));
+    QVERIFY(r->verticalScrollBar()->maximum() > 10);
+    r->verticalScrollBar()->setValue(12);
+    QCOMPARE(l->verticalScrollBar()->value(), 12);
+    l->verticalScrollBar()->setValue(3);
+    QCOMPARE(r->verticalScrollBar()->value(), 3);
+    // Next change moves both sides to the first hunk below the current row.
+    l->verticalScrollBar()->setValue(0);
+    view.nextChange();
+    QVERIFY(!view.rows().hunkStarts.isEmpty());
+    int firstHunk = -1;  // the first change below the rows already in view at the top
+    for (int h : view.rows().hunkStarts)
+      if (firstHunk < 0 && h > 3) firstHunk = h;
+    QVERIFY(firstHunk > 0);
+    QCOMPARE(l->textCursor().blockNumber(), firstHunk);
+    QCOMPARE(r->textCursor().blockNumber(), firstHunk);
+    QCOMPARE(l->verticalScrollBar()->value(), r->verticalScrollBar()->value());
+    // Filler rows have no text and are hatched.
+    for (int i = 0; i < l->rows().size(); ++i) {
+      if (l->rows()[i].mark != RowMark::Filler) continue;
+      const QTextBlock b = l->document()->findBlockByNumber(i);
+      QVERIFY(b.text().isEmpty());
+      QCOMPARE(b.blockFormat().background().style(), Qt::BDiagPattern);
+    }
+    // The header shows the speed-up and both kernels' numbers.
+    QStringList texts;
+    for (QLabel* label : view.findChildren<QLabel*>()) texts << label->text();
+    const QString all = texts.join('\n');
+    QVERIFY2(all.contains(QString::fromUtf8("5.52× faster")), qPrintable(all));
+    QVERIFY(all.contains(QString::fromUtf8("116 µs")));
+    QVERIFY(all.contains("UPCAST(axis=1, arg=4)"));
+    QVERIFY(all.contains("no opts applied"));
+  }
+
+  void whitespaceToggle() {
+    CompareInput in;
+    in.noopt = variant("a", "int x;\n  y;", 1);
+    in.optimized = variant("b", "int x;\ny;", 1);
+    CompareView view;
+    view.setInput(in);
+    QCOMPARE(view.alignment().unchanged, 2);
+    view.setIgnoreWhitespace(false);
+    QCOMPARE(view.alignment().unchanged, 1);
+    QCOMPARE(view.alignment().changed, 1);
+  }
+
+  void emptyInput() {
+    CompareView view;
+    view.clear();
+    QCOMPARE(view.nooptView()->document()->toPlainText(), QString());
+    view.nextChange();  // no hunks: nothing happens
+  }
+};
+
+QTEST_MAIN(TestCodeCompare)
+#include "tst_code_compare.moc"

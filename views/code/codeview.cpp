@@ -1,0 +1,181 @@
+#include "code/codeview.h"
+
+#include <QFontDatabase>
+#include <QPainter>
+#include <QScrollBar>
+#include <QTextBlock>
+
+#include "code/kernelhighlighter.h"
+
+class CodeGutter : public QWidget {
+public:
+  explicit CodeGutter(CodeView* view) : QWidget(view), m_view(view) {}
+  QSize sizeHint() const override { return {m_view->gutterWidth(), 0}; }
+
+protected:
+  void paintEvent(QPaintEvent* event) override { m_view->paintGutter(event); }
+
+private:
+  CodeView* m_view;
+};
+
+CodeView::CodeView(QWidget* parent)
+    : QPlainTextEdit(parent), m_gutter(new CodeGutter(this)), m_theme(CodeTheme::forPalette(palette())) {
+  setReadOnly(true);
+  setUndoRedoEnabled(false);
+  setLineWrapMode(QPlainTextEdit::NoWrap);
+  setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  mono.setStyleHint(QFont::Monospace);
+  setFont(mono);
+  m_highlighter = new KernelHighlighter(document(), m_language, m_theme);
+  connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterGeometry(); });
+  connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
+    if (dy) m_gutter->scroll(0, dy);
+    else m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
+  });
+  updateGutterGeometry();
+}
+
+void CodeView::setSource(const QString& text, SourceLanguage language) {
+  QList<CodeRow> rows;
+  const QStringList lines = text.split(u'\n');
+  rows.reserve(lines.size());
+  for (qsizetype i = 0; i < lines.size(); ++i) rows.append({lines[i], int(i + 1), RowMark::None, {}});
+  if (text.isEmpty()) rows.clear();
+  setRows(rows, language);
+}
+
+void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
+  m_rows = rows;
+  m_language = language;
+  QStringList lines;
+  lines.reserve(rows.size());
+  for (const CodeRow& r : rows) lines << r.text;
+  // The highlighter formats the new text synchronously as it goes in; no rehighlight of the old text.
+  m_highlighter->setLanguage(language, false);
+  setPlainText(lines.join(u'\n'));
+  applyRowFormats();
+  updateGutterGeometry();
+}
+
+bool CodeView::hasMarks() const {
+  for (const CodeRow& r : m_rows)
+    if (r.mark != RowMark::None) return true;
+  return false;
+}
+
+void CodeView::applyRowFormats() {
+  QList<QTextEdit::ExtraSelection> spans;
+  QTextCursor cursor(document());
+  QTextBlock block = document()->firstBlock();
+  for (int i = 0; i < m_rows.size() && block.isValid(); ++i, block = block.next()) {
+    const CodeRow& row = m_rows[i];
+    QTextBlockFormat fmt;
+    QColor spanColour;
+    switch (row.mark) {
+    case RowMark::None: break;
+    case RowMark::Changed: fmt.setBackground(m_theme.changedRow); spanColour = m_theme.changedSpan; break;
+    case RowMark::Removed: fmt.setBackground(m_theme.removedRow); spanColour = m_theme.removedSpan; break;
+    case RowMark::Added: fmt.setBackground(m_theme.addedRow); spanColour = m_theme.addedSpan; break;
+    case RowMark::Filler: fmt.setBackground(QBrush(m_theme.fillerHatch, Qt::BDiagPattern)); break;
+    }
+    if (row.mark != RowMark::None || block.blockFormat().background().style() != Qt::NoBrush) {
+      cursor.setPosition(block.position());
+      cursor.setBlockFormat(fmt);
+    }
+    for (const auto& [start, end] : row.spans) {
+      QTextEdit::ExtraSelection sel;
+      sel.cursor = QTextCursor(document());
+      sel.cursor.setPosition(block.position() + std::clamp(start, 0, block.length() - 1));
+      sel.cursor.setPosition(block.position() + std::clamp(end, 0, block.length() - 1), QTextCursor::KeepAnchor);
+      sel.format.setBackground(spanColour.isValid() ? spanColour : m_theme.changedSpan);
+      spans.append(sel);
+    }
+  }
+  setExtraSelections(spans);
+}
+
+int CodeView::gutterWidth() const {
+  int maxNumber = 1;
+  for (const CodeRow& r : m_rows) maxNumber = std::max(maxNumber, r.lineNumber);
+  const int digits = std::max(3, int(QString::number(maxNumber).size()));
+  const int charWidth = fontMetrics().horizontalAdvance(u'9');
+  const int markWidth = hasMarks() ? charWidth * 2 : 0;
+  return 10 + charWidth * digits + markWidth + 6;
+}
+
+void CodeView::updateGutterGeometry() {
+  setViewportMargins(gutterWidth(), 0, 0, 0);
+  const QRect cr = contentsRect();
+  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  m_gutter->update();
+}
+
+void CodeView::resizeEvent(QResizeEvent* event) {
+  QPlainTextEdit::resizeEvent(event);
+  updateGutterGeometry();
+}
+
+void CodeView::changeEvent(QEvent* event) {
+  QPlainTextEdit::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    m_theme = CodeTheme::forPalette(palette());
+    m_highlighter->setTheme(m_theme);
+    applyRowFormats();
+    m_gutter->update();
+  } else if (event->type() == QEvent::FontChange) {
+    updateGutterGeometry();
+  }
+}
+
+bool CodeView::revealLine(int lineNumber) {
+  for (int i = 0; i < m_rows.size(); ++i) {
+    if (m_rows[i].lineNumber != lineNumber) continue;
+    QTextCursor c(document()->findBlockByNumber(i));
+    setTextCursor(c);
+    centerCursor();
+    return true;
+  }
+  return false;
+}
+
+void CodeView::paintGutter(QPaintEvent* event) {
+  QPainter p(m_gutter);
+  p.fillRect(event->rect(), m_theme.gutterBase);
+  p.setPen(m_theme.gutterRule);
+  p.drawLine(m_gutter->width() - 1, event->rect().top(), m_gutter->width() - 1, event->rect().bottom());
+  p.setFont(font());
+  const bool marks = hasMarks();
+  const int charWidth = fontMetrics().horizontalAdvance(u'9');
+  const int numberRight = m_gutter->width() - 6 - (marks ? charWidth * 2 : 0);
+  QTextBlock block = firstVisibleBlock();
+  int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
+  while (block.isValid() && top <= event->rect().bottom()) {
+    const int height = qRound(blockBoundingRect(block).height());
+    const int i = block.blockNumber();
+    if (block.isVisible() && top + height >= event->rect().top() && i < m_rows.size()) {
+      const CodeRow& row = m_rows[i];
+      if (row.lineNumber > 0) {
+        p.setPen(m_theme.gutterText);
+        p.drawText(QRect(0, top, numberRight, height), Qt::AlignRight | Qt::AlignVCenter, QString::number(row.lineNumber));
+      }
+      // The glyph repeats the colour's meaning for readers who cannot tell the backgrounds apart.
+      QString glyph;
+      QColor colour;
+      switch (row.mark) {
+      case RowMark::Changed: glyph = QStringLiteral("~"); colour = m_theme.changedSpan; break;
+      case RowMark::Removed: glyph = QStringLiteral("−"); colour = m_theme.removedSpan; break;
+      case RowMark::Added: glyph = QStringLiteral("+"); colour = m_theme.addedSpan; break;
+      default: break;
+      }
+      if (!glyph.isEmpty()) {
+        p.fillRect(QRect(numberRight + 4, top, charWidth * 2, height), colour);
+        p.setPen(m_theme.text);
+        p.drawText(QRect(numberRight + 4, top, charWidth * 2, height), Qt::AlignCenter, glyph);
+      }
+    }
+    block = block.next();
+    top += height;
+  }
+}

@@ -1,0 +1,55 @@
+// Read-only kernel source with a line-number gutter and syntax highlighting. For Compare it shows
+// rows instead of plain text: each row has its own gutter number (none for filler rows), a change
+// mark (background colour plus a +/−/~ glyph in the gutter) and changed character spans.
+#pragma once
+#include <QList>
+#include <QPlainTextEdit>
+
+#include "code/codetheme.h"
+#include "code/sourcelexer.h"
+
+class KernelHighlighter;
+
+enum class RowMark : uint8_t { None, Changed, Removed, Added, Filler };
+
+struct CodeRow {
+  QString text;
+  int lineNumber = 0;  // 1-based source line shown in the gutter; 0 shows none (filler rows)
+  RowMark mark = RowMark::None;
+  QList<QPair<int, int>> spans;  // [start, end) character ranges marked inside a Changed row
+};
+
+class CodeView : public QPlainTextEdit {
+  Q_OBJECT
+public:
+  explicit CodeView(QWidget* parent = nullptr);
+
+  // Plain source: line i gets number i+1 and no mark.
+  void setSource(const QString& text, SourceLanguage language);
+  void setRows(const QList<CodeRow>& rows, SourceLanguage language);
+  void clearSource() { setRows({}, m_language); }
+
+  const QList<CodeRow>& rows() const { return m_rows; }
+  SourceLanguage language() const { return m_language; }
+  const CodeTheme& theme() const { return m_theme; }
+  int gutterWidth() const;
+  // Scrolls so that the row with this 1-based source line number is visible; false if absent.
+  bool revealLine(int lineNumber);
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+private:
+  friend class CodeGutter;
+  void paintGutter(QPaintEvent* event);
+  void applyRowFormats();
+  void updateGutterGeometry();
+  bool hasMarks() const;
+
+  QWidget* m_gutter;
+  KernelHighlighter* m_highlighter;
+  CodeTheme m_theme;
+  SourceLanguage m_language = SourceLanguage::C;
+  QList<CodeRow> m_rows;
+};

@@ -1,0 +1,59 @@
+// The Compare panel: NOOPT (left) and optimized (right) source side by side, aligned by a line
+// diff, scrolling together; above each side its opts, launch dims and measured numbers, above both
+// the speed-up and the diff counts.
+#pragma once
+#include <QWidget>
+
+#include "code/comparesummary.h"
+
+class CodeView;
+class QCheckBox;
+class QLabel;
+class QToolButton;
+
+class CompareView : public QWidget {
+  Q_OBJECT
+public:
+  explicit CompareView(QWidget* parent = nullptr);
+
+  void setInput(const CompareInput& input);
+  void clear();
+  const CompareInput& input() const { return m_input; }
+  const LineAlignment& alignment() const { return m_alignment; }
+  const CompareRows& rows() const { return m_rows; }
+  CodeView* nooptView() const { return m_left; }
+  CodeView* optimizedView() const { return m_right; }
+
+  bool ignoresWhitespace() const;
+  void setIgnoreWhitespace(bool ignore);
+
+public Q_SLOTS:
+  void nextChange();
+  void previousChange();
+
+protected:
+  void changeEvent(QEvent* event) override;
+
+private:
+  QWidget* makeSideHeader(QLabel** title, QLabel** details);
+  void rebuild();
+  void updateHeader();
+  void scrollToRow(int row);
+
+  CompareInput m_input;
+  LineAlignment m_alignment;
+  CompareRows m_rows;
+  CodeView* m_left;
+  CodeView* m_right;
+  QLabel* m_title;
+  QLabel* m_speedup;
+  QLabel* m_stats;
+  QLabel* m_leftTitle;
+  QLabel* m_leftDetails;
+  QLabel* m_rightTitle;
+  QLabel* m_rightDetails;
+  QCheckBox* m_ignoreWhitespace;
+  QToolButton* m_prev;
+  QToolButton* m_next;
+  bool m_syncing = false;
+};

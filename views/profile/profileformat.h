@@ -1,0 +1,12 @@
+// Text for times and rates, shared by the profile and compare panels: three significant digits
+// with a unit that fits ("21.0 µs", "1.25 ms", "25.3 GFLOPS", "1.20 TB/s"); "—" for unknown values.
+#pragma once
+#include <QString>
+
+QString formatDuration(double seconds);
+QString formatGflops(double gflops);
+QString formatGbs(double gbs);
+QString formatPercent(double fraction);  // 0.123 -> "12.3 %"
+QString formatCount(double value);        // 1234567 -> "1.23 M"
+// Three significant digits, no unit; for axis labels and plain numbers.
+QString formatSignificant(double value);
