@@ -47,7 +47,7 @@ const UOpPtr& view_src(const UOp* u) {
 int64_t as_int(const sint& s) { return s.as_int(); }
 } // namespace
 
-Kernel::Kernel(UOpPtr ast) : ast_(std::move(ast)) {
+Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(target) {
   LOUPE_ASSERT(ast_->op == Ops::SINK, "a kernel AST is a SINK");
   std::vector<const UOp*> order = ast_->toposort();
   // STORE first (it defines the output shape), then the other buffer ops in a stable order
@@ -112,6 +112,7 @@ std::vector<AxisKind> Kernel::axis_kinds() const {
   for (size_t i = 0; i < shape_len(); i++) {
     if (i < fr - local_dims_) kinds.push_back(AxisKind::Global);
     else if (i < fr) kinds.push_back(AxisKind::Local);
+    else if (i < fr + group_for_reduces_) kinds.push_back(AxisKind::GroupReduce);
     else if (i < fu) kinds.push_back(AxisKind::Reduce);
     else kinds.push_back(fs[i] != os[i] ? AxisKind::Unroll : AxisKind::Upcast);
   }
@@ -133,8 +134,11 @@ void Kernel::simplify_ones() {
   bool any = false;
   for (size_t i = 0; i < fs.size(); i++) any = any || (ones[i] = fs[i] == 1);
   if (!any) return;
-  size_t fu = first_upcast();
+  size_t fu = first_upcast(), fr = first_reduce();
   for (size_t i = fu; i < fs.size(); i++) upcasted_ -= ones[i];
+  size_t local_ones = 0;
+  for (size_t i = fr - local_dims_; i < fr; i++) local_ones += ones[i];
+  local_dims_ -= local_ones;
   reshape_and_permute(
       [&](const sints& s) {
         sints out;

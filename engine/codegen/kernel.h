@@ -2,22 +2,62 @@
 // every reduce) has a ShapeTracker over the same axes; simplifications and optimizations reshape and
 // permute all of them together. Axis order: [global | local | group | reduce | upcast/unroll].
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/uop.h"
 #include "shape/shapetracker.h"
+#include "support/error.h"
 
 namespace loupe {
 
 enum class AxisKind { Global, Local, GroupReduce, Reduce, Upcast, Unroll };
+
+// The optimizations (reference map §9.3): UPCAST (yellow, an output axis computed by one thread as
+// several values), UNROLL (magenta, a reduce axis unrolled), LOCAL (cyan, work-group threads), GROUP /
+// GROUPTOP (green, a reduce split across threads through shared memory), NOLOCALS, PADTO, SWAP.
+enum class OptOp { UPCAST, UNROLL, LOCAL, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP, TC };
+const char* opt_op_name(OptOp op);
+
+struct Opt {
+  OptOp op;
+  int64_t axis = 0;
+  int64_t arg = 0;  // amount (0 = the whole axis); for SWAP the other axis
+  std::string str() const;  // "Opt(op=OptOps.UPCAST, axis=0, arg=4)"
+  bool operator==(const Opt&) const = default;
+};
+
+// An optimization that does not apply to this kernel (BEAM skips it; a user-given one is an error).
+class KernelOptError : public Error {
+public:
+  using Error::Error;
+};
+
+// What the target can do (from the renderer).
+struct KernelTarget {
+  bool has_local = false, has_shared = false;
+  int64_t shared_max = 0;
+};
 const char* axis_kind_name(AxisKind k);
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
 
 class Kernel {
 public:
-  explicit Kernel(UOpPtr ast);
+  explicit Kernel(UOpPtr ast, KernelTarget target = {});
+
+  // Optimizations: checked, then applied to every tracker; throws KernelOptError when invalid.
+  void apply_opt(const Opt& opt);
+  void apply_opts(const std::vector<Opt>& opts);
+  // tinygrad's hand-coded heuristics (reference map §9.4) for this target.
+  void hand_coded_optimizations();
+  const std::vector<Opt>& applied_opts() const { return applied_opts_; }
+  size_t upcasted() const { return upcasted_; }
+  size_t local_dims() const { return local_dims_; }
+  size_t group_for_reduces() const { return group_for_reduces_; }
+  bool dont_use_locals() const { return dont_use_locals_; }
+  const KernelTarget& target() const { return target_; }
 
   const UOpPtr& ast() const { return ast_; }
   size_t shape_len() const { return sts_.empty() ? 0 : sts_[0].ndim(); }
@@ -46,13 +86,19 @@ public:
 private:
   void simplify_ones();
   void simplify_merge_adjacent();
+  void shift_to(size_t axis, int64_t amount, bool top, std::optional<size_t> insert_before);
+  size_t real_axis(const Opt& opt) const;
+  // For the heuristics: does buffer i broadcast along axis (stride 0), what is its stride there.
+  std::optional<int64_t> stride_of(size_t buf, size_t axis) const;
 
   UOpPtr ast_;
   std::vector<UOpPtr> bufs_;     // nodes carrying a VIEW: STORE, LOAD, IOTA, VALID
   std::vector<const UOp*> reduceops_;
   std::vector<ShapeTracker> sts_;  // per buf, then per reduce: (output tracker, input tracker)
-  size_t upcasted_ = 0, local_dims_ = 0;
+  KernelTarget target_;
+  size_t upcasted_ = 0, local_dims_ = 0, group_for_reduces_ = 0;
   bool dont_use_locals_ = false;
+  std::vector<Opt> applied_opts_;
 };
 
 } // namespace loupe

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "codegen/expander.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
 
@@ -10,7 +11,8 @@ namespace loupe {
 namespace {
 
 struct LowerContext {
-  UOpList idxs;  // one index UOp per axis
+  UOpList idxs;            // one index UOp per axis
+  UOpList upcast_ranges;   // placeholders of upcast output axes: every accumulator is per value of them
   int64_t acc_count = 0;
 };
 
@@ -61,6 +63,7 @@ const PatternMatcher& lowerer_rules() {
              UOpList src{reduce_identity(op, red->dtype)};
              for (int64_t a : red->arg.as_tuple()[1].as_ints()) src.push_back(ctx.idxs[a]);
              if (src.size() == 1) return m["x"];  // nothing left to reduce
+             src.insert(src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
              UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(ctx.acc_count++)}));
              UOpPtr update = UOp::make(op, red->dtype, {acc, m["x"]});
              return UOp::make(Ops::ASSIGN, red->dtype, {acc, update});
@@ -87,9 +90,20 @@ UOpPtr reduce_identity(Ops op, DType dtype) {
 
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast) {
   LowerContext ctx;
+  ExpandAxes expand;
   std::vector<int64_t> fs = k.full_shape();
-  for (size_t i = 0; i < fs.size(); i++) ctx.idxs.push_back(UOp::range(fs[i], static_cast<int64_t>(i)));
-  return graph_rewrite(ast, lowerer_rules(), {.ctx = &ctx, .name = "lowerer"});
+  std::vector<AxisKind> kinds = k.axis_kinds();
+  for (size_t i = 0; i < fs.size(); i++) {
+    UOpPtr r = UOp::range(fs[i], static_cast<int64_t>(i));
+    ctx.idxs.push_back(r);
+    if (kinds[i] == AxisKind::Upcast) {
+      ctx.upcast_ranges.push_back(r);
+      expand.upcast.insert(r.get());
+    }
+    if (kinds[i] == AxisKind::Unroll) expand.unroll.insert(r.get());
+  }
+  UOpPtr lowered = graph_rewrite(ast, lowerer_rules(), {.ctx = &ctx, .name = "lowerer"});
+  return expand_placeholders(lowered, expand);
 }
 
 } // namespace loupe

@@ -1,0 +1,243 @@
+// Kernel optimizations: applying one Opt (checks, then a shift of one axis into the right place for
+// every tracker), and tinygrad's hand-coded heuristics.
+#include <numeric>
+
+#include "codegen/kernel.h"
+
+namespace loupe {
+
+const char* opt_op_name(OptOp op) {
+  switch (op) {
+  case OptOp::UPCAST: return "UPCAST";
+  case OptOp::UNROLL: return "UNROLL";
+  case OptOp::LOCAL: return "LOCAL";
+  case OptOp::GROUP: return "GROUP";
+  case OptOp::GROUPTOP: return "GROUPTOP";
+  case OptOp::NOLOCALS: return "NOLOCALS";
+  case OptOp::PADTO: return "PADTO";
+  case OptOp::SWAP: return "SWAP";
+  case OptOp::TC: return "TC";
+  }
+  return "?";
+}
+
+std::string Opt::str() const {
+  return cat("Opt(op=OptOps.", opt_op_name(op), ", axis=", axis, ", arg=", arg, ")");
+}
+
+namespace {
+void check(bool cond, const Opt& opt, const std::string& why) {
+  if (!cond) throw KernelOptError(cat(opt.str(), ": ", why));
+}
+} // namespace
+
+size_t Kernel::real_axis(const Opt& opt) const {
+  if (opt.op == OptOp::UNROLL) return first_reduce() + opt.axis;
+  if (opt.op == OptOp::GROUP || opt.op == OptOp::GROUPTOP) return first_reduce() + group_for_reduces_ + opt.axis;
+  return static_cast<size_t>(opt.axis);
+}
+
+// Split `axis` into (size/amount, amount) (or (amount, size/amount) when top) and move the `amount`
+// part to `insert_before` (default: the end).
+void Kernel::shift_to(size_t axis, int64_t amount, bool top, std::optional<size_t> insert_before) {
+  size_t ins = insert_before.value_or(shape_len());
+  size_t move_axis = top ? axis : axis + 1;
+  if (move_axis < ins) ins += 1;
+  std::vector<int64_t> perm;
+  for (size_t i = 0; i < ins; i++)
+    if (i != move_axis) perm.push_back(static_cast<int64_t>(i));
+  perm.push_back(static_cast<int64_t>(move_axis));
+  for (size_t i = ins; i < shape_len() + 1; i++)
+    if (i != move_axis) perm.push_back(static_cast<int64_t>(i));
+  reshape_and_permute(
+      [&](const sints& s) {
+        sints out(s.begin(), s.begin() + axis);
+        int64_t n = s[axis].as_int();
+        if (n > 1) {
+          if (top) out.insert(out.end(), {sint(amount), sint(n / amount)});
+          else out.insert(out.end(), {sint(n / amount), sint(amount)});
+        } else {
+          out.insert(out.end(), {sint(1), sint(1)});
+        }
+        out.insert(out.end(), s.begin() + axis + 1, s.end());
+        return out;
+      },
+      &perm);
+}
+
+void Kernel::apply_opt(const Opt& opt) {
+  if (dont_use_locals_)
+    check(opt.op != OptOp::LOCAL && opt.op != OptOp::GROUP && opt.op != OptOp::GROUPTOP, opt, "not using locals");
+  check(opt.op != OptOp::TC, opt, "no tensor cores on this target");
+  size_t axis = real_axis(opt);
+  std::vector<int64_t> fs = full_shape();
+  check(axis < fs.size(), opt, cat("invalid axis for a kernel of ", fs.size(), " axes"));
+  int64_t amt = opt.arg;
+  if (opt.op == OptOp::SWAP) {
+    check(opt.axis < opt.arg && opt.arg < static_cast<int64_t>(global_dims()), opt, "SWAP needs two global axes");
+  } else if (opt.op != OptOp::NOLOCALS) {
+    amt = opt.arg != 0 ? opt.arg : fs[axis];
+    check(amt != 1, opt, "an amount of 1 is meaningless");
+    if (opt.op != OptOp::PADTO) check(fs[axis] % amt == 0, opt, cat("axis of size ", fs[axis], " is not divisible by ", amt));
+  }
+  if (has_reduce() && (opt.op == OptOp::GROUP || opt.op == OptOp::GROUPTOP)) {
+    int64_t acc_sz = 4, upcast_sz = 1, local_sz = 1;
+    std::vector<int64_t> os = output_shape();
+    for (size_t i = first_upcast(); i < fs.size(); i++)
+      if (fs[i] == os[i]) upcast_sz *= fs[i];
+    for (size_t i = first_reduce() - local_dims_; i < first_reduce() + group_for_reduces_; i++) local_sz *= fs[i];
+    check(amt * acc_sz * upcast_sz * local_sz <= target_.shared_max, opt, "exceeds the shared memory size");
+  }
+  switch (opt.op) {
+  case OptOp::LOCAL:
+    check(target_.has_local, opt, "the target has no local threads");
+    check(axis < global_dims(), opt, "LOCAL is for global axes");
+    shift_to(axis, amt, false, first_reduce());
+    local_dims_++;
+    break;
+  case OptOp::GROUP:
+  case OptOp::GROUPTOP:
+    check(target_.has_local && target_.has_shared, opt, "the target has no local threads or shared memory");
+    check(first_reduce() + group_for_reduces_ <= axis && axis < first_upcast(), opt, "GROUP is for reduce axes");
+    check(reduceops_.size() == 1, opt, "cannot group parallel reduces");
+    shift_to(axis, amt, opt.op == OptOp::GROUPTOP, first_reduce() + group_for_reduces_);
+    group_for_reduces_++;
+    break;
+  case OptOp::UNROLL:
+    check(axis < first_upcast(), opt, "the axis is already upcast");
+    check(axis >= first_reduce(), opt, "UNROLL is for reduce axes");
+    check(amt <= 32, opt, "do not unroll more than 32");
+    if (fs[axis] == amt && axis < first_reduce() + group_for_reduces_) group_for_reduces_--;
+    shift_to(axis, amt, false, std::nullopt);
+    upcasted_++;
+    break;
+  case OptOp::UPCAST:
+    check(axis < first_reduce(), opt, "UPCAST is for output axes");
+    check(amt <= 16, opt, "do not upcast more than 16");
+    shift_to(axis, amt, false, std::nullopt);
+    upcasted_++;
+    break;
+  case OptOp::NOLOCALS:
+    check(target_.has_local && !dont_use_locals_, opt, "the target has no locals to turn off");
+    check(local_dims_ == 0 && group_for_reduces_ == 0, opt, "locals are already in use");
+    dont_use_locals_ = true;
+    break;
+  case OptOp::SWAP: {
+    std::vector<int64_t> perm(shape_len());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[axis], perm[opt.arg]);
+    reshape_and_permute(nullptr, &perm);
+    break;
+  }
+  case OptOp::PADTO: {
+    check(axis < first_upcast(), opt, "cannot pad an upcast axis");
+    int64_t padded = (fs[axis] + amt - 1) / amt * amt;
+    check(padded - fs[axis] < fs[axis] * 4, opt, "pads more than 4x");
+    if (axis >= first_reduce()) {
+      for (const UOp* r : reduceops_) check(r->arg.as_tuple()[0].as_op() == Ops::ADD, opt, "can only pad an ADD reduce");
+      for (const UOp* u : ast_->toposort()) check(!op_in(u->op, kUnsafePad), opt, "an op that is not zero at zero");
+    }
+    for (ShapeTracker& st : sts_) {
+      if (st.shape()[axis].as_int() == 1) continue;
+      Ranges p(st.ndim(), Range{0, 0});
+      p[axis] = Range{0, padded - fs[axis]};
+      st = st.pad(p);
+    }
+    break;
+  }
+  case OptOp::TC: break;
+  }
+  applied_opts_.push_back(opt);
+  simplify_ones();
+}
+
+void Kernel::apply_opts(const std::vector<Opt>& opts) {
+  for (const Opt& o : opts) apply_opt(o);
+}
+
+std::optional<int64_t> Kernel::stride_of(size_t buf, size_t axis) const {
+  auto rs = sts_[buf].real_strides();
+  if (axis >= rs.size() || !rs[axis] || !rs[axis]->is_int()) return std::nullopt;
+  return rs[axis]->as_int();
+}
+
+void Kernel::hand_coded_optimizations() {
+  std::vector<int64_t> fs = full_shape();
+  size_t nbufs = bufs_.size();
+  auto try_opt = [&](const Opt& o) {
+    try {
+      apply_opt(o);
+      return true;
+    } catch (const KernelOptError&) {
+      return false;
+    }
+  };
+  // upcast small masked axes fully (a padded conv's edges)
+  int64_t upcast_product = 1;
+  for (size_t a = 0; a < first_reduce(); a++) {
+    fs = full_shape();
+    if (fs[a] > 7 || fs[a] < 2) continue;
+    bool masked = false;
+    for (size_t b = 0; b < nbufs; b++) masked = masked || sts_[b].axis_is_masked(a);
+    if (masked && upcast_product * fs[a] <= 49 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 0})) {
+      upcast_product *= fs[a];
+      break;
+    }
+  }
+  // register blocking: upcast output axes where some buffer is broadcast (matmul tiles)
+  auto global_elems = [&] {
+    std::vector<int64_t> s = full_shape();
+    int64_t n = 1;
+    for (size_t i = 0; i < first_reduce(); i++) n *= s[i];
+    return n;
+  };
+  while (global_elems() >= 1024 && upcast_product < 64) {
+    std::vector<int64_t> s = full_shape();
+    struct Choice {
+      int64_t nonzero, stride_sum;
+      size_t axis;
+      int64_t amt;
+    };
+    std::optional<Choice> best;
+    for (size_t a = 0; a < first_reduce(); a++) {
+      for (int64_t amt : {3, 4}) {
+        if (s[a] % amt != 0 || s[a] == amt) continue;
+        bool broadcast_somewhere = false;
+        int64_t nonzero = 0, stride_sum = 0;
+        for (size_t b = 0; b < nbufs; b++) {
+          auto st = stride_of(b, a);
+          if (st && *st == 0) broadcast_somewhere = true;
+          if (!st || *st != 0) nonzero++;
+          stride_sum += st ? std::abs(*st) : 0;
+        }
+        if (!broadcast_somewhere) continue;
+        Choice c{nonzero, stride_sum, a, amt};
+        if (!best || std::tie(c.nonzero, c.stride_sum, c.axis, c.amt) < std::tie(best->nonzero, best->stride_sum, best->axis, best->amt))
+          best = c;
+      }
+    }
+    if (!best || !try_opt({OptOp::UPCAST, static_cast<int64_t>(best->axis), best->amt})) break;
+    upcast_product *= best->amt;
+  }
+  // unroll the reduce
+  if (has_reduce() && first_reduce() < first_upcast()) {
+    std::vector<int64_t> s = full_shape();
+    size_t last_reduce = first_upcast() - 1;
+    int64_t last = s[last_reduce];
+    if (upcast_product < 64) {
+      if (last <= 32 && last > 1) {
+        try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - first_reduce()), 0});
+      } else if (last % 4 == 0) {
+        try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - first_reduce()), 4});
+      }
+    }
+  }
+  // nothing upcast yet and the last output axis divides by 4: upcast 4 (vector loads and stores)
+  if (upcasted_ == 0 && first_reduce() > 0) {
+    std::vector<int64_t> s = full_shape();
+    size_t a = first_reduce() - 1;
+    if (s[a] % 4 == 0 && s[a] > 4) try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
+  }
+}
+
+} // namespace loupe
