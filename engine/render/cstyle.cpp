@@ -1,0 +1,658 @@
+#include "render/cstyle.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/print.h"
+#include "support/error.h"
+
+namespace loupe {
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string CStyleRenderer::scalar_name(DType s) const {
+  switch (s.scalar_type) {
+  case Scalar::Bool: return "_Bool";
+  case Scalar::Int8: return "signed char";
+  case Scalar::UInt8: return "unsigned char";
+  case Scalar::Int16: return "short";
+  case Scalar::UInt16: return "unsigned short";
+  case Scalar::Int32: return "int";
+  case Scalar::UInt32: return "unsigned int";
+  case Scalar::Int64: return "long long";
+  case Scalar::UInt64: return "unsigned long long";
+  case Scalar::Float16: return "half";
+  case Scalar::BFloat16: return "bf16";
+  case Scalar::Float32: return "float";
+  case Scalar::Float64: return "double";
+  default: LOUPE_ASSERT(false, "no C type for ", s.name());
+  }
+  return {};
+}
+
+std::string CStyleRenderer::type_name(DType dt) const {
+  if (dt.is_ptr) return type_name(dt.base()) + "*";
+  std::string s = scalar_name(dt.scalar());
+  if (dt.count == 1) return s;
+  std::replace(s.begin(), s.end(), ' ', '_');
+  return s + std::to_string(dt.count);
+}
+
+std::string CStyleRenderer::special_expr(const std::string& name) const {
+  LOUPE_ASSERT(false, caps_.device, " kernels have no launch ids, got SPECIAL ", name);
+  return {};
+}
+
+std::string CStyleRenderer::math_call(const std::string& fn, DType s, const std::string& x) const {
+  return fn + (s.scalar_type == Scalar::Float64 ? "" : "f") + "(" + x + ")";
+}
+
+std::string CStyleRenderer::infinity(DType) const { return "INFINITY"; }
+std::string CStyleRenderer::nan(DType) const { return "NAN"; }
+std::vector<std::string> CStyleRenderer::type_preamble(const std::vector<DType>&) const { return {}; }
+
+namespace {
+
+bool is_value_op(Ops op) { return is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE; }
+
+// Operations whose result can leave a narrow integer type before C converts it back.
+bool can_overflow(Ops op) {
+  return op == Ops::ADD || op == Ops::SUB || op == Ops::MUL || op == Ops::NEG || op == Ops::SHL || op == Ops::MULACC;
+}
+
+bool strips_left(Ops op) {
+  return op == Ops::ADD || op == Ops::MUL || op == Ops::AND || op == Ops::OR || op == Ops::XOR;
+}
+
+std::string paren_if_negative(const std::string& s) { return !s.empty() && s[0] == '-' ? "(" + s + ")" : s; }
+
+std::string strip_parens(const std::string& s);
+
+// True when `s` can follow a cast without parentheses: a name, a name with postfix [i] or (args), a
+// number, or one parenthesized group.
+bool is_primary(const std::string& s) {
+  if (s.empty()) return false;
+  if (strip_parens(s) != s) return true;
+  size_t i = 0;
+  if (s[0] == '-' || std::isdigit(static_cast<unsigned char>(s[0]))) {
+    for (i = 1; i < s.size(); i++)
+      if (!std::isalnum(static_cast<unsigned char>(s[i])) && s[i] != '.' && s[i] != '+') return false;
+    return true;
+  }
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) i++;
+  if (i == 0) return false;
+  if (i == s.size()) return true;
+  if (s[i] == '[') return s.find(']') == s.size() - 1;
+  return s[i] == '(' && strip_parens(s.substr(i)) != s.substr(i);
+}
+
+std::string strip_parens(const std::string& s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < s.size(); i++) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0) return s;  // the first '(' closes before the end: not one outer pair
+  }
+  return s.substr(1, s.size() - 2);
+}
+
+// One operand of an ALU op: its text, its C type, and the constant behind it (re-spelled in another type
+// instead of cast).
+struct Operand {
+  std::string text;
+  DType type;
+  const UOp* node = nullptr;
+  const Arg* cval = nullptr;
+  bool inlined = false;
+};
+
+class KernelWriter {
+public:
+  KernelWriter(const CStyleRenderer& r, const UOpList& uops) : R(r), L(r.lang()), uops_(uops) {}
+  RenderedKernel run(const std::string& name);
+
+private:
+  const CStyleRenderer& R;
+  const CLanguage& L;
+  const UOpList& uops_;
+  std::unordered_map<const UOp*, int> pos_, children_, consumer_pos_;
+  std::unordered_set<const UOp*> must_name_, inlined_;
+  std::unordered_map<const UOp*, std::string> text_;
+  std::unordered_map<const UOp*, bool> mutable_;
+  std::map<std::string, int> counters_;
+  std::vector<std::string> body_;
+  int depth_ = 1;
+  std::vector<std::string> helper_order_;
+  std::unordered_map<std::string, std::string> helpers_;
+  std::vector<DType> used_types_;
+  const UOp* split_range_ = nullptr;
+  std::set<int64_t> open_axes_;
+  RenderedKernel out_;
+
+  [[noreturn]] void fail(const UOp* u, const std::string& why) const {
+    raise_internal(__FILE__, __LINE__, cat("render ", R.caps().device, ": ", why, " at ", uop_label(*u)));
+  }
+  DType rtype(const UOp* u) const { return c_resolve(u->dtype, u->vmin(), u->vmax()); }
+  void use_type(DType t) {
+    t = t.base();
+    if (std::find(used_types_.begin(), used_types_.end(), t) == used_types_.end()) used_types_.push_back(t);
+  }
+  std::string call(const std::string& kind, DType t, const std::string& args, DType to = {}) {
+    CHelper h = R.helper(kind, t, to);
+    if (!helpers_.count(h.name)) {
+      helpers_[h.name] = h.code;
+      helper_order_.push_back(h.name);
+    }
+    return h.name + "(" + args + ")";
+  }
+  void emit(const std::string& line) { body_.push_back(std::string(2 * depth_, ' ') + line); }
+  std::string fresh(const std::string& prefix) { return prefix + std::to_string(counters_[prefix]++); }
+
+  void analyze();
+  void find_split_loop();
+  const std::string& text(const UOp* u);
+  Operand operand(const UOp* u, int lane = -1);
+  std::string lane(const UOp* u, int i);
+  std::string convert(const std::string& x, DType have, DType want);
+  std::string conv(const Operand& o, DType want) {
+    if (o.type == want) return o.text;
+    if (o.cval) return c_constant(R, *o.cval, want);
+    return convert(o.text, o.type, want);
+  }
+  std::string vec_literal(DType vt, const std::vector<std::string>& lanes);
+  std::string constant(const UOp* u);
+  std::string scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs);
+  std::string value_expr(const UOp* u);
+  std::string index_expr(const UOp* u);
+  const UOp* buffer_of(const UOp* u) const;
+  void declare(const UOp* u, const std::string& prefix, const std::string& expr);
+  void render_one(const UOp* u);
+};
+
+const std::string& KernelWriter::text(const UOp* u) {
+  auto it = text_.find(u);
+  if (it != text_.end()) return it->second;
+  if (u->op == Ops::CONST || u->op == Ops::VCONST) return text_[u] = constant(u);
+  fail(u, "source used before it is rendered (not in the linearized list, or out of order)");
+}
+
+void KernelWriter::analyze() {
+  for (size_t i = 0; i < uops_.size(); i++) {
+    LOUPE_ASSERT(uops_[i] != nullptr, "null UOp in the linearized kernel at ", i);
+    pos_[uops_[i].get()] = static_cast<int>(i);
+  }
+  std::unordered_map<const UOp*, std::vector<int>> assigns;
+  for (const UOpPtr& up : uops_) {
+    const UOp* u = up.get();
+    for (const UOpPtr& s : u->src) {
+      children_[s.get()]++;
+      consumer_pos_[s.get()] = pos_[u];
+    }
+    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos_[u]);
+    if (u->op == Ops::STORE) mutable_[buffer_of(u->src[0].get())] = true;
+    // A vector value read lane by lane needs a name, unless its lanes can be spelled directly.
+    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && (is_alu(u->op) || u->op == Ops::CAST));
+    if (lanewise)
+      for (const UOpPtr& s : u->src)
+        if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE &&
+            s->op != Ops::GEP)
+          must_name_.insert(s.get());
+    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) must_name_.insert(u);
+  }
+  // Inline single-use expressions, except where an accumulator they read is assigned between the value's
+  // position and its use (the inlined text would read the new value).
+  std::unordered_map<const UOp*, std::vector<const UOp*>> acc_reads;
+  for (const UOpPtr& up : uops_) {
+    const UOp* u = up.get();
+    std::vector<const UOp*> reads;
+    for (const UOpPtr& s : u->src) {
+      if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
+      else if (inlined_.count(s.get())) reads.insert(reads.end(), acc_reads[s.get()].begin(), acc_reads[s.get()].end());
+    }
+    bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX ||
+                  u->op == Ops::NOOP;
+    bool candidate = is_value_op(u->op) && children_[u] == 1 && !must_name_.count(u);
+    if (candidate)
+      for (const UOp* acc : reads)
+        for (int p : assigns[acc])
+          if (p > pos_[u] && p < consumer_pos_[u]) candidate = false;
+    if (always || candidate) {
+      inlined_.insert(u);
+      acc_reads[u] = std::move(reads);
+    }
+  }
+}
+
+// The outermost loop can be split over threads when it encloses all the work, is not a reduction, and
+// every store inside it writes an address that depends on it (so iterations never write the same place).
+void KernelWriter::find_split_loop() {
+  if (!R.caps().splits_outer_loop) return;
+  const UOp* range = nullptr;
+  size_t first = 0;
+  for (; first < uops_.size(); first++) {
+    Ops op = uops_[first]->op;
+    if (op == Ops::RANGE) {
+      range = uops_[first].get();
+      break;
+    }
+    bool harmless = op == Ops::CONST || op == Ops::VCONST || op == Ops::DEFINE_GLOBAL || op == Ops::DEFINE_VAR ||
+                    op == Ops::NAME || is_value_op(op) || op == Ops::GEP || op == Ops::NOOP;
+    if (!harmless) return;
+  }
+  if (!range || range->src.empty() || range->src[0]->op != Ops::CONST) return;
+  size_t end = uops_.size();
+  while (end > 0 && uops_[end - 1]->op == Ops::SINK) end--;
+  if (end == 0 || uops_[end - 1]->op != Ops::ENDRANGE || uops_[end - 1]->src[0].get() != range) return;
+  for (size_t i = first; i < end; i++) {
+    const UOp* u = uops_[i].get();
+    if (u->op == Ops::DEFINE_LOCAL || u->op == Ops::BARRIER || u->op == Ops::SPECIAL) return;
+    if (u->op == Ops::DEFINE_ACC)
+      for (const UOpPtr& s : u->src)
+        if (s.get() == range) return;
+    if (u->op == Ops::STORE) {
+      auto order = u->src[0]->toposort();
+      if (std::find(order.begin(), order.end(), range) == order.end()) return;
+    }
+  }
+  split_range_ = range;
+}
+
+const UOp* KernelWriter::buffer_of(const UOp* u) const {
+  while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
+  return u;
+}
+
+std::string KernelWriter::convert(const std::string& x, DType have, DType want) {
+  if (have == want) return x;
+  if (want.scalar_type == Scalar::BFloat16) {
+    use_type(want);
+    return call("f2bf", dtypes::float32, have == dtypes::float32 ? x : "(float)(" + x + ")");
+  }
+  if (have.scalar_type == Scalar::BFloat16) {
+    use_type(have);
+    return convert(call("bf2f", dtypes::float32, x), dtypes::float32, want);
+  }
+  use_type(want);
+  // Like tinygrad on the CPU: double -> half goes through float.
+  if (want.scalar_type == Scalar::Float16 && have.scalar_type == Scalar::Float64)
+    return "((" + R.scalar_name(want) + ")((float)" + (is_primary(x) ? x : "(" + x + ")") + "))";
+  return "((" + R.type_name(want) + ")" + (is_primary(x) ? x : "(" + x + ")") + ")";
+}
+
+std::string KernelWriter::vec_literal(DType vt, const std::vector<std::string>& lanes) {
+  std::string inner;
+  for (size_t i = 0; i < lanes.size(); i++) inner += (i ? "," : "") + lanes[i];
+  if (vt.scalar().is_bool()) return "{" + inner + "}";  // bool vectors are arrays (see declare)
+  use_type(vt);
+  if (L.vector_literal_braces) return "(" + R.type_name(vt) + "){" + inner + "}";
+  return "(" + R.type_name(vt) + ")(" + inner + ")";
+}
+
+std::string KernelWriter::constant(const UOp* u) {
+  DType t = rtype(u);
+  use_type(t.scalar());
+  if (u->op == Ops::VCONST) {
+    std::vector<std::string> lanes;
+    for (const Arg& a : u->arg.as_tuple()) lanes.push_back(c_constant(R, a, t.scalar()));
+    return vec_literal(t, lanes);
+  }
+  std::string one = c_constant(R, u->arg, t.scalar());
+  if (t.count == 1) return one;
+  return vec_literal(t, std::vector<std::string>(t.count, one));
+}
+
+// Lane i of a vector value, spelled without re-evaluating the whole vector where possible.
+std::string KernelWriter::lane(const UOp* u, int i) {
+  if (u->op == Ops::CONST) return c_constant(R, u->arg, rtype(u).scalar());
+  if (u->op == Ops::VCONST) return c_constant(R, u->arg.as_tuple().at(i), rtype(u).scalar());
+  if (u->op == Ops::VECTORIZE && inlined_.count(u)) return text(u->src.at(i).get());
+  if (u->op == Ops::GEP && inlined_.count(u)) return lane(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(i).as_int()));
+  if (u->dtype.count == 1) return text(u);  // a scalar broadcast into every lane
+  if (inlined_.count(u)) fail(u, "a vector expression read lane by lane must be named");
+  if (L.gep_brackets || u->dtype.count > 4) return text(u) + "[" + std::to_string(i) + "]";
+  return text(u) + "." + std::string(1, "xyzw"[i]);
+}
+
+Operand KernelWriter::operand(const UOp* u, int ln) {
+  Operand o;
+  o.node = u;
+  o.type = rtype(u).scalar();
+  o.inlined = inlined_.count(u) > 0;
+  if (u->op == Ops::CONST) o.cval = &u->arg;
+  if (u->op == Ops::VCONST && ln >= 0) o.cval = &u->arg.as_tuple().at(ln);
+  o.text = ln >= 0 ? lane(u, ln) : text(u);
+  return o;
+}
+
+std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs) {
+  auto math_of = [](DType t) {
+    return t.scalar_type == Scalar::Float16 || t.scalar_type == Scalar::BFloat16 ? dtypes::float32 : t;
+  };
+  auto widen = [](DType m, DType x) {  // index math: int mixed with long long computes in long long
+    return m == dtypes::int32 && x == dtypes::int64 ? dtypes::int64 : m;
+  };
+  bool cmp = op == Ops::CMPLT || op == Ops::CMPNE;
+  DType m = math_of(cmp ? xs[0].type : res);
+  if (op == Ops::WHERE) m = res;
+  for (size_t i = op == Ops::WHERE ? 1 : 0; i < xs.size(); i++) m = widen(m, math_of(xs[i].type));
+  std::vector<std::string> a;
+  for (size_t i = 0; i < xs.size(); i++) {
+    if (op == Ops::WHERE && i == 0) {
+      a.push_back(conv(xs[0], dtypes::bool_));
+      continue;
+    }
+    std::string s = conv(xs[i], m);
+    if (i == 0 && strips_left(op) && xs[0].inlined && xs[0].node->op == op && xs[0].type == m) s = strip_parens(s);
+    a.push_back(s);
+  }
+  auto bin = [&](const char* sym) { return "(" + a[0] + sym + a[1] + ")"; };
+  auto divisor_safe = [&](const Operand& b, const Operand& num) {
+    const UOp* d = b.node;
+    if (d->vmin() > 0 || d->vmax() < -1) return true;
+    if (!m.is_unsigned() && (d->vmin() > 0 || d->vmax() < 0)) return num.node->vmin() > m.min_int();
+    return false;
+  };
+  std::string e;
+  switch (op) {
+  case Ops::ADD: e = bin("+"); break;
+  case Ops::SUB: e = "(" + a[0] + "-" + paren_if_negative(a[1]) + ")"; break;
+  case Ops::MUL: e = bin("*"); break;
+  case Ops::FDIV: e = bin("/"); break;
+  case Ops::AND: e = bin("&"); break;
+  case Ops::OR: e = bin("|"); break;
+  case Ops::XOR: e = bin("^"); break;
+  case Ops::CMPLT: e = bin("<"); break;
+  case Ops::CMPNE: e = bin("!="); break;
+  case Ops::SHR: e = bin(">>"); break;
+  case Ops::NEG: e = "(-" + paren_if_negative(a[0]) + ")"; break;
+  case Ops::RECIP: e = "(" + c_constant(R, Arg(1.0), m) + "/" + a[0] + ")"; break;
+  case Ops::SHL:
+    if (m.is_int() && !m.is_unsigned()) {  // shift the bits unsigned: a negative left operand is UB in C
+      std::string u_t = m.bitsize() == 64 ? "unsigned long long" : "unsigned int";
+      e = "((" + R.scalar_name(m) + ")((" + u_t + ")" + a[0] + "<<" + a[1] + "))";
+    } else e = bin("<<");
+    break;
+  case Ops::WHERE: e = "(" + a[0] + "?" + a[1] + ":" + a[2] + ")"; break;
+  case Ops::MULACC: e = "((" + a[0] + "*" + a[1] + ")+" + paren_if_negative(a[2]) + ")"; break;
+  case Ops::MAX: e = call("max", m, a[0] + ", " + a[1]); break;
+  case Ops::SQRT: e = R.math_call("sqrt", m, a[0]); break;
+  case Ops::TRUNC: e = m.is_float() ? R.math_call("trunc", m, a[0]) : a[0]; break;
+  case Ops::EXP2:
+  case Ops::LOG2:
+  case Ops::SIN:
+    if (!R.caps().code_for_op.has(op))
+      fail(u, cat(op_name(op), " has no C code on this device: apply transcendental_rules before rendering"));
+    e = R.math_call(op == Ops::EXP2 ? "exp2" : op == Ops::LOG2 ? "log2" : "sin", m, a[0]);
+    break;
+  case Ops::POW:
+    if (!R.caps().code_for_op.has(op)) fail(u, "POW has no C code on this device: apply transcendental_rules first");
+    e = R.math_call("pow", m, a[0] + ", " + a[1]);
+    break;
+  case Ops::IDIV:
+    if (m.is_float()) e = R.math_call("trunc", m, bin("/"));
+    else e = divisor_safe(xs[1], xs[0]) ? bin("/") : call("idiv", m, a[0] + ", " + a[1]);
+    break;
+  case Ops::MOD:
+    if (m.is_float()) e = R.math_call("fmod", m, a[0] + ", " + a[1]);
+    else e = divisor_safe(xs[1], xs[0]) ? bin("%") : call("imod", m, a[0] + ", " + a[1]);
+    break;
+  case Ops::FLOORDIV:
+    if (m.is_float()) e = R.math_call("floor", m, bin("/"));
+    else if (xs[0].node->vmin() >= 0 && xs[1].node->vmin() > 0) e = bin("/");  // C truncation is floor here
+    else e = call("floordiv", m, a[0] + ", " + a[1]);
+    break;
+  case Ops::FLOORMOD:
+    if (!m.is_float() && xs[0].node->vmin() >= 0 && xs[1].node->vmin() > 0) e = bin("%");
+    else e = call("floormod", m, a[0] + ", " + a[1]);
+    break;
+  default: fail(u, cat("no C spelling for ALU op ", op_name(op)));
+  }
+  DType out = cmp ? dtypes::bool_ : res;
+  if (cmp) return e;
+  if (m != out) return convert(e, m, out);
+  if ((m.is_int() && m.bitsize() < 32 && can_overflow(op)) || (m.is_bool() && can_overflow(op))) {
+    use_type(m);
+    return "((" + R.scalar_name(m) + ")" + e + ")";
+  }
+  return e;
+}
+
+std::string KernelWriter::index_expr(const UOp* u) {
+  const UOp* buf = u->src.at(0).get();
+  const UOp* idx = u->src.at(1).get();
+  std::string it = text(idx);
+  if (inlined_.count(idx) && idx->op == Ops::ADD) it = strip_parens(it);
+  return "(" + text(buf) + "+" + it + ")";
+}
+
+std::string KernelWriter::value_expr(const UOp* u) {
+  DType t = rtype(u);
+  int n = u->dtype.count;
+  if (u->op == Ops::VECTORIZE) {
+    std::vector<std::string> lanes;
+    for (const UOpPtr& s : u->src) lanes.push_back(text(s.get()));
+    return vec_literal(t, lanes);
+  }
+  if (u->op == Ops::GEP) {
+    const auto& lanes = u->arg.as_tuple();
+    if (lanes.size() == 1) return lane(u->src[0].get(), static_cast<int>(lanes[0].as_int()));
+    std::vector<std::string> ls;
+    for (const Arg& a : lanes) ls.push_back(lane(u->src[0].get(), static_cast<int>(a.as_int())));
+    return vec_literal(t, ls);
+  }
+  if (u->op == Ops::BITCAST) {
+    DType from = rtype(u->src[0].get());
+    use_type(from);
+    use_type(t);
+    return call("bitcast", from, text(u->src[0].get()), t);
+  }
+  if (u->op == Ops::CAST && u->dtype.is_ptr) {  // a vector view of a buffer: ((float4*)(data1+i))
+    const UOp* buf = buffer_of(u);
+    bool ro = L.const_buffers && buf && buf->op == Ops::DEFINE_GLOBAL && !mutable_[buf];
+    std::string pre = u->dtype.local ? L.smem_prefix : L.buffer_prefix;
+    use_type(u->dtype.base());
+    return "((" + pre + (ro ? "const " : "") + R.type_name(u->dtype) + ")(" + text(u->src[0].get()) + "))";
+  }
+  if (u->op == Ops::CAST) {
+    DType from = rtype(u->src[0].get());
+    if (n == 1) {
+      Operand o = operand(u->src[0].get());
+      return conv(o, t);
+    }
+    std::vector<std::string> lanes;
+    for (int i = 0; i < n; i++) lanes.push_back(conv(operand(u->src[0].get(), i), t.scalar()));
+    (void)from;
+    return vec_literal(t, lanes);
+  }
+  LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
+  if (n == 1) {
+    std::vector<Operand> xs;
+    for (const UOpPtr& s : u->src) xs.push_back(operand(s.get()));
+    return scalar_alu(u, u->op, t.scalar(), xs);
+  }
+  std::vector<std::string> lanes;
+  for (int i = 0; i < n; i++) {
+    std::vector<Operand> xs;
+    for (const UOpPtr& s : u->src) xs.push_back(operand(s.get(), s->dtype.count > 1 ? i : -1));
+    lanes.push_back(scalar_alu(u, u->op, t.scalar(), xs));
+  }
+  DType res = op_in(u->op, kComparison) ? dtypes::bool_.vec(n) : t;
+  return vec_literal(res, lanes);
+}
+
+void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::string& expr) {
+  DType t = rtype(u);
+  std::string name = fresh(prefix);
+  text_[u] = name;
+  if (t.count > 1 && t.scalar().is_bool()) {
+    use_type(t.scalar());
+    emit(R.scalar_name(t.scalar()) + " " + name + "[" + std::to_string(t.count) + "] = " + expr + ";");
+    return;
+  }
+  use_type(t);
+  emit(R.type_name(t) + " " + name + " = " + expr + ";");
+}
+
+void KernelWriter::render_one(const UOp* u) {
+  switch (u->op) {
+  case Ops::NAME:
+  case Ops::SINK: return;
+  case Ops::DEFINE_GLOBAL: {
+    LOUPE_ASSERT(u->arg.is_int() && u->dtype.is_ptr, "DEFINE_GLOBAL needs an int arg and a pointer dtype: ",
+                 uop_label(*u));
+    for (const BufferParam& b : out_.buffers)
+      if (b.index == u->arg.as_int()) fail(u, "two DEFINE_GLOBALs with the same index");
+    text_[u] = "data" + std::to_string(u->arg.as_int());
+    out_.buffers.push_back({u->arg.as_int(), u->dtype, mutable_[u]});
+    use_type(u->dtype.base());
+    return;
+  }
+  case Ops::DEFINE_VAR: {
+    const auto& t = u->arg.as_tuple();
+    std::string name = t.at(0).as_string();
+    if (!is_c_identifier(name)) fail(u, "variable name is not a C identifier");
+    text_[u] = name;
+    out_.vars.push_back({name, t.at(1).as_int(), t.at(2).as_int()});
+    return;
+  }
+  case Ops::CONST:
+  case Ops::VCONST: text(u); return;
+  case Ops::SPECIAL: {
+    std::string name = u->arg.is_string() ? u->arg.as_string() : u->arg.as_tuple().at(0).as_string();
+    const UOp* size = u->src.at(0).get();
+    if (size->op != Ops::CONST) fail(u, "symbolic launch sizes are not supported yet");
+    int dim = name.back() - '0';
+    if (dim < 0 || dim > 2) fail(u, "SPECIAL name must end in 0, 1 or 2");
+    (name[0] == 'l' ? out_.local : out_.global)[dim] = size->const_int();
+    text_[u] = name;
+    emit(R.type_name(rtype(u)) + " " + name + " = " + R.special_expr(name) + "; /* " + std::to_string(size->const_int()) +
+         " */");
+    return;
+  }
+  case Ops::DEFINE_LOCAL: {
+    std::string name = u->arg.is_string() ? u->arg.as_string() : fresh("temp");
+    text_[u] = name;
+    use_type(u->dtype.base());
+    emit(L.smem_prefix + R.type_name(u->dtype.base()) + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
+    return;
+  }
+  case Ops::RANGE: {
+    DType t = rtype(u);
+    int64_t axis = u->arg.is_int() ? u->arg.as_int() : 0;
+    while (open_axes_.count(axis)) axis++;
+    open_axes_.insert(axis);
+    std::string name = "ridx" + std::to_string(axis);
+    text_[u] = name;
+    std::string T = R.type_name(t);
+    if (u == split_range_) {
+      out_.split_loop = true;
+      out_.global = {u->src[0]->const_int(), 1, 1};
+      emit("for (" + T + " " + name + " = loop_start; " + name + " < loop_end; " + name + "++) {");
+    } else {
+      emit("for (" + T + " " + name + " = 0; " + name + " < " + conv(operand(u->src.at(0).get()), t) + "; " + name +
+           "++) {");
+    }
+    depth_++;
+    return;
+  }
+  case Ops::ENDRANGE:
+  case Ops::ENDIF:
+    if (u->src.empty()) fail(u, "END without its RANGE/IF");
+    if (u->op == Ops::ENDRANGE) {
+      const std::string& nm = text(u->src[0].get());
+      open_axes_.erase(std::stoll(nm.substr(4)));
+    }
+    depth_--;
+    emit("}");
+    return;
+  case Ops::IF:
+    emit("if (" + text(u->src.at(0).get()) + ") {");
+    depth_++;
+    return;
+  case Ops::BARRIER:
+    if (!L.barrier.empty()) emit(L.barrier);
+    return;
+  case Ops::NOOP: text_[u] = text(u->src.at(0).get()); return;
+  case Ops::INDEX: text_[u] = index_expr(u); return;
+  case Ops::DEFINE_ACC: declare(u, "acc", text(u->src.at(0).get())); return;
+  case Ops::ASSIGN:
+    text_[u] = text(u->src.at(0).get());
+    emit(text_[u] + " = " + text(u->src.at(1).get()) + ";");
+    return;
+  case Ops::LOAD: {
+    std::string ptr = text(u->src.at(0).get());
+    std::string e = "*" + ptr;
+    if (u->src.size() == 3) e = "(" + text(u->src[2].get()) + "?*" + ptr + ":" + text(u->src[1].get()) + ")";
+    else if (u->src.size() != 1) fail(u, "LOAD takes (INDEX) or (INDEX, alt, gate)");
+    declare(u, "val", e);
+    return;
+  }
+  case Ops::STORE: {
+    if (u->src.size() < 2) fail(u, "STORE takes (INDEX, value[, gate])");
+    std::string st = "*" + text(u->src[0].get()) + " = " + text(u->src[1].get()) + ";";
+    if (u->src.size() == 3) st = "if (" + text(u->src[2].get()) + ") " + st;
+    emit(st);
+    return;
+  }
+  default: break;
+  }
+  if (!is_value_op(u->op) && u->op != Ops::GEP) fail(u, "op not allowed in a linearized C kernel");
+  std::string e = value_expr(u);
+  if (inlined_.count(u)) {
+    text_[u] = e;
+    return;
+  }
+  const char* prefix = u->op == Ops::GEP ? "gep" : (u->op == Ops::CAST || u->op == Ops::BITCAST || u->op == Ops::VECTORIZE) ? "cast" : "alu";
+  declare(u, prefix, e);
+}
+
+RenderedKernel KernelWriter::run(const std::string& name) {
+  if (!is_c_identifier(name)) throw Error(cat("kernel name '", name, "' is not a C identifier"));
+  out_.name = name;
+  out_.device = R.caps().device;
+  analyze();
+  find_split_loop();
+  for (const UOpPtr& u : uops_) render_one(u.get());
+  LOUPE_ASSERT(depth_ == 1, "unbalanced RANGE/IF in kernel ", name);
+  std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  std::vector<std::string> params;
+  for (BufferParam& b : out_.buffers) {
+    bool ro = L.const_buffers && !b.is_mutable;
+    params.push_back(L.buffer_prefix + (ro ? "const " : "") + R.type_name(b.dtype) + L.buffer_suffix + " data" +
+                     std::to_string(b.index));
+  }
+  for (const VarParam& v : out_.vars) {
+    bool fits = v.min >= std::numeric_limits<int32_t>::min() && v.max <= std::numeric_limits<int32_t>::max();
+    params.push_back((fits ? L.arg_int_prefix : L.arg_long_prefix) + " " + v.name);
+  }
+  if (out_.split_loop) {
+    std::string T = R.type_name(rtype(split_range_));
+    params.push_back("const " + T + " loop_start");
+    params.push_back("const " + T + " loop_end");
+  }
+  std::string src;
+  for (const std::string& line : R.type_preamble(used_types_)) src += line + "\n";
+  for (const std::string& h : helper_order_) src += helpers_[h] + "\n";
+  src += L.kernel_prefix + "void " + name + "(";
+  for (size_t i = 0; i < params.size(); i++) src += (i ? ", " : "") + params[i];
+  src += ") {\n";
+  for (const std::string& line : body_) src += line + "\n";
+  src += "}\n";
+  out_.source = std::move(src);
+  return out_;
+}
+
+} // namespace
+
+RenderedKernel CStyleRenderer::render(const std::string& name, const UOpList& uops) const {
+  return KernelWriter(*this, uops).run(name);
+}
+
+} // namespace loupe

@@ -1,0 +1,57 @@
+// The C-style renderer: one walk over the linearized kernel that names values, inlines single-use
+// expressions and emits C-like statements. Backends (C for the CPU now; OpenCL, CUDA, Metal later)
+// subclass it and fill in a CLanguage plus a few hooks.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "render/cstyle_text.h"
+#include "render/renderer.h"
+
+namespace loupe {
+
+// The spelling choices of one C dialect.
+struct CLanguage {
+  std::string kernel_prefix;          // before "void": "__kernel ", "extern \"C\" __global__ "
+  std::string buffer_prefix;          // before the element type of a buffer parameter: "__global "
+  std::string buffer_suffix;          // after the '*': " restrict"
+  bool const_buffers = true;          // read-only buffers are `const T*`
+  std::string arg_int_prefix = "const int";
+  std::string arg_long_prefix = "const long long";
+  std::string smem_prefix;            // before a DEFINE_LOCAL declaration: "__shared__ "
+  std::string barrier;                // BARRIER statement; empty = nothing to emit
+  std::string helper_prefix = "static inline";  // before helper functions
+  // Vector literals: "(float4){a,b}" when true, "(float4)(a,b)" when false.
+  bool vector_literal_braces = true;
+  bool gep_brackets = true;           // x[1] (true) or x.y (false)
+};
+
+class CStyleRenderer : public Renderer {
+public:
+  CStyleRenderer(RendererCaps caps, CLanguage lang) : caps_(std::move(caps)), lang_(std::move(lang)) {}
+  const RendererCaps& caps() const override { return caps_; }
+  RenderedKernel render(const std::string& name, const UOpList& uops) const override;
+  const CLanguage& lang() const { return lang_; }
+
+  // The C name of a concrete scalar dtype (weak dtypes are resolved before this is asked).
+  virtual std::string scalar_name(DType scalar) const;
+  // Vector and pointer names built on scalar_name: float4, float*, const float*.
+  std::string type_name(DType dt) const;
+  // Launch-id expression of a SPECIAL ("gidx0", "lidx1", "idx0"); CPU kernels have none.
+  virtual std::string special_expr(const std::string& name) const;
+  // A math builtin on float/double operands: fn = "sqrt", "floor", "trunc", "fmod", "exp2" ...
+  virtual std::string math_call(const std::string& fn, DType scalar, const std::string& x) const;
+  // Infinity and NaN of float (32) or double (64).
+  virtual std::string infinity(DType scalar) const;
+  virtual std::string nan(DType scalar) const;
+  // Source lines that must precede the kernel when `types` are used (typedefs for half, vectors).
+  virtual std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const;
+  // A helper function (see c_helper); dialects without __builtin_memcpy and friends override this.
+  virtual CHelper helper(const std::string& kind, DType t, DType to = {}) const { return c_helper(*this, kind, t, to); }
+
+protected:
+  RendererCaps caps_;
+  CLanguage lang_;
+};
+
+} // namespace loupe

@@ -1,0 +1,66 @@
+// A renderer turns a linearized kernel (engine/render/README.md) into source text for one device,
+// and says what that device can do so the optimizer and the late rewrites can respect it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ops.h"
+#include "ir/uop.h"
+
+namespace loupe {
+
+// What a backend supports. Limits of 0 mean "no limit".
+struct RendererCaps {
+  std::string device;                          // "CPU", "CUDA", ...
+  bool has_local = false;                      // work-groups with local ids (GPU)
+  bool has_shared = false;                     // DEFINE_LOCAL memory
+  bool supports_float4 = true;                 // vector loads/stores of float4/half8...
+  std::array<int64_t, 3> global_max{0, 0, 0};  // per-dimension launch limits
+  std::array<int64_t, 3> local_max{0, 0, 0};
+  int64_t shared_max = 0;                      // bytes of shared memory per work-group
+  OpSet code_for_op;                           // ALU ops rendered natively; the rest need rewrites
+  // CPU: the kernel takes [start, end) of its outermost parallel loop as two extra int parameters, so a
+  // thread pool can split it; global[0] of such a kernel is that loop's extent.
+  bool splits_outer_loop = false;
+};
+
+// A buffer parameter: DEFINE_GLOBAL index, pointer dtype, and whether the kernel writes it.
+struct BufferParam {
+  int64_t index = 0;
+  DType dtype;
+  bool is_mutable = false;
+  bool operator==(const BufferParam&) const = default;
+};
+
+// An integer parameter after the buffers (DEFINE_VAR), with its declared range.
+struct VarParam {
+  std::string name;
+  int64_t min = 0, max = 0;
+  bool operator==(const VarParam&) const = default;
+};
+
+struct RenderedKernel {
+  std::string name;                 // function name (a C identifier)
+  std::string device;               // the renderer's device
+  std::string source;               // what the user reads; the device may add an entry shim to compile it
+  std::vector<BufferParam> buffers; // in parameter order (ascending DEFINE_GLOBAL index)
+  std::vector<VarParam> vars;       // in parameter order
+  std::array<int64_t, 3> global{1, 1, 1};
+  std::array<int64_t, 3> local{1, 1, 1};
+  bool split_loop = false;          // takes [start, end) of its outer loop (RendererCaps::splits_outer_loop)
+};
+
+class Renderer {
+public:
+  virtual ~Renderer() = default;
+  virtual const RendererCaps& caps() const = 0;
+  // Renders a linearized kernel. `name` must be a C identifier. Malformed input (an op the contract
+  // does not allow here, a dangling source) raises an InternalError naming the node.
+  virtual RenderedKernel render(const std::string& name, const UOpList& uops) const = 0;
+};
+
+bool is_c_identifier(const std::string& s);
+
+} // namespace loupe
