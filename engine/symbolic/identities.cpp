@@ -1,0 +1,95 @@
+#include "symbolic/identities.h"
+
+#include "symbolic/linear.h"
+#include "symbolic/rule_util.h"
+
+namespace loupe::sym {
+
+namespace {
+
+using P = UPat;
+
+bool int_like(const UOp& u) { return u.dtype.scalar().is_int() || u.dtype.scalar().is_bool(); }
+bool is_true(const UOpPtr& u) { return u->op == Ops::CONST && u->dtype.is_bool() && u->arg.is_bool() && u->arg.as_bool(); }
+
+UOpPtr zero_like(const UOpPtr& x) { return UOp::cnst_int(x->dtype, 0); }
+
+// x != True is how "not x" is spelled.
+bool is_not(const UOpPtr& u, UOpPtr* inner = nullptr) {
+  if (u->op != Ops::CMPNE || !u->src[0]->dtype.is_bool() || !is_true(u->src[1])) return false;
+  if (inner) *inner = u->src[0];
+  return true;
+}
+
+} // namespace
+
+std::vector<Rule> identity_rules() {
+  P x = P::var("x");
+  OpSet div_ops{Ops::FLOORDIV, Ops::IDIV}, mod_ops{Ops::FLOORMOD, Ops::MOD};
+  return {
+      // ** self folding **
+      srule("add_zero", P::ops(OpSet{Ops::ADD, Ops::OR, Ops::XOR}, {x, P::cnst(0)}).permuted(),
+            [](const Match& m) -> UOpPtr { return m["x"]->dtype.is_bool() && m.root()->op == Ops::ADD ? nullptr : m["x"]; }),
+      srule("sub_zero", P::op(Ops::SUB, {x, P::cnst(0)}), [](const Match& m) { return m["x"]; }),
+      srule("shift_zero", P::ops(OpSet{Ops::SHL, Ops::SHR}, {x, P::cnst(0)}), [](const Match& m) { return m["x"]; }),
+      srule("mul_one", x * 1, [](const Match& m) { return m["x"]; }),
+      srule("mul_zero", x * 0, [](const Match& m) -> UOpPtr {
+        // a float NaN/inf times 0 is NaN: only integers fold (float x*0 is left to the float passes)
+        return int_like(*m["x"]) ? zero_like(m["x"]) : nullptr;
+      }),
+      srule("div_one", P::ops(div_ops, {x, P::cnst(1)}), [](const Match& m) { return m["x"]; }),
+      srule("div_minus_one", P::ops(div_ops, {x, P::cnst(-1)}),
+            [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? m["x"] * -1 : nullptr; }),
+      srule("mod_one", P::ops(mod_ops, {x, P::cnst(1)}),
+            [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? zero_like(m["x"]) : nullptr; }),
+      srule("mod_minus_one", P::ops(mod_ops, {x, P::cnst(-1)}),
+            [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? zero_like(m["x"]) : nullptr; }),
+      // x//x is 1 and x%x is 0 wherever they are defined (x != 0)
+      srule("div_self", P::ops(div_ops, {x, x}),
+            [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? UOp::cnst_int(m["x"]->dtype, 1) : nullptr; }),
+      srule("mod_self", P::ops(mod_ops, {x, x}),
+            [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? zero_like(m["x"]) : nullptr; }),
+      srule("mod_mod_same", P::op(Ops::FLOORMOD, {P::op(Ops::FLOORMOD, {P::var(), P::var("y")}, "base"), P::var("y")}),
+            [](const Match& m) { return m["base"]; }),
+      srule("idempotent", P::ops(OpSet{Ops::MAX, Ops::AND, Ops::OR}, {x, x}), [](const Match& m) { return m["x"]; }),
+      srule("xor_self", P::op(Ops::XOR, {x, x}), [](const Match& m) -> UOpPtr {
+        return int_like(*m["x"]) ? (m["x"]->dtype.is_bool() ? UOp::cnst_bool(false) : zero_like(m["x"])) : nullptr;
+      }),
+      // ** comparisons of a value with itself (ints only: NaN != NaN) **
+      srule("lt_self", plt(x, x), [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? UOp::cnst_bool(false) : nullptr; }),
+      srule("ne_self", pne(x, x), [](const Match& m) -> UOpPtr { return int_like(*m["x"]) ? UOp::cnst_bool(false) : nullptr; }),
+      // ** bool logic **
+      srule("and_const", pand(P::var("x", {dtypes::bool_}), P::cvar("c")),
+            [](const Match& m) { return m["c"]->arg.as_bool() ? m["x"] : m["c"]; }),
+      srule("or_const", por(P::var("x", {dtypes::bool_}), P::cvar("c")),
+            [](const Match& m) { return m["c"]->arg.as_bool() ? m["c"] : m["x"]; }),
+      srule("ne_false", pne(P::var("x", {dtypes::bool_}), P::cvar("c")), [](const Match& m) -> UOpPtr {
+        return m["c"]->arg.is_bool() && !m["c"]->arg.as_bool() ? m["x"] : nullptr;
+      }),
+      srule("not_not", P::op_any_src(Ops::CMPNE).pred([](const UOp& u) {
+              UOpPtr in;
+              return is_not(u.ptr(), &in) && is_not(in);
+            }).named("n"),
+            [](const Match& m) { return m["n"]->src[0]->src[0]; }),
+      srule("x_or_not_x", por(P::var("x", {dtypes::bool_}), pne(P::var("x"), P::cnst(1))),
+            [](const Match& m) -> UOpPtr { return m["x"]->dtype.is_bool() ? UOp::cnst_bool(true) : nullptr; }),
+      srule("x_and_not_x", pand(P::var("x", {dtypes::bool_}), pne(P::var("x"), P::cnst(1))),
+            [](const Match& m) -> UOpPtr { return m["x"]->dtype.is_bool() ? UOp::cnst_bool(false) : nullptr; }),
+      // ** where **
+      srule("where_same", pwhere(P::var(), P::var("v"), P::var("v")), [](const Match& m) { return m["v"]; }),
+      srule("where_const_gate", pwhere(P::cvar("g"), P::var("a"), P::var("b")),
+            [](const Match& m) { return m["g"]->const_value() != 0 ? m["a"] : m["b"]; }),
+      srule("where_true_false", pwhere(P::var("x", {dtypes::bool_}), P::cnst(1), P::cnst(0)).dtypes({dtypes::bool_}),
+            [](const Match& m) { return m["x"]; }),
+      srule("where_false_true", pwhere(P::var("x", {dtypes::bool_}), P::cnst(0), P::cnst(1)).dtypes({dtypes::bool_}),
+            [](const Match& m) { return logical_not(m["x"]); }),
+      srule("where_not_gate", pwhere(pne(P::var("c", {dtypes::bool_}), P::cnst(1)), P::var("t"), P::var("f")),
+            [](const Match& m) { return where(m["c"], m["f"], m["t"]); }),
+      srule("where_nested_same_false", pwhere(P::var("a"), pwhere(P::var("b"), P::var("c"), P::var("d")), P::var("d")),
+            [](const Match& m) { return where(logical_and(m["a"], m["b"]), m["c"], m["d"]); }),
+      srule("where_nested_same_true", pwhere(P::var("a"), P::var("c"), pwhere(P::var("b"), P::var("c"), P::var("d"))),
+            [](const Match& m) { return where(logical_or(m["a"], m["b"]), m["c"], m["d"]); }),
+  };
+}
+
+} // namespace loupe::sym

@@ -1,0 +1,186 @@
+#include "symbolic/terms.h"
+
+#include <algorithm>
+
+#include "symbolic/linear.h"
+#include "symbolic/rule_util.h"
+
+namespace loupe::sym {
+
+namespace {
+
+using P = UPat;
+
+bool is_int_const(const UOp& u) { return u.op == Ops::CONST && u.arg.is_int(); }
+
+// Number of terms (the constant counts as one) that u contributes to a sum once expanded.
+size_t expanded_size(const UOpPtr& base) {
+  if (base->op != Ops::ADD) return 1;
+  Linear l = linear_of(base, true);
+  return l.terms.size() + (l.constant != 0);
+}
+
+void add_scaled(Linear& l, const UOpPtr& u, I mul) {
+  Linear inner = linear_of(u, false);
+  for (const Term& t : inner.terms) l.terms.push_back({t.base, t.coeff * mul});
+  l.constant += inner.constant * mul;
+}
+
+bool is_const_div(const UOpPtr& u, Ops op) { return u->op == op && is_int_const(*u->src[1]); }
+
+// (B%C)*m + (B//C)*(C*m) -> B*m, and (B%C)*m + ((B//C)%D)*(C*m) -> (B%(C*D))*m for C, D > 0.
+bool recombine_divmod(Linear& l) {
+  bool any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < l.terms.size() && !changed; i++) {
+      const UOpPtr& mod = l.terms[i].base;
+      if (!is_const_div(mod, Ops::FLOORMOD)) continue;
+      const UOpPtr& B = mod->src[0];
+      I C = mod->src[1]->const_int(), m = l.terms[i].coeff;
+      if (C == 0) continue;
+      for (size_t j = 0; j < l.terms.size() && !changed; j++) {
+        if (j == i || l.terms[j].coeff != C * m) continue;
+        const UOpPtr& q = l.terms[j].base;
+        if (is_const_div(q, Ops::FLOORDIV) && q->src[0] == B && q->src[1] == mod->src[1]) {
+          Linear rest;
+          rest.dtype = l.dtype;
+          rest.constant = l.constant;
+          for (size_t k = 0; k < l.terms.size(); k++)
+            if (k != i && k != j) rest.terms.push_back(l.terms[k]);
+          add_scaled(rest, B, m);
+          combine(rest);
+          l = std::move(rest);
+          changed = true;
+        } else if (C > 0 && is_const_div(q, Ops::FLOORMOD) && is_const_div(q->src[0], Ops::FLOORDIV) &&
+                   q->src[0]->src[0] == B && q->src[0]->src[1] == mod->src[1] && q->src[1]->const_int() > 0) {
+          UOpPtr wide = cint(l.dtype, C * q->src[1]->const_int());
+          if (!wide) continue;
+          Term t{UOp::make(Ops::FLOORMOD, l.dtype, {B, wide}), m};
+          std::vector<Term> rest;
+          for (size_t k = 0; k < l.terms.size(); k++)
+            if (k != i && k != j) rest.push_back(l.terms[k]);
+          rest.push_back(t);
+          l.terms = std::move(rest);
+          combine(l);
+          changed = true;
+        }
+      }
+    }
+    any = any || changed;
+  }
+  return any;
+}
+
+UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
+  Linear expanded = linear_of(u, true);
+  Linear l;
+  if (flat) {
+    l = std::move(expanded);
+  } else {
+    l = linear_of(u, false);
+    // distribute constant multiples of sums only when that lets terms cancel or merge
+    size_t before = l.constant != 0;
+    bool has_sum = false;
+    for (const Term& t : l.terms) {
+      before += expanded_size(t.base);
+      has_sum = has_sum || t.base->op == Ops::ADD;
+    }
+    if (has_sum && expanded.terms.size() + (expanded.constant != 0) < before) l = std::move(expanded);
+  }
+  recombine_divmod(l);
+  sort_terms(l);
+  return build(l);
+}
+
+void factors_of(const UOpPtr& u, std::vector<UOpPtr>& fs, I& c) {
+  if (u->op == Ops::MUL) {
+    factors_of(u->src[0], fs, c);
+    factors_of(u->src[1], fs, c);
+  } else if (is_int_const(*u)) {
+    c *= u->const_int();
+  } else {
+    fs.push_back(u);
+  }
+}
+
+UOpPtr canonical_product(const UOpPtr& u, bool flat) {
+  std::vector<UOpPtr> fs;
+  I c = 1;
+  factors_of(u, fs, c);
+  if (c == 0) return cint(u->dtype, 0);
+  if (fs.size() == 1 && fs[0]->op == Ops::ADD && c != 1) {
+    // c*(X+k) -> X*c + k*c always; c*(X+Y) -> X*c + Y*c only in the flat set
+    Linear l = linear_of(fs[0], false);
+    if (flat || l.constant != 0) {
+      Linear out;
+      out.dtype = u->dtype;
+      out.constant = l.constant * c;
+      if (flat) {
+        for (const Term& t : l.terms) out.terms.push_back({t.base, t.coeff * c});
+      } else {
+        l.constant = 0;
+        UOpPtr rest = build(l);
+        if (!rest) return nullptr;
+        out.terms.push_back({rest, c});
+      }
+      return build(out);
+    }
+  }
+  std::stable_sort(fs.begin(), fs.end(), less);
+  UOpPtr out;
+  for (const UOpPtr& f : fs) out = out ? UOp::make(Ops::MUL, u->dtype, {out, f}) : f;
+  if (!out) return cint(u->dtype, c);
+  return build_term(out, c, u->dtype);
+}
+
+bool index_pred(const UOp& u) { return is_index(u); }
+bool strong_int_pred(const UOp& u) { return is_int_scalar(u) && !is_index(u); }
+
+} // namespace
+
+std::vector<Rule> term_rules(bool flat) {
+  P x = P::var("x"), y = P::var("y");
+  P c0 = P::cvar("c0"), c1 = P::cvar("c1");
+  auto fold = [](Ops op, const UOpPtr& a, const UOpPtr& b) { return UOp::make(op, a->dtype, {a, b}); };
+  std::vector<Rule> rules = {
+      // ** index math: one canonical shape **
+      srule("sum_canonical", P::op_any_src(Ops::ADD, "u").pred(index_pred),
+            [flat](const Match& m) { return canonical_sum(m["u"], flat); }),
+      srule("product_canonical", P::op_any_src(Ops::MUL, "u").pred(index_pred),
+            [flat](const Match& m) { return canonical_product(m["u"], flat); }),
+      // commutative ops other than ADD/MUL: operands in canonical order
+      srule("commutative_order", P::ops_any_src(OpSet{Ops::MAX, Ops::AND, Ops::OR, Ops::XOR, Ops::CMPNE}, "u"),
+            [](const Match& m) -> UOpPtr {
+              const UOpPtr& u = m["u"];
+              if (u->src.size() != 2 || !(is_index(*u->src[0]) || (u->op != Ops::CMPNE && u->dtype.is_bool()))) return nullptr;
+              if (!less(u->src[1], u->src[0])) return nullptr;
+              return UOp::make(u->op, u->dtype, {u->src[1], u->src[0]}, u->arg);
+            }),
+      // ** fixed-width ints (wrapping arithmetic is a ring: these hold modulo 2^n) **
+      srule("like_terms", (x * c0 + x * c1).pred(strong_int_pred),
+            [](const Match& m) { return m["x"] * (m["c0"]->const_int() + m["c1"]->const_int()); }),
+      srule("like_terms_one", (x + x * c0).pred(strong_int_pred),
+            [](const Match& m) { return m["x"] * (m["c0"]->const_int() + 1); }),
+      srule("add_self", (x + x).pred(strong_int_pred), [](const Match& m) { return m["x"] * 2; }),
+      srule("add_consts_fold", ((x + c0) + c1).pred(strong_int_pred),
+            [fold](const Match& m) { return m["x"] + fold(Ops::ADD, m["c0"], m["c1"]); }),
+      srule("mul_consts_fold", ((x * c0) * c1).pred(strong_int_pred),
+            [fold](const Match& m) { return m["x"] * fold(Ops::MUL, m["c0"], m["c1"]); }),
+      srule("add_const_to_end", ((x + c0) + y).pred(strong_int_pred), [](const Match& m) -> UOpPtr {
+        return m["y"]->op == Ops::CONST ? nullptr : (m["x"] + m["y"]) + m["c0"];
+      }),
+      srule("mul_const_to_end", ((x * c0) * y).pred(strong_int_pred), [](const Match& m) -> UOpPtr {
+        return m["y"]->op == Ops::CONST ? nullptr : (m["x"] * m["y"]) * m["c0"];
+      }),
+      // associative bitwise/max ops with two constants
+      srule("assoc_consts_fold", P::ops(OpSet{Ops::MAX, Ops::AND, Ops::OR, Ops::XOR}, {P::ops(OpSet{Ops::MAX, Ops::AND, Ops::OR, Ops::XOR}, {x, c0}, "inner").permuted(), c1}, "outer").permuted(),
+            [fold](const Match& m) -> UOpPtr {
+              if (m["inner"]->op != m["outer"]->op || !is_int_scalar(*m["x"])) return nullptr;
+              return fold(m["outer"]->op, m["x"], fold(m["outer"]->op, m["c0"], m["c1"]));
+            }),
+  };
+  return rules;
+}
+
+} // namespace loupe::sym
