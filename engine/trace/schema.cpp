@@ -114,14 +114,18 @@ void check(SqliteDb& db, bool deep) {
         throw Error(cat(path, ": not a valid trace: table '", t.name, "' has no column '", c, "'"));
   }
   if (deep) {
-    SqliteStmt st = db.prepare("PRAGMA quick_check(5)");
     std::string problems;
-    while (st.step()) {
-      std::string line = st.text(0);
-      if (line == "ok") continue;
-      problems += (problems.empty() ? "" : "; ") + line;
+    try {
+      SqliteStmt st = db.prepare("PRAGMA quick_check(5)");
+      while (st.step()) {
+        std::string line = st.text(0);
+        if (line == "ok") continue;
+        problems += (problems.empty() ? "" : "; ") + line;
+      }
+    } catch (const Error&) {
+      problems = "a page cannot be read";
     }
-    if (!problems.empty()) throw Error(cat(path, ": the database is corrupt: ", problems));
+    if (!problems.empty()) throw Error(cat(path, ": the database is corrupt (damaged or truncated file): ", problems));
   }
 }
 

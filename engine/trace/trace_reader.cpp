@@ -1,5 +1,9 @@
 #include "trace/trace_reader.h"
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
 #include "support/error.h"
 #include "support/json.h"
 #include "trace/arg_codec.h"
@@ -63,6 +67,34 @@ std::string unbuildable(Ops op, const UOpList& src, const Arg& arg) {
   }
 }
 
+// SQLite's own header, read before SQLite sees the file: names the common problems plainly.
+void check_header(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw Error(cat(path, ": no such file"));
+  if (fs::is_directory(path, ec)) throw Error(cat(path, ": is a directory, not a trace file"));
+  uint64_t size = fs::file_size(path, ec);
+  if (ec) throw Error(cat(path, ": cannot read the file (", ec.message(), ")"));
+  if (size == 0) throw Error(cat(path, ": the file is empty (not a Loupe trace)"));
+  std::ifstream in(path, std::ios::binary);
+  unsigned char h[100] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  size_t got = size_t(in.gcount());
+  if (got < 16 || std::memcmp(h, "SQLite format 3", 16) != 0)
+    throw Error(cat(path, ": not a SQLite database (wrong file type), so not a Loupe trace"));
+  if (got < 100) throw Error(cat(path, ": the file is truncated (", size, " bytes, shorter than SQLite's header)"));
+  auto be32 = [&](int o) { return uint32_t(h[o]) << 24 | uint32_t(h[o + 1]) << 16 | uint32_t(h[o + 2]) << 8 | h[o + 3]; };
+  uint64_t page = uint64_t(h[16]) << 8 | h[17];
+  if (page == 1) page = 65536;
+  uint64_t pages = be32(28);
+  // The page count is trustworthy only when its "valid for" counter matches, and only without a WAL
+  // (committed pages may still live in the -wal file).
+  bool counted = pages != 0 && be32(92) == be32(24);
+  uint64_t wal_size = fs::exists(path + "-wal", ec) ? fs::file_size(path + "-wal", ec) : 0;
+  if (counted && wal_size == 0 && size < pages * page)
+    throw Error(cat(path, ": the file is truncated (", size, " bytes, but its header says ", pages * page, ")"));
+}
+
 } // namespace
 
 const KernelSource* TraceKernel::source(const std::string& variant, const std::string& backend) const {
@@ -72,6 +104,7 @@ const KernelSource* TraceKernel::source(const std::string& variant, const std::s
 }
 
 TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
+  check_header(path);
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
   node_stmt_ = std::make_unique<SqliteStmt>(
