@@ -19,51 +19,14 @@ namespace {
 
 constexpr int64_t kMaxMappingElements = int64_t(1) << 24;
 
-sints dims_of(const json::Value& v, const std::string& what) {
-  sints out;
-  const json::Array& a = v.as_array(what);
-  for (size_t i = 0; i < a.size(); i++) out.push_back(sint_from_json(a[i], cat(what, "[", i, "]")));
-  return out;
-}
-
-Ranges ranges_of(const json::Value& v, const std::string& what) {
-  Ranges out;
-  const json::Array& a = v.as_array(what);
-  for (size_t i = 0; i < a.size(); i++) {
-    const json::Array& p = a[i].as_array(cat(what, "[", i, "]"));
-    if (p.size() != 2) throw Error(cat(what, "[", i, "] must be a pair [a, b], got ", a[i].dump()));
-    out.emplace_back(sint_from_json(p[0], cat(what, "[", i, "][0]")), sint_from_json(p[1], cat(what, "[", i, "][1]")));
-  }
-  return out;
-}
-
-ShapeTracker apply_op(const ShapeTracker& st, const json::Value& op, size_t k) {
-  const json::Array& a = op.as_array(cat("ops[", k, "]"));
-  if (a.size() != 2) throw Error(cat("ops[", k, "] must be [name, argument], got ", op.dump()));
-  const std::string& name = a[0].as_string(cat("ops[", k, "][0]"));
-  std::string what = cat("ops[", k, "] (", name, ") argument");
-  try {
-    if (name == "reshape") return st.reshape(dims_of(a[1], what));
-    if (name == "expand") return st.expand(dims_of(a[1], what));
-    if (name == "permute") return st.permute(a[1].as_ints(what));
-    if (name == "pad") return st.pad(ranges_of(a[1], what));
-    if (name == "shrink") return st.shrink(ranges_of(a[1], what));
-    if (name == "flip") return st.flip_axes(a[1].as_ints(what));
-  } catch (const Error& e) {
-    throw Error(cat("ops[", k, "] ", name, " ", a[1].dump(), " on shape ", shape_str(st.shape()), ": ", e.what()));
-  }
-  throw Error(cat("ops[", k, "]: unknown movement op \"", name,
-                  "\" (expected reshape, permute, expand, pad, shrink or flip)"));
-}
-
 json::Value run_case(const json::Value& in, bool simplify_views) {
   in.as_object("a case");
-  sints start = dims_of(in.at("start"), "start");
+  sints start = sints_from_json(in.at("start"), "start");
   for (size_t i = 0; i < start.size(); i++)
     if (start[i].is_int() && start[i].as_int() < 0) throw Error(cat("start: negative dimension in ", shape_str(start)));
   ShapeTracker st = ShapeTracker::from_shape(start);
   const json::Array& ops = in.at("ops").as_array("ops");
-  for (size_t k = 0; k < ops.size(); k++) st = apply_op(st, ops[k], k);
+  for (size_t k = 0; k < ops.size(); k++) st = apply_json_op(st, ops[k], k);
   if (simplify_views) st = st.simplify();
 
   json::Value out = json::Value::object();

@@ -1,5 +1,6 @@
 #include "shape/shape_json.h"
 
+#include "shape/shapetracker.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -30,6 +31,7 @@ json::Value expr_to_json(const UOpPtr& u) {
 UOpPtr expr_from_json(const json::Value& v, const std::string& what, int depth) {
   if (depth > 200) throw Error(cat(what, ": expression nested too deeply"));
   if (v.is_number()) return UOp::cnst_int(dtypes::index, v.as_int(what));
+  if (!v.is_array()) throw Error(cat(what, " must be an integer (or a symbolic expression array), not ", json::type_name(v.type())));
   const json::Array& a = v.as_array(what);
   if (a.empty()) throw Error(cat(what, ": empty expression"));
   const std::string& head = a[0].as_string(cat(what, "[0]"));
@@ -111,6 +113,43 @@ View view_from_json(const json::Value& j) {
   }
   v.contiguous = j.at("contiguous").as_bool("view contiguous");
   return v;
+}
+
+sints sints_from_json(const json::Value& v, std::string_view what) {
+  sints out;
+  const json::Array& a = v.as_array(what);
+  for (size_t i = 0; i < a.size(); i++) out.push_back(sint_from_json(a[i], cat(what, "[", i, "]")));
+  return out;
+}
+
+Ranges ranges_from_json(const json::Value& v, std::string_view what) {
+  Ranges out;
+  const json::Array& a = v.as_array(what);
+  for (size_t i = 0; i < a.size(); i++) {
+    const json::Array& p = a[i].as_array(cat(what, "[", i, "]"));
+    if (p.size() != 2) throw Error(cat(what, "[", i, "] must be a pair [a, b], got ", a[i].dump()));
+    out.emplace_back(sint_from_json(p[0], cat(what, "[", i, "][0]")), sint_from_json(p[1], cat(what, "[", i, "][1]")));
+  }
+  return out;
+}
+
+ShapeTracker apply_json_op(const ShapeTracker& st, const json::Value& op, size_t k) {
+  const json::Array& a = op.as_array(cat("ops[", k, "]"));
+  if (a.size() != 2) throw Error(cat("ops[", k, "] must be [name, argument], got ", op.dump()));
+  const std::string& name = a[0].as_string(cat("ops[", k, "][0]"));
+  std::string what = cat("ops[", k, "] (", name, ") argument");
+  try {
+    if (name == "reshape") return st.reshape(sints_from_json(a[1], what));
+    if (name == "expand") return st.expand(sints_from_json(a[1], what));
+    if (name == "permute") return st.permute(a[1].as_ints(what));
+    if (name == "pad") return st.pad(ranges_from_json(a[1], what));
+    if (name == "shrink") return st.shrink(ranges_from_json(a[1], what));
+    if (name == "flip") return st.flip_axes(a[1].as_ints(what));
+  } catch (const Error& e) {
+    throw Error(cat("ops[", k, "] ", name, " ", a[1].dump(), " on shape ", shape_str(st.shape()), ": ", e.what()));
+  }
+  throw Error(cat("ops[", k, "]: unknown movement op \"", name,
+                  "\" (expected reshape, permute, expand, pad, shrink or flip)"));
 }
 
 } // namespace loupe

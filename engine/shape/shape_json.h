@@ -16,4 +16,12 @@ json::Value view_to_json(const View& v);
 // lengths and types and throws loupe::Error naming the field.
 View view_from_json(const json::Value& v);
 
+// Inputs of `loupe-cli shapetracker` (DESIGN.md §6): a dims array, an array of [a, b] pairs, and one
+// movement op ["reshape", [...]] / permute / expand / pad / shrink / ["flip", [axes]] applied to `st`.
+// Errors name the op's position (ops[k]), the op, its argument and the shape it met.
+sints sints_from_json(const json::Value& v, std::string_view what);
+Ranges ranges_from_json(const json::Value& v, std::string_view what);
+class ShapeTracker;
+ShapeTracker apply_json_op(const ShapeTracker& st, const json::Value& op, size_t k);
+
 } // namespace loupe
