@@ -4,6 +4,7 @@
 #include "tensor/tensor.h"
 
 #include <cmath>
+#include <mutex>
 #include <numeric>
 
 #include "support/error.h"
@@ -59,12 +60,39 @@ void flatten_nested(const Nested& n, size_t depth, Shape& shape, std::vector<Con
 
 } // namespace
 
-Tensor::Tensor(ConstVal scalar) : uop_(const_uop(scalar.weak_dtype(), scalar)), shape_{} {}
+namespace {
+// Every tensor state, so backward() can find the tensors a graph depends on (like tinygrad's all_tensors).
+std::mutex registry_mutex;
+std::vector<std::weak_ptr<Tensor::State>> registry;
+size_t registry_prune_at = 1024;
+} // namespace
+
+void Tensor::init(UOpPtr uop, Shape shape) {
+  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr});
+  std::lock_guard lock(registry_mutex);
+  registry.push_back(s_);
+  if (registry.size() >= registry_prune_at) {
+    std::erase_if(registry, [](const std::weak_ptr<State>& w) { return w.expired(); });
+    registry_prune_at = std::max<size_t>(1024, registry.size() * 2);
+  }
+}
+
+std::vector<std::shared_ptr<Tensor::State>> live_tensor_states() {
+  std::lock_guard lock(registry_mutex);
+  std::vector<std::shared_ptr<Tensor::State>> out;
+  for (auto& w : registry)
+    if (auto s = w.lock()) out.push_back(std::move(s));
+  return out;
+}
+
+Tensor::Tensor(UOpPtr uop, Shape shape) { init(std::move(uop), std::move(shape)); }
+
+Tensor::Tensor(ConstVal scalar) { init(const_uop(scalar.weak_dtype(), scalar), {}); }
 
 Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
   if (auto c = std::get_if<ConstVal>(&data.v)) {  // Tensor(3.0) through the nested path
     DType d = dtype ? *dtype : c->weak_dtype();
-    uop_ = const_uop(d, *c);
+    init(const_uop(d, *c), {});
     return;
   }
   Shape shape;
@@ -92,19 +120,18 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
   }
   ref->state->pending_host_data = std::move(bytes);
   UOpPtr buf = UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-  shape_ = Shape{static_cast<int64_t>(values.size())};
-  uop_ = buf;
-  if (shape != shape_) *this = reshape(shape);
+  init(buf, Shape{static_cast<int64_t>(values.size())});
+  if (shape != s_->shape) *this = reshape(shape);
 }
 
 Tensor Tensor::from_uop(UOpPtr uop, Shape shape) { return Tensor(std::move(uop), std::move(shape)); }
 
 int64_t Tensor::numel() const {
-  return std::accumulate(shape_.begin(), shape_.end(), int64_t(1), std::multiplies<>());
+  return std::accumulate(s_->shape.begin(), s_->shape.end(), int64_t(1), std::multiplies<>());
 }
 
 std::string Tensor::device() const {
-  for (const UOp* u : uop_->toposort())
+  for (const UOp* u : s_->uop->toposort())
     if (u->op == Ops::BUFFER) return static_cast<const BufferRef&>(u->arg.as_object()).device;
   return default_device();
 }
@@ -113,7 +140,7 @@ int64_t Tensor::resolve_axis(int64_t axis) const {
   int64_t n = ndim();
   int64_t lo = n == 0 ? -1 : -n, hi = n == 0 ? 0 : n - 1;
   if (axis < lo || axis > hi)
-    throw Error(loupe::cat("dimension ", axis, " is out of range for a tensor of shape ", shape_str(shape_),
+    throw Error(loupe::cat("dimension ", axis, " is out of range for a tensor of shape ", shape_str(s_->shape),
                     " (expected in [", lo, ", ", hi, "])"));
   return axis < 0 ? axis + std::max<int64_t>(n, 1) : axis;
 }
@@ -140,9 +167,9 @@ Tensor Tensor::full(const Shape& shape, ConstVal value, std::optional<DType> dty
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype) { return full(shape, ConstVal(0.0), dtype); }
 Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, ConstVal(1.0), dtype); }
-Tensor Tensor::zeros_like() const { return full(shape_, ConstVal(0.0), dtypes::strong(dtype())); }
-Tensor Tensor::ones_like() const { return full(shape_, ConstVal(1.0), dtypes::strong(dtype())); }
-Tensor Tensor::full_like(ConstVal value) const { return full(shape_, value, dtypes::strong(dtype())); }
+Tensor Tensor::zeros_like() const { return full(s_->shape, ConstVal(0.0), dtypes::strong(dtype())); }
+Tensor Tensor::ones_like() const { return full(s_->shape, ConstVal(1.0), dtypes::strong(dtype())); }
+Tensor Tensor::full_like(ConstVal value) const { return full(s_->shape, value, dtypes::strong(dtype())); }
 
 Tensor Tensor::arange(ConstVal start, std::optional<ConstVal> stop, ConstVal step, std::optional<DType> dtype) {
   if (!stop) {
@@ -186,15 +213,15 @@ Tensor Tensor::eye(int64_t n, std::optional<int64_t> m, DType dtype) {
 }
 
 Tensor Tensor::tril(int64_t diagonal) const {
-  if (ndim() < 2) throw Error(loupe::cat("tril needs at least 2 dimensions, got shape ", shape_str(shape_)));
-  int64_t r = shape_[ndim() - 2], c = shape_[ndim() - 1];
+  if (ndim() < 2) throw Error(loupe::cat("tril needs at least 2 dimensions, got shape ", shape_str(s_->shape)));
+  int64_t r = s_->shape[ndim() - 2], c = s_->shape[ndim() - 1];
   Tensor upper = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal + 1)).le(arange(ConstVal(c)));
   return upper.where(zeros_like(), *this);
 }
 
 Tensor Tensor::triu(int64_t diagonal) const {
-  if (ndim() < 2) throw Error(loupe::cat("triu needs at least 2 dimensions, got shape ", shape_str(shape_)));
-  int64_t r = shape_[ndim() - 2], c = shape_[ndim() - 1];
+  if (ndim() < 2) throw Error(loupe::cat("triu needs at least 2 dimensions, got shape ", shape_str(s_->shape)));
+  int64_t r = s_->shape[ndim() - 2], c = s_->shape[ndim() - 1];
   Tensor keep = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal)).le(arange(ConstVal(c)));
   return keep.where(*this, zeros_like());
 }
@@ -203,35 +230,35 @@ Tensor Tensor::triu(int64_t diagonal) const {
 
 std::vector<Tensor> Tensor::broadcast(const std::vector<Tensor>& ts) {
   size_t rank = 0;
-  for (const Tensor& t : ts) rank = std::max(rank, t.shape_.size());
+  for (const Tensor& t : ts) rank = std::max(rank, t.s_->shape.size());
   Shape out(rank, 1);
   for (const Tensor& t : ts) {
-    size_t off = rank - t.shape_.size();
-    for (size_t i = 0; i < t.shape_.size(); i++) {
-      int64_t s = t.shape_[i], &o = out[off + i];
+    size_t off = rank - t.s_->shape.size();
+    for (size_t i = 0; i < t.s_->shape.size(); i++) {
+      int64_t s = t.s_->shape[i], &o = out[off + i];
       if (s == o || s == 1) continue;
       if (o == 1) o = s;
       else {
         std::string shapes;
-        for (const Tensor& x : ts) shapes += (shapes.empty() ? "" : " and ") + shape_str(x.shape_);
+        for (const Tensor& x : ts) shapes += (shapes.empty() ? "" : " and ") + shape_str(x.s_->shape);
         throw Error(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o, " vs ", s));
       }
     }
   }
   std::vector<Tensor> res;
-  for (const Tensor& t : ts) res.push_back(t.shape_ == out ? t : t.expand(out));
+  for (const Tensor& t : ts) res.push_back(t.s_->shape == out ? t : t.expand(out));
   return res;
 }
 
 Tensor Tensor::cast(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   // a weak constant just takes the new type
-  if (uop_->op == Ops::CONST && uop_->dtype.is_weak()) {
-    UOpPtr c = uop_->arg.is_float() ? UOp::cnst(dtype, uop_->arg.as_float())
-                                    : UOp::cnst_int(dtype, uop_->arg.is_bool() ? uop_->arg.as_bool() : uop_->arg.as_int());
-    return Tensor(c, shape_);
+  if (s_->uop->op == Ops::CONST && s_->uop->dtype.is_weak()) {
+    UOpPtr c = s_->uop->arg.is_float() ? UOp::cnst(dtype, s_->uop->arg.as_float())
+                                    : UOp::cnst_int(dtype, s_->uop->arg.is_bool() ? s_->uop->arg.as_bool() : s_->uop->arg.as_int());
+    return Tensor(c, s_->shape);
   }
-  return Tensor(UOp::make(Ops::CAST, dtype, {uop_}), shape_);
+  return Tensor(UOp::make(Ops::CAST, dtype, {s_->uop}), s_->shape);
 }
 
 Tensor Tensor::bitcast(DType dtype) const {
@@ -240,7 +267,7 @@ Tensor Tensor::bitcast(DType dtype) const {
                     " needs equal item sizes"));
   if (dtype == this->dtype()) return *this;
   Tensor src = this->dtype().is_weak() ? cast(dtypes::strong(this->dtype())) : *this;
-  return Tensor(UOp::make(Ops::BITCAST, dtype, {src.uop_}), shape_);
+  return Tensor(UOp::make(Ops::BITCAST, dtype, {src.s_->uop}), s_->shape);
 }
 
 Tensor Tensor::apply_alu(Ops op, const std::vector<Tensor>& others) const {
@@ -254,9 +281,9 @@ Tensor Tensor::apply_alu(Ops op, const std::vector<Tensor>& others) const {
   for (size_t i = first; i < all.size(); i++) ds.push_back(all[i].dtype());
   DType out = dtypes::least_upper_dtype(ds);
   UOpList src;
-  for (size_t i = 0; i < all.size(); i++) src.push_back(i < first ? all[i].uop_ : all[i].cast(out).uop_);
+  for (size_t i = 0; i < all.size(); i++) src.push_back(i < first ? all[i].s_->uop : all[i].cast(out).s_->uop);
   DType result = op_in(op, kComparison) ? dtypes::bool_ : out;
-  return Tensor(UOp::make(op, result, std::move(src)), all[0].shape_);
+  return Tensor(UOp::make(op, result, std::move(src)), all[0].s_->shape);
 }
 
 Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
@@ -270,26 +297,26 @@ Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   if (ndim() == 0) axes.clear();
-  Shape kept = shape_;
+  Shape kept = s_->shape;
   for (int64_t a : axes) kept[a] = 1;
   Tensor r = x;
   if (!axes.empty()) {
     Arg arg(Arg::Tuple{Arg(op), Arg::ints(axes)});
-    r = Tensor(UOp::make(Ops::REDUCE_AXIS, x.dtype(), {x.uop_}, arg), kept);
+    r = Tensor(UOp::make(Ops::REDUCE_AXIS, x.dtype(), {x.s_->uop}, arg), kept);
   }
   if (keepdim) return r;
   Shape squeezed;
   for (int64_t i = 0; i < ndim(); i++)
-    if (std::find(axes.begin(), axes.end(), i) == axes.end()) squeezed.push_back(shape_[i]);
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) squeezed.push_back(s_->shape[i]);
   return r.reshape(squeezed);
 }
 
 Tensor Tensor::contiguous() const {
-  if (uop_->op == Ops::CONTIGUOUS || dtype().is_weak()) return *this;
-  return Tensor(UOp::make(Ops::CONTIGUOUS, dtype(), {uop_}), shape_);
+  if (s_->uop->op == Ops::CONTIGUOUS || dtype().is_weak()) return *this;
+  return Tensor(UOp::make(Ops::CONTIGUOUS, dtype(), {s_->uop}), s_->shape);
 }
 
-Tensor Tensor::detach() const { return Tensor(UOp::make(Ops::DETACH, dtype(), {uop_}), shape_); }
+Tensor Tensor::detach() const { return Tensor(UOp::make(Ops::DETACH, dtype(), {s_->uop}), s_->shape); }
 
 Index Index::of(const Tensor& t) { return {Kind::Tensor, 0, {}, std::make_shared<Tensor>(t)}; }
 

@@ -98,11 +98,11 @@ public:
   Tensor triu(int64_t diagonal = 0) const;
 
   // ---- properties ----
-  const Shape& shape() const { return shape_; }
-  DType dtype() const { return uop_->dtype; }
-  int64_t ndim() const { return static_cast<int64_t>(shape_.size()); }
+  const Shape& shape() const { return s_->shape; }
+  DType dtype() const { return s_->uop->dtype; }
+  int64_t ndim() const { return static_cast<int64_t>(s_->shape.size()); }
   int64_t numel() const;
-  const UOpPtr& uop() const { return uop_; }
+  const UOpPtr& uop() const { return s_->uop; }
   std::string device() const;
 
   // ---- elementwise: math ----
@@ -218,16 +218,34 @@ public:
   // Realize several tensors in one schedule.
   static void realize_all(std::vector<Tensor*> tensors);
 
+  // ---- autograd ----
+  // Gradients of this (scalar unless `gradient` is given) with respect to each target, lazily.
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient = {}) const;
+  // Fills .grad of every live floating-point tensor with a device that this tensor depends on (current
+  // tinygrad: no requires_grad needed); accumulates into an existing .grad.
+  Tensor& backward(std::optional<Tensor> gradient = {});
+  std::optional<Tensor> grad() const;
+  void set_grad(std::optional<Tensor> g);
+  bool same_as(const Tensor& o) const { return s_ == o.s_; }  // Python's `is`
+
   // Building blocks shared by the frontend's files (not part of the user API).
   Tensor apply_alu(Ops op, const std::vector<Tensor>& others) const;  // broadcast + promote + ALU
   static std::vector<Tensor> broadcast(const std::vector<Tensor>& ts);
   Tensor reduce(Ops op, const Axes& axis, bool keepdim) const;        // REDUCE_AXIS over the axes
   int64_t resolve_axis(int64_t axis) const;                            // negative -> positive, checked
 
+  // Shared by every copy of a Tensor (copies are references, like Python objects).
+  struct State {
+    UOpPtr uop;
+    Shape shape;
+    std::shared_ptr<State> grad;
+  };
+
 private:
-  Tensor(UOpPtr uop, Shape shape) : uop_(std::move(uop)), shape_(std::move(shape)) {}
-  UOpPtr uop_;
-  Shape shape_;
+  Tensor(UOpPtr uop, Shape shape);
+  explicit Tensor(std::shared_ptr<State> s) : s_(std::move(s)) {}
+  void init(UOpPtr uop, Shape shape);
+  std::shared_ptr<State> s_;
 };
 
 // Operators read like the Python API: a + b, a * 2, 3 - a, -a, a / b, a.matmul(b).

@@ -50,7 +50,7 @@ Tensor Tensor::getitem(const std::vector<Index>& indices) const {
   }
   if (ellipses > 1) throw Error("an index can only have a single ellipsis ('...')");
   if (consumed > ndim())
-    throw Error(loupe::cat("too many indices for a tensor of shape ", shape_str(shape_), ": ", consumed, " given"));
+    throw Error(loupe::cat("too many indices for a tensor of shape ", shape_str(s_->shape), ": ", consumed, " given"));
   std::vector<Index> full;
   for (const Index& i : indices) {
     if (i.kind == Index::Kind::Ellipsis)

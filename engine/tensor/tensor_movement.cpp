@@ -24,34 +24,34 @@ Tensor Tensor::reshape(const Shape& new_shape_in) const {
   int64_t infer = -1, known = 1;
   for (size_t i = 0; i < new_shape.size(); i++) {
     if (new_shape[i] == -1) {
-      if (infer >= 0) throw Error(loupe::cat("reshape ", shape_str(shape_), " to ", shape_str(new_shape_in), ": only one dimension can be -1"));
+      if (infer >= 0) throw Error(loupe::cat("reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in), ": only one dimension can be -1"));
       infer = static_cast<int64_t>(i);
     } else if (new_shape[i] < 0) {
-      throw Error(loupe::cat("reshape ", shape_str(shape_), " to ", shape_str(new_shape_in), ": negative dimension"));
+      throw Error(loupe::cat("reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in), ": negative dimension"));
     } else {
       known *= new_shape[i];
     }
   }
   if (infer >= 0) {
     if (known == 0 || numel() % known != 0)
-      throw Error(loupe::cat("cannot reshape ", shape_str(shape_), " to ", shape_str(new_shape_in)));
+      throw Error(loupe::cat("cannot reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in)));
     new_shape[infer] = numel() / known;
   }
   if (shape_prod(new_shape) != numel())
-    throw Error(loupe::cat("cannot reshape ", shape_str(shape_), " (", numel(), " elements) to ", shape_str(new_shape), " (",
+    throw Error(loupe::cat("cannot reshape ", shape_str(s_->shape), " (", numel(), " elements) to ", shape_str(new_shape), " (",
                     shape_prod(new_shape), " elements)"));
-  if (new_shape == shape_) return *this;
-  return from_uop(UOp::make(Ops::RESHAPE, dtype(), {uop_}, Arg::ints(new_shape)), new_shape);
+  if (new_shape == s_->shape) return *this;
+  return from_uop(UOp::make(Ops::RESHAPE, dtype(), {s_->uop}, Arg::ints(new_shape)), new_shape);
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
   if (static_cast<int64_t>(order_in.size()) != ndim())
-    throw Error(loupe::cat("permute of shape ", shape_str(shape_), " needs ", ndim(), " axes, got ", order_in.size()));
+    throw Error(loupe::cat("permute of shape ", shape_str(s_->shape), " needs ", ndim(), " axes, got ", order_in.size()));
   std::vector<int64_t> order;
   std::vector<bool> seen(ndim(), false);
   for (int64_t a : order_in) {
     int64_t r = resolve_axis(a);
-    if (seen[r]) throw Error(loupe::cat("permute of shape ", shape_str(shape_), ": axis ", a, " appears twice"));
+    if (seen[r]) throw Error(loupe::cat("permute of shape ", shape_str(s_->shape), ": axis ", a, " appears twice"));
     seen[r] = true;
     order.push_back(r);
   }
@@ -59,8 +59,8 @@ Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
   for (size_t i = 0; i < order.size(); i++) identity = identity && order[i] == static_cast<int64_t>(i);
   if (identity) return *this;
   Shape s;
-  for (int64_t a : order) s.push_back(shape_[a]);
-  return from_uop(UOp::make(Ops::PERMUTE, dtype(), {uop_}, Arg::ints(order)), s);
+  for (int64_t a : order) s.push_back(s_->shape[a]);
+  return from_uop(UOp::make(Ops::PERMUTE, dtype(), {s_->uop}, Arg::ints(order)), s);
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
@@ -71,49 +71,49 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::expand(const Shape& shape_in) const {
-  if (shape_in.size() < shape_.size())
-    throw Error(loupe::cat("expand ", shape_str(shape_), " to ", shape_str(shape_in), ": fewer dimensions"));
-  size_t extra = shape_in.size() - shape_.size();
+  if (shape_in.size() < s_->shape.size())
+    throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": fewer dimensions"));
+  size_t extra = shape_in.size() - s_->shape.size();
   Shape aligned(extra, 1);
-  aligned.insert(aligned.end(), shape_.begin(), shape_.end());
+  aligned.insert(aligned.end(), s_->shape.begin(), s_->shape.end());
   Shape target = shape_in;
   for (size_t i = 0; i < target.size(); i++) {
     if (target[i] == -1) {
-      if (i < extra) throw Error(loupe::cat("expand ", shape_str(shape_), " to ", shape_str(shape_in), ": -1 on a new dimension"));
+      if (i < extra) throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": -1 on a new dimension"));
       target[i] = aligned[i];
     }
-    if (target[i] < 0) throw Error(loupe::cat("expand ", shape_str(shape_), " to ", shape_str(shape_in), ": negative dimension"));
+    if (target[i] < 0) throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": negative dimension"));
     if (aligned[i] != target[i] && aligned[i] != 1)
-      throw Error(loupe::cat("cannot expand ", shape_str(shape_), " to ", shape_str(shape_in), ": dimension ", i - extra, " is ",
+      throw Error(loupe::cat("cannot expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": dimension ", i - extra, " is ",
                       aligned[i], ", not 1"));
   }
   Tensor r = reshape(aligned);
   if (target == aligned) return r;
-  return from_uop(UOp::make(Ops::EXPAND, dtype(), {r.uop_}, Arg::ints(target)), target);
+  return from_uop(UOp::make(Ops::EXPAND, dtype(), {r.s_->uop}, Arg::ints(target)), target);
 }
 
 Tensor Tensor::shrink(const PadSpec& arg) const {
   if (static_cast<int64_t>(arg.size()) != ndim())
-    throw Error(loupe::cat("shrink of shape ", shape_str(shape_), " needs ", ndim(), " ranges, got ", arg.size()));
+    throw Error(loupe::cat("shrink of shape ", shape_str(s_->shape), " needs ", ndim(), " ranges, got ", arg.size()));
   std::vector<std::pair<int64_t, int64_t>> r;
   Shape s;
   bool identity = true;
   for (int64_t i = 0; i < ndim(); i++) {
-    auto p = arg[i].value_or(std::pair<int64_t, int64_t>{0, shape_[i]});
-    if (p.first < 0 || p.second > shape_[i] || p.first > p.second)
-      throw Error(loupe::cat("shrink of shape ", shape_str(shape_), ": range [", p.first, ", ", p.second, ") on dimension ", i,
+    auto p = arg[i].value_or(std::pair<int64_t, int64_t>{0, s_->shape[i]});
+    if (p.first < 0 || p.second > s_->shape[i] || p.first > p.second)
+      throw Error(loupe::cat("shrink of shape ", shape_str(s_->shape), ": range [", p.first, ", ", p.second, ") on dimension ", i,
                       " is out of bounds"));
     r.push_back(p);
     s.push_back(p.second - p.first);
-    identity = identity && p.first == 0 && p.second == shape_[i];
+    identity = identity && p.first == 0 && p.second == s_->shape[i];
   }
   if (identity) return *this;
-  return from_uop(UOp::make(Ops::SHRINK, dtype(), {uop_}, pairs_arg(r)), s);
+  return from_uop(UOp::make(Ops::SHRINK, dtype(), {s_->uop}, pairs_arg(r)), s);
 }
 
 Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mode) const {
   if (static_cast<int64_t>(padding.size()) != ndim())
-    throw Error(loupe::cat("pad of shape ", shape_str(shape_), " needs ", ndim(), " (before, after) pairs, got ", padding.size()));
+    throw Error(loupe::cat("pad of shape ", shape_str(s_->shape), " needs ", ndim(), " (before, after) pairs, got ", padding.size()));
   std::vector<std::pair<int64_t, int64_t>> p;
   for (const auto& x : padding) p.push_back(x.value_or(std::pair<int64_t, int64_t>{0, 0}));
   if (mode != "constant") {
@@ -123,7 +123,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
       auto [b, e] = p[d];
       if (b < 0 || e < 0) throw Error(loupe::cat("pad mode '", mode, "' does not take negative padding"));
       if (b == 0 && e == 0) continue;
-      int64_t n = x.shape_[d];
+      int64_t n = x.s_->shape[d];
       auto slice = [&](int64_t lo, int64_t hi) {
         PadSpec sp(x.ndim());
         sp[d] = std::pair<int64_t, int64_t>{lo, hi};
@@ -137,13 +137,13 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
         if (e) parts.push_back(slice(n - e - 1, n - 1).flip(Axes(d)));
       } else if (mode == "replicate") {
         if (b) {
-          Shape es = x.shape_;
+          Shape es = x.s_->shape;
           es[d] = b;
           parts.push_back(slice(0, 1).expand(es));
         }
         parts.push_back(x);
         if (e) {
-          Shape es = x.shape_;
+          Shape es = x.s_->shape;
           es[d] = e;
           parts.push_back(slice(n - 1, n).expand(es));
         }
@@ -165,7 +165,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
   for (int64_t i = 0; i < ndim(); i++) {
     auto [b, e] = p[i];
     any_neg = any_neg || b < 0 || e < 0;
-    shrink_arg.push_back(std::pair<int64_t, int64_t>{std::max<int64_t>(0, -b), shape_[i] - std::max<int64_t>(0, -e)});
+    shrink_arg.push_back(std::pair<int64_t, int64_t>{std::max<int64_t>(0, -b), s_->shape[i] - std::max<int64_t>(0, -e)});
   }
   Tensor x = any_neg ? shrink(shrink_arg) : *this;
   std::vector<std::pair<int64_t, int64_t>> pos;
@@ -174,18 +174,18 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
   for (int64_t i = 0; i < ndim(); i++) {
     pos.push_back({std::max<int64_t>(0, p[i].first), std::max<int64_t>(0, p[i].second)});
     any = any || pos.back().first || pos.back().second;
-    s.push_back(x.shape_[i] + pos.back().first + pos.back().second);
+    s.push_back(x.s_->shape[i] + pos.back().first + pos.back().second);
   }
   if (!any) return x;
-  Tensor padded = from_uop(UOp::make(Ops::PAD, x.dtype(), {x.uop_}, pairs_arg(pos)), s);
+  Tensor padded = from_uop(UOp::make(Ops::PAD, x.dtype(), {x.s_->uop}, pairs_arg(pos)), s);
   if (value.as_double() == 0.0 && !std::signbit(value.as_double())) return padded;  // padding reads as 0
-  Tensor inside = from_uop(UOp::make(Ops::PAD, dtypes::bool_, {x.full_like(true).cast(dtypes::bool_).uop_}, pairs_arg(pos)), s);
+  Tensor inside = from_uop(UOp::make(Ops::PAD, dtypes::bool_, {x.full_like(true).cast(dtypes::bool_).s_->uop}, pairs_arg(pos)), s);
   return inside.where(padded, Tensor(value));
 }
 
 Tensor Tensor::pad_flat(const std::vector<int64_t>& flat, ConstVal value, const std::string& mode) const {
   if (flat.size() % 2 != 0 || static_cast<int64_t>(flat.size()) > 2 * ndim())
-    throw Error(loupe::cat("pad: a flat padding needs an even number of values, at most ", 2 * ndim(), " for shape ", shape_str(shape_)));
+    throw Error(loupe::cat("pad: a flat padding needs an even number of values, at most ", 2 * ndim(), " for shape ", shape_str(s_->shape)));
   PadSpec p(ndim());
   for (size_t i = 0; i < flat.size() / 2; i++)
     p[ndim() - 1 - i] = std::pair<int64_t, int64_t>{flat[2 * i], flat[2 * i + 1]};
@@ -200,34 +200,34 @@ Tensor Tensor::flip(const Axes& axes) const {
   bool any = false;
   for (int64_t a : list) {
     int64_t r = resolve_axis(a);
-    if (t[r].as_bool()) throw Error(loupe::cat("flip of shape ", shape_str(shape_), ": axis ", a, " given twice"));
+    if (t[r].as_bool()) throw Error(loupe::cat("flip of shape ", shape_str(s_->shape), ": axis ", a, " given twice"));
     t[r] = Arg(true);
     any = true;
   }
   if (!any || ndim() == 0) return *this;
-  return from_uop(UOp::make(Ops::FLIP, dtype(), {uop_}, Arg(std::move(t))), shape_);
+  return from_uop(UOp::make(Ops::FLIP, dtype(), {s_->uop}, Arg(std::move(t))), s_->shape);
 }
 
 Tensor Tensor::squeeze(std::optional<int64_t> dim) const {
   Shape s;
   if (!dim) {
-    for (int64_t d : shape_)
+    for (int64_t d : s_->shape)
       if (d != 1) s.push_back(d);
     return reshape(s);
   }
   if (ndim() == 0) return *this;
   int64_t a = resolve_axis(*dim);
-  if (shape_[a] != 1) return *this;
-  s = shape_;
+  if (s_->shape[a] != 1) return *this;
+  s = s_->shape;
   s.erase(s.begin() + a);
   return reshape(s);
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
   int64_t n = ndim() + 1;
-  if (dim < -n || dim >= n) throw Error(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(shape_)));
+  if (dim < -n || dim >= n) throw Error(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(s_->shape)));
   int64_t a = dim < 0 ? dim + n : dim;
-  Shape s = shape_;
+  Shape s = s_->shape;
   s.insert(s.begin() + a, 1);
   return reshape(s);
 }
@@ -236,17 +236,17 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (ndim() == 0) return reshape({1});
   int64_t a = resolve_axis(start_dim), b = resolve_axis(end_dim);
   if (a > b) throw Error(loupe::cat("flatten: start_dim ", start_dim, " is after end_dim ", end_dim));
-  Shape s(shape_.begin(), shape_.begin() + a);
-  s.push_back(shape_prod(Shape(shape_.begin() + a, shape_.begin() + b + 1)));
-  s.insert(s.end(), shape_.begin() + b + 1, shape_.end());
+  Shape s(s_->shape.begin(), s_->shape.begin() + a);
+  s.push_back(shape_prod(Shape(s_->shape.begin() + a, s_->shape.begin() + b + 1)));
+  s.insert(s.end(), s_->shape.begin() + b + 1, s_->shape.end());
   return reshape(s);
 }
 
 Tensor Tensor::unflatten(int64_t dim, const Shape& sizes) const {
   int64_t a = resolve_axis(dim);
-  Shape s(shape_.begin(), shape_.begin() + a);
+  Shape s(s_->shape.begin(), s_->shape.begin() + a);
   s.insert(s.end(), sizes.begin(), sizes.end());
-  s.insert(s.end(), shape_.begin() + a + 1, shape_.end());
+  s.insert(s.end(), s_->shape.begin() + a + 1, s_->shape.end());
   return reshape(s);
 }
 
@@ -255,23 +255,23 @@ Tensor Tensor::cat(const std::vector<Tensor>& others, int64_t dim) const {
   all.insert(all.end(), others.begin(), others.end());
   int64_t d = resolve_axis(dim);
   for (const Tensor& t : all) {
-    if (t.ndim() != ndim()) throw Error(loupe::cat("cat: shapes ", shape_str(shape_), " and ", shape_str(t.shape_), " differ in rank"));
+    if (t.ndim() != ndim()) throw Error(loupe::cat("cat: shapes ", shape_str(s_->shape), " and ", shape_str(t.s_->shape), " differ in rank"));
     for (int64_t i = 0; i < ndim(); i++)
-      if (i != d && t.shape_[i] != shape_[i])
-        throw Error(loupe::cat("cat along dimension ", dim, ": shapes ", shape_str(shape_), " and ", shape_str(t.shape_),
+      if (i != d && t.s_->shape[i] != s_->shape[i])
+        throw Error(loupe::cat("cat along dimension ", dim, ": shapes ", shape_str(s_->shape), " and ", shape_str(t.s_->shape),
                         " differ in dimension ", i));
   }
   std::vector<DType> ds;
   for (const Tensor& t : all) ds.push_back(t.dtype());
   DType out = dtypes::least_upper_dtype(ds);
   int64_t total = 0;
-  for (const Tensor& t : all) total += t.shape_[d];
+  for (const Tensor& t : all) total += t.s_->shape[d];
   std::optional<Tensor> acc;
   int64_t offset = 0;
   for (const Tensor& t : all) {
     PadSpec p(ndim());
-    p[d] = std::pair<int64_t, int64_t>{offset, total - offset - t.shape_[d]};
-    offset += t.shape_[d];
+    p[d] = std::pair<int64_t, int64_t>{offset, total - offset - t.s_->shape[d]};
+    offset += t.s_->shape[d];
     Tensor piece = t.cast(out).pad(p);
     acc = acc ? *acc + piece : piece;
   }
@@ -287,9 +287,9 @@ Tensor Tensor::stack(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor Tensor::repeat(const Shape& repeats) const {
   if (static_cast<int64_t>(repeats.size()) < ndim())
-    throw Error(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(shape_)));
-  Shape base(repeats.size() - shape_.size(), 1);
-  base.insert(base.end(), shape_.begin(), shape_.end());
+    throw Error(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(s_->shape)));
+  Shape base(repeats.size() - s_->shape.size(), 1);
+  base.insert(base.end(), s_->shape.begin(), s_->shape.end());
   Shape unsq, expd, final_shape;
   for (size_t i = 0; i < base.size(); i++) {
     unsq.push_back(1);
@@ -304,7 +304,7 @@ Tensor Tensor::repeat(const Shape& repeats) const {
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim) const {
   int64_t d = resolve_axis(dim), total = 0;
   for (int64_t s : sizes) total += s;
-  if (total != shape_[d]) throw Error(loupe::cat("split sizes sum to ", total, " but dimension ", dim, " has size ", shape_[d]));
+  if (total != s_->shape[d]) throw Error(loupe::cat("split sizes sum to ", total, " but dimension ", dim, " has size ", s_->shape[d]));
   std::vector<Tensor> out;
   int64_t off = 0;
   for (int64_t s : sizes) {
@@ -320,21 +320,21 @@ std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
   if (size <= 0) throw Error(loupe::cat("split size must be positive, got ", size));
   int64_t d = resolve_axis(dim);
   std::vector<int64_t> sizes;
-  for (int64_t off = 0; off < shape_[d]; off += size) sizes.push_back(std::min(size, shape_[d] - off));
+  for (int64_t off = 0; off < s_->shape[d]; off += size) sizes.push_back(std::min(size, s_->shape[d] - off));
   return split(sizes, dim);
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   if (chunks <= 0) throw Error(loupe::cat("chunk count must be positive, got ", chunks));
   int64_t d = resolve_axis(dim);
-  int64_t size = (shape_[d] + chunks - 1) / chunks;
+  int64_t size = (s_->shape[d] + chunks - 1) / chunks;
   return split(std::max<int64_t>(size, 1), dim);
 }
 
 Tensor Tensor::diagonal() const {
-  if (ndim() != 2 || shape_[0] != shape_[1])
-    throw Error(loupe::cat("diagonal needs a square matrix, got shape ", shape_str(shape_)));
-  int64_t n = shape_[0];
+  if (ndim() != 2 || s_->shape[0] != s_->shape[1])
+    throw Error(loupe::cat("diagonal needs a square matrix, got shape ", shape_str(s_->shape)));
+  int64_t n = s_->shape[0];
   return flatten().pad({std::pair<int64_t, int64_t>{0, n}}).reshape({n, n + 1}).shrink({std::nullopt, std::pair<int64_t, int64_t>{0, 1}}).reshape({n});
 }
 

@@ -57,7 +57,7 @@ Tensor Tensor::std(const Axes& axis, bool keepdim, double correction) const {
 Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   if (!axis) return flatten().argmax(0, false);
   int64_t a = resolve_axis(*axis);
-  int64_t n = ndim() == 0 ? 1 : shape_[a];
+  int64_t n = ndim() == 0 ? 1 : s_->shape[a];
   Tensor m = eq(max(Axes(a), true));
   Shape s{n};
   for (int64_t i = a + 1; i < ndim(); i++) s.push_back(1);
@@ -73,15 +73,15 @@ Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::b
 Tensor Tensor::matmul(const Tensor& w) const {
   int64_t dx = ndim(), dw = w.ndim();
   if (dx == 0 || dw == 0)
-    throw Error(loupe::cat("matmul needs tensors of at least 1 dimension, got ", shape_str(shape_), " and ", shape_str(w.shape())));
+    throw Error(loupe::cat("matmul needs tensors of at least 1 dimension, got ", shape_str(s_->shape), " and ", shape_str(w.shape())));
   int64_t axis_w = -std::min<int64_t>(dw, 2);
-  if (shape_.back() != w.shape()[dw + axis_w])
-    throw Error(loupe::cat("cannot matmul ", shape_str(shape_), " and ", shape_str(w.shape()), ": inner dimensions ",
-                    shape_.back(), " and ", w.shape()[dw + axis_w], " differ"));
+  if (s_->shape.back() != w.shape()[dw + axis_w])
+    throw Error(loupe::cat("cannot matmul ", shape_str(s_->shape), " and ", shape_str(w.shape()), ": inner dimensions ",
+                    s_->shape.back(), " and ", w.shape()[dw + axis_w], " differ"));
   int64_t ones = std::min<int64_t>({dx - 1, dw - 1, 1});
-  Shape xs(shape_.begin(), shape_.end() - 1);
+  Shape xs(s_->shape.begin(), s_->shape.end() - 1);
   for (int64_t i = 0; i < ones; i++) xs.push_back(1);
-  xs.push_back(shape_.back());
+  xs.push_back(s_->shape.back());
   Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
   ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());

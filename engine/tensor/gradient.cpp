@@ -1,0 +1,204 @@
+// Autograd (current tinygrad's design): gradients are more lazy UOps, built by a rule per op that
+// maps the incoming gradient to one gradient per source, walking the graph backwards from the root.
+#include <cmath>
+#include <mutex>
+#include <numeric>
+
+#include "schedule/lazy_shape.h"
+#include "support/error.h"
+#include "tensor/tensor.h"
+
+namespace loupe {
+
+std::vector<std::shared_ptr<Tensor::State>> live_tensor_states();  // tensor.cpp
+
+namespace {
+constexpr double kLn2 = 0.6931471805599453;
+constexpr double kPi = 3.141592653589793;
+
+using Grads = std::vector<std::optional<Tensor>>;
+
+Tensor sum_to_shape(const Tensor& v, const Shape& want) {
+  if (v.shape() == want) return v;
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < want.size(); i++)
+    if (want[i] == 1 && v.shape()[i] != 1) axes.push_back(static_cast<int64_t>(i));
+  return v.cast(dtypes::sum_acc_dtype(v.dtype())).sum(Axes(axes), true).reshape(want).cast(v.dtype());
+}
+
+Grads reduce_gradient(const Tensor& g, const Tensor& ret, const Tensor& x, Ops op, const std::vector<int64_t>& axes) {
+  if (op == Ops::ADD) return {g.expand(x.shape())};
+  if (op == Ops::MAX) {
+    Tensor mask = x.eq(ret).cast(g.dtype());
+    return {mask / mask.sum(Axes(axes), true) * g};
+  }
+  // MUL: the product of the others, with care for zeros
+  Tensor is_zero = x.eq(Tensor(int64_t(0)));
+  Tensor safe_x = is_zero.where(Tensor(int64_t(1)), x);
+  Tensor zero_count = is_zero.cast(dtypes::int32).sum(Axes(axes), true);
+  Tensor others = zero_count.eq(Tensor(int64_t(1))).where(safe_x.prod(Axes(axes), true), Tensor(int64_t(0)));
+  return {g * is_zero.where(others, ret / safe_x)};
+}
+
+Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
+  auto T = [&](const UOpPtr& x) { return Tensor::from_uop(x, shapes.of(x)); };
+  Tensor ret = T(u);
+  auto src = [&](size_t i) { return T(u->src[i]); };
+  switch (u->op) {
+  case Ops::CAST: return {g.cast(u->src[0]->dtype)};
+  case Ops::RECIP: return {g.neg() * ret * ret};
+  case Ops::SIN: return {(Tensor(kPi / 2) - src(0)).sin() * g};
+  case Ops::LOG2: return {g / (src(0) * Tensor(kLn2))};
+  case Ops::EXP2: return {ret * g * Tensor(kLn2)};
+  case Ops::SQRT: return {g / (ret * Tensor(int64_t(2)))};
+  case Ops::TRUNC: return {g.zeros_like()};
+  case Ops::ADD: return {g, g};
+  case Ops::MUL: return {src(1) * g, src(0) * g};
+  case Ops::POW: {
+    Tensor b = src(0), e = src(1);
+    Tensor db = g * e.eq(Tensor(int64_t(0))).where(e, e * b.pow(e - Tensor(int64_t(1))));
+    Tensor de = g * b.eq(Tensor(int64_t(0)))
+                        .where(e.lt(Tensor(int64_t(0))).where(Tensor(-INFINITY), Tensor(0.0)),
+                               ret * b.log2() * Tensor(kLn2));
+    return {db, de};
+  }
+  case Ops::MAX: {
+    Tensor x = src(0), y = src(1);
+    Tensor half = x.eq(y).where(g * Tensor(0.5), Tensor(0.0));
+    return {x.gt(y).where(g, half), x.lt(y).where(g, half)};
+  }
+  case Ops::WHERE: {
+    Tensor c = src(0);
+    return {std::nullopt, c.where(g, Tensor(0.0)), c.where(Tensor(0.0), g)};
+  }
+  case Ops::REDUCE_AXIS: {
+    Ops op = u->arg.as_tuple()[0].as_op();
+    return reduce_gradient(g, ret, src(0), op, u->arg.as_tuple()[1].as_ints());
+  }
+  case Ops::CONTIGUOUS: return {g};
+  case Ops::CONTIGUOUS_BACKWARD: return {g.contiguous()};
+  case Ops::RESHAPE: return {g.reshape(shapes.of(u->src[0]))};
+  case Ops::EXPAND: return {g};  // summed back to the source's shape by the caller
+  case Ops::PAD: {
+    PadSpec p;
+    const Shape& in = shapes.of(u->src[0]);
+    const auto& t = u->arg.as_tuple();
+    for (size_t i = 0; i < in.size(); i++) {
+      int64_t b = t[i].as_tuple()[0].as_int();
+      p.push_back(std::pair<int64_t, int64_t>{b, b + in[i]});
+    }
+    return {g.shrink(p)};
+  }
+  case Ops::SHRINK: {
+    PadSpec p;
+    const Shape& in = shapes.of(u->src[0]);
+    const auto& t = u->arg.as_tuple();
+    for (size_t i = 0; i < in.size(); i++) {
+      int64_t s = t[i].as_tuple()[0].as_int(), e = t[i].as_tuple()[1].as_int();
+      p.push_back(std::pair<int64_t, int64_t>{s, in[i] - e});
+    }
+    return {g.pad(p)};
+  }
+  case Ops::PERMUTE: {
+    std::vector<int64_t> order = u->arg.as_ints(), inv(order.size());
+    for (size_t i = 0; i < order.size(); i++) inv[order[i]] = static_cast<int64_t>(i);
+    return {g.permute(inv)};
+  }
+  case Ops::FLIP: {
+    std::vector<int64_t> axes;
+    const auto& t = u->arg.as_tuple();
+    for (size_t i = 0; i < t.size(); i++)
+      if (t[i].as_bool()) axes.push_back(static_cast<int64_t>(i));
+    return {g.flip(Axes(axes))};
+  }
+  case Ops::CMPLT:
+  case Ops::CMPNE:
+  case Ops::BITCAST:
+  case Ops::FLOORDIV:
+  case Ops::FLOORMOD:
+  case Ops::IDIV:
+  case Ops::MOD:
+  case Ops::AND:
+  case Ops::OR:
+  case Ops::XOR:
+  case Ops::SHL:
+  case Ops::SHR: return Grads(u->src.size());
+  default: break;
+  }
+  throw Error(loupe::cat("no gradient rule for ", op_name(u->op)));
+}
+
+} // namespace
+
+std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
+  if (!gradient) {
+    if (numel() != 1 || ndim() != 0)
+      throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
+                             shape_str(shape())));
+    gradient = Tensor(1.0).cast(dtype());
+  }
+  if (gradient->shape() != shape())
+    throw Error(loupe::cat("gradient of shape ", shape_str(gradient->shape()), " for a tensor of shape ", shape_str(shape())));
+  ShapeMemo shapes;
+  std::unordered_set<const UOp*> target_set;
+  for (const Tensor& t : targets) target_set.insert(t.uop().get());
+  std::vector<const UOp*> order = uop()->toposort();
+  std::unordered_map<const UOp*, bool> on_path;
+  for (const UOp* u : order) {
+    bool p = false;
+    if (u->op != Ops::DETACH)
+      for (const UOpPtr& s : u->src) p = p || on_path[s.get()] || target_set.count(s.get());
+    on_path[u] = p;
+  }
+  std::unordered_map<const UOp*, Tensor> grads;
+  grads.emplace(uop().get(), *gradient);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const UOp* t0 = *it;
+    if (!on_path[t0]) continue;
+    auto g = grads.find(t0);
+    if (g == grads.end()) continue;
+    Grads local = op_gradient(t0->ptr(), g->second, shapes);
+    for (size_t i = 0; i < t0->src.size() && i < local.size(); i++) {
+      if (!local[i]) continue;
+      const UOpPtr& k = t0->src[i];
+      Tensor v = sum_to_shape(*local[i], shapes.of(k));
+      auto [slot, fresh] = grads.emplace(k.get(), v);
+      if (!fresh) slot->second = slot->second + v;
+    }
+  }
+  std::vector<Tensor> out;
+  for (const Tensor& t : targets) {
+    auto it = grads.find(t.uop().get());
+    out.push_back(it != grads.end() ? it->second.cast(t.dtype()) : t.zeros_like());
+  }
+  return out;
+}
+
+Tensor& Tensor::backward(std::optional<Tensor> gradient) {
+  std::vector<const UOp*> order = uop()->toposort();
+  std::unordered_set<const UOp*> in_graph(order.begin(), order.end());
+  std::vector<Tensor> targets;
+  for (auto& st : live_tensor_states()) {
+    Tensor t(st);
+    if (!in_graph.count(st->uop.get()) || !t.dtype().is_float()) continue;
+    bool has_device = false;
+    for (const UOp* u : st->uop->toposort()) has_device = has_device || u->op == Ops::BUFFER;
+    if (has_device) targets.push_back(t);
+  }
+  std::vector<Tensor> grads = this->gradient(targets, gradient);
+  for (size_t i = 0; i < targets.size(); i++) {
+    Tensor& t = targets[i];
+    if (t.s_->grad) t.s_->grad = (Tensor(t.s_->grad) + grads[i]).s_;
+    else t.s_->grad = grads[i].s_;
+  }
+  return *this;
+}
+
+std::optional<Tensor> Tensor::grad() const {
+  if (!s_->grad) return std::nullopt;
+  return Tensor(s_->grad);
+}
+
+void Tensor::set_grad(std::optional<Tensor> g) { s_->grad = g ? g->s_ : nullptr; }
+
+} // namespace loupe
