@@ -48,12 +48,6 @@ std::optional<I> constant_quotient(const UOpPtr& x, const UOpPtr& y) {
   return std::nullopt;
 }
 
-// Remainder of f modulo c with the smallest magnitude (ties: the non-negative one).
-I small_rem(I f, I c) {
-  I r = floor_mod(f, c);
-  return r * 2 > c ? r - c : r;
-}
-
 I abs128(I v) { return v < 0 ? -v : v; }
 
 // Keeps the simpler of a candidate and the current node: fewer distinct nodes once simplified.
@@ -201,7 +195,8 @@ UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
     quo.dtype = rem.dtype = dt;
     bool moved = false;
     for (const Term& t : l.terms) {
-      I r = small_rem(t.coeff, c);
+      // non-negative remainders only: a negative one breaks sharing with the numerator's other uses
+      I r = floor_mod(t.coeff, c);
       if (abs128(r) < abs128(t.coeff)) {
         moved = true;
         if (r != 0) rem.terms.push_back({t.base, r});
