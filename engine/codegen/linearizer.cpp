@@ -35,6 +35,23 @@ std::vector<UOpPtr> linearize(const UOpPtr& sink) {
   std::unordered_map<const UOp*, size_t> topo_index;
   for (size_t i = 0; i < topo.size(); i++) topo_index[topo[i]] = i;
 
+  // Loops nest in axis order (global axes outside reduce axes): a value that needs an inner loop is
+  // computed inside every loop around it.
+  std::vector<const UOp*> ranges;
+  for (const UOp* u : topo)
+    if (u->op == Ops::RANGE) ranges.push_back(u);
+  std::sort(ranges.begin(), ranges.end(), [](const UOp* a, const UOp* b) { return range_order(a) < range_order(b); });
+  auto close = [&](const Scope& s) {
+    int64_t deepest = -1;
+    for (size_t i = 0; i < ranges.size(); i++)
+      if (s.count(ranges[i])) deepest = static_cast<int64_t>(i);
+    Scope out;
+    for (int64_t i = 0; i <= deepest; i++) out.insert(ranges[i]);
+    for (const UOp* x : s)
+      if (x->op != Ops::RANGE) out.insert(x);
+    return out;
+  };
+
   // 1. scopes
   std::unordered_map<const UOp*, Scope> scope;       // where the node is computed
   std::unordered_map<const UOp*, Scope> provides;    // what a consumer inherits from it
@@ -56,12 +73,13 @@ std::vector<UOpPtr> linearize(const UOpPtr& sink) {
       Scope outside;
       for (const UOp* r : s)
         if (!rs.count(r)) outside.insert(r);
-      scope[acc] = outside;
+      scope[acc] = close(outside);
       s.insert(rs.begin(), rs.end());
-      scope[u] = s;
-      provides[u] = outside;  // consumers see the finished value
+      scope[u] = close(s);
+      provides[u] = close(outside);  // consumers see the finished value
       continue;
     }
+    s = close(s);
     scope[u] = s;
     Scope prov = s;
     if (u->op == Ops::RANGE) prov.insert(u);

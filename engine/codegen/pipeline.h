@@ -1,0 +1,27 @@
+// From a kernel AST to renderable code: Kernel (axes, optimizations) -> lowerer -> symbolic and late
+// rewrites -> linearizer -> renderer. Every step is a named graph_rewrite, so a trace sees it all.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "codegen/estimates.h"
+#include "codegen/kernel.h"
+#include "render/renderer.h"
+
+namespace loupe {
+
+struct KernelPlan {
+  std::string name;
+  UOpPtr ast;                      // as scheduled
+  UOpPtr optimized_ast;            // with the kernel's views and axis info
+  std::vector<int64_t> full_shape;
+  std::vector<AxisKind> axes;
+  std::vector<std::string> applied_opts;
+  std::vector<UOpPtr> linear;      // the linearized program
+  RenderedKernel rendered;
+  Estimates estimates;
+};
+
+KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt);
+
+} // namespace loupe
