@@ -1,7 +1,9 @@
 // ShapeTracker as expressions (reference map §7.5): the index and valid UOps of a buffer access, and
 // what can be read off them (real strides, masked axes, the buffer size needed).
 #include <algorithm>
+#include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "rewrite/graph_rewrite.h"
 #include "shape/shapetracker.h"
@@ -57,6 +59,44 @@ std::pair<UOpPtr, UOpPtr> raw_indexed(const std::vector<View>& views, const UOpL
   return {idx, valid};
 }
 
+// Memo of expression results per tracker (kernels ask the same trackers again and again, and the
+// symbolic rewrite is the expensive part). Keyed by content hash, confirmed by comparing the views;
+// bounded by dropping everything when full.
+template <typename V> class Memo {
+public:
+  std::optional<V> get(const Hash128& key, const std::vector<View>& views) {
+    std::lock_guard lock(mutex_);
+    auto it = map_.find(key.lo);
+    if (it == map_.end() || !(it->second.key == key) || it->second.views != views) return std::nullopt;
+    return it->second.value;
+  }
+  void put(const Hash128& key, const std::vector<View>& views, V value) {
+    std::lock_guard lock(mutex_);
+    if (map_.size() >= kMaxEntries) map_.clear();
+    map_[key.lo] = Entry{key, views, std::move(value)};
+  }
+
+private:
+  static constexpr size_t kMaxEntries = 8192;
+  struct Entry {
+    Hash128 key;
+    std::vector<View> views;
+    V value;
+  };
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, Entry> map_;
+};
+
+Hash128 memo_key(const std::vector<View>& views, const UOpList& idxs, uint64_t flags) {
+  StableHasher h;
+  h.u64(flags);
+  h.u64(views.size());
+  for (const View& v : views) v.hash(h);
+  h.u64(idxs.size());
+  for (const UOpPtr& u : idxs) h.hash(u->key());
+  return h.finish();
+}
+
 } // namespace
 
 std::pair<UOpPtr, UOpPtr> ShapeTracker::to_indexed(bool simplified) const {
@@ -69,16 +109,23 @@ std::pair<UOpPtr, UOpPtr> ShapeTracker::to_indexed(const UOpList& idxs, bool sim
   if (idxs.size() != ndim()) throw Error(cat("to_indexed: ", idxs.size(), " index expressions for shape ", shape_str(shape())));
   auto [idx, valid] = raw_indexed(views_, idxs);
   if (!simplified) return {idx, valid};
+  static Memo<std::pair<UOpPtr, UOpPtr>> memo;
+  Hash128 key = memo_key(views_, idxs, 1);
+  if (auto hit = memo.get(key, views_)) return *hit;
   idx = loupe::simplify(idx);
   valid = loupe::simplify(valid);
   if (UOpPtr v = simplify_valid(valid)) valid = v;
   // The index only matters where valid holds: simplify it under that assumption.
   if (UOpPtr i = uop_given_valid(valid, idx)) idx = loupe::simplify(i);
+  memo.put(key, views_, {idx, valid});
   return {idx, valid};
 }
 
 std::vector<std::optional<sint>> ShapeTracker::real_strides(bool ignore_valid) const {
   if (views_.size() == 1 && !views_[0].mask) return {views_[0].strides.begin(), views_[0].strides.end()};
+  static Memo<std::vector<std::optional<sint>>> memo;
+  Hash128 key = memo_key(views_, {}, ignore_valid ? 3 : 2);
+  if (auto hit = memo.get(key, views_)) return *hit;
   std::vector<std::optional<sint>> ret(ndim());
   UOpList idxs;
   for (size_t i = 0; i < ndim(); i++) idxs.push_back(range_for(shape()[i], int64_t(i)));
@@ -104,6 +151,7 @@ std::vector<std::optional<sint>> ShapeTracker::real_strides(bool ignore_valid) c
   if (!ignore_valid)
     for (int64_t a : range_axes(valid))
       if (a >= 0 && a < int64_t(ret.size())) ret[a] = std::nullopt;
+  memo.put(key, views_, ret);
   return ret;
 }
 
