@@ -18,10 +18,7 @@ int64_t clamp64(__int128 v) {
 
 // Shape arithmetic on concrete values is checked: absurd user input (dims near 2^63) becomes an
 // error instead of silently wrapping.
-int64_t checked(bool overflow, int64_t v, const char* what) {
-  if (overflow) throw Error(cat("shape arithmetic overflows int64 (", what, ")"));
-  return v;
-}
+[[noreturn]] void overflow(const char* what) { throw Error(cat("shape arithmetic overflows int64 (", what, ")")); }
 
 // Symbolic results are simplified so that equal quantities tend to become the same node.
 sint sym_result(const UOpPtr& u) { return sint(simplify(u)); }
@@ -69,7 +66,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 sint operator+(const sint& a, const sint& b) {
   if (a.is_int() && b.is_int()) {
     int64_t r;
-    return checked(__builtin_add_overflow(a.as_int(), b.as_int(), &r), r, "+");
+    if (__builtin_add_overflow(a.as_int(), b.as_int(), &r)) overflow("+");
+    return r;
   }
   if (a == 0) return b;
   if (b == 0) return a;
@@ -78,14 +76,16 @@ sint operator+(const sint& a, const sint& b) {
 sint operator-(const sint& a) {
   if (a.is_int()) {
     int64_t r;
-    return checked(__builtin_sub_overflow(int64_t(0), a.as_int(), &r), r, "-");
+    if (__builtin_sub_overflow(int64_t(0), a.as_int(), &r)) overflow("-");
+    return r;
   }
   return sym_result(-a.uop());
 }
 sint operator-(const sint& a, const sint& b) {
   if (a.is_int() && b.is_int()) {
     int64_t r;
-    return checked(__builtin_sub_overflow(a.as_int(), b.as_int(), &r), r, "-");
+    if (__builtin_sub_overflow(a.as_int(), b.as_int(), &r)) overflow("-");
+    return r;
   }
   if (b == 0) return a;
   return sym_result(a.uop() - b.uop());
@@ -93,7 +93,8 @@ sint operator-(const sint& a, const sint& b) {
 sint operator*(const sint& a, const sint& b) {
   if (a.is_int() && b.is_int()) {
     int64_t r;
-    return checked(__builtin_mul_overflow(a.as_int(), b.as_int(), &r), r, "*");
+    if (__builtin_mul_overflow(a.as_int(), b.as_int(), &r)) overflow("*");
+    return r;
   }
   if (a == 0 || b == 0) return 0;
   if (a == 1) return b;
