@@ -1,0 +1,53 @@
+// A Buffer is `size` elements of `dtype` on one device, allocated lazily (at the first write, kernel run
+// or explicit ensure_allocated) and returned to the device's allocator cache when destroyed.
+// Not thread-safe: one owner at a time (the tensor layer guards its BufferRef state).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace loupe {
+
+class Device;
+
+class Buffer {
+public:
+  // `device` in any spelling get_device accepts ("cpu", "CPU:0"); bad names, non-scalar dtypes and
+  // negative sizes raise loupe::Error.
+  Buffer(const std::string& device, DType dtype, int64_t size);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  Device& device() const { return *device_; }
+  DType dtype() const { return dtype_; }
+  int64_t size() const { return size_; }            // elements
+  size_t nbytes() const { return nbytes_; }
+  bool is_allocated() const { return allocated_; }
+
+  Buffer& ensure_allocated();
+  void* handle();  // device handle (a host pointer on the CPU); allocates on first use
+
+  // Host <-> device copies of exactly nbytes() bytes (a mismatch is a loupe::Error naming both sizes).
+  void copyin(const void* src, size_t nbytes);
+  void copyout(void* dst, size_t nbytes);  // the buffer must have been allocated
+
+  template <typename T> std::vector<T> read() {
+    std::vector<T> out(nbytes_ / sizeof(T));
+    copyout(out.data(), out.size() * sizeof(T));
+    return out;
+  }
+  template <typename T> void write(const std::vector<T>& v) { copyin(v.data(), v.size() * sizeof(T)); }
+
+private:
+  Device* device_;
+  DType dtype_;
+  int64_t size_;
+  size_t nbytes_;
+  void* handle_ = nullptr;
+  bool allocated_ = false;  // a zero-byte buffer can be allocated with a null handle
+};
+
+} // namespace loupe

@@ -1,0 +1,218 @@
+#include "runtime/cpu/cpu_device.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/error.h"
+
+extern char** environ;
+
+namespace loupe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> find_executable(const std::string& exe) {
+  auto runnable = [](const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); };
+  if (exe.find('/') != std::string::npos) return runnable(exe) ? std::optional<std::string>(exe) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(ss, dir, ':');)
+    if (!dir.empty() && runnable(fs::path(dir) / exe)) return (fs::path(dir) / exe).string();
+  return std::nullopt;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string w; ss >> w;) out.push_back(w);
+  return out;
+}
+
+// The compiler command: the requested one, else $CC (strictly), else clang, else gcc. Empty if none is found.
+std::vector<std::string> resolve_compiler(const std::string& requested) {
+  std::vector<std::string> candidates;
+  if (!requested.empty()) candidates = {requested};
+  else if (const char* cc = std::getenv("CC"); cc && *cc) candidates = {cc};
+  else candidates = {"clang", "gcc"};
+  for (const std::string& c : candidates) {
+    auto words = split_words(c);
+    if (words.empty()) continue;
+    if (auto exe = find_executable(words[0])) {
+      words[0] = *exe;
+      return words;
+    }
+  }
+  return {};
+}
+
+// Runs argv with stdout and stderr sent to `log`; returns the exit status (-1 if it could not start).
+int run_process(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid;
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string read_text(const fs::path& p, size_t limit = 8000) {
+  std::ifstream f(p);
+  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (s.size() > limit) s = s.substr(0, limit) + "\n... (truncated)";
+  return s;
+}
+
+std::string host_cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0) return line;
+  return "unknown-cpu";
+}
+
+using EntryFn = void (*)(void**, const long long*, long long, long long);
+
+class CpuProgram : public Program {
+public:
+  CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, EntryFn fn)
+      : Program(std::move(k)), lib_(std::move(lib)), fn_(fn) {}
+
+  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
+             const LaunchDims&, bool) override {
+    check_args(bufs.size(), vars);
+    std::vector<long long> v(vars.begin(), vars.end());
+    long long end = kernel().split_loop ? global[0] : 0;
+    if (kernel().split_loop && (end < 0 || end > kernel().global[0]))
+      throw Error(cat("kernel ", kernel().name, ": outer loop range [0, ", end, ") exceeds its extent ",
+                      kernel().global[0]));
+    auto t0 = std::chrono::steady_clock::now();
+    fn_(const_cast<void**>(bufs.data()), v.data(), 0, end);
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+private:
+  std::shared_ptr<void> lib_;
+  EntryFn fn_;
+};
+
+} // namespace
+
+CpuDevice::CpuDevice(Options opts, std::string name)
+    : Device(std::move(name)), cache_(opts.cache ? opts.cache : &CompileCache::global()) {
+  cc_ = resolve_compiler(opts.cc);
+  if (cc_.empty())
+    throw Error(opts.cc.empty() ? *cpu_unavailable_reason() : cat("CPU: C compiler '", opts.cc, "' not found"));
+  flags_ = {"-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno", "-fwrapv", "-w"};
+}
+
+std::string CpuDevice::identity() {
+  std::lock_guard lock(mutex_);
+  if (identity_.empty()) {
+    fs::path log = CompileCache::temp_path("version.txt");
+    std::vector<std::string> argv = cc_;
+    argv.push_back("--version");
+    run_process(argv, log);
+    std::string v = read_text(log);
+    fs::remove(log);
+    identity_ = cc_[0] + "\n" + v.substr(0, v.find('\n')) + "\n" + host_cpu_model();
+  }
+  return identity_;
+}
+
+std::string CpuDevice::compile_unit(const RenderedKernel& k) const {
+  std::string shim = "\nvoid loupe_entry(void** bufs, const long long* vars, long long start, long long end) {\n  " + k.name + "(";
+  std::vector<std::string> args;
+  for (size_t i = 0; i < k.buffers.size(); i++)
+    args.push_back("(" + std::string(k.buffers[i].is_mutable ? "" : "const ") + renderer_.type_name(k.buffers[i].dtype) +
+                   ")bufs[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < k.vars.size(); i++) {
+    bool fits = k.vars[i].min >= INT32_MIN && k.vars[i].max <= INT32_MAX;
+    args.push_back(std::string(fits ? "(int)" : "") + "vars[" + std::to_string(i) + "]");
+  }
+  if (k.split_loop) {
+    args.push_back("start");
+    args.push_back("end");
+  }
+  for (size_t i = 0; i < args.size(); i++) shim += (i ? ", " : "") + args[i];
+  shim += ");\n  (void)bufs; (void)vars; (void)start; (void)end;\n}\n";
+  return k.source + shim;
+}
+
+void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_name, const fs::path& out) {
+  fs::path src = CompileCache::temp_path(kernel_name + ".c"), log = CompileCache::temp_path(kernel_name + ".log");
+  {
+    std::ofstream f(src);
+    f << unit;
+    if (!f) throw Error(cat("CPU: cannot write ", src.string()));
+  }
+  std::vector<std::string> argv = cc_;
+  argv.insert(argv.end(), flags_.begin(), flags_.end());
+  argv.insert(argv.end(), {"-x", "c", src.string(), "-o", out.string(), "-lm"});
+  compiler_runs_++;
+  int rc = run_process(argv, log);
+  std::string msg = read_text(log);
+  std::error_code ec;
+  fs::remove(src, ec);
+  fs::remove(log, ec);
+  if (rc != 0)
+    throw Error(cat("CPU: ", cc_[0], rc < 0 ? " could not be started" : " failed", " compiling kernel ", kernel_name,
+                    " (exit ", rc, "):\n", msg, "\n--- source ---\n", unit));
+}
+
+std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
+  if (k.device != "CPU") throw Error(cat("CPU cannot run kernel ", k.name, " rendered for ", k.device));
+  std::string unit = compile_unit(k);
+  std::string flags;
+  for (const std::string& f : flags_) flags += f + " ";
+  std::string key = cache_key({"loupe-cpu-1", identity(), flags, unit});
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+  }
+  fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) { run_compiler(unit, k.name, tmp); });
+  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!cache_->enabled()) {
+    std::error_code ec;
+    fs::remove(so, ec);  // the mapping stays valid
+  }
+  if (!handle) throw Error(cat("CPU: cannot load kernel ", k.name, " from ", so.string(), ": ", dlerror()));
+  std::shared_ptr<void> lib(handle, [](void* h) { dlclose(h); });
+  auto fn = reinterpret_cast<EntryFn>(dlsym(handle, "loupe_entry"));
+  if (!fn) throw Error(cat("CPU: kernel ", k.name, " has no entry point in ", so.string()));
+  auto program = std::make_shared<CpuProgram>(k, lib, fn);
+  std::lock_guard lock(mutex_);
+  return programs_.emplace(key, program).first->second;
+}
+
+std::optional<std::string> cpu_unavailable_reason() {
+  if (!resolve_compiler("").empty()) return std::nullopt;
+  const char* cc = std::getenv("CC");
+  if (cc && *cc) return cat("CPU: C compiler CC=", cc, " not found");
+  return std::string("CPU: no C compiler found (tried clang, gcc; set CC)");
+}
+
+std::unique_ptr<Device> make_cpu_device(const std::string& canonical) {
+  return std::make_unique<CpuDevice>(CpuDevice::Options{}, canonical);
+}
+
+} // namespace loupe

@@ -1,0 +1,59 @@
+// The CPU device: kernels rendered as C, compiled by clang (or gcc where clang is missing; CC
+// overrides) into a shared object, loaded with dlopen and called through a generated entry shim
+// `loupe_entry(void** bufs, const long long* vars, long long start, long long end)`, so calling any kernel
+// needs no per-signature glue and a thread pool can later pass sub-ranges of the outer loop.
+// Timing is the wall clock around the call.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "render/c_renderer.h"
+#include "runtime/compile_cache.h"
+#include "runtime/device.h"
+
+namespace loupe {
+
+struct CpuDeviceOptions {
+  std::string cc;                 // compiler command; empty: $CC, else clang, else gcc
+  CompileCache* cache = nullptr;  // null: CompileCache::global()
+};
+
+class CpuDevice : public Device {
+public:
+  using Options = CpuDeviceOptions;
+  explicit CpuDevice(Options opts = {}, std::string name = "CPU");
+
+  const Renderer& renderer() const override { return renderer_; }
+  Allocator& allocator() override { return allocator_; }
+  std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
+
+  const std::vector<std::string>& compiler_command() const { return cc_; }  // resolved, e.g. {"/usr/bin/clang"}
+  const std::vector<std::string>& flags() const { return flags_; }
+  int64_t compiler_runs() const { return compiler_runs_; }  // times this device actually ran the compiler
+  // The C text compiled for a kernel: its source plus the entry shim.
+  std::string compile_unit(const RenderedKernel& kernel) const;
+
+private:
+  std::string identity();  // compiler path + version line + host CPU model: part of every cache key
+  void run_compiler(const std::string& unit, const std::string& kernel_name, const std::filesystem::path& out);
+
+  CRenderer renderer_;
+  HostAllocator allocator_;
+  CompileCache* cache_;
+  std::vector<std::string> cc_, flags_;
+  std::string identity_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by cache key
+  std::atomic<int64_t> compiler_runs_{0};
+};
+
+// Null when a C compiler is found, else why the CPU device cannot start.
+std::optional<std::string> cpu_unavailable_reason();
+std::unique_ptr<Device> make_cpu_device(const std::string& canonical);
+
+} // namespace loupe

@@ -1,0 +1,127 @@
+#include "runtime/device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "runtime/cpu/cpu_device.h"
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+// Every kind this build has, in preference order. Backends are listed here explicitly (not through
+// static registrars, which a static library would drop).
+const std::vector<DeviceKind>& kinds() {
+  static const std::vector<DeviceKind> table = {
+      DeviceKind{"CPU", 0, [] { return cpu_unavailable_reason(); },
+                 [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cpu_device(canonical); }},
+  };
+  return table;
+}
+
+const DeviceKind* find_kind(const std::string& base) {
+  for (const DeviceKind& k : kinds())
+    if (k.name == base) return &k;
+  return nullptr;
+}
+
+std::string known_list() {
+  std::string s;
+  for (const DeviceKind& k : kinds()) s += (s.empty() ? "" : ", ") + k.name;
+  return s;
+}
+
+// Splits a canonical name into kind and index.
+std::pair<std::string, int> split_name(const std::string& canonical) {
+  auto colon = canonical.find(':');
+  if (colon == std::string::npos) return {canonical, 0};
+  return {canonical.substr(0, colon), std::stoi(canonical.substr(colon + 1))};
+}
+} // namespace
+
+std::string canonical_device_name(const std::string& name) {
+  auto colon = name.find(':');
+  std::string base = name.substr(0, colon);
+  if (base.empty() || !std::all_of(base.begin(), base.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; }))
+    throw Error(cat("bad device name '", name, "' (known devices: ", known_list(), ")"));
+  std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (colon == std::string::npos) return base;
+  std::string idx = name.substr(colon + 1);
+  if (idx.empty() || idx.size() > 4 || !std::all_of(idx.begin(), idx.end(), [](char c) { return std::isdigit((unsigned char)c); }))
+    throw Error(cat("bad device index in '", name, "': expected NAME or NAME:N"));
+  int n = std::stoi(idx);
+  return n == 0 ? base : base + ":" + std::to_string(n);
+}
+
+std::vector<std::string> known_devices() {
+  std::vector<std::string> out;
+  for (const DeviceKind& k : kinds()) out.push_back(k.name);
+  return out;
+}
+
+DeviceStatus device_status(const std::string& name) {
+  DeviceStatus st;
+  try {
+    st.name = canonical_device_name(name);
+  } catch (const Error& e) {
+    st.name = name;
+    st.reason = e.what();
+    return st;
+  }
+  auto [base, index] = split_name(st.name);
+  const DeviceKind* k = find_kind(base);
+  if (!k) {
+    st.reason = cat("unknown device '", name, "' (known devices: ", known_list(), ")");
+    return st;
+  }
+  if (index > k->max_index) {
+    st.reason = cat(base, ": no device ", index, " (", base, " has ", k->max_index + 1, ")");
+    return st;
+  }
+  if (auto why = k->unavailable()) {
+    st.reason = *why;
+    return st;
+  }
+  st.available = true;
+  return st;
+}
+
+std::vector<DeviceStatus> list_devices() {
+  std::vector<DeviceStatus> out;
+  for (const DeviceKind& k : kinds()) out.push_back(device_status(k.name));
+  return out;
+}
+
+Device& get_device(const std::string& name) {
+  static std::mutex mutex;
+  // Devices live until the process ends (never destroyed: buffers freed during static destruction may
+  // still return memory to them).
+  static auto* open = new std::map<std::string, Device*>();
+  std::string canonical = canonical_device_name(name);
+  std::lock_guard lock(mutex);
+  auto it = open->find(canonical);
+  if (it != open->end()) return *it->second;
+  DeviceStatus st = device_status(name);
+  if (!st.available) throw Error(st.reason);
+  Device* d = find_kind(split_name(canonical).first)->open(canonical).release();
+  (*open)[canonical] = d;
+  return *d;
+}
+
+std::string default_device() {
+  if (const char* env = std::getenv("DEVICE"); env && *env) {
+    DeviceStatus st = device_status(env);
+    if (!st.available) throw Error(cat("DEVICE=", env, ": ", st.reason));
+    return st.name;
+  }
+  for (const DeviceKind& k : kinds())
+    if (!k.unavailable()) return k.name;
+  std::string why;
+  for (const DeviceStatus& s : list_devices()) why += "\n  " + s.reason;
+  throw Error("no device can start here:" + why);
+}
+
+} // namespace loupe

@@ -1,0 +1,67 @@
+// Devices and their registry. A device bundles a renderer, an allocator and a compiler/runtime; it is
+// found by name (`get_device("cpu")`, "CPU", "cpu:0" are the same device). A device kind that cannot
+// start here says why ("CUDA: libcuda.so.1 not found") instead of failing later.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/renderer.h"
+#include "runtime/allocator.h"
+#include "runtime/program.h"
+
+namespace loupe {
+
+class Device {
+public:
+  explicit Device(std::string name) : name_(std::move(name)) {}
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const std::string& name() const { return name_; }  // canonical: "CPU", "CUDA", "CUDA:1"
+  virtual const Renderer& renderer() const = 0;
+  virtual Allocator& allocator() = 0;
+  // Compiles a kernel rendered by this device's renderer, or finds it in the memory and disk caches.
+  // A compiler failure raises loupe::Error with the compiler's message and the source.
+  virtual std::shared_ptr<Program> compile(const RenderedKernel& kernel) = 0;
+  // Waits for queued work (a no-op on synchronous devices).
+  virtual void synchronize() {}
+
+private:
+  std::string name_;
+};
+
+// "cpu" -> "CPU", "cuda:0" -> "CUDA", "gpu:1" -> "GPU:1". Throws loupe::Error for an empty or malformed name.
+std::string canonical_device_name(const std::string& name);
+
+// The device kinds this build knows, in preference order (the default device is the first available).
+std::vector<std::string> known_devices();
+
+struct DeviceStatus {
+  std::string name;    // canonical
+  bool available = false;
+  std::string reason;  // why not, e.g. "CUDA: libcuda.so.1 not found"
+};
+// Whether a device can start here; never throws for a known or unknown name (unknown: not available).
+DeviceStatus device_status(const std::string& name);
+std::vector<DeviceStatus> list_devices();
+
+// The device, started on first use and kept for the life of the process. loupe::Error for an unknown
+// name (listing the known ones) or an unavailable device (with the reason).
+Device& get_device(const std::string& name);
+
+// DEVICE from the environment (validated), else the first available known device.
+std::string default_device();
+
+// How a device kind is found and started; kinds are listed in device.cpp.
+struct DeviceKind {
+  std::string name;  // "CPU"
+  int max_index = 0; // highest N accepted in "NAME:N"
+  std::function<std::optional<std::string>()> unavailable;  // null when it can start, else the reason
+  std::function<std::unique_ptr<Device>(const std::string& canonical)> open;
+};
+
+} // namespace loupe

@@ -1,0 +1,39 @@
+// A compiled kernel, ready to run on its device.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "render/renderer.h"
+
+namespace loupe {
+
+class Buffer;
+using LaunchDims = std::array<int64_t, 3>;
+
+class Program {
+public:
+  explicit Program(RenderedKernel kernel) : kernel_(std::move(kernel)) {}
+  virtual ~Program() = default;
+  const RenderedKernel& kernel() const { return kernel_; }
+
+  // Runs once. `bufs` are device handles in kernel().buffers order, `vars` the integer values in
+  // kernel().vars order. `global`/`local` are the launch sizes (for a CPU kernel with split_loop,
+  // global[0] is the extent of its outer loop). Returns the measured seconds; with wait=false an
+  // asynchronous device may return 0 before the kernel has finished.
+  virtual double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
+                     const LaunchDims& local, bool wait = true) = 0;
+
+  // Runs with Buffers (checked against the parameters: device, dtype, size; allocated on demand) and
+  // the kernel's own launch sizes.
+  double run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>& vars = {}, bool wait = true);
+
+protected:
+  // loupe::Error on a wrong number of buffers or vars, or a var outside its declared range.
+  void check_args(size_t nbufs, const std::vector<int64_t>& vars) const;
+
+private:
+  RenderedKernel kernel_;
+};
+
+} // namespace loupe
