@@ -35,7 +35,7 @@ const char* axis_kind_colour(AxisKind k) {
 
 namespace {
 bool carries_view(const UOp* u) {
-  return (u->op == Ops::LOAD || u->op == Ops::STORE || u->op == Ops::IOTA || u->op == Ops::VALID) &&
+  return (u->op == Ops::LOAD || u->op == Ops::STORE || u->op == Ops::IOTA || u->op == Ops::VALID || u->op == Ops::CONST) &&
          std::any_of(u->src.begin(), u->src.end(), [](const UOpPtr& s) { return s->op == Ops::VIEW; });
 }
 const UOpPtr& view_src(const UOp* u) {
@@ -59,13 +59,14 @@ Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(
   for (const UOpPtr& b : bufs_) sts_.push_back(*view_src(b.get())->arg.object<ShapeTracker>());
   // the reduce's output and input shapes mark which axes it reduces
   for (const UOp* r : reduceops_) {
+    // the input shape: any view below the reduce has it (every leaf carries a view)
     sints full;
-    for (const UOpPtr& b : bufs_) {
-      const auto& s = sts_[&b - &bufs_[0]].shape();
-      if (full.empty()) full = s;
-      for (size_t i = 0; i < s.size() && i < full.size(); i++)
-        if (as_int(s[i]) > as_int(full[i])) full[i] = s[i];
-    }
+    for (const UOp* x : r->src[0]->toposort())
+      if (x->op == Ops::VIEW) {
+        full = x->arg.object<ShapeTracker>()->shape();
+        break;
+      }
+    LOUPE_ASSERT(!full.empty() || sts_[0].ndim() == 0, "reduce without a view below it");
     sints out = full;
     for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) out[a.as_int()] = 1;
     sts_.push_back(ShapeTracker::from_shape(out));
@@ -83,12 +84,10 @@ Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(
 }
 
 std::vector<int64_t> Kernel::full_shape() const {
+  // the iteration space: the (first) reduce's input, else the output
+  const ShapeTracker& st = reduceops_.empty() ? sts_[0] : sts_[bufs_.size() + 1];
   std::vector<int64_t> out;
-  for (const ShapeTracker& st : sts_) {
-    const sints& s = st.shape();
-    if (out.empty()) out.assign(s.size(), 0);
-    for (size_t i = 0; i < s.size(); i++) out[i] = std::max(out[i], as_int(s[i]));
-  }
+  for (const sint& s : st.shape()) out.push_back(as_int(s));
   return out;
 }
 

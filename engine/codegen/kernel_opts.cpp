@@ -78,6 +78,7 @@ void Kernel::apply_opt(const Opt& opt) {
   } else if (opt.op != OptOp::NOLOCALS) {
     amt = opt.arg != 0 ? opt.arg : fs[axis];
     check(amt != 1, opt, "an amount of 1 is meaningless");
+    check(amt > 0 && fs[axis] > 0, opt, "an empty axis cannot be split");
     if (opt.op != OptOp::PADTO) check(fs[axis] % amt == 0, opt, cat("axis of size ", fs[axis], " is not divisible by ", amt));
   }
   if (has_reduce() && (opt.op == OptOp::GROUP || opt.op == OptOp::GROUPTOP)) {
@@ -163,6 +164,8 @@ std::optional<int64_t> Kernel::stride_of(size_t buf, size_t axis) const {
 
 void Kernel::hand_coded_optimizations() {
   std::vector<int64_t> fs = full_shape();
+  for (int64_t s : fs)
+    if (s == 0) return;  // an empty kernel has nothing to optimize
   size_t nbufs = bufs_.size();
   auto try_opt = [&](const Opt& o) {
     try {

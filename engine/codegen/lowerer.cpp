@@ -50,6 +50,15 @@ const PatternMatcher& lowerer_rules() {
              if (is_true(valid)) return value;
              return UOp::make(Ops::WHERE, dt, {valid, value, UOp::cnst(dt, 0)});
            }),
+      rule("lower_const", UPat::op(Ops::CONST, {UPat::op_any_src(Ops::VIEW, "view")}, "c"),
+           [](const Match& m) -> UOpPtr {
+             auto& ctx = m.ctx<LowerContext>();
+             const UOpPtr& c = m["c"];
+             UOpPtr bare = UOp::make(Ops::CONST, c->dtype, {}, c->arg);
+             auto [idx, valid] = view_st(m["view"]).to_indexed(ctx.idxs);
+             if (is_true(valid)) return bare;
+             return UOp::make(Ops::WHERE, c->dtype, {valid, bare, UOp::cnst(c->dtype, 0)});
+           }),
       rule("lower_valid", UPat::op(Ops::VALID, {UPat::op_any_src(Ops::VIEW, "view")}),
            [](const Match& m) -> UOpPtr {
              auto& ctx = m.ctx<LowerContext>();
@@ -61,7 +70,10 @@ const PatternMatcher& lowerer_rules() {
              const UOpPtr& red = m["red"];
              Ops op = red->arg.as_tuple()[0].as_op();
              UOpList src{reduce_identity(op, red->dtype)};
-             for (int64_t a : red->arg.as_tuple()[1].as_ints()) src.push_back(ctx.idxs[a]);
+             for (int64_t a : red->arg.as_tuple()[1].as_ints()) {
+               if (ctx.idxs[a]->src[0]->const_int() == 0) return src[0];  // reducing nothing: the identity
+               src.push_back(ctx.idxs[a]);
+             }
              if (src.size() == 1) return m["x"];  // nothing left to reduce
              src.insert(src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
              UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(ctx.acc_count++)}));

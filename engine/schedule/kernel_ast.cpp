@@ -59,11 +59,12 @@ private:
     switch (n->op) {
     case Ops::BUFFER: return load(n, ctx, dt);
     case Ops::CONST: {
-      UOpPtr c = n->arg.is_float() ? UOp::cnst(dt, n->arg.as_float())
-                                   : UOp::cnst_int(dt, n->arg.is_bool() ? n->arg.as_bool() : n->arg.as_int());
-      if (!has_mask(ctx)) return c;
-      UOpPtr valid = UOp::make(Ops::VALID, dtypes::bool_, {ctx.to_uop()});
-      return UOp::make(Ops::WHERE, dt, {valid, c, UOp::cnst(dt, 0)});
+      // like a load, a constant carries the view it is read through (its shape, and padding)
+      Arg value = n->arg.is_float() ? Arg(n->arg.as_float())
+                                    : dt.is_float() ? Arg(static_cast<double>(n->arg.is_bool() ? n->arg.as_bool() : n->arg.as_int()))
+                                                    : dt.is_bool() ? Arg(n->arg.is_bool() ? n->arg.as_bool() : n->arg.as_int() != 0)
+                                                                   : Arg(n->arg.is_bool() ? int64_t(n->arg.as_bool()) : n->arg.as_int());
+      return UOp::make(Ops::CONST, dt, {ctx.to_uop()}, value);
     }
     case Ops::IOTA: return UOp::make(Ops::IOTA, dt, {ctx.to_uop()}, n->arg);
     case Ops::VIEW: {

@@ -179,7 +179,7 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   std::unordered_set<const UOp*> in_graph(order.begin(), order.end());
   std::vector<Tensor> targets;
   for (auto& st : live_tensor_states()) {
-    Tensor t(st);
+    Tensor t(FromState{}, st);
     if (!in_graph.count(st->uop.get()) || !t.dtype().is_float()) continue;
     bool has_device = false;
     for (const UOp* u : st->uop->toposort()) has_device = has_device || u->op == Ops::BUFFER;
@@ -188,7 +188,7 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   std::vector<Tensor> grads = this->gradient(targets, gradient);
   for (size_t i = 0; i < targets.size(); i++) {
     Tensor& t = targets[i];
-    if (t.s_->grad) t.s_->grad = (Tensor(t.s_->grad) + grads[i]).s_;
+    if (t.s_->grad) t.s_->grad = (Tensor(FromState{}, t.s_->grad) + grads[i]).s_;
     else t.s_->grad = grads[i].s_;
   }
   return *this;
@@ -196,7 +196,7 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
 
 std::optional<Tensor> Tensor::grad() const {
   if (!s_->grad) return std::nullopt;
-  return Tensor(s_->grad);
+  return Tensor(FromState{}, s_->grad);
 }
 
 void Tensor::set_grad(std::optional<Tensor> g) { s_->grad = g ? g->s_ : nullptr; }

@@ -243,7 +243,8 @@ public:
 
 private:
   Tensor(UOpPtr uop, Shape shape);
-  explicit Tensor(std::shared_ptr<State> s) : s_(std::move(s)) {}
+  struct FromState {};
+  Tensor(FromState, std::shared_ptr<State> s) : s_(std::move(s)) {}
   void init(UOpPtr uop, Shape shape);
   std::shared_ptr<State> s_;
 };

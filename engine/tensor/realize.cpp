@@ -1,0 +1,225 @@
+#include "tensor/realize.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+#include "codegen/pipeline.h"
+#include "ir/print.h"
+#include "runtime/buffer.h"
+#include "runtime/counters.h"
+#include "runtime/device.h"
+#include "runtime/program.h"
+#include "shape/shapetracker.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/buffer_ref.h"
+#include "tensor/host_data.h"
+#include "tensor/tensor.h"
+#include "trace/trace_session.h"
+
+namespace loupe {
+
+namespace {
+
+struct CompiledKernel {
+  KernelPlan plan;
+  std::shared_ptr<Program> program;
+  int64_t trace_kernel_id = -1;
+};
+
+std::mutex cache_mutex;
+std::map<std::string, std::shared_ptr<CompiledKernel>> kernel_cache;  // "<device>|<noopt>|<ast key>"
+
+std::string device_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()).device; }
+
+void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device, const Renderer& renderer) {
+  KernelRecord rec;
+  rec.name = ck.plan.name;
+  rec.device = device;
+  rec.ast = ck.plan.optimized_ast;
+  rec.opts = ck.plan.applied_opts;
+  rec.global_size.assign(ck.plan.rendered.global.begin(), ck.plan.rendered.global.end());
+  rec.local_size.assign(ck.plan.rendered.local.begin(), ck.plan.rendered.local.end());
+  rec.sources.push_back({device, "opt", ck.plan.rendered.source});
+  if (!ck.plan.applied_opts.empty()) {
+    KernelPlan noopt = plan_kernel(ck.plan.ast, renderer, true);
+    rec.sources.push_back({device, "noopt", noopt.rendered.source});
+  } else {
+    rec.sources.push_back({device, "noopt", ck.plan.rendered.source});
+  }
+  int idx = 0;
+  for (const UOp* u : ck.plan.optimized_ast->toposort()) {
+    if (u->op != Ops::LOAD && u->op != Ops::STORE) continue;
+    BufferAccess b;
+    b.index = static_cast<int>(u->src[0]->arg.as_int());
+    b.name = "data" + std::to_string(b.index);
+    b.access = u->op == Ops::STORE ? "store" : "load";
+    b.dtype = u->src[0]->dtype.base().short_name();
+    if (const auto* st = u->src[1]->arg.object<ShapeTracker>()) b.set_shapetracker(*st);
+    rec.buffers.push_back(b);
+    idx++;
+  }
+  rec.flops = ck.plan.estimates.ops;
+  rec.lds = ck.plan.estimates.lds;
+  rec.mem = ck.plan.estimates.mem;
+  ck.trace_kernel_id = s.writer().record_kernel(rec);
+}
+
+std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
+  const bool noopt = options().noopt;
+  std::string key = dev.name() + "|" + (noopt ? "1" : "0") + "|" + item.ast->key().hex();
+  {
+    std::lock_guard lock(cache_mutex);
+    if (auto it = kernel_cache.find(key); it != kernel_cache.end()) return it->second;
+  }
+  auto ck = std::make_shared<CompiledKernel>();
+  {
+    TraceContextScope ctx("kernel", Kernel(item.ast).base_name());
+    ck->plan = plan_kernel(item.ast, dev.renderer(), noopt);
+    if (auto* s = TraceSession::current()) record_kernel(*s, *ck, dev.name(), dev.renderer());
+  }
+  int debug = options().debug;
+  if (debug >= 3) {
+    std::cout << ck->plan.name << "\n";
+    for (const std::string& o : ck->plan.applied_opts) std::cout << "  " << o << "\n";
+  }
+  if (debug >= 5) std::cout << print_graph(ck->plan.optimized_ast);
+  if (debug >= 4) std::cout << ck->plan.rendered.source << "\n";
+  ck->program = dev.compile(ck->plan.rendered);
+  std::lock_guard lock(cache_mutex);
+  kernel_cache[key] = ck;
+  return ck;
+}
+
+} // namespace
+
+std::shared_ptr<Buffer> buffer_storage(const UOpPtr& node) {
+  const auto& ref = static_cast<const BufferRef&>(node->arg.as_object());
+  std::lock_guard lock(ref.state->mutex);
+  if (!ref.state->storage) {
+    ref.state->storage = std::make_shared<Buffer>(ref.device, ref.dtype, ref.size);
+    if (!ref.state->pending_host_data.empty()) {
+      ref.state->storage->copyin(ref.state->pending_host_data.data(), ref.state->pending_host_data.size());
+      ref.state->pending_host_data.clear();
+      ref.state->pending_host_data.shrink_to_fit();
+      global_counters().copy_count++;
+    }
+    ref.state->storage->ensure_allocated();
+  }
+  return ref.state->storage;
+}
+
+std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,
+                       double seconds, double total_seconds, int64_t ops, int64_t mem, int64_t lds, int64_t mem_used) {
+  char buf[512];
+  std::string padded = name.size() < 41 ? name + std::string(41 - name.size(), ' ') : name;
+  double tm_us = seconds * 1e6;
+  std::string tm = tm_us < 1000 ? cat(static_cast<double>(static_cast<int64_t>(tm_us * 100)) / 100, "us")
+                                : cat(static_cast<double>(static_cast<int64_t>(tm_us / 10)) / 100, "ms");
+  double s = seconds > 0 ? seconds : 1e-9;
+  std::snprintf(buf, sizeof buf, "*** %-7s %4ld %s arg %2zu mem %5.2f GB tm %9s/%9.2fms (%9.2f GFLOPS %6.1f|%-7.1f GB/s)",
+                device.substr(0, 7).c_str(), static_cast<long>(count), padded.c_str(), nargs, mem_used / 1e9, tm.c_str(),
+                total_seconds * 1e3, ops / (s * 1e9), std::min(mem, lds) / (s * 1e9), lds / (s * 1e9));
+  return buf;
+}
+
+void run_schedule(const Schedule& schedule) {
+  auto& counters = global_counters();
+  int debug = options().debug;
+  TraceSession* trace = TraceSession::current();
+  for (const ScheduleItem& item : schedule.items) {
+    Device& dev = get_device(device_of(item.bufs[0]));
+    std::shared_ptr<CompiledKernel> ck = compile(item, dev);
+    std::vector<std::shared_ptr<Buffer>> storages;
+    std::vector<void*> handles;
+    for (const UOpPtr& b : item.bufs) {
+      storages.push_back(buffer_storage(b));
+      handles.push_back(storages.back()->handle());
+    }
+    const RenderedKernel& rk = ck->plan.rendered;
+    int64_t start_ns = trace ? trace->writer().now_ns() : 0;
+    double seconds = ck->program->run(handles, {}, rk.global, rk.local, debug >= 2 || trace != nullptr);
+    counters.kernel_count++;
+    counters.global_ops += ck->plan.estimates.ops;
+    counters.global_mem += ck->plan.estimates.mem;
+    counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
+    if (trace) {
+      KernelRun run;
+      run.device = dev.name();
+      run.name = ck->plan.name;
+      run.kernel_id = ck->trace_kernel_id;
+      run.start_ns = start_ns;
+      run.duration_ns = static_cast<int64_t>(seconds * 1e9);
+      run.flops = ck->plan.estimates.ops;
+      run.mem = ck->plan.estimates.mem;
+      run.lds = ck->plan.estimates.lds;
+      run.args = static_cast<int>(item.bufs.size());
+      trace->writer().record_kernel_run(run);
+    }
+    if (debug >= 2)
+      std::cout << debug_line(dev.name(), counters.kernel_count, ck->plan.name, item.bufs.size(), seconds,
+                              counters.time_sum_ns / 1e9, ck->plan.estimates.ops, ck->plan.estimates.mem,
+                              ck->plan.estimates.lds, dev.allocator().used_bytes())
+                << "\n";
+  }
+}
+
+// ---- Tensor entry points ----
+
+Tensor& Tensor::realize() {
+  realize_all({this});
+  return *this;
+}
+
+void Tensor::realize_all(std::vector<Tensor*> tensors) {
+  std::vector<UOpPtr> outs;
+  for (Tensor* t : tensors) outs.push_back(t->uop());
+  Schedule s;
+  {
+    TraceContextScope ctx("schedule", "schedule");
+    s = create_schedule(outs);
+  }
+  run_schedule(s);
+  for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];
+}
+
+namespace {
+// The buffer a realized tensor reads, through the reshapes that give it its shape.
+UOpPtr realized_buffer(const UOpPtr& u) {
+  UOpPtr x = u;
+  while (x->op == Ops::RESHAPE) x = x->src[0];
+  return x->op == Ops::BUFFER ? x : nullptr;
+}
+
+std::vector<uint8_t> read_bytes(Tensor& t) {
+  t.realize();
+  if (t.numel() == 0) return {};
+  UOpPtr buf = realized_buffer(t.uop());
+  LOUPE_ASSERT(buf, "a realized tensor is not a view of a buffer: ", op_name(t.uop()->op));
+  std::shared_ptr<Buffer> storage = buffer_storage(buf);
+  std::vector<uint8_t> bytes(storage->nbytes());
+  storage->copyout(bytes.data(), bytes.size());
+  return bytes;
+}
+} // namespace
+
+std::vector<double> Tensor::to_vector() {
+  std::vector<uint8_t> bytes = read_bytes(*this);
+  DType d = dtypes::strong(dtype());
+  std::vector<double> out;
+  for (size_t i = 0; i + d.itemsize() <= bytes.size(); i += d.itemsize()) out.push_back(unpack_double(d, bytes.data() + i));
+  return out;
+}
+
+std::vector<int64_t> Tensor::to_int_vector() {
+  std::vector<uint8_t> bytes = read_bytes(*this);
+  DType d = dtypes::strong(dtype());
+  std::vector<int64_t> out;
+  for (size_t i = 0; i + d.itemsize() <= bytes.size(); i += d.itemsize()) out.push_back(unpack_int(d, bytes.data() + i));
+  return out;
+}
+
+} // namespace loupe

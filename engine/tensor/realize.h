@@ -1,0 +1,24 @@
+// Running a schedule: compile each kernel (cached per AST, device and NOOPT), allocate its buffers
+// (copying literal data in on first use), launch and time it, count it, and report it (DEBUG lines,
+// trace records).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "schedule/schedule.h"
+
+namespace loupe {
+
+class Buffer;
+
+void run_schedule(const Schedule& schedule);
+
+// The runtime storage behind a tensor-level BUFFER node, allocated (and filled with literal data) on
+// first use.
+std::shared_ptr<Buffer> buffer_storage(const UOpPtr& buffer_node);
+
+// The DEBUG=2 line of one kernel run (reference map §13).
+std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,
+                       double seconds, double total_seconds, int64_t ops, int64_t mem, int64_t lds, int64_t mem_used);
+
+} // namespace loupe
