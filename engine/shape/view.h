@@ -70,6 +70,9 @@ public:
   std::string str() const;
 };
 
+// tinygrad's spelling of composition: `outer + inner` is outer.merge(inner).
+inline std::optional<View> operator+(const View& outer, const View& inner) { return outer.merge(inner); }
+
 sints strides_for_shape(const sints& shape);
 // The position of a flat offset in each dim of `shape` (floor semantics, like numpy's unravel_index
 // but without bounds checks).

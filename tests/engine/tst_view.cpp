@@ -176,7 +176,7 @@ private slots:
     QFETCH(QString, inner);
     QFETCH(QString, want);
     View a = mkview(outer.toUtf8().constData()), b = mkview(inner.toUtf8().constData());
-    std::optional<View> m = a.merge(b);
+    std::optional<View> m = a + b;
     QCOMPARE(QString::fromStdString(m ? m->str() : "None"), want);
     if (!m) return;
     // The merged view reads what the two views read together, element for element.
