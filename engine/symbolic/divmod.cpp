@@ -82,7 +82,7 @@ UOpPtr fold_nest(const UOpPtr& d, const UOpPtr& x, const Linear& l, I c, bool is
     if (!cand) continue;
     UOpPtr s = simplify(cand);
     size_t n = node_count(s);
-    if (n < best_n) {
+    if (n <= best_n) {  // ties go to the nested form: smaller divisors fold further in context
       best = s;
       best_n = n;
     }

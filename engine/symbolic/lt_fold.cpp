@@ -96,8 +96,14 @@ UOpPtr fold_lt(const UOpPtr& u) {
     break;
   }
   // simplex: a sum of non-negative terms with positive coefficients is < 1 exactly when all are 0
-  if (C == 1 && terms.size() > 1 && std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.coeff > 0 && t.base->vmin() >= 0; }))
-    for (Term& t : terms) t.coeff = 1;
+  // (and 0 < such a sum exactly when one of them is not 0)
+  auto nonneg = [](const Term& t) { return t.base->vmin() >= 0; };
+  if (terms.size() > 1 && std::all_of(terms.begin(), terms.end(), nonneg)) {
+    if (C == 1 && std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.coeff > 0; }))
+      for (Term& t : terms) t.coeff = 1;
+    if (C == 0 && std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.coeff < 0; }))
+      for (Term& t : terms) t.coeff = -1;
+  }
   // v//d < T  ->  v < T*d (d > 0), T*d < v (d < 0); -(v//d) < T likewise
   if (terms.size() == 1 && abs128(terms[0].coeff) == 1 && terms[0].base->op == Ops::FLOORDIV &&
       terms[0].base->src[1]->op == Ops::CONST && terms[0].base->src[1]->arg.is_int()) {
