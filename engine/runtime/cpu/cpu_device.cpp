@@ -89,11 +89,9 @@ std::string host_cpu_model() {
   return "unknown-cpu";
 }
 
-using EntryFn = void (*)(void**, const long long*, long long, long long);
-
 class CpuProgram : public Program {
 public:
-  CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, EntryFn fn)
+  CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, CpuEntryFn fn)
       : Program(std::move(k)), lib_(std::move(lib)), fn_(fn) {}
 
   double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
@@ -112,7 +110,7 @@ public:
 
 private:
   std::shared_ptr<void> lib_;
-  EntryFn fn_;
+  CpuEntryFn fn_;
 };
 
 } // namespace
@@ -122,7 +120,7 @@ CpuDevice::CpuDevice(Options opts, std::string name)
   cc_ = resolve_compiler(opts.cc);
   if (cc_.empty())
     throw Error(opts.cc.empty() ? *cpu_unavailable_reason() : cat("CPU: C compiler '", opts.cc, "' not found"));
-  flags_ = {"-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno", "-fwrapv", "-w"};
+  flags_ = {"-O2", "-march=native", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
 }
 
 std::string CpuDevice::identity() {
@@ -179,29 +177,50 @@ void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_
                     " (exit ", rc, "):\n", msg, "\n--- source ---\n", unit));
 }
 
+namespace {
+// What a Program knows beyond its compiled text: two kernels with the same text (a split loop hides its
+// extent) may still differ in buffer sizes and launch sizes.
+std::string launch_signature(const RenderedKernel& k) {
+  std::string s = k.name;
+  for (const BufferParam& b : k.buffers)
+    s += cat("|", b.index, ":", b.dtype.name(), ":", b.dtype.ptr_size, ":", b.is_mutable);
+  for (const VarParam& v : k.vars) s += cat("|", v.name, ":", v.min, ":", v.max);
+  s += cat("|", k.global[0], ",", k.global[1], ",", k.global[2], "|", k.local[0], ",", k.local[1], ",", k.local[2], "|",
+           k.split_loop);
+  return s;
+}
+} // namespace
+
 std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
   if (k.device != "CPU") throw Error(cat("CPU cannot run kernel ", k.name, " rendered for ", k.device));
   std::string unit = compile_unit(k);
   std::string flags;
   for (const std::string& f : flags_) flags += f + " ";
   std::string key = cache_key({"loupe-cpu-1", identity(), flags, unit});
+  std::string pkey = key + "\n" + launch_signature(k);
+  std::pair<std::shared_ptr<void>, CpuEntryFn> loaded;
   {
     std::lock_guard lock(mutex_);
-    if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+    if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
+    if (auto it = libs_.find(key); it != libs_.end()) loaded = it->second;
   }
-  fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) { run_compiler(unit, k.name, tmp); });
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!cache_->enabled()) {
-    std::error_code ec;
-    fs::remove(so, ec);  // the mapping stays valid
+  if (!loaded.first) {
+    fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) { run_compiler(unit, k.name, tmp); });
+    void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!cache_->enabled()) {
+      std::error_code ec;
+      fs::remove(so, ec);  // the mapping stays valid
+    }
+    if (!handle) throw Error(cat("CPU: cannot load kernel ", k.name, " from ", so.string(), ": ", dlerror()));
+    std::shared_ptr<void> lib(handle, [](void* h) { dlclose(h); });
+    auto fn = reinterpret_cast<CpuEntryFn>(dlsym(handle, "loupe_entry"));
+    if (!fn) throw Error(cat("CPU: kernel ", k.name, " has no entry point in ", so.string()));
+    loaded = {lib, fn};
   }
-  if (!handle) throw Error(cat("CPU: cannot load kernel ", k.name, " from ", so.string(), ": ", dlerror()));
-  std::shared_ptr<void> lib(handle, [](void* h) { dlclose(h); });
-  auto fn = reinterpret_cast<EntryFn>(dlsym(handle, "loupe_entry"));
-  if (!fn) throw Error(cat("CPU: kernel ", k.name, " has no entry point in ", so.string()));
-  auto program = std::make_shared<CpuProgram>(k, lib, fn);
+  auto program = std::make_shared<CpuProgram>(k, loaded.first, loaded.second);
   std::lock_guard lock(mutex_);
-  return programs_.emplace(key, program).first->second;
+  libs_.emplace(key, loaded);
+  return programs_.emplace(pkey, program).first->second;
 }
 
 std::optional<std::string> cpu_unavailable_reason() {

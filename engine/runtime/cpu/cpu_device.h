@@ -18,6 +18,9 @@
 
 namespace loupe {
 
+// The entry point every compiled CPU kernel exports as `loupe_entry`.
+using CpuEntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
+
 struct CpuDeviceOptions {
   std::string cc;                 // compiler command; empty: $CC, else clang, else gcc
   CompileCache* cache = nullptr;  // null: CompileCache::global()
@@ -48,7 +51,8 @@ private:
   std::vector<std::string> cc_, flags_;
   std::string identity_;
   std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by cache key
+  std::unordered_map<std::string, std::pair<std::shared_ptr<void>, CpuEntryFn>> libs_;  // loaded, by cache key
+  std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by cache key + launch signature
   std::atomic<int64_t> compiler_runs_{0};
 };
 
