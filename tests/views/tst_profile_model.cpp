@@ -1,0 +1,246 @@
+// The Profile panel's data and wiring: per-kernel totals, the kernel table model and its sort /
+// filter proxy (both under QAbstractItemModelTester), and one selection shared by table, roofline
+// and timeline that emits kernelSelected exactly once per user selection.
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLineEdit>
+#include <QTableView>
+#include <QtTest>
+
+#include "profile/kerneltablemodel.h"
+#include "profile/profileview.h"
+#include "profile/rooflinewidget.h"
+#include "profile/timelinewidget.h"
+#include "tst_profile_samples.h"
+
+namespace {
+ProfileRun run(qint64 id, const char* name, const char* device, qint64 start, qint64 duration, double flops, double bytes) {
+  ProfileRun r;
+  r.kernelId = id;
+  r.name = name;
+  r.device = device;
+  r.startNs = start;
+  r.durationNs = duration;
+  r.flops = flops;
+  r.bytes = bytes;
+  return r;
+}
+
+ProfileInput small() {
+  ProfileInput in;
+  in.runs = {run(7, "r_64_64_64", "CPU", 1000, 100000, 528384, 49152),
+             run(3, "E_4096", "CPU", 102000, 3000, 0, 16384),
+             run(7, "r_64_64_64", "CPU", 110000, 140000, 528384, 49152),
+             run(9, "r_2_8_16_16_4_4_4", "CUDA", 5000, 20000, 528384, 49152),
+             run(-1, "copy", "CUDA", 30000, 1000, 0, 4096),
+             run(-1, "copy", "CUDA", 40000, 1000, 0, 4096),
+             run(-1, "copy", "CPU", 260000, 2000, 0, 4096)};
+  in.runs[0].opts = in.runs[2].opts = "";
+  in.runs[3].opts = "UPCAST(1, 4) LOCAL(0, 8)";
+  in.peaks = {{"CPU", 198, 24.5}, {"CUDA", 51200, 1980}};
+  return in;
+}
+} // namespace
+
+class TestProfileModel : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void aggregation() {
+    const auto d = ProfileData::build(small());
+    QCOMPARE(d->devices(), (QStringList{"CPU", "CUDA"}));
+    QCOMPARE(int(d->kernels().size()), 5);  // ids 7, 3, 9; "copy" once per device (no id)
+    const KernelStats& mm = d->kernels()[0];
+    QCOMPARE(mm.kernelId, 7);
+    QCOMPARE(mm.runs, 2);
+    QCOMPARE(mm.totalNs, 240000);
+    QCOMPARE(mm.flops, 2 * 528384.0);
+    QCOMPARE(mm.gflops(), 2 * 528384.0 / 240000);
+    QCOMPARE(mm.intensity(), 528384.0 / 49152);
+    QCOMPARE(d->totalKernelNs(), 240000 + 3000 + 20000 + 2000 + 2000);
+    QCOMPARE(mm.share, 240000.0 / 267000);
+    double shares = 0;
+    for (const KernelStats& k : d->kernels()) shares += k.share;
+    QVERIFY(std::fabs(shares - 1) < 1e-12);
+    QCOMPARE(d->kernelIndexForName("copy", "CPU"), 4);
+    QCOMPARE(d->kernels()[3].runs, 2);  // the two CUDA copies
+    QCOMPARE(d->kernelIndexForId(9), 2);
+    QCOMPARE(d->kernelIndexForId(-1), -1);
+    QCOMPARE(d->startNs(), 1000);
+    QCOMPARE(d->endNs(), 262000);
+    QCOMPARE(d->laneMaxDuration(0), 140000);
+    // Lanes hold their runs in time order.
+    for (int lane = 0; lane < d->devices().size(); ++lane) {
+      qint64 last = -1;
+      for (int r : d->laneRuns(lane)) {
+        QCOMPARE(d->laneOfRun(r), lane);
+        QVERIFY(d->input().runs[r].startNs >= last);
+        last = d->input().runs[r].startNs;
+      }
+    }
+    QCOMPARE(d->peakFor("CUDA")->bandwidthGbs, 1980.0);
+    QVERIFY(!d->peakFor("METAL"));
+    const auto empty = ProfileData::build({});
+    QVERIFY(empty->kernels().empty());
+    QCOMPARE(empty->totalKernelNs(), 0);
+  }
+
+  void tableModel() {
+    KernelTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setData(ProfileData::build(small()));
+    QCOMPARE(model.rowCount(), 5);
+    QCOMPARE(model.columnCount(), int(KernelTableModel::NUM_COLUMNS));
+    auto text = [&](int r, int c) { return model.index(r, c).data().toString(); };
+    QCOMPARE(text(0, KernelTableModel::NameColumn), QString("r_64_64_64"));
+    QCOMPARE(text(0, KernelTableModel::TimeColumn), QString::fromUtf8("240 µs"));
+    QCOMPARE(text(0, KernelTableModel::GflopsColumn), QString("4.40 GFLOPS"));
+    QCOMPARE(text(0, KernelTableModel::GbsColumn), QString("0.41 GB/s"));
+    QCOMPARE(text(0, KernelTableModel::ShareColumn), QString("89.9 %"));
+    QCOMPARE(text(0, KernelTableModel::RunsColumn), QString("2"));
+    QCOMPARE(text(2, KernelTableModel::OptsColumn), QString("UPCAST(1, 4) LOCAL(0, 8)"));
+    QCOMPARE(model.index(0, KernelTableModel::TimeColumn).data(KernelTableModel::SortRole).toLongLong(), 240000);
+    QCOMPARE(model.index(2, 0).data(KernelTableModel::KernelIdRole).toLongLong(), 9);
+    QVERIFY(model.index(0, 0).data(Qt::ToolTipRole).toString().contains("2 runs"));
+    QCOMPARE(model.headerData(KernelTableModel::GbsColumn, Qt::Horizontal).toString(), QString("GB/s"));
+    model.setData(ProfileData::build(sampleProfile()));
+    QCOMPARE(model.rowCount(), 30);
+    model.setData(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void proxySortsAndFilters() {
+    KernelTableModel model;
+    KernelFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setData(ProfileData::build(sampleProfile()));
+    // Numeric sort on time, not text ("9 ms" < "10 µs" as text).
+    proxy.sort(KernelTableModel::TimeColumn, Qt::DescendingOrder);
+    qint64 last = std::numeric_limits<qint64>::max();
+    for (int r = 0; r < proxy.rowCount(); ++r) {
+      const qint64 t = proxy.index(r, KernelTableModel::TimeColumn).data(KernelTableModel::SortRole).toLongLong();
+      QVERIFY(t <= last);
+      last = t;
+    }
+    proxy.sort(KernelTableModel::GflopsColumn, Qt::AscendingOrder);
+    double g = -1;
+    for (int r = 0; r < proxy.rowCount(); ++r) {
+      const double v = proxy.index(r, KernelTableModel::GflopsColumn).data(KernelTableModel::SortRole).toDouble();
+      QVERIFY(v >= g);
+      g = v;
+    }
+    proxy.setFilterText("r_32");
+    QCOMPARE(proxy.rowCount(), 4);  // r_32_784, r_32_10, r_32_2_16_196_4, r_32_10n1
+    proxy.setFilterText("R_32_10");
+    QCOMPARE(proxy.rowCount(), 2);  // case-insensitive; r_32_10 and r_32_10n1
+    proxy.setFilterText("LOCAL(1");
+    QCOMPARE(proxy.rowCount(), 2);  // matches opts
+    proxy.setFilterText("");
+    proxy.setDevice("CPU");
+    QCOMPARE(proxy.rowCount(), 14);
+    proxy.setFilterText("E_");
+    for (int r = 0; r < proxy.rowCount(); ++r) {
+      QCOMPARE(proxy.index(r, KernelTableModel::DeviceColumn).data().toString(), QString("CPU"));
+      QVERIFY(proxy.index(r, KernelTableModel::NameColumn).data().toString().contains("E_", Qt::CaseInsensitive));
+    }
+    proxy.setDevice({});
+    proxy.setFilterText("no such kernel");
+    QCOMPARE(proxy.rowCount(), 0);
+  }
+
+  // Table, roofline and timeline select one kernel together; each user selection emits once.
+  void selectionIsShared() {
+    ProfileView view;
+    view.resize(1400, 900);
+    view.setInput(sampleProfile());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy spy(&view, &ProfileView::kernelSelected);
+    const ProfileData* d = view.data();
+
+    // 1. A table row (the table is sorted by time, so map through the proxy).
+    const QModelIndex row = view.proxy()->index(3, KernelTableModel::NameColumn);
+    const int fromTable = row.data(KernelTableModel::KernelIndexRole).toInt();
+    view.table()->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QCOMPARE(spy.size(), 1);
+    QCOMPARE(spy.last().at(0).toLongLong(), d->kernels()[size_t(fromTable)].kernelId);
+    QCOMPARE(spy.last().at(1).toString(), d->kernels()[size_t(fromTable)].name);
+    QCOMPARE(view.roofline()->selectedKernel(), fromTable);
+    QCOMPARE(view.timeline()->selectedKernel(), fromTable);
+
+    // 2. A roofline dot.
+    int dotKernel = -1;
+    for (int k = 0; k < int(d->kernels().size()) && dotKernel < 0; ++k)
+      if (k != fromTable && !view.roofline()->dotCentre(k).isNull() && view.roofline()->kernelAt(view.roofline()->dotCentre(k)) == k)
+        dotKernel = k;
+    QVERIFY(dotKernel >= 0);
+    QTest::mouseClick(view.roofline(), Qt::LeftButton, {}, view.roofline()->dotCentre(dotKernel).toPoint());
+    QCOMPARE(spy.size(), 2);
+    QCOMPARE(view.selectedKernelIndex(), dotKernel);
+    QCOMPARE(view.table()->currentIndex().data(KernelTableModel::KernelIndexRole).toInt(), dotKernel);
+    QCOMPARE(view.timeline()->selectedKernel(), dotKernel);
+
+    // 3. A timeline bar: zoom onto a long run so it is wide enough to hit.
+    int longest = 0;
+    for (int r = 0; r < d->input().runs.size(); ++r)
+      if (d->input().runs[r].durationNs > d->input().runs[longest].durationNs) longest = r;
+    const ProfileRun& lr = d->input().runs[longest];
+    view.timeline()->math().setView(double(lr.startNs) - 1000, double(lr.startNs + lr.durationNs) + 1000);
+    const QPointF at = view.timeline()->runCentre(longest);
+    QVERIFY(!at.isNull());
+    QCOMPARE(view.timeline()->runAt(at), longest);
+    QTest::mouseClick(view.timeline(), Qt::LeftButton, {}, at.toPoint());
+    const int fromTimeline = d->kernelOfRun(longest);
+    QCOMPARE(view.selectedKernelIndex(), fromTimeline);
+    QCOMPARE(spy.size(), fromTimeline == dotKernel ? 2 : 3);
+    QCOMPARE(view.roofline()->selectedKernel(), fromTimeline);
+
+    // Clicking the same kernel again does not re-emit.
+    const int before = int(spy.size());
+    QTest::mouseClick(view.timeline(), Qt::LeftButton, {}, at.toPoint());
+    QCOMPARE(int(spy.size()), before);
+
+    // 4. From outside: selects everywhere, emits nothing.
+    QVERIFY(view.selectKernel(d->kernels()[5].kernelId));
+    QCOMPARE(view.selectedKernelIndex(), 5);
+    QCOMPARE(view.roofline()->selectedKernel(), 5);
+    QCOMPARE(view.timeline()->selectedKernel(), 5);
+    QCOMPARE(int(spy.size()), before);
+    QVERIFY(view.selectKernelByName("E_32_10", "CUDA"));
+    QCOMPARE(d->kernels()[size_t(view.selectedKernelIndex())].name, QString("E_32_10"));
+    QVERIFY(!view.selectKernel(12345));
+    QCOMPARE(view.selectedKernelIndex(), -1);
+    QCOMPARE(int(spy.size()), before);
+
+    // Filtering keeps working with a selection; the filter box drives the proxy.
+    view.filterEdit()->setText("r_16");
+    QCOMPARE(view.proxy()->rowCount(), 2);
+  }
+
+  // Wheel zoom and drag pan go through the timeline's math.
+  void timelineInteraction() {
+    TimelineWidget tl;
+    tl.resize(1000, 120);
+    tl.setData(ProfileData::build(sampleProfile()));
+    tl.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tl));
+    const double span = tl.math().span();
+    const QPointF pos(600, 60);
+    const double t = tl.math().mapXToTime(pos.x());
+    QWheelEvent wheel(pos, tl.mapToGlobal(pos), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&tl, &wheel);
+    QVERIFY(std::fabs(tl.math().span() - span / 1.5625) < 1e-6 * span);
+    QVERIFY(std::fabs(tl.math().mapTimeToX(t) - pos.x()) < 1e-6);
+    const double start = tl.math().viewStart, nsPerPx = tl.math().nsPerPixel();
+    QTest::mousePress(&tl, Qt::LeftButton, {}, QPoint(600, 60));
+    QMouseEvent move(QEvent::MouseMove, QPointF(500, 60), tl.mapToGlobal(QPointF(500, 60)), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&tl, &move);
+    QTest::mouseRelease(&tl, Qt::LeftButton, {}, QPoint(500, 60));
+    QVERIFY(std::fabs(tl.math().viewStart - (start + 100 * nsPerPx)) < 1e-6 * span);
+    tl.showAll();
+    QCOMPARE(tl.math().span(), span);
+  }
+};
+
+QTEST_MAIN(TestProfileModel)
+#include "tst_profile_model.moc"

@@ -1,0 +1,131 @@
+#include "profile/kerneltablemodel.h"
+
+#include <QFontDatabase>
+
+#include "profile/profileformat.h"
+
+KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void KernelTableModel::setData(std::shared_ptr<const ProfileData> data) {
+  beginResetModel();
+  m_data = std::move(data);
+  endResetModel();
+}
+
+QModelIndex KernelTableModel::indexOfKernel(int kernelIndex, int column) const {
+  if (kernelIndex < 0 || kernelIndex >= rowCount()) return {};
+  return index(kernelIndex, column);
+}
+
+int KernelTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !m_data ? 0 : int(m_data->kernels().size());
+}
+
+int KernelTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
+
+QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_data) return {};
+  const KernelStats& k = m_data->kernels()[size_t(index.row())];
+  switch (role) {
+  case Qt::DisplayRole:
+    switch (index.column()) {
+    case NameColumn: return k.name;
+    case DeviceColumn: return k.device;
+    case TimeColumn: return formatDuration(k.seconds());
+    case GflopsColumn: return formatGflops(k.gflops());
+    case GbsColumn: return formatGbs(k.gbs());
+    case ShareColumn: return formatPercent(k.share);
+    case OptsColumn: return k.opts;
+    case RunsColumn: return k.runs;
+    }
+    break;
+  case SortRole:
+    switch (index.column()) {
+    case NameColumn: return k.name;
+    case DeviceColumn: return k.device;
+    case TimeColumn: return k.totalNs;
+    case GflopsColumn: return k.gflops();
+    case GbsColumn: return k.gbs();
+    case ShareColumn: return k.share;
+    case OptsColumn: return k.opts;
+    case RunsColumn: return k.runs;
+    }
+    break;
+  case KernelIndexRole: return index.row();
+  case KernelIdRole: return k.kernelId;
+  case ShareRole: return k.share;
+  case Qt::TextAlignmentRole:
+    switch (index.column()) {
+    case TimeColumn:
+    case GflopsColumn:
+    case GbsColumn:
+    case ShareColumn:
+    case RunsColumn: return int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    break;
+  case Qt::FontRole:
+    if (index.column() == NameColumn || index.column() == OptsColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    break;
+  case Qt::ToolTipRole:
+    return tr("%1 on %2\n%3 runs, %4 in total (%5 per run)\n%6 · %7 · %8 FLOP/byte%9")
+        .arg(k.name, k.device)
+        .arg(k.runs)
+        .arg(formatDuration(k.seconds()), formatDuration(k.runs ? k.seconds() / k.runs : 0), formatGflops(k.gflops()),
+             formatGbs(k.gbs()), formatSignificant(k.intensity()),
+             k.opts.isEmpty() ? QString() : tr("\nopts: %1").arg(k.opts));
+  }
+  return {};
+}
+
+QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) {
+    switch (section) {
+    case NameColumn: return tr("Kernel");
+    case DeviceColumn: return tr("Device");
+    case TimeColumn: return tr("Time");
+    case GflopsColumn: return tr("GFLOPS");
+    case GbsColumn: return tr("GB/s");
+    case ShareColumn: return tr("Share");
+    case OptsColumn: return tr("Opts");
+    case RunsColumn: return tr("Runs");
+    }
+  } else if (role == Qt::ToolTipRole) {
+    switch (section) {
+    case TimeColumn: return tr("Total time over all runs");
+    case GflopsColumn: return tr("Estimated FLOPs / time");
+    case GbsColumn: return tr("Estimated memory bytes / time");
+    case ShareColumn: return tr("Share of all kernel time");
+    case OptsColumn: return tr("Applied optimizations");
+    case RunsColumn: return tr("Number of runs");
+    }
+  }
+  return {};
+}
+
+KernelFilterProxy::KernelFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(KernelTableModel::SortRole);
+  setDynamicSortFilter(true);
+}
+
+void KernelFilterProxy::setFilterText(const QString& text) {
+  if (text == m_text) return;
+  m_text = text;
+  invalidateFilter();
+}
+
+void KernelFilterProxy::setDevice(const QString& device) {
+  if (device == m_device) return;
+  m_device = device;
+  invalidateFilter();
+}
+
+bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+  const QAbstractItemModel* m = sourceModel();
+  auto text = [&](int column) { return m->index(sourceRow, column, sourceParent).data().toString(); };
+  if (!m_device.isEmpty() && text(KernelTableModel::DeviceColumn) != m_device) return false;
+  if (m_text.isEmpty()) return true;
+  for (int column : {KernelTableModel::NameColumn, KernelTableModel::DeviceColumn, KernelTableModel::OptsColumn})
+    if (text(column).contains(m_text, Qt::CaseInsensitive)) return true;
+  return false;
+}

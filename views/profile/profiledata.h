@@ -1,0 +1,87 @@
+// Input of the Profile panel (kernel runs and device peaks, as plain values the main window fills
+// from a trace) and the derived data every profile view shares: per-kernel totals, device lanes
+// with their runs in time order, the trace's time span. Built once per input; read-only after.
+#pragma once
+#include <QColor>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+// One timed execution of a compiled kernel.
+struct ProfileRun {
+  qint64 kernelId = -1;  // the trace's kernel id; runs of one compiled kernel share it (-1: unknown)
+  QString name;          // kernel name, e.g. "r_16_16_16_4_4_4"
+  QString device;        // e.g. "CPU", "CUDA"
+  QString opts;          // applied opts, as text ("" for none)
+  qint64 startNs = 0;    // on the trace's clock
+  qint64 durationNs = 0;
+  double flops = 0;      // estimated FLOPs of this run
+  double bytes = 0;      // estimated memory bytes of this run (GB/s and arithmetic intensity use it)
+};
+
+// A device's measured limits, the roofs of the roofline chart.
+struct DevicePeak {
+  QString device;
+  double peakGflops = 0;    // compute peak
+  double bandwidthGbs = 0;  // memory bandwidth
+};
+
+struct ProfileInput {
+  QList<ProfileRun> runs;
+  QList<DevicePeak> peaks;
+};
+
+// Totals of one kernel over all its runs. Kernels with kernelId -1 are told apart by name and device.
+struct KernelStats {
+  qint64 kernelId = -1;
+  QString name, device, opts;
+  int runs = 0;
+  qint64 totalNs = 0;
+  double flops = 0, bytes = 0;  // summed over runs
+  double share = 0;             // of all kernel time, 0..1
+
+  double seconds() const { return double(totalNs) * 1e-9; }
+  double gflops() const { return totalNs > 0 ? flops / double(totalNs) : 0; }  // flop/ns = GFLOP/s
+  double gbs() const { return totalNs > 0 ? bytes / double(totalNs) : 0; }
+  double intensity() const { return bytes > 0 ? flops / bytes : 0; }        // FLOP per byte
+};
+
+class ProfileData {
+public:
+  static std::shared_ptr<const ProfileData> build(ProfileInput input);
+
+  const ProfileInput& input() const { return m_input; }
+  const std::vector<KernelStats>& kernels() const { return m_kernels; }  // in order of first run
+  const QStringList& devices() const { return m_devices; }               // one timeline lane each
+  // Run indices of a lane, sorted by start time.
+  const std::vector<int>& laneRuns(int lane) const { return m_laneRuns[size_t(lane)]; }
+  int laneOfRun(int run) const { return m_runLane[size_t(run)]; }
+  int kernelOfRun(int run) const { return m_runKernel[size_t(run)]; }
+  // Index into kernels() of a kernel id, or -1.
+  int kernelIndexForId(qint64 kernelId) const;
+  // Index into kernels() by name (and device when given), or -1. The first match wins.
+  int kernelIndexForName(const QString& name, const QString& device = {}) const;
+  const DevicePeak* peakFor(const QString& device) const;
+  // Longest single run of a lane, for searching runs that overlap a time.
+  qint64 laneMaxDuration(int lane) const { return m_laneMaxDuration[size_t(lane)]; }
+
+  qint64 startNs() const { return m_start; }
+  qint64 endNs() const { return m_end; }
+  qint64 totalKernelNs() const { return m_total; }
+
+private:
+  ProfileInput m_input;
+  std::vector<KernelStats> m_kernels;
+  QStringList m_devices;
+  std::vector<std::vector<int>> m_laneRuns;
+  std::vector<qint64> m_laneMaxDuration;
+  std::vector<int> m_runLane, m_runKernel;
+  qint64 m_start = 0, m_end = 0, m_total = 0;
+};
+
+// A stable, readable colour per kernel name (hue from the name) and per device lane.
+QColor kernelColour(const QString& name, bool dark);
+QColor deviceColour(int index, bool dark);

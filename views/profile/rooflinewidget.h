@@ -1,0 +1,51 @@
+// The roofline chart: every kernel as a dot at (FLOP/byte, GFLOPS) on log-log axes, each device's
+// roof (bandwidth diagonal, compute peak) in the device's colour. Dots grow with the kernel's share
+// of time; hovering names a kernel, a click selects it. The mapping is RooflineMath's.
+#pragma once
+#include <QWidget>
+
+#include <memory>
+
+#include "profile/profiledata.h"
+#include "profile/rooflinemath.h"
+
+class RooflineWidget : public QWidget {
+  Q_OBJECT
+public:
+  explicit RooflineWidget(QWidget* parent = nullptr);
+
+  void setData(std::shared_ptr<const ProfileData> data);
+  const RooflineMath& math() const { return m_math; }
+
+  int selectedKernel() const { return m_selected; }
+  void setSelectedKernel(int kernelIndex);
+  // Kernel whose dot is nearest to pos within a few pixels, or -1.
+  int kernelAt(QPointF pos) const;
+  // Where a kernel's dot is drawn, or a null point when it has no dot (no FLOPs or bytes).
+  QPointF dotCentre(int kernelIndex) const;
+  int hiddenKernels() const { return m_hidden; }  // kernels with nothing to plot
+
+  QSize sizeHint() const override { return {520, 400}; }
+  QSize minimumSizeHint() const override { return {260, 200}; }
+
+Q_SIGNALS:
+  void kernelClicked(int kernelIndex);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  void layoutPlot();
+  double dotRadius(int kernelIndex) const;
+
+  std::shared_ptr<const ProfileData> m_data;
+  RooflineMath m_math;
+  int m_selected = -1;
+  int m_hover = -1;
+  int m_hidden = 0;
+};

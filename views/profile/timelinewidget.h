@@ -1,0 +1,65 @@
+// Kernel launches over time, one lane per device. The wheel zooms around the cursor, dragging pans,
+// double-click shows everything, hovering names the run, a click selects its kernel. The mapping
+// is TimeLineMath's; this class only paints and handles input.
+#pragma once
+#include <QWidget>
+
+#include <memory>
+
+#include "profile/profiledata.h"
+#include "profile/timelinemath.h"
+
+class TimelineWidget : public QWidget {
+  Q_OBJECT
+public:
+  explicit TimelineWidget(QWidget* parent = nullptr);
+
+  void setData(std::shared_ptr<const ProfileData> data);
+  const TimeLineMath& math() const { return m_math; }
+  TimeLineMath& math() { return m_math; }
+
+  int selectedKernel() const { return m_selected; }
+  void setSelectedKernel(int kernelIndex);  // index into ProfileData::kernels(), -1 for none
+  // The run drawn at a widget position, or -1.
+  int runAt(QPointF pos) const;
+  // Centre of a run's bar in widget coordinates (for tests), or a null point if it is not on screen.
+  QPointF runCentre(int run) const;
+  // Brings a kernel's first run into view (keeping the zoom when it already fits).
+  void revealKernel(int kernelIndex);
+
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
+public Q_SLOTS:
+  void showAll();
+
+Q_SIGNALS:
+  void kernelClicked(int kernelIndex);
+  void viewChanged();
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  int laneAt(double y) const;
+  QRectF laneRect(int lane) const;
+  QRectF runRect(int run) const;
+  void updatePixelSpan();
+
+  std::shared_ptr<const ProfileData> m_data;
+  TimeLineMath m_math;
+  std::vector<std::vector<double>> m_starts, m_ends;  // per lane, in the lane's run order
+  int m_selected = -1;
+  int m_hoverRun = -1;
+  bool m_dragging = false;
+  QPointF m_pressPos, m_lastPos;
+  double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
+};
