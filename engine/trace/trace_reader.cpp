@@ -21,7 +21,28 @@ const char* kMatchColumns =
     "m.pass_id, m.idx, m.before_id, m.after_id, m.rule_id, COALESCE(r.name, '?'), COALESCE(r.file, '?'),"
     " COALESCE(r.line, 0), m.ns";
 
-TraceMatch read_match(SqliteStmt& st) {
+// A cached statement in use; resetting it on scope exit ends its read snapshot, so later queries
+// see what the writer committed since.
+class Query {
+public:
+  explicit Query(SqliteStmt& s) : s_(s) {}
+  ~Query() { s_.reset(); }
+  template <typename T> Query& bind(int i, const T& v) {
+    s_.bind(i, v);
+    return *this;
+  }
+  bool step() { return s_.step(); }
+  bool is_null(int c) const { return s_.is_null(c); }
+  int64_t int64(int c) const { return s_.int64(c); }
+  double real(int c) const { return s_.real(c); }
+  std::string text(int c) const { return s_.text(c); }
+  SqliteStmt& stmt() { return s_; }
+
+private:
+  SqliteStmt& s_;
+};
+
+TraceMatch read_match(Query& st) {
   TraceMatch m;
   m.pass_id = st.int64(0);
   m.index = st.int64(1);
@@ -113,20 +134,28 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
 
 TraceReader::~TraceReader() = default;
 
+// Statements are prepared once per reader (listing thousands of contexts reuses them).
+SqliteStmt& TraceReader::cached(const std::string& sql) {
+  std::unique_ptr<SqliteStmt>& st = stmts_[sql];
+  if (!st) st = std::make_unique<SqliteStmt>(db_->prepare(sql));
+  st->reset();
+  return *st;
+}
+
 void TraceReader::bad(const std::string& where, const std::string& problem) const {
   throw Error(cat(path(), ": ", where, ": ", problem));
 }
 
 std::map<std::string, std::string> TraceReader::meta() {
   std::map<std::string, std::string> m;
-  SqliteStmt st = db_->prepare("SELECT key, value FROM meta");
+  Query st(cached("SELECT key, value FROM meta"));
   while (st.step()) m[st.text(0)] = st.text(1);
   return m;
 }
 
 std::map<std::string, std::string> TraceReader::run_info() {
   std::map<std::string, std::string> m;
-  SqliteStmt st = db_->prepare("SELECT key, value FROM run_info");
+  Query st(cached("SELECT key, value FROM run_info"));
   while (st.step()) m[st.text(0)] = st.text(1);
   return m;
 }
@@ -135,12 +164,12 @@ bool TraceReader::finished() { return meta()["finished"] == "1"; }
 
 std::vector<TraceContext> TraceReader::contexts() {
   std::vector<TraceContext> out;
-  SqliteStmt st = db_->prepare(
+  Query st(cached(
       "SELECT c.id, c.parent_id, c.kind, c.name, c.start_ns, c.end_ns,"
       " (SELECT COUNT(*) FROM passes p WHERE p.context_id = c.id),"
       " (SELECT COALESCE(SUM(COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id))), 0)"
       "  FROM passes p WHERE p.context_id = c.id)"
-      " FROM contexts c ORDER BY c.id");
+      " FROM contexts c ORDER BY c.id"));
   while (st.step()) {
     TraceContext c;
     c.id = st.int64(0);
@@ -177,40 +206,40 @@ TracePass TraceReader::read_pass(SqliteStmt& st, int64_t index) {
 
 std::vector<TracePass> TraceReader::passes(int64_t context_id) {
   std::vector<TracePass> out;
-  SqliteStmt st = db_->prepare(cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id"));
+  Query st(cached(cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id")));
   st.bind(1, context_id);
-  while (st.step()) out.push_back(read_pass(st, int64_t(out.size())));
+  while (st.step()) out.push_back(read_pass(st.stmt(), int64_t(out.size())));
   return out;
 }
 
 TracePass TraceReader::pass(int64_t pass_id) {
-  SqliteStmt st = db_->prepare(cat("SELECT ", kPassColumns, ", (SELECT COUNT(*) FROM passes q WHERE",
-                                   " q.context_id = p.context_id AND q.id < p.id) FROM passes p WHERE p.id = ?"));
+  Query st(cached(cat("SELECT ", kPassColumns, ", (SELECT COUNT(*) FROM passes q WHERE",
+                                   " q.context_id = p.context_id AND q.id < p.id) FROM passes p WHERE p.id = ?")));
   st.bind(1, pass_id);
   if (!st.step()) bad("table passes", cat("no pass with id ", pass_id));
-  return read_pass(st, st.int64(13));
+  return read_pass(st.stmt(), st.int64(13));
 }
 
 TracePass TraceReader::pass_at(int64_t context_id, int64_t index) {
-  SqliteStmt st = db_->prepare(
-      cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id LIMIT 1 OFFSET ?"));
+  Query st(cached(
+      cat("SELECT ", kPassColumns, " FROM passes p WHERE p.context_id = ? ORDER BY p.id LIMIT 1 OFFSET ?")));
   st.bind(1, context_id).bind(2, index);
   if (index < 0 || !st.step()) {
     int64_t n = 0;
-    SqliteStmt cnt = db_->prepare("SELECT COUNT(*) FROM passes WHERE context_id = ?");
+    Query cnt(cached("SELECT COUNT(*) FROM passes WHERE context_id = ?"));
     cnt.bind(1, context_id);
     if (cnt.step()) n = cnt.int64(0);
     bad(cat("context ", context_id), n == 0 ? std::string("no such context, or it has no passes")
                                             : cat("no pass ", index, " (it has passes 0..", n - 1, ")"));
   }
-  return read_pass(st, index);
+  return read_pass(st.stmt(), index);
 }
 
 std::vector<TraceMatch> TraceReader::matches(int64_t pass_id, int64_t first, int64_t count) {
   std::vector<TraceMatch> out;
-  SqliteStmt st = db_->prepare(cat("SELECT ", kMatchColumns,
+  Query st(cached(cat("SELECT ", kMatchColumns,
                                    " FROM matches m LEFT JOIN rules r ON r.id = m.rule_id"
-                                   " WHERE m.pass_id = ? AND m.idx >= ? ORDER BY m.idx LIMIT ?"));
+                                   " WHERE m.pass_id = ? AND m.idx >= ? ORDER BY m.idx LIMIT ?")));
   st.bind(1, pass_id).bind(2, first).bind(3, count);
   while (st.step()) {
     out.push_back(read_match(st));
@@ -221,9 +250,9 @@ std::vector<TraceMatch> TraceReader::matches(int64_t pass_id, int64_t first, int
 }
 
 TraceMatch TraceReader::match(int64_t pass_id, int64_t index) {
-  SqliteStmt st = db_->prepare(cat("SELECT ", kMatchColumns,
+  Query st(cached(cat("SELECT ", kMatchColumns,
                                    " FROM matches m LEFT JOIN rules r ON r.id = m.rule_id"
-                                   " WHERE m.pass_id = ? AND m.idx = ?"));
+                                   " WHERE m.pass_id = ? AND m.idx = ?")));
   st.bind(1, pass_id).bind(2, index);
   if (!st.step()) bad(cat("pass ", pass_id), cat("no match ", index));
   return read_match(st);
@@ -332,9 +361,9 @@ UOpPtr TraceReader::node(int64_t root_id) {
 
 std::vector<TraceKernel> TraceReader::kernels() {
   std::vector<TraceKernel> out;
-  SqliteStmt st = db_->prepare(
+  Query st(cached(
       "SELECT id, context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem FROM kernels"
-      " ORDER BY id");
+      " ORDER BY id"));
   while (st.step()) {
     TraceKernel k;
     k.id = st.int64(0);
@@ -369,11 +398,11 @@ TraceKernel TraceReader::kernel(int64_t id) {
       break;
     }
   if (!found) bad("table kernels", cat("no kernel with id ", id));
-  SqliteStmt src = db_->prepare("SELECT variant, backend, source FROM kernel_sources WHERE kernel_id = ? ORDER BY variant, backend");
+  Query src(cached("SELECT variant, backend, source FROM kernel_sources WHERE kernel_id = ? ORDER BY variant, backend"));
   src.bind(1, id);
   while (src.step()) k.sources.push_back({src.text(1), src.text(0), src.text(2)});
-  SqliteStmt buf = db_->prepare(
-      "SELECT idx, name, access, dtype, st, st_kind, st_code FROM kernel_buffers WHERE kernel_id = ? ORDER BY idx");
+  Query buf(cached(
+      "SELECT idx, name, access, dtype, st, st_kind, st_code FROM kernel_buffers WHERE kernel_id = ? ORDER BY idx"));
   buf.bind(1, id);
   while (buf.step()) {
     BufferAccess b;
@@ -391,7 +420,7 @@ TraceKernel TraceReader::kernel(int64_t id) {
 
 std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {
   std::vector<int64_t> out;
-  SqliteStmt st = db_->prepare("SELECT id FROM kernels WHERE name = ? ORDER BY id");
+  Query st(cached("SELECT id FROM kernels WHERE name = ? ORDER BY id"));
   st.bind(1, name);
   while (st.step()) out.push_back(st.int64(0));
   return out;
@@ -399,9 +428,9 @@ std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {
 
 std::vector<TraceEvent> TraceReader::profile() {
   std::vector<TraceEvent> out;
-  SqliteStmt st = db_->prepare(
+  Query st(cached(
       "SELECT id, kind, device, name, kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer, peer, args"
-      " FROM profile ORDER BY start_ns, id");
+      " FROM profile ORDER BY start_ns, id"));
   while (st.step()) {
     TraceEvent e;
     e.id = st.int64(0);
@@ -425,7 +454,7 @@ std::vector<TraceEvent> TraceReader::profile() {
 
 std::vector<DevicePeaks> TraceReader::peaks() {
   std::vector<DevicePeaks> out;
-  SqliteStmt st = db_->prepare("SELECT device, peak_gflops, bandwidth_gbs FROM peaks ORDER BY device");
+  Query st(cached("SELECT device, peak_gflops, bandwidth_gbs FROM peaks ORDER BY device"));
   while (st.step()) out.push_back({st.text(0), st.real(1), st.real(2)});
   return out;
 }

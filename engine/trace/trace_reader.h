@@ -125,10 +125,12 @@ private:
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
   TracePass read_pass(SqliteStmt& st, int64_t index);
   void load_node_row(int64_t id, TraceNodeRow& row);
+  SqliteStmt& cached(const std::string& sql);
 
   std::unique_ptr<SqliteDb> db_;
   std::unordered_map<int64_t, UOpPtr> nodes_;
   std::unique_ptr<SqliteStmt> node_stmt_;
+  std::unordered_map<std::string, std::unique_ptr<SqliteStmt>> stmts_;
 };
 
 } // namespace loupe

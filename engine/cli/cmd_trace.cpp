@@ -1,0 +1,441 @@
+// loupe-cli trace: inspect a *.loupe trace without the GUI (DESIGN.md §6, §7).
+//   loupe-cli trace FILE                       contexts and their passes, with match counts
+//   loupe-cli trace FILE --graph CTX PASS STEP the graph at a step (text; --dot for Graphviz)
+//   loupe-cli trace FILE --match CTX PASS K    the rewrite that produced step K: rule, location, diff
+//   loupe-cli trace FILE --kernel NAME|ID      a kernel's opts, launch dims, source and NOOPT source
+//   loupe-cli trace FILE --profile             kernel runs as DEBUG=2 lines; -t [N]: top kernels
+//   loupe-cli trace FILE --rules               rule profiler: matches, attempts and time per rule
+//   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
+// CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
+// JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
+#include <charconv>
+#include <iostream>
+#include <string>
+#include <unordered_set>
+
+#include "cli/command.h"
+#include "ir/print.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "trace/chrome_trace.h"
+#include "trace/graph_at_step.h"
+#include "trace/graph_dot.h"
+#include "trace/profile_report.h"
+#include "trace/trace_reader.h"
+#include "trace/uop_diff.h"
+
+namespace loupe::cli {
+
+namespace {
+
+struct Request {
+  std::string file;
+  std::string mode = "list";    // list, graph, match, kernel, profile, top, rules
+  std::vector<int64_t> where;   // CTX PASS STEP|K
+  std::string kernel;
+  int top_rows = 0;             // -t N (0: all)
+  bool json = false, dot = false, check = true;
+  std::string chrome;
+};
+
+int64_t parse_int(const std::string& s, const std::string& what) {
+  int64_t v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) throw Error(cat(what, " must be an integer, not '", s, "'"));
+  return v;
+}
+
+Request parse(const Args& args) {
+  Request r;
+  auto take = [&](size_t& i, const std::string& flag) -> const std::string& {
+    if (i + 1 >= args.size()) throw Error(cat(flag, " needs a value"));
+    return args[++i];
+  };
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& a = args[i];
+    if (a == "--graph" || a == "--match") {
+      r.mode = a.substr(2);
+      const char* names[] = {"CTX", "PASS", a == "--graph" ? "STEP" : "K"};
+      for (const char* n : names) r.where.push_back(parse_int(take(i, a), cat(a, " ", n)));
+    } else if (a == "--kernel") {
+      r.mode = "kernel";
+      r.kernel = take(i, a);
+    } else if (a == "--profile") {
+      if (r.mode != "top") r.mode = "profile";
+    } else if (a == "-t" || a == "--top") {
+      r.mode = "top";
+      if (i + 1 < args.size() && !args[i + 1].empty() && std::isdigit(static_cast<unsigned char>(args[i + 1][0])))
+        r.top_rows = int(parse_int(args[++i], "-t N"));
+    } else if (a == "--rules") {
+      r.mode = "rules";
+    } else if (a == "--chrome") {
+      r.chrome = take(i, a);
+    } else if (a == "--json") {
+      r.json = true;
+    } else if (a == "--dot") {
+      r.dot = true;
+    } else if (a == "--no-check") {
+      r.check = false;
+    } else if (!a.empty() && a[0] == '-') {
+      throw Error(cat("unknown option '", a, "' (see loupe-cli trace --help)"));
+    } else if (r.file.empty()) {
+      r.file = a;
+    } else {
+      throw Error(cat("unexpected argument '", a, "'"));
+    }
+  }
+  if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
+                                  " | --kernel NAME | --profile | -t [N] | --rules] [--json] [--chrome OUT.json]");
+  return r;
+}
+
+std::string location(const std::string& file, int64_t line) {
+  // Paths are recorded as compiled; from "engine/" on is enough to find the file.
+  size_t at = std::string::npos;
+  for (const char* root : {"/engine/", "/tests/", "/views/", "/app/"}) at = std::min(at, file.find(root));
+  return (at == std::string::npos ? file : file.substr(at + 1)) + ":" + std::to_string(line);
+}
+
+json::Value node_json(const UOp* u, size_t i, const std::unordered_map<const UOp*, size_t>& index) {
+  json::Value n = json::Value::object();
+  n.set("i", int64_t(i));
+  n.set("op", std::string(op_name(u->op)));
+  n.set("dtype", u->dtype.short_name());
+  json::Value src = json::Value::array();
+  for (const UOpPtr& s : u->src) src.push_back(int64_t(index.at(s.get())));
+  n.set("src", std::move(src));
+  n.set("arg", u->arg.str());
+  n.set("key", u->key().hex());
+  return n;
+}
+
+int list(TraceReader& r, const Request& req) {
+  std::map<std::string, std::string> info = r.run_info();
+  std::vector<TraceContext> ctxs = r.contexts();
+  bool finished = r.finished();
+  json::Value out = json::Value::object();
+  json::Value jctx = json::Value::array();
+  if (!req.json) {
+    std::cout << r.path() << ": " << ctxs.size() << " contexts, " << r.kernels().size() << " kernels, "
+              << r.profile().size() << " profile events" << (finished ? "" : " (unfinished: still being written, or the writer died)")
+              << "\n";
+    if (info.count("script_path")) std::cout << "script: " << info["script_path"] << "\n";
+  }
+  for (const TraceContext& c : ctxs) {
+    std::vector<TracePass> ps = r.passes(c.id);
+    if (!req.json) {
+      std::cout << "context " << c.id << "  " << c.kind << "  " << c.name << "  (" << c.pass_count << " passes, "
+                << c.match_count << " matches)\n";
+      for (const TracePass& p : ps) {
+        std::string name = std::string(size_t(2 * p.depth), ' ') + p.name;
+        std::cout << "  " << (p.index < 10 ? "  " : p.index < 100 ? " " : "") << p.index << "  " << name
+                  << std::string(name.size() < 36 ? 36 - name.size() : 1, ' ') << p.match_count << " matches"
+                  << (p.bottom_up ? "  bottom_up" : "") << (p.finished() ? "" : "  (unfinished)") << "  "
+                  << location(p.file, p.line) << "\n";
+      }
+      continue;
+    }
+    json::Value jc = json::Value::object();
+    jc.set("id", c.id);
+    jc.set("kind", c.kind);
+    jc.set("name", c.name);
+    jc.set("matches", c.match_count);
+    json::Value jp = json::Value::array();
+    for (const TracePass& p : ps) {
+      json::Value o = json::Value::object();
+      o.set("index", p.index);
+      o.set("name", p.name);
+      o.set("location", location(p.file, p.line));
+      o.set("bottom_up", p.bottom_up);
+      o.set("depth", int64_t(p.depth));
+      o.set("matches", p.match_count);
+      o.set("finished", p.finished());
+      jp.push_back(std::move(o));
+    }
+    jc.set("passes", std::move(jp));
+    jctx.push_back(std::move(jc));
+  }
+  if (req.json) {
+    out.set("file", r.path());
+    out.set("finished", finished);
+    json::Value ji = json::Value::object();
+    for (const auto& [k, v] : info)
+      if (k != "script") ji.set(k, v);
+    out.set("run", std::move(ji));
+    out.set("contexts", std::move(jctx));
+    std::cout << out.dump() << "\n";
+  }
+  return 0;
+}
+
+int graph(TraceReader& r, const Request& req) {
+  TracePass p = r.pass_at(req.where[0], req.where[1]);
+  PassReplay replay(r, p.id);
+  StepChanges ch = replay.changes_at(req.where[2]);
+  UOpPtr g = replay.graph_at(req.where[2]);
+  std::unordered_set<const UOp*> hl;
+  for (const UOpPtr& u : ch.highlighted) hl.insert(u.get());
+  if (req.dot) {
+    std::cout << graph_dot(g, hl);
+    return 0;
+  }
+  if (!req.json) {
+    std::cout << "# context " << p.context_id << " pass " << p.index << " '" << p.name << "' step " << ch.step << "/"
+              << replay.steps();
+    if (ch.step > 0) std::cout << " (" << ch.added.size() << " added, " << ch.removed.size() << " removed)";
+    std::cout << "\n" << print_graph(g);
+    return 0;
+  }
+  std::vector<const UOp*> order = g->toposort();
+  std::unordered_map<const UOp*, size_t> index;
+  json::Value nodes = json::Value::array();
+  for (size_t i = 0; i < order.size(); i++) {
+    index[order[i]] = i;
+    nodes.push_back(node_json(order[i], i, index));
+  }
+  auto indices = [&](const std::vector<UOpPtr>& us) {
+    json::Value a = json::Value::array();
+    for (const UOpPtr& u : us) a.push_back(int64_t(index.at(u.get())));
+    return a;
+  };
+  json::Value removed = json::Value::array();
+  for (const UOpPtr& u : ch.removed) removed.push_back(u->key().hex());
+  json::Value out = json::Value::object();
+  out.set("context", p.context_id);
+  out.set("pass", p.index);
+  out.set("name", p.name);
+  out.set("step", ch.step);
+  out.set("steps", replay.steps());
+  out.set("nodes", std::move(nodes));
+  out.set("added", indices(ch.added));
+  out.set("highlighted", indices(ch.highlighted));
+  out.set("removed_keys", std::move(removed));
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+int match(TraceReader& r, const Request& req) {
+  TracePass p = r.pass_at(req.where[0], req.where[1]);
+  int64_t k = req.where[2];
+  if (k < 1 || k > p.match_count)
+    throw Error(cat(r.path(), ": pass ", p.index, " ('", p.name, "') of context ", p.context_id, " has matches 1..",
+                    p.match_count, ", not ", k));
+  TraceMatch m = r.match(p.id, k - 1);
+  UOpPtr before = r.node(m.before_id), after = r.node(m.after_id);
+  std::vector<std::string> diff = unified_diff(uop_listing(before), uop_listing(after));
+  std::string eb = render_expr(before), ea = render_expr(after);
+  bool exprs = eb.find("(...)") == std::string::npos && ea.find("(...)") == std::string::npos;
+  if (req.json) {
+    json::Value out = json::Value::object();
+    out.set("context", p.context_id);
+    out.set("pass", p.index);
+    out.set("step", k);
+    out.set("rule", m.rule_name);
+    out.set("location", location(m.rule_file, m.rule_line));
+    out.set("ns", m.ns);
+    out.set("before", uop_label(*before));
+    out.set("after", uop_label(*after));
+    if (exprs) {
+      out.set("before_expr", eb);
+      out.set("after_expr", ea);
+    }
+    json::Value d = json::Value::array();
+    for (const std::string& l : diff) d.push_back(l);
+    out.set("diff", std::move(d));
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  std::cout << "step " << k << " of pass " << p.index << " '" << p.name << "' (context " << p.context_id << ")\n"
+            << "rule " << m.rule_name << "  at " << location(m.rule_file, m.rule_line) << "  (" << double(m.ns) / 1e3
+            << " us)\n";
+  if (exprs) std::cout << "  " << eb << "  ->  " << ea << "\n";
+  for (const std::string& l : diff) std::cout << l << "\n";
+  return 0;
+}
+
+int kernel(TraceReader& r, const Request& req) {
+  std::vector<int64_t> ids = r.kernels_named(req.kernel);
+  if (ids.empty() && !req.kernel.empty() && std::isdigit(static_cast<unsigned char>(req.kernel[0]))) {
+    int64_t id = parse_int(req.kernel, "--kernel ID");
+    for (const TraceKernel& k : r.kernels())
+      if (k.id == id) ids.push_back(id);
+  }
+  if (ids.empty()) throw Error(cat(r.path(), ": no kernel named '", req.kernel, "'"));
+  json::Value all = json::Value::array();
+  for (int64_t id : ids) {
+    TraceKernel k = r.kernel(id);
+    if (req.json) {
+      json::Value o = json::Value::object();
+      o.set("id", k.id);
+      o.set("name", k.name);
+      o.set("device", k.device);
+      json::Value opts = json::Value::array();
+      for (const std::string& s : k.opts) opts.push_back(s);
+      o.set("opts", std::move(opts));
+      o.set("global_size", json::Value::ints(k.global_size));
+      o.set("local_size", json::Value::ints(k.local_size));
+      o.set("flops", k.flops);
+      o.set("lds", k.lds);
+      o.set("mem", k.mem);
+      json::Value srcs = json::Value::array();
+      for (const KernelSource& s : k.sources) {
+        json::Value so = json::Value::object();
+        so.set("backend", s.backend);
+        so.set("variant", s.variant);
+        so.set("source", s.text);
+        srcs.push_back(std::move(so));
+      }
+      o.set("sources", std::move(srcs));
+      json::Value bufs = json::Value::array();
+      for (const BufferAccess& b : k.buffers) {
+        json::Value bo = json::Value::object();
+        bo.set("index", int64_t(b.index));
+        bo.set("name", b.name);
+        bo.set("access", b.access);
+        bo.set("dtype", b.dtype);
+        bo.set("shapetracker", b.st_text);
+        bufs.push_back(std::move(bo));
+      }
+      o.set("buffers", std::move(bufs));
+      all.push_back(std::move(o));
+      continue;
+    }
+    std::cout << "kernel " << k.id << "  " << k.name << "  on " << k.device << "\n";
+    std::cout << "  opts: ";
+    for (size_t i = 0; i < k.opts.size(); i++) std::cout << (i ? ", " : "") << k.opts[i];
+    std::cout << (k.opts.empty() ? "(none)" : "") << "\n  global " << json::Value::ints(k.global_size).dump()
+              << "  local " << json::Value::ints(k.local_size).dump() << "\n  estimates: " << k.flops << " flops, "
+              << k.lds << " bytes loaded/stored, " << k.mem << " bytes of unique memory\n";
+    for (const BufferAccess& b : k.buffers)
+      std::cout << "  buffer " << b.index << " " << b.name << " (" << b.access << ", " << b.dtype << "): " << b.st_text << "\n";
+    for (const char* variant : {"opt", "noopt"})
+      for (const KernelSource& s : k.sources) {
+        if (s.variant != variant) continue;
+        std::cout << "\n// ---- " << s.backend << (s.variant == "noopt" ? " (NOOPT)" : "") << " ----\n" << s.text;
+        if (s.text.empty() || s.text.back() != '\n') std::cout << "\n";
+      }
+  }
+  if (req.json) std::cout << all.dump() << "\n";
+  return 0;
+}
+
+int profile(TraceReader& r, const Request& req) {
+  std::vector<TraceEvent> events = r.profile();
+  if (req.mode == "top") {
+    std::vector<KernelTotal> totals = top_kernels(events);
+    if (!req.json) {
+      for (const std::string& l : top_kernel_lines(totals, req.top_rows)) std::cout << l << "\n";
+      return 0;
+    }
+    json::Value a = json::Value::array();
+    size_t rows = req.top_rows <= 0 ? totals.size() : std::min(totals.size(), size_t(req.top_rows));
+    for (size_t i = 0; i < rows; i++) {
+      const KernelTotal& t = totals[i];
+      json::Value o = json::Value::object();
+      o.set("device", t.device);
+      o.set("name", t.name);
+      o.set("count", t.count);
+      o.set("total_ns", t.total_ns);
+      o.set("share", t.share);
+      o.set("gflops", t.gflops());
+      o.set("gbs", t.gbs());
+      a.push_back(std::move(o));
+    }
+    json::Value out = json::Value::object();
+    out.set("top", std::move(a));
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  if (!req.json) {
+    for (const std::string& l : debug2_lines(events)) std::cout << l << "\n";
+    for (const DevicePeaks& p : r.peaks())
+      std::cout << "peak " << p.device << ": " << p.peak_gflops << " GFLOPS, " << p.bandwidth_gbs << " GB/s\n";
+    return 0;
+  }
+  json::Value a = json::Value::array();
+  for (const TraceEvent& e : events) {
+    json::Value o = json::Value::object();
+    o.set("kind", e.kind);
+    o.set("device", e.device);
+    o.set("name", e.name);
+    o.set("kernel_id", e.kernel_id);
+    o.set("start_ns", e.start_ns);
+    o.set("duration_ns", e.duration_ns);
+    o.set("flops", e.flops);
+    o.set("mem", e.mem);
+    o.set("lds", e.lds);
+    o.set("bytes", e.bytes);
+    if (!e.peer.empty()) o.set("from", e.peer);
+    a.push_back(std::move(o));
+  }
+  json::Value peaks = json::Value::array();
+  for (const DevicePeaks& p : r.peaks()) {
+    json::Value o = json::Value::object();
+    o.set("device", p.device);
+    o.set("peak_gflops", p.peak_gflops);
+    o.set("bandwidth_gbs", p.bandwidth_gbs);
+    peaks.push_back(std::move(o));
+  }
+  json::Value out = json::Value::object();
+  out.set("events", std::move(a));
+  out.set("peaks", std::move(peaks));
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+// Like tinygrad's match stats: matches / attempts -- time -- location name.
+int rules(TraceReader& r, const Request& req) {
+  std::vector<TraceRule> rs = r.rules();
+  std::stable_sort(rs.begin(), rs.end(), [](const TraceRule& a, const TraceRule& b) {
+    return std::max(a.match_ns, a.attempt_ns) > std::max(b.match_ns, b.attempt_ns);
+  });
+  json::Value a = json::Value::array();
+  for (const TraceRule& x : rs) {
+    if (req.json) {
+      json::Value o = json::Value::object();
+      o.set("name", x.name);
+      o.set("location", location(x.file, x.line));
+      o.set("matches", x.matches);
+      o.set("attempts", x.attempts);
+      o.set("match_ns", x.match_ns);
+      o.set("attempt_ns", x.attempt_ns);
+      a.push_back(std::move(o));
+      continue;
+    }
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%8lld / %8lld -- %9.2f / %9.2f ms -- ", (long long)x.matches, (long long)x.attempts,
+                  double(x.match_ns) / 1e6, double(x.attempt_ns) / 1e6);
+    std::cout << buf << location(x.file, x.line) << "  " << x.name << "\n";
+  }
+  if (req.json) std::cout << a.dump() << "\n";
+  return 0;
+}
+
+int run(const Args& args) {
+  if (has_flag(args, "--help") || has_flag(args, "-h")) {
+    std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
+                 "         --kernel NAME | --profile | -t [N] | --rules] [--json] [--chrome OUT.json] [--no-check]\n";
+    return 0;
+  }
+  Request req = parse(args);
+  TraceReader r(req.file, {.quick_check = req.check});
+  if (!req.chrome.empty()) {
+    write_chrome_trace(r, req.chrome);
+    if (req.mode == "list") {
+      std::cerr << "wrote " << req.chrome << "\n";
+      return 0;
+    }
+  }
+  if (req.mode == "graph") return graph(r, req);
+  if (req.mode == "match") return match(r, req);
+  if (req.mode == "kernel") return kernel(r, req);
+  if (req.mode == "profile" || req.mode == "top") return profile(r, req);
+  if (req.mode == "rules") return rules(r, req);
+  return list(r, req);
+}
+
+const Registrar reg("trace", "inspect a .loupe trace: passes, graphs at a step, rewrites, kernels, profile", run);
+
+} // namespace
+
+} // namespace loupe::cli

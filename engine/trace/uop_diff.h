@@ -1,0 +1,20 @@
+// Text forms for comparing two graphs (a rewrite's before and after) and a unified line diff.
+// The listing names each node by a short prefix of its content key, so a node shared by both graphs
+// prints the same line in both, and the diff shows exactly the nodes that went away or appeared.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace loupe {
+
+// One line per node in topological order: "%1a2b3c = ADD weakint None (%0f0f0f, %777777)".
+std::vector<std::string> uop_listing(const UOpPtr& root);
+
+// Lines of a unified diff ("-old", "+new", " same"), with up to `context` unchanged lines around
+// each change and "@@ -a,b +c,d @@" hunk headers. Empty when the inputs are equal.
+std::vector<std::string> unified_diff(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                                      int context = 3);
+
+} // namespace loupe
