@@ -1,0 +1,410 @@
+// The Graph panel's scene and widget: items, highlighting of a step, level of detail, selection,
+// find, keyboard, layout refinement and stale layouts, export, and screenshots to look at.
+#include <QApplication>
+#include <QLineEdit>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QStyleOptionGraphicsItem>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include "graph/graph_panel.h"
+#include "graph/graph_scene.h"
+#include "graph/layered_layout.h"
+#include "graph/layout_service.h"
+#include "graph/uop_graph_adapter.h"
+#include "views/tst_graph_fixtures.h"
+
+using namespace loupe;
+using namespace loupe::views;
+
+namespace {
+
+struct Step {
+  UOpPtr before, after, target, replacement;
+};
+
+// A kernel graph and one rewrite in it: an ALU node gets multiplied by a new constant.
+Step makeStep(int nodes, unsigned seed) {
+  Step s;
+  s.before = graphfix::kernelGraph(nodes, seed);
+  s.target = graphfix::someAlu(s.before, seed * 5 + 1);
+  s.replacement = alu(Ops::MUL, {alu(Ops::ADD, {s.target, UOp::cnst(dtypes::float32, 1.0)}), UOp::cnst(dtypes::float32, 0.5)});
+  s.after = graphfix::substitute(s.before, s.target, s.replacement);
+  return s;
+}
+
+// Pixels close to colour c.
+int countColour(const QImage& img, QColor c, int tol = 40) {
+  int n = 0;
+  for (int y = 0; y < img.height(); y++) {
+    const QRgb* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+    for (int x = 0; x < img.width(); x++)
+      n += std::abs(qRed(line[x]) - c.red()) + std::abs(qGreen(line[x]) - c.green()) + std::abs(qBlue(line[x]) - c.blue()) < tol;
+  }
+  return n;
+}
+
+QImage renderScene(QGraphicsScene& scene, qreal scale) {
+  QRectF r = scene.sceneRect();
+  QImage img((r.size() * scale).toSize(), QImage::Format_ARGB32);
+  img.fill(Qt::white);
+  QPainter p(&img);
+  p.setRenderHint(QPainter::Antialiasing);
+  scene.render(&p, QRectF(QPointF(0, 0), r.size() * scale), r);
+  return img;
+}
+
+bool waitForFinal(GraphPanel& panel, int ms = 60000) {
+  return QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, ms);
+}
+
+QString shotDir() {
+  QString d = qEnvironmentVariable("LOUPE_SHOT_DIR", QDir::tempPath() + QStringLiteral("/loupe-shots"));
+  QDir().mkpath(d);
+  return d;
+}
+
+} // namespace
+
+class TestGraphScene : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void itemsAndMarks() {
+    Step s = makeStep(200, 2);
+    auto model = std::make_shared<const GraphModel>(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    DrawGraph g = buildDrawGraph(model, {});
+    GraphScene scene;
+    scene.setGraph(g, layeredLayout(g));
+    QCOMPARE(scene.nodeItems().size(), g.nodes.size());
+    QCOMPARE(scene.edgeItems().size(), g.edges.size());
+    QCOMPARE(scene.items().size(), g.nodes.size() + g.edges.size());
+    int added = 0, changed = 0, matched = 0;
+    for (NodeItem* n : scene.nodeItems()) {
+      QCOMPARE(n->pos(), scene.layout().centers[n->drawIndex()]);
+      added += n->change() == GraphModelNode::Added;
+      changed += n->change() == GraphModelNode::Changed;
+      matched += n->matched();
+    }
+    QCOMPARE(added, 2);  // the ADD and the MUL (their constants are folded into them)
+    QVERIFY(changed >= 2);  // users of the target up to the sink
+    QVERIFY(matched >= 1);
+    QVERIFY(scene.sceneRect().contains(scene.itemsBoundingRect()));
+  }
+
+  // Added nodes get a green border and badge, changed ones amber: visible in the pixels, and only
+  // when the step changed something.
+  void highlightIsDrawn() {
+    Step s = makeStep(120, 3);
+    const GraphStyle& st = defaultGraphStyle();
+    GraphScene stepScene, plainScene;
+    DrawGraph sg = buildDrawGraph(std::make_shared<const GraphModel>(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}})), {});
+    DrawGraph pg = buildDrawGraph(std::make_shared<const GraphModel>(graphModelFromUOp(s.after)), {});
+    stepScene.setGraph(sg, layeredLayout(sg));
+    plainScene.setGraph(pg, layeredLayout(pg));
+    QImage a = renderScene(stepScene, 1.0), b = renderScene(plainScene, 1.0);
+    QVERIFY(countColour(a, st.added, 30) > 40);
+    QVERIFY(countColour(a, st.changed, 30) > 40);
+    QCOMPARE(countColour(b, st.added, 30), 0);
+    QCOMPARE(countColour(b, st.changed, 30), 0);
+    // Zoomed far out the change is still outlined (cosmetic pen), though text is gone.
+    QImage far = renderScene(stepScene, 0.08);
+    QVERIFY(countColour(far, st.added, 60) > 0);
+  }
+
+  void levelOfDetail() {
+    auto root = UOp::make(Ops::SINK, dtypes::void_, {UOp::variable("alpha", 0, 99) * 12345});
+    DrawGraph g = buildDrawGraph(std::make_shared<const GraphModel>(graphModelFromUOp(root)), {});
+    GraphScene scene;
+    scene.setGraph(g, layeredLayout(g));
+    const QColor text = defaultGraphStyle().text;
+    auto darkPixels = [&](qreal scale) {
+      QImage img = renderScene(scene, scale);
+      return countColour(img, text, 60);
+    };
+    QVERIFY(darkPixels(1.0) > 50);                                       // labels
+    QCOMPARE(darkPixels(NodeItem::textLod * 0.8), 0);                    // boxes only
+    QVERIFY(QStyleOptionGraphicsItem::levelOfDetailFromTransform(QTransform::fromScale(0.3, 0.3)) < NodeItem::textLod);
+  }
+
+  void clickSelectsAndEchoes() {
+    GraphPanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto root = graphfix::kernelGraph(80, 5);
+    panel.setGraph(graphModelFromUOp(root));
+    QSignalSpy selected(&panel, &GraphPanel::nodeSelected);
+    // The first global has several copies (one per consumer): clicking one echoes the others.
+    quint64 buf = 0;
+    for (const DrawNode& d : panel.scene()->graph().nodes)
+      if (d.title == QStringLiteral("DEFINE_GLOBAL") && panel.scene()->graph().instancesOf(d.id).size() > 1) buf = d.id;
+    QVERIFY(buf);
+    QVector<int> copies = panel.scene()->graph().instancesOf(buf);
+    NodeItem* first = panel.scene()->nodeItem(copies[0]);
+    panel.selectNode(buf);  // centres on it at a readable zoom
+    QPoint at = panel.view()->mapFromScene(first->scenePos());
+    panel.scene()->clearSelection();
+    selected.clear();
+    QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(selected[0][0].value<quint64>(), buf);
+    QCOMPARE(panel.scene()->selectedId(), buf);
+    QVERIFY(first->isSelected());
+    int echoedEdges = 0;
+    for (EdgeItem* e : panel.scene()->edgeItems())
+      echoedEdges += copies.contains(e->from()) || copies.contains(e->to());
+    QCOMPARE(echoedEdges, copies.size());
+    // Clicking empty space clears the selection.
+    QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(selected.last()[0].value<quint64>(), quint64(0));
+    // The selection survives a re-draw when the node is still there.
+    panel.selectNode(buf);
+    panel.setGraph(graphModelFromUOp(root));
+    QCOMPARE(panel.scene()->selectedId(), buf);
+  }
+
+  void findByOpOrArg() {
+    GraphModel m;
+    auto add = [&](quint64 id, const char* op, const char* arg, QVector<quint64> src) {
+      GraphModelNode n;
+      n.id = id;
+      n.op = QString::fromLatin1(op);
+      n.arg = QString::fromLatin1(arg);
+      n.src = src;
+      n.colour = Qt::white;
+      m.nodes.push_back(n);
+    };
+    add(1, "DEFINE_VAR", "('alpha', 0, 9)", {});
+    add(2, "DEFINE_VAR", "('beta', 0, 9)", {});
+    add(3, "MUL", "", {1, 2});
+    add(4, "MULACC", "", {3, 1, 2});
+    add(5, "SINK", "", {3, 4});
+    m.root = 5;
+    GraphScene scene;
+    DrawGraph g = buildDrawGraph(std::make_shared<const GraphModel>(m), DrawOptions{true, false, 6});
+    scene.setGraph(g, layeredLayout(g));
+    auto ids = [&](const QString& t) {
+      QList<quint64> r;
+      for (int i : scene.find(t)) r << g.nodes[i].id;
+      std::sort(r.begin(), r.end());
+      return r;
+    };
+    QCOMPARE(ids(QStringLiteral("mul")), (QList<quint64>{3}));       // a whole op name: that op only
+    QCOMPARE(ids(QStringLiteral("MU")), (QList<quint64>{3, 4}));     // otherwise a substring
+    QCOMPARE(ids(QStringLiteral("beta")), (QList<quint64>{2}));      // by arg
+    QCOMPARE(ids(QStringLiteral("define")), (QList<quint64>{1, 2}));
+    QCOMPARE(ids(QStringLiteral("nothing")), QList<quint64>{});
+    QCOMPARE(ids(QStringLiteral("  ")), QList<quint64>{});
+    // Hits come in reading order.
+    QVector<int> hits = scene.find(QStringLiteral("DEFINE"));
+    QVERIFY(scene.layout().centers[hits[0]].x() < scene.layout().centers[hits[1]].x());
+  }
+
+  void findCyclesAndCentres() {
+    GraphPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto root = graphfix::kernelGraph(400, 6);
+    GraphModel m = graphModelFromUOp(root);
+    int loads = 0;
+    for (const GraphModelNode& n : m.nodes) loads += n.op == QStringLiteral("LOAD");
+    panel.setGraph(m);
+    QVERIFY(waitForFinal(panel));
+    QTest::keyClick(panel.view(), Qt::Key_F, Qt::ControlModifier);
+    QLineEdit* edit = panel.findChild<QLineEdit*>();
+    QVERIFY(edit && edit->isVisible() && edit->hasFocus());
+    QTest::keyClicks(edit, QStringLiteral("load"));
+    QCOMPARE(panel.findHitCount(), loads);
+    QCOMPARE(panel.currentFindHit(), 0);
+    auto centreOk = [&] {
+      NodeItem* n = panel.scene()->nodeItem(panel.scene()->find(QStringLiteral("load"))[panel.currentFindHit()]);
+      QPointF c = panel.view()->mapToScene(panel.view()->viewport()->rect().center());
+      return QLineF(c, n->scenePos()).length() < 30 && n->findMark() == 2;
+    };
+    QVERIFY(centreOk());
+    QVERIFY(panel.view()->zoom() >= 0.7);  // readable
+    QTest::keyClick(edit, Qt::Key_Return);
+    QCOMPARE(panel.currentFindHit(), 1);
+    QVERIFY(centreOk());
+    QTest::keyClick(edit, Qt::Key_Return, Qt::ShiftModifier);
+    QTest::keyClick(edit, Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(panel.currentFindHit(), loads - 1);  // wrapped around
+    QVERIFY(centreOk());
+    QTest::keyClick(edit, Qt::Key_Escape);
+    QVERIFY(!edit->isVisible());
+    QCOMPARE(panel.findHitCount(), 0);
+    for (NodeItem* n : panel.scene()->nodeItems()) QCOMPARE(n->findMark(), 0);
+  }
+
+  void keyboard() {
+    GraphPanel panel;
+    panel.resize(900, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(300, 7)));
+    QSignalSpy nav(&panel, &GraphPanel::navigateRequested);
+    const QList<QPair<int, GraphView::Navigation>> keys{
+        {Qt::Key_Right, GraphView::Navigation::NextMatch},   {Qt::Key_Left, GraphView::Navigation::PreviousMatch},
+        {Qt::Key_Down, GraphView::Navigation::NextPass},     {Qt::Key_Up, GraphView::Navigation::PreviousPass},
+        {Qt::Key_PageDown, GraphView::Navigation::NextKernel}, {Qt::Key_PageUp, GraphView::Navigation::PreviousKernel}};
+    for (const auto& [key, want] : keys) {
+      QTest::keyClick(panel.view(), static_cast<Qt::Key>(key));
+      QCOMPARE(nav.last()[0].value<GraphView::Navigation>(), want);
+    }
+    QCOMPARE(nav.size(), keys.size());
+    qreal fitted = panel.view()->zoom();
+    QTest::keyClick(panel.view(), Qt::Key_Plus);
+    QVERIFY(qAbs(panel.view()->zoom() - fitted * 1.25) < 1e-6);
+    QTest::keyClick(panel.view(), Qt::Key_Minus);
+    QTest::keyClick(panel.view(), Qt::Key_Minus);
+    QVERIFY(panel.view()->zoom() < fitted);
+    QVERIFY(panel.view()->userMoved());
+    QTest::keyClick(panel.view(), Qt::Key_Space);
+    QVERIFY(qAbs(panel.view()->zoom() - fitted) < 1e-6);
+    QVERIFY(!panel.view()->userMoved());
+    QWheelEvent wheel(QPointF(100, 100), panel.view()->mapToGlobal(QPointF(100, 100)), QPoint(), QPoint(0, 120),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QPointF under = panel.view()->mapToScene(QPoint(100, 100));
+    QApplication::sendEvent(panel.view()->viewport(), &wheel);
+    QVERIFY(panel.view()->zoom() > fitted);
+    // Zooms around the cursor: the scene point stays under it (to the scroll bars' whole-pixel rounding).
+    QVERIFY(QLineF(panel.view()->mapFromScene(under), QPointF(100, 100)).length() <= 3);
+  }
+
+  // Coarse at once, dot later; stepping keeps positions; a newer graph makes older layouts stale.
+  void refineStepAndCancel() {
+    GraphPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy applied(&panel, &GraphPanel::layoutApplied);
+    Step s = makeStep(300, 8);
+    panel.setGraph(graphModelFromUOp(s.before));
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Refining);
+    QCOMPARE(applied.last()[0].toInt(), int(GraphLayout::Layered));
+    QVERIFY(panel.statusText().contains(QStringLiteral("refining")));
+    QVERIFY(waitForFinal(panel));
+    QCOMPARE(applied.last()[0].toInt(), int(GraphLayout::Dot));
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Dot);
+
+    // Step: every continuing node stays where dot put it.
+    QHash<quint64, QPointF> before;
+    for (NodeItem* n : panel.scene()->nodeItems()) before.insert(panel.scene()->graph().nodes[n->drawIndex()].key, n->pos());
+    panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}), GraphPanel::Transition::Step);
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Final);
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Incremental);
+    int kept = 0;
+    for (NodeItem* n : panel.scene()->nodeItems()) {
+      const DrawNode& d = panel.scene()->graph().nodes[n->drawIndex()];
+      if (n->change() != GraphModelNode::Same && n->change() != GraphModelNode::Changed) continue;
+      QCOMPARE(n->pos(), before.value(d.placeKey));
+      kept++;
+    }
+    QVERIFY(kept > 250);
+
+    // Two fresh graphs in a row: only the second one's dot layout may arrive.
+    applied.clear();
+    Step other = makeStep(500, 9);
+    panel.setGraph(graphModelFromUOp(other.before));
+    panel.setGraph(graphModelFromUOp(other.after));
+    const quint64 want = panel.scene()->graph().contentKey;
+    QVERIFY(waitForFinal(panel));
+    panel.layoutService()->waitForIdle();
+    QCoreApplication::processEvents();
+    QCOMPARE(panel.scene()->graph().contentKey, want);
+    QCOMPARE(panel.scene()->layout().contentKey, want);
+    QList<int> kinds;
+    for (const auto& a : applied) kinds << a[0].toInt();
+    QCOMPARE(kinds, (QList<int>{GraphLayout::Layered, GraphLayout::Layered, GraphLayout::Dot}));
+
+    // Back to a graph laid out before: straight from the cache.
+    panel.setGraph(graphModelFromUOp(s.before));
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Final);
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Dot);
+  }
+
+  void badModelShowsError() {
+    GraphPanel panel;
+    GraphModel m;
+    GraphModelNode n;
+    n.id = 7;
+    n.op = QStringLiteral("ADD");
+    n.src = {99};
+    m.nodes = {n};
+    m.root = 7;
+    m.title = QStringLiteral("kernel r_4");
+    panel.setGraph(m);
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Empty);
+    QVERIFY(panel.statusText().contains(QStringLiteral("source 0 (id 99)")));
+    QVERIFY(panel.statusText().contains(QStringLiteral("r_4")));
+    QCOMPARE(panel.scene()->items().size(), 0);
+  }
+
+  void exportSvgAndPng() {
+    GraphPanel panel;
+    panel.resize(800, 600);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!panel.exportPng(dir.filePath(QStringLiteral("none.png")), &error));
+    QVERIFY(error.contains(QStringLiteral("no graph")));
+    panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(150, 10)));
+    QVERIFY(waitForFinal(panel));
+    QString svg = dir.filePath(QStringLiteral("g.svg")), png = dir.filePath(QStringLiteral("g.png"));
+    QVERIFY2(panel.exportSvg(svg, &error), qPrintable(error));
+    QVERIFY2(panel.exportPng(png, &error, 1.5), qPrintable(error));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    QVERIFY(text.contains("SINK"));
+    QVERIFY(text.contains("DEFINE_GLOBAL"));
+    QImage img(png);
+    QVERIFY(!img.isNull());
+    QSizeF scene = panel.scene()->sceneRect().size();
+    QVERIFY(qAbs(img.width() - scene.width() * 1.5) <= 1);
+    QVERIFY(qAbs(img.height() - scene.height() * 1.5) <= 1);
+    QVERIFY(countColour(img, QColor(op_colour(Ops::LOAD)), 10) > 100);
+    QVERIFY(!panel.exportSvg(QStringLiteral("/nonexistent-dir/x.svg"), &error));
+    QVERIFY(!error.isEmpty());
+  }
+
+  // Screenshots to look at (written to $LOUPE_SHOT_DIR, default /tmp/loupe-shots).
+  void screenshots() {
+    GraphPanel panel;
+    panel.resize(1600, 1000);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    Step s = makeStep(300, 12);
+    panel.setGraph(graphModelFromUOp(s.before));
+    QImage coarse = panel.grab().toImage();
+    QVERIFY(waitForFinal(panel));
+    panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}), GraphPanel::Transition::Step);
+    QImage overview = panel.grab().toImage();
+    panel.selectNode(uopNodeId(*s.replacement));
+    panel.view()->setZoom(1.0);
+    QImage detail = panel.grab().toImage();
+    // A second step, MUL(ADD(x, 1.0), 0.5) -> MUL(x, 0.5), removes nodes: their ghosts are dashed with a cross.
+    UOpPtr simpler = alu(Ops::MUL, {s.target, UOp::cnst(dtypes::float32, 0.5)});
+    UOpPtr after2 = graphfix::substitute(s.after, s.replacement, simpler);
+    panel.setGraph(graphModelFromStep({s.after, after2, s.replacement, simpler, {}}), GraphPanel::Transition::Step);
+    panel.selectNode(uopNodeId(*simpler));
+    panel.view()->setZoom(1.0);
+    QImage ghost = panel.grab().toImage();
+    QVERIFY(countColour(ghost, defaultGraphStyle().removed, 30) > 20);
+    const QString d = shotDir();
+    QVERIFY(ghost.save(d + QStringLiteral("/graph_step_ghost.png")));
+    QVERIFY(coarse.save(d + QStringLiteral("/graph_coarse.png")));
+    QVERIFY(overview.save(d + QStringLiteral("/graph_step_overview.png")));
+    QVERIFY(detail.save(d + QStringLiteral("/graph_step_detail.png")));
+    QVERIFY(countColour(detail, defaultGraphStyle().added, 30) > 40);
+    qInfo() << "screenshots in" << d;
+  }
+};
+
+QTEST_MAIN(TestGraphScene)
+#include "tst_graph_scene.moc"

@@ -1,0 +1,36 @@
+// Graphviz `dot` through libgvc. The Graphviz headers stay inside dot_layout.cpp. libgvc is not
+// re-entrant: every call takes one process-wide lock, so layouts run one at a time.
+#pragma once
+#include <QString>
+#include <functional>
+
+#include "graph/draw_graph.h"
+#include "graph/graph_layout.h"
+
+namespace loupe::views {
+
+struct DotOptions {
+  double nodesep = 0.18;   // inches
+  double ranksep = 0.32;   // inches
+  QString splines = QStringLiteral("spline");
+  double mclimit = 1.0;    // crossing minimisation effort (dot's default 1)
+  int nslimit = -1;        // network simplex iterations factor (-1: dot's default, unbounded)
+  int searchsize = -1;     // -1: dot's default (30)
+  bool orderingIn = true;  // keep each user's sources left to right in source order
+  int maxNodes = 6000;     // above this dot is not run (it would take minutes)
+
+  // Cheaper settings as graphs grow (measured in tst_bench_graph_layout).
+  static DotOptions forSize(int nodes);
+};
+
+// Lays out g with dot. Nodes keep the sizes measured in g; coordinates are converted to the
+// scene's (y down, origin at the top left of dot's bounding box). Returns a layout with kind None
+// and a note when the graph is over maxNodes or dot fails.
+// stillWanted (optional) is asked once the lock is held: a layout nobody waits for any more is
+// skipped (kind None, note "stale").
+GraphLayout dotLayout(const DrawGraph& g, const DotOptions& options, const std::function<bool()>& stillWanted = {});
+
+// Runs a trivial layout to check that libgvc and its dot plugin load (for diagnostics and tests).
+bool dotAvailable(QString* why = nullptr);
+
+} // namespace loupe::views

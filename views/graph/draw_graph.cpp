@@ -1,0 +1,185 @@
+#include "graph/draw_graph.h"
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+
+#include "support/error.h"
+#include "support/hash.h"
+
+namespace loupe::views {
+
+quint64 drawKey(quint64 id, int instance) {
+  return instance == 0 ? id : mix64(id ^ (0x9E3779B97F4A7C15ull * static_cast<quint64>(instance)));
+}
+
+namespace {
+
+class Measurer {
+public:
+  explicit Measurer(const GraphStyle& s) : style_(s), title_(s.titleFont), body_(s.bodyFont) {}
+
+  QSizeF size(const DrawNode& n) {
+    qreal w = width(title_, titleCache_, n.title);
+    if (!n.dtype.isEmpty()) w += body_.averageCharWidth() + width(body_, bodyCache_, n.dtype);
+    for (const QString& l : n.lines) w = std::max(w, width(body_, bodyCache_, l));
+    qreal h = title_.height() + n.lines.size() * (body_.height() + style_.lineGap);
+    // Whole points keep dot's rounding of sizes from moving boxes by fractions.
+    return {std::ceil(std::max(style_.minWidth, w + 2 * style_.padX)), std::ceil(h + 2 * style_.padY)};
+  }
+
+private:
+  static qreal width(const QFontMetricsF& fm, QHash<QString, qreal>& cache, const QString& s) {
+    auto it = cache.constFind(s);
+    if (it != cache.constEnd()) return *it;
+    qreal w = fm.horizontalAdvance(s);
+    cache.insert(s, w);
+    return w;
+  }
+  const GraphStyle& style_;
+  QFontMetricsF title_, body_;
+  QHash<QString, qreal> titleCache_, bodyCache_;
+};
+
+} // namespace
+
+DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style) {
+  DrawGraph g;
+  if (!model) return g;
+  QString problem = model->validate();
+  if (!problem.isEmpty()) throw Error(cat("graph '", model->title.toStdString(), "': ", problem.toStdString()));
+  g.model = model;
+  const QVector<GraphModelNode>& mn = model->nodes;
+  const int n = mn.size();
+  QHash<quint64, int> ix = model->index();
+
+  // Replacement targets and the root stay visible even when they are constants: they are the news.
+  std::vector<char> keep(n, 0);
+  if (n) keep[ix.value(model->root)] = 1;
+  for (const GraphModelNode& m : mn)
+    if (m.replacedBy) keep[ix.value(m.replacedBy)] = 1;
+  std::vector<char> hidden(n, 0);
+  for (int i = 0; i < n; i++) hidden[i] = options.foldConstants && mn[i].foldable && !keep[i];
+  // A hidden node's sources are foldable too, so hiding never cuts a visible path.
+
+  std::vector<int> srcIndex;  // flattened sources
+  std::vector<int> srcStart(n + 1, 0);
+  for (int i = 0; i < n; i++) {
+    srcStart[i] = static_cast<int>(srcIndex.size());
+    for (quint64 s : mn[i].src) srcIndex.push_back(ix.value(s));
+  }
+  srcStart[n] = static_cast<int>(srcIndex.size());
+
+  // Instances: walk users before sources; a duplicable node gets one instance per consuming edge
+  // of each of its users' instances.
+  std::vector<char> dup(n, 0);
+  for (int i = 0; i < n; i++)
+    dup[i] = options.duplicateSharedLeaves && mn[i].sharedLeaf && !hidden[i] && mn[i].change != GraphModelNode::Removed;
+  std::vector<int> demand(n, 0);  // instances requested by users so far
+  std::vector<int> firstDraw(n, -1), count(n, 0);
+  std::vector<int> nextInstance(n, 0);
+  QVector<DrawNode> rev;  // users first
+  struct RevEdge { int fromModel, fromInstance, toDraw, port; };
+  std::vector<RevEdge> revEdges;
+  Measurer measure(style);
+
+  for (int i = n - 1; i >= 0; i--) {
+    if (hidden[i]) continue;
+    const GraphModelNode& m = mn[i];
+    int instances = dup[i] ? std::max(1, demand[i]) : 1;
+    firstDraw[i] = rev.size();
+    count[i] = instances;
+    if (instances > 1) g.extraInstances += instances - 1;
+
+    DrawNode base;
+    base.model = i;
+    base.id = m.id;
+    base.title = m.op;
+    base.dtype = m.dtype;
+    if (!m.arg.isEmpty()) base.lines << m.arg;
+    int visibleSrc = 0, folded = 0;
+    for (int k = srcStart[i]; k < srcStart[i + 1]; k++) visibleSrc += !hidden[srcIndex[k]];
+    for (int k = srcStart[i]; k < srcStart[i + 1]; k++) {
+      int s = srcIndex[k];
+      if (!hidden[s]) continue;
+      if (folded++ < options.maxFoldedLines)
+        base.lines << QStringLiteral("%1%2 %3").arg(mn[s].op).arg(k - srcStart[i]).arg(mn[s].arg);
+    }
+    if (folded > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(folded - options.maxFoldedLines);
+    base.size = measure.size(base);
+    quint64 place = m.prevId ? m.prevId : m.id;
+
+    for (int inst = 0; inst < instances; inst++) {
+      DrawNode d = base;
+      d.instance = inst;
+      d.key = drawKey(m.id, inst);
+      d.placeKey = drawKey(place, inst);
+      int drawIndex = rev.size();
+      rev.push_back(d);
+      for (int k = srcStart[i]; k < srcStart[i + 1]; k++) {
+        int s = srcIndex[k];
+        if (hidden[s]) continue;
+        int port = (srcStart[i + 1] - srcStart[i] > 1 && visibleSrc > 0) ? k - srcStart[i] : -1;
+        int sInst = dup[s] ? demand[s]++ : 0;
+        revEdges.push_back({s, sInst, drawIndex, port});
+      }
+    }
+  }
+
+  // Reverse into sources-first order.
+  const int total = rev.size();
+  g.nodes.resize(total);
+  auto flip = [total](int r) { return total - 1 - r; };
+  for (int r = 0; r < total; r++) g.nodes[flip(r)] = rev[r];
+  auto drawOf = [&](int modelIndex, int inst) {
+    // Instances were pushed in order, so instance k of node i is firstDraw[i] + k in `rev`.
+    return flip(firstDraw[modelIndex] + std::min(inst, count[modelIndex] - 1));
+  };
+  g.edges.reserve(static_cast<int>(revEdges.size()) + 4);
+  for (auto it = revEdges.rbegin(); it != revEdges.rend(); ++it)
+    g.edges.push_back({drawOf(it->fromModel, it->fromInstance), flip(it->toDraw), it->port, false});
+  // Keep each user's edges in source order (the loop above reversed them).
+  std::stable_sort(g.edges.begin(), g.edges.end(), [](const DrawEdge& a, const DrawEdge& b) {
+    return a.to != b.to ? a.to < b.to : a.port < b.port;
+  });
+
+  // Ghost of the removed match root -> its replacement, unless the replacement is one of the
+  // ghost's own sources (the edge would close a cycle).
+  for (int i = 0; i < n; i++) {
+    if (!mn[i].replacedBy || hidden[i]) continue;
+    int r = ix.value(mn[i].replacedBy);
+    std::vector<char> seen(n, 0);
+    std::vector<int> stack{i};
+    bool cycle = false;
+    while (!stack.empty() && !cycle) {
+      int u = stack.back();
+      stack.pop_back();
+      for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
+        int s = srcIndex[k];
+        if (s == r) cycle = true;
+        if (!seen[s]) { seen[s] = 1; stack.push_back(s); }
+      }
+    }
+    if (!cycle && !hidden[r]) g.edges.push_back({drawOf(i, 0), drawOf(r, 0), -1, true});
+  }
+
+  for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
+  for (int i = 0; i < n; i++) g.foldedNodes += hidden[i];
+
+  StableHasher h;
+  h.u64(static_cast<quint64>(total));
+  for (const DrawNode& d : g.nodes) {
+    h.u64(static_cast<quint64>(d.size.width()));
+    h.u64(static_cast<quint64>(d.size.height()));
+  }
+  for (const DrawEdge& e : g.edges) {
+    h.u64(static_cast<quint64>(e.from));
+    h.u64(static_cast<quint64>(e.to));
+    h.i64(e.port);
+    h.u64(e.replacement);
+  }
+  g.contentKey = h.finish().lo;
+  return g;
+}
+
+} // namespace loupe::views

@@ -1,0 +1,61 @@
+// The graph as it is laid out and drawn: constants folded into their users' labels, shared leaves
+// (buffers, globals, variables) instantiated once per consumer, every box measured. Layout engines
+// only see sizes and edges; the content key identifies a layout in the cache.
+#pragma once
+#include <QHash>
+#include <QSizeF>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+
+#include "graph/graph_model.h"
+#include "graph/graph_style.h"
+
+namespace loupe::views {
+
+struct DrawNode {
+  int model = -1;         // index into DrawGraph::model->nodes
+  quint64 id = 0;         // the model node's id
+  int instance = 0;       // copy number of a shared leaf (0 for everything else)
+  quint64 key = 0;        // (id, instance): identity within this drawing
+  quint64 placeKey = 0;   // (prevId or id, instance): the node of the previous step's drawing it continues
+  QString title;          // op
+  QString dtype;
+  QStringList lines;      // arg, folded constants
+  QSizeF size;
+};
+
+struct DrawEdge {
+  int from = -1;  // the source (drawn above)
+  int to = -1;    // the user
+  int port = -1;  // source index shown on the edge, -1 when the user has a single source
+  bool replacement = false;  // ghost of a removed match root -> the node that replaced it
+};
+
+struct DrawOptions {
+  bool foldConstants = true;
+  bool duplicateSharedLeaves = true;
+  int maxFoldedLines = 6;  // folded constants listed per node before "+N more"
+};
+
+struct DrawGraph {
+  std::shared_ptr<const GraphModel> model;
+  QVector<DrawNode> nodes;  // sources before users
+  QVector<DrawEdge> edges;
+  quint64 contentKey = 0;   // hash of sizes and edges: equal keys lay out identically
+  int foldedNodes = 0;      // model nodes shown inside other labels
+  int extraInstances = 0;   // copies added by drawing shared leaves per consumer
+
+  const GraphModelNode& modelNode(int drawIndex) const { return model->nodes[nodes[drawIndex].model]; }
+  // Draw indices of every instance of a model node id.
+  QVector<int> instancesOf(quint64 id) const { return byId.value(id); }
+  QHash<quint64, QVector<int>> byId;
+};
+
+quint64 drawKey(quint64 id, int instance);
+
+// Throws loupe::Error when the model is malformed (GraphModel::validate()).
+DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
+                         const GraphStyle& style = defaultGraphStyle());
+
+} // namespace loupe::views

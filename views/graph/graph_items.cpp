@@ -1,0 +1,249 @@
+#include "graph/graph_items.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QtMath>
+
+namespace loupe::views {
+
+namespace {
+
+constexpr qreal kBadgeR = 7;
+constexpr qreal kMargin = 10;  // halo, glow and badge outside the box
+
+QString tooltipFor(const DrawGraph& g, int i) {
+  const GraphModelNode& m = g.modelNode(i);
+  QString t = m.tooltip.isEmpty() ? QStringLiteral("%1 %2 %3").arg(m.op, m.dtype, m.arg).trimmed() : m.tooltip;
+  if (m.change != GraphModelNode::Same) t += QStringLiteral("\n%1 by this step").arg(changeName(m.change));
+  if (m.matched) t += QStringLiteral("\npart of the matched subgraph");
+  int copies = g.instancesOf(m.id).size();
+  if (copies > 1) t += QStringLiteral("\nshared leaf: drawn once per consumer (%1 copies)").arg(copies);
+  return t;
+}
+
+QColor changeColour(const GraphStyle& s, GraphModelNode::Change c) {
+  switch (c) {
+  case GraphModelNode::Added: return s.added;
+  case GraphModelNode::Changed: return s.changed;
+  case GraphModelNode::Removed: return s.removed;
+  default: return s.border;
+  }
+}
+
+} // namespace
+
+NodeItem::NodeItem(const DrawGraph& g, int i, const GraphStyle& style)
+    : style_(style), index_(i), id_(g.nodes[i].id), title_(g.nodes[i].title), dtype_(g.nodes[i].dtype),
+      lines_(g.nodes[i].lines), fill_(g.modelNode(i).colour), size_(g.nodes[i].size), change_(g.modelNode(i).change),
+      matched_(g.modelNode(i).matched) {
+  if (!fill_.isValid()) fill_ = Qt::white;
+  setFlag(ItemIsSelectable);
+  setToolTip(tooltipFor(g, i));
+  setZValue(1);
+}
+
+QRectF NodeItem::boundingRect() const { return box().adjusted(-kMargin, -kMargin, kMargin, kMargin); }
+
+QPainterPath NodeItem::shape() const {
+  QPainterPath p;
+  p.addRect(box());
+  return p;
+}
+
+void NodeItem::setFindMark(int mark) {
+  if (mark == findMark_) return;
+  findMark_ = mark;
+  update();
+}
+
+void NodeItem::setEcho(bool on) {
+  if (on == echo_) return;
+  echo_ = on;
+  update();
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
+  const QRectF r = box();
+  const bool ghost = change_ == GraphModelNode::Removed;
+  const bool selected = isSelected();
+
+  if (findMark_) {
+    p->setPen(Qt::NoPen);
+    QColor glow = findMark_ == 2 ? QColor(0xff, 0x9f, 0x1a) : style_.findHit;
+    p->setBrush(glow);
+    p->drawRoundedRect(r.adjusted(-7, -7, 7, 7), 8, 8);
+  }
+  const bool marked = change_ != GraphModelNode::Same || selected || matched_;
+  if (lod < borderLod || (lod < textLod && marked)) {
+    // Overview: flat boxes; what changed keeps a thick outline so it can be found from afar.
+    QColor c = ghost ? fill_.lighter(115) : fill_;
+    p->setBrush(c);
+    if (marked) {
+      QPen pen(selected ? style_.selection : matched_ && change_ == GraphModelNode::Same ? style_.matched
+                                                                                     : changeColour(style_, change_),
+               3);
+      pen.setCosmetic(true);
+      p->setPen(pen);
+    } else {
+      p->setPen(Qt::NoPen);
+    }
+    p->drawRect(r);
+    return;
+  }
+
+  if (matched_) {
+    QPen halo(style_.matched, 2, Qt::DashLine);
+    p->setPen(halo);
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(r.adjusted(-4, -4, 4, 4), style_.cornerRadius + 3, style_.cornerRadius + 3);
+  }
+
+  QColor fill = fill_;
+  if (ghost) fill.setAlpha(90);
+  p->setBrush(fill);
+  QPen border(style_.border, 1);
+  if (change_ != GraphModelNode::Same) border = QPen(changeColour(style_, change_), 2.5);
+  if (ghost) border.setStyle(Qt::DashLine);
+  if (echo_) border = QPen(style_.selection, 2, Qt::DotLine);
+  if (selected) border = QPen(style_.selection, 3, ghost ? Qt::DashLine : Qt::SolidLine);
+  p->setPen(border);
+  p->drawRoundedRect(r, style_.cornerRadius, style_.cornerRadius);
+
+  if (lod >= textLod) {
+    QColor text = ghost ? style_.secondaryText : style_.text;
+    qreal x = r.left() + style_.padX, y = r.top() + style_.padY;
+    QFont title = style_.titleFont;
+    title.setStrikeOut(ghost);
+    QFontMetricsF tm(title), bm(style_.bodyFont);
+    p->setFont(title);
+    p->setPen(text);
+    p->drawText(QPointF(x, y + tm.ascent()), title_);
+    if (!dtype_.isEmpty()) {
+      p->setFont(style_.bodyFont);
+      p->setPen(style_.secondaryText);
+      p->drawText(QPointF(x + tm.horizontalAdvance(title_) + bm.averageCharWidth(), y + tm.ascent()), dtype_);
+    }
+    y += tm.height();
+    p->setFont(style_.bodyFont);
+    p->setPen(text);
+    for (const QString& l : lines_) {
+      p->drawText(QPointF(x, y + bm.ascent()), l);
+      y += bm.height() + style_.lineGap;
+    }
+  }
+  if (change_ != GraphModelNode::Same) paintBadge(p);
+  Q_UNUSED(option);
+}
+
+// A glyph in a coloured disc on the top-right corner: + added, triangle changed, x removed.
+void NodeItem::paintBadge(QPainter* p) const {
+  QPointF c(box().right() - 1, box().top() + 1);
+  p->setPen(QPen(Qt::white, 1.2));
+  p->setBrush(changeColour(style_, change_));
+  p->drawEllipse(c, kBadgeR, kBadgeR);
+  QPen glyph(Qt::white, 2, Qt::SolidLine, Qt::RoundCap);
+  p->setPen(glyph);
+  p->setBrush(Qt::NoBrush);
+  const qreal a = 3.6;
+  switch (change_) {
+  case GraphModelNode::Added:
+    p->drawLine(c + QPointF(-a, 0), c + QPointF(a, 0));
+    p->drawLine(c + QPointF(0, -a), c + QPointF(0, a));
+    break;
+  case GraphModelNode::Removed:
+    p->drawLine(c + QPointF(-a * 0.8, -a * 0.8), c + QPointF(a * 0.8, a * 0.8));
+    p->drawLine(c + QPointF(-a * 0.8, a * 0.8), c + QPointF(a * 0.8, -a * 0.8));
+    break;
+  case GraphModelNode::Changed: {
+    glyph.setWidthF(1.5);
+    glyph.setJoinStyle(Qt::RoundJoin);
+    p->setPen(glyph);
+    QPolygonF tri{c + QPointF(0, -a), c + QPointF(a, a * 0.75), c + QPointF(-a, a * 0.75)};
+    p->drawPolygon(tri);
+    break;
+  }
+  default: break;
+  }
+}
+
+EdgeItem::EdgeItem(const DrawEdge& e, const EdgeRoute& route, bool ghost, const GraphStyle& style)
+    : style_(style), from_(e.from), to_(e.to), port_(e.port), replacement_(e.replacement), ghost_(ghost) {
+  setAcceptedMouseButtons(Qt::NoButton);
+  setZValue(0);
+  setRoute(route);
+}
+
+void EdgeItem::setEmphasis(bool on) {
+  if (on == emphasis_) return;
+  emphasis_ = on;
+  setZValue(on ? 0.5 : 0);
+  update();
+}
+
+void EdgeItem::setRoute(const EdgeRoute& route) {
+  prepareGeometryChange();
+  path_ = QPainterPath();
+  arrow_.clear();
+  const QVector<QPointF>& pts = route.points;
+  if (pts.isEmpty()) {
+    bounds_ = QRectF();
+    return;
+  }
+  path_.moveTo(pts[0]);
+  if (route.bezier && (pts.size() - 1) % 3 == 0) {
+    for (int i = 1; i + 2 < pts.size(); i += 3) path_.cubicTo(pts[i], pts[i + 1], pts[i + 2]);
+  } else {
+    for (int i = 1; i < pts.size(); i++) path_.lineTo(pts[i]);
+  }
+  QPointF tip, back;
+  if (route.hasTip) {
+    tip = route.tip;
+    back = pts.last();
+    path_.lineTo(tip);
+  } else {
+    tip = pts.last();
+    back = pts.size() > 1 ? pts[pts.size() - 2] : tip - QPointF(0, 1);
+    if (back == tip && pts.size() > 2) back = pts[pts.size() - 3];
+  }
+  QPointF d = tip - back;
+  qreal len = std::hypot(d.x(), d.y());
+  if (len > 1e-6) {
+    d /= len;
+    QPointF nrm(-d.y(), d.x());
+    const qreal L = 7, W = 3.2;
+    arrow_ = QPolygonF{tip, tip - d * L + nrm * W, tip - d * L - nrm * W};
+  }
+  // The source index sits beside the edge a little before its end, where edges entering the same
+  // user have already spread apart; on the outer side of the curve's approach.
+  qreal length = path_.length();
+  QPointF at = path_.pointAtPercent(path_.percentAtLength(std::max<qreal>(0, length - 15)));
+  QPointF approach = tip - at;
+  labelAt_ = at + QPointF(approach.x() > 1 ? -9 : 3, 3);
+  bounds_ = path_.controlPointRect().united(arrow_.boundingRect()).united(QRectF(labelAt_ - QPointF(0, 10), QSizeF(16, 13)));
+  bounds_.adjust(-3, -3, 3, 3);
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+  const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
+  QColor c = emphasis_ ? style_.selection : replacement_ ? style_.removed : style_.edge;
+  if (ghost_ && !emphasis_) c.setAlpha(120);
+  QPen pen(c, emphasis_ ? 2.2 : 1.2);
+  if (replacement_ || ghost_) pen.setStyle(Qt::DashLine);
+  if (lod < NodeItem::textLod) pen.setCosmetic(true), pen.setWidthF(emphasis_ ? 2 : 1);
+  p->setPen(pen);
+  p->setBrush(Qt::NoBrush);
+  p->drawPath(path_);
+  if (lod < NodeItem::borderLod) return;
+  p->setPen(Qt::NoPen);
+  p->setBrush(c);
+  p->drawPolygon(arrow_);
+  if (port_ >= 0 && lod >= NodeItem::textLod) {
+    p->setFont(style_.edgeFont);
+    p->setPen(emphasis_ ? style_.selection : style_.secondaryText);
+    p->drawText(labelAt_, QString::number(port_));
+  }
+}
+
+} // namespace loupe::views

@@ -1,0 +1,393 @@
+#include "graph/graph_panel.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "graph/graph_scene.h"
+#include "graph/layered_layout.h"
+#include "graph/layout_service.h"
+#include "support/error.h"
+
+namespace loupe::views {
+
+namespace {
+
+// Enter / Shift+Enter step through hits; Escape closes the find bar.
+class FindEdit : public QLineEdit {
+public:
+  FindEdit(GraphPanel* panel, QWidget* parent) : QLineEdit(parent), panel_(panel) {}
+
+protected:
+  void keyPressEvent(QKeyEvent* e) override {
+    if (e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter) {
+      if (e->modifiers() & Qt::ShiftModifier) panel_->findPrevious();
+      else panel_->findNext();
+      return;
+    }
+    if (e->key() == Qt::Key_Escape) {
+      panel_->hideFind();
+      return;
+    }
+    QLineEdit::keyPressEvent(e);
+  }
+
+private:
+  GraphPanel* panel_;
+};
+
+} // namespace
+
+GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
+  scene_ = new GraphScene(this);
+  view_ = new GraphView(this);
+  view_->setScene(scene_);
+  service_ = new LayoutService(this);
+
+  toolbar_ = new QToolBar(this);
+  toolbar_->setIconSize(QSize(16, 16));
+  toolbar_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  auto addTool = [&](const QString& text, const QKeySequence& key, const QString& tip, auto slot) {
+    QAction* a = toolbar_->addAction(text);
+    a->setToolTip(tip);
+    if (!key.isEmpty()) {
+      a->setShortcut(key);
+      a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+      QWidget::addAction(a);  // QWidget::addAction: the shortcut works anywhere inside the panel
+    }
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  addTool(tr("Fit"), QKeySequence(), tr("Show the whole graph (Space or F)"), [this] { fit(); });
+  addTool(tr("−"), QKeySequence(), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
+  addTool(tr("+"), QKeySequence(), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); });
+  addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
+  addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot (R)"), [this] { relayout(); });
+  toolbar_->addSeparator();
+  foldAction_ = addTool(tr("Fold constants"), QKeySequence(), tr("Show constants inside their users' labels"), [this] {
+    DrawOptions o = drawOptions_;
+    o.foldConstants = foldAction_->isChecked();
+    setDrawOptions(o);
+  });
+  foldAction_->setCheckable(true);
+  foldAction_->setChecked(drawOptions_.foldConstants);
+  leavesAction_ = addTool(tr("Leaf per user"), QKeySequence(),
+                            tr("Draw buffers and globals once per consumer instead of one node with long edges"), [this] {
+                              DrawOptions o = drawOptions_;
+                              o.duplicateSharedLeaves = leavesAction_->isChecked();
+                              setDrawOptions(o);
+                            });
+  leavesAction_->setCheckable(true);
+  leavesAction_->setChecked(drawOptions_.duplicateSharedLeaves);
+  toolbar_->addSeparator();
+  addTool(tr("SVG…"), QKeySequence(), tr("Export the graph as SVG"), [this] { exportWithDialog(true); });
+  addTool(tr("PNG…"), QKeySequence(), tr("Export the graph as PNG"), [this] { exportWithDialog(false); });
+  for (const auto& [key, slot] : {std::pair{QKeySequence(QKeySequence::FindNext), &GraphPanel::findNext},
+                                   std::pair{QKeySequence(QKeySequence::FindPrevious), &GraphPanel::findPrevious}}) {
+    auto* a = new QAction(this);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    QWidget::addAction(a);
+  }
+
+  findBar_ = new QWidget(this);
+  auto* fl = new QHBoxLayout(findBar_);
+  fl->setContentsMargins(4, 2, 4, 2);
+  findEdit_ = new FindEdit(this, findBar_);
+  findEdit_->setPlaceholderText(tr("Find op or arg (Enter: next, Shift+Enter: previous)"));
+  findEdit_->setClearButtonEnabled(true);
+  findCount_ = new QLabel(findBar_);
+  auto button = [&](const QString& text, const QString& tip, auto slot) {
+    auto* b = new QToolButton(findBar_);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    connect(b, &QToolButton::clicked, this, slot);
+    return b;
+  };
+  fl->addWidget(findEdit_, 1);
+  fl->addWidget(findCount_);
+  fl->addWidget(button(QStringLiteral("▲"), tr("Previous hit (Shift+Enter)"), [this] { findPrevious(); }));
+  fl->addWidget(button(QStringLiteral("▼"), tr("Next hit (Enter)"), [this] { findNext(); }));
+  fl->addWidget(button(QStringLiteral("✕"), tr("Close (Escape)"), [this] { hideFind(); }));
+  findBar_->hide();
+  connect(findEdit_, &QLineEdit::textChanged, this, [this](const QString& t) { find(t); });
+
+  status_ = new QLabel(this);
+  status_->setContentsMargins(6, 1, 6, 2);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(toolbar_);
+  layout->addWidget(findBar_);
+  layout->addWidget(view_, 1);
+  layout->addWidget(status_);
+
+  connect(scene_, &QGraphicsScene::sceneRectChanged, view_, &GraphView::setContentRect);
+  connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
+  connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
+  connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
+  connect(service_, &LayoutService::dotFinished, this, &GraphPanel::onDotFinished);
+  connect(service_, &LayoutService::dotFailed, this, &GraphPanel::onDotFailed);
+  updateStatus();
+}
+
+GraphPanel::~GraphPanel() = default;
+
+void GraphPanel::setGraph(const GraphModel& model, Transition transition) {
+  setGraph(std::make_shared<const GraphModel>(model), transition);
+}
+
+void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition transition) {
+  if (!model || model->isEmpty()) {
+    clear();
+    return;
+  }
+  DrawGraph g;
+  try {
+    g = buildDrawGraph(model, drawOptions_);
+  } catch (const Error& e) {
+    clear();
+    note_ = QString::fromStdString(e.what());
+    updateStatus();
+    return;
+  }
+  model_ = std::move(model);
+  display(g, transition);
+}
+
+void GraphPanel::display(const DrawGraph& g, Transition transition) {
+  generation_ = service_->advance();  // whatever was pending is for a graph no longer shown
+  note_.clear();
+  const bool step = transition == Transition::Step && scene_->layout().isValid();
+  GraphLayout shown;
+  if (step) {
+    shown = incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
+    if (!shown.isValid()) note_ = shown.note;
+  }
+  if (!shown.isValid()) shown = service_->cached(g.contentKey);
+  const bool coarse = !shown.isValid();
+  if (coarse) shown = layeredLayout(g);
+  scene_->setGraph(g, shown);
+  if (!step || !view_->userMoved()) view_->fitAll();
+  if (step) {
+    // Keep the change in sight: scroll (only if needed) to the first node the step added.
+    for (NodeItem* n : scene_->nodeItems())
+      if (n->change() == GraphModelNode::Added) {
+        view_->ensureVisible(n->sceneBoundingRect(), 60, 60);
+        break;
+      }
+  }
+  if (findBar_->isVisible() && !findEdit_->text().isEmpty()) find(findEdit_->text());
+  Q_EMIT layoutApplied(shown.kind);
+  if (coarse) {
+    setState(LayoutState::Refining);
+    service_->requestDot(g);
+  } else {
+    setState(LayoutState::Final);
+  }
+  updateStatus();
+}
+
+void GraphPanel::clear() {
+  generation_ = service_->advance();
+  model_.reset();
+  scene_->clearGraph();
+  findHits_.clear();
+  findCurrent_ = -1;
+  setState(LayoutState::Empty);
+  updateStatus();
+}
+
+void GraphPanel::setDrawOptions(const DrawOptions& options) {
+  drawOptions_ = options;
+  foldAction_->setChecked(options.foldConstants);
+  leavesAction_->setChecked(options.duplicateSharedLeaves);
+  if (model_) setGraph(model_, Transition::Fresh);
+}
+
+void GraphPanel::onDotFinished(quint64 generation, const GraphLayout& layout) {
+  if (generation != generation_ || layout.contentKey != scene_->graph().contentKey) return;
+  scene_->applyLayout(layout);
+  if (!view_->userMoved()) view_->fitAll();
+  else if (NodeItem* n = scene_->itemForId(scene_->selectedId())) view_->centerOn(n);
+  if (findCurrent_ >= 0) goToHit(findCurrent_);
+  Q_EMIT layoutApplied(layout.kind);
+  setState(LayoutState::Final);
+  updateStatus();
+}
+
+void GraphPanel::onDotFailed(quint64 generation, const QString& why) {
+  if (generation != generation_) return;
+  note_ = tr("dot: %1; showing the fast layout").arg(why);
+  setState(LayoutState::Final);
+  updateStatus();
+}
+
+void GraphPanel::relayout() {
+  if (!scene_->layout().isValid()) return;
+  generation_ = service_->advance();
+  setState(LayoutState::Refining);
+  service_->requestDot(scene_->graph());
+  updateStatus();
+}
+
+void GraphPanel::setState(LayoutState s) {
+  if (s == state_) return;
+  state_ = s;
+  Q_EMIT layoutStateChanged(s);
+}
+
+QString GraphPanel::statusText() const {
+  const DrawGraph& g = scene_->graph();
+  if (!g.model) return note_.isEmpty() ? tr("No graph") : note_;
+  QString s = tr("%1 nodes, %2 boxes").arg(g.model->nodes.size()).arg(g.nodes.size());
+  QStringList extra;
+  if (g.foldedNodes) extra << tr("%1 folded into labels").arg(g.foldedNodes);
+  if (g.extraInstances) extra << tr("%1 leaf copies").arg(g.extraInstances);
+  if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
+  const GraphLayout& l = scene_->layout();
+  s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
+  if (state_ == LayoutState::Refining) s += tr(" · refining with dot…");
+  if (!note_.isEmpty()) s += QStringLiteral(" · ") + note_;
+  return s;
+}
+
+void GraphPanel::updateStatus() { status_->setText(statusText()); }
+
+void GraphPanel::selectNode(quint64 id) {
+  scene_->selectId(id);
+  if (NodeItem* n = id ? scene_->itemForId(id) : nullptr) view_->focusOn(n->sceneBoundingRect());
+}
+
+void GraphPanel::fit() { view_->fitAll(); }
+
+void GraphPanel::showFind() {
+  findBar_->show();
+  findEdit_->setFocus();
+  findEdit_->selectAll();
+  if (!findEdit_->text().isEmpty()) find(findEdit_->text());
+}
+
+void GraphPanel::hideFind() {
+  findBar_->hide();
+  scene_->setFindHits({}, -1);
+  findHits_.clear();
+  findCurrent_ = -1;
+  view_->setFocus();
+}
+
+void GraphPanel::find(const QString& text) {
+  if (findEdit_->text() != text) {
+    QSignalBlocker block(findEdit_);
+    findEdit_->setText(text);
+  }
+  findHits_ = scene_->find(text);
+  findCurrent_ = findHits_.isEmpty() ? -1 : 0;
+  scene_->setFindHits(findHits_, findCurrent_);
+  if (findCurrent_ >= 0) goToHit(findCurrent_);
+  findCount_->setText(text.trimmed().isEmpty() ? QString()
+                      : findHits_.isEmpty()    ? tr("no match")
+                                               : tr("%1 of %2").arg(findCurrent_ + 1).arg(findHits_.size()));
+}
+
+void GraphPanel::goToHit(int index) {
+  if (index < 0 || index >= findHits_.size()) return;
+  findCurrent_ = index;
+  scene_->setFindHits(findHits_, index);
+  if (NodeItem* n = scene_->nodeItem(findHits_[index])) view_->focusOn(n->sceneBoundingRect());
+  findCount_->setText(tr("%1 of %2").arg(index + 1).arg(findHits_.size()));
+}
+
+void GraphPanel::findNext() {
+  if (findHits_.isEmpty()) return;
+  goToHit((findCurrent_ + 1) % findHits_.size());
+}
+
+void GraphPanel::findPrevious() {
+  if (findHits_.isEmpty()) return;
+  goToHit((findCurrent_ - 1 + findHits_.size()) % findHits_.size());
+}
+
+bool GraphPanel::exportSvg(const QString& path, QString* error) const {
+  QRectF src = scene_->sceneRect();
+  if (src.isEmpty()) {
+    if (error) *error = tr("there is no graph to export");
+    return false;
+  }
+  QSvgGenerator gen;
+  gen.setFileName(path);
+  gen.setSize(src.size().toSize());
+  gen.setViewBox(QRectF(QPointF(0, 0), src.size()));
+  gen.setTitle(model_ ? model_->title : QString());
+  gen.setDescription(tr("UOp graph exported by Loupe"));
+  QPainter p;
+  if (!p.begin(&gen)) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  scene_->render(&p, QRectF(QPointF(0, 0), src.size()), src);
+  p.end();
+  QFileInfo info(path);
+  if (!info.exists() || info.size() == 0) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool GraphPanel::exportPng(const QString& path, QString* error, qreal scale) const {
+  QRectF src = scene_->sceneRect();
+  if (src.isEmpty()) {
+    if (error) *error = tr("there is no graph to export");
+    return false;
+  }
+  // Large graphs are scaled down to stay within an image a viewer can open (64 Mpixel, 16k a side).
+  scale = std::min({scale, 16000 / src.width(), 16000 / src.height(),
+                    std::sqrt(64e6 / (src.width() * src.height()))});
+  QSize size(std::max(1, qRound(src.width() * scale)), std::max(1, qRound(src.height() * scale)));
+  QImage img(size, QImage::Format_ARGB32_Premultiplied);
+  if (img.isNull()) {
+    if (error) *error = tr("not enough memory for a %1x%2 image").arg(size.width()).arg(size.height());
+    return false;
+  }
+  img.fill(Qt::white);
+  {
+    QPainter p(&img);
+    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene_->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), src);
+  }
+  if (!img.save(path, "PNG")) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void GraphPanel::exportWithDialog(bool svg) {
+  QString filter = svg ? tr("SVG image (*.svg)") : tr("PNG image (*.png)");
+  QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export graph as SVG") : tr("Export graph as PNG"),
+                                              QStringLiteral("graph.") + (svg ? "svg" : "png"), filter);
+  if (path.isEmpty()) return;
+  QString error;
+  if (!(svg ? exportSvg(path, &error) : exportPng(path, &error)))
+    QMessageBox::warning(this, tr("Export graph"), error);
+}
+
+} // namespace loupe::views

@@ -1,0 +1,104 @@
+// The Graph panel: the UOp graph of the selected step. Shows a coarse layered layout at once and
+// refines it with dot in the background (cached by content; navigating makes pending layouts stale);
+// when stepping, the previous step's positions are reused so unchanged nodes stay put. Find (Ctrl+F),
+// fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), export as SVG or PNG.
+#pragma once
+#include <QWidget>
+#include <memory>
+
+#include "graph/draw_graph.h"
+#include "graph/graph_view.h"
+#include "graph/incremental_layout.h"
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QToolBar;
+
+namespace loupe::views {
+
+class GraphScene;
+class LayoutService;
+
+class GraphPanel : public QWidget {
+  Q_OBJECT
+public:
+  // Fresh: a new graph (another kernel or pass). Step: the next or previous step of the graph shown,
+  // laid out by moving as little as possible.
+  enum class Transition { Fresh, Step };
+  Q_ENUM(Transition)
+  enum class LayoutState { Empty, Coarse, Refining, Final };
+  Q_ENUM(LayoutState)
+
+  explicit GraphPanel(QWidget* parent = nullptr);
+  ~GraphPanel() override;
+
+  void setGraph(const GraphModel& model, Transition transition = Transition::Fresh);
+  void setGraph(std::shared_ptr<const GraphModel> model, Transition transition = Transition::Fresh);
+  void clear();
+
+  void setDrawOptions(const DrawOptions& options);  // re-draws what is shown
+  DrawOptions drawOptions() const { return drawOptions_; }
+
+  GraphScene* scene() const { return scene_; }
+  GraphView* view() const { return view_; }
+  LayoutService* layoutService() const { return service_; }
+  LayoutState layoutState() const { return state_; }
+  QString statusText() const;
+
+  // Writes the whole drawing. On failure returns false and sets *error to what went wrong.
+  bool exportSvg(const QString& path, QString* error = nullptr) const;
+  bool exportPng(const QString& path, QString* error = nullptr, qreal scale = 2.0) const;
+
+  int findHitCount() const { return findHits_.size(); }
+  int currentFindHit() const { return findCurrent_; }  // -1 when none
+
+public Q_SLOTS:
+  void selectNode(quint64 id);  // selects and centres on the node (0 clears)
+  void fit();
+  void showFind();              // Ctrl+F
+  void hideFind();
+  void find(const QString& text);
+  void findNext();
+  void findPrevious();
+  void relayout();              // dot on what is shown now (R)
+
+Q_SIGNALS:
+  void nodeSelected(quint64 id);   // 0: nothing selected
+  void nodeActivated(quint64 id);  // double click
+  void navigateRequested(loupe::views::GraphView::Navigation where);
+  void layoutStateChanged(loupe::views::GraphPanel::LayoutState state);
+  // Every time node positions change (kind: GraphLayout::Kind).
+  void layoutApplied(int kind);
+
+private:
+  void display(const DrawGraph& g, Transition transition);
+  void onDotFinished(quint64 generation, const GraphLayout& layout);
+  void onDotFailed(quint64 generation, const QString& why);
+  void setState(LayoutState s);
+  void updateStatus();
+  void goToHit(int index);
+  void exportWithDialog(bool svg);
+
+  GraphScene* scene_;
+  GraphView* view_;
+  LayoutService* service_;
+  QToolBar* toolbar_;
+  QWidget* findBar_;
+  QLineEdit* findEdit_;
+  QLabel* findCount_;
+  QLabel* status_;
+  QAction* foldAction_;
+  QAction* leavesAction_;
+
+  DrawOptions drawOptions_;
+  IncrementalOptions incremental_;
+  std::shared_ptr<const GraphModel> model_;
+  quint64 generation_ = 0;
+  LayoutState state_ = LayoutState::Empty;
+  QString note_;
+  QVector<int> findHits_;
+  int findCurrent_ = -1;
+};
+
+} // namespace loupe::views

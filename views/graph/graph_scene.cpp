@@ -1,0 +1,180 @@
+#include "graph/graph_scene.h"
+
+#include <QGraphicsSceneMouseEvent>
+#include <QSet>
+#include <algorithm>
+
+namespace loupe::views {
+
+namespace {
+constexpr qreal kSceneMargin = 40;
+}
+
+GraphScene::GraphScene(QObject* parent, const GraphStyle& style) : QGraphicsScene(parent), style_(style) {
+  connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+}
+
+// Items go while the members still exist (QGraphicsScene's destructor would report their
+// deselection to onSelectionChanged after they are gone).
+GraphScene::~GraphScene() {
+  rebuilding_ = true;
+  clear();
+}
+
+void GraphScene::clearGraph() {
+  rebuilding_ = true;
+  clear();  // deletes the items
+  rebuilding_ = false;
+  nodes_.clear();
+  edges_.clear();
+  edgesOf_.clear();
+  findHits_.clear();
+  graph_ = DrawGraph();
+  layout_ = GraphLayout();
+  setSceneRect(QRectF());
+  if (selectedId_) {
+    selectedId_ = 0;
+    Q_EMIT nodeSelected(0);
+  }
+}
+
+void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
+  const quint64 keep = selectedId_;
+  rebuilding_ = true;
+  clear();
+  nodes_.clear();
+  edges_.clear();
+  findHits_.clear();
+  graph_ = g;
+  layout_ = layout;
+  const bool ok = layout.fits(g);
+  nodes_.reserve(g.nodes.size());
+  for (int i = 0; i < g.nodes.size(); i++) {
+    auto* item = new NodeItem(g, i, style_);
+    if (ok) item->setPos(layout.centers[i]);
+    addItem(item);
+    nodes_.push_back(item);
+  }
+  edges_.reserve(g.edges.size());
+  edgesOf_ = QVector<QVector<int>>(g.nodes.size());
+  for (int e = 0; e < g.edges.size(); e++) {
+    const DrawEdge& d = g.edges[e];
+    bool ghost = g.modelNode(d.from).change == GraphModelNode::Removed || g.modelNode(d.to).change == GraphModelNode::Removed;
+    auto* item = new EdgeItem(d, ok ? layout.edges[e] : EdgeRoute{}, ghost, style_);
+    addItem(item);
+    edges_.push_back(item);
+    edgesOf_[d.from].push_back(e);
+    edgesOf_[d.to].push_back(e);
+  }
+  setSceneRect(layout.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+  selectedId_ = 0;
+  if (NodeItem* item = keep ? itemForId(keep) : nullptr) {
+    item->setSelected(true);
+    selectedId_ = keep;
+    markSelection(keep, true);
+  }
+  rebuilding_ = false;
+  if (keep && !selectedId_) Q_EMIT nodeSelected(0);
+}
+
+void GraphScene::applyLayout(const GraphLayout& layout) {
+  if (!layout.fits(graph_)) return;
+  layout_ = layout;
+  for (int i = 0; i < nodes_.size(); i++) nodes_[i]->setPos(layout.centers[i]);
+  for (int e = 0; e < edges_.size(); e++) edges_[e]->setRoute(layout.edges[e]);
+  setSceneRect(layout.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+}
+
+NodeItem* GraphScene::itemForId(quint64 id) const {
+  QVector<int> inst = graph_.instancesOf(id);
+  return inst.isEmpty() ? nullptr : nodes_.value(inst.first());
+}
+
+QVector<int> GraphScene::find(const QString& text) const {
+  QVector<int> hits;
+  const QString t = text.trimmed();
+  if (t.isEmpty() || !graph_.model) return hits;
+  // A whole op name finds that op only (MUL should not find MULACC); anything else is a substring.
+  bool opName = false;
+  for (const DrawNode& d : graph_.nodes)
+    if (d.title.compare(t, Qt::CaseInsensitive) == 0) { opName = true; break; }
+  QSet<quint64> seen;
+  for (int i = 0; i < graph_.nodes.size(); i++) {
+    const DrawNode& d = graph_.nodes[i];
+    if (seen.contains(d.id)) continue;
+    bool hit;
+    if (opName) hit = d.title.compare(t, Qt::CaseInsensitive) == 0;
+    else {
+      const GraphModelNode& m = graph_.modelNode(i);
+      hit = d.title.contains(t, Qt::CaseInsensitive) || d.dtype.contains(t, Qt::CaseInsensitive) ||
+            m.arg.contains(t, Qt::CaseInsensitive);
+      for (int k = 0; !hit && k < d.lines.size(); k++) hit = d.lines[k].contains(t, Qt::CaseInsensitive);
+    }
+    if (hit) {
+      hits.push_back(i);
+      seen.insert(d.id);
+    }
+  }
+  if (layout_.fits(graph_))
+    std::stable_sort(hits.begin(), hits.end(), [&](int a, int b) {
+      QPointF pa = layout_.centers[a], pb = layout_.centers[b];
+      return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+    });
+  return hits;
+}
+
+void GraphScene::setFindHits(const QVector<int>& hits, int current) {
+  for (int i : findHits_)
+    if (NodeItem* n = nodeItem(i)) n->setFindMark(0);
+  findHits_ = hits;
+  for (int k = 0; k < hits.size(); k++)
+    if (NodeItem* n = nodeItem(hits[k])) n->setFindMark(k == current ? 2 : 1);
+}
+
+void GraphScene::selectId(quint64 id) {
+  NodeItem* item = id ? itemForId(id) : nullptr;
+  if (!item) {
+    clearSelection();
+    return;
+  }
+  if (item->isSelected() && selectedItems().size() == 1) return;
+  clearSelection();
+  item->setSelected(true);
+}
+
+void GraphScene::markSelection(quint64 id, bool on) {
+  for (int i : graph_.instancesOf(id)) {
+    if (NodeItem* n = nodeItem(i)) {
+      if (!n->isSelected()) n->setEcho(on);
+      for (int e : edgesOf_.value(i))
+        if (e < edges_.size()) edges_[e]->setEmphasis(on);
+    }
+  }
+}
+
+void GraphScene::onSelectionChanged() {
+  if (rebuilding_) return;
+  quint64 now = 0;
+  const QList<QGraphicsItem*> sel = selectedItems();
+  for (QGraphicsItem* it : sel)
+    if (it->type() == NodeItem::Type) {
+      now = static_cast<NodeItem*>(it)->nodeId();
+      break;
+    }
+  if (now == selectedId_) return;
+  if (selectedId_) markSelection(selectedId_, false);
+  selectedId_ = now;
+  if (now) markSelection(now, true);
+  Q_EMIT nodeSelected(now);
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  QGraphicsScene::mouseDoubleClickEvent(event);
+  for (QGraphicsItem* it : items(event->scenePos()))
+    if (it->type() == NodeItem::Type) {
+      Q_EMIT nodeActivated(static_cast<NodeItem*>(it)->nodeId());
+      return;
+    }
+}
+
+} // namespace loupe::views

@@ -1,0 +1,65 @@
+// The QGraphicsScene of one drawn graph: builds the items from a DrawGraph and a layout, moves them
+// when a better layout arrives, keeps the selection (all instances of the selected node echo it,
+// and its edges are emphasised) and the find marks.
+#pragma once
+#include <QGraphicsScene>
+
+#include "graph/draw_graph.h"
+#include "graph/graph_items.h"
+#include "graph/graph_layout.h"
+
+namespace loupe::views {
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+public:
+  explicit GraphScene(QObject* parent = nullptr, const GraphStyle& style = defaultGraphStyle());
+  ~GraphScene() override;
+
+  // Replaces every item. The selection carries over when the selected node id is still drawn.
+  void setGraph(const DrawGraph& g, const GraphLayout& layout);
+  // Same graph, new positions (e.g. dot's refinement of the coarse layout).
+  void applyLayout(const GraphLayout& layout);
+  void clearGraph();
+
+  const DrawGraph& graph() const { return graph_; }
+  const GraphLayout& layout() const { return layout_; }
+  const QVector<NodeItem*>& nodeItems() const { return nodes_; }
+  const QVector<EdgeItem*>& edgeItems() const { return edges_; }
+  NodeItem* nodeItem(int drawIndex) const { return drawIndex >= 0 && drawIndex < nodes_.size() ? nodes_[drawIndex] : nullptr; }
+  // First drawn instance of a node id, or null.
+  NodeItem* itemForId(quint64 id) const;
+
+  // Draw indices whose op, dtype, arg or folded constants contain text (case-insensitive), one per
+  // node id, in reading order (top to bottom, then left to right).
+  QVector<int> find(const QString& text) const;
+  // Marks hits; `current` (an index into hits, or -1) is marked strongest.
+  void setFindHits(const QVector<int>& hits, int current);
+
+  quint64 selectedId() const { return selectedId_; }
+  // Selects the first instance of id (0 or unknown: clears the selection).
+  void selectId(quint64 id);
+
+Q_SIGNALS:
+  void nodeSelected(quint64 id);   // 0 when the selection was cleared
+  void nodeActivated(quint64 id);  // double click
+
+protected:
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+private:
+  void onSelectionChanged();
+  void markSelection(quint64 id, bool on);
+
+  const GraphStyle& style_;
+  DrawGraph graph_;
+  GraphLayout layout_;
+  QVector<NodeItem*> nodes_;
+  QVector<EdgeItem*> edges_;
+  QVector<QVector<int>> edgesOf_;  // per draw node: incident edges
+  QVector<int> findHits_;
+  quint64 selectedId_ = 0;
+  bool rebuilding_ = false;
+};
+
+} // namespace loupe::views

@@ -1,0 +1,49 @@
+// The view on a GraphScene: wheel and +/- zoom around the cursor, drag to pan, Space or F to fit.
+// Arrow and page keys are not used for scrolling: they step through the trace (navigateRequested).
+#pragma once
+#include <QGraphicsView>
+
+namespace loupe::views {
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+public:
+  enum class Navigation { PreviousMatch, NextMatch, PreviousPass, NextPass, PreviousKernel, NextKernel };
+  Q_ENUM(Navigation)
+
+  explicit GraphView(QWidget* parent = nullptr);
+
+  qreal zoom() const { return transform().m11(); }
+  void setZoom(qreal z);             // around the viewport centre, clamped to [minZoom, maxZoom]
+  void zoomBy(qreal factor);         // around the viewport centre
+  // The drawing's extent. The view's scene rect extends well beyond it, so any node can be
+  // centred and zooming keeps the point under the cursor even when the drawing is small.
+  void setContentRect(const QRectF& rect);
+  QRectF contentRect() const { return content_; }
+  // Shows the whole drawing (never magnified beyond 1.25).
+  void fitAll();
+  // Centres on a scene point; zooms in to a readable scale first when the text would be hidden.
+  void focusOn(const QRectF& sceneRect);
+  // True once the user zoomed or panned since the last fitAll(): refinements then keep the view.
+  bool userMoved() const { return userMoved_; }
+
+  static constexpr qreal minZoom = 0.01, maxZoom = 8;
+
+Q_SIGNALS:
+  void navigateRequested(loupe::views::GraphView::Navigation where);
+  void zoomChanged(qreal zoom);
+
+protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+private:
+  void scaleAround(qreal factor, QPointF viewportPos);
+  QRectF content_;
+  bool userMoved_ = false;
+  bool fitted_ = false;  // keep fitting while the user has not moved (e.g. on resize)
+};
+
+} // namespace loupe::views

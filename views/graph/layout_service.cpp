@@ -1,0 +1,61 @@
+#include "graph/layout_service.h"
+
+#include <QCoreApplication>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace loupe::views {
+
+LayoutService::LayoutService(QObject* parent) : QObject(parent) {
+  cache_.setMaxCost(400000);  // boxes over all cached layouts
+}
+
+LayoutService::~LayoutService() { current_->fetch_add(1); }  // running jobs become stale
+
+quint64 LayoutService::advance() { return current_->fetch_add(1) + 1; }
+
+GraphLayout LayoutService::cached(quint64 contentKey) const {
+  const GraphLayout* l = cache_.object(contentKey);
+  return l ? *l : GraphLayout{};
+}
+
+void LayoutService::setDotOptionsOverride(const DotOptions* options) {
+  overrideSet_ = options != nullptr;
+  if (options) override_ = *options;
+}
+
+void LayoutService::requestDot(const DrawGraph& g) {
+  const quint64 gen = current_->load();
+  GraphLayout hit = cached(g.contentKey);
+  if (hit.isValid()) {
+    // Delivered from the event loop, like a computed one, so callers see one order of events.
+    QMetaObject::invokeMethod(this, [this, gen, hit] { deliver(gen, hit); }, Qt::QueuedConnection);
+    running_++;
+    return;
+  }
+  DotOptions options = overrideSet_ ? override_ : DotOptions::forSize(g.nodes.size());
+  std::shared_ptr<std::atomic<quint64>> current = current_;
+  auto* watcher = new QFutureWatcher<GraphLayout>(this);
+  connect(watcher, &QFutureWatcher<GraphLayout>::finished, this, [this, watcher, gen] {
+    GraphLayout l = watcher->result();
+    watcher->deleteLater();
+    if (l.isValid()) cache_.insert(l.contentKey, new GraphLayout(l), std::max(1, static_cast<int>(l.centers.size())));
+    deliver(gen, l);
+  });
+  running_++;
+  watcher->setFuture(QtConcurrent::run([g, options, current, gen] {
+    return dotLayout(g, options, [&] { return current->load() == gen; });
+  }));
+}
+
+void LayoutService::deliver(quint64 gen, const GraphLayout& l) {
+  running_--;
+  if (gen != current_->load()) return;
+  if (l.isValid()) Q_EMIT dotFinished(gen, l);
+  else Q_EMIT dotFailed(gen, l.note);
+}
+
+void LayoutService::waitForIdle() {
+  while (running_ > 0) QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+}
+
+} // namespace loupe::views

@@ -1,0 +1,42 @@
+// Builds the Graph panel's GraphModel from live UOps: a whole graph, or one rewrite step (the graph
+// before and after a match), with the nodes the step added, changed and removed marked.
+#pragma once
+#include <vector>
+
+#include "graph/graph_model.h"
+#include "ir/uop.h"
+
+namespace loupe::views {
+
+struct UOpGraphOptions {
+  int maxArgChars = 28;    // the arg shown in the node; the tooltip has it in full
+  int maxGhostNodes = 48;  // removed nodes of a step drawn as ghosts (0: none)
+};
+
+// One rewrite step: `before` and `after` are the roots of the whole graph; the rule matched
+// `matchBefore` (a node of `before`) and replaced it with `matchAfter`.
+struct UOpStep {
+  UOpPtr before;
+  UOpPtr after;
+  UOpPtr matchBefore;
+  UOpPtr matchAfter;
+  // The nodes the pattern bound; when empty, matchBefore and its direct sources.
+  std::vector<UOpPtr> matched;
+};
+
+// The node id a UOp gets (its content key: equal structures have equal ids in every step).
+quint64 uopNodeId(const UOp& u);
+
+// Ops drawn inside their users' labels, and leaves drawn once per consumer.
+bool isFoldableOp(Ops op);
+bool isSharedLeafOp(Ops op);
+
+// The whole graph under root; every node Same.
+GraphModel graphModelFromUOp(const UOpPtr& root, const UOpGraphOptions& options = {});
+
+// The graph after the step, with Added / Changed marks, prevId links to the nodes they replace,
+// the matched nodes marked, and (up to maxGhostNodes) removed nodes as Removed ghosts.
+// Throws loupe::Error when step.after is null.
+GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& options = {});
+
+} // namespace loupe::views
