@@ -54,6 +54,12 @@ std::string CStyleRenderer::math_call(const std::string& fn, DType s, const std:
   return fn + (s.scalar_type == Scalar::Float64 ? "" : "f") + "(" + x + ")";
 }
 
+std::string CStyleRenderer::inline_bitcast(DType from, DType to, const std::string& x) const {
+  if (from.scalar_type != Scalar::Float16 && to.scalar_type != Scalar::Float16) return "";
+  // a GNU statement expression: copy the bits through locals
+  return "({ " + type_name(from) + " bc_in = " + x + "; " + type_name(to) + " bc_out; __builtin_memcpy(&bc_out, &bc_in, sizeof bc_out); bc_out; })";
+}
+
 std::string CStyleRenderer::infinity(DType) const { return "INFINITY"; }
 std::string CStyleRenderer::nan(DType) const { return "NAN"; }
 std::vector<std::string> CStyleRenderer::type_preamble(const std::vector<DType>&) const { return {}; }
@@ -451,7 +457,9 @@ std::string KernelWriter::value_expr(const UOp* u) {
     DType from = rtype(u->src[0].get());
     use_type(from);
     use_type(t);
-    return call("bitcast", from, text(u->src[0].get()), t);
+    std::string x = text(u->src[0].get());
+    std::string inl = R.inline_bitcast(from, t, x);
+    return inl.empty() ? call("bitcast", from, x, t) : inl;
   }
   if (u->op == Ops::CAST && u->dtype.is_ptr) {  // a vector view of a buffer: ((float4*)(data1+i))
     const UOp* buf = buffer_of(u);
@@ -622,6 +630,9 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   for (const UOpPtr& u : uops_) render_one(u.get());
   LOUPE_ASSERT(depth_ == 1, "unbalanced RANGE/IF in kernel ", name);
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  for (DType t : used_types_)
+    if (R.type_name(t) == name) throw Error(cat("kernel name '", name, "' is also the name of a C type it uses"));
+  if (name.rfind("loupe_", 0) == 0 || helpers_.count(name)) throw Error(cat("kernel name '", name, "' is reserved"));
   std::vector<std::string> params;
   for (BufferParam& b : out_.buffers) {
     bool ro = L.const_buffers && !b.is_mutable;

@@ -46,6 +46,9 @@ public:
   virtual std::string nan(DType scalar) const;
   // Source lines that must precede the kernel when `types` are used (typedefs for half, vectors).
   virtual std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const;
+  // A bit cast spelled inline instead of through a helper function, or "" to use the helper. The C
+  // default does this for half, which clang's __fp16 forbids as a parameter or return type.
+  virtual std::string inline_bitcast(DType from, DType to, const std::string& x) const;
   // A helper function (see c_helper); dialects without __builtin_memcpy and friends override this.
   virtual CHelper helper(const std::string& kind, DType t, DType to = {}) const { return c_helper(*this, kind, t, to); }
 

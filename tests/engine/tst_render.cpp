@@ -209,6 +209,8 @@ private slots:
     auto k = one_value_kernel(dtypes::float32, [](const UOpPtr& a) { return unop(Ops::EXP2, a); });
     QVERIFY_THROWS_EXCEPTION(InternalError, CRenderer().render("e", k));
     QVERIFY_THROWS_EXCEPTION(Error, CRenderer().render("bad name", kernel_add()));
+    QVERIFY_THROWS_EXCEPTION(Error, CRenderer().render("float4", kernel_float4()));  // collides with its typedef
+    QVERIFY_THROWS_EXCEPTION(Error, CRenderer().render("loupe_entry", kernel_add()));
     // a source that was never linearized
     UOpList broken = kernel_add();
     broken.erase(broken.begin() + 5);  // drop the first LOAD

@@ -141,6 +141,31 @@ template <typename T> void differential(DType d, uint32_t seed) {
   }
 }
 
+// float -> half -> its bits (int16) and bfloat16 bits back to float: the storage-type conversions.
+UOpList half_bits_kernel() {
+  return elementwise(dtypes::int16, {dtypes::float32}, 4, [](const std::vector<UOpPtr>& v) {
+    UOpPtr h = cast(v[0], dtypes::float16);
+    UOpPtr back = UOp::make(Ops::BITCAST, dtypes::float16, {UOp::make(Ops::BITCAST, dtypes::int16, {h})});
+    UOpPtr bf = cast(cast(back, dtypes::bfloat16), dtypes::float32);
+    return UOp::make(Ops::BITCAST, dtypes::int16, {cast(bf, dtypes::float16)});
+  });
+}
+
+// half4 loads and stores: data0[4i..] = data1[4i..] + data1[4i..]
+UOpList half4_kernel() {
+  DType h4 = dtypes::float16.vec(4);
+  UOpPtr g0 = global(0, dtypes::float16, 8), g1 = global(1, dtypes::float16, 8);
+  UOpPtr r = UOp::range(2, 0);
+  UOpPtr v = UOp::make(Ops::LOAD, h4, {UOp::make(Ops::CAST, h4.ptr(8), {index(g1, r * 4)})});
+  UOpPtr st = store(UOp::make(Ops::CAST, h4.ptr(8), {index(g0, r * 4)}), binop(Ops::ADD, v, v));
+  UOpList list{g0, g1};
+  std::unordered_set<const UOp*> placed{g0.get(), g1.get()};
+  place(list, placed, r);
+  place(list, placed, st);
+  list.push_back(endrange(r));
+  return list;
+}
+
 std::string temp_dir() {
   static QTemporaryDir dir;
   return dir.path().toStdString();
@@ -394,7 +419,9 @@ private slots:
                                                          {"reduce_acc", kernel_reduce()},
                                                          {"gated_load", kernel_gated()},
                                                          {"floor_divmod", kernel_floor_divmod(12)},
-                                                         {"float4_scale", kernel_float4()}};
+                                                         {"float4_scale", kernel_float4()},
+                                                         {"half_bits", half_bits_kernel()},
+                                                         {"E_2_4h", half4_kernel()}};
     QElapsedTimer timer;
     timer.start();
     rusage before{}, after{};
@@ -415,6 +442,20 @@ private slots:
     std::vector<float> a(16, 0.25f), b(16, 0.5f), out(16);
     p->run({out.data(), a.data(), b.data()}, {}, p->kernel().global, p->kernel().local);
     QCOMPARE(out[7], 0.75f);
+    // half storage: bits of float->half->bf16->half, and half4 arithmetic
+    auto ph = dev->compile(dev->renderer().render("half_bits", half_bits_kernel()));
+    std::vector<float> hin{1.0f, -2.0f, 0.1f, 65504.0f};
+    std::vector<int16_t> hout(4);
+    ph->run({hout.data(), hin.data()}, {}, ph->kernel().global, ph->kernel().local);
+    for (int i = 0; i < 4; i++) {
+      float h = half_bits_value(round_to_half_bits(hin[i]));
+      QCOMPARE(uint16_t(hout[i]), round_to_half_bits(bf16_bits_value(round_to_bf16_bits(h))));
+    }
+    auto p4 = dev->compile(dev->renderer().render("E_2_4h", half4_kernel()));
+    std::vector<uint16_t> h4in(8), h4out(8);
+    for (int i = 0; i < 8; i++) h4in[i] = round_to_half_bits(0.5f * i - 1.0f);
+    p4->run({h4out.data(), h4in.data()}, {}, p4->kernel().global, p4->kernel().local);
+    for (int i = 0; i < 8; i++) QCOMPARE(h4out[i], round_to_half_bits(2 * (0.5f * i - 1.0f)));
   }
 
   void compiler_errors_are_reported() {
