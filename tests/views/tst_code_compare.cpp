@@ -93,7 +93,7 @@ private Q_SLOTS:
     QCOMPARE(rows.left.size(), qsizetype(al.rows.size()));
     for (qsizetype i = 0; i < rows.left.size(); ++i) {
       const AlignedRow& ar = al.rows[size_t(i)];
-      QCOMPARE(rows.left[i].lineNumber, ar.left + 1);  // filler rows carry number 0
+      QCOMPARE(rows.left[i].lineNumber, ar.left + 1); // filler rows carry number 0
       QCOMPARE(rows.right[i].lineNumber, ar.right + 1);
       QCOMPARE(rows.left[i].mark == RowMark::Filler, ar.left < 0);
       QCOMPARE(rows.right[i].mark == RowMark::Filler, ar.right < 0);
@@ -108,7 +108,7 @@ private Q_SLOTS:
     const QStringList left{"float val0 = x;"}, right{"float4 val0 = x;"};
     const CompareRows rows = buildCompareRows(alignLines(left, right), left, right);
     QCOMPARE(rows.left[0].mark, RowMark::Changed);
-    QCOMPARE(rows.right[0].spans, (QList<QPair<int, int>>{{0, 6}}));  // the whole word "float4"
+    QCOMPARE(rows.right[0].spans, (QList<QPair<int, int>>{{0, 6}})); // the whole word "float4"
   }
 
   void widgetAlignsAndScrollsTogether() {
@@ -125,7 +125,7 @@ private Q_SLOTS:
     CodeView* r = view.optimizedView();
     QCOMPARE(l->document()->blockCount(), r->document()->blockCount());
     QCOMPARE(l->document()->blockCount(), int(view.alignment().rows.size()));
-    QVERIFY(view.alignment().unchanged >= 4);  // the shared loop headers and closing braces
+    QVERIFY(view.alignment().unchanged >= 4); // the shared loop headers and closing braces
     // Every source line appears, numbered, on its side.
     int numbered = 0;
     for (const CodeRow& row : l->rows()) numbered += row.lineNumber > 0;
@@ -139,7 +139,7 @@ private Q_SLOTS:
     l->verticalScrollBar()->setValue(0);
     view.nextChange();
     QVERIFY(!view.rows().hunkStarts.isEmpty());
-    int firstHunk = -1;  // the first change below the rows already in view at the top
+    int firstHunk = -1; // the first change below the rows already in view at the top
     for (int h : view.rows().hunkStarts)
       if (firstHunk < 0 && h > 3) firstHunk = h;
     QVERIFY(firstHunk > 0);
@@ -179,7 +179,7 @@ private Q_SLOTS:
     CompareView view;
     view.clear();
     QCOMPARE(view.nooptView()->document()->toPlainText(), QString());
-    view.nextChange();  // no hunks: nothing happens
+    view.nextChange(); // no hunks: nothing happens
   }
 };
 

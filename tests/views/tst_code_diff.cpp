@@ -35,8 +35,10 @@ QString checkScript(const std::vector<int>& a, const std::vector<int>& b, const 
     const DiffRun& run = runs[r];
     if (run.length <= 0) return QStringLiteral("empty run %1").arg(r);
     if (r > 0 && runs[r - 1].op == run.op) return QStringLiteral("adjacent runs share an op at %1").arg(r);
-    if (run.op != DiffOp::Insert && run.aStart != i) return QStringLiteral("run %1 starts at a[%2], expected %3").arg(r).arg(run.aStart).arg(i);
-    if (run.op != DiffOp::Delete && run.bStart != j) return QStringLiteral("run %1 starts at b[%2], expected %3").arg(r).arg(run.bStart).arg(j);
+    if (run.op != DiffOp::Insert && run.aStart != i)
+      return QStringLiteral("run %1 starts at a[%2], expected %3").arg(r).arg(run.aStart).arg(i);
+    if (run.op != DiffOp::Delete && run.bStart != j)
+      return QStringLiteral("run %1 starts at b[%2], expected %3").arg(r).arg(run.bStart).arg(j);
     switch (run.op) {
     case DiffOp::Equal:
       for (int k = 0; k < run.length; ++k)
@@ -44,8 +46,14 @@ QString checkScript(const std::vector<int>& a, const std::vector<int>& b, const 
       i += run.length;
       j += run.length;
       break;
-    case DiffOp::Delete: i += run.length; *edits += run.length; break;
-    case DiffOp::Insert: j += run.length; *edits += run.length; break;
+    case DiffOp::Delete:
+      i += run.length;
+      *edits += run.length;
+      break;
+    case DiffOp::Insert:
+      j += run.length;
+      *edits += run.length;
+      break;
     }
   }
   if (i != int(a.size()) || j != int(b.size())) return QStringLiteral("script ends at (%1,%2)").arg(i).arg(j);
@@ -63,17 +71,28 @@ private Q_SLOTS:
     QTest::addColumn<QString>("a");
     QTest::addColumn<QString>("b");
     QTest::addColumn<int>("edits");
-    QTest::newRow("both empty") << "" << "" << 0;
-    QTest::newRow("insert all") << "" << "abc" << 3;
-    QTest::newRow("delete all") << "abc" << "" << 3;
-    QTest::newRow("same") << "abcdef" << "abcdef" << 0;
-    QTest::newRow("one substitution") << "abc" << "axc" << 2;
-    QTest::newRow("myers paper") << "abcabba" << "cbabac" << 5;
-    QTest::newRow("disjoint") << "abcd" << "wxyz" << 8;
-    QTest::newRow("prefix and suffix") << "xxabyy" << "xxbayy" << 2;
-    QTest::newRow("insert middle") << "ace" << "abcde" << 2;
-    QTest::newRow("odd delta") << "abcde" << "bxd" << 4;
-    QTest::newRow("repeated") << "aaaaab" << "baaaaa" << 2;
+    QTest::newRow("both empty") << ""
+                                << "" << 0;
+    QTest::newRow("insert all") << ""
+                                << "abc" << 3;
+    QTest::newRow("delete all") << "abc"
+                                << "" << 3;
+    QTest::newRow("same") << "abcdef"
+                          << "abcdef" << 0;
+    QTest::newRow("one substitution") << "abc"
+                                      << "axc" << 2;
+    QTest::newRow("myers paper") << "abcabba"
+                                 << "cbabac" << 5;
+    QTest::newRow("disjoint") << "abcd"
+                              << "wxyz" << 8;
+    QTest::newRow("prefix and suffix") << "xxabyy"
+                                       << "xxbayy" << 2;
+    QTest::newRow("insert middle") << "ace"
+                                   << "abcde" << 2;
+    QTest::newRow("odd delta") << "abcde"
+                               << "bxd" << 4;
+    QTest::newRow("repeated") << "aaaaab"
+                              << "baaaaa" << 2;
   }
   void scripts() {
     QFETCH(QString, a);
@@ -99,13 +118,15 @@ private Q_SLOTS:
         return v;
       };
       std::vector<int> a = make(int(rng.bounded(60))), b;
-      if (iter % 2) {  // b as a mutation of a: realistic for optimized vs unoptimized kernels
+      if (iter % 2) { // b as a mutation of a: realistic for optimized vs unoptimized kernels
         b = a;
         const int edits = int(rng.bounded(8));
         for (int e = 0; e < edits; ++e) {
           const int pos = b.empty() ? 0 : int(rng.bounded(int(b.size()) + 1));
-          if (rng.bounded(2) && pos < int(b.size())) b.erase(b.begin() + pos);
-          else b.insert(b.begin() + pos, int(rng.bounded(alphabet)));
+          if (rng.bounded(2) && pos < int(b.size()))
+            b.erase(b.begin() + pos);
+          else
+            b.insert(b.begin() + pos, int(rng.bounded(alphabet)));
         }
       } else {
         b = make(int(rng.bounded(60)));
@@ -133,20 +154,28 @@ private Q_SLOTS:
     QTest::newRow("identical") << lines("a\nb") << lines("a\nb")
                                << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {1, 1, C::Unchanged}};
     QTest::newRow("added line") << lines("int x;\nreturn;") << lines("int x;\nx++;\nreturn;")
-                                << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {-1, 1, C::Added}, {1, 2, C::Unchanged}};
+                                << std::vector<AlignedRow>{
+                                       {0, 0, C::Unchanged}, {-1, 1, C::Added}, {1, 2, C::Unchanged}};
     QTest::newRow("removed line") << lines("a;\nfoo(1);\nb;") << lines("a;\nb;")
-                                  << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {1, -1, C::Removed}, {2, 1, C::Unchanged}};
+                                  << std::vector<AlignedRow>{
+                                         {0, 0, C::Unchanged}, {1, -1, C::Removed}, {2, 1, C::Unchanged}};
     QTest::newRow("changed line") << lines("{\n  acc0 = acc0 + val0;\n}") << lines("{\n  acc0 = acc0 + val1;\n}")
-                                  << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {1, 1, C::Changed}, {2, 2, C::Unchanged}};
+                                  << std::vector<AlignedRow>{
+                                         {0, 0, C::Unchanged}, {1, 1, C::Changed}, {2, 2, C::Unchanged}};
     QTest::newRow("indentation ignored") << lines("  for (;;) {\nx;") << lines("for (;;)   {\n  x;")
                                          << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {1, 1, C::Unchanged}};
     // The unlike line is not paired with the like one below it: order is kept, pairs follow similarity.
-    QTest::newRow("pair by likeness")
-        << lines("begin\nfloat val0 = data1[alu0];\nend")
-        << lines("begin\n#pragma unroll\nfloat4 val0 = data1[alu0];\nend")
-        << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {-1, 1, C::Added}, {1, 2, C::Changed}, {2, 3, C::Unchanged}};
+    QTest::newRow("pair by likeness") << lines("begin\nfloat val0 = data1[alu0];\nend")
+                                      << lines("begin\n#pragma unroll\nfloat4 val0 = data1[alu0];\nend")
+                                      << std::vector<AlignedRow>{{0, 0, C::Unchanged},
+                                                                 {-1, 1, C::Added},
+                                                                 {1, 2, C::Changed},
+                                                                 {2, 3, C::Unchanged}};
     QTest::newRow("unlike block") << lines("x\nfoo(a, b);\ny") << lines("x\nwhile (k < 3) k++;\ny")
-                                  << std::vector<AlignedRow>{{0, 0, C::Unchanged}, {1, -1, C::Removed}, {-1, 1, C::Added}, {2, 2, C::Unchanged}};
+                                  << std::vector<AlignedRow>{{0, 0, C::Unchanged},
+                                                             {1, -1, C::Removed},
+                                                             {-1, 1, C::Added},
+                                                             {2, 2, C::Unchanged}};
   }
   void alignment() {
     QFETCH(QStringList, left);
@@ -155,8 +184,11 @@ private Q_SLOTS:
     const LineAlignment got = alignLines(left, right);
     QCOMPARE(got.rows.size(), rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
-      QVERIFY2(got.rows[i] == rows[i], qPrintable(QStringLiteral("row %1: got (%2,%3,%4)").arg(i).arg(got.rows[i].left)
-                                                      .arg(got.rows[i].right).arg(int(got.rows[i].change))));
+      QVERIFY2(got.rows[i] == rows[i], qPrintable(QStringLiteral("row %1: got (%2,%3,%4)")
+                                                      .arg(i)
+                                                      .arg(got.rows[i].left)
+                                                      .arg(got.rows[i].right)
+                                                      .arg(int(got.rows[i].change))));
     }
   }
 
@@ -170,8 +202,16 @@ private Q_SLOTS:
   // the counts add up; and the number of unchanged rows is the LCS of the normalized lines.
   void randomAlignmentInvariants() {
     QRandomGenerator rng(7);
-    const QStringList pool = {"int a = 0;", "a += 1;", "  a += 1;", "float v = x[i];", "float4 v = x[i];",
-                              "}", "for (int i = 0; i < n; i++) {", "acc = acc + v;", "", "return;"};
+    const QStringList pool = {"int a = 0;",
+                              "a += 1;",
+                              "  a += 1;",
+                              "float v = x[i];",
+                              "float4 v = x[i];",
+                              "}",
+                              "for (int i = 0; i < n; i++) {",
+                              "acc = acc + v;",
+                              "",
+                              "return;"};
     for (int iter = 0; iter < 500; ++iter) {
       QStringList left, right;
       for (int n = int(rng.bounded(30)); n > 0; --n) left << pool[rng.bounded(int(pool.size()))];
@@ -187,9 +227,18 @@ private Q_SLOTS:
           ++unchanged;
           QCOMPARE(left[row.left].simplified(), right[row.right].simplified());
           break;
-        case LineChange::Changed: ++changed; QVERIFY(row.left >= 0 && row.right >= 0); break;
-        case LineChange::Removed: ++removed; QCOMPARE(row.right, -1); break;
-        case LineChange::Added: ++added; QCOMPARE(row.left, -1); break;
+        case LineChange::Changed:
+          ++changed;
+          QVERIFY(row.left >= 0 && row.right >= 0);
+          break;
+        case LineChange::Removed:
+          ++removed;
+          QCOMPARE(row.right, -1);
+          break;
+        case LineChange::Added:
+          ++added;
+          QCOMPARE(row.left, -1);
+          break;
         }
       }
       QCOMPARE(nextL, int(left.size()));
@@ -214,11 +263,12 @@ private Q_SLOTS:
     QCOMPARE(lineSimilarity("", ""), 1.0);
     QCOMPARE(lineSimilarity("a b", "a b"), 1.0);
     QCOMPARE(lineSimilarity("abc", "xyz"), 0.0);
-    QCOMPARE(lineSimilarity("acc0 = acc0;", "acc1 = acc0;"), 1.0);  // numbered names share their stem
+    QCOMPARE(lineSimilarity("acc0 = acc0;", "acc1 = acc0;"), 1.0); // numbered names share their stem
     // Words count, punctuation does not: float val data gidx ridx / float val global float data alu.
     QCOMPARE(lineSimilarity("float val1 = *(data2+(gidx0+(ridx0<<6)));",
-                            "float4 val4 = *((__global float4*)((data2+alu3)));"), 2.0 * 3 / 11);
-    QCOMPARE(lineSimilarity("}", "}"), 1.0);  // no words: punctuation decides
+                            "float4 val4 = *((__global float4*)((data2+alu3)));"),
+             2.0 * 3 / 11);
+    QCOMPARE(lineSimilarity("}", "}"), 1.0); // no words: punctuation decides
     QCOMPARE(lineSimilarity("}", "{"), 0.0);
   }
 
@@ -227,14 +277,17 @@ private Q_SLOTS:
     QTest::addColumn<QString>("right");
     QTest::addColumn<Spans>("leftSpans");
     QTest::addColumn<Spans>("rightSpans");
-    QTest::newRow("one word") << "float val0 = x;" << "float4 val0 = x;" << Spans{}
-                              << Spans{{0, 6}};
-    QTest::newRow("replaced number") << "a[17] = 0;" << "a[42] = 0;" << Spans{{2, 4}}
-                                     << Spans{{2, 4}};
-    QTest::newRow("partly changed number") << "i < 64;" << "i < 16;" << Spans{{4, 6}} << Spans{{4, 6}};
-    QTest::newRow("operator only") << "a+b" << "a-b" << Spans{{1, 2}} << Spans{{1, 2}};
+    QTest::newRow("one word") << "float val0 = x;"
+                              << "float4 val0 = x;" << Spans{} << Spans{{0, 6}};
+    QTest::newRow("replaced number") << "a[17] = 0;"
+                                     << "a[42] = 0;" << Spans{{2, 4}} << Spans{{2, 4}};
+    QTest::newRow("partly changed number") << "i < 64;"
+                                           << "i < 16;" << Spans{{4, 6}} << Spans{{4, 6}};
+    QTest::newRow("operator only") << "a+b"
+                                   << "a-b" << Spans{{1, 2}} << Spans{{1, 2}};
     // Two changes with a 1-char equal gap between them merge into one mark.
-    QTest::newRow("merged") << "x+A-*B/z" << "x+C-*D/z" << Spans{{2, 6}} << Spans{{2, 6}};
+    QTest::newRow("merged") << "x+A-*B/z"
+                            << "x+C-*D/z" << Spans{{2, 6}} << Spans{{2, 6}};
   }
   void spans() {
     QFETCH(QString, left);

@@ -1,7 +1,7 @@
 // Syntax highlighting: the lexer's tokens per language (table-driven), comment state across lines,
 // and that the highlighter puts the theme's formats into a real document.
-#include <QTextBlock>
 #include <QPlainTextEdit>
+#include <QTextBlock>
 #include <QTextDocument>
 #include <QtTest>
 
@@ -14,16 +14,26 @@ Q_DECLARE_METATYPE(TokenKind)
 namespace {
 QString kindName(TokenKind k) {
   switch (k) {
-  case TokenKind::Keyword: return "keyword";
-  case TokenKind::Type: return "type";
-  case TokenKind::Number: return "number";
-  case TokenKind::String: return "string";
-  case TokenKind::Comment: return "comment";
-  case TokenKind::Preprocessor: return "preprocessor";
-  case TokenKind::Builtin: return "builtin";
-  case TokenKind::Attribute: return "attribute";
-  case TokenKind::LocalName: return "local";
-  case TokenKind::GlobalName: return "global";
+  case TokenKind::Keyword:
+    return "keyword";
+  case TokenKind::Type:
+    return "type";
+  case TokenKind::Number:
+    return "number";
+  case TokenKind::String:
+    return "string";
+  case TokenKind::Comment:
+    return "comment";
+  case TokenKind::Preprocessor:
+    return "preprocessor";
+  case TokenKind::Builtin:
+    return "builtin";
+  case TokenKind::Attribute:
+    return "attribute";
+  case TokenKind::LocalName:
+    return "local";
+  case TokenKind::GlobalName:
+    return "global";
   }
   return "?";
 }
@@ -55,35 +65,46 @@ private Q_SLOTS:
                                      << "void:type float:type restrict:keyword";
     QTest::newRow("c float literals") << L::C << "acc0 = 1.5e-3f + 0x1Fu + .25;"
                                       << "1.5e-3f:number 0x1Fu:number .25:number";
-    QTest::newRow("identifiers with digits are not numbers") << L::C << "val0 = data1[alu2];" << "";
-    QTest::newRow("c comment") << L::C << "x = 1; // done" << "1:number // done:comment";
+    QTest::newRow("identifiers with digits are not numbers") << L::C << "val0 = data1[alu2];"
+                                                             << "";
+    QTest::newRow("c comment") << L::C << "x = 1; // done"
+                               << "1:number // done:comment";
     QTest::newRow("c block comment inline") << L::C << "int g = get_group_id(0); /* 32 */"
                                             << "int:type 0:number /* 32 */:comment";
-    QTest::newRow("c preprocessor") << L::C << "#include <math.h> // for exp2" << "#include <math.h> :preprocessor // for exp2:comment";
-    QTest::newRow("c builtin") << L::C << "y = __builtin_sqrtf(x) + exp2f(z);" << "__builtin_sqrtf:builtin exp2f:builtin";
-    QTest::newRow("c string") << L::C << "printf(\"a \\\" b\", 3);" << "\"a \\\" b\":string 3:number";
-    QTest::newRow("opencl") << L::OpenCL << "__kernel void k(__global float* d) { int g = get_group_id(0); }"
-                            << "__kernel:keyword void:type __global:keyword float:type int:type get_group_id:builtin 0:number";
+    QTest::newRow("c preprocessor") << L::C << "#include <math.h> // for exp2"
+                                    << "#include <math.h> :preprocessor // for exp2:comment";
+    QTest::newRow("c builtin") << L::C << "y = __builtin_sqrtf(x) + exp2f(z);"
+                               << "__builtin_sqrtf:builtin exp2f:builtin";
+    QTest::newRow("c string") << L::C << "printf(\"a \\\" b\", 3);"
+                              << "\"a \\\" b\":string 3:number";
+    QTest::newRow("opencl")
+        << L::OpenCL << "__kernel void k(__global float* d) { int g = get_group_id(0); }"
+        << "__kernel:keyword void:type __global:keyword float:type int:type get_group_id:builtin 0:number";
     QTest::newRow("opencl vload/convert") << L::OpenCL << "float4 v = vload4(0, p); int4 i = convert_int4(v);"
                                           << "float4:type vload4:builtin 0:number int4:type convert_int4:builtin";
-    QTest::newRow("opencl barrier") << L::OpenCL << "barrier(CLK_LOCAL_MEM_FENCE);" << "barrier:builtin CLK_LOCAL_MEM_FENCE:builtin";
+    QTest::newRow("opencl barrier") << L::OpenCL << "barrier(CLK_LOCAL_MEM_FENCE);"
+                                    << "barrier:builtin CLK_LOCAL_MEM_FENCE:builtin";
     QTest::newRow("cuda") << L::Cuda << "extern \"C\" __global__ void __launch_bounds__(256) k(half* d) {"
                           << "extern:keyword \"C\":string __global__:keyword void:type __launch_bounds__:keyword "
                              "256:number half:type";
     QTest::newRow("cuda builtins") << L::Cuda << "int g = blockIdx.x; __syncthreads();"
                                    << "int:type blockIdx:builtin __syncthreads:builtin";
-    QTest::newRow("opencl words are plain in cuda") << L::Cuda << "get_group_id(0)" << "0:number";
-    QTest::newRow("metal") << L::Metal << "kernel void k(device float* d [[buffer(0)]], uint3 gid [[threadgroup_position_in_grid]]) {"
-                           << "kernel:keyword void:type device:keyword float:type [[buffer(0)]]:attribute uint3:type "
-                              "[[threadgroup_position_in_grid]]:attribute";
+    QTest::newRow("opencl words are plain in cuda") << L::Cuda << "get_group_id(0)"
+                                                    << "0:number";
+    QTest::newRow("metal")
+        << L::Metal << "kernel void k(device float* d [[buffer(0)]], uint3 gid [[threadgroup_position_in_grid]]) {"
+        << "kernel:keyword void:type device:keyword float:type [[buffer(0)]]:attribute uint3:type "
+           "[[threadgroup_position_in_grid]]:attribute";
     QTest::newRow("metal barrier") << L::Metal << "threadgroup_barrier(mem_flags::mem_threadgroup);"
                                    << "threadgroup_barrier:builtin mem_flags:builtin mem_threadgroup:builtin";
-    QTest::newRow("llvm define") << L::LlvmIr << "define void @r_4(ptr noalias align 32 %data0) #0 {"
-                                 << "define:keyword void:type @r_4:global ptr:type noalias:keyword align:keyword 32:number "
-                                    "%data0:local #0:attribute";
-    QTest::newRow("llvm instr") << L::LlvmIr << "  %v3 = fadd nsz arcp contract afn float %v1, 0x3FF0000000000000"
-                                << "%v3:local fadd:keyword nsz:keyword arcp:keyword contract:keyword afn:keyword float:type "
-                                   "%v1:local 0x3FF0000000000000:number";
+    QTest::newRow("llvm define")
+        << L::LlvmIr << "define void @r_4(ptr noalias align 32 %data0) #0 {"
+        << "define:keyword void:type @r_4:global ptr:type noalias:keyword align:keyword 32:number "
+           "%data0:local #0:attribute";
+    QTest::newRow("llvm instr")
+        << L::LlvmIr << "  %v3 = fadd nsz arcp contract afn float %v1, 0x3FF0000000000000"
+        << "%v3:local fadd:keyword nsz:keyword arcp:keyword contract:keyword afn:keyword float:type "
+           "%v1:local 0x3FF0000000000000:number";
     QTest::newRow("llvm gep vector") << L::LlvmIr << "%p = getelementptr inbounds <4 x float>, ptr %d, i32 -1 ; note"
                                      << "%p:local getelementptr:keyword inbounds:keyword 4:number x:keyword float:type "
                                         "ptr:type %d:local i32:type -1:number ; note:comment";
@@ -126,7 +147,7 @@ private Q_SLOTS:
   }
 
   void highlighterAppliesThemeFormats() {
-    QPlainTextEdit edit;  // a document with a layout: Qt highlights inserted text as it goes in
+    QPlainTextEdit edit; // a document with a layout: Qt highlights inserted text as it goes in
     QTextDocument& doc = *edit.document();
     QPalette light;
     light.setColor(QPalette::Base, Qt::white);

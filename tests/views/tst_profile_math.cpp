@@ -50,13 +50,13 @@ private Q_SLOTS:
     TimeLineMath m;
     m.setDataRange(0, 1e6);
     m.setPixelSpan(0, 1000);
-    m.zoomAround(500, 0.5);  // zooming out past everything shows everything
+    m.zoomAround(500, 0.5); // zooming out past everything shows everything
     QCOMPARE(m.viewStart, 0.0);
     QCOMPARE(m.viewEnd, 1e6);
-    for (int i = 0; i < 200; ++i) m.zoomAround(0, 4);  // deepest zoom, at the left edge
+    for (int i = 0; i < 200; ++i) m.zoomAround(0, 4); // deepest zoom, at the left edge
     QCOMPARE(m.span(), TimeLineMath::kMinSpanNs);
     QCOMPARE(m.viewStart, 0.0);
-    m.zoomAround(1000, 0.0);  // nonsense factors are ignored
+    m.zoomAround(1000, 0.0); // nonsense factors are ignored
     m.zoomAround(1000, -2);
     QCOMPARE(m.span(), TimeLineMath::kMinSpanNs);
     // A trace shorter than the minimum span is centred in it.
@@ -69,11 +69,11 @@ private Q_SLOTS:
     TimeLineMath m;
     m.setDataRange(0, 1e6);
     m.setPixelSpan(0, 1000);
-    m.setView(4e5, 5e5);  // 100 ns per pixel
-    m.panByPixels(100);   // drag right: earlier times come in
+    m.setView(4e5, 5e5); // 100 ns per pixel
+    m.panByPixels(100);  // drag right: earlier times come in
     QCOMPARE(m.viewStart, 3.9e5);
     QCOMPARE(m.viewEnd, 4.9e5);
-    m.panByPixels(-1e6);  // far left: clamped at the end, span kept
+    m.panByPixels(-1e6); // far left: clamped at the end, span kept
     QCOMPARE(m.viewEnd, 1e6);
     QCOMPARE(m.span(), 1e5);
     m.panByPixels(1e7);
@@ -105,7 +105,7 @@ private Q_SLOTS:
       QVERIFY(std::fabs(std::remainder(t[i], step)) < 1e-6 * step);
       if (i) QVERIFY(m.mapTimeToX(t[i]) - m.mapTimeToX(t[i - 1]) >= 80 - 1e-6);
     }
-    QVERIFY(t.front() - m.viewStart < step);  // no tick missing at the start
+    QVERIFY(t.front() - m.viewStart < step); // no tick missing at the start
   }
 
   void tickLabels_data() {
@@ -173,8 +173,9 @@ private Q_SLOTS:
         if (d <= tol && d < best) best = d, want = int(i);
       }
       const int got = TimeLineMath::hitTest(starts, ends, t, tol, maxDuration);
-      if (got != want) {  // ties at equal distance may pick either run
-        QVERIFY2(got >= 0 && want >= 0, qPrintable(QString("iteration %1: got %2 want %3").arg(iter).arg(got).arg(want)));
+      if (got != want) { // ties at equal distance may pick either run
+        QVERIFY2(got >= 0 && want >= 0,
+                 qPrintable(QString("iteration %1: got %2 want %3").arg(iter).arg(got).arg(want)));
         const double dg = t < starts[size_t(got)] ? starts[size_t(got)] - t : std::max(0.0, t - ends[size_t(got)]);
         QCOMPARE(dg, best);
       }

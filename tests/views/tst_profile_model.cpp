@@ -14,7 +14,8 @@
 #include "tst_profile_samples.h"
 
 namespace {
-ProfileRun run(qint64 id, const char* name, const char* device, qint64 start, qint64 duration, double flops, double bytes) {
+ProfileRun run(qint64 id, const char* name, const char* device, qint64 start, qint64 duration, double flops,
+               double bytes) {
   ProfileRun r;
   r.kernelId = id;
   r.name = name;
@@ -48,7 +49,7 @@ private Q_SLOTS:
   void aggregation() {
     const auto d = ProfileData::build(small());
     QCOMPARE(d->devices(), (QStringList{"CPU", "CUDA"}));
-    QCOMPARE(int(d->kernels().size()), 5);  // ids 7, 3, 9; "copy" once per device (no id)
+    QCOMPARE(int(d->kernels().size()), 5); // ids 7, 3, 9; "copy" once per device (no id)
     const KernelStats& mm = d->kernels()[0];
     QCOMPARE(mm.kernelId, 7);
     QCOMPARE(mm.runs, 2);
@@ -62,7 +63,7 @@ private Q_SLOTS:
     for (const KernelStats& k : d->kernels()) shares += k.share;
     QVERIFY(std::fabs(shares - 1) < 1e-12);
     QCOMPARE(d->kernelIndexForName("copy", "CPU"), 4);
-    QCOMPARE(d->kernels()[3].runs, 2);  // the two CUDA copies
+    QCOMPARE(d->kernels()[3].runs, 2); // the two CUDA copies
     QCOMPARE(d->kernelIndexForId(9), 2);
     QCOMPARE(d->kernelIndexForId(-1), -1);
     QCOMPARE(d->startNs(), 1000);
@@ -130,11 +131,11 @@ private Q_SLOTS:
       g = v;
     }
     proxy.setFilterText("r_32");
-    QCOMPARE(proxy.rowCount(), 4);  // r_32_784, r_32_10, r_32_2_16_196_4, r_32_10n1
+    QCOMPARE(proxy.rowCount(), 4); // r_32_784, r_32_10, r_32_2_16_196_4, r_32_10n1
     proxy.setFilterText("R_32_10");
-    QCOMPARE(proxy.rowCount(), 2);  // case-insensitive; r_32_10 and r_32_10n1
+    QCOMPARE(proxy.rowCount(), 2); // case-insensitive; r_32_10 and r_32_10n1
     proxy.setFilterText("LOCAL(1");
-    QCOMPARE(proxy.rowCount(), 2);  // matches opts
+    QCOMPARE(proxy.rowCount(), 2); // matches opts
     proxy.setFilterText("");
     proxy.setDevice("CPU");
     QCOMPARE(proxy.rowCount(), 14);
@@ -161,7 +162,8 @@ private Q_SLOTS:
     // 1. A table row (the table is sorted by time, so map through the proxy).
     const QModelIndex row = view.proxy()->index(3, KernelTableModel::NameColumn);
     const int fromTable = row.data(KernelTableModel::KernelIndexRole).toInt();
-    view.table()->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    view.table()->selectionModel()->setCurrentIndex(row,
+                                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     QCOMPARE(spy.size(), 1);
     QCOMPARE(spy.last().at(0).toLongLong(), d->kernels()[size_t(fromTable)].kernelId);
     QCOMPARE(spy.last().at(1).toString(), d->kernels()[size_t(fromTable)].name);
@@ -171,7 +173,8 @@ private Q_SLOTS:
     // 2. A roofline dot.
     int dotKernel = -1;
     for (int k = 0; k < int(d->kernels().size()) && dotKernel < 0; ++k)
-      if (k != fromTable && !view.roofline()->dotCentre(k).isNull() && view.roofline()->kernelAt(view.roofline()->dotCentre(k)) == k)
+      if (k != fromTable && !view.roofline()->dotCentre(k).isNull() &&
+          view.roofline()->kernelAt(view.roofline()->dotCentre(k)) == k)
         dotKernel = k;
     QVERIFY(dotKernel >= 0);
     QTest::mouseClick(view.roofline(), Qt::LeftButton, {}, view.roofline()->dotCentre(dotKernel).toPoint());
@@ -227,13 +230,15 @@ private Q_SLOTS:
     const double span = tl.math().span();
     const QPointF pos(600, 60);
     const double t = tl.math().mapXToTime(pos.x());
-    QWheelEvent wheel(pos, tl.mapToGlobal(pos), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(pos, tl.mapToGlobal(pos), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                      false);
     QApplication::sendEvent(&tl, &wheel);
     QVERIFY(std::fabs(tl.math().span() - span / 1.5625) < 1e-6 * span);
     QVERIFY(std::fabs(tl.math().mapTimeToX(t) - pos.x()) < 1e-6);
     const double start = tl.math().viewStart, nsPerPx = tl.math().nsPerPixel();
     QTest::mousePress(&tl, Qt::LeftButton, {}, QPoint(600, 60));
-    QMouseEvent move(QEvent::MouseMove, QPointF(500, 60), tl.mapToGlobal(QPointF(500, 60)), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, QPointF(500, 60), tl.mapToGlobal(QPointF(500, 60)), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&tl, &move);
     QTest::mouseRelease(&tl, Qt::LeftButton, {}, QPoint(500, 60));
     QVERIFY(std::fabs(tl.math().viewStart - (start + 100 * nsPerPx)) < 1e-6 * span);

@@ -12,10 +12,10 @@ inline ProfileInput sampleProfile() {
   struct K {
     const char* name;
     const char* device;
-    double flops, bytes;  // per run
-    int perStep;          // runs per training step
+    double flops, bytes; // per run
+    int perStep;         // runs per training step
     const char* opts;
-    double efficiency;    // fraction of the roof reached
+    double efficiency; // fraction of the roof reached
   };
   static const K kernels[] = {
       {"E_4096", "CPU", 0, 16384, 1, "", 0.5},
@@ -65,7 +65,7 @@ inline ProfileInput sampleProfile() {
       const int dev = QString(k.device) == "CPU" ? 0 : 1;
       const DevicePeak& peak = in.peaks[dev];
       for (int rep = 0; rep < k.perStep; ++rep) {
-        const double ideal = std::max(k.flops / peak.peakGflops, k.bytes / peak.bandwidthGbs);  // ns
+        const double ideal = std::max(k.flops / peak.peakGflops, k.bytes / peak.bandwidthGbs); // ns
         const double launch = dev == 0 ? 1500 : 4000;                                          // ns
         const qint64 duration = qint64((ideal / k.efficiency + launch * 0.3) * jitter());
         ProfileRun r;

@@ -30,9 +30,12 @@ private Q_SLOTS:
     QTest::newRow("rank 0") << std::vector<int64_t>{} << -1 << -1 << qint64(1) << qint64(1) << std::vector<int64_t>{};
     QTest::newRow("rank 1") << std::vector<int64_t>{7} << -1 << 0 << qint64(1) << qint64(7) << std::vector<int64_t>{};
     QTest::newRow("rank 2") << std::vector<int64_t>{4, 6} << 0 << 1 << qint64(4) << qint64(6) << std::vector<int64_t>{};
-    QTest::newRow("rank 4") << std::vector<int64_t>{2, 3, 4, 5} << 2 << 3 << qint64(4) << qint64(5) << std::vector<int64_t>{0, 1};
-    QTest::newRow("zero dim") << std::vector<int64_t>{3, 0, 2} << 1 << 2 << qint64(0) << qint64(0) << std::vector<int64_t>{0};
-    QTest::newRow("zero slice dim") << std::vector<int64_t>{0, 4, 2} << 1 << 2 << qint64(0) << qint64(0) << std::vector<int64_t>{0};
+    QTest::newRow("rank 4") << std::vector<int64_t>{2, 3, 4, 5} << 2 << 3 << qint64(4) << qint64(5)
+                            << std::vector<int64_t>{0, 1};
+    QTest::newRow("zero dim") << std::vector<int64_t>{3, 0, 2} << 1 << 2 << qint64(0) << qint64(0)
+                              << std::vector<int64_t>{0};
+    QTest::newRow("zero slice dim") << std::vector<int64_t>{0, 4, 2} << 1 << 2 << qint64(0) << qint64(0)
+                                    << std::vector<int64_t>{0};
   }
   void defaults() {
     QFETCH(std::vector<int64_t>, shape);
@@ -79,14 +82,14 @@ private Q_SLOTS:
     ShapeGridMath m;
     m.setShape({2, 3, 4, 5});
     QVERIFY(m.setFixedIndex(1, 2));
-    QVERIFY(!m.setFixedIndex(1, 2));   // unchanged
-    QVERIFY(!m.setFixedIndex(1, 99));  // clamped to 2: unchanged
+    QVERIFY(!m.setFixedIndex(1, 2));  // unchanged
+    QVERIFY(!m.setFixedIndex(1, 99)); // clamped to 2: unchanged
     QCOMPARE(m.fixedIndex(1), qint64(2));
     QVERIFY(m.setFixedIndex(1, -5));
     QCOMPARE(m.fixedIndex(1), qint64(0));
     QVERIFY(m.setFixedIndex(1, 2));
-    QVERIFY(!m.setFixedIndex(0, -5));  // already 0
-    QVERIFY(!m.setFixedIndex(7, 1));   // no such axis
+    QVERIFY(!m.setFixedIndex(0, -5)); // already 0
+    QVERIFY(!m.setFixedIndex(7, 1));  // no such axis
     QCOMPARE(m.indexOf({3, 4}), (std::vector<int64_t>{0, 2, 3, 4}));
     QCOMPARE(m.flatIndexOf({3, 4}), qint64(0 * 60 + 2 * 20 + 3 * 5 + 4));
   }
@@ -127,9 +130,9 @@ private Q_SLOTS:
     m.setShape({2, 3, 4});
     m.setFixedIndex(0, 1);
     QVERIFY(m.cellOf({1, 2, 3}).has_value());
-    QVERIFY(!m.cellOf({0, 2, 3}).has_value());  // another slice
-    QVERIFY(!m.cellOf({1, 3, 0}).has_value());  // out of range
-    QVERIFY(!m.cellOf({1, 2}).has_value());     // wrong rank
+    QVERIFY(!m.cellOf({0, 2, 3}).has_value()); // another slice
+    QVERIFY(!m.cellOf({1, 3, 0}).has_value()); // out of range
+    QVERIFY(!m.cellOf({1, 2}).has_value());    // wrong rank
   }
 
   void geometry() {
@@ -142,10 +145,10 @@ private Q_SLOTS:
     QCOMPARE(m.cellAt({70, 36}), std::optional<GridCell>(GridCell{1, 2}));
     QCOMPARE(m.cellAt({89.9, 55.9}), std::optional<GridCell>(GridCell{1, 2}));
     QCOMPARE(m.cellAt({90, 56}), std::optional<GridCell>(GridCell{2, 3}));
-    QVERIFY(!m.cellAt({29, 50}).has_value());   // in the row header
-    QVERIFY(!m.cellAt({40, 15}).has_value());   // in the column header
-    QVERIFY(!m.cellAt({150, 40}).has_value());  // right of the last column
-    QVERIFY(!m.cellAt({40, 96}).has_value());   // below the last row
+    QVERIFY(!m.cellAt({29, 50}).has_value());  // in the row header
+    QVERIFY(!m.cellAt({40, 15}).has_value());  // in the column header
+    QVERIFY(!m.cellAt({150, 40}).has_value()); // right of the last column
+    QVERIFY(!m.cellAt({40, 96}).has_value());  // below the last row
     m.setCellSize(0.01);
     QCOMPARE(m.cellSize(), ShapeGridMath::kMinCellSize);
     m.setCellSize(1e9);
@@ -172,7 +175,9 @@ private Q_SLOTS:
     m.setCellSize(10);
     m.setHeaderSize(40, 20);
     const GridRange got = m.cellsIn(rect);
-    QVERIFY2(got == range, qPrintable(QString("got rows [%1,%2) cols [%3,%4)").arg(got.row0).arg(got.row1).arg(got.col0).arg(got.col1)));
+    QVERIFY2(
+        got == range,
+        qPrintable(QString("got rows [%1,%2) cols [%3,%4)").arg(got.row0).arg(got.row1).arg(got.col0).arg(got.col1)));
   }
 
   void visibleCellsAreCapped() {
@@ -192,7 +197,7 @@ private Q_SLOTS:
     ShapeGridMath m;
     m.setShape({4, 6});
     m.setHeaderSize(40, 20);
-    QCOMPARE(m.fitCellSize(QSizeF(640, 420)), 100.0);  // min((640-40)/6, (420-20)/4)
+    QCOMPARE(m.fitCellSize(QSizeF(640, 420)), 100.0); // min((640-40)/6, (420-20)/4)
     QCOMPARE(m.fitCellSize(QSizeF(4000, 4000)), ShapeGridMath::kMaxCellSize);
     m.setShape({4096, 4096});
     QCOMPARE(m.fitCellSize(QSizeF(640, 420)), ShapeGridMath::kMinCellSize);

@@ -32,7 +32,9 @@ loupe::sints dims(const QJsonArray& a) {
 
 loupe::Ranges ranges(const QJsonArray& a) {
   loupe::Ranges out;
-  for (const auto& v : a) out.emplace_back(loupe::sint(int64_t(v.toArray()[0].toInteger())), loupe::sint(int64_t(v.toArray()[1].toInteger())));
+  for (const auto& v : a)
+    out.emplace_back(loupe::sint(int64_t(v.toArray()[0].toInteger())),
+                     loupe::sint(int64_t(v.toArray()[1].toInteger())));
   return out;
 }
 
@@ -143,15 +145,18 @@ private Q_SLOTS:
         const int64_t want = withMapping.mapping[size_t(flat)];
         QVERIFY2(!fromExpressions.known(flat).has_value(), qPrintable(c.id));
         QVERIFY2(fromExpressions.evaluate(flat, idx) == want,
-                 qPrintable(QString("%1 element %2: expressions give %3, mapping %4").arg(c.id).arg(flat)
-                                .arg(fromExpressions.evaluate(flat, idx)).arg(want)));
-        QCOMPARE(*fromExpressions.known(flat), want);  // now cached
+                 qPrintable(QString("%1 element %2: expressions give %3, mapping %4")
+                                .arg(c.id)
+                                .arg(flat)
+                                .arg(fromExpressions.evaluate(flat, idx))
+                                .arg(want)));
+        QCOMPARE(*fromExpressions.known(flat), want); // now cached
         QCOMPARE(*fromMapping.known(flat), want);
         const ShapeCellReport r = fromMapping.report(idx, flat);
         QVERIFY2(!r.disagrees(), qPrintable(c.id));
         QCOMPARE(*r.offset(), want);
         ++elements;
-        for (int a = int(idx.size()) - 1; a >= 0; --a) {  // next row-major index
+        for (int a = int(idx.size()) - 1; a >= 0; --a) { // next row-major index
           if (++idx[size_t(a)] < withMapping.shape[size_t(a)]) break;
           idx[size_t(a)] = 0;
         }
@@ -168,11 +173,11 @@ private Q_SLOTS:
     QCOMPARE(withMap.minOffset(), 0);
     QCOMPARE(withMap.maxOffset(), 23);
     QVERIFY(withMap.problem().isEmpty());
-    in.mapping.pop_back();  // wrong size: ignored, with a reason
+    in.mapping.pop_back(); // wrong size: ignored, with a reason
     ShapeOffsets bad(std::make_shared<const ShapeTrackerInput>(in));
     QVERIFY(!bad.hasMapping());
     QVERIFY(bad.problem().contains("47 entries"));
-    QVERIFY(bad.minOffset() <= 0 && bad.maxOffset() >= 23);  // proven bounds of the index
+    QVERIFY(bad.minOffset() <= 0 && bad.maxOffset() >= 23); // proven bounds of the index
     ShapeTrackerInput none;
     none.shape = {3};
     ShapeOffsets nothing(std::make_shared<const ShapeTrackerInput>(none));
@@ -188,7 +193,7 @@ private Q_SLOTS:
     QCOMPARE(*r.validValue, true);
     QString tip = shapeCellTooltip(r);
     QVERIFY2(tip.contains("index (1, 3)") && tip.contains("<b>6</b>") && tip.contains("True"), qPrintable(tip));
-    r = offsets.report({0, 0}, 0);  // top padding row
+    r = offsets.report({0, 0}, 0); // top padding row
     QCOMPARE(*r.offset(), ShapeOffsets::kPadding);
     QCOMPARE(*r.validValue, false);
     tip = shapeCellTooltip(r);
@@ -211,11 +216,14 @@ private Q_SLOTS:
   // The colour ramp spans the shown slice: exactly from the mapping, or from the index expression's
   // proven bounds with the slice axes substituted.
   void sliceColourRange() {
-    ShapeTrackerInput in = shapeTrackerInput(ShapeTracker::from_shape(std::vector<int64_t>{64, 512, 512}).permute({0, 2, 1}), "t", 0);
+    ShapeTrackerInput in =
+        shapeTrackerInput(ShapeTracker::from_shape(std::vector<int64_t>{64, 512, 512}).permute({0, 2, 1}), "t", 0);
     ShapeOffsets offsets(std::make_shared<const ShapeTrackerInput>(in));
     QCOMPARE(offsets.boundsWithFixed({}), (std::pair<int64_t, int64_t>{0, 64 * 512 * 512 - 1}));
-    QCOMPARE(offsets.boundsWithFixed({3, std::nullopt, std::nullopt}), (std::pair<int64_t, int64_t>{3 * 262144, 4 * 262144 - 1}));
-    QCOMPARE(offsets.boundsWithFixed({3, std::nullopt, 7}), (std::pair<int64_t, int64_t>{3 * 262144 + 7 * 512, 3 * 262144 + 7 * 512 + 511}));
+    QCOMPARE(offsets.boundsWithFixed({3, std::nullopt, std::nullopt}),
+             (std::pair<int64_t, int64_t>{3 * 262144, 4 * 262144 - 1}));
+    QCOMPARE(offsets.boundsWithFixed({3, std::nullopt, 7}),
+             (std::pair<int64_t, int64_t>{3 * 262144 + 7 * 512, 3 * 262144 + 7 * 512 + 511}));
     ShapeGridWidget grid;
     QSignalSpy spy(&grid, &ShapeGridWidget::colourRangeChanged);
     grid.setOffsets(std::make_shared<ShapeOffsets>(std::make_shared<const ShapeTrackerInput>(in)));
@@ -229,10 +237,10 @@ private Q_SLOTS:
     grid.setOffsets(std::make_shared<ShapeOffsets>(std::make_shared<const ShapeTrackerInput>(padded)));
     QCOMPARE(grid.colourLow(), 0);
     QCOMPARE(grid.colourHigh(), 23);
-    QVERIFY(grid.setAxes(-1, 1));  // one row: row 0, all padding
+    QVERIFY(grid.setAxes(-1, 1)); // one row: row 0, all padding
     QCOMPARE(grid.colourLow(), 0);
     QCOMPARE(grid.colourHigh(), 0);
-    grid.setFixedIndex(0, 2);  // row 2: columns 2..5 read 1, 7, 13, 19
+    grid.setFixedIndex(0, 2); // row 2: columns 2..5 read 1, 7, 13, 19
     QCOMPARE(grid.colourLow(), 1);
     QCOMPARE(grid.colourHigh(), 19);
   }
@@ -241,14 +249,17 @@ private Q_SLOTS:
     ShapeTrackerView view;
     view.resize(900, 700);
     // Rank 4 with two views: (2, 3, 4, 5) pool-like chain.
-    auto st = ShapeTracker::from_shape(std::vector<int64_t>{6, 5}).pad({{1, 1}, {0, 1}}).reshape({2, 4, 6}).permute({2, 0, 1});
+    auto st = ShapeTracker::from_shape(std::vector<int64_t>{6, 5})
+                  .pad({{1, 1}, {0, 1}})
+                  .reshape({2, 4, 6})
+                  .permute({2, 0, 1});
     view.setInput(shapeTrackerInput(st, "chain"));
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     const ShapeGridMath& m = view.grid()->math();
     QCOMPARE(m.rowAxis(), 1);
     QCOMPARE(m.colAxis(), 2);
-    QCOMPARE(view.findChildren<QSlider*>().size(), 1);  // axis 0 is the slice
+    QCOMPARE(view.findChildren<QSlider*>().size(), 1); // axis 0 is the slice
     QVERIFY(view.setGridAxes(0, 2));
     QCOMPARE(m.rows(), 6);
     QCOMPARE(m.cols(), 4);
@@ -276,7 +287,8 @@ private Q_SLOTS:
     const QList<qint64> idx = hovered.last().first().value<QList<qint64>>();
     QCOMPARE(idx, (QList<qint64>{1, 0, 3}));
     const int64_t want = st.offset_of({1, 0, 3});
-    QVERIFY2(view.hoverText().contains(want < 0 ? QString("padding") : QString("<b>%1</b>").arg(want)), qPrintable(view.hoverText()));
+    QVERIFY2(view.hoverText().contains(want < 0 ? QString("padding") : QString("<b>%1</b>").arg(want)),
+             qPrintable(view.hoverText()));
     QSignalSpy clicked(&view, &ShapeTrackerView::cellClicked);
     QTest::mouseClick(view.grid()->viewport(), Qt::LeftButton, {}, view.grid()->viewportPosOf(target));
     QCOMPARE(clicked.size(), 1);
@@ -294,7 +306,8 @@ private Q_SLOTS:
     grid.verticalScrollBar()->setValue(1200);
     const QPointF centre = QPointF(grid.viewport()->rect().center());
     auto cellAtCentre = [&] {
-      return grid.math().cellAt(centre + QPointF(grid.horizontalScrollBar()->value(), grid.verticalScrollBar()->value()));
+      return grid.math().cellAt(centre +
+                                QPointF(grid.horizontalScrollBar()->value(), grid.verticalScrollBar()->value()));
     };
     const auto before = cellAtCentre();
     QVERIFY(before.has_value());
@@ -317,7 +330,7 @@ private Q_SLOTS:
     grid.setOffsets(std::make_shared<ShapeOffsets>(std::make_shared<const ShapeTrackerInput>(in)));
     grid.show();
     QVERIFY(QTest::qWaitForWindowExposed(&grid));
-    grid.zoomToFit();  // 1 px cells: ~200k cells on screen, far more than one paint's budget
+    grid.zoomToFit(); // 1 px cells: ~200k cells on screen, far more than one paint's budget
     QCOMPARE(grid.cellSize(), ShapeGridMath::kMinCellSize);
     grid.viewport()->repaint();
     QVERIFY(grid.pendingCells() > 0);

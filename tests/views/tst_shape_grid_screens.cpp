@@ -91,7 +91,8 @@ private Q_SLOTS:
 
     ShapeTrackerView view;
     view.resize(1000, 760);
-    const ShapeTracker padded = ShapeTracker::from_shape(std::vector<int64_t>{4, 6}).permute({1, 0}).pad({{1, 1}, {2, 0}});
+    const ShapeTracker padded =
+        ShapeTracker::from_shape(std::vector<int64_t>{4, 6}).permute({1, 0}).pad({{1, 1}, {2, 0}});
     view.setInput(shapeTrackerInput(padded, "E_8_6 · LOAD data1 (permute + pad)"));
     grabAndCheck(&view, "shape-padded-" + suffix);
 
@@ -132,7 +133,7 @@ private Q_SLOTS:
     view.setInput(shapeTrackerInput(big, "E_64_512_512 · LOAD data1 (transpose, 16M elements)"));
     view.grid()->zoomToFit();
     view.grid()->viewport()->repaint();
-    QTRY_COMPARE_WITH_TIMEOUT(view.grid()->pendingCells(), 0, 60000);  // evaluated a budget per paint
+    QTRY_COMPARE_WITH_TIMEOUT(view.grid()->pendingCells(), 0, 60000); // evaluated a budget per paint
     grabAndCheck(&view, "shape-large-" + suffix);
   }
 };

@@ -54,16 +54,39 @@ CodeTheme CodeTheme::forPalette(const QPalette& palette) {
 QTextCharFormat CodeTheme::format(TokenKind kind) const {
   QTextCharFormat f;
   switch (kind) {
-  case TokenKind::Keyword: f.setForeground(keyword); f.setFontWeight(QFont::Bold); break;
-  case TokenKind::Type: f.setForeground(type); break;
-  case TokenKind::Number: f.setForeground(number); break;
-  case TokenKind::String: f.setForeground(string); break;
-  case TokenKind::Comment: f.setForeground(comment); f.setFontItalic(true); break;
-  case TokenKind::Preprocessor: f.setForeground(preprocessor); break;
-  case TokenKind::Builtin: f.setForeground(builtin); break;
-  case TokenKind::Attribute: f.setForeground(attribute); break;
-  case TokenKind::LocalName: f.setForeground(localName); break;
-  case TokenKind::GlobalName: f.setForeground(globalName); f.setFontWeight(QFont::Bold); break;
+  case TokenKind::Keyword:
+    f.setForeground(keyword);
+    f.setFontWeight(QFont::Bold);
+    break;
+  case TokenKind::Type:
+    f.setForeground(type);
+    break;
+  case TokenKind::Number:
+    f.setForeground(number);
+    break;
+  case TokenKind::String:
+    f.setForeground(string);
+    break;
+  case TokenKind::Comment:
+    f.setForeground(comment);
+    f.setFontItalic(true);
+    break;
+  case TokenKind::Preprocessor:
+    f.setForeground(preprocessor);
+    break;
+  case TokenKind::Builtin:
+    f.setForeground(builtin);
+    break;
+  case TokenKind::Attribute:
+    f.setForeground(attribute);
+    break;
+  case TokenKind::LocalName:
+    f.setForeground(localName);
+    break;
+  case TokenKind::GlobalName:
+    f.setForeground(globalName);
+    f.setFontWeight(QFont::Bold);
+    break;
   }
   return f;
 }

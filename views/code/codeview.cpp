@@ -31,8 +31,10 @@ CodeView::CodeView(QWidget* parent)
   m_highlighter = new KernelHighlighter(document(), m_language, m_theme);
   connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterGeometry(); });
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
-    if (dy) m_gutter->scroll(0, dy);
-    else m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
+    if (dy)
+      m_gutter->scroll(0, dy);
+    else
+      m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
   });
   updateGutterGeometry();
 }
@@ -74,11 +76,23 @@ void CodeView::applyRowFormats() {
     QTextBlockFormat fmt;
     QColor spanColour;
     switch (row.mark) {
-    case RowMark::None: break;
-    case RowMark::Changed: fmt.setBackground(m_theme.changedRow); spanColour = m_theme.changedSpan; break;
-    case RowMark::Removed: fmt.setBackground(m_theme.removedRow); spanColour = m_theme.removedSpan; break;
-    case RowMark::Added: fmt.setBackground(m_theme.addedRow); spanColour = m_theme.addedSpan; break;
-    case RowMark::Filler: fmt.setBackground(QBrush(m_theme.fillerHatch, Qt::BDiagPattern)); break;
+    case RowMark::None:
+      break;
+    case RowMark::Changed:
+      fmt.setBackground(m_theme.changedRow);
+      spanColour = m_theme.changedSpan;
+      break;
+    case RowMark::Removed:
+      fmt.setBackground(m_theme.removedRow);
+      spanColour = m_theme.removedSpan;
+      break;
+    case RowMark::Added:
+      fmt.setBackground(m_theme.addedRow);
+      spanColour = m_theme.addedSpan;
+      break;
+    case RowMark::Filler:
+      fmt.setBackground(QBrush(m_theme.fillerHatch, Qt::BDiagPattern));
+      break;
     }
     if (row.mark != RowMark::None || block.blockFormat().background().style() != Qt::NoBrush) {
       cursor.setPosition(block.position());
@@ -158,16 +172,27 @@ void CodeView::paintGutter(QPaintEvent* event) {
       const CodeRow& row = m_rows[i];
       if (row.lineNumber > 0) {
         p.setPen(m_theme.gutterText);
-        p.drawText(QRect(0, top, numberRight, height), Qt::AlignRight | Qt::AlignVCenter, QString::number(row.lineNumber));
+        p.drawText(QRect(0, top, numberRight, height), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(row.lineNumber));
       }
       // The glyph repeats the colour's meaning for readers who cannot tell the backgrounds apart.
       QString glyph;
       QColor colour;
       switch (row.mark) {
-      case RowMark::Changed: glyph = QStringLiteral("~"); colour = m_theme.changedSpan; break;
-      case RowMark::Removed: glyph = QStringLiteral("−"); colour = m_theme.removedSpan; break;
-      case RowMark::Added: glyph = QStringLiteral("+"); colour = m_theme.addedSpan; break;
-      default: break;
+      case RowMark::Changed:
+        glyph = QStringLiteral("~");
+        colour = m_theme.changedSpan;
+        break;
+      case RowMark::Removed:
+        glyph = QStringLiteral("−");
+        colour = m_theme.removedSpan;
+        break;
+      case RowMark::Added:
+        glyph = QStringLiteral("+");
+        colour = m_theme.addedSpan;
+        break;
+      default:
+        break;
       }
       if (!glyph.isEmpty()) {
         p.fillRect(QRect(numberRight + 4, top, charWidth * 2, height), colour);

@@ -14,9 +14,9 @@ enum class RowMark : uint8_t { None, Changed, Removed, Added, Filler };
 
 struct CodeRow {
   QString text;
-  int lineNumber = 0;  // 1-based source line shown in the gutter; 0 shows none (filler rows)
+  int lineNumber = 0; // 1-based source line shown in the gutter; 0 shows none (filler rows)
   RowMark mark = RowMark::None;
-  QList<QPair<int, int>> spans;  // [start, end) character ranges marked inside a Changed row
+  QList<QPair<int, int>> spans; // [start, end) character ranges marked inside a Changed row
 };
 
 class CodeView : public QPlainTextEdit {

@@ -29,7 +29,8 @@ QString dims(const QList<qint64>& d) {
 QString formatLaunchDims(const QList<qint64>& global, const QList<qint64>& local) {
   if (global.isEmpty() && local.isEmpty()) return QStringLiteral("not launched on a grid");
   QString out = QStringLiteral("global ") + (global.isEmpty() ? QStringLiteral("[1]") : dims(global));
-  out += QStringLiteral(" · ") + (local.isEmpty() ? QStringLiteral("no local size") : QStringLiteral("local ") + dims(local));
+  out += QStringLiteral(" · ") +
+         (local.isEmpty() ? QStringLiteral("no local size") : QStringLiteral("local ") + dims(local));
   return out;
 }
 
@@ -51,7 +52,8 @@ CompareRows buildCompareRows(const LineAlignment& alignment, const QStringList& 
     CodeRow l = row.left >= 0 ? CodeRow{left[row.left], row.left + 1, RowMark::None, {}} : filler;
     CodeRow r = row.right >= 0 ? CodeRow{right[row.right], row.right + 1, RowMark::None, {}} : filler;
     switch (row.change) {
-    case LineChange::Unchanged: break;
+    case LineChange::Unchanged:
+      break;
     case LineChange::Changed: {
       l.mark = r.mark = RowMark::Changed;
       const ChangedSpans spans = changedSpans(l.text, r.text);
@@ -59,8 +61,12 @@ CompareRows buildCompareRows(const LineAlignment& alignment, const QStringList& 
       r.spans = spans.right;
       break;
     }
-    case LineChange::Removed: l.mark = RowMark::Removed; break;
-    case LineChange::Added: r.mark = RowMark::Added; break;
+    case LineChange::Removed:
+      l.mark = RowMark::Removed;
+      break;
+    case LineChange::Added:
+      r.mark = RowMark::Added;
+      break;
     }
     out.left.append(l);
     out.right.append(r);

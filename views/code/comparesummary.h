@@ -12,22 +12,22 @@
 
 // One compiled version of a kernel, as the trace records it. Unknown numbers are NaN.
 struct KernelVariant {
-  QString name;                      // function name, e.g. "r_16_16_16_4_4_4"
-  QString source;                    // rendered source
+  QString name;   // function name, e.g. "r_16_16_16_4_4_4"
+  QString source; // rendered source
   SourceLanguage language = SourceLanguage::C;
-  QStringList opts;                  // applied opts in order, e.g. "UPCAST(axis=1, arg=4)"; empty for NOOPT
-  QList<qint64> globalSize;          // launch dimensions; empty = not launched on a grid
-  QList<qint64> localSize;           // empty = no local size (CPU-style backends)
-  double seconds = std::numeric_limits<double>::quiet_NaN();  // measured run time
-  double flops = std::numeric_limits<double>::quiet_NaN();    // estimated FLOPs of one run
-  double bytes = std::numeric_limits<double>::quiet_NaN();    // estimated memory bytes of one run
+  QStringList opts;         // applied opts in order, e.g. "UPCAST(axis=1, arg=4)"; empty for NOOPT
+  QList<qint64> globalSize; // launch dimensions; empty = not launched on a grid
+  QList<qint64> localSize;  // empty = no local size (CPU-style backends)
+  double seconds = std::numeric_limits<double>::quiet_NaN(); // measured run time
+  double flops = std::numeric_limits<double>::quiet_NaN();   // estimated FLOPs of one run
+  double bytes = std::numeric_limits<double>::quiet_NaN();   // estimated memory bytes of one run
 
   double gflops() const { return flops / seconds * 1e-9; }
   double gbs() const { return bytes / seconds * 1e-9; }
 };
 
 struct CompareInput {
-  QString device;  // e.g. "CPU", "CUDA"
+  QString device; // e.g. "CPU", "CUDA"
   KernelVariant noopt, optimized;
 };
 
@@ -41,8 +41,8 @@ QString formatLaunchDims(const QList<qint64>& global, const QList<qint64>& local
 QString formatVariantMetrics(const KernelVariant& v);
 
 struct CompareRows {
-  QList<CodeRow> left, right;  // equally long: row i of both sides is one aligned row
-  QList<int> hunkStarts;       // row indices where a run of changes begins (for next/previous change)
+  QList<CodeRow> left, right; // equally long: row i of both sides is one aligned row
+  QList<int> hunkStarts;      // row indices where a run of changes begins (for next/previous change)
 };
 // Left shows `left` lines, right shows `right` lines, both numbered from 1; a side with no line in
 // a row gets an empty Filler row.

@@ -138,14 +138,17 @@ void CompareView::updateHeader() {
   const QString muted = palette().color(QPalette::PlaceholderText).name();
   const KernelVariant& o = m_input.optimized;
   const QString name = o.name.isEmpty() ? m_input.noopt.name : o.name;
-  m_title->setText(name.isEmpty() ? tr("<b>Compare</b> <span style='color:%1'>— no kernel selected</span>").arg(muted)
-                                  : tr("<b>Compare</b> <tt>%1</tt> on <b>%2</b>")
-                                        .arg(escaped(name), escaped(m_input.device.isEmpty() ? tr("?") : m_input.device)));
+  m_title->setText(name.isEmpty()
+                       ? tr("<b>Compare</b> <span style='color:%1'>— no kernel selected</span>").arg(muted)
+                       : tr("<b>Compare</b> <tt>%1</tt> on <b>%2</b>")
+                             .arg(escaped(name), escaped(m_input.device.isEmpty() ? tr("?") : m_input.device)));
 
   const double s = compareSpeedup(m_input);
   QString colour = muted;
-  if (std::isfinite(s) && s > 1.005) colour = dark ? QStringLiteral("#7ee2a8") : QStringLiteral("#1a7f37");
-  else if (std::isfinite(s) && s < 0.995) colour = dark ? QStringLiteral("#ff8f8f") : QStringLiteral("#cf222e");
+  if (std::isfinite(s) && s > 1.005)
+    colour = dark ? QStringLiteral("#7ee2a8") : QStringLiteral("#1a7f37");
+  else if (std::isfinite(s) && s < 0.995)
+    colour = dark ? QStringLiteral("#ff8f8f") : QStringLiteral("#cf222e");
   m_speedup->setText(QStringLiteral("<span style='font-size:large; font-weight:bold; color:%1'>%2</span>")
                          .arg(colour, escaped(formatSpeedup(s))));
   m_speedup->setToolTip(tr("NOOPT time / optimized time"));
@@ -165,11 +168,14 @@ void CompareView::updateHeader() {
                        .arg(muted, role, escaped(v.name.isEmpty() ? tr("(none)") : v.name)));
     QStringList chips;
     for (const QString& opt : v.opts)
-      chips << QStringLiteral("<span style='background:%1; color:%2'>&nbsp;%3&nbsp;</span>").arg(chipBg, chipFg, escaped(opt));
-    const QString opts = chips.isEmpty() ? QStringLiteral("<span style='color:%1'>%2</span>").arg(muted, tr("no opts applied"))
-                                         : chips.join(QStringLiteral(" "));
-    details->setText(QStringLiteral("%1<br>%2<br><b>%3</b>")
-                         .arg(opts, escaped(formatLaunchDims(v.globalSize, v.localSize)), escaped(formatVariantMetrics(v))));
+      chips << QStringLiteral("<span style='background:%1; color:%2'>&nbsp;%3&nbsp;</span>")
+                   .arg(chipBg, chipFg, escaped(opt));
+    const QString opts = chips.isEmpty()
+                             ? QStringLiteral("<span style='color:%1'>%2</span>").arg(muted, tr("no opts applied"))
+                             : chips.join(QStringLiteral(" "));
+    details->setText(
+        QStringLiteral("%1<br>%2<br><b>%3</b>")
+            .arg(opts, escaped(formatLaunchDims(v.globalSize, v.localSize)), escaped(formatVariantMetrics(v))));
   };
   describe(m_input.noopt, m_leftTitle, m_leftDetails, tr("NOOPT"));
   describe(m_input.optimized, m_rightTitle, m_rightDetails, tr("OPTIMIZED"));
@@ -178,7 +184,7 @@ void CompareView::updateHeader() {
 void CompareView::scrollToRow(int row) {
   // Put the row a few lines below the top so the context above a change stays visible.
   const int target = std::max(0, row - 3);
-  m_left->verticalScrollBar()->setValue(target);  // QPlainTextEdit scrolls by block
+  m_left->verticalScrollBar()->setValue(target); // QPlainTextEdit scrolls by block
   QTextCursor c(m_left->document()->findBlockByNumber(row));
   m_left->setTextCursor(c);
   QTextCursor rc(m_right->document()->findBlockByNumber(row));
@@ -191,7 +197,7 @@ void CompareView::nextChange() {
   for (int start : m_rows.hunkStarts) {
     if (start > current) return scrollToRow(start);
   }
-  scrollToRow(m_rows.hunkStarts.front());  // wrap around
+  scrollToRow(m_rows.hunkStarts.front()); // wrap around
 }
 
 void CompareView::previousChange() {

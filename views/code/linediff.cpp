@@ -48,11 +48,11 @@ private:
     auto A = [&](int i) { return a_[aLo + i]; };
     auto B = [&](int i) { return b_[bLo + i]; };
     const int maxD = (n + m + 1) / 2, off = maxD, vlen = 2 * maxD + 2;
-    std::vector<int> v1(vlen, -1), v2(vlen, -1);  // furthest x per diagonal, forward / backward
+    std::vector<int> v1(vlen, -1), v2(vlen, -1); // furthest x per diagonal, forward / backward
     v1[off + 1] = 0;
     v2[off + 1] = 0;
     const int delta = n - m;
-    const bool front = (delta % 2) != 0;  // odd delta: paths meet while extending forward
+    const bool front = (delta % 2) != 0; // odd delta: paths meet while extending forward
     int k1start = 0, k1end = 0, k2start = 0, k2end = 0;
     for (int d = 0; d < maxD; ++d) {
       for (int k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
@@ -62,13 +62,12 @@ private:
         while (x1 < n && y1 < m && A(x1) == B(y1)) ++x1, ++y1;
         v1[k1o] = x1;
         if (x1 > n) {
-          k1end += 2;  // ran off the right edge
+          k1end += 2; // ran off the right edge
         } else if (y1 > m) {
-          k1start += 2;  // ran off the bottom edge
+          k1start += 2; // ran off the bottom edge
         } else if (front) {
           const int k2o = off + delta - k1;
-          if (k2o >= 0 && k2o < vlen && v2[k2o] != -1 && x1 >= n - v2[k2o])
-            return split(aLo, aHi, bLo, bHi, x1, y1);
+          if (k2o >= 0 && k2o < vlen && v2[k2o] != -1 && x1 >= n - v2[k2o]) return split(aLo, aHi, bLo, bHi, x1, y1);
         }
       }
       for (int k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
@@ -96,7 +95,7 @@ private:
   }
 
   void split(int aLo, int aHi, int bLo, int bHi, int x, int y) {
-    if ((x == 0 && y == 0) || (x == aHi - aLo && y == bHi - bLo)) {  // no progress: avoid recursing forever
+    if ((x == 0 && y == 0) || (x == aHi - aLo && y == bHi - bLo)) { // no progress: avoid recursing forever
       emit(DiffOp::Delete, aLo, bLo, aHi - aLo);
       emit(DiffOp::Insert, aHi, bLo, bHi - bLo);
       return;
@@ -126,8 +125,10 @@ QStringList tokens(const QString& s) {
       while (j < s.size() && (s[j].isLetterOrNumber() || s[j] == u'_')) ++j;
       qsizetype stem = j;
       while (stem > i && s[stem - 1].isDigit()) --stem;
-      if (stem > i) words << s.mid(i, stem - i);
-      else other << s.mid(i, j - i);
+      if (stem > i)
+        words << s.mid(i, stem - i);
+      else
+        other << s.mid(i, j - i);
       i = j;
     } else {
       other << QString(c);
@@ -138,7 +139,7 @@ QStringList tokens(const QString& s) {
 }
 
 constexpr double kPairThreshold = 0.5;
-constexpr qsizetype kMaxPairCells = 250000;  // deletions x insertions; beyond this pair by position
+constexpr qsizetype kMaxPairCells = 250000; // deletions x insertions; beyond this pair by position
 
 // Pairs alike lines of one block of deletions and insertions, keeping order on both sides.
 void alignBlock(const QStringList& left, const QStringList& right, const std::vector<int>& dels,
@@ -147,10 +148,18 @@ void alignBlock(const QStringList& left, const QStringList& right, const std::ve
   auto push = [&](int l, int rr, LineChange c) {
     out.rows.push_back({l, rr, c});
     switch (c) {
-    case LineChange::Changed: ++out.changed; break;
-    case LineChange::Removed: ++out.removed; break;
-    case LineChange::Added: ++out.added; break;
-    case LineChange::Unchanged: ++out.unchanged; break;
+    case LineChange::Changed:
+      ++out.changed;
+      break;
+    case LineChange::Removed:
+      ++out.removed;
+      break;
+    case LineChange::Added:
+      ++out.added;
+      break;
+    case LineChange::Unchanged:
+      ++out.unchanged;
+      break;
     }
   };
   if (r == 0 || a == 0 || qsizetype(r * a) > kMaxPairCells) {
@@ -257,7 +266,7 @@ LineAlignment alignLines(const QStringList& left, const QStringList& right, Line
 }
 
 ChangedSpans changedSpans(const QString& left, const QString& right) {
-  constexpr qsizetype kMaxChars = 4000;  // very long lines: mark them whole instead of diffing chars
+  constexpr qsizetype kMaxChars = 4000; // very long lines: mark them whole instead of diffing chars
   ChangedSpans out;
   if (left.size() > kMaxChars || right.size() > kMaxChars) {
     if (!left.isEmpty()) out.left.append({0, int(left.size())});
@@ -286,8 +295,10 @@ ChangedSpans changedSpans(const QString& left, const QString& right) {
     for (auto [b, e] : spans) {
       while (word(b - 1) && word(b)) --b;
       while (word(e - 1) && word(e)) ++e;
-      if (!out.isEmpty() && b <= out.back().second) out.back().second = std::max(out.back().second, e);
-      else out.append({b, e});
+      if (!out.isEmpty() && b <= out.back().second)
+        out.back().second = std::max(out.back().second, e);
+      else
+        out.append({b, e});
     }
     spans = out;
   };

@@ -76,11 +76,16 @@ const WordSets& setsFor(SourceLanguage lang) {
     return s;
   }();
   switch (lang) {
-  case SourceLanguage::C: return c;
-  case SourceLanguage::Cuda: return cuda;
-  case SourceLanguage::OpenCL: return opencl;
-  case SourceLanguage::Metal: return metal;
-  case SourceLanguage::LlvmIr: return llvm;
+  case SourceLanguage::C:
+    return c;
+  case SourceLanguage::Cuda:
+    return cuda;
+  case SourceLanguage::OpenCL:
+    return opencl;
+  case SourceLanguage::Metal:
+    return metal;
+  case SourceLanguage::LlvmIr:
+    return llvm;
   }
   return c;
 }
@@ -90,8 +95,8 @@ bool isIdentChar(QChar c) { return c.isLetterOrNumber() || c == u'_'; }
 
 // Vector types of every C dialect here: float4, half8, uchar16, int2, bool3 ...
 bool isVectorType(QStringView w) {
-  static const char* const bases[] = {"float", "double", "half", "bfloat", "char", "uchar", "short",
-                                      "ushort", "int", "uint", "long", "ulong", "bool"};
+  static const char* const bases[] = {"float",  "double", "half", "bfloat", "char",  "uchar", "short",
+                                      "ushort", "int",    "uint", "long",   "ulong", "bool"};
   for (const char* b : bases) {
     const QLatin1StringView base(b);
     if (!w.startsWith(base)) continue;
@@ -101,7 +106,7 @@ bool isVectorType(QStringView w) {
   return false;
 }
 
-bool isLlvmIntType(QStringView w) {  // i1, i8, i32, i128 ...
+bool isLlvmIntType(QStringView w) { // i1, i8, i32, i128 ...
   if (w.size() < 2 || w[0] != u'i') return false;
   for (qsizetype k = 1; k < w.size(); ++k)
     if (!w[k].isDigit()) return false;
@@ -130,16 +135,18 @@ int numberEnd(QStringView s, int i) {
       }
     }
   }
-  while (j < n && QStringLiteral("uUlLfFhH").contains(s[j])) ++j;  // 1.0f, 3u, 2ll, 1.0h
+  while (j < n && QStringLiteral("uUlLfFhH").contains(s[j])) ++j; // 1.0f, 3u, 2ll, 1.0h
   return j;
 }
 
-int quotedEnd(QStringView s, int i) {  // s[i] is the opening quote
+int quotedEnd(QStringView s, int i) { // s[i] is the opening quote
   const QChar q = s[i];
   int j = i + 1;
   while (j < s.size()) {
-    if (s[j] == u'\\') j += 2;
-    else if (s[j++] == q) break;
+    if (s[j] == u'\\')
+      j += 2;
+    else if (s[j++] == q)
+      break;
   }
   return std::min(j, int(s.size()));
 }
@@ -194,7 +201,7 @@ QList<SourceToken> lexC(SourceLanguage lang, QStringView s, LexState in, LexStat
       const int end = numberEnd(s, i);
       toks.append({i, end - i, TokenKind::Number});
       i = end;
-    } else if (c == u'[' && i + 1 < n && s[i + 1] == u'[') {  // Metal/C++ attribute [[buffer(0)]]
+    } else if (c == u'[' && i + 1 < n && s[i + 1] == u'[') { // Metal/C++ attribute [[buffer(0)]]
       const int end = int(s.indexOf(u"]]", i + 2));
       const int stop = end < 0 ? n : end + 2;
       toks.append({i, stop - i, TokenKind::Attribute});
@@ -210,7 +217,8 @@ QList<SourceToken> lexC(SourceLanguage lang, QStringView s, LexState in, LexStat
         while (k < n && s[k].isSpace()) ++k;
         if (k < n && s[k] == u'(') {
           for (; k < n; ++k) {
-            if (s[k] == u'(') ++depth;
+            if (s[k] == u'(')
+              ++depth;
             else if (s[k] == u')' && --depth == 0) {
               ++k;
               break;
@@ -242,7 +250,7 @@ QList<SourceToken> lexLlvm(QStringView s, LexState* out) {
   *out = LexState::Normal;
   QList<SourceToken> toks;
   const int n = int(s.size());
-  auto nameEnd = [&](int j) {  // after a sigil: a quoted name, or [-a-zA-Z$._0-9]+
+  auto nameEnd = [&](int j) { // after a sigil: a quoted name, or [-a-zA-Z$._0-9]+
     if (j < n && s[j] == u'"') return quotedEnd(s, j);
     while (j < n && (isIdentChar(s[j]) || s[j] == u'.' || s[j] == u'$' || s[j] == u'-')) ++j;
     return j;
@@ -266,7 +274,7 @@ QList<SourceToken> lexLlvm(QStringView s, LexState* out) {
       i = end;
     } else if (c.isDigit() || (c == u'-' && i + 1 < n && s[i + 1].isDigit())) {
       int j = i + (c == u'-' ? 1 : 0);
-      if (j + 1 < n && s[j] == u'0' && s[j + 1] == u'x') {  // 0x3FF0000000000000 and 0xH3C00
+      if (j + 1 < n && s[j] == u'0' && s[j + 1] == u'x') { // 0x3FF0000000000000 and 0xH3C00
         j += 2;
         if (j < n && QStringLiteral("KLMHR").contains(s[j])) ++j;
         while (j < n && (s[j].isDigit() || QStringLiteral("abcdefABCDEF").contains(s[j]))) ++j;
@@ -280,7 +288,7 @@ QList<SourceToken> lexLlvm(QStringView s, LexState* out) {
       while (j < n && (isIdentChar(s[j]) || s[j] == u'.')) ++j;
       const QStringView w = s.mid(i, j - i);
       if (j < n && s[j] == u':') {
-        toks.append({i, j + 1 - i, TokenKind::LocalName});  // a basic-block label "entry:"
+        toks.append({i, j + 1 - i, TokenKind::LocalName}); // a basic-block label "entry:"
         j += 1;
       } else if (sets.keywords.contains(w.toString())) {
         toks.append({i, j - i, TokenKind::Keyword});
@@ -315,11 +323,16 @@ SourceLanguage languageForBackend(const QString& backend) {
 
 QString languageName(SourceLanguage lang) {
   switch (lang) {
-  case SourceLanguage::C: return QStringLiteral("C");
-  case SourceLanguage::Cuda: return QStringLiteral("CUDA");
-  case SourceLanguage::OpenCL: return QStringLiteral("OpenCL");
-  case SourceLanguage::Metal: return QStringLiteral("Metal");
-  case SourceLanguage::LlvmIr: return QStringLiteral("LLVM IR");
+  case SourceLanguage::C:
+    return QStringLiteral("C");
+  case SourceLanguage::Cuda:
+    return QStringLiteral("CUDA");
+  case SourceLanguage::OpenCL:
+    return QStringLiteral("OpenCL");
+  case SourceLanguage::Metal:
+    return QStringLiteral("Metal");
+  case SourceLanguage::LlvmIr:
+    return QStringLiteral("LLVM IR");
   }
   return {};
 }

@@ -8,16 +8,16 @@
 enum class SourceLanguage : uint8_t { C, Cuda, OpenCL, Metal, LlvmIr };
 
 enum class TokenKind : uint8_t {
-  Keyword,       // control flow, qualifiers, LLVM instructions and keywords
-  Type,          // scalar and vector types, LLVM iN/float/ptr
+  Keyword, // control flow, qualifiers, LLVM instructions and keywords
+  Type,    // scalar and vector types, LLVM iN/float/ptr
   Number,
   String,
   Comment,
-  Preprocessor,  // #include / #define lines
-  Builtin,       // get_group_id, threadIdx, __syncthreads, __builtin_*, math builtins
-  Attribute,     // __attribute__((...)), [[buffer(0)]], LLVM #0 attribute groups and !metadata
-  LocalName,     // LLVM %names
-  GlobalName,    // LLVM @names
+  Preprocessor, // #include / #define lines
+  Builtin,      // get_group_id, threadIdx, __syncthreads, __builtin_*, math builtins
+  Attribute,    // __attribute__((...)), [[buffer(0)]], LLVM #0 attribute groups and !metadata
+  LocalName,    // LLVM %names
+  GlobalName,   // LLVM @names
 };
 
 struct SourceToken {

@@ -29,42 +29,63 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
-    case NameColumn: return k.name;
-    case DeviceColumn: return k.device;
-    case TimeColumn: return formatDuration(k.seconds());
-    case GflopsColumn: return formatGflops(k.gflops());
-    case GbsColumn: return formatGbs(k.gbs());
-    case ShareColumn: return formatPercent(k.share);
-    case OptsColumn: return k.opts;
-    case RunsColumn: return k.runs;
+    case NameColumn:
+      return k.name;
+    case DeviceColumn:
+      return k.device;
+    case TimeColumn:
+      return formatDuration(k.seconds());
+    case GflopsColumn:
+      return formatGflops(k.gflops());
+    case GbsColumn:
+      return formatGbs(k.gbs());
+    case ShareColumn:
+      return formatPercent(k.share);
+    case OptsColumn:
+      return k.opts;
+    case RunsColumn:
+      return k.runs;
     }
     break;
   case SortRole:
     switch (index.column()) {
-    case NameColumn: return k.name;
-    case DeviceColumn: return k.device;
-    case TimeColumn: return k.totalNs;
-    case GflopsColumn: return k.gflops();
-    case GbsColumn: return k.gbs();
-    case ShareColumn: return k.share;
-    case OptsColumn: return k.opts;
-    case RunsColumn: return k.runs;
+    case NameColumn:
+      return k.name;
+    case DeviceColumn:
+      return k.device;
+    case TimeColumn:
+      return k.totalNs;
+    case GflopsColumn:
+      return k.gflops();
+    case GbsColumn:
+      return k.gbs();
+    case ShareColumn:
+      return k.share;
+    case OptsColumn:
+      return k.opts;
+    case RunsColumn:
+      return k.runs;
     }
     break;
-  case KernelIndexRole: return index.row();
-  case KernelIdRole: return k.kernelId;
-  case ShareRole: return k.share;
+  case KernelIndexRole:
+    return index.row();
+  case KernelIdRole:
+    return k.kernelId;
+  case ShareRole:
+    return k.share;
   case Qt::TextAlignmentRole:
     switch (index.column()) {
     case TimeColumn:
     case GflopsColumn:
     case GbsColumn:
     case ShareColumn:
-    case RunsColumn: return int(Qt::AlignRight | Qt::AlignVCenter);
+    case RunsColumn:
+      return int(Qt::AlignRight | Qt::AlignVCenter);
     }
     break;
   case Qt::FontRole:
-    if (index.column() == NameColumn || index.column() == OptsColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    if (index.column() == NameColumn || index.column() == OptsColumn)
+      return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     break;
   case Qt::ToolTipRole:
     return tr("%1 on %2\n%3 runs, %4 in total (%5 per run)\n%6 · %7 · %8 FLOP/byte%9")
@@ -81,23 +102,37 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::DisplayRole) {
     switch (section) {
-    case NameColumn: return tr("Kernel");
-    case DeviceColumn: return tr("Device");
-    case TimeColumn: return tr("Time");
-    case GflopsColumn: return tr("GFLOPS");
-    case GbsColumn: return tr("GB/s");
-    case ShareColumn: return tr("Share");
-    case OptsColumn: return tr("Opts");
-    case RunsColumn: return tr("Runs");
+    case NameColumn:
+      return tr("Kernel");
+    case DeviceColumn:
+      return tr("Device");
+    case TimeColumn:
+      return tr("Time");
+    case GflopsColumn:
+      return tr("GFLOPS");
+    case GbsColumn:
+      return tr("GB/s");
+    case ShareColumn:
+      return tr("Share");
+    case OptsColumn:
+      return tr("Opts");
+    case RunsColumn:
+      return tr("Runs");
     }
   } else if (role == Qt::ToolTipRole) {
     switch (section) {
-    case TimeColumn: return tr("Total time over all runs");
-    case GflopsColumn: return tr("Estimated FLOPs / time");
-    case GbsColumn: return tr("Estimated memory bytes / time");
-    case ShareColumn: return tr("Share of all kernel time");
-    case OptsColumn: return tr("Applied optimizations");
-    case RunsColumn: return tr("Number of runs");
+    case TimeColumn:
+      return tr("Total time over all runs");
+    case GflopsColumn:
+      return tr("Estimated FLOPs / time");
+    case GbsColumn:
+      return tr("Estimated memory bytes / time");
+    case ShareColumn:
+      return tr("Share of all kernel time");
+    case OptsColumn:
+      return tr("Applied optimizations");
+    case RunsColumn:
+      return tr("Number of runs");
     }
   }
   return {};

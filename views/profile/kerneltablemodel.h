@@ -11,7 +11,17 @@
 class KernelTableModel : public QAbstractTableModel {
   Q_OBJECT
 public:
-  enum Columns { NameColumn, DeviceColumn, TimeColumn, GflopsColumn, GbsColumn, ShareColumn, OptsColumn, RunsColumn, NUM_COLUMNS };
+  enum Columns {
+    NameColumn,
+    DeviceColumn,
+    TimeColumn,
+    GflopsColumn,
+    GbsColumn,
+    ShareColumn,
+    OptsColumn,
+    RunsColumn,
+    NUM_COLUMNS
+  };
   enum Roles { SortRole = Qt::UserRole, KernelIndexRole, KernelIdRole, ShareRole };
 
   explicit KernelTableModel(QObject* parent = nullptr);
@@ -39,7 +49,7 @@ public:
 
   void setFilterText(const QString& text);
   QString filterText() const { return m_text; }
-  void setDevice(const QString& device);  // empty: all devices
+  void setDevice(const QString& device); // empty: all devices
   QString device() const { return m_device; }
 
 protected:

@@ -10,7 +10,7 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   d->m_input = std::move(input);
   const QList<ProfileRun>& runs = d->m_input.runs;
   QHash<qint64, int> byId;
-  QHash<QString, int> byNameDevice;  // for kernels without an id
+  QHash<QString, int> byNameDevice; // for kernels without an id
   QHash<QString, int> laneOf;
   d->m_runLane.resize(size_t(runs.size()));
   d->m_runKernel.resize(size_t(runs.size()));

@@ -12,21 +12,21 @@
 
 // One timed execution of a compiled kernel.
 struct ProfileRun {
-  qint64 kernelId = -1;  // the trace's kernel id; runs of one compiled kernel share it (-1: unknown)
-  QString name;          // kernel name, e.g. "r_16_16_16_4_4_4"
-  QString device;        // e.g. "CPU", "CUDA"
-  QString opts;          // applied opts, as text ("" for none)
-  qint64 startNs = 0;    // on the trace's clock
+  qint64 kernelId = -1; // the trace's kernel id; runs of one compiled kernel share it (-1: unknown)
+  QString name;         // kernel name, e.g. "r_16_16_16_4_4_4"
+  QString device;       // e.g. "CPU", "CUDA"
+  QString opts;         // applied opts, as text ("" for none)
+  qint64 startNs = 0;   // on the trace's clock
   qint64 durationNs = 0;
-  double flops = 0;      // estimated FLOPs of this run
-  double bytes = 0;      // estimated memory bytes of this run (GB/s and arithmetic intensity use it)
+  double flops = 0; // estimated FLOPs of this run
+  double bytes = 0; // estimated memory bytes of this run (GB/s and arithmetic intensity use it)
 };
 
 // A device's measured limits, the roofs of the roofline chart.
 struct DevicePeak {
   QString device;
-  double peakGflops = 0;    // compute peak
-  double bandwidthGbs = 0;  // memory bandwidth
+  double peakGflops = 0;   // compute peak
+  double bandwidthGbs = 0; // memory bandwidth
 };
 
 struct ProfileInput {
@@ -40,13 +40,13 @@ struct KernelStats {
   QString name, device, opts;
   int runs = 0;
   qint64 totalNs = 0;
-  double flops = 0, bytes = 0;  // summed over runs
-  double share = 0;             // of all kernel time, 0..1
+  double flops = 0, bytes = 0; // summed over runs
+  double share = 0;            // of all kernel time, 0..1
 
   double seconds() const { return double(totalNs) * 1e-9; }
-  double gflops() const { return totalNs > 0 ? flops / double(totalNs) : 0; }  // flop/ns = GFLOP/s
+  double gflops() const { return totalNs > 0 ? flops / double(totalNs) : 0; } // flop/ns = GFLOP/s
   double gbs() const { return totalNs > 0 ? bytes / double(totalNs) : 0; }
-  double intensity() const { return bytes > 0 ? flops / bytes : 0; }        // FLOP per byte
+  double intensity() const { return bytes > 0 ? flops / bytes : 0; } // FLOP per byte
 };
 
 class ProfileData {
@@ -54,8 +54,8 @@ public:
   static std::shared_ptr<const ProfileData> build(ProfileInput input);
 
   const ProfileInput& input() const { return m_input; }
-  const std::vector<KernelStats>& kernels() const { return m_kernels; }  // in order of first run
-  const QStringList& devices() const { return m_devices; }               // one timeline lane each
+  const std::vector<KernelStats>& kernels() const { return m_kernels; } // in order of first run
+  const QStringList& devices() const { return m_devices; }              // one timeline lane each
   // Run indices of a lane, sorted by start time.
   const std::vector<int>& laneRuns(int lane) const { return m_laneRuns[size_t(lane)]; }
   int laneOfRun(int run) const { return m_runLane[size_t(run)]; }

@@ -37,7 +37,8 @@ QString formatDuration(double seconds) {
 
 QString formatGflops(double gflops) {
   static const char* const units[] = {"GFLOPS", "TFLOPS", "PFLOPS"};
-  if (std::isfinite(gflops) && gflops > 0 && gflops < 0.01) return QString::number(gflops * 1000, 'f', 2) + QStringLiteral(" MFLOPS");
+  if (std::isfinite(gflops) && gflops > 0 && gflops < 0.01)
+    return QString::number(gflops * 1000, 'f', 2) + QStringLiteral(" MFLOPS");
   return scaled(gflops, units, 3);
 }
 

@@ -6,7 +6,7 @@
 QString formatDuration(double seconds);
 QString formatGflops(double gflops);
 QString formatGbs(double gbs);
-QString formatPercent(double fraction);  // 0.123 -> "12.3 %"
-QString formatCount(double value);        // 1234567 -> "1.23 M"
+QString formatPercent(double fraction); // 0.123 -> "12.3 %"
+QString formatCount(double value);      // 1234567 -> "1.23 M"
 // Three significant digits, no unit; for axis labels and plain numbers.
 QString formatSignificant(double value);

@@ -95,7 +95,8 @@ ProfileView::ProfileView(QWidget* parent)
   tlv->setContentsMargins(0, 0, 0, 0);
   tlv->setSpacing(2);
   auto* tlBar = new QHBoxLayout;
-  auto* tlTitle = new QLabel(tr("<b>Timeline</b> <span style='color:gray'>— wheel zooms around the cursor, drag pans</span>"), this);
+  auto* tlTitle = new QLabel(
+      tr("<b>Timeline</b> <span style='color:gray'>— wheel zooms around the cursor, drag pans</span>"), this);
   tlTitle->setTextFormat(Qt::RichText);
   tlBar->addWidget(tlTitle, 1);
   tlBar->addWidget(fit);
@@ -116,7 +117,8 @@ ProfileView::ProfileView(QWidget* parent)
   layout->addWidget(split, 1);
 
   connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setFilterText);
-  connect(m_device, &QComboBox::currentIndexChanged, this, [this] { m_proxy->setDevice(m_device->currentData().toString()); });
+  connect(m_device, &QComboBox::currentIndexChanged, this,
+          [this] { m_proxy->setDevice(m_device->currentData().toString()); });
   connect(fit, &QToolButton::clicked, m_timeline, &TimelineWidget::showAll);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
     if (m_syncing || !current.isValid()) return;
@@ -149,8 +151,9 @@ void ProfileView::setInput(ProfileInput input) {
   }
   m_proxy->setDevice({});
   m_table->resizeColumnsToContents();
-  m_table->horizontalHeader()->resizeSection(KernelTableModel::ShareColumn,
-                                             std::max(70, m_table->horizontalHeader()->sectionSize(KernelTableModel::ShareColumn)));
+  m_table->horizontalHeader()->resizeSection(
+      KernelTableModel::ShareColumn,
+      std::max(70, m_table->horizontalHeader()->sectionSize(KernelTableModel::ShareColumn)));
   updateSummary();
 }
 

@@ -34,7 +34,7 @@ public:
   RooflineWidget* roofline() const { return m_roofline; }
   QLineEdit* filterEdit() const { return m_filter; }
 
-  int selectedKernelIndex() const { return m_selected; }  // into data()->kernels(), -1 for none
+  int selectedKernelIndex() const { return m_selected; } // into data()->kernels(), -1 for none
   qint64 selectedKernelId() const;
 
 public Q_SLOTS:

@@ -23,7 +23,7 @@ bool RooflineMath::inRange(double intensity, double gflops) const {
 }
 
 double RooflineMath::attainable(double intensity, double peakGflops, double bandwidthGbs) {
-  return std::min(peakGflops, intensity * bandwidthGbs);  // GB/s * FLOP/B = GFLOP/s
+  return std::min(peakGflops, intensity * bandwidthGbs); // GB/s * FLOP/B = GFLOP/s
 }
 
 double RooflineMath::ridge(double peakGflops, double bandwidthGbs) {
@@ -63,14 +63,14 @@ void RooflineMath::fit(const std::vector<Point>& points, const std::vector<Roof>
     const double bw = roof.bandwidthGbs, peak = roof.peakGflops;
     if (!(bw > 0) || !(peak > 0)) continue;
     take(ridge(peak, bw), peak);
-    take(ridge(peak, bw) * 10, peak * 2);  // room to the right of the ridge and above the roof
+    take(ridge(peak, bw) * 10, peak * 2); // room to the right of the ridge and above the roof
   }
   if (!std::isfinite(xlo)) xlo = -1, xhi = 2;
   if (!std::isfinite(ylo)) ylo = -1, yhi = 3;
   auto decades = [minDecades](double lo, double hi, double& outLo, double& outHi) {
     outLo = std::floor(lo);
     outHi = std::ceil(hi);
-    if (lo - outLo < 0.15) outLo -= 1;  // keep dots off the edges
+    if (lo - outLo < 0.15) outLo -= 1; // keep dots off the edges
     if (outHi - hi < 0.15) outHi += 1;
     while (outHi - outLo < minDecades) {
       outLo -= 1;

@@ -37,8 +37,10 @@ void RooflineWidget::setData(std::shared_ptr<const ProfileData> data) {
   std::vector<RooflineMath::Roof> roofs;
   if (m_data) {
     for (const KernelStats& k : m_data->kernels()) {
-      if (k.intensity() > 0 && k.gflops() > 0) points.push_back({k.intensity(), k.gflops()});
-      else ++m_hidden;
+      if (k.intensity() > 0 && k.gflops() > 0)
+        points.push_back({k.intensity(), k.gflops()});
+      else
+        ++m_hidden;
     }
     for (const QString& device : m_data->devices())
       if (const DevicePeak* p = m_data->peakFor(device)) roofs.push_back({p->peakGflops, p->bandwidthGbs});
@@ -129,7 +131,8 @@ bool RooflineWidget::event(QEvent* event) {
       if (roof > 0)
         roofText = tr("<br>%1 of the roof here (%2, %3-bound)")
                        .arg(formatPercent(k.gflops() / roof), formatGflops(roof),
-                            k.intensity() < RooflineMath::ridge(p->peakGflops, p->bandwidthGbs) ? tr("memory") : tr("compute"));
+                            k.intensity() < RooflineMath::ridge(p->peakGflops, p->bandwidthGbs) ? tr("memory")
+                                                                                                : tr("compute"));
     }
     QToolTip::showText(help->globalPos(),
                        tr("<div style='white-space:nowrap'><b><tt>%1</tt></b> on %2<br>%3 · %4 · %5 FLOP/byte<br>"
@@ -217,7 +220,8 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
     p.setPen(c);
     const QString peakText = tr("%1 peak %2").arg(peak->device, formatGflops(peak->peakGflops));
     const QPointF end = roof.back();
-    p.drawText(QRectF(end.x() - fm.horizontalAdvance(peakText) - 8, end.y() - fm.height() - 3, fm.horizontalAdvance(peakText) + 4, fm.height()),
+    p.drawText(QRectF(end.x() - fm.horizontalAdvance(peakText) - 8, end.y() - fm.height() - 3,
+                      fm.horizontalAdvance(peakText) + 4, fm.height()),
                Qt::AlignRight, peakText);
     if (roof.size() >= 2 && roof[1].x() - roof[0].x() > 60) {
       const QPointF a = roof[0], b = roof[1];

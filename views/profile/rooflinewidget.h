@@ -23,7 +23,7 @@ public:
   int kernelAt(QPointF pos) const;
   // Where a kernel's dot is drawn, or a null point when it has no dot (no FLOPs or bytes).
   QPointF dotCentre(int kernelIndex) const;
-  int hiddenKernels() const { return m_hidden; }  // kernels with nothing to plot
+  int hiddenKernels() const { return m_hidden; } // kernels with nothing to plot
 
   QSize sizeHint() const override { return {520, 400}; }
   QSize minimumSizeHint() const override { return {260, 200}; }

@@ -17,7 +17,7 @@ void TimeLineMath::setPixelSpan(double left, double pixels) {
 void TimeLineMath::showAll() { setView(dataStart, dataEnd); }
 
 void TimeLineMath::setView(double start, double end) {
-  if (!(end > start)) end = start;  // also catches NaN
+  if (!(end > start)) end = start; // also catches NaN
   const double dataSpan = dataEnd - dataStart;
   double s = std::max(end - start, kMinSpanNs);
   if (s >= dataSpan) {
@@ -34,7 +34,7 @@ void TimeLineMath::setView(double start, double end) {
 
 void TimeLineMath::zoomAround(double x, double factor) {
   if (!(factor > 0)) return;
-  const double t = mapXToTime(x), f = (x - x0) / width;  // keep t at the same fraction of the width
+  const double t = mapXToTime(x), f = (x - x0) / width; // keep t at the same fraction of the width
   const double s = std::max(span() / factor, kMinSpanNs);
   setView(t - f * s, t - f * s + s);
 }
@@ -91,7 +91,7 @@ int TimeLineMath::hitTest(std::span<const double> starts, std::span<const double
     --it;
     const size_t i = size_t(it - starts.begin());
     if (t - starts[i] > maxDuration + tolNs) break;
-    if (t <= ends[i]) return int(i);  // inside the run
+    if (t <= ends[i]) return int(i); // inside the run
     const double d = t - ends[i];
     if (d <= bestDistance) bestDistance = d, best = int(i);
   }

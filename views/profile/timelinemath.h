@@ -9,24 +9,24 @@
 #include <vector>
 
 struct TimeLineMath {
-  static constexpr double kMinSpanNs = 50.0;  // the deepest zoom shows 50 ns across the width
+  static constexpr double kMinSpanNs = 50.0; // the deepest zoom shows 50 ns across the width
 
-  double dataStart = 0, dataEnd = 1;  // ns
-  double viewStart = 0, viewEnd = 1;  // ns
-  double x0 = 0, width = 1;           // px
+  double dataStart = 0, dataEnd = 1; // ns
+  double viewStart = 0, viewEnd = 1; // ns
+  double x0 = 0, width = 1;          // px
 
-  void setDataRange(double start, double end);  // and show all of it
+  void setDataRange(double start, double end); // and show all of it
   void setPixelSpan(double left, double pixels);
   void showAll();
-  void setView(double start, double end);  // clamped into the data, at least kMinSpanNs wide
+  void setView(double start, double end); // clamped into the data, at least kMinSpanNs wide
   double span() const { return viewEnd - viewStart; }
   double nsPerPixel() const { return span() / width; }
 
   double mapTimeToX(double t) const { return x0 + (t - viewStart) / span() * width; }
   double mapXToTime(double x) const { return viewStart + (x - x0) / width * span(); }
 
-  void zoomAround(double x, double factor);  // factor > 1 zooms in
-  void panByPixels(double dx);               // dx > 0 drags the content right: earlier times come in
+  void zoomAround(double x, double factor); // factor > 1 zooms in
+  void panByPixels(double dx);              // dx > 0 drags the content right: earlier times come in
 
   // Tick spacing: the smallest 1-2-5 step (ns) whose ticks are at least minSpacingPx apart.
   double tickStep(double minSpacingPx) const;

@@ -13,7 +13,7 @@
 
 namespace {
 constexpr double kZoomPerNotch = 1.25;
-constexpr double kClickSlop = 4;  // px a press may move and still count as a click
+constexpr double kClickSlop = 4; // px a press may move and still count as a click
 constexpr double kHitTolerancePx = 3;
 
 bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
@@ -74,7 +74,7 @@ void TimelineWidget::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   const double start = m_math.viewStart, end = m_math.viewEnd;
   updatePixelSpan();
-  m_math.setView(start, end);  // same time window over the new width
+  m_math.setView(start, end); // same time window over the new width
 }
 
 void TimelineWidget::showAll() {
@@ -95,7 +95,7 @@ void TimelineWidget::revealKernel(int kernelIndex) {
   for (int r = 0; r < runs.size(); ++r) {
     if (m_data->kernelOfRun(r) != kernelIndex) continue;
     const double s = double(runs[r].startNs), e = s + double(runs[r].durationNs);
-    if (s >= m_math.viewStart && e <= m_math.viewEnd) return;  // already visible
+    if (s >= m_math.viewStart && e <= m_math.viewEnd) return; // already visible
     const double span = std::max(m_math.span(), (e - s) * 4);
     m_math.setView((s + e) / 2 - span / 2, (s + e) / 2 + span / 2);
     update();
@@ -249,7 +249,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   p.setFont(font());
   for (int lane = 0; lane < m_data->devices().size(); ++lane) {
     const QRectF lr = laneRect(lane);
-    if (lane % 2) p.fillRect(QRectF(m_labelWidth, lr.top(), area.width(), lr.height()), pal.color(QPalette::AlternateBase));
+    if (lane % 2)
+      p.fillRect(QRectF(m_labelWidth, lr.top(), area.width(), lr.height()), pal.color(QPalette::AlternateBase));
     p.fillRect(QRectF(0, lr.top(), m_labelWidth, lr.height()), pal.color(QPalette::Window));
     p.fillRect(QRectF(0, lr.top() + 4, 4, lr.height() - 8), deviceColour(lane, dark));
     p.setPen(pal.color(QPalette::WindowText));
@@ -287,9 +288,11 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
       }
       if (r.width() > 40) {
-        const QRectF textRect = r.adjusted(4, 0, -3, 0).intersected(QRectF(m_labelWidth + 2, r.top(), width(), r.height()));
+        const QRectF textRect =
+            r.adjusted(4, 0, -3, 0).intersected(QRectF(m_labelWidth + 2, r.top(), width(), r.height()));
         p.setPen(dark ? QColor(235, 235, 235) : QColor(25, 25, 25));
-        p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(runs[run].name, Qt::ElideRight, int(textRect.width())));
+        p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(runs[run].name, Qt::ElideRight, int(textRect.width())));
       }
     }
   }

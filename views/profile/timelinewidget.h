@@ -19,7 +19,7 @@ public:
   TimeLineMath& math() { return m_math; }
 
   int selectedKernel() const { return m_selected; }
-  void setSelectedKernel(int kernelIndex);  // index into ProfileData::kernels(), -1 for none
+  void setSelectedKernel(int kernelIndex); // index into ProfileData::kernels(), -1 for none
   // The run drawn at a widget position, or -1.
   int runAt(QPointF pos) const;
   // Centre of a run's bar in widget coordinates (for tests), or a null point if it is not on screen.
@@ -56,7 +56,7 @@ private:
 
   std::shared_ptr<const ProfileData> m_data;
   TimeLineMath m_math;
-  std::vector<std::vector<double>> m_starts, m_ends;  // per lane, in the lane's run order
+  std::vector<std::vector<double>> m_starts, m_ends; // per lane, in the lane's run order
   int m_selected = -1;
   int m_hoverRun = -1;
   bool m_dragging = false;

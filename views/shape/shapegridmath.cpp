@@ -45,7 +45,7 @@ bool ShapeGridMath::setFixedIndex(int axis, int64_t value) {
 
 int64_t ShapeGridMath::rows() const {
   for (int64_t d : m_shape)
-    if (d == 0) return 0;  // no elements at all
+    if (d == 0) return 0; // no elements at all
   return m_rowAxis < 0 ? 1 : m_shape[size_t(m_rowAxis)];
 }
 
@@ -160,5 +160,5 @@ QColor ShapeGridMath::offsetColor(int64_t offset, int64_t lo, int64_t hi) {
 bool ShapeGridMath::prefersDarkText(const QColor& c) {
   auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
   const double y = 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
-  return y > 0.22;  // contrast with black beats contrast with white above ~0.18-0.22 luminance
+  return y > 0.22; // contrast with black beats contrast with white above ~0.18-0.22 luminance
 }

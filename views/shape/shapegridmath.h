@@ -40,7 +40,7 @@ public:
   int colAxis() const { return m_colAxis; }
   // Valid when the two differ and are in range; rowAxis may be -1 (a single row). False if refused.
   bool setAxes(int rowAxis, int colAxis);
-  std::vector<int> sliceAxes() const;  // the axes not on the grid, ascending
+  std::vector<int> sliceAxes() const; // the axes not on the grid, ascending
 
   int64_t fixedIndex(int axis) const { return m_fixed[size_t(axis)]; }
   // Clamps to [0, size-1]; returns whether the value changed.
@@ -50,7 +50,7 @@ public:
   int64_t cols() const;
 
   // Geometry in content coordinates: headers at the top and left, then the cells.
-  void setCellSize(double size);  // clamped to [kMinCellSize, kMaxCellSize]
+  void setCellSize(double size); // clamped to [kMinCellSize, kMaxCellSize]
   double cellSize() const { return m_cell; }
   void setHeaderSize(double left, double top);
   double leftHeader() const { return m_left; }
@@ -65,9 +65,9 @@ public:
 
   // Element index <-> cell.
   std::vector<int64_t> indexOf(GridCell cell) const;
-  std::optional<GridCell> cellOf(const std::vector<int64_t>& index) const;  // none if on another slice
-  int64_t flatIndex(const std::vector<int64_t>& index) const;               // row-major element number
-  int64_t flatIndexOf(GridCell cell) const;                                 // fast path for painting
+  std::optional<GridCell> cellOf(const std::vector<int64_t>& index) const; // none if on another slice
+  int64_t flatIndex(const std::vector<int64_t>& index) const;              // row-major element number
+  int64_t flatIndexOf(GridCell cell) const;                                // fast path for painting
   // Every how many cells a header label fits, as 1, 2, 5, 10, 20, 50 ...
   static int64_t labelStep(double cellSize, double labelExtent);
 
@@ -82,7 +82,7 @@ private:
   void updateStrides();
 
   std::vector<int64_t> m_shape;
-  std::vector<int64_t> m_rowMajor;  // row-major element strides of m_shape
+  std::vector<int64_t> m_rowMajor; // row-major element strides of m_shape
   std::vector<int64_t> m_fixed;
   int m_rowAxis = -1, m_colAxis = -1;
   double m_cell = 28.0;

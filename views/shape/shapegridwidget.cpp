@@ -13,8 +13,8 @@
 #include <cmath>
 
 namespace {
-constexpr double kImageBelow = 6.0;    // cells smaller than this are drawn as one scaled image
-constexpr double kTextFrom = 18.0;     // cells at least this big get their offset written in
+constexpr double kImageBelow = 6.0; // cells smaller than this are drawn as one scaled image
+constexpr double kTextFrom = 18.0;  // cells at least this big get their offset written in
 constexpr double kZoomStep = 1.25;
 
 QList<qint64> toList(const std::vector<int64_t>& v) { return QList<qint64>(v.begin(), v.end()); }
@@ -137,7 +137,9 @@ void ShapeGridWidget::updateHeaders() {
 void ShapeGridWidget::updateScrollBars() {
   const QSizeF content = m_math.contentSize();
   const QSize vp = viewport()->size();
-  auto range = [](double content, int view) { return int(std::clamp(std::ceil(content) - view, 0.0, double(INT_MAX / 2))); };
+  auto range = [](double content, int view) {
+    return int(std::clamp(std::ceil(content) - view, 0.0, double(INT_MAX / 2)));
+  };
   horizontalScrollBar()->setRange(0, range(content.width(), vp.width()));
   verticalScrollBar()->setRange(0, range(content.height(), vp.height()));
   horizontalScrollBar()->setPageStep(vp.width());
@@ -235,13 +237,16 @@ void ShapeGridWidget::paintEvent(QPaintEvent*) {
     p.save();
     p.setClipRect(QRectF(m_math.leftHeader(), m_math.topHeader(), viewport()->width(), viewport()->height()));
     p.translate(-scrollOffset());
-    if (m_math.cellSize() < kImageBelow) paintSmallCells(p, range, &budget);
-    else paintLargeCells(p, range, &budget);
+    if (m_math.cellSize() < kImageBelow)
+      paintSmallCells(p, range, &budget);
+    else
+      paintLargeCells(p, range, &budget);
     paintMarks(p, range);
     p.restore();
   } else if (m_math.rank() > 0 && m_math.rows() == 0) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(viewport()->rect(), Qt::AlignCenter, tr("The shape %1 has no elements").arg(formatTuple(m_math.shape())));
+    p.drawText(viewport()->rect(), Qt::AlignCenter,
+               tr("The shape %1 has no elements").arg(formatTuple(m_math.shape())));
   }
   paintHeaders(p, range);
   // Whatever the budget did not cover is drawn as pending and evaluated on the next turn.
@@ -310,14 +315,19 @@ void ShapeGridWidget::paintSmallCells(QPainter& p, const GridRange& range, int* 
     for (int64_t c = range.col0; c < range.col1; ++c) {
       const std::optional<int64_t> off = offsetOf({r, c}, budget);
       QRgb px;
-      if (!off) ++m_pending, px = unknown;
-      else if (*off == ShapeOffsets::kPadding) px = padding;
-      else if (*off == ShapeOffsets::kError) px = unknown;
-      else px = ShapeGridMath::offsetColor(*off, lo, hi).rgb();
+      if (!off)
+        ++m_pending, px = unknown;
+      else if (*off == ShapeOffsets::kPadding)
+        px = padding;
+      else if (*off == ShapeOffsets::kError)
+        px = unknown;
+      else
+        px = ShapeGridMath::offsetColor(*off, lo, hi).rgb();
       line[c - range.col0] = px;
     }
   }
-  const QRectF target = m_math.cellRect({range.row0, range.col0}).united(m_math.cellRect({range.row1 - 1, range.col1 - 1}));
+  const QRectF target =
+      m_math.cellRect({range.row0, range.col0}).united(m_math.cellRect({range.row1 - 1, range.col1 - 1}));
   p.setRenderHint(QPainter::SmoothPixmapTransform, false);
   p.drawImage(target, img);
 }

@@ -46,7 +46,7 @@ public Q_SLOTS:
   void zoomToFit();
 
 Q_SIGNALS:
-  void cellHovered(const QList<qint64>& index);  // empty when the pointer leaves the grid
+  void cellHovered(const QList<qint64>& index); // empty when the pointer leaves the grid
   void cellClicked(const QList<qint64>& index);
   void cellSizeChanged(double size);
   // The offsets the colour ramp spans: those read in the shown slice.
@@ -79,7 +79,7 @@ private:
   ShapeGridMath m_math;
   std::shared_ptr<ShapeOffsets> m_offsets;
   std::optional<GridCell> m_hover;
-  std::optional<std::vector<int64_t>> m_selected;  // by element, so it survives axis and slice changes
+  std::optional<std::vector<int64_t>> m_selected; // by element, so it survives axis and slice changes
   std::optional<int64_t> m_hoverOffset;
   int64_t m_pending = 0;
   bool m_repaintQueued = false;

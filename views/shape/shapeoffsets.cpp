@@ -12,7 +12,7 @@
 
 namespace {
 
-constexpr qsizetype kMaxCached = 1 << 20;  // evaluated offsets kept; cleared beyond this
+constexpr qsizetype kMaxCached = 1 << 20; // evaluated offsets kept; cleared beyond this
 constexpr qsizetype kMaxExprChars = 160;
 
 QString shortened(const loupe::UOpPtr& e) {
@@ -50,10 +50,11 @@ ShapeOffsets::ShapeOffsets(std::shared_ptr<const ShapeTrackerInput> input) : m_i
     if (int64_t(m_input->mapping.size()) == n) {
       m_mappingUsable = true;
     } else {
-      m_problem = QObject::tr("the mapping has %1 entries but the shape %2 has %3 elements; offsets are evaluated instead")
-                      .arg(m_input->mapping.size())
-                      .arg(formatTuple(m_input->shape))
-                      .arg(n);
+      m_problem =
+          QObject::tr("the mapping has %1 entries but the shape %2 has %3 elements; offsets are evaluated instead")
+              .arg(m_input->mapping.size())
+              .arg(formatTuple(m_input->shape))
+              .arg(n);
     }
   }
   if (m_mappingUsable) {
@@ -72,7 +73,8 @@ ShapeOffsets::ShapeOffsets(std::shared_ptr<const ShapeTrackerInput> input) : m_i
 std::pair<int64_t, int64_t> ShapeOffsets::boundsWithFixed(const std::vector<std::optional<int64_t>>& fixed) const {
   if (!m_input || !m_input->index) return {m_min, m_max};
   auto clamp64 = [](__int128 v) {
-    return int64_t(std::clamp<__int128>(v, std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2));
+    return int64_t(
+        std::clamp<__int128>(v, std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2));
   };
   loupe::UOpMap<loupe::UOpPtr> subs;
   for (const loupe::UOp* u : m_input->index->toposort()) {
@@ -101,7 +103,7 @@ int64_t ShapeOffsets::evaluate(int64_t flat, const std::vector<int64_t>& index) 
     const bool valid = !m_input->valid || loupe::eval_int(m_input->valid, vars) != 0;
     result = valid ? loupe::eval_int(m_input->index, vars) : kPadding;
   } catch (const std::exception&) {
-    result = kError;  // the hover report shows the message
+    result = kError; // the hover report shows the message
   }
   if (m_cache.size() >= kMaxCached) m_cache.clear();
   m_cache.insert(flat, result);
@@ -113,7 +115,8 @@ ShapeCellReport ShapeOffsets::report(const std::vector<int64_t>& index, int64_t 
   r.index = index;
   r.flat = flat;
   if (!m_input) return r;
-  if (m_mappingUsable && flat >= 0 && flat < int64_t(m_input->mapping.size())) r.mapped = m_input->mapping[size_t(flat)];
+  if (m_mappingUsable && flat >= 0 && flat < int64_t(m_input->mapping.size()))
+    r.mapped = m_input->mapping[size_t(flat)];
   const loupe::VarValues vars = varsFor(index);
   r.indexText = shortened(m_input->index);
   r.validText = m_input->valid ? shortened(m_input->valid) : QStringLiteral("True");
@@ -141,9 +144,12 @@ QString shapeCellTooltip(const ShapeCellReport& r) {
   QStringList lines;
   lines << QObject::tr("<b>index %1</b> &nbsp;·&nbsp; element %2").arg(idx.toHtmlEscaped()).arg(r.flat);
   const std::optional<int64_t> off = r.offset();
-  if (!off) lines << QObject::tr("offset unknown");
-  else if (*off == ShapeOffsets::kPadding) lines << QObject::tr("<b>padding</b> (reads 0)");
-  else lines << QObject::tr("reads buffer offset <b>%1</b>").arg(*off);
+  if (!off)
+    lines << QObject::tr("offset unknown");
+  else if (*off == ShapeOffsets::kPadding)
+    lines << QObject::tr("<b>padding</b> (reads 0)");
+  else
+    lines << QObject::tr("reads buffer offset <b>%1</b>").arg(*off);
   auto row = [](const QString& name, const QString& value, const QString& expr) {
     return QStringLiteral("<tr><td>%1</td><td>&nbsp;=&nbsp;<b>%2</b></td><td>&nbsp;&nbsp;<tt>%3</tt></td></tr>")
         .arg(name, value.toHtmlEscaped(), expr.toHtmlEscaped());
@@ -151,16 +157,19 @@ QString shapeCellTooltip(const ShapeCellReport& r) {
   QString table = QStringLiteral("<table cellspacing=0>");
   if (!r.indexText.isEmpty() || !r.indexError.isEmpty()) {
     const QString v = !r.indexError.isEmpty() ? QObject::tr("error: %1").arg(r.indexError)
-                                              : r.indexValue ? QString::number(*r.indexValue) : QStringLiteral("?");
+                      : r.indexValue          ? QString::number(*r.indexValue)
+                                              : QStringLiteral("?");
     table += row(QObject::tr("index"), v, r.indexText);
   }
   const QString vv = !r.validError.isEmpty() ? QObject::tr("error: %1").arg(r.validError)
-                                             : r.validValue ? (*r.validValue ? QStringLiteral("True") : QStringLiteral("False"))
-                                                            : QStringLiteral("?");
+                     : r.validValue          ? (*r.validValue ? QStringLiteral("True") : QStringLiteral("False"))
+                                             : QStringLiteral("?");
   table += row(QObject::tr("valid"), vv, r.validText) + QStringLiteral("</table>");
   lines << table;
   if (r.disagrees())
-    lines << QObject::tr("<span style='color:#d33'><b>the expressions disagree with the recorded mapping (%1)</b></span>")
+    lines << QObject::tr(
+                 "<span style='color:#d33'><b>the expressions disagree with the recorded mapping (%1)</b></span>")
                  .arg(*r.mapped);
-  return lines.join(QStringLiteral("<br>"));
+  return QStringLiteral("<div style='white-space:nowrap'>") + lines.join(QStringLiteral("<br>")) +
+         QStringLiteral("</div>");
 }

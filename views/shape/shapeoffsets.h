@@ -12,12 +12,12 @@
 
 struct ShapeCellReport {
   std::vector<int64_t> index;
-  int64_t flat = 0;                    // row-major element number
-  std::optional<int64_t> mapped;       // from the mapping (-1 = padding)
-  std::optional<int64_t> indexValue;   // index expression at this element
-  std::optional<bool> validValue;      // valid expression (true when there is none)
-  QString indexError, validError;      // evaluation failures (e.g. an unbound variable)
-  QString indexText, validText;        // the expressions, rendered and shortened
+  int64_t flat = 0;                  // row-major element number
+  std::optional<int64_t> mapped;     // from the mapping (-1 = padding)
+  std::optional<int64_t> indexValue; // index expression at this element
+  std::optional<bool> validValue;    // valid expression (true when there is none)
+  QString indexError, validError;    // evaluation failures (e.g. an unbound variable)
+  QString indexText, validText;      // the expressions, rendered and shortened
 
   // The offset the element reads (-1 padding), preferring the mapping; nullopt if unknown.
   std::optional<int64_t> offset() const;
@@ -35,7 +35,7 @@ public:
   const ShapeTrackerInput* input() const { return m_input.get(); }
   bool hasMapping() const { return m_mappingUsable; }
   bool canEvaluate() const { return m_input && m_input->index; }
-  QString problem() const { return m_problem; }  // why the mapping is not used, if it is not
+  QString problem() const { return m_problem; } // why the mapping is not used, if it is not
 
   // Offset of an element (-1 padding, kError when evaluation failed) if known without evaluating.
   std::optional<int64_t> known(int64_t flat) const;

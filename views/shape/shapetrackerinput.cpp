@@ -11,7 +11,7 @@ int64_t elementCount(const std::vector<int64_t>& shape) {
 QString formatTuple(const std::vector<int64_t>& values) {
   QStringList parts;
   for (int64_t v : values) parts << QString::number(v);
-  if (parts.size() == 1) return u'(' + parts.front() + QStringLiteral(",)");  // Python's one-tuple
+  if (parts.size() == 1) return u'(' + parts.front() + QStringLiteral(",)"); // Python's one-tuple
   return u'(' + parts.join(QStringLiteral(", ")) + u')';
 }
 

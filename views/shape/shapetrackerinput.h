@@ -15,21 +15,21 @@ struct ShapeViewInfo {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;
   int64_t offset = 0;
-  std::vector<std::pair<int64_t, int64_t>> mask;  // half-open [lo, hi) per dim; empty = no mask
+  std::vector<std::pair<int64_t, int64_t>> mask; // half-open [lo, hi) per dim; empty = no mask
   bool contiguous = false;
 };
 
 struct ShapeTrackerInput {
-  QString title;                      // what is shown, e.g. "r_64_64_64 · LOAD data1"
+  QString title; // what is shown, e.g. "r_64_64_64 · LOAD data1"
   std::vector<ShapeViewInfo> views;
-  std::vector<int64_t> shape;         // the logical shape (that of the last view)
-  loupe::UOpPtr index;                // buffer offset over ridx0..ridx{rank-1}; null if unknown
-  loupe::UOpPtr valid;                // in-bounds condition over the same variables; null = always valid
+  std::vector<int64_t> shape; // the logical shape (that of the last view)
+  loupe::UOpPtr index;        // buffer offset over ridx0..ridx{rank-1}; null if unknown
+  loupe::UOpPtr valid;        // in-bounds condition over the same variables; null = always valid
   // Optional ground truth: for each element in row-major order the offset it reads, -1 for padding.
   // Empty: offsets are evaluated from index/valid (only for the cells on screen).
   std::vector<int64_t> mapping;
 };
 
-int64_t elementCount(const std::vector<int64_t>& shape);  // product; 1 for rank 0
-QString formatTuple(const std::vector<int64_t>& values);   // "(4, 6)", "(5,)", "()"
-QString formatMask(const std::vector<std::pair<int64_t, int64_t>>& mask);  // "((1, 7), (0, 6))" or "None"
+int64_t elementCount(const std::vector<int64_t>& shape);                  // product; 1 for rank 0
+QString formatTuple(const std::vector<int64_t>& values);                  // "(4, 6)", "(5,)", "()"
+QString formatMask(const std::vector<std::pair<int64_t, int64_t>>& mask); // "((1, 7), (0, 6))" or "None"

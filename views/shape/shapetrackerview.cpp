@@ -29,8 +29,11 @@ public:
   }
   QSize sizeHint() const override {
     const QFontMetrics fm = fontMetrics();
-    const int numbers = m_known ? fm.horizontalAdvance(QString::number(m_lo)) + fm.horizontalAdvance(QString::number(m_hi)) + 140 + 24 : 0;
-    return {fm.horizontalAdvance(tr("offset")) + 8 + numbers + fm.height() + 6 + fm.horizontalAdvance(tr("padding (reads 0)")) + 4,
+    const int numbers =
+        m_known ? fm.horizontalAdvance(QString::number(m_lo)) + fm.horizontalAdvance(QString::number(m_hi)) + 140 + 24
+                : 0;
+    return {fm.horizontalAdvance(tr("offset")) + 8 + numbers + fm.height() + 6 +
+                fm.horizontalAdvance(tr("padding (reads 0)")) + 4,
             fm.height() + 6};
   }
   QSize minimumSizeHint() const override { return sizeHint(); }
@@ -42,7 +45,7 @@ protected:
     const int h = fm.height() + 2, y = (height() - h) / 2;
     int x = 0;
     p.setPen(palette().color(QPalette::WindowText));
-    const QString caption = tr("offset");  // of the elements in the shown slice
+    const QString caption = tr("offset"); // of the elements in the shown slice
     p.drawText(QRect(x, y, fm.horizontalAdvance(caption), h), Qt::AlignVCenter, caption);
     x += fm.horizontalAdvance(caption) + 8;
     if (m_known) {
@@ -171,13 +174,15 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
   m_table->resizeColumnsToContents();
 
   const QString muted = palette().color(QPalette::PlaceholderText).name();
-  QString title = m_input->title.isEmpty() ? tr("<b>ShapeTracker</b>") : QStringLiteral("<b>%1</b>").arg(m_input->title.toHtmlEscaped());
+  QString title = m_input->title.isEmpty() ? tr("<b>ShapeTracker</b>")
+                                           : QStringLiteral("<b>%1</b>").arg(m_input->title.toHtmlEscaped());
   if (!m_input->views.empty() || !m_input->shape.empty())
-    title += tr(" &nbsp;<span style='color:%1'>shape</span> <tt>%2</tt> &nbsp;<span style='color:%1'>·</span> %3 view(s) "
-                "&nbsp;<span style='color:%1'>·</span> %4 elements")
-                 .arg(muted, formatTuple(m_input->shape))
-                 .arg(m_input->views.size())
-                 .arg(elementCount(m_input->shape));
+    title +=
+        tr(" &nbsp;<span style='color:%1'>shape</span> <tt>%2</tt> &nbsp;<span style='color:%1'>·</span> %3 view(s) "
+           "&nbsp;<span style='color:%1'>·</span> %4 elements")
+            .arg(muted, formatTuple(m_input->shape))
+            .arg(m_input->views.size())
+            .arg(elementCount(m_input->shape));
   if (!m_offsets->problem().isEmpty())
     title += QStringLiteral("<br><span style='color:#d33'>%1</span>").arg(m_offsets->problem().toHtmlEscaped());
   m_title->setText(title);
@@ -188,8 +193,9 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
     if (s.size() > 600) s = s.left(599) + QStringLiteral("…");
     return s.toHtmlEscaped();
   };
-  m_expressions->setText(tr("<span style='color:%1'>index</span> <tt>%2</tt><br><span style='color:%1'>valid</span> <tt>%3</tt>")
-                             .arg(muted, expr(m_input->index, tr("(not recorded)")), expr(m_input->valid, QStringLiteral("True"))));
+  m_expressions->setText(
+      tr("<span style='color:%1'>index</span> <tt>%2</tt><br><span style='color:%1'>valid</span> <tt>%3</tt>")
+          .arg(muted, expr(m_input->index, tr("(not recorded)")), expr(m_input->valid, QStringLiteral("True"))));
   m_legend->setRange(m_grid->colourLow(), m_grid->colourHigh(), m_offsets->hasMapping() || m_offsets->canEvaluate());
   rebuildAxisControls();
   describeHover({});
@@ -264,15 +270,17 @@ void ShapeTrackerView::onAxisComboChanged(bool rowChanged) {
   int col = m_colAxis->currentData().isValid() ? m_colAxis->currentData().toInt() : -1;
   // Picking the axis the other combo shows swaps the two.
   if (row >= 0 && row == col) {
-    if (rowChanged) col = math.rowAxis();
-    else row = math.colAxis();
+    if (rowChanged)
+      col = math.rowAxis();
+    else
+      row = math.colAxis();
   }
   setGridAxes(row, col);
 }
 
 bool ShapeTrackerView::setGridAxes(int rowAxis, int colAxis) {
   const bool ok = m_grid->setAxes(rowAxis, colAxis);
-  rebuildAxisControls();  // the slice axes changed; also puts the combos back if refused
+  rebuildAxisControls(); // the slice axes changed; also puts the combos back if refused
   if (ok) m_grid->zoomToFit();
   return ok;
 }
@@ -296,9 +304,12 @@ void ShapeTrackerView::describeHover(const QList<qint64>& index) {
   const std::vector<int64_t> idx(index.begin(), index.end());
   const ShapeCellReport r = m_offsets->report(idx, m_grid->math().flatIndex(idx));
   QString what;
-  if (!r.offset()) what = tr("offset unknown");
-  else if (*r.offset() == ShapeOffsets::kPadding) what = tr("<b>padding</b>");
-  else what = tr("offset <b>%1</b>").arg(*r.offset());
+  if (!r.offset())
+    what = tr("offset unknown");
+  else if (*r.offset() == ShapeOffsets::kPadding)
+    what = tr("<b>padding</b>");
+  else
+    what = tr("offset <b>%1</b>").arg(*r.offset());
   if (r.disagrees()) what += tr(" <span style='color:#d33'>(expressions disagree with the mapping)</span>");
   m_hover->setText(tr("<tt>%1</tt> → %2").arg(formatTuple(idx), what));
 }

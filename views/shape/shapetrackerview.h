@@ -60,7 +60,7 @@ private:
   OffsetLegend* m_legend;
   QLabel* m_hover;
   QLabel* m_expressions;
-  QList<QSlider*> m_sliders;  // indexed by axis; null for grid axes
+  QList<QSlider*> m_sliders; // indexed by axis; null for grid axes
   QList<QSpinBox*> m_spins;
   bool m_updating = false;
 };

@@ -25,22 +25,36 @@ QVariant ShapeViewsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
-    case ViewColumn: return n == 1 ? tr("only") : index.row() == 0 ? tr("%1 (buffer)").arg(index.row()) : index.row() == n - 1 ? tr("%1 (logical)").arg(index.row()) : QString::number(index.row());
-    case ShapeColumn: return formatTuple(v.shape);
-    case StridesColumn: return formatTuple(v.strides);
-    case OffsetColumn: return QString::number(v.offset);
-    case MaskColumn: return formatMask(v.mask);
-    case ContiguousColumn: return v.contiguous ? tr("yes") : tr("no");
+    case ViewColumn:
+      return n == 1                 ? tr("only")
+             : index.row() == 0     ? tr("%1 (buffer)").arg(index.row())
+             : index.row() == n - 1 ? tr("%1 (logical)").arg(index.row())
+                                    : QString::number(index.row());
+    case ShapeColumn:
+      return formatTuple(v.shape);
+    case StridesColumn:
+      return formatTuple(v.strides);
+    case OffsetColumn:
+      return QString::number(v.offset);
+    case MaskColumn:
+      return formatMask(v.mask);
+    case ContiguousColumn:
+      return v.contiguous ? tr("yes") : tr("no");
     }
     break;
   case SortRole:
     switch (index.column()) {
-    case ViewColumn: return index.row();
-    case OffsetColumn: return qint64(v.offset);
-    case ContiguousColumn: return v.contiguous;
-    default: return data(index, Qt::DisplayRole);
+    case ViewColumn:
+      return index.row();
+    case OffsetColumn:
+      return qint64(v.offset);
+    case ContiguousColumn:
+      return v.contiguous;
+    default:
+      return data(index, Qt::DisplayRole);
     }
-  case MaskedRole: return !v.mask.empty();
+  case MaskedRole:
+    return !v.mask.empty();
   case Qt::FontRole:
     if (index.column() != ViewColumn && index.column() != ContiguousColumn)
       return QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -50,11 +64,19 @@ QVariant ShapeViewsModel::data(const QModelIndex& index, int role) const {
     break;
   case Qt::ToolTipRole:
     switch (index.column()) {
-    case ViewColumn: return tr("View %1 of %2: view 0 reads the buffer, the last one defines the logical shape").arg(index.row()).arg(n);
-    case StridesColumn: return tr("Elements skipped in the buffer per step along each axis (0 = broadcast)");
-    case OffsetColumn: return tr("Buffer offset of element (0, 0, ...)");
-    case MaskColumn: return v.mask.empty() ? tr("No padding") : tr("Valid index range [lo, hi) per axis; outside it the element is padding and reads 0");
-    case ContiguousColumn: return tr("Row-major, no offset, no mask");
+    case ViewColumn:
+      return tr("View %1 of %2: view 0 reads the buffer, the last one defines the logical shape")
+          .arg(index.row())
+          .arg(n);
+    case StridesColumn:
+      return tr("Elements skipped in the buffer per step along each axis (0 = broadcast)");
+    case OffsetColumn:
+      return tr("Buffer offset of element (0, 0, ...)");
+    case MaskColumn:
+      return v.mask.empty() ? tr("No padding")
+                            : tr("Valid index range [lo, hi) per axis; outside it the element is padding and reads 0");
+    case ContiguousColumn:
+      return tr("Row-major, no offset, no mask");
     }
     break;
   }
@@ -64,12 +86,18 @@ QVariant ShapeViewsModel::data(const QModelIndex& index, int role) const {
 QVariant ShapeViewsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-  case ViewColumn: return tr("View");
-  case ShapeColumn: return tr("Shape");
-  case StridesColumn: return tr("Strides");
-  case OffsetColumn: return tr("Offset");
-  case MaskColumn: return tr("Mask");
-  case ContiguousColumn: return tr("Contiguous");
+  case ViewColumn:
+    return tr("View");
+  case ShapeColumn:
+    return tr("Shape");
+  case StridesColumn:
+    return tr("Strides");
+  case OffsetColumn:
+    return tr("Offset");
+  case MaskColumn:
+    return tr("Mask");
+  case ContiguousColumn:
+    return tr("Contiguous");
   }
   return {};
 }
