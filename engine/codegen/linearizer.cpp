@@ -58,9 +58,12 @@ std::vector<UOpPtr> linearize(const UOpPtr& sink) {
   for (const UOp* u : topo) {
     Scope s;
     if (u->op == Ops::DEFINE_ACC) {
-      // filled in from its ASSIGN below; the ranges in src are not dependencies
+      // its own scope comes from its ASSIGN below; whatever reads the accumulator runs inside its loops
       scope[u] = {};
-      provides[u] = {};
+      Scope inside;
+      for (const UOp* r : acc_ranges(u))
+        if (r->op == Ops::RANGE) inside.insert(r);
+      provides[u] = close(inside);
       continue;
     }
     for (const UOpPtr& src : u->src) {
@@ -95,6 +98,7 @@ std::vector<UOpPtr> linearize(const UOpPtr& sink) {
   for (const UOp* u : topo) {
     if (u->op == Ops::SINK) continue;
     int deps = 0;
+    pending_values[u] = 0;
     for (const UOpPtr& src : u->src) {
       if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
       deps++;
@@ -136,7 +140,7 @@ std::vector<UOpPtr> linearize(const UOpPtr& sink) {
     // open the outermost missing range of a node that waits only for loops and lives inside this scope
     const UOp* to_open = nullptr;
     for (const auto& [u, n] : pending_values) {
-      if (n != 0 || pending[u] == 0 || u->op == Ops::RANGE) continue;
+      if (n != 0 || u->op == Ops::RANGE || (pending[u] == 0 && !ready.count(u))) continue;
       const Scope& s = scope[u];
       if (!std::includes(s.begin(), s.end(), current.begin(), current.end())) continue;
       for (const UOp* r : ordered(s))
