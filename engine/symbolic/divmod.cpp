@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "symbolic/linear.h"
+#include "symbolic/memo.h"
 #include "symbolic/rule_util.h"
 #include "symbolic/symbolic.h"
 
@@ -281,7 +282,15 @@ UOpPtr fold_divmod(const UOpPtr& d) {
 std::vector<Rule> divmod_rules() {
   return {
       srule("divmod_fold", P::ops_any_src(OpSet{Ops::FLOORDIV, Ops::FLOORMOD}, "d").pred([](const UOp& u) { return is_index(u); }),
-            [](const Match& m) { return fold_divmod(m["d"]); }),
+            [](const Match& m) {
+              // candidates are compared by simplifying them: remember foldings for the whole call
+              MemoScope scope;
+              UOpMap<UOpPtr>& cache = memo()->divmod;
+              if (auto it = cache.find(m["d"]); it != cache.end()) return it->second;
+              UOpPtr out = fold_divmod(m["d"]);
+              cache[m["d"]] = out;
+              return out;
+            }),
   };
 }
 

@@ -168,6 +168,30 @@ UOpPtr build(const Linear& l) {
 }
 
 namespace {
+bool is_term(const UOpPtr& u, const Term& t, DType dt) {
+  if (t.coeff == 1) return u == t.base;
+  return u->op == Ops::MUL && u->dtype == dt && u->src[0] == t.base && is_int_const(*u->src[1]) && u->src[1]->dtype == dt &&
+         const_val(*u->src[1]) == t.coeff;
+}
+} // namespace
+
+bool is_built(const UOpPtr& u, const Linear& l) {
+  const UOp* node = u.get();
+  if (l.terms.empty()) return is_int_const(*node) && node->dtype == l.dtype && const_val(*node) == l.constant;
+  if (l.constant != 0) {
+    if (node->op != Ops::ADD || node->dtype != l.dtype || !is_int_const(*node->src[1]) || node->src[1]->dtype != l.dtype ||
+        const_val(*node->src[1]) != l.constant)
+      return false;
+    node = node->src[0].get();
+  }
+  for (size_t i = l.terms.size(); i-- > 1;) {
+    if (node->op != Ops::ADD || node->dtype != l.dtype || !is_term(node->src[1], l.terms[i], l.dtype)) return false;
+    node = node->src[0].get();
+  }
+  return is_term(node->ptr(), l.terms[0], l.dtype);
+}
+
+namespace {
 int rank(const UOp* u) {
   switch (u->op) {
   case Ops::DEFINE_VAR:

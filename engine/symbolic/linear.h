@@ -46,6 +46,8 @@ void sort_terms(Linear& l);
 // MUL nodes: base*coeff). Returns null if a coefficient does not fit in int64.
 UOpPtr build(const Linear& l);
 UOpPtr build_term(const UOpPtr& base, I coeff, DType dtype);
+// Whether build(l) would return u itself (checked without building anything).
+bool is_built(const UOpPtr& u, const Linear& l);
 
 // Total order used to canonicalize commutative operands and terms: variables first (by name), then by
 // op, arg and sources. Deterministic across runs.

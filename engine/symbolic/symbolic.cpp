@@ -6,6 +6,7 @@
 #include "symbolic/divmod.h"
 #include "symbolic/identities.h"
 #include "symbolic/lt_fold.h"
+#include "symbolic/memo.h"
 #include "symbolic/range_fold.h"
 #include "symbolic/terms.h"
 
@@ -40,6 +41,14 @@ const PatternMatcher& symbolic_flat() {
   return pm;
 }
 
-UOpPtr simplify(const UOpPtr& u) { return graph_rewrite(u, symbolic(), {.name = "simplify"}); }
+UOpPtr simplify(const UOpPtr& u) {
+  sym::MemoScope scope;
+  sym::Memo* m = sym::memo();
+  if (auto it = m->simplified.find(u); it != m->simplified.end()) return it->second;
+  UOpPtr out = graph_rewrite(u, symbolic(), {.name = "simplify"});
+  m->simplified[u] = out;
+  m->simplified[out] = out;
+  return out;
+}
 
 } // namespace loupe

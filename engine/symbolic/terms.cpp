@@ -73,23 +73,23 @@ bool recombine_divmod(Linear& l) {
 }
 
 UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
-  Linear expanded = linear_of(u, true);
-  Linear l;
-  if (flat) {
-    l = std::move(expanded);
-  } else {
-    l = linear_of(u, false);
-    // distribute constant multiples of sums only when that lets terms cancel or merge
-    size_t before = l.constant != 0;
-    bool has_sum = false;
-    for (const Term& t : l.terms) {
-      before += expanded_size(t.base);
-      has_sum = has_sum || t.base->op == Ops::ADD;
+  Linear l = linear_of(u, false);
+  bool has_sum = false;
+  for (const Term& t : l.terms) has_sum = has_sum || t.base->op == Ops::ADD;
+  if (has_sum) {
+    Linear expanded = linear_of(u, true);
+    if (flat) {
+      l = std::move(expanded);
+    } else {
+      // distribute constant multiples of sums only when that lets terms cancel or merge
+      size_t before = l.constant != 0;
+      for (const Term& t : l.terms) before += expanded_size(t.base);
+      if (expanded.terms.size() + (expanded.constant != 0) < before) l = std::move(expanded);
     }
-    if (has_sum && expanded.terms.size() + (expanded.constant != 0) < before) l = std::move(expanded);
   }
   recombine_divmod(l);
   sort_terms(l);
+  if (is_built(u, l)) return nullptr;
   return build(l);
 }
 
@@ -128,6 +128,20 @@ UOpPtr canonical_product(const UOpPtr& u, bool flat) {
     }
   }
   std::stable_sort(fs.begin(), fs.end(), less);
+  // already canonical: a left-leaning product of the sorted factors, the constant last
+  {
+    const UOp* node = u.get();
+    bool same = true;
+    if (c != 1) {
+      same = node->op == Ops::MUL && is_int_const(*node->src[1]) && node->src[1]->const_int() == c;
+      if (same) node = node->src[0].get();
+    }
+    for (size_t i = fs.size(); same && i-- > 1;) {
+      same = node->op == Ops::MUL && node->src[1] == fs[i];
+      node = node->src[0].get();
+    }
+    if (same && !fs.empty() && node == fs[0].get()) return nullptr;
+  }
   UOpPtr out;
   for (const UOpPtr& f : fs) out = out ? UOp::make(Ops::MUL, u->dtype, {out, f}) : f;
   if (!out) return cint(u->dtype, c);

@@ -1,0 +1,26 @@
+// Per-call memo for the nested simplifications some rules run (div/mod folding compares candidate
+// forms by simplifying them). While a MemoScope is open on this thread, simplify() and div/mod
+// folding remember their results; the outermost scope forgets everything when it closes, so nothing
+// is kept between top-level calls and every entry holds its nodes alive (no stale pointers).
+#pragma once
+#include "ir/uop.h"
+
+namespace loupe::sym {
+
+class MemoScope {
+public:
+  MemoScope();
+  ~MemoScope();
+  MemoScope(const MemoScope&) = delete;
+  MemoScope& operator=(const MemoScope&) = delete;
+};
+
+struct Memo {
+  UOpMap<UOpPtr> simplified;  // input -> simplify(input)
+  UOpMap<UOpPtr> divmod;      // FLOORDIV/FLOORMOD node -> its folding (null: none)
+};
+
+// The open scope's memo, or null outside any scope.
+Memo* memo();
+
+} // namespace loupe::sym
