@@ -40,20 +40,33 @@ fs::path CompileCache::path_of(const std::string& kind, const std::string& key, 
   return root_ / kind / (key + ext);
 }
 
+namespace {
+// The private temporary directory, removed when the process exits normally.
+struct TempDir {
+  fs::path path;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+} // namespace
+
 fs::path CompileCache::temp_path(const std::string& stem) {
   static std::mutex mutex;
-  static fs::path dir;
+  static TempDir temp;
+  fs::path& dir = temp.path;
   static std::atomic<uint64_t> counter{0};
-  {
-    std::lock_guard lock(mutex);
-    if (dir.empty()) {
-      std::error_code ec;
-      fs::path base = fs::temp_directory_path(ec);
-      if (ec) base = "/tmp";
-      std::string templ = (base / "loupe-XXXXXX").string();
-      if (!mkdtemp(templ.data())) throw Error(cat("cannot create a temporary directory under ", base.string()));
-      dir = templ;
-    }
+  std::lock_guard lock(mutex);
+  if (dir.empty()) {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    std::string templ = (base / "loupe-XXXXXX").string();
+    if (!mkdtemp(templ.data())) throw Error(cat("cannot create a temporary directory under ", base.string()));
+    dir = templ;
+  } else if (!fs::exists(dir)) {  // someone cleaned /tmp under a long-running process
+    std::error_code ec;
+    fs::create_directories(dir, ec);
   }
   return dir / (stem + "." + std::to_string(counter++));
 }
