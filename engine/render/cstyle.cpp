@@ -1,6 +1,7 @@
 #include "render/cstyle.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <map>
 #include <set>
@@ -469,14 +470,12 @@ std::string KernelWriter::value_expr(const UOp* u) {
     return "((" + pre + (ro ? "const " : "") + R.type_name(u->dtype) + ")(" + text(u->src[0].get()) + "))";
   }
   if (u->op == Ops::CAST) {
-    DType from = rtype(u->src[0].get());
     if (n == 1) {
       Operand o = operand(u->src[0].get());
       return conv(o, t);
     }
     std::vector<std::string> lanes;
     for (int i = 0; i < n; i++) lanes.push_back(conv(operand(u->src[0].get(), i), t.scalar()));
-    (void)from;
     return vec_literal(t, lanes);
   }
   LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
