@@ -32,8 +32,19 @@ I int_of(const Arg& a, DType d) {
   return 0;
 }
 
+double to_half(double v);
+double to_bfloat16(double v);
+
+// A float operand is read as its dtype holds it (a float32 CONST may carry an unrounded double).
 double float_of(const Arg& a, DType d) {
-  if (a.is_float()) return a.as_float();
+  if (a.is_float()) {
+    switch (d.scalar_type) {
+    case Scalar::Float16: return to_half(a.as_float());
+    case Scalar::BFloat16: return to_bfloat16(a.as_float());
+    case Scalar::Float32: return static_cast<double>(static_cast<float>(a.as_float()));
+    default: return a.as_float();  // float64, and weakfloat (a Python float until it meets a dtype)
+    }
+  }
   return static_cast<double>(int_of(a, d));
 }
 
@@ -193,9 +204,8 @@ double round_to_float(double v, DType d) {
   switch (d.scalar_type) {
   case Scalar::Float16: return to_half(v);
   case Scalar::BFloat16: return to_bfloat16(v);
-  case Scalar::Float32:
-  case Scalar::WeakFloat: return static_cast<double>(static_cast<float>(v));
-  default: return v;
+  case Scalar::Float32: return static_cast<double>(static_cast<float>(v));
+  default: return v;  // float64, weakfloat
   }
 }
 

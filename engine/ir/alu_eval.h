@@ -1,7 +1,8 @@
 // Evaluation of one ALU op on constant operands with the semantics of the result dtype: integers wrap
-// to their width (weakint to 64 bits, the width a CONST stores), floats round to float32 / float16 /
-// bfloat16 after each op, FLOORDIV/FLOORMOD floor like Python, IDIV/MOD truncate like C. Constant
-// folding uses it, and so can any interpreter of the IR.
+// to their width (weakint to 64 bits, the width a CONST stores); floats round to float32 / float16 /
+// bfloat16 after each op (float64 and weakfloat stay doubles) and float operands are read as their
+// dtype holds them; FLOORDIV/FLOORMOD floor like Python, IDIV/MOD truncate like C. Constant folding
+// uses it, and so can any interpreter of the IR.
 //
 // Values travel as CONST args do: bool, int64 (unsigned types store the bit pattern), double.
 #pragma once
