@@ -146,6 +146,29 @@ private Q_SLOTS:
     QCOMPARE(edits, 6000);
   }
 
+  // Out of budget the script stays valid, just longer; common ends still match at no cost.
+  void budget() {
+    QRandomGenerator rng(17);
+    std::vector<int> a(400), b(400);
+    for (int& x : a) x = int(rng.bounded(5));
+    for (int& x : b) x = int(rng.bounded(5));
+    std::vector<int> pa = {9, 9, 9}, pb = {9, 9, 9};
+    pa.insert(pa.end(), a.begin(), a.end());
+    pb.insert(pb.end(), b.begin(), b.end());
+    pa.push_back(8);
+    pb.push_back(8);
+    int edits = 0;
+    const auto runs = myersDiff(pa, pb, 100);
+    QVERIFY(checkScript(pa, pb, runs, &edits).isEmpty());
+    QVERIFY(edits >= int(pa.size() + pb.size()) - 2 * lcsLength(pa, pb));
+    QCOMPARE(runs.front(), (DiffRun{DiffOp::Equal, 0, 0, 3}));
+    QCOMPARE(runs.back().op, DiffOp::Equal);
+    int full = 0;
+    QVERIFY(checkScript(pa, pb, myersDiff(pa, pb), &full).isEmpty());
+    QCOMPARE(full, int(pa.size() + pb.size()) - 2 * lcsLength(pa, pb));
+    QVERIFY(full < edits);
+  }
+
   void alignment_data() {
     QTest::addColumn<QStringList>("left");
     QTest::addColumn<QStringList>("right");
@@ -257,6 +280,30 @@ private Q_SLOTS:
       for (const QString& l : right) b.push_back(id(l));
       QCOMPARE(unchanged, lcsLength(a, b));
     }
+  }
+
+  // A block too big to search pairs by position, and only lines that are alike.
+  void largeBlockPairsByPosition() {
+    QStringList left{"begin"}, right{"begin"};
+    for (int i = 0; i < 600; ++i) {
+      left << QString("acc%1 = acc%1 + val%1;").arg(i);
+      right << (i % 2 ? QString("acc%1 = acc%1 + val%2;").arg(i).arg(i + 1) : QString("while (k%1) {}").arg(i));
+    }
+    left << "end";
+    right << "end";
+    const LineAlignment al = alignLines(left, right);
+    QCOMPARE(al.unchanged, 2);
+    QCOMPARE(al.changed, 300);
+    QCOMPARE(al.removed, 300);
+    QCOMPARE(al.added, 300);
+    int nextL = 0, nextR = 0;
+    for (const AlignedRow& row : al.rows) {
+      if (row.left >= 0) QCOMPARE(row.left, nextL++);
+      if (row.right >= 0) QCOMPARE(row.right, nextR++);
+      if (row.change == LineChange::Changed) QVERIFY(lineSimilarity(left[row.left], right[row.right]) >= 0.5);
+    }
+    QCOMPARE(nextL, int(left.size()));
+    QCOMPARE(nextR, int(right.size()));
   }
 
   void similarity() {

@@ -10,7 +10,7 @@ namespace {
 // forward and backward searches until they meet (the "middle snake"), recurse on both halves.
 class Differ {
 public:
-  Differ(std::span<const int> a, std::span<const int> b) : a_(a), b_(b) {}
+  Differ(std::span<const int> a, std::span<const int> b, int64_t budget) : a_(a), b_(b), budget_(budget) {}
 
   void diff(int aLo, int aHi, int bLo, int bHi) {
     int prefix = 0;
@@ -55,6 +55,8 @@ private:
     const bool front = (delta % 2) != 0; // odd delta: paths meet while extending forward
     int k1start = 0, k1end = 0, k2start = 0, k2end = 0;
     for (int d = 0; d < maxD; ++d) {
+      budget_ -= 4 * d + 4; // the diagonals this round visits, both directions
+      if (budget_ < 0) break;
       for (int k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
         const int k1o = off + k1;
         int x1 = (k1 == -d || (k1 != d && v1[k1o - 1] < v1[k1o + 1])) ? v1[k1o + 1] : v1[k1o - 1] + 1;
@@ -89,7 +91,7 @@ private:
         }
       }
     }
-    // Unreachable for a correct search; a full replacement is still a valid script.
+    // Out of budget: replace this part whole, which is still a valid script.
     emit(DiffOp::Delete, aLo, bLo, n);
     emit(DiffOp::Insert, aHi, bLo, m);
   }
@@ -105,6 +107,7 @@ private:
   }
 
   std::span<const int> a_, b_;
+  int64_t budget_;
 };
 
 QString normalized(const QString& line, LineCompare compare) {
@@ -139,7 +142,39 @@ QStringList tokens(const QString& s) {
 }
 
 constexpr double kPairThreshold = 0.5;
-constexpr qsizetype kMaxPairCells = 250000; // deletions x insertions; beyond this pair by position
+constexpr size_t kMaxPairCells = 250000; // deletions x insertions; beyond this pair by position
+
+// A line's tokens as sorted ids, so the likeness of two lines is one merge of two short arrays.
+class TokenBags {
+public:
+  std::vector<int> bag(const QString& line) {
+    std::vector<int> ids;
+    for (const QString& t : tokens(line)) {
+      auto it = m_ids.constFind(t);
+      if (it == m_ids.constEnd()) it = m_ids.insert(t, int(m_ids.size()));
+      ids.push_back(*it);
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
+private:
+  QHash<QString, int> m_ids;
+};
+
+double bagSimilarity(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a.empty() && b.empty()) return 1.0;
+  size_t i = 0, j = 0, common = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j])
+      ++common, ++i, ++j;
+    else if (a[i] < b[j])
+      ++i;
+    else
+      ++j;
+  }
+  return 2.0 * double(common) / double(a.size() + b.size());
+}
 
 // Pairs alike lines of one block of deletions and insertions, keeping order on both sides.
 void alignBlock(const QStringList& left, const QStringList& right, const std::vector<int>& dels,
@@ -162,16 +197,30 @@ void alignBlock(const QStringList& left, const QStringList& right, const std::ve
       break;
     }
   };
-  if (r == 0 || a == 0 || qsizetype(r * a) > kMaxPairCells) {
-    size_t paired = (r && a) ? std::min(r, a) : 0;
-    for (size_t i = 0; i < paired; ++i) push(dels[i], ins[i], LineChange::Changed);
+  TokenBags bags;
+  std::vector<std::vector<int>> lb(r), rb(a);
+  if (r && a) {
+    for (size_t i = 0; i < r; ++i) lb[i] = bags.bag(left[dels[i]]);
+    for (size_t j = 0; j < a; ++j) rb[j] = bags.bag(right[ins[j]]);
+  }
+  if (r == 0 || a == 0 || r * a > kMaxPairCells) {
+    // Too big to search: pair by position where the lines are alike, keeping order.
+    const size_t paired = std::min(r, a);
+    for (size_t i = 0; i < paired; ++i) {
+      if (bagSimilarity(lb[i], rb[i]) >= kPairThreshold) {
+        push(dels[i], ins[i], LineChange::Changed);
+      } else {
+        push(dels[i], -1, LineChange::Removed);
+        push(-1, ins[i], LineChange::Added);
+      }
+    }
     for (size_t i = paired; i < r; ++i) push(dels[i], -1, LineChange::Removed);
     for (size_t j = paired; j < a; ++j) push(-1, ins[j], LineChange::Added);
     return;
   }
   std::vector<double> sim(r * a);
   for (size_t i = 0; i < r; ++i)
-    for (size_t j = 0; j < a; ++j) sim[i * a + j] = lineSimilarity(left[dels[i]], right[ins[j]]);
+    for (size_t j = 0; j < a; ++j) sim[i * a + j] = bagSimilarity(lb[i], rb[j]);
   // best[i][j]: most similarity achievable pairing dels[i..] with ins[j..] in order.
   std::vector<double> best((r + 1) * (a + 1), 0.0);
   auto at = [&](size_t i, size_t j) -> double& { return best[i * (a + 1) + j]; };
@@ -199,26 +248,15 @@ void alignBlock(const QStringList& left, const QStringList& right, const std::ve
 
 } // namespace
 
-std::vector<DiffRun> myersDiff(std::span<const int> a, std::span<const int> b) {
-  Differ d(a, b);
+std::vector<DiffRun> myersDiff(std::span<const int> a, std::span<const int> b, int64_t budget) {
+  Differ d(a, b, budget);
   d.diff(0, int(a.size()), 0, int(b.size()));
   return std::move(d.runs);
 }
 
 double lineSimilarity(const QString& a, const QString& b) {
-  const QStringList ta = tokens(a), tb = tokens(b);
-  if (ta.isEmpty() && tb.isEmpty()) return 1.0;
-  QHash<QString, int> counts;
-  for (const QString& t : ta) ++counts[t];
-  int common = 0;
-  for (const QString& t : tb) {
-    auto it = counts.find(t);
-    if (it != counts.end() && *it > 0) {
-      --*it;
-      ++common;
-    }
-  }
-  return 2.0 * common / double(ta.size() + tb.size());
+  TokenBags bags;
+  return bagSimilarity(bags.bag(a), bags.bag(b));
 }
 
 LineAlignment alignLines(const QStringList& left, const QStringList& right, LineCompare compare) {

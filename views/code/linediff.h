@@ -21,8 +21,12 @@ struct DiffRun {
   bool operator==(const DiffRun&) const = default;
 };
 
-// A shortest edit script turning a into b (its Delete+Insert count is minimal).
-std::vector<DiffRun> myersDiff(std::span<const int> a, std::span<const int> b);
+// Search steps a diff may take (about 20 ms); beyond it a hard subproblem is replaced whole.
+constexpr int64_t kDefaultDiffBudget = 20'000'000;
+
+// An edit script turning a into b. It is a shortest one (minimal Delete+Insert count) unless the
+// inputs are so large and different that the budget runs out; it is always valid.
+std::vector<DiffRun> myersDiff(std::span<const int> a, std::span<const int> b, int64_t budget = kDefaultDiffBudget);
 
 enum class LineChange : uint8_t { Unchanged, Changed, Removed, Added };
 
