@@ -27,7 +27,7 @@ json::Value simplify_case(const std::string& expr, const VarRanges& vars) {
   UOpPtr s = simplify(parsed);
   for (const UOp* n : s->toposort())
     if ((n->op == Ops::FLOORDIV || n->op == Ops::FLOORMOD) && n->src[1]->vmin() == 0 && n->src[1]->vmax() == 0)
-      throw Error(cat("division by zero: the divisor ", render_expr(n->src[1]->ptr()), " is always 0"));
+      throw Error(cat("division by zero: in ", render_expr(parsed), " a divisor is always 0"));
   json::Value out = json::Value::object();
   out.set("simplified", render_expr(s));
   out.set("nodes", json::Value(static_cast<int64_t>(s->toposort().size())));
