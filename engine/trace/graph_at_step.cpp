@@ -6,101 +6,114 @@
 
 namespace loupe {
 
-UOpPtr replay_substitute(const UOpPtr& root, const UOpMap<UOpPtr>& rep) {
-  UOpMap<UOpPtr> memo;
-  // Every node a frame in progress has stood for: meeting one again is a replacement cycle.
-  std::unordered_set<const UOp*> active;
-  auto resolve = [&](UOpPtr n) {
+namespace {
+[[noreturn]] void cycle() { throw Error("replaying a pass: the replacements form a cycle"); }
+} // namespace
+
+// Raw pointers throughout (this walks every node of the graph at every step): the graph, the table
+// and `keep` hold the nodes alive. memo maps a node to its result; nullptr marks a node whose frame
+// is still in progress, so meeting it again is a cycle.
+UOpPtr replay_substitute(const UOpPtr& root, const ReplacementTable& rep) {
+  std::unordered_map<const UOp*, const UOp*> memo;
+  memo.reserve(1024);
+  std::vector<UOpPtr> keep;  // nodes built here
+  auto resolve = [&](const UOp* n) {
     size_t hops = 0;
     for (auto it = rep.find(n); it != rep.end() && it->second != n; it = rep.find(n)) {
       n = it->second;
-      if (++hops > rep.size()) throw Error("replaying a pass: the replacements form a cycle");
+      if (++hops > rep.size()) cycle();
     }
     return n;
   };
   struct Frame {
-    std::vector<UOpPtr> aliases;  // every node this frame stands for (original, resolved, rebuilt)
-    UOpPtr cur;
+    std::vector<const UOp*> aliases;  // every node this frame stands for (original, resolved, rebuilt)
+    const UOp* cur;
     size_t next = 0;
-    UOpList src;
+    std::vector<const UOp*> src;
     bool changed = false;
   };
   std::vector<Frame> stack;
-  UOpPtr final_result;
-
+  const UOp* final_result = nullptr;
+  auto known = [&](const UOp* n) -> const UOp* {
+    auto it = memo.find(n);
+    if (it == memo.end()) return nullptr;
+    if (!it->second) cycle();
+    return it->second;
+  };
   // Either returns the known result for n, or pushes a frame for it and returns null.
-  auto enter = [&](const UOpPtr& n) -> UOpPtr {
-    if (auto it = memo.find(n); it != memo.end()) return it->second;
-    UOpPtr m = resolve(n);
+  auto enter = [&](const UOp* n) -> const UOp* {
+    if (const UOp* r = known(n)) return r;
+    const UOp* m = resolve(n);
     if (m != n)
-      if (auto it = memo.find(m); it != memo.end()) {
-        memo[n] = it->second;
-        return it->second;
+      if (const UOp* r = known(m)) {
+        memo[n] = r;
+        return r;
       }
-    if (active.count(n.get()) || active.count(m.get())) throw Error("replaying a pass: the replacements form a cycle");
     Frame f;
     f.aliases = {n};
     if (m != n) f.aliases.push_back(m);
-    for (const UOpPtr& a : f.aliases) active.insert(a.get());
+    for (const UOp* a : f.aliases) memo[a] = nullptr;
     f.cur = m;
     stack.push_back(std::move(f));
     return nullptr;
   };
-  auto deliver = [&](const UOpPtr& result) {
+  auto deliver = [&](const UOp* result) {
     if (stack.empty()) {
       final_result = result;
       return;
     }
     Frame& parent = stack.back();
-    parent.changed = parent.changed || result != parent.cur->src[parent.next];
+    parent.changed = parent.changed || result != parent.cur->src[parent.next].get();
     parent.src.push_back(result);
     parent.next++;
   };
 
-  if (UOpPtr r = enter(root)) return r;
+  if (const UOp* r = enter(root.get())) return r->ptr();
   while (!stack.empty()) {
     Frame& f = stack.back();
     if (f.next < f.cur->src.size()) {
-      if (UOpPtr r = enter(f.cur->src[f.next])) deliver(r);
+      if (const UOp* r = enter(f.cur->src[f.next].get())) deliver(r);
       continue;
     }
-    UOpPtr result;
+    const UOp* result = nullptr;
     if (f.changed) {
-      UOpPtr rebuilt = UOp::make(f.cur->op, f.cur->dtype, std::move(f.src), f.cur->arg);
+      UOpList src;
+      src.reserve(f.src.size());
+      for (const UOp* s : f.src) src.push_back(s->ptr());
+      keep.push_back(UOp::make(f.cur->op, f.cur->dtype, std::move(src), f.cur->arg));
+      const UOp* rebuilt = keep.back().get();
       f.src.clear();
       f.next = 0;
       f.changed = false;
-      if (auto it = memo.find(rebuilt); it != memo.end()) {
-        result = it->second;
-      } else {
-        UOpPtr m = resolve(rebuilt);
-        for (const UOpPtr& a : {rebuilt, m})
-          if (active.count(a.get())) throw Error("replaying a pass: the replacements form a cycle");
-        f.aliases.push_back(rebuilt);
-        active.insert(rebuilt.get());
-        if (m != rebuilt) {
-          f.aliases.push_back(m);
-          active.insert(m.get());
-        }
-        if (m != rebuilt)
-          if (auto it = memo.find(m); it != memo.end()) result = it->second;
+      if (!(result = known(rebuilt))) {
+        const UOp* m = resolve(rebuilt);
+        if (m != rebuilt) result = known(m);
         if (!result) {
+          for (const UOp* a : {rebuilt, m}) {
+            f.aliases.push_back(a);
+            memo[a] = nullptr;
+          }
           f.cur = m;  // rewrite the rebuilt (or replaced) node: its sources are memo hits or new
           continue;
         }
+        f.aliases.push_back(rebuilt);
       }
     } else {
       result = f.cur;
     }
-    for (const UOpPtr& a : f.aliases) {
-      memo[a] = result;
-      active.erase(a.get());
-    }
+    for (const UOp* a : f.aliases) memo[a] = result;
     memo[result] = result;  // a result is a fixed point
     stack.pop_back();
     deliver(result);
   }
-  return final_result;
+  return final_result->ptr();
+}
+
+UOpPtr replay_substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
+  ReplacementTable rep;
+  rep.reserve(replacements.size());
+  for (const auto& [from, to] : replacements) rep[from.get()] = to.get();
+  return replay_substitute(root, rep);
 }
 
 PassReplay::PassReplay(TraceReader& reader, int64_t pass_id)
@@ -109,6 +122,7 @@ PassReplay::PassReplay(TraceReader& reader, int64_t pass_id)
 UOpPtr PassReplay::input() { return reader_.node(pass_.input_id); }
 
 void PassReplay::decode_up_to(int64_t step) {
+  TraceReader::ReadBatch batch(reader_);
   while (int64_t(decoded_.size()) < step) {
     const TraceMatch& m = matches_[decoded_.size()];
     decoded_.emplace_back(reader_.node(m.before_id), reader_.node(m.after_id));
@@ -121,10 +135,16 @@ UOpPtr PassReplay::graph_at(int64_t step) {
                     " has steps 0..", steps(), ", not ", step));
   if (step == cached_step_) return cached_graph_;
   decode_up_to(step);
-  UOpMap<UOpPtr> rep;
-  rep.reserve(size_t(step));
-  for (int64_t i = 0; i < step; i++) rep[decoded_[size_t(i)].first] = decoded_[size_t(i)].second;
-  UOpPtr g = replay_substitute(input(), rep);
+  // The table of the first `step` replacements grows as the caller steps forward; a step back
+  // rebuilds it (a later match may have overwritten an earlier one for the same node).
+  if (table_step_ > step) {
+    table_.clear();
+    table_step_ = 0;
+  }
+  table_.reserve(size_t(step));
+  for (; table_step_ < step; table_step_++)
+    table_[decoded_[size_t(table_step_)].first.get()] = decoded_[size_t(table_step_)].second.get();
+  UOpPtr g = replay_substitute(input(), table_);
   cached_step_ = step;
   cached_graph_ = g;
   return g;

@@ -12,6 +12,7 @@
 // costs one walk of the graph, wherever it is.
 #pragma once
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/uop.h"
@@ -19,7 +20,10 @@
 
 namespace loupe {
 
-// tinygrad's substitute (see above). Throws loupe::Error on a replacement cycle.
+// tinygrad's substitute (see above). Throws loupe::Error on a replacement cycle. The raw-pointer
+// table is the fast form; the caller keeps its nodes alive.
+using ReplacementTable = std::unordered_map<const UOp*, const UOp*>;
+UOpPtr replay_substitute(const UOpPtr& root, const ReplacementTable& replacements);
 UOpPtr replay_substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements);
 
 struct StepChanges {
@@ -49,6 +53,8 @@ private:
   TracePass pass_;
   std::vector<TraceMatch> matches_;
   std::vector<std::pair<UOpPtr, UOpPtr>> decoded_;  // before/after of the first decoded_.size() matches
+  ReplacementTable table_;  // the first table_step_ replacements
+  int64_t table_step_ = 0;
   int64_t cached_step_ = -1;
   UOpPtr cached_graph_;
 };

@@ -134,6 +134,21 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
 
 TraceReader::~TraceReader() = default;
 
+TraceReader::ReadBatch::ReadBatch(TraceReader& r) {
+  if (r.db_->in_transaction()) return;
+  r.db_->begin();
+  db_ = r.db_.get();
+}
+
+TraceReader::ReadBatch::~ReadBatch() {
+  if (!db_) return;
+  try {
+    db_->commit();
+  } catch (const std::exception&) {
+    // ending a read-only transaction cannot lose anything
+  }
+}
+
 // Statements are prepared once per reader (listing thousands of contexts reuses them).
 SqliteStmt& TraceReader::cached(const std::string& sql) {
   std::unique_ptr<SqliteStmt>& st = stmts_[sql];
@@ -306,6 +321,7 @@ TraceNodeRow TraceReader::node_row(int64_t id) {
 // have smaller ids than their node, which also rules out cycles in a damaged file.
 UOpPtr TraceReader::node(int64_t root_id) {
   if (auto it = nodes_.find(root_id); it != nodes_.end()) return it->second;
+  ReadBatch batch(*this);
   struct Pending {
     TraceNodeRow row;
     std::vector<int64_t> src;
@@ -315,14 +331,14 @@ UOpPtr TraceReader::node(int64_t root_id) {
   auto push = [&](int64_t id) {
     Pending p;
     load_node_row(id, p.row);
-    std::string where = cat("table uops, node ", id);
+    auto where = [&] { return cat("table uops, node ", id); };  // built only for an error
     try {
       p.src = decode_ids(p.row.src);
     } catch (const Error& e) {
-      bad(where, e.what());
+      bad(where(), e.what());
     }
     for (int64_t s : p.src)
-      if (s <= 0 || s >= id) bad(where, cat("source ", s, " is not an earlier node"));
+      if (s <= 0 || s >= id) bad(where(), cat("source ", s, " is not an earlier node"));
     stack.push_back(std::move(p));
   };
   push(root_id);
@@ -333,25 +349,25 @@ UOpPtr TraceReader::node(int64_t root_id) {
       if (!nodes_.count(s)) push(s);
       continue;
     }
-    std::string where = cat("table uops, node ", p.row.id, " (", p.row.op, ")");
+    auto where = [&] { return cat("table uops, node ", p.row.id, " (", p.row.op, ")"); };
     auto op = op_from_name(p.row.op);
-    if (!op) bad(where, cat("unknown op '", p.row.op, "'"));
+    if (!op) bad(where(), cat("unknown op '", p.row.op, "'"));
     UOpList src;
     for (int64_t s : p.src) src.push_back(nodes_.at(s));
     UOpPtr built;
     try {
       DType dtype = decode_dtype(p.row.dtype);
       Arg arg = decode_arg(p.row.arg_code);
-      if (std::string why = unbuildable(*op, src, arg); !why.empty()) bad(where, why);
+      if (std::string why = unbuildable(*op, src, arg); !why.empty()) bad(where(), why);
       built = UOp::make(*op, dtype, std::move(src), std::move(arg));
     } catch (const Error& e) {
       if (std::string(e.what()).rfind(path(), 0) == 0) throw;
-      bad(where, e.what());
+      bad(where(), e.what());
     } catch (const std::exception& e) {
-      bad(where, cat("cannot rebuild: ", e.what()));
+      bad(where(), cat("cannot rebuild: ", e.what()));
     }
     if (built->key().hex() != p.row.key)
-      bad(where, cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
+      bad(where(), cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
                      " (written by an engine that hashes differently, or the row is damaged)"));
     nodes_.emplace(p.row.id, built);
     stack.pop_back();
@@ -371,14 +387,14 @@ std::vector<TraceKernel> TraceReader::kernels() {
     k.name = st.text(2);
     k.device = st.text(3);
     k.ast_id = st.is_null(4) ? -1 : st.int64(4);
-    std::string where = cat("table kernels, kernel ", k.id);
+    auto where = [&] { return cat("table kernels, kernel ", k.id); };
     try {
       json::Value opts = json::parse(st.text(5));
       for (const json::Value& v : opts.as_array("opts")) k.opts.push_back(v.as_string("an opt"));
       k.global_size = json::parse(st.text(6)).as_ints("global_size");
       k.local_size = json::parse(st.text(7)).as_ints("local_size");
     } catch (const Error& e) {
-      bad(where, e.what());
+      bad(where(), e.what());
     }
     k.flops = st.int64(8);
     k.lds = st.int64(9);

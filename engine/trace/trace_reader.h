@@ -91,6 +91,20 @@ struct TraceReaderOptions {
 
 class TraceReader {
 public:
+  // While one lives, all queries share one read transaction: one snapshot of the file and no
+  // locking per query (decoding a large graph makes a query per node). Nests; keep it short-lived
+  // so a growing trace's new commits become visible.
+  class ReadBatch {
+  public:
+    explicit ReadBatch(TraceReader& r);
+    ~ReadBatch();
+    ReadBatch(const ReadBatch&) = delete;
+    ReadBatch& operator=(const ReadBatch&) = delete;
+
+  private:
+    SqliteDb* db_ = nullptr;  // set when this batch opened the transaction
+  };
+
   explicit TraceReader(const std::string& path, TraceReaderOptions opts = {});
   ~TraceReader();
   const std::string& path() const { return db_->path(); }

@@ -77,6 +77,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   meta.bind(1, "clock").bind(2, "ns since the writer opened (steady clock)").run();
   meta.bind(1, "finished").bind(2, "0").run();
   db.commit();
+  node_ids_.reserve(1 << 14);
   flusher_ = std::thread([this] { flusher_loop(); });
 }
 
