@@ -31,7 +31,7 @@ struct MethodObj : Object {
 
 // Tensor attributes of tinygrad that are data, not methods (for the error message's wording).
 bool is_data_attribute(const std::string& name) {
-  return name == "grad" || name == "requires_grad" || name == "uop" || name == "lazydata" || name == "is_param";
+  return name == "requires_grad" || name == "uop" || name == "lazydata" || name == "is_param";
 }
 
 [[noreturn]] void no_method(const std::string& name) {
@@ -235,6 +235,10 @@ Value TensorHost::attribute(const Value& obj, const std::string& name) {
     if (name == "ndim") return Value::integer(t.ndim());
     if (name == "T") return wrap(t.T());
     if (name == "device") return Value::str(t.device());
+    if (name == "grad") {
+      std::optional<Tensor> g = t.grad();
+      return g ? wrap(*g) : Value::none();
+    }
     const Method* m = find_method(name);
     if (!m) no_method(name);
     return Value::object(std::make_shared<MethodObj>(m, m->is_static ? std::nullopt : std::optional<Tensor>(t)));

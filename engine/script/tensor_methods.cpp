@@ -344,6 +344,30 @@ void linear_algebra(Table& t) {
   put(t, "dot", {req("w"), opt("dtype")}, false, matmul("w"));
 }
 
+void realization_and_autograd(Table& t) {
+  // Tensor copies share their state (like Python references), so a copy can be realized or backpropagated.
+  put(t, "realize", {star("lst")}, false, [](const Tensor* s, const Args& a) {
+    std::vector<Tensor> all{*s};
+    for (Tensor& x : tensors_of(a, "lst", a["lst"].items())) all.push_back(std::move(x));
+    std::vector<Tensor*> ptrs;
+    for (Tensor& x : all) ptrs.push_back(&x);
+    Tensor::realize_all(ptrs);
+    return wrap(*s);
+  });
+  put(t, "backward", {opt("gradient")}, false, [](const Tensor* s, const Args& a) {
+    std::optional<Tensor> g;
+    if (!a["gradient"].is_none()) g = to_tensor(a["gradient"], what(a, "gradient"));
+    Tensor self = *s;
+    self.backward(g);
+    return wrap(self);
+  });
+  put(t, "gradient", {star("targets"), kwonly("gradient")}, false, [](const Tensor* s, const Args& a) {
+    std::optional<Tensor> g;
+    if (!a["gradient"].is_none()) g = to_tensor(a["gradient"], what(a, "gradient"));
+    return wrap_tensors(s->gradient(tensors_of(a, "targets", a["targets"].items()), g), false);
+  });
+}
+
 const Table& table() {
   static const Table t = [] {
     Table t;
@@ -353,6 +377,7 @@ const Table& table() {
     movement(t);
     reductions(t);
     linear_algebra(t);
+    realization_and_autograd(t);
     return t;
   }();
   return t;

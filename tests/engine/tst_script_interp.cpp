@@ -245,6 +245,33 @@ private slots:
     QCOMPARE(QString::fromStdString(repr(*in.variable("b"))), QString("2"));
   }
 
+  // Random token soup: every input either runs or fails with a loupe::Error; nothing else escapes.
+  void random_input_never_crashes() {
+    std::mt19937 rng(99);
+    const char* pieces[] = {"x", "Tensor", "dtypes", ".", "(", ")", "[", "]", "{", "}", ",", ":", ";", "=", "==", "+", "-", "*",
+                            "**", "/", "//", "%", "@", "&", "|", "^", "~", "<<", ">>", "<", "<=", "!=", "1", "0", "2**63",
+                            "1.5", "1e400", "'s'", "\"t\"", "None", "True", "...", "for", "in", "if", "else", "lambda",
+                            "not", "and", "import", "def", "\n", "\n  ", " ", "#c\n", "\\\n", "out", "f", "=", "1j", "0x", "'"};
+    const int n_pieces = int(sizeof(pieces) / sizeof(pieces[0]));
+    int ok = 0, errors = 0;
+    for (int i = 0; i < 3000; i++) {
+      std::string src;
+      int len = std::uniform_int_distribution<int>(1, 25)(rng);
+      for (int k = 0; k < len; k++) src += pieces[std::uniform_int_distribution<int>(0, n_pieces - 1)(rng)], src += " ";
+      try {
+        FakeHost host;
+        Interpreter in(host);
+        in.run("x = 3\nf = Tensor\n" + src);
+        ok++;
+      } catch (const Error& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith("line "), e.what());  // every error is located
+        errors++;
+      }
+    }
+    QCOMPARE(ok + errors, 3000);
+    QVERIFY(ok > 0 && errors > 0);
+  }
+
   // Random integer expressions evaluated here and by CPython: same value or same error kind.
   void differential_against_python() {
     if (QStandardPaths::findExecutable("python3").isEmpty()) QSKIP("python3 not available");

@@ -179,6 +179,13 @@ private slots:
     QTest::newRow("dtype ne") << "out = Tensor.ones(2).dtype != dtypes.int32" << "True";
     QTest::newRow("itemsize") << "out = dtypes.int8.itemsize + Tensor.ones(2).element_size()" << "5";
     QTest::newRow("is float") << "out = Tensor.arange(2).is_floating_point()" << "False";
+    // autograd (lazily: the gradients' shapes and dtypes)
+    QTest::newRow("grad before backward") << "out = Tensor([1.0, 2.0]).grad" << "None";
+    QTest::newRow("backward grad") << "x = Tensor([[1.0, 2.0], [3.0, 4.0]])\nloss = (x * x).sum()\nloss.backward()\nout = x.grad"
+                                   << "(2, 2) float32";
+    QTest::newRow("backward returns self") << "x = Tensor([1.0, 2.0])\nout = (x * 3).sum().backward()" << "() float32";
+    QTest::newRow("gradient list") << "x = Tensor([1.0, 2.0])\ny = Tensor([3.0])\nout = (x * y).sum().gradient(x, y)[1]" << "(1,) float32";
+    QTest::newRow("backward with gradient") << "x = Tensor([1.0, 2.0])\ny = x * 3\ny.backward(Tensor.ones(2) * 2)\nout = x.grad" << "(2,) float32";
     QTest::newRow("split gives tuple") << "out = Tensor.arange(4).split(2)"
                                        << "(<Tensor shape=(2,) dtype=int32>, <Tensor shape=(2,) dtype=int32>)";
     QTest::newRow("chunk gives list") << "out = Tensor.arange(4).chunk(2)[1:]" << "[<Tensor shape=(2,) dtype=int32>]";
@@ -196,7 +203,7 @@ private slots:
     QTest::newRow("no einsum") << "out = Tensor.einsum('ij,jk->ik', a, b)" << "line 1:14: Tensor has no method 'einsum'";
     QTest::newRow("no conv2d") << "x = Tensor.ones(1, 1, 4, 4)\nout = x.conv2d(x)" << "line 2:9: Tensor has no method 'conv2d'";
     QTest::newRow("no numpy") << "out = Tensor.ones(2).numpy()" << "line 1:22: Tensor has no method 'numpy'";
-    QTest::newRow("no grad yet") << "x = Tensor.ones(2)\nout = x.grad" << "line 2:9: Tensor has no attribute 'grad'";
+    QTest::newRow("no requires_grad") << "x = Tensor.ones(2)\nout = x.requires_grad" << "line 2:9: Tensor has no attribute 'requires_grad'";
     QTest::newRow("bad dtype attr") << "out = Tensor.ones(2, dtype=dtypes.float128)" << "line 1:35: dtypes has no attribute 'float128'";
     QTest::newRow("bad dtype str") << "out = Tensor.ones(2).cast('float128')"
                                    << "line 1:22: cast: argument 'dtype': unknown dtype 'float128'";
