@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -26,9 +27,17 @@ public:
   Value() = default;  // null
   Value(std::nullptr_t) {}
   Value(bool b) : v_(b) {}
-  Value(int i) : v_(int64_t(i)) {}
-  Value(int64_t i) : v_(i) {}
-  Value(size_t i) : v_(int64_t(i)) {}
+  // Any integer type; an unsigned value beyond int64 becomes a double.
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  Value(T i) {
+    if constexpr (std::is_unsigned_v<T>) {
+      if (static_cast<uint64_t>(i) > static_cast<uint64_t>(INT64_MAX)) {
+        v_ = static_cast<double>(i);
+        return;
+      }
+    }
+    v_ = static_cast<int64_t>(i);
+  }
   Value(double d) : v_(d) {}
   Value(const char* s) : v_(std::string(s)) {}
   Value(std::string s) : v_(std::move(s)) {}

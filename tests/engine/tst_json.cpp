@@ -109,6 +109,10 @@ private slots:
     QCOMPARE(b.size(), size_t(2));
     QCOMPARE(json::quote("tab\there\x01"), std::string(R"("tab\there\u0001")"));
     QVERIFY(json::parse("1") == json::parse("1.0"));
+    QCOMPARE(json::Value(uint64_t(1) << 63).dump(), std::string("9223372036854775808.0"));
+    QCOMPARE(json::Value(size_t(5)).dump(), std::string("5"));
+    QCOMPARE(json::Value(-3LL).dump(), std::string("-3"));
+    QCOMPARE(json::Value(short(-2)).dump(), std::string("-2"));
     QVERIFY(!(json::parse("[1]") == json::parse("[1, 1]")));
   }
 };
