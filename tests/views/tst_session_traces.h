@@ -1,0 +1,44 @@
+// Real traces for the session, model and app tests, recorded in-process: the engine schedules,
+// optimizes, renders and runs a few tensor programs on the CPU while a TraceSession records every
+// rewrite, kernel and kernel run (the same path `loupe-cli run --trace` takes), plus a device peak
+// record. Also a corrupt file for the bad-input tests.
+#pragma once
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+
+#include "tensor/tensor.h"
+#include "trace/trace_session.h"
+
+namespace session_traces {
+
+// (a @ b).relu() summed over rows, and an elementwise kernel: a schedule context, several kernel
+// contexts with hundreds of matches, kernel runs, sources (opt and noopt) and buffer ShapeTrackers.
+inline void recordMatmulTrace(const QString& path) {
+  using namespace loupe;
+  TraceWriterOptions opts;
+  opts.count_attempts = true;  // the rule profiler's attempts column
+  TraceSession& s = TraceSession::start(path.toStdString(), false, opts);
+  s.writer().record_run_info({"example.py", "a = Tensor.arange(256).reshape(16, 16)\n...", {{"DEVICE", "CPU"}}});
+  s.writer().record_peaks({"CPU", 120.0, 18.0});
+  Tensor a = Tensor::arange(256).reshape({16, 16}).cast(dtypes::float32);
+  Tensor b = Tensor::arange(256).reshape({16, 16}).cast(dtypes::float32) * 0.5;
+  Tensor c = a.matmul(b).relu().sum({1});
+  c.realize();
+  Tensor d = (c.reshape({4, 4}) * 2.0 + 1.0).max({0});
+  d.realize();
+  TraceSession::finish();
+}
+
+// A file with Loupe's trace header bytes cut short and garbage after them.
+inline void writeCorruptTrace(const QString& path, const QString& validTrace) {
+  QFile in(validTrace);
+  in.open(QIODevice::ReadOnly);
+  QByteArray bytes = in.read(4096);  // the first page only: the header is right, every table is gone
+  bytes += QByteArray(3000, '\x5a');
+  QFile out(path);
+  out.open(QIODevice::WriteOnly | QIODevice::Truncate);
+  out.write(bytes);
+}
+
+} // namespace session_traces

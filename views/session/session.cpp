@@ -1,0 +1,406 @@
+#include "session/session.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+#include "graph/uop_graph_adapter.h"
+#include "shape/shapetracker.h"
+#include "support/error.h"
+#include "tensor/buffer_ref.h"
+
+namespace loupe::views {
+
+namespace {
+
+// Arg decoders register from static initializers; naming a symbol of each object file keeps the
+// linker from dropping it from a program that never builds those args itself.
+void ensureArgDecoders() {
+  loupe::register_shapetracker_arg();
+  static auto* volatile keepBufferRef = &loupe::BufferRef::make_new;
+  (void)keepBufferRef;
+}
+
+QString what(const std::exception& e) { return QString::fromStdString(e.what()); }
+
+} // namespace
+
+struct Session::LoadResult {
+  QString path;
+  std::shared_ptr<loupe::TraceReader> reader;
+  std::shared_ptr<TraceSnapshot> snapshot;
+  QString error;
+};
+
+Session::Session(QObject* parent) : QObject(parent) {
+  ensureArgDecoders();
+  qRegisterMetaType<KernelNameParts>();
+}
+
+Session::~Session() = default;
+
+const TraceSnapshot& Session::trace() const {
+  static const TraceSnapshot empty;
+  return snapshot_ ? *snapshot_ : empty;
+}
+
+std::shared_ptr<Session::LoadResult> Session::loadTrace(const QString& path, bool quickCheck) {
+  auto r = std::make_shared<Session::LoadResult>();
+  r->path = path;
+  try {
+    loupe::TraceReaderOptions opts;
+    opts.quick_check = quickCheck;
+    r->reader = std::make_shared<loupe::TraceReader>(path.toStdString(), opts);
+    r->snapshot = readTraceSnapshot(*r->reader);
+  } catch (const std::exception& e) {
+    r->reader.reset();
+    r->error = what(e);
+  }
+  return r;
+}
+
+void Session::startLoad(const QString& path, bool reload) {
+  const quint64 gen = ++generation_;
+  loading_++;
+  if (!reload) Q_EMIT loadStarted(path);
+  auto* watcher = new QFutureWatcher<std::shared_ptr<LoadResult>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, gen, reload] {
+    watcher->deleteLater();
+    loading_--;
+    std::shared_ptr<LoadResult> r = watcher->result();
+    if (gen != generation_) return;  // a newer load (or close) superseded this one
+    adopt(std::move(r), reload);
+  });
+  // A reload of a growing file skips the page check: it was done at open, and the writer is busy.
+  watcher->setFuture(QtConcurrent::run([path, reload] { return loadTrace(path, !reload); }));
+}
+
+void Session::open(const QString& path) { startLoad(path, false); }
+
+void Session::reload() {
+  if (snapshot_) startLoad(snapshot_->path, true);
+}
+
+bool Session::openNow(const QString& path, QString* error) {
+  ++generation_;
+  Q_EMIT loadStarted(path);
+  std::shared_ptr<LoadResult> r = loadTrace(path, true);
+  if (error) *error = r->error;
+  const bool ok = r->error.isEmpty();
+  adopt(std::move(r), false);
+  return ok;
+}
+
+bool Session::reloadNow(QString* error) {
+  if (!snapshot_) return false;
+  ++generation_;
+  std::shared_ptr<LoadResult> r = loadTrace(snapshot_->path, false);
+  if (error) *error = r->error;
+  const bool ok = r->error.isEmpty();
+  adopt(std::move(r), true);
+  return ok;
+}
+
+bool Session::waitForLoad(int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while (loading_ > 0 && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return loading_ == 0;
+}
+
+void Session::close() {
+  ++generation_;
+  if (!snapshot_) return;
+  replay_.reset();
+  reader_.reset();
+  snapshot_.reset();
+  matches_.clear();
+  kernels_.clear();
+  sel_ = {};
+  step_ = {};
+  node_.reset();
+  Q_EMIT closed();
+  Q_EMIT selectionChanged();
+}
+
+void Session::adopt(std::shared_ptr<LoadResult> r, bool reload) {
+  if (!r->error.isEmpty()) {
+    Q_EMIT loadFailed(r->path, r->error);
+    return;
+  }
+  // The replay refers to the old reader: drop it before the reader goes.
+  replay_.reset();
+  matches_.clear();
+  kernels_.clear();
+  reader_ = std::move(r->reader);
+  snapshot_ = std::move(r->snapshot);
+  if (reload) {
+    Selection keep = sel_;
+    if (keep.pass >= 0 && !snapshot_->pass(keep.pass)) keep = {};
+    sel_ = {};  // forces every signal: panels re-read the grown trace
+    Q_EMIT updated();
+    apply(keep, true);
+    return;
+  }
+  sel_ = {};
+  step_ = {};
+  node_.reset();
+  Q_EMIT loaded();
+  // Start where the work is: the first kernel's first pass with matches, else the first pass.
+  Selection first;
+  if (!snapshot_->kernels.empty()) {
+    first.kernel = snapshot_->kernels.front().id;
+    first.context = snapshot_->kernels.front().context_id;
+    first.pass = firstPassOf(first.context);
+  }
+  if (first.pass < 0 && !snapshot_->passes.empty()) {
+    first.pass = snapshot_->passes.front().id;
+    first.context = snapshot_->passes.front().context_id;
+  }
+  apply(first, true);
+}
+
+// ---- queries ----
+
+const std::vector<loupe::TraceMatch>& Session::matches(int64_t passId) {
+  static const std::vector<loupe::TraceMatch> none;
+  if (!reader_) return none;
+  auto it = matches_.find(passId);
+  if (it != matches_.end()) return it->second;
+  try {
+    return matches_.emplace(passId, reader_->matches(passId)).first->second;
+  } catch (const std::exception& e) {
+    Q_EMIT problem(what(e));
+    return none;
+  }
+}
+
+std::optional<loupe::TraceKernel> Session::kernelDetails(int64_t kernelId) {
+  if (!reader_ || kernelId < 0) return std::nullopt;
+  auto it = kernels_.find(kernelId);
+  if (it != kernels_.end()) return it->second;
+  try {
+    return kernels_.emplace(kernelId, reader_->kernel(kernelId)).first->second;
+  } catch (const std::exception& e) {
+    Q_EMIT problem(what(e));
+    return std::nullopt;
+  }
+}
+
+std::vector<RuleFiring> Session::firingsOfRule(int64_t ruleId, int limit) {
+  std::vector<RuleFiring> out;
+  if (!reader_) return out;
+  try {
+    // The reader has no query by rule; the matches table is keyed (pass_id, idx) with rule_id a column.
+    loupe::SqliteStmt st = reader_->db().prepare(
+        "SELECT pass_id, idx FROM matches WHERE rule_id = ? ORDER BY pass_id, idx LIMIT ?");
+    st.bind(1, int64_t(ruleId)).bind(2, int64_t(limit));
+    while (st.step()) out.push_back({st.int64(0), st.int64(1) + 1});
+  } catch (const std::exception& e) {
+    Q_EMIT problem(what(e));
+  }
+  return out;
+}
+
+loupe::UOpPtr Session::node(int64_t traceNodeId) {
+  if (!reader_) return nullptr;
+  try {
+    return reader_->node(traceNodeId);
+  } catch (const std::exception& e) {
+    Q_EMIT problem(what(e));
+    return nullptr;
+  }
+}
+
+// ---- selection ----
+
+int Session::passPosition(int64_t passId) const {
+  auto it = trace().passIndex.constFind(passId);
+  return it == trace().passIndex.constEnd() ? -1 : *it;
+}
+
+int64_t Session::firstPassOf(int64_t contextId) const {
+  std::vector<const loupe::TracePass*> ps = trace().passesOf(contextId);
+  for (const loupe::TracePass* p : ps)
+    if (p->match_count > 0) return p->id;
+  return ps.empty() ? -1 : ps.front()->id;
+}
+
+void Session::selectContext(int64_t contextId) {
+  if (!trace().context(contextId)) return;
+  Selection next = sel_;
+  next.context = contextId;
+  next.pass = firstPassOf(contextId);
+  next.step = 0;
+  if (int64_t k = trace().kernelForContext(contextId); k >= 0) next.kernel = k;
+  apply(next, true);
+}
+
+void Session::selectPass(int64_t passId, int64_t step) {
+  const loupe::TracePass* p = trace().pass(passId);
+  if (!p) return;
+  Selection next = sel_;
+  next.pass = passId;
+  next.context = p->context_id;
+  next.step = std::clamp<int64_t>(step, 0, p->match_count);
+  if (int64_t k = trace().kernelForContext(p->context_id); k >= 0) next.kernel = k;
+  apply(next, next.pass != sel_.pass || next.step != sel_.step);
+}
+
+void Session::selectStep(int64_t step) {
+  if (sel_.pass >= 0) selectPass(sel_.pass, step);
+}
+
+void Session::selectKernel(int64_t kernelId) {
+  const loupe::TraceKernel* k = trace().kernel(kernelId);
+  if (!k) return;
+  Selection next = sel_;
+  next.kernel = kernelId;
+  // Keep the pass when it already belongs to this kernel (e.g. the profile re-selects it).
+  if (trace().kernelForContext(sel_.context) != kernelId && k->context_id >= 0) {
+    next.context = k->context_id;
+    next.pass = firstPassOf(k->context_id);
+    next.step = 0;
+  }
+  apply(next, next.pass != sel_.pass || next.step != sel_.step);
+}
+
+void Session::selectNode(const loupe::UOpPtr& node) {
+  node_ = node;
+  Selection next = sel_;
+  next.node = node ? uopNodeId(*node) : 0;
+  apply(next, false);
+}
+
+bool Session::selectNodeById(quint64 id) {
+  if (id == 0) {
+    selectNode(nullptr);
+    return true;
+  }
+  for (const loupe::UOpPtr& root : {step_.graph, step_.before}) {
+    if (!root) continue;
+    for (const loupe::UOp* u : root->toposort())
+      if (uopNodeId(*u) == id) {
+        selectNode(u->ptr());
+        return true;
+      }
+  }
+  return false;
+}
+
+bool Session::nextMatch() {
+  const loupe::TracePass* p = trace().pass(sel_.pass);
+  if (p && sel_.step < p->match_count) {
+    selectStep(sel_.step + 1);
+    return true;
+  }
+  const auto& ps = trace().passes;
+  for (size_t i = size_t(passPosition(sel_.pass) + 1); i < ps.size(); i++)
+    if (ps[i].match_count > 0) {
+      selectPass(ps[i].id, 1);
+      return true;
+    }
+  return false;
+}
+
+bool Session::previousMatch() {
+  if (sel_.pass >= 0 && sel_.step > 1) {
+    selectStep(sel_.step - 1);
+    return true;
+  }
+  const auto& ps = trace().passes;
+  for (int i = passPosition(sel_.pass) - 1; i >= 0; i--)
+    if (ps[size_t(i)].match_count > 0) {
+      selectPass(ps[size_t(i)].id, ps[size_t(i)].match_count);
+      return true;
+    }
+  return false;
+}
+
+bool Session::nextPass() {
+  const auto& ps = trace().passes;
+  const int pos = passPosition(sel_.pass);
+  if (pos + 1 >= int(ps.size())) return false;
+  selectPass(ps[size_t(pos + 1)].id, 0);
+  return true;
+}
+
+bool Session::previousPass() {
+  const auto& ps = trace().passes;
+  const int pos = passPosition(sel_.pass);
+  if (pos <= 0) return false;
+  selectPass(ps[size_t(pos - 1)].id, 0);
+  return true;
+}
+
+bool Session::nextKernel() {
+  const auto& ks = trace().kernels;
+  auto it = trace().kernelIndex.constFind(sel_.kernel);
+  const int pos = it == trace().kernelIndex.constEnd() ? -1 : *it;
+  if (pos + 1 >= int(ks.size())) return false;
+  selectKernel(ks[size_t(pos + 1)].id);
+  return true;
+}
+
+bool Session::previousKernel() {
+  const auto& ks = trace().kernels;
+  auto it = trace().kernelIndex.constFind(sel_.kernel);
+  if (it == trace().kernelIndex.constEnd() || *it == 0) return false;
+  selectKernel(ks[size_t(*it - 1)].id);
+  return true;
+}
+
+void Session::apply(Selection next, bool stepDirty) {
+  const Selection old = sel_;
+  sel_ = next;
+  if (stepDirty || old.pass != next.pass || old.step != next.step) {
+    rebuildStep();
+    // A node selection survives stepping only while the node is still in the graph.
+    if (node_ && sel_.node) {
+      bool present = false;
+      for (const loupe::UOpPtr& root : {step_.graph, step_.before})
+        if (root)
+          for (const loupe::UOp* u : root->toposort())
+            if (u == node_.get()) present = true;
+      if (!present) {
+        node_.reset();
+        sel_.node = 0;
+      }
+    }
+  }
+  if (old.context != sel_.context) Q_EMIT contextChanged(sel_.context);
+  if (old.kernel != sel_.kernel) Q_EMIT kernelChanged(sel_.kernel);
+  if (old.pass != sel_.pass) Q_EMIT passChanged(sel_.pass);
+  if (old.pass != sel_.pass || old.step != sel_.step || stepDirty) Q_EMIT stepChanged(sel_.pass, sel_.step);
+  if (old.node != sel_.node) Q_EMIT nodeChanged(sel_.node);
+  if (!(old == sel_) || stepDirty) Q_EMIT selectionChanged();
+}
+
+void Session::rebuildStep() {
+  step_ = {};
+  step_.pass = sel_.pass;
+  step_.step = sel_.step;
+  const loupe::TracePass* p = trace().pass(sel_.pass);
+  if (!p || !reader_) return;
+  step_.steps = p->match_count;
+  try {
+    if (!replay_ || replay_->pass().id != p->id) replay_ = std::make_unique<loupe::PassReplay>(*reader_, p->id);
+    // A growing trace may know more matches than the replay loaded.
+    if (replay_->steps() < p->match_count) replay_ = std::make_unique<loupe::PassReplay>(*reader_, p->id);
+    step_.steps = replay_->steps();
+    step_.step = std::clamp<int64_t>(sel_.step, 0, step_.steps);
+    sel_.step = step_.step;
+    step_.changes = replay_->changes_at(step_.step);
+    step_.graph = replay_->graph_at(step_.step);
+    if (step_.step > 0) {
+      step_.before = replay_->graph_at(step_.step - 1);
+      step_.match = replay_->matches()[size_t(step_.step - 1)];
+    }
+  } catch (const std::exception& e) {
+    step_.graph.reset();
+    step_.error = what(e);
+    Q_EMIT problem(step_.error);
+  }
+}
+
+} // namespace loupe::views

@@ -1,0 +1,133 @@
+// Session: the loaded trace and the current selection (context, pass, step, node, kernel). Every
+// panel observes it; nothing else holds trace data. Loading reads a TraceSnapshot off the GUI thread
+// (QtConcurrent) and swaps it in when done; a failed load reports an error and keeps what was open.
+// Reloading the same file (a trace that is still being written) keeps the selection.
+//
+// Stepping: a step k of a pass is its graph after the first k matches (step 0: the pass's input).
+// next/previousMatch walk matches across passes (only passes with matches), next/previousPass walk
+// every pass, next/previousKernel walk the kernels in the order they were compiled.
+#pragma once
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "session/tracesnapshot.h"
+#include "trace/graph_at_step.h"
+#include "trace/trace_reader.h"
+
+namespace loupe::views {
+
+struct Selection {
+  int64_t context = -1, pass = -1, step = 0, kernel = -1;
+  quint64 node = 0;  // uopNodeId of the selected node, 0 for none
+  bool operator==(const Selection&) const = default;
+};
+
+// The graph at the selected step, rebuilt from the trace.
+struct StepInfo {
+  int64_t pass = -1, step = 0, steps = 0;    // steps: the pass's match count
+  std::optional<loupe::TraceMatch> match;    // the match applied at this step (step > 0)
+  loupe::UOpPtr before;                      // graph at step - 1 (null at step 0)
+  loupe::UOpPtr graph;                       // graph at step (null when unavailable)
+  loupe::StepChanges changes;
+  QString error;                             // why the graph could not be rebuilt
+  bool valid() const { return graph != nullptr; }
+};
+
+struct RuleFiring {
+  int64_t pass = -1, step = 0;  // step = match index + 1
+};
+
+class Session : public QObject {
+  Q_OBJECT
+public:
+  explicit Session(QObject* parent = nullptr);
+  ~Session() override;
+
+  // Starts loading in the background; loaded() or loadFailed() follows.
+  void open(const QString& path);
+  // Reads the open file again (it may have grown); updated() or loadFailed() follows.
+  void reload();
+  // Loads on the calling thread (tests, command line); false and *error on failure.
+  bool openNow(const QString& path, QString* error = nullptr);
+  bool reloadNow(QString* error = nullptr);
+  void close();
+  bool isLoading() const { return loading_ > 0; }
+  // Blocks (processing events) until no load is running; false on timeout.
+  bool waitForLoad(int timeoutMs = 30000);
+
+  bool hasTrace() const { return snapshot_ != nullptr; }
+  QString path() const { return snapshot_ ? snapshot_->path : QString(); }
+  const TraceSnapshot& trace() const;  // an empty snapshot when nothing is open
+  std::shared_ptr<const TraceSnapshot> snapshot() const { return snapshot_; }
+  loupe::TraceReader* reader() { return reader_.get(); }
+
+  // Trace queries (cached); errors come back empty and are reported through problem().
+  const std::vector<loupe::TraceMatch>& matches(int64_t passId);
+  std::optional<loupe::TraceKernel> kernelDetails(int64_t kernelId);  // with sources and buffers
+  std::vector<RuleFiring> firingsOfRule(int64_t ruleId, int limit = 20000);
+  loupe::UOpPtr node(int64_t traceNodeId);
+
+  // Selection.
+  const Selection& selection() const { return sel_; }
+  const StepInfo& currentStep() const { return step_; }
+  loupe::UOpPtr selectedNode() const { return node_; }
+
+  void selectContext(int64_t contextId);
+  void selectPass(int64_t passId, int64_t step = 0);
+  void selectStep(int64_t step);  // within the selected pass
+  void selectKernel(int64_t kernelId);
+  void selectNode(const loupe::UOpPtr& node);
+  // Finds the node with this uopNodeId in the current step's graph (or the graph before it).
+  bool selectNodeById(quint64 id);
+
+public Q_SLOTS:
+  bool nextMatch();
+  bool previousMatch();
+  bool nextPass();
+  bool previousPass();
+  bool nextKernel();
+  bool previousKernel();
+
+Q_SIGNALS:
+  void loadStarted(const QString& path);
+  void loaded();                    // a new trace is open (selection reset)
+  void updated();                   // the open trace was read again (selection kept)
+  void loadFailed(const QString& path, const QString& message);
+  void closed();
+  void problem(const QString& message);  // a query failed (e.g. a node that cannot be rebuilt)
+
+  void contextChanged(qint64 contextId);
+  void passChanged(qint64 passId);
+  void stepChanged(qint64 passId, qint64 step);
+  void kernelChanged(qint64 kernelId);
+  void nodeChanged(quint64 nodeId);
+  void selectionChanged();
+
+private:
+  struct LoadResult;
+  static std::shared_ptr<LoadResult> loadTrace(const QString& path, bool quickCheck);
+  void startLoad(const QString& path, bool reload);
+  void adopt(std::shared_ptr<LoadResult> r, bool reload);
+  void apply(Selection next, bool stepDirty);
+  void rebuildStep();
+  int passPosition(int64_t passId) const;
+  int64_t firstPassOf(int64_t contextId) const;
+
+  std::shared_ptr<const TraceSnapshot> snapshot_;
+  std::shared_ptr<loupe::TraceReader> reader_;
+  std::unique_ptr<loupe::PassReplay> replay_;
+  std::map<int64_t, std::vector<loupe::TraceMatch>> matches_;
+  std::map<int64_t, loupe::TraceKernel> kernels_;
+  Selection sel_;
+  StepInfo step_;
+  loupe::UOpPtr node_;
+  int loading_ = 0;
+  quint64 generation_ = 0;
+};
+
+} // namespace loupe::views

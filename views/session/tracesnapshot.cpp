@@ -1,0 +1,90 @@
+#include "session/tracesnapshot.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace loupe::views {
+
+const loupe::TraceContext* TraceSnapshot::context(int64_t id) const {
+  auto it = contextIndex.constFind(id);
+  return it == contextIndex.constEnd() ? nullptr : &contexts[size_t(*it)];
+}
+
+const loupe::TracePass* TraceSnapshot::pass(int64_t id) const {
+  auto it = passIndex.constFind(id);
+  return it == passIndex.constEnd() ? nullptr : &passes[size_t(*it)];
+}
+
+const loupe::TraceKernel* TraceSnapshot::kernel(int64_t id) const {
+  auto it = kernelIndex.constFind(id);
+  return it == kernelIndex.constEnd() ? nullptr : &kernels[size_t(*it)];
+}
+
+int64_t TraceSnapshot::kernelForContext(int64_t contextId) const {
+  for (int guard = 0; guard < 64 && contextId >= 0; guard++) {
+    auto it = kernelOfContext.constFind(contextId);
+    if (it != kernelOfContext.constEnd()) return *it;
+    const loupe::TraceContext* c = context(contextId);
+    if (!c) break;
+    contextId = c->parent_id;
+  }
+  return -1;
+}
+
+std::vector<const loupe::TracePass*> TraceSnapshot::passesOf(int64_t contextId) const {
+  std::vector<const loupe::TracePass*> out;
+  for (const loupe::TracePass& p : passes)
+    if (p.context_id == contextId) out.push_back(&p);
+  return out;
+}
+
+int64_t TraceSnapshot::totalMatches() const {
+  int64_t n = 0;
+  for (const loupe::TracePass& p : passes) n += p.match_count;
+  return n;
+}
+
+std::shared_ptr<TraceSnapshot> readTraceSnapshot(loupe::TraceReader& reader) {
+  auto s = std::make_shared<TraceSnapshot>();
+  s->path = QString::fromStdString(reader.path());
+  s->meta = reader.meta();
+  s->runInfo = reader.run_info();
+  s->finished = reader.finished();
+  s->nodeCount = reader.node_count();
+  s->contexts = reader.contexts();
+  std::sort(s->contexts.begin(), s->contexts.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (const loupe::TraceContext& c : s->contexts) {
+    std::vector<loupe::TracePass> ps = reader.passes(c.id);
+    s->passes.insert(s->passes.end(), ps.begin(), ps.end());
+  }
+  std::sort(s->passes.begin(), s->passes.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  s->kernels = reader.kernels();
+  s->profile = reader.profile();
+  s->rules = reader.rules();
+  s->peaks = reader.peaks();
+  for (size_t i = 0; i < s->contexts.size(); i++) s->contextIndex.insert(s->contexts[i].id, int(i));
+  for (size_t i = 0; i < s->passes.size(); i++) s->passIndex.insert(s->passes[i].id, int(i));
+  for (size_t i = 0; i < s->kernels.size(); i++) {
+    const loupe::TraceKernel& k = s->kernels[i];
+    s->kernelIndex.insert(k.id, int(i));
+    if (k.context_id >= 0 && !s->kernelOfContext.contains(k.context_id)) s->kernelOfContext.insert(k.context_id, k.id);
+    loupe::UOpPtr ast;
+    if (k.ast_id >= 0) {
+      try {
+        ast = reader.node(k.ast_id);
+      } catch (const loupe::Error&) {
+        // a node that cannot be rebuilt leaves the name undecoded; the rest of the trace is fine
+      }
+    }
+    QStringList opts;
+    for (const std::string& o : k.opts) opts << QString::fromStdString(o);
+    KernelNameParts parts = decodeKernelName(QString::fromStdString(k.name), ast, opts);
+    for (int64_t g : k.global_size) parts.globalSize << g;
+    for (int64_t l : k.local_size) parts.localSize << l;
+    s->kernelNames.insert(k.id, parts);
+  }
+  return s;
+}
+
+} // namespace loupe::views
