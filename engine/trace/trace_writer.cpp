@@ -43,7 +43,7 @@ std::string strings_json(const std::vector<std::string>& xs) {
 } // namespace
 
 TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
-    : path_(path), opts_(opts), t0_(std::chrono::steady_clock::now()), last_commit_(t0_) {
+    : path_(path), opts_(opts), t0_(std::chrono::steady_clock::now()), last_commit_request_(t0_) {
   check_replaceable(path);
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::create);
   trace_schema::create(*db_);
@@ -51,16 +51,16 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_node_ = db.prepare("INSERT INTO uops(id, op, dtype, src, arg, arg_code, key) VALUES (?,?,?,?,?,?,?)");
   ins_match_ = db.prepare("INSERT INTO matches(pass_id, idx, before_id, after_id, rule_id, ns) VALUES (?,?,?,?,?,?)");
   ins_pass_ = db.prepare(
-      "INSERT INTO passes(context_id, parent_id, name, file, line, bottom_up, depth, input_id, start_ns)"
-      " VALUES (?,?,?,?,?,?,?,?,?)");
+      "INSERT INTO passes(id, context_id, parent_id, name, file, line, bottom_up, depth, input_id, start_ns)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?)");
   end_pass_ = db.prepare("UPDATE passes SET result_id = ?, match_count = ?, end_ns = ? WHERE id = ?");
   ins_rule_ = db.prepare("INSERT INTO rules(id, name, file, line) VALUES (?,?,?,?)");
   upd_rule_ = db.prepare("UPDATE rules SET matches = ?, match_ns = ?, attempts = ?, attempt_ns = ? WHERE id = ?");
-  ins_context_ = db.prepare("INSERT INTO contexts(parent_id, kind, name, start_ns) VALUES (?,?,?,?)");
+  ins_context_ = db.prepare("INSERT INTO contexts(id, parent_id, kind, name, start_ns) VALUES (?,?,?,?,?)");
   end_context_ = db.prepare("UPDATE contexts SET end_ns = ? WHERE id = ?");
   ins_kernel_ = db.prepare(
-      "INSERT INTO kernels(context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?)");
+      "INSERT INTO kernels(id, context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   ins_source_ = db.prepare("INSERT OR REPLACE INTO kernel_sources(kernel_id, variant, backend, source) VALUES (?,?,?,?)");
   ins_buffer_ = db.prepare(
       "INSERT OR REPLACE INTO kernel_buffers(kernel_id, idx, name, access, dtype, st, st_kind, st_code)"
@@ -78,45 +78,54 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   meta.bind(1, "finished").bind(2, "0").run();
   db.commit();
   node_ids_.reserve(1 << 14);
-  flusher_ = std::thread([this] { flusher_loop(); });
+  store_thread_ = std::thread([this] { store_loop(); });
 }
 
 TraceWriter::~TraceWriter() {
   {
     std::lock_guard lock(mutex_);
+    if (!failed_) {
+      int64_t now = now_ns();
+      std::vector<int64_t> open = contexts_;
+      if (implicit_context_ >= 0) open.push_back(implicit_context_);
+      enqueue([this, now, open] {
+        for (int64_t c : open) end_context_.bind(1, now).bind(2, c).run();
+        db_->exec("UPDATE meta SET value = '1' WHERE key = 'finished'");
+      });
+      request_commit();
+    }
+  }
+  {
+    std::lock_guard lock(queue_mutex_);
     stop_ = true;
   }
-  wake_.notify_all();
-  if (flusher_.joinable()) flusher_.join();
-  std::lock_guard lock(mutex_);
-  if (!error_.empty()) return;
+  queue_cv_.notify_all();
+  if (store_thread_.joinable()) store_thread_.join();
+  if (failed_) return;
   try {
-    int64_t now = now_ns();
-    db_->begin();
-    for (int64_t c : contexts_) end_context_.bind(1, now).bind(2, c).run();
-    if (implicit_context_ >= 0) end_context_.bind(1, now).bind(2, implicit_context_).run();
-    db_->exec("UPDATE meta SET value = '1' WHERE key = 'finished'");
-    commit_locked();
-    db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");  // a finished trace is one self-contained file
   } catch (const std::exception& e) {
     std::cerr << "loupe: could not finish the trace " << path_ << ": " << e.what() << "\n";
   }
 }
 
+// Runs a recording call under the state lock; a failure disables recording instead of throwing
+// into the engine.
 template <typename F> void TraceWriter::guarded(F&& body) {
+  if (failed_) return;
   std::lock_guard lock(mutex_);
-  if (!error_.empty()) return;
   try {
-    db_->begin();
     body();
   } catch (const std::exception& e) {
-    error_ = e.what();
+    std::lock_guard q(queue_mutex_);
+    if (error_.empty()) error_ = e.what();
+    failed_ = true;
     std::cerr << "loupe: trace recording stopped: " << error_ << "\n";
   }
 }
 
 std::string TraceWriter::error() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(queue_mutex_);
   return error_;
 }
 
@@ -134,11 +143,98 @@ int64_t TraceWriter::matches_written() const {
   return matches_written_;
 }
 
+void TraceWriter::enqueue(Task t) {
+  std::unique_lock lock(queue_mutex_);
+  // Back-pressure: a producer far ahead of the storage thread waits instead of growing memory.
+  done_cv_.wait(lock, [&] { return task_queue_.size() + node_queue_.size() < kMaxQueued || failed_ || stop_; });
+  task_queue_.push_back(std::move(t));
+  enqueued_++;
+}
+
+// Asks the storage thread to commit now, with the rule statistics as they are (caller holds mutex_).
+void TraceWriter::request_commit() {
+  std::vector<RuleStats> dirty;
+  for (auto* table : {&rules_by_engine_id_})
+    for (auto& [k, rs] : *table)
+      if (rs.dirty) {
+        dirty.push_back(rs);
+        rs.dirty = false;
+      }
+  for (auto& [k, rs] : rules_by_location_)
+    if (rs.dirty) {
+      dirty.push_back(rs);
+      rs.dirty = false;
+    }
+  if (!dirty.empty())
+    enqueue([this, dirty] {
+      for (const RuleStats& rs : dirty)
+        upd_rule_.bind(1, rs.matches).bind(2, rs.match_ns).bind(3, rs.attempts).bind(4, rs.attempt_ns).bind(5, rs.id).run();
+    });
+  last_commit_request_ = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(queue_mutex_);
+    commit_requested_ = true;
+  }
+  queue_cv_.notify_one();
+}
+
+void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& tasks) {
+  db_->begin();
+  for (const NodeRow& n : nodes)
+    ins_node_.bind(1, n.id)
+        .bind(2, op_name(n.op))
+        .bind(3, n.dtype)
+        .bind(4, n.src)
+        .bind(5, n.arg)
+        .bind(6, n.arg_code)
+        .bind(7, n.key)
+        .run();
+  for (Task& t : tasks) t();
+  db_->commit();
+}
+
+void TraceWriter::store_loop() {
+  std::unique_lock lock(queue_mutex_);
+  for (;;) {
+    queue_cv_.wait_for(lock, std::chrono::milliseconds(opts_.commit_interval_ms), [&] {
+      return stop_ || commit_requested_ || task_queue_.size() + node_queue_.size() >= kMaxQueued / 2;
+    });
+    std::vector<NodeRow> nodes = std::move(node_queue_);
+    std::vector<Task> tasks = std::move(task_queue_);
+    node_queue_.clear();
+    task_queue_.clear();
+    int64_t items = int64_t(tasks.size() + nodes.size());
+    commit_requested_ = false;
+    bool stopping = stop_;
+    if (items > 0 && !failed_) {
+      lock.unlock();
+      std::string problem;
+      try {
+        store_batch(nodes, tasks);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      nodes.clear();  // free the encoded rows outside the lock
+      tasks.clear();
+      lock.lock();
+      if (!problem.empty() && !failed_) {
+        error_ = problem;
+        failed_ = true;
+        std::cerr << "loupe: trace recording stopped: " << error_ << "\n";
+      }
+    }
+    committed_ += items;
+    done_cv_.notify_all();
+    if (stopping && task_queue_.empty() && node_queue_.empty()) return;
+  }
+}
+
 // Post-order over nodes not yet stored: a node's sources always get smaller ids than the node.
 int64_t TraceWriter::ensure_node(const UOp* root) {
   if (auto it = node_ids_.find(root->key()); it != node_ids_.end()) return it->second;
   std::vector<std::pair<const UOp*, size_t>> stack{{root, 0}};
   std::vector<int64_t> src_ids;
+  std::vector<NodeRow> rows;
   while (!stack.empty()) {
     auto& [n, next] = stack.back();
     if (next < n->src.size()) {
@@ -150,17 +246,17 @@ int64_t TraceWriter::ensure_node(const UOp* root) {
       src_ids.clear();
       for (const UOpPtr& s : n->src) src_ids.push_back(node_ids_.at(s->key()));
       int64_t id = next_node_id_++;
-      ins_node_.bind(1, id)
-          .bind(2, op_name(n->op))
-          .bind(3, encode_dtype(n->dtype))
-          .bind(4, encode_ids(src_ids))
-          .bind(5, n->arg.str())
-          .bind(6, encode_arg(n->arg))
-          .bind(7, n->key().hex())
-          .run();
+      rows.push_back({id, n->op, encode_dtype(n->dtype), encode_ids(src_ids), n->arg.str(), encode_arg(n->arg),
+                      n->key().hex()});
       node_ids_.emplace(n->key(), id);
     }
     stack.pop_back();
+  }
+  if (!rows.empty()) {
+    std::unique_lock lock(queue_mutex_);
+    done_cv_.wait(lock, [&] { return task_queue_.size() + node_queue_.size() < kMaxQueued || failed_ || stop_; });
+    for (NodeRow& r : rows) node_queue_.push_back(std::move(r));
+    enqueued_ += int64_t(rows.size());
   }
   return node_ids_.at(root->key());
 }
@@ -174,12 +270,16 @@ int64_t TraceWriter::node_id(const UOpPtr& node) {
 int64_t TraceWriter::begin_context(std::string_view kind, std::string_view name) {
   int64_t id = -1;
   guarded([&] {
-    if (contexts_.empty()) ins_context_.bind_null(1);
-    else ins_context_.bind(1, contexts_.back());
-    ins_context_.bind(2, kind).bind(3, name).bind(4, now_ns()).run();
-    id = db_->last_insert_rowid();
+    id = next_context_id_++;
+    int64_t parent = contexts_.empty() ? -1 : contexts_.back();
+    int64_t now = now_ns(), implicit = implicit_context_;
+    enqueue([this, id, parent, kind = std::string(kind), name = std::string(name), now, implicit] {
+      if (parent < 0) ins_context_.bind(1, id).bind_null(2);
+      else ins_context_.bind(1, id).bind(2, parent);
+      ins_context_.bind(3, kind).bind(4, name).bind(5, now).run();
+      if (implicit >= 0) end_context_.bind(1, now).bind(2, implicit).run();
+    });
     contexts_.push_back(id);
-    if (implicit_context_ >= 0) end_context_.bind(1, now_ns()).bind(2, implicit_context_).run();
     implicit_context_ = -1;
   });
   return id;
@@ -188,10 +288,11 @@ int64_t TraceWriter::begin_context(std::string_view kind, std::string_view name)
 void TraceWriter::end_context() {
   guarded([&] {
     if (contexts_.empty()) return;
-    end_context_.bind(1, now_ns()).bind(2, contexts_.back()).run();
+    int64_t id = contexts_.back(), now = now_ns();
     contexts_.pop_back();
-    if (std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(opts_.min_commit_ms))
-      commit_locked();
+    enqueue([this, id, now] { end_context_.bind(1, now).bind(2, id).run(); });
+    if (std::chrono::steady_clock::now() - last_commit_request_ >= std::chrono::milliseconds(opts_.min_commit_ms))
+      request_commit();
   });
 }
 
@@ -203,8 +304,11 @@ int64_t TraceWriter::current_context() const {
 int64_t TraceWriter::context_for_pass() {
   if (!contexts_.empty()) return contexts_.back();
   if (implicit_context_ < 0) {
-    ins_context_.bind_null(1).bind(2, "top").bind(3, "(outside any context)").bind(4, now_ns()).run();
-    implicit_context_ = db_->last_insert_rowid();
+    int64_t id = next_context_id_++, now = now_ns();
+    enqueue([this, id, now] {
+      ins_context_.bind(1, id).bind_null(2).bind(3, "top").bind(4, "(outside any context)").bind(5, now).run();
+    });
+    implicit_context_ = id;
   }
   return implicit_context_;
 }
@@ -215,19 +319,17 @@ void TraceWriter::pass_begin(const PassInfo& pass, const UOpPtr& root) {
     // Passes at this depth or deeper that never ended were abandoned by an exception.
     while (!stack.empty() && stack.back().depth >= pass.depth) stack.pop_back();
     int64_t input = ensure_node(root.get());
-    int64_t ctx = context_for_pass();
-    ins_pass_.bind(1, ctx);
-    if (stack.empty()) ins_pass_.bind_null(2);
-    else ins_pass_.bind(2, stack.back().id);
-    ins_pass_.bind(3, pass.name)
-        .bind(4, pass.location.file_name())
-        .bind(5, int64_t(pass.location.line()))
-        .bind(6, int64_t(pass.bottom_up))
-        .bind(7, int64_t(pass.depth))
-        .bind(8, input)
-        .bind(9, now_ns())
-        .run();
-    stack.push_back({db_->last_insert_rowid(), pass.depth});
+    int64_t ctx = context_for_pass(), id = next_pass_id_++, now = now_ns();
+    int64_t parent = stack.empty() ? -1 : stack.back().id;
+    enqueue([this, id, ctx, parent, name = pass.name, file = std::string(pass.location.file_name()),
+             line = int64_t(pass.location.line()), bottom_up = int64_t(pass.bottom_up), depth = int64_t(pass.depth),
+             input, now] {
+      ins_pass_.bind(1, id).bind(2, ctx);
+      if (parent < 0) ins_pass_.bind_null(3);
+      else ins_pass_.bind(3, parent);
+      ins_pass_.bind(4, name).bind(5, file).bind(6, line).bind(7, bottom_up).bind(8, depth).bind(9, input).bind(10, now).run();
+    });
+    stack.push_back({id, pass.depth});
   });
 }
 
@@ -246,11 +348,8 @@ TraceWriter::RuleStats& TraceWriter::rule_stats(const Rule& rule) {
   }
   if (fresh) {
     next_rule_id_++;
-    ins_rule_.bind(1, stats->id)
-        .bind(2, rule.name)
-        .bind(3, rule.location.file_name())
-        .bind(4, int64_t(rule.location.line()))
-        .run();
+    enqueue([this, id = stats->id, name = rule.name, file = std::string(rule.location.file_name()),
+             line = int64_t(rule.location.line())] { ins_rule_.bind(1, id).bind(2, name).bind(3, file).bind(4, line).run(); });
   }
   return *stats;
 }
@@ -262,8 +361,10 @@ void TraceWriter::match(const UOpPtr& before, const UOpPtr& after, const Rule& r
     OpenPass& p = it->second.back();
     int64_t b = ensure_node(before.get()), a = ensure_node(after.get());
     RuleStats& rs = rule_stats(rule);
-    int64_t ns = int64_t(seconds * 1e9);
-    ins_match_.bind(1, p.id).bind(2, p.matches).bind(3, b).bind(4, a).bind(5, rs.id).bind(6, ns).run();
+    int64_t ns = int64_t(seconds * 1e9), pass_id = p.id, idx = p.matches, rule_id = rs.id;
+    enqueue([this, pass_id, idx, b, a, rule_id, ns] {
+      ins_match_.bind(1, pass_id).bind(2, idx).bind(3, b).bind(4, a).bind(5, rule_id).bind(6, ns).run();
+    });
     p.matches++;
     matches_written_++;
     rs.matches++;
@@ -290,145 +391,118 @@ void TraceWriter::pass_end(const PassInfo& pass, const UOpPtr& result) {
     if (stack.empty()) return;
     OpenPass p = stack.back();
     stack.pop_back();
-    int64_t r = ensure_node(result.get());
-    end_pass_.bind(1, r).bind(2, p.matches).bind(3, now_ns()).bind(4, p.id).run();
+    int64_t r = ensure_node(result.get()), now = now_ns();
+    enqueue([this, r, p, now] { end_pass_.bind(1, r).bind(2, p.matches).bind(3, now).bind(4, p.id).run(); });
     if (stack.empty() &&
-        std::chrono::steady_clock::now() - last_commit_ >= std::chrono::milliseconds(opts_.min_commit_ms))
-      commit_locked();
+        std::chrono::steady_clock::now() - last_commit_request_ >= std::chrono::milliseconds(opts_.min_commit_ms))
+      request_commit();
   });
 }
 
 int64_t TraceWriter::record_kernel(const KernelRecord& k) {
   int64_t id = -1;
   guarded([&] {
+    id = next_kernel_id_++;
     int64_t ctx = k.context_id >= 0 ? k.context_id : (contexts_.empty() ? implicit_context_ : contexts_.back());
-    if (ctx >= 0) ins_kernel_.bind(1, ctx);
-    else ins_kernel_.bind_null(1);
-    ins_kernel_.bind(2, k.name).bind(3, k.device);
-    if (k.ast) ins_kernel_.bind(4, ensure_node(k.ast.get()));
-    else ins_kernel_.bind_null(4);
-    ins_kernel_.bind(5, strings_json(k.opts))
-        .bind(6, ints_json(k.global_size))
-        .bind(7, ints_json(k.local_size))
-        .bind(8, k.flops)
-        .bind(9, k.lds)
-        .bind(10, k.mem)
-        .run();
-    id = db_->last_insert_rowid();
-    for (const KernelSource& s : k.sources) ins_source_.bind(1, id).bind(2, s.variant).bind(3, s.backend).bind(4, s.text).run();
-    for (const BufferAccess& b : k.buffers)
-      ins_buffer_.bind(1, id)
-          .bind(2, int64_t(b.index))
-          .bind(3, b.name)
-          .bind(4, b.access)
-          .bind(5, b.dtype)
-          .bind(6, b.st_text)
-          .bind(7, b.st_kind)
-          .bind(8, b.st_code)
-          .run();
-    commit_locked();
+    int64_t ast = k.ast ? ensure_node(k.ast.get()) : -1;
+    enqueue([this, id, ctx, ast, k, opts = strings_json(k.opts), gs = ints_json(k.global_size),
+             ls = ints_json(k.local_size)] {
+      ins_kernel_.bind(1, id);
+      if (ctx >= 0) ins_kernel_.bind(2, ctx);
+      else ins_kernel_.bind_null(2);
+      ins_kernel_.bind(3, k.name).bind(4, k.device);
+      if (ast >= 0) ins_kernel_.bind(5, ast);
+      else ins_kernel_.bind_null(5);
+      ins_kernel_.bind(6, opts).bind(7, gs).bind(8, ls).bind(9, k.flops).bind(10, k.lds).bind(11, k.mem).run();
+      for (const KernelSource& s : k.sources)
+        ins_source_.bind(1, id).bind(2, s.variant).bind(3, s.backend).bind(4, s.text).run();
+      for (const BufferAccess& b : k.buffers)
+        ins_buffer_.bind(1, id)
+            .bind(2, int64_t(b.index))
+            .bind(3, b.name)
+            .bind(4, b.access)
+            .bind(5, b.dtype)
+            .bind(6, b.st_text)
+            .bind(7, b.st_kind)
+            .bind(8, b.st_code)
+            .run();
+    });
+    request_commit();
   });
   return id;
 }
 
 void TraceWriter::add_kernel_source(int64_t kernel_id, const KernelSource& s) {
-  guarded([&] { ins_source_.bind(1, kernel_id).bind(2, s.variant).bind(3, s.backend).bind(4, s.text).run(); });
+  guarded([&] {
+    enqueue([this, kernel_id, s] { ins_source_.bind(1, kernel_id).bind(2, s.variant).bind(3, s.backend).bind(4, s.text).run(); });
+  });
+}
+
+void TraceWriter::enqueue_profile(ProfileRow row) {
+  enqueue([this, row = std::move(row)] {
+    SqliteStmt& st = ins_profile_;
+    st.bind(1, row.kind).bind(2, row.device).bind(3, row.name);
+    if (row.kernel_id >= 0) st.bind(4, row.kernel_id);
+    else st.bind_null(4);
+    st.bind(5, row.start_ns).bind(6, row.duration_ns).bind(7, row.flops).bind(8, row.mem).bind(9, row.lds);
+    st.bind(10, row.bytes).bind(11, row.buffer).bind(12, row.peer).bind(13, row.args).run();
+  });
 }
 
 void TraceWriter::record_kernel_run(const KernelRun& r) {
   guarded([&] {
-    ins_profile_.bind(1, "kernel").bind(2, r.device).bind(3, r.name);
-    if (r.kernel_id >= 0) ins_profile_.bind(4, r.kernel_id);
-    else ins_profile_.bind_null(4);
-    ins_profile_.bind(5, r.start_ns)
-        .bind(6, r.duration_ns)
-        .bind(7, r.flops)
-        .bind(8, r.mem)
-        .bind(9, r.lds)
-        .bind(10, int64_t(0))
-        .bind(11, int64_t(-1))
-        .bind(12, "")
-        .bind(13, int64_t(r.args))
-        .run();
+    enqueue_profile({"kernel", r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
+                     "", r.args});
   });
 }
 
 void TraceWriter::record_alloc(const BufferAlloc& a) {
-  guarded([&] {
-    ins_profile_.bind(1, "alloc").bind(2, a.device).bind(3, a.what).bind_null(4).bind(5, a.ts_ns).bind(6, int64_t(0));
-    ins_profile_.bind(7, int64_t(0)).bind(8, int64_t(0)).bind(9, int64_t(0)).bind(10, a.bytes).bind(11, a.buffer);
-    ins_profile_.bind(12, "").bind(13, int64_t(0)).run();
-  });
+  guarded([&] { enqueue_profile({"alloc", a.device, a.what, -1, a.ts_ns, 0, 0, 0, 0, a.bytes, a.buffer, "", 0}); });
 }
 
 void TraceWriter::record_free(const BufferFree& f) {
-  guarded([&] {
-    ins_profile_.bind(1, "free").bind(2, f.device).bind(3, "").bind_null(4).bind(5, f.ts_ns).bind(6, int64_t(0));
-    ins_profile_.bind(7, int64_t(0)).bind(8, int64_t(0)).bind(9, int64_t(0)).bind(10, f.bytes).bind(11, f.buffer);
-    ins_profile_.bind(12, "").bind(13, int64_t(0)).run();
-  });
+  guarded([&] { enqueue_profile({"free", f.device, "", -1, f.ts_ns, 0, 0, 0, 0, f.bytes, f.buffer, "", 0}); });
 }
 
+// A copy's bytes count as both memory and loads/stores, like tinygrad's copy estimates.
 void TraceWriter::record_copy(const BufferCopy& c) {
   guarded([&] {
-    ins_profile_.bind(1, "copy").bind(2, c.dst_device).bind(3, c.name).bind_null(4).bind(5, c.start_ns);
-    ins_profile_.bind(6, c.duration_ns).bind(7, int64_t(0)).bind(8, c.bytes).bind(9, c.bytes).bind(10, c.bytes);
-    ins_profile_.bind(11, int64_t(-1)).bind(12, c.src_device).bind(13, int64_t(2)).run();
+    enqueue_profile({"copy", c.dst_device, c.name, -1, c.start_ns, c.duration_ns, 0, c.bytes, c.bytes, c.bytes, -1,
+                     c.src_device, 2});
   });
 }
 
 void TraceWriter::record_peaks(const DevicePeaks& p) {
   guarded([&] {
-    ins_peaks_.bind(1, p.device).bind(2, p.peak_gflops).bind(3, p.bandwidth_gbs).run();
-    commit_locked();
+    enqueue([this, p] { ins_peaks_.bind(1, p.device).bind(2, p.peak_gflops).bind(3, p.bandwidth_gbs).run(); });
+    request_commit();
   });
 }
 
 void TraceWriter::record_run_info(const RunInfo& info) {
   guarded([&] {
-    ins_run_.bind(1, "script_path").bind(2, info.script_path).run();
-    ins_run_.bind(1, "script").bind(2, info.script).run();
-    for (const auto& [k, v] : info.settings) ins_run_.bind(1, k).bind(2, v).run();
-    commit_locked();
+    enqueue([this, info] {
+      ins_run_.bind(1, "script_path").bind(2, info.script_path).run();
+      ins_run_.bind(1, "script").bind(2, info.script).run();
+      for (const auto& [k, v] : info.settings) ins_run_.bind(1, k).bind(2, v).run();
+    });
+    request_commit();
   });
 }
 
 void TraceWriter::set_run_setting(std::string_view key, std::string_view value) {
-  guarded([&] { ins_run_.bind(1, key).bind(2, value).run(); });
+  guarded([&] { enqueue([this, k = std::string(key), v = std::string(value)] { ins_run_.bind(1, k).bind(2, v).run(); }); });
 }
 
 void TraceWriter::flush() {
-  guarded([&] { commit_locked(); });
-}
-
-void TraceWriter::commit_locked() {
-  auto write_stats = [&](auto& table) {
-    for (auto& [key, rs] : table) {
-      if (!rs.dirty) continue;
-      upd_rule_.bind(1, rs.matches).bind(2, rs.match_ns).bind(3, rs.attempts).bind(4, rs.attempt_ns).bind(5, rs.id).run();
-      rs.dirty = false;
-    }
-  };
-  if (db_->in_transaction()) {
-    write_stats(rules_by_engine_id_);
-    write_stats(rules_by_location_);
-  }
-  db_->commit();
-  last_commit_ = std::chrono::steady_clock::now();
-}
-
-void TraceWriter::flusher_loop() {
-  std::unique_lock lock(mutex_);
-  while (!stop_) {
-    wake_.wait_for(lock, std::chrono::milliseconds(opts_.commit_interval_ms));
-    if (stop_ || !error_.empty()) continue;
-    try {
-      if (db_->in_transaction()) commit_locked();
-    } catch (const std::exception& e) {
-      error_ = e.what();
-      std::cerr << "loupe: trace recording stopped: " << error_ << "\n";
-    }
-  }
+  int64_t target = 0;
+  guarded([&] {
+    request_commit();
+    std::lock_guard lock(queue_mutex_);
+    target = enqueued_;
+  });
+  std::unique_lock lock(queue_mutex_);
+  done_cv_.wait(lock, [&] { return committed_ >= target || failed_; });
 }
 
 } // namespace loupe

@@ -1,11 +1,12 @@
 // TraceWriter: records a run into a *.loupe file (SQLite, WAL). It is a RewriteListener (every pass
 // and match), plus calls for contexts, kernels, profile events, peaks and run settings.
 //
-// Durability: records go into an open transaction that is committed at the end of every top-level
-// pass (at most every min_commit_ms) and by a background thread every commit_interval_ms, so a
-// reader sees the trace grow and a killed writer loses at most the last interval. flush() commits
-// now. A failure to write (disk full, ...) never throws into the engine: the writer stops recording,
-// keeps what was committed, and reports the problem through error().
+// The calling thread only encodes records (ids, text forms) and queues them; a storage thread
+// inserts them into SQLite and commits: at the end of every top-level pass (at most every
+// min_commit_ms), after kernels and other rare records, and at least every commit_interval_ms. So a
+// reader sees the trace grow and a killed writer loses at most the last interval. flush() returns
+// when everything recorded before it is committed. A failure to write (disk full, ...) never throws
+// into the engine: the writer stops recording, keeps what was committed, and reports it by error().
 //
 // Thread safety: all calls may come from any thread; passes are tracked per thread (nested
 // graph_rewrite calls are nested passes).
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -91,37 +93,61 @@ private:
     size_t operator()(const Hash128& h) const { return size_t(h.lo); }
   };
 
+  struct NodeRow {
+    int64_t id;
+    Ops op;
+    std::string dtype, src, arg, arg_code, key;
+  };
+  using Task = std::function<void()>;  // runs on the storage thread, statements bound there
+  struct ProfileRow {
+    std::string kind, device, name;
+    int64_t kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer;
+    std::string peer;
+    int64_t args;
+  };
+  static constexpr size_t kMaxQueued = size_t(1) << 18;  // queued rows before producers wait
+
   template <typename F> void guarded(F&& body);
   int64_t ensure_node(const UOp* n);
   int64_t context_for_pass();
   RuleStats& rule_stats(const Rule& rule);
-  void commit_locked();
-  void flusher_loop();
+  void enqueue(Task t);
+  void enqueue_profile(ProfileRow row);
+  void request_commit();
+  void store_loop();
+  void store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& tasks);
 
   std::string path_;
   TraceWriterOptions opts_;
-  std::unique_ptr<SqliteDb> db_;
+  std::unique_ptr<SqliteDb> db_;  // used by the storage thread only (after construction)
   std::chrono::steady_clock::time_point t0_;
-  mutable std::mutex mutex_;
-  std::string error_;
 
+  // Recording state, on the callers' threads.
+  mutable std::mutex mutex_;
   std::unordered_map<Hash128, int64_t, KeyHash> node_ids_;
-  int64_t next_node_id_ = 1;
+  int64_t next_node_id_ = 1, next_context_id_ = 1, next_pass_id_ = 1, next_kernel_id_ = 1, next_rule_id_ = 1;
   int64_t matches_written_ = 0;
   std::vector<int64_t> contexts_;  // open contexts, innermost last
   int64_t implicit_context_ = -1;
   std::unordered_map<std::thread::id, std::vector<OpenPass>> passes_;
   std::unordered_map<int64_t, RuleStats> rules_by_engine_id_;
   std::unordered_map<std::string, RuleStats> rules_by_location_;  // rules without a registry id
-  int64_t next_rule_id_ = 1;
-  std::chrono::steady_clock::time_point last_commit_;
+  std::chrono::steady_clock::time_point last_commit_request_;
+
+  // The queue between them.
+  mutable std::mutex queue_mutex_;
+  std::condition_variable queue_cv_;   // wakes the storage thread
+  std::condition_variable done_cv_;    // wakes flush() and producers waiting for room
+  std::vector<NodeRow> node_queue_;
+  std::vector<Task> task_queue_;
+  int64_t enqueued_ = 0, committed_ = 0;  // items
+  bool commit_requested_ = false, stop_ = false;
+  std::string error_;
+  std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, upd_rule_, ins_context_, end_context_,
       ins_kernel_, ins_source_, ins_buffer_, ins_profile_, ins_peaks_, ins_run_;
-
-  std::thread flusher_;
-  std::condition_variable wake_;
-  bool stop_ = false;
+  std::thread store_thread_;
 };
 
 } // namespace loupe
