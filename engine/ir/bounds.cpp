@@ -22,6 +22,25 @@ I floor_div(I a, I b) {
 I floor_mod(I a, I b) { return a - floor_div(a, b) * b; }
 I trunc_div(I a, I b) { return a / b; }
 
+I gcd128(I a, I b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b != 0) {
+    I t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// x as g*y + k: the largest known factor g of its non-constant part and its constant k.
+std::pair<I, I> factor_and_offset(const UOpPtr& x) {
+  if (x->op == Ops::CONST && x->arg.is_int()) return {0, x->arg.as_int()};
+  if (x->op == Ops::ADD && x->src[1]->op == Ops::CONST && x->src[1]->arg.is_int())
+    return {x->src[0]->const_factor(), x->src[1]->arg.as_int()};
+  return {x->const_factor(), 0};
+}
+
 std::pair<I, I> type_range(DType d) {
   if (d.is_ptr) return {-kBig, kBig};
   DType s = d.scalar();
@@ -99,7 +118,16 @@ std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& a
         I a = floor_mod(lo(0), c), b = floor_mod(hi(0), c);
         return {std::min(a, b), std::max(a, b)};
       }
-      return c > 0 ? std::pair<I, I>{0, c - 1} : std::pair<I, I>{c + 1, 0};
+      // x = g*y + k with g | c: x % c stays in k's class modulo g, so it is k%g + a multiple of g
+      // (index math only: a wrapping dtype breaks the class)
+      I g = 1, s0 = 0;
+      if (dtype.scalar_type == Scalar::WeakInt) {
+        auto [f, k] = factor_and_offset(src[0]);
+        g = std::max<I>(1, gcd128(f, c));
+        s0 = floor_mod(k, g);
+      }
+      if (c > 0) return {s0, c - g + s0};
+      return s0 == 0 ? std::pair<I, I>{c + g, 0} : std::pair<I, I>{c + s0, s0 - g};
     }
     if (lo(1) > 0) return {0, lo(0) >= 0 ? std::min(hi(0), hi(1) - 1) : hi(1) - 1};
     if (hi(1) < 0) return {lo(1) + 1, 0};

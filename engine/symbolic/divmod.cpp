@@ -168,7 +168,10 @@ UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
       }
       out.constant = is_mod ? rk - Q * c : qk + Q;
       sort_terms(out);
-      return build(out);
+      // a remainder of r - c can make a term larger than the division it replaces (b%6 over [5, 6] is
+      // 30 - 5*b): keep looking, or keep the division
+      UOpPtr folded = build(out);
+      if (folded && node_count(folded) <= node_count(d)) return folded;
     }
   }
   // common factor of the coefficients and the divisor
@@ -187,7 +190,8 @@ UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
       if (!is_mod) return divmod(Ops::FLOORDIV, num, c / g);
       UOpPtr m = divmod(Ops::FLOORMOD, num, c / g);
       UOpPtr scaled = UOp::make(Ops::MUL, dt, {m, cint(dt, g)});
-      return s0 == 0 ? scaled : UOp::make(Ops::ADD, dt, {scaled, cint(dt, s0)});
+      // the scaled form pays off when the smaller modulus folds further
+      if (UOpPtr r = if_not_larger(s0 == 0 ? scaled : UOp::make(Ops::ADD, dt, {scaled, cint(dt, s0)}), d)) return r;
     }
   }
   // multiples of c move out of the numerator
@@ -241,15 +245,17 @@ UOpPtr fold_var_divisor(const UOpPtr& x, const UOpPtr& y, bool is_mod) {
     }
   }
   if (!moved) return nullptr;
+  UOpPtr orig = divmod(is_mod ? Ops::FLOORMOD : Ops::FLOORDIV, x, y);
   combine(rem);
   sort_terms(rem);
   UOpPtr r = build(rem);
   if (!r) return nullptr;
   if (is_mod) return divmod(Ops::FLOORMOD, r, y);
   combine(quo);
-  quo.terms.push_back({divmod(Ops::FLOORDIV, r, y), 1});
+  if (!(r->op == Ops::CONST && r->const_int() == 0)) quo.terms.push_back({divmod(Ops::FLOORDIV, r, y), 1});
   sort_terms(quo);
-  return build(quo);
+  UOpPtr out = build(quo);
+  return out && node_count(out) <= node_count(orig) ? out : nullptr;
 }
 
 UOpPtr fold_divmod(const UOpPtr& d) {

@@ -1,3 +1,4 @@
+#include <cmath>
 #include "symbolic/identities.h"
 
 #include "symbolic/linear.h"
@@ -34,8 +35,12 @@ std::vector<Rule> identity_rules() {
       srule("shift_zero", P::ops(OpSet{Ops::SHL, Ops::SHR}, {x, P::cnst(0)}), [](const Match& m) { return m["x"]; }),
       srule("mul_one", x * 1, [](const Match& m) { return m["x"]; }),
       srule("mul_zero", x * 0, [](const Match& m) -> UOpPtr {
-        // a float NaN/inf times 0 is NaN: only integers fold (float x*0 is left to the float passes)
-        return int_like(*m["x"]) ? zero_like(m["x"]) : nullptr;
+        // like tinygrad, x*0 folds to 0 for floats too (a loaded NaN/inf is not seen); only a NaN or
+        // infinite constant times 0 gives NaN
+        const UOpPtr& v = m["x"];
+        if (int_like(*v)) return zero_like(v);
+        if (v->op == Ops::CONST && !std::isfinite(v->const_value())) return UOp::cnst(v->dtype, NAN);
+        return UOp::cnst(v->dtype, 0.0);
       }),
       srule("div_one", P::ops(div_ops, {x, P::cnst(1)}), [](const Match& m) { return m["x"]; }),
       srule("div_minus_one", P::ops(div_ops, {x, P::cnst(-1)}),

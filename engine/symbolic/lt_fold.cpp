@@ -129,7 +129,10 @@ UOpPtr fold_lt(const UOpPtr& u) {
       }
     }
   }
-  return two_sided(terms, C, dt);
+  // the canonical two-sided form, unless it is larger than what we have
+  UOpPtr out = two_sided(terms, C, dt);
+  if (out && out->op != Ops::CONST && node_count(out) > node_count(u)) return nullptr;
+  return out;
 }
 
 UOpPtr fold_ne(const UOpPtr& u) {
@@ -146,7 +149,9 @@ UOpPtr fold_ne(const UOpPtr& u) {
   std::vector<Term> pos, neg;
   for (const Term& t : d.terms) (t.coeff > 0 ? pos : neg).push_back(t.coeff > 0 ? t : Term{t.base, -t.coeff});
   UOpPtr l = side(pos, 0, a->dtype), r = side(neg, -d.constant, a->dtype);
-  return l && r ? ne(l, r) : nullptr;
+  if (!l || !r) return nullptr;
+  UOpPtr out = ne(l, r);
+  return node_count(out) <= node_count(u) ? out : nullptr;
 }
 
 bool index_operands(const UOp& u) { return is_index(*u.src[0]) && is_index(*u.src[1]); }

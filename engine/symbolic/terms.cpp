@@ -28,35 +28,98 @@ void add_scaled(Linear& l, const UOpPtr& u, I mul) {
 
 bool is_const_div(const UOpPtr& u, Ops op) { return u->op == op && is_int_const(*u->src[1]); }
 
-// (B%C)*m + (B//C)*(C*m) -> B*m, and (B%C)*m + ((B//C)%D)*(C*m) -> (B%(C*D))*m for C, D > 0.
+UOpPtr negated(const UOpPtr& u) {
+  Linear l = linear_of(u, false);
+  for (Term& t : l.terms) t.coeff = -t.coeff;
+  l.constant = -l.constant;
+  return build(l);
+}
+
+// a == b (mod c): their difference is a multiple of c term by term.
+bool congruent(const UOpPtr& a, const UOpPtr& b, I c) {
+  if (!b) return false;
+  if (a == b) return true;
+  Linear d = linear_of(a, true);
+  Linear lb = linear_of(b, true);
+  for (const Term& t : lb.terms) d.terms.push_back({t.base, -t.coeff});
+  d.constant -= lb.constant;
+  combine(d);
+  if (d.constant % c != 0) return false;
+  for (const Term& t : d.terms)
+    if (t.coeff % c != 0) return false;
+  return true;
+}
+
+Linear scaled(const UOpPtr& u, I by) {
+  Linear l = linear_of(u, true);
+  for (Term& t : l.terms) t.coeff *= by;
+  l.constant *= by;
+  return l;
+}
+
+// (B2%C2)*m2 + (B1//C1)*k1 as one linear form, when the pair is a remainder and its quotient. With
+// both divisors made positive (B//C == (-B)//(-C), B%C == -((-B)%(-C))): B1//C1 == (a*B1)//(a*C1), and
+// (B2%C2)*m2 == ((g*B2)%(g*C2))*(m2/g); with C = a*C1 = g*C2 and m = m2/g the pair is
+// (X//C)*(C*m) + (Y%C)*m == X*m when k1 == C*m and X == Y (mod C), where X = a*B1 + t for the
+// 0 <= t < a that makes them congruent.
+std::optional<Linear> recombine_pair(const UOpPtr& b2, I c2, I m2, const UOpPtr& b1, I c1, I k1) {
+  if (c1 == 0 || c2 == 0) return std::nullopt;
+  I s2 = c2 < 0 ? -1 : 1, s1 = c1 < 0 ? -1 : 1;
+  c2 *= s2;
+  m2 *= s2;
+  c1 *= s1;
+  if (k1 != c2 * m2) return std::nullopt;
+  I g = c1 / gcd(c1, c2);  // the smallest g with c1 | g*c2
+  if (m2 % g != 0) return std::nullopt;
+  I C = g * c2, a = C / c1, m = m2 / g;
+  Linear x = scaled(b1, a * s1), y = scaled(b2, g * s2);
+  // B1//C1 == (a*B1 + t)//C for any 0 <= t < a: the gcd fold may have dropped such a t
+  I t = floor_mod(y.constant - x.constant, C);
+  if (t >= a) return std::nullopt;
+  x.constant += t;
+  Linear d = x;
+  for (const Term& t : y.terms) d.terms.push_back({t.base, -t.coeff});
+  combine(d);
+  for (const Term& t : d.terms)
+    if (t.coeff % C != 0) return std::nullopt;
+  for (Term& t : x.terms) t.coeff *= m;
+  x.constant *= m;
+  return x;
+}
+
+// (B%C)*m + (B'//C)*(C*m) -> B'*m, and (B%C)*m + ((B'//C)%D)*(C*m) -> (B'%(C*D))*m for C, D > 0, where
+// B' == B (mod C): the remainder only depends on the class of B, and the other folds may have reduced
+// B's coefficients modulo C or moved multiples of C out of a quotient.
 bool recombine_divmod(Linear& l) {
   bool any = false;
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < l.terms.size() && !changed; i++) {
-      const UOpPtr& mod = l.terms[i].base;
+      const UOpPtr mod = l.terms[i].base;
       if (!is_const_div(mod, Ops::FLOORMOD)) continue;
-      const UOpPtr& B = mod->src[0];
       I C = mod->src[1]->const_int(), m = l.terms[i].coeff;
       if (C == 0) continue;
       for (size_t j = 0; j < l.terms.size() && !changed; j++) {
-        if (j == i || l.terms[j].coeff != C * m) continue;
-        const UOpPtr& q = l.terms[j].base;
-        if (is_const_div(q, Ops::FLOORDIV) && q->src[0] == B && q->src[1] == mod->src[1]) {
-          Linear rest;
-          rest.dtype = l.dtype;
-          rest.constant = l.constant;
-          for (size_t k = 0; k < l.terms.size(); k++)
-            if (k != i && k != j) rest.terms.push_back(l.terms[k]);
-          add_scaled(rest, B, m);
-          combine(rest);
-          l = std::move(rest);
-          changed = true;
-        } else if (C > 0 && is_const_div(q, Ops::FLOORMOD) && is_const_div(q->src[0], Ops::FLOORDIV) &&
-                   q->src[0]->src[0] == B && q->src[0]->src[1] == mod->src[1] && q->src[1]->const_int() > 0) {
+        if (j == i) continue;
+        const UOpPtr q = l.terms[j].base;
+        if (is_const_div(q, Ops::FLOORDIV)) {
+          if (auto x = recombine_pair(mod->src[0], C, m, q->src[0], q->src[1]->const_int(), l.terms[j].coeff)) {
+            Linear rest;
+            rest.dtype = l.dtype;
+            rest.constant = l.constant + x->constant;
+            for (size_t k = 0; k < l.terms.size(); k++)
+              if (k != i && k != j) rest.terms.push_back(l.terms[k]);
+            rest.terms.insert(rest.terms.end(), x->terms.begin(), x->terms.end());
+            combine(rest);
+            l = std::move(rest);
+            changed = true;
+          }
+        } else if (C > 0 && l.terms[j].coeff == C * m && is_const_div(q, Ops::FLOORMOD) && is_const_div(q->src[0], Ops::FLOORDIV) &&
+                   q->src[0]->src[1]->const_int() == C && q->src[1]->const_int() > 0 &&
+                   congruent(q->src[0]->src[0], mod->src[0], C)) {
           UOpPtr wide = cint(l.dtype, C * q->src[1]->const_int());
           if (!wide) continue;
-          Term t{UOp::make(Ops::FLOORMOD, l.dtype, {B, wide}), m};
+          Term t{UOp::make(Ops::FLOORMOD, l.dtype, {q->src[0]->src[0], wide}), m};
           std::vector<Term> rest;
           for (size_t k = 0; k < l.terms.size(); k++)
             if (k != i && k != j) rest.push_back(l.terms[k]);
