@@ -14,7 +14,7 @@ using P = UPat;
 I abs128(I v) { return v < 0 ? -v : v; }
 
 // a - b as a linear form; constant multiples of sums are distributed when that cancels terms.
-Linear difference(const UOpPtr& a, const UOpPtr& b, size_t* sides_terms = nullptr) {
+Linear difference(const UOpPtr& a, const UOpPtr& b) {
   Linear best;
   for (bool expand : {false, true}) {
     Linear la = linear_of(a, expand), lb = linear_of(b, expand);
@@ -23,12 +23,8 @@ Linear difference(const UOpPtr& a, const UOpPtr& b, size_t* sides_terms = nullpt
     d.terms = la.terms;
     for (const Term& t : lb.terms) d.terms.push_back({t.base, -t.coeff});
     d.constant = la.constant - lb.constant;
-    size_t total = d.terms.size();
     combine(d);
-    if (!expand || d.terms.size() < best.terms.size()) {
-      best = std::move(d);
-      if (sides_terms) *sides_terms = total;
-    }
+    if (!expand || d.terms.size() < best.terms.size()) best = std::move(d);
   }
   return best;
 }
@@ -138,14 +134,12 @@ UOpPtr fold_lt(const UOpPtr& u) {
 UOpPtr fold_ne(const UOpPtr& u) {
   const UOpPtr& a = u->src[0];
   const UOpPtr& b = u->src[1];
-  size_t before = 0;
-  Linear d = difference(a, b, &before);
+  Linear d = difference(a, b);
   if (d.vmax() < 0 || d.vmin() > 0) return UOp::cnst_bool(true);
   if (d.terms.empty()) return UOp::cnst_bool(d.constant != 0);
   I g = 0;
   for (const Term& t : d.terms) g = gcd(g, t.coeff);
   if (g > 1 && d.constant % g != 0) return UOp::cnst_bool(true);
-  if (d.terms.size() == before) return nullptr;  // nothing cancelled: keep the user's sides
   std::vector<Term> pos, neg;
   for (const Term& t : d.terms) (t.coeff > 0 ? pos : neg).push_back(t.coeff > 0 ? t : Term{t.base, -t.coeff});
   UOpPtr l = side(pos, 0, a->dtype), r = side(neg, -d.constant, a->dtype);

@@ -175,6 +175,34 @@ private slots:
     QCOMPARE(simplify(d), d);  // x*4 may wrap in int32: not folded
   }
 
+  void bools_and_where() {
+    UOpPtr a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10);
+    UOpPtr c = lt(a, 5), d = lt(b, 3);
+    UOpPtr t = UOp::cnst_bool(true), f = UOp::cnst_bool(false);
+    QCOMPARE(simplify(where(c, a, a)), a);
+    QCOMPARE(simplify(where(t, a, b)), a);
+    QCOMPARE(simplify(where(f, a, b)), b);
+    QCOMPARE(simplify(where(logical_not(c), a, b)), simplify(where(c, b, a)));
+    QCOMPARE(simplify(logical_and(c, t)), c);
+    QCOMPARE(simplify(logical_and(c, f)), f);
+    QCOMPARE(simplify(logical_or(c, t)), t);
+    QCOMPARE(simplify(logical_or(c, logical_not(c))), t);
+    QCOMPARE(simplify(logical_and(c, logical_not(c))), f);
+    QCOMPARE(simplify(logical_not(logical_not(c))), c);
+    QCOMPARE(simplify(logical_and(c, c)), c);
+    QCOMPARE(simplify(c * d), simplify(logical_and(c, d)));  // bool MUL is AND
+    QCOMPARE(simplify(c + d), simplify(logical_or(c, d)));   // bool ADD is OR
+    QCOMPARE(simplify(where(c, t, f)), c);
+    QCOMPARE(render_expr(simplify(where(c, f, t))), std::string("(not (a<5))"));
+    // the same operands in either order are one node
+    QCOMPARE(simplify(umax(b, a)), simplify(umax(a, b)));
+    QCOMPARE(simplify(logical_and(d, c)), simplify(logical_and(c, d)));
+    // ne of index math: decided by the difference's range or a common factor
+    QCOMPARE(simplify(ne(a * 2, a * 2 + 1)), t);
+    QCOMPARE(simplify(ne(a * 2, b * 4 + 1)), t);
+    QCOMPARE(render_expr(simplify(ne(a + 3, b + 3))), std::string("(a!=b)"));
+  }
+
   void rules_are_data() {
     for (const PatternMatcher* pm : {&symbolic_simple(), &symbolic(), &symbolic_flat()}) {
       QVERIFY(!pm->rules().empty());
