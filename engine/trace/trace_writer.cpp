@@ -182,12 +182,12 @@ void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& ta
   db_->begin();
   for (const NodeRow& n : nodes)
     ins_node_.bind(1, n.id)
-        .bind(2, op_name(n.op))
-        .bind(3, n.dtype)
+        .bind(2, op_name(n.node->op))
+        .bind(3, encode_dtype(n.node->dtype))
         .bind(4, n.src)
-        .bind(5, n.arg)
-        .bind(6, n.arg_code)
-        .bind(7, n.key)
+        .bind(5, n.node->arg.str())
+        .bind(6, encode_arg(n.node->arg))
+        .bind(7, n.node->key().hex())
         .run();
   for (Task& t : tasks) t();
   db_->commit();
@@ -246,8 +246,7 @@ int64_t TraceWriter::ensure_node(const UOp* root) {
       src_ids.clear();
       for (const UOpPtr& s : n->src) src_ids.push_back(node_ids_.at(s->key()));
       int64_t id = next_node_id_++;
-      rows.push_back({id, n->op, encode_dtype(n->dtype), encode_ids(src_ids), n->arg.str(), encode_arg(n->arg),
-                      n->key().hex()});
+      rows.push_back({id, n->ptr(), encode_ids(src_ids)});
       node_ids_.emplace(n->key(), id);
     }
     stack.pop_back();

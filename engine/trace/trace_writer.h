@@ -93,10 +93,10 @@ private:
     size_t operator()(const Hash128& h) const { return size_t(h.lo); }
   };
 
-  struct NodeRow {
+  struct NodeRow {  // encoded to text on the storage thread (the node is immutable)
     int64_t id;
-    Ops op;
-    std::string dtype, src, arg, arg_code, key;
+    UOpPtr node;
+    std::string src;
   };
   using Task = std::function<void()>;  // runs on the storage thread, statements bound there
   struct ProfileRow {

@@ -1,6 +1,7 @@
 // Trace recording and reading at scale. Prints one JSON object (no timed assertions):
 //   {"workloads": [{"name", "passes", "matches", "nodes", "untraced_s", "traced_s", "overhead_ratio",
-//                   "trace_bytes", "open_s", "open_nocheck_s", "list_s", "step_cold_s", "step_warm_s",
+//                   "untraced_cpu_s", "traced_engine_thread_cpu_s", "traced_total_cpu_s",
+//                   "engine_thread_cpu_ratio", "total_cpu_ratio", "trace_bytes", "open_s", "open_nocheck_s", "list_s", "step_cold_s", "step_warm_s",
 //                   "step_graph_nodes"}, ...]}
 // Two synthetic rewrite workloads (the compile pipeline is not traced here):
 //   many_passes — 2000 kernels x 2 passes (default and bottom_up) over random 60-node expressions;
@@ -16,6 +17,8 @@
 #include <filesystem>
 #include <random>
 
+#include <time.h>
+
 #include "engine/tst_trace_fixtures.h"
 #include "support/json.h"
 #include "trace/graph_at_step.h"
@@ -29,6 +32,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU seconds of this thread / of the whole process (the machine may be shared: wall time alone
+// would measure the neighbours too).
+double cpu_s(clockid_t which) {
+  timespec ts;
+  clock_gettime(which, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
 
 double median(std::vector<double> xs) {
   std::sort(xs.begin(), xs.end());
@@ -65,18 +76,25 @@ UOpPtr big_graph(int terms) {
 
 json::Value measure(const Workload& w, const std::string& path) {
   PatternMatcher pm = simple_rules();
-  std::vector<double> untraced, traced;
+  std::vector<double> untraced, traced, untraced_cpu, traced_thread_cpu, traced_cpu;
   for (int rep = 0; rep < 3; rep++) {
     auto t0 = Clock::now();
+    double c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
     run_workload(w, pm, nullptr);
     untraced.push_back(since(t0));
+    untraced_cpu.push_back(cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
     t0 = Clock::now();
+    c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
+    double th0 = 0;
     {
       TraceWriter writer(path);
       ListenerScope s(&writer);
+      th0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
       run_workload(w, pm, &writer);
+      traced_thread_cpu.push_back(cpu_s(CLOCK_THREAD_CPUTIME_ID) - th0);
     }  // closing commits everything and checkpoints the WAL: part of the cost
     traced.push_back(since(t0));
+    traced_cpu.push_back(cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
   }
   json::Value o = json::Value::object();
   o.set("name", w.name);
@@ -126,6 +144,12 @@ json::Value measure(const Workload& w, const std::string& path) {
   o.set("untraced_s", median(untraced));
   o.set("traced_s", median(traced));
   o.set("overhead_ratio", median(traced) / median(untraced));
+  // CPU time: of the rewriting thread alone (what the engine waits for), and of all threads.
+  o.set("untraced_cpu_s", median(untraced_cpu));
+  o.set("traced_engine_thread_cpu_s", median(traced_thread_cpu));
+  o.set("traced_total_cpu_s", median(traced_cpu));
+  o.set("engine_thread_cpu_ratio", median(traced_thread_cpu) / median(untraced_cpu));
+  o.set("total_cpu_ratio", median(traced_cpu) / median(untraced_cpu));
   o.set("trace_bytes", int64_t(std::filesystem::file_size(path)));
   o.set("open_s", open_s);
   o.set("open_nocheck_s", open_nocheck_s);
