@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "engine/tst_trace_fixtures.h"
 #include "ir/print.h"
@@ -561,6 +562,67 @@ private slots:
     QVERIFY(TraceReader(vpath).finished());
     std::remove(vpath.c_str());
     QVERIFY(TraceSession::start_from_env() == nullptr);  // neither variable set
+  }
+
+  void viz_opens_the_app_only_with_a_display() {
+    QTemporaryDir dir;
+    QString app = dir.filePath("fake-loupe"), seen = dir.filePath("seen.txt");
+    QFile f(app);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString("#!/bin/sh\necho \"$1\" > '%1'\n").arg(seen).toUtf8());
+    f.close();
+    f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QByteArray old_display = qgetenv("DISPLAY"), old_wayland = qgetenv("WAYLAND_DISPLAY");
+    qunsetenv("DISPLAY");
+    qunsetenv("WAYLAND_DISPLAY");
+    qputenv("LOUPE_APP", app.toUtf8());
+    QVERIFY(QString::fromStdString(open_trace_in_app("/tmp/x.loupe")).contains("no display"));
+    qputenv("DISPLAY", ":99");
+    std::string msg = open_trace_in_app("/tmp/x.loupe");
+    QVERIFY2(QString::fromStdString(msg).contains("opened"), msg.c_str());
+    for (int i = 0; i < 300 && !QFile::exists(seen); i++) QTest::qWait(10);
+    QFile out(seen);
+    QVERIFY(out.open(QIODevice::ReadOnly));
+    QCOMPARE(out.readAll().trimmed(), QByteArray("/tmp/x.loupe"));
+    qunsetenv("LOUPE_APP");
+    if (old_display.isEmpty()) qunsetenv("DISPLAY");
+    else qputenv("DISPLAY", old_display);
+    if (!old_wayland.isEmpty()) qputenv("WAYLAND_DISPLAY", old_wayland);
+  }
+
+  void threads_record_their_own_passes() {
+    QTemporaryDir dir;
+    std::string path = trace_path(dir, "threads.loupe");
+    PatternMatcher pm = simple_rules();
+    std::vector<std::vector<LoggedPass>> logs(4);
+    {
+      TraceWriter w(path);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; t++)
+        threads.emplace_back([&, t] {
+          PassLog log;
+          ListenerScope s1(&log), s2(&w);
+          std::mt19937 rng(uint32_t(100 + t));
+          for (int i = 0; i < 40; i++) graph_rewrite(random_expr(rng, 20), pm, {.bottom_up = i % 2 == 1, .name = cat("t", t, "_", i)});
+          logs[size_t(t)] = log.passes;
+        });
+      for (std::thread& th : threads) th.join();
+    }
+    TraceReader r(path);
+    std::map<std::string, TracePass> by_name;
+    for (const TracePass& p : all_passes(r)) by_name[p.name] = p;
+    QCOMPARE(by_name.size(), size_t(160));
+    for (const auto& log : logs)
+      for (const LoggedPass& lp : log) {
+        const TracePass& tp = by_name.at(lp.name);
+        QCOMPARE(tp.match_count, int64_t(lp.matches.size()));
+        QCOMPARE(tp.depth, 0);
+        PassReplay replay(r, tp.id);
+        QCOMPARE(replay.graph_at(replay.steps()), lp.result);
+        std::vector<UOpPtr> expected = expected_steps(lp);
+        int64_t mid = replay.steps() / 2;
+        QCOMPARE(node_keys(replay.graph_at(mid)), node_keys(expected[size_t(mid)]));
+      }
   }
 };
 
