@@ -1,7 +1,10 @@
 #include "codegen/pipeline.h"
 
+#include <map>
+
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
+#include "codegen/transcendental.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/symbolic.h"
 
@@ -20,6 +23,11 @@ KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) 
   plan.optimized_ast = k.optimized_ast();
   UOpPtr lowered = lower_kernel(k, plan.optimized_ast);
   UOpPtr simplified = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
+  // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does)
+  static thread_local std::map<std::string, PatternMatcher> late_rules;
+  auto it = late_rules.find(caps.device);
+  if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
+  simplified = graph_rewrite(simplified, it->second, {.name = "transcendental and late rewrites"});
   plan.linear = linearize(simplified);
   plan.rendered = renderer.render(plan.name, plan.linear);
   plan.estimates = estimate_linear(plan.linear);

@@ -133,13 +133,13 @@ void run_schedule(const Schedule& schedule) {
   for (const ScheduleItem& item : schedule.items) {
     Device& dev = get_device(device_of(item.bufs[0]));
     std::shared_ptr<CompiledKernel> ck = compile(item, dev);
+    // every buffer is allocated (an output may be read later even if folding left it untouched), but the
+    // kernel only takes the ones its code still uses, in its parameter order
     std::vector<std::shared_ptr<Buffer>> storages;
-    std::vector<void*> handles;
-    for (const UOpPtr& b : item.bufs) {
-      storages.push_back(buffer_storage(b));
-      handles.push_back(storages.back()->handle());
-    }
+    for (const UOpPtr& b : item.bufs) storages.push_back(buffer_storage(b));
     const RenderedKernel& rk = ck->plan.rendered;
+    std::vector<void*> handles;
+    for (const BufferParam& p : rk.buffers) handles.push_back(storages.at(p.index)->handle());
     int64_t start_ns = trace ? trace->writer().now_ns() : 0;
     double seconds = ck->program->run(handles, {}, rk.global, rk.local, debug >= 2 || trace != nullptr);
     counters.kernel_count++;

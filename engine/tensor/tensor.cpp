@@ -252,10 +252,18 @@ std::vector<Tensor> Tensor::broadcast(const std::vector<Tensor>& ts) {
 
 Tensor Tensor::cast(DType dtype) const {
   if (dtype == this->dtype()) return *this;
-  // a weak constant just takes the new type
-  if (s_->uop->op == Ops::CONST && s_->uop->dtype.is_weak()) {
-    UOpPtr c = s_->uop->arg.is_float() ? UOp::cnst(dtype, s_->uop->arg.as_float())
-                                    : UOp::cnst_int(dtype, s_->uop->arg.is_bool() ? s_->uop->arg.as_bool() : s_->uop->arg.as_int());
+  // a weak constant (possibly already broadcast) just takes the new type, without rounding through
+  // the weak type's default width
+  std::vector<UOpPtr> chain;
+  UOpPtr base = s_->uop;
+  while (base->op == Ops::RESHAPE || base->op == Ops::EXPAND) {
+    chain.push_back(base);
+    base = base->src[0];
+  }
+  if (base->op == Ops::CONST && base->dtype.is_weak()) {
+    UOpPtr c = base->arg.is_float() ? UOp::cnst(dtype, base->arg.as_float())
+                                    : UOp::cnst_int(dtype, base->arg.is_bool() ? base->arg.as_bool() : base->arg.as_int());
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) c = UOp::make((*it)->op, dtype, {c}, (*it)->arg);
     return Tensor(c, s_->shape);
   }
   return Tensor(UOp::make(Ops::CAST, dtype, {s_->uop}), s_->shape);
