@@ -41,11 +41,16 @@ std::string render(const UOpPtr& u) {
   case Ops::BIND: return render(u->src[0]);
   case Ops::CAST: return render(u->src[0]);
   case Ops::ADD: {
+    const UOpPtr& a = u->src[0];
     const UOpPtr& b = u->src[1];
-    if (b->op == Ops::CONST && b->arg.is_int() && b->arg.as_int() < 0)
-      return "(" + render(u->src[0]) + "-" + std::to_string(-static_cast<__int128>(b->arg.as_int()) > INT64_MAX ? 0 : -b->arg.as_int()) + ")";
-    if (b->op == Ops::MUL && is_neg_one(b->src[1])) return bin(u->src[0], "-", b->src[0]);
-    return bin(u->src[0], "+", b);
+    bool signed_int = b->op == Ops::CONST && b->arg.is_int() && !b->dtype.scalar().is_unsigned();
+    if (signed_int && b->arg.as_int() < 0 && b->arg.as_int() != INT64_MIN)
+      return "(" + render(a) + "-" + std::to_string(-b->arg.as_int()) + ")";
+    if (b->op == Ops::MUL && is_neg_one(b->src[1])) return bin(a, "-", b->src[0]);
+    // (-x)+y reads better as y-x (a negated first term is how index sums spell "c - x")
+    UOpPtr lo, hi;
+    if (a->op == Ops::MUL && is_neg_one(a->src[1]) && !as_min(a, lo, hi)) return bin(b, "-", a->src[0]);
+    return bin(a, "+", b);
   }
   case Ops::MUL: {
     UOpPtr a, b;
