@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Fresh Debian 12 -> dependencies, release build, then Loupe on the bundled example.
+# Fresh Debian 12 -> dependencies, release build, then Loupe on a trace of the bundled example.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 resources/scripts/install-deps.sh
 cmake --preset release
 cmake --build --preset release
+EXAMPLE=resources/examples/mlp_forward.py
+TRACE=build/release/example.loupe
+# Record the example's trace (every rewrite, kernel and kernel run) with the engine just built.
+build/release/bin/loupe-cli run "$EXAMPLE" --trace "$TRACE"
 if [ -x build/release/bin/loupe ]; then
-  exec build/release/bin/loupe resources/examples/example.loupe "$@"
+  exec build/release/bin/loupe "$TRACE" "$@"
 else
-  # The app is built only with Qt 6 and Graphviz; without them, run the example through the CLI.
-  exec build/release/bin/loupe-cli simplify "(a*40 + b) // 20" --vars a=0:10,b=0:10
+  # The app is built only with Qt 6 and Graphviz; without them, inspect the trace from the command line.
+  exec build/release/bin/loupe-cli trace "$TRACE"
 fi
