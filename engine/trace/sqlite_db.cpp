@@ -30,7 +30,7 @@ std::string sqlite_problem(int rc, const char* detail) {
   case SQLITE_CORRUPT: base = "the database is corrupt (damaged or truncated file)"; break;
   case SQLITE_CANTOPEN: base = "cannot open the file"; break;
   case SQLITE_IOERR: base = "I/O error (the file may be truncated or unreadable)"; break;
-  case SQLITE_FULL: base = "the disk is full"; break;
+  case SQLITE_FULL: base = "the trace is full (the disk, or the size cap it was given)"; break;
   case SQLITE_READONLY: base = "the file is read-only"; break;
   case SQLITE_BUSY:
   case SQLITE_LOCKED: base = "the database is locked by another process"; break;

@@ -48,6 +48,10 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::create);
   trace_schema::create(*db_);
   SqliteDb& db = *db_;
+  if (opts_.max_bytes > 0) {
+    int64_t page = db.query_int("PRAGMA page_size");
+    db.query_int(cat("PRAGMA max_page_count = ", std::max<int64_t>(1, opts_.max_bytes / page)));
+  }
   ins_node_ = db.prepare("INSERT INTO uops(id, op, dtype, src, arg, arg_code, key) VALUES (?,?,?,?,?,?,?)");
   ins_match_ = db.prepare("INSERT INTO matches(pass_id, idx, before_id, after_id, rule_id, ns) VALUES (?,?,?,?,?,?)");
   ins_pass_ = db.prepare(
@@ -154,17 +158,15 @@ void TraceWriter::enqueue(Task t) {
 // Asks the storage thread to commit now, with the rule statistics as they are (caller holds mutex_).
 void TraceWriter::request_commit() {
   std::vector<RuleStats> dirty;
-  for (auto* table : {&rules_by_engine_id_})
-    for (auto& [k, rs] : *table)
+  auto collect = [&](auto& table) {
+    for (auto& [key, rs] : table)
       if (rs.dirty) {
         dirty.push_back(rs);
         rs.dirty = false;
       }
-  for (auto& [k, rs] : rules_by_location_)
-    if (rs.dirty) {
-      dirty.push_back(rs);
-      rs.dirty = false;
-    }
+  };
+  collect(rules_by_engine_id_);
+  collect(rules_by_location_);
   if (!dirty.empty())
     enqueue([this, dirty] {
       for (const RuleStats& rs : dirty)

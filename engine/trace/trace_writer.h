@@ -34,6 +34,7 @@ struct TraceWriterOptions {
   int commit_interval_ms = 100;  // background commit period (bounds what a crash can lose)
   int min_commit_ms = 10;        // pass-end commits are skipped if the last one is more recent
   bool count_attempts = false;   // also time every rule attempt (rule profiler); slows rewriting
+  int64_t max_bytes = 0;         // stop recording (keeping what is committed) past this size; 0: no cap
 };
 
 class TraceWriter : public RewriteListener {

@@ -516,6 +516,40 @@ private slots:
     QCOMPARE(ctxs[1].end_ns, int64_t(-1));  // still open
   }
 
+  void a_failing_writer_stops_recording_without_disturbing_the_engine() {
+    QTemporaryDir dir;
+    std::string path = trace_path(dir, "capped.loupe");
+    PatternMatcher pm = simple_rules();
+    std::mt19937 rng(9);
+    int ran = 0;
+    std::string error;
+    {
+      TraceWriter w(path, {.max_bytes = 256 * 1024});
+      ListenerScope s(&w);
+      for (int i = 0; i < 2000 && w.error().empty(); i++) {
+        UOpPtr g = random_expr(rng, 40);
+        QCOMPARE(graph_rewrite(g, pm), graph_rewrite(g, pm, {.name = "untraced check"}));
+        w.flush();
+        ran++;
+      }
+      error = w.error();
+      graph_rewrite(random_expr(rng, 40), pm);  // recording is off now; rewriting goes on
+      w.flush();                                 // returns at once
+    }
+    QVERIFY2(error.find("full") != std::string::npos, error.c_str());
+    QVERIFY(error.find(path) != std::string::npos);
+    QVERIFY(ran > 10);
+    TraceReader r(path);  // what was committed reads back
+    QVERIFY(!r.finished());
+    std::vector<TracePass> ps = all_passes(r);
+    QVERIFY(ps.size() > 10);
+    for (const TracePass& p : ps)
+      if (p.finished()) {
+        PassReplay replay(r, p.id);
+        QCOMPARE(replay.graph_at(replay.steps()), r.node(p.result_id));
+      }
+  }
+
   void background_commits_without_flush() {
     QTemporaryDir dir;
     std::string path = trace_path(dir, "bg.loupe");
