@@ -1,0 +1,250 @@
+#include "bench/bench_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include "bench/machine_probe.h"
+#include "bench/workloads.h"
+#include "codegen/pipeline.h"
+#include "runtime/counters.h"
+#include "runtime/cpu/thread_pool.h"
+#include "runtime/device.h"
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/realize.h"
+
+namespace loupe::bench {
+
+namespace {
+
+double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double thread_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::vector<UOpPtr> uops_of(const std::vector<Tensor>& ts) {
+  std::vector<UOpPtr> out;
+  for (const Tensor& t : ts) out.push_back(t.uop());
+  return out;
+}
+
+// Restores Options::noopt when a variant is done (or throws).
+struct NooptScope {
+  bool saved;
+  explicit NooptScope(bool v) : saved(options().noopt) { options().noopt = v; }
+  ~NooptScope() { options().noopt = saved; }
+};
+
+// Kernel seconds of one run: the schedule's kernels only (the runtime's per-kernel times summed).
+double run_kernels(const Schedule& s, int64_t& kernels_ran) {
+  GlobalCounters& c = global_counters();
+  int64_t t0 = c.time_sum_ns.load(), k0 = c.kernel_count.load();
+  run_schedule(s);
+  kernels_ran = c.kernel_count.load() - k0;
+  return static_cast<double>(c.time_sum_ns.load() - t0) * 1e-9;
+}
+
+VariantResult measure_variant(const OutputBuilder& build, const Device& dev, bool noopt, const BenchOptions& opts) {
+  NooptScope scope(noopt);
+  VariantResult r;
+  // The first call, cold: schedule, plan, compile (or load from the compile cache), run.
+  double first0 = wall_now();
+  Schedule s = create_schedule(uops_of(build()));
+  int64_t ran = 0;
+  double warm = run_kernels(s, ran);
+  r.first_seconds = wall_now() - first0;
+  r.kernels = static_cast<int64_t>(s.items.size());
+  if (ran != r.kernels) throw InternalError(cat("ran ", ran, " kernels of a schedule of ", r.kernels));
+  int64_t ops = 0, mem = 0;
+  for (const ScheduleItem& item : s.items) {
+    KernelPlan plan = plan_kernel(item.ast, dev.renderer(), noopt);
+    r.names.push_back(plan.name);
+    ops += plan.estimates.ops;
+    mem += plan.estimates.mem;
+  }
+  // A second warm-up lets the CPU runtime chunk split loops by their measured time.
+  if (warm < 1.0) warm = run_kernels(create_schedule(uops_of(build())), ran);
+  int runs = std::max(1, opts.runs);
+  if (warm > 0) runs = std::clamp(static_cast<int>(opts.budget_seconds / warm), std::min(runs, warm < 3.0 ? 3 : 1), runs);
+  std::vector<double> times;
+  for (int i = 0; i < runs; i++) times.push_back(run_kernels(create_schedule(uops_of(build())), ran));
+  r.runs = runs;
+  r.seconds = median(times);
+  double s_safe = std::max(r.seconds, 1e-12);
+  r.gflops = static_cast<double>(ops) / s_safe * 1e-9;
+  r.gbs = static_cast<double>(mem) / s_safe * 1e-9;
+  return r;
+}
+
+// schedule -> optimize -> lower -> render for every kernel, CPU time of this thread (median of 3
+// fresh runs: nothing is cached between them, the C compiler is never called).
+PipelineResult measure_pipeline(const std::string& name, const OutputBuilder& build, const Device& dev) {
+  PipelineResult p;
+  p.name = name;
+  std::vector<double> times;
+  for (int i = 0; i < 3; i++) {
+    std::vector<UOpPtr> outs = uops_of(build());
+    double t0 = thread_cpu_now();
+    Schedule s = create_schedule(outs);
+    for (const ScheduleItem& item : s.items) plan_kernel(item.ast, dev.renderer(), false);
+    times.push_back(thread_cpu_now() - t0);
+    p.kernels = static_cast<int64_t>(s.items.size());
+  }
+  p.seconds = median(times);
+  return p;
+}
+
+std::string error_text(const std::exception& e) {
+  std::string m = e.what();
+  return m.empty() ? "unknown error" : m;
+}
+
+} // namespace
+
+BenchReport run_bench(const BenchOptions& opts) {
+  std::vector<const Workload*> selected;
+  if (opts.only.empty()) {
+    for (const Workload& w : workloads()) selected.push_back(&w);
+  } else {
+    for (const std::string& n : opts.only) {
+      const Workload* w = find_workload(n);
+      if (!w) {
+        std::string known;
+        for (const Workload& k : workloads()) known += (known.empty() ? "" : ", ") + k.name;
+        throw Error(cat("bench: unknown workload '", n, "' (known: ", known, ")"));
+      }
+      selected.push_back(w);
+    }
+  }
+  std::string saved_device = options().device;
+  if (!opts.device.empty()) options().device = get_device(opts.device).name();
+  struct Restore {
+    std::string d;
+    ~Restore() { options().device = d; }
+  } restore{saved_device};
+  Device& dev = get_device(options().device.empty() ? default_device() : options().device);
+  options().device = dev.name();
+  auto say = [&](const std::string& s) {
+    if (opts.progress) opts.progress(s);
+  };
+
+  BenchReport rep;
+  rep.machine.device = dev.name();
+  rep.machine.threads = cpu_thread_count();
+  if (opts.measure_machine) {
+    say("machine: FP32 FMA peak");
+    PeakResult peak = measure_peak_gflops(rep.machine.threads);
+    rep.machine.peak_gflops = peak.gflops;
+    rep.machine.isa = peak.isa;
+    say("machine: copy bandwidth");
+    rep.machine.bandwidth_gbs = measure_copy_bandwidth_gbs(rep.machine.threads);
+  }
+
+  for (const Workload* w : selected) {
+    WorkloadResult wr;
+    wr.name = w->name;
+    PipelineResult pr;
+    pr.name = w->name;
+    try {
+      say(cat(w->name, ": inputs"));
+      OutputBuilder build = w->prepare();
+      say(cat(w->name, ": pipeline"));
+      try {
+        pr = measure_pipeline(w->name, build, dev);
+      } catch (const std::exception& e) {
+        pr.error = error_text(e);
+      }
+      say(cat(w->name, ": optimized"));
+      wr.opt = measure_variant(build, dev, false, opts);
+      say(cat(w->name, ": NOOPT"));
+      wr.noopt = measure_variant(build, dev, true, opts);
+    } catch (const std::exception& e) {
+      wr.error = error_text(e);
+      if (!pr.error && pr.kernels == 0) pr.error = wr.error;
+    }
+    rep.workloads.push_back(std::move(wr));
+    rep.pipeline.push_back(std::move(pr));
+  }
+  return rep;
+}
+
+namespace {
+json::Value variant_json(const VariantResult& v) {
+  json::Array names;
+  for (const std::string& n : v.names) names.push_back(n);
+  return json::Object{{"seconds", v.seconds}, {"gflops", v.gflops}, {"gbs", v.gbs}, {"kernels", v.kernels},
+                      {"names", std::move(names)}};
+}
+} // namespace
+
+json::Value to_json(const BenchReport& r) {
+  json::Array ws, ps;
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.error) ws.push_back(json::Object{{"name", w.name}, {"error", *w.error}});
+    else ws.push_back(json::Object{{"name", w.name}, {"opt", variant_json(w.opt)}, {"noopt", variant_json(w.noopt)}});
+  }
+  for (const PipelineResult& p : r.pipeline) {
+    if (p.error) ps.push_back(json::Object{{"name", p.name}, {"error", *p.error}});
+    else
+      ps.push_back(json::Object{{"name", p.name}, {"kernels", p.kernels}, {"seconds", p.seconds},
+                                {"kernels_per_second", p.seconds > 0 ? static_cast<double>(p.kernels) / p.seconds : 0.0}});
+  }
+  json::Object machine{{"device", r.machine.device}, {"threads", r.machine.threads},
+                       {"peak_gflops", r.machine.peak_gflops}, {"bandwidth_gbs", r.machine.bandwidth_gbs}};
+  return json::Object{{"machine", std::move(machine)}, {"workloads", std::move(ws)}, {"pipeline", std::move(ps)}};
+}
+
+std::string to_table(const BenchReport& r) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "machine: %s, %d threads, FP32 FMA peak %.1f GFLOPS (%s), copy bandwidth %.1f GB/s\n\n",
+                r.machine.device.c_str(), r.machine.threads, r.machine.peak_gflops, r.machine.isa.c_str(),
+                r.machine.bandwidth_gbs);
+  out += line;
+  std::snprintf(line, sizeof line, "%-19s %10s %9s %8s %6s %6s %11s %9s %8s %9s\n", "workload", "opt ms", "GFLOPS",
+                "GB/s", "%peak", "%bw", "noopt ms", "speed-up", "kernels", "first ms");
+  out += line;
+  auto pct = [](double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; };
+  for (const WorkloadResult& w : r.workloads) {
+    if (w.error) {
+      out += cat(w.name, std::string(w.name.size() < 20 ? 20 - w.name.size() : 1, ' '), "error: ", *w.error, "\n");
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%-19s %10.3f %9.2f %8.2f %5.1f%% %5.1f%% %11.3f %8.2fx %4lld/%-3lld %9.1f\n",
+                  w.name.c_str(), w.opt.seconds * 1e3, w.opt.gflops, w.opt.gbs, pct(w.opt.gflops, r.machine.peak_gflops),
+                  pct(w.opt.gbs, r.machine.bandwidth_gbs), w.noopt.seconds * 1e3,
+                  w.opt.seconds > 0 ? w.noopt.seconds / w.opt.seconds : 0.0, static_cast<long long>(w.opt.kernels),
+                  static_cast<long long>(w.noopt.kernels), w.opt.first_seconds * 1e3);
+    out += line;
+  }
+  out += "\n";
+  std::snprintf(line, sizeof line, "%-19s %8s %12s %12s %12s\n", "pipeline", "kernels", "CPU ms", "ms/kernel", "kernels/s");
+  out += line;
+  for (const PipelineResult& p : r.pipeline) {
+    if (p.error) {
+      out += cat(p.name, std::string(p.name.size() < 20 ? 20 - p.name.size() : 1, ' '), "error: ", *p.error, "\n");
+      continue;
+    }
+    double per = p.kernels ? p.seconds * 1e3 / static_cast<double>(p.kernels) : 0.0;
+    std::snprintf(line, sizeof line, "%-19s %8lld %12.2f %12.3f %12.1f\n", p.name.c_str(), static_cast<long long>(p.kernels),
+                  p.seconds * 1e3, per, p.seconds > 0 ? static_cast<double>(p.kernels) / p.seconds : 0.0);
+    out += line;
+  }
+  return out;
+}
+
+} // namespace loupe::bench

@@ -1,0 +1,65 @@
+// The benchmark suite (DESIGN.md §9): the machine's limits, each workload optimized and NOOPT
+// (median kernel seconds of several runs after warm-up, GFLOPS and GB/s from the kernels' Estimates),
+// and the compile pipeline (schedule -> optimize -> lower -> render, no C compiler) per workload.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/json.h"
+
+namespace loupe::bench {
+
+struct BenchOptions {
+  std::string device;               // "" = the default device
+  std::vector<std::string> only;    // workload names; empty = all
+  int runs = 5;                     // timed runs per variant (fewer for very slow ones, at least 1)
+  double budget_seconds = 8;        // kernel seconds one variant may spend in timed runs
+  bool measure_machine = true;
+  std::function<void(const std::string&)> progress;  // one line per step (may be empty)
+};
+
+struct MachineResult {
+  std::string device;
+  int threads = 1;
+  double peak_gflops = 0;
+  double bandwidth_gbs = 0;
+  std::string isa;  // what the peak loop used ("avx2+fma" or "scalar")
+};
+
+struct VariantResult {
+  double seconds = 0;  // median over the timed runs of the summed kernel times of one run
+  double gflops = 0, gbs = 0;
+  int64_t kernels = 0;
+  std::vector<std::string> names;
+  int runs = 0;
+  double first_seconds = 0;    // the first (cold) call, wall clock: schedule, plan, compile, run
+};
+
+struct WorkloadResult {
+  std::string name;
+  std::optional<std::string> error;  // the workload could not be built or run: no numbers
+  VariantResult opt, noopt;
+};
+
+struct PipelineResult {
+  std::string name;
+  std::optional<std::string> error;
+  int64_t kernels = 0;
+  double seconds = 0;  // CPU seconds of schedule + plan_kernel for every kernel (median of 3)
+};
+
+struct BenchReport {
+  MachineResult machine;
+  std::vector<WorkloadResult> workloads;
+  std::vector<PipelineResult> pipeline;
+};
+
+// loupe::Error for an unknown workload name or device.
+BenchReport run_bench(const BenchOptions& opts);
+
+json::Value to_json(const BenchReport& r);
+std::string to_table(const BenchReport& r);
+
+} // namespace loupe::bench

@@ -1,0 +1,181 @@
+#include "bench/machine_probe.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOUPE_X86 1
+#endif
+
+namespace loupe::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs body(thread index) on `threads` threads released together; returns the wall seconds from the
+// release to the last one finishing.
+double run_together(int threads, const std::function<void(int)>& body) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; t++)
+    pool.emplace_back([&, t] {
+      ready++;
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      body(t);
+    });
+  while (ready.load() < threads) std::this_thread::yield();
+  auto t0 = Clock::now();
+  go.store(true, std::memory_order_release);
+  for (std::thread& t : pool) t.join();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+constexpr int kChains = 12;  // independent accumulators: FMA latency (4-5 cycles) x 2 ports < 12
+
+#ifdef LOUPE_X86
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters, float seed) {
+  __m256 acc[kChains];
+  for (int i = 0; i < kChains; i++) acc[i] = _mm256_set1_ps(seed + 0.001f * static_cast<float>(i));
+  const __m256 mul = _mm256_set1_ps(0.9999999f), add = _mm256_set1_ps(1e-7f);
+  for (int64_t it = 0; it < iters; it++) {
+    acc[0] = _mm256_fmadd_ps(acc[0], mul, add);
+    acc[1] = _mm256_fmadd_ps(acc[1], mul, add);
+    acc[2] = _mm256_fmadd_ps(acc[2], mul, add);
+    acc[3] = _mm256_fmadd_ps(acc[3], mul, add);
+    acc[4] = _mm256_fmadd_ps(acc[4], mul, add);
+    acc[5] = _mm256_fmadd_ps(acc[5], mul, add);
+    acc[6] = _mm256_fmadd_ps(acc[6], mul, add);
+    acc[7] = _mm256_fmadd_ps(acc[7], mul, add);
+    acc[8] = _mm256_fmadd_ps(acc[8], mul, add);
+    acc[9] = _mm256_fmadd_ps(acc[9], mul, add);
+    acc[10] = _mm256_fmadd_ps(acc[10], mul, add);
+    acc[11] = _mm256_fmadd_ps(acc[11], mul, add);
+  }
+  __m256 s = acc[0];
+  for (int i = 1; i < kChains; i++) s = _mm256_add_ps(s, acc[i]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, s);
+  float r = 0;
+  for (float l : lanes) r += l;
+  return r;
+}
+
+__attribute__((target("avx2"))) void copy_avx2(float* __restrict dst, const float* __restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256 a = _mm256_load_ps(src + i), b = _mm256_load_ps(src + i + 8);
+    __m256 c = _mm256_load_ps(src + i + 16), d = _mm256_load_ps(src + i + 24);
+    _mm256_store_ps(dst + i, a);
+    _mm256_store_ps(dst + i + 8, b);
+    _mm256_store_ps(dst + i + 16, c);
+    _mm256_store_ps(dst + i + 24, d);
+  }
+  for (; i < n; i++) dst[i] = src[i];
+}
+#endif
+
+float fma_loop_scalar(int64_t iters, float seed) {
+  float acc[kChains];
+  for (int i = 0; i < kChains; i++) acc[i] = seed + 0.001f * static_cast<float>(i);
+  volatile float vmul = 0.9999999f, vadd = 1e-7f;  // opaque: the loop cannot be folded
+  const float mul = vmul, add = vadd;
+  for (int64_t it = 0; it < iters; it++)
+    for (int i = 0; i < kChains; i++) acc[i] = acc[i] * mul + add;
+  float r = 0;
+  for (float a : acc) r += a;
+  return r;
+}
+
+void copy_scalar(float* __restrict dst, const float* __restrict src, int64_t n) { std::memcpy(dst, src, n * sizeof(float)); }
+
+struct Isa {
+  float (*fma)(int64_t, float);
+  void (*copy)(float*, const float*, int64_t);
+  int lanes;
+  const char* name;
+};
+
+Isa pick_isa() {
+#ifdef LOUPE_X86
+  if (cpu_has_avx2_fma()) return {fma_loop_avx2, copy_avx2, 8, "avx2+fma"};
+#endif
+  return {fma_loop_scalar, copy_scalar, 1, "scalar"};
+}
+
+std::atomic<float> sink{0};  // keeps the loops' results alive
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+} // namespace
+
+bool cpu_has_avx2_fma() {
+#ifdef LOUPE_X86
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+PeakResult measure_peak_gflops(int threads, double seconds_per_trial, int trials) {
+  threads = std::max(threads, 1);
+  Isa isa = pick_isa();
+  const double flops_per_iter = 2.0 * kChains * isa.lanes;
+  // Calibrate on one thread: iterations for about seconds_per_trial.
+  int64_t iters = 1 << 16;
+  for (;;) {
+    auto t0 = Clock::now();
+    sink = sink + isa.fma(iters, 1.0f);
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s > 0.02 || iters > (int64_t(1) << 40)) {
+      iters = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(iters) * seconds_per_trial / std::max(s, 1e-9)));
+      break;
+    }
+    iters *= 4;
+  }
+  double best = 0;
+  for (int trial = 0; trial < std::max(trials, 1); trial++) {
+    std::vector<float> results(threads);
+    double s = run_together(threads, [&](int t) { results[t] = isa.fma(iters, 1.0f + static_cast<float>(t)); });
+    for (float r : results) sink = sink + r;
+    best = std::max(best, flops_per_iter * static_cast<double>(iters) * threads / s / 1e9);
+  }
+  return {best, isa.name};
+}
+
+double measure_copy_bandwidth_gbs(int threads, int64_t bytes_per_array, int trials) {
+  threads = std::max(threads, 1);
+  Isa isa = pick_isa();
+  int64_t n = bytes_per_array / static_cast<int64_t>(sizeof(float));
+  n -= n % (int64_t(32) * threads);  // every slice a whole number of 32-float blocks (aligned loads)
+  if (n <= 0) return 0;
+  size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  std::unique_ptr<float, FreeDeleter> src(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  std::unique_ptr<float, FreeDeleter> dst(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  if (!src || !dst) return 0;
+  int64_t slice = n / threads;
+  // first touch by the thread that will copy the slice
+  run_together(threads, [&](int t) {
+    for (int64_t i = t * slice; i < (t + 1) * slice; i++) src.get()[i] = static_cast<float>(i & 1023), dst.get()[i] = 0;
+  });
+  double best = 0;
+  for (int trial = 0; trial < std::max(trials, 1); trial++) {
+    double s = run_together(threads, [&](int t) { isa.copy(dst.get() + t * slice, src.get() + t * slice, slice); });
+    best = std::max(best, 2.0 * static_cast<double>(bytes) / s / 1e9);
+  }
+  sink = sink + dst.get()[n / 2];
+  return best;
+}
+
+} // namespace loupe::bench

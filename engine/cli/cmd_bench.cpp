@@ -1,0 +1,61 @@
+// loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--no-machine]
+// The performance suite of DESIGN.md §9: the machine's FP32 FMA peak and copy bandwidth, every
+// workload optimized and NOOPT (median kernel time, GFLOPS, GB/s, kernel names), and the compile
+// pipeline per workload. --json prints the one JSON object of §9; otherwise a table (progress on stderr).
+#include <iostream>
+#include <sstream>
+
+#include "bench/bench_runner.h"
+#include "cli/command.h"
+#include "support/error.h"
+
+namespace loupe::cli {
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string name; std::getline(ss, name, ',');)
+    if (!name.empty()) out.push_back(name);
+  return out;
+}
+
+int bench_main(const Args& args) {
+  static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--no-machine", "--quiet"};
+  for (const std::string& a : args) {
+    bool ok = false;
+    for (const std::string& k : known) ok = ok || a == k || a.rfind(k + "=", 0) == 0;
+    if (!ok && a.rfind("--", 0) == 0) throw Error(cat("bench: unknown option ", a));
+  }
+  std::vector<std::string> extra = positional(args, {"--device", "--only", "--runs"});
+  if (!extra.empty()) throw Error(cat("bench: unexpected argument '", extra[0], "'"));
+
+  bench::BenchOptions opts;
+  opts.device = flag_value(args, "--device");
+  if (has_flag(args, "--only")) {
+    opts.only = split_names(flag_value(args, "--only"));
+    if (opts.only.empty()) throw Error("bench: --only needs workload names, e.g. --only matmul_256,add_16m");
+  }
+  std::string runs = flag_value(args, "--runs", "5");
+  try {
+    size_t used = 0;
+    opts.runs = std::stoi(runs, &used);
+    if (used != runs.size() || opts.runs < 1) throw std::invalid_argument(runs);
+  } catch (const std::exception&) {
+    throw Error(cat("bench: --runs needs a positive integer, got '", runs, "'"));
+  }
+  opts.measure_machine = !has_flag(args, "--no-machine");
+  if (!has_flag(args, "--quiet")) opts.progress = [](const std::string& s) { std::cerr << "bench: " << s << std::endl; };
+
+  bench::BenchReport r = bench::run_bench(opts);
+  if (has_flag(args, "--json")) std::cout << bench::to_json(r).dump() << "\n";
+  else std::cout << bench::to_table(r);
+  return 0;
+}
+
+const Registrar reg("bench", "performance suite: machine peaks, workloads opt/NOOPT, compile pipeline (--json)", bench_main);
+
+} // namespace
+
+} // namespace loupe::cli

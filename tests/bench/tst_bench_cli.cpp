@@ -1,0 +1,132 @@
+// loupe-cli bench (DESIGN.md §9): the JSON object's shape for two workloads (every number positive and
+// finite, names present, exact key sets), the table mode, and bad arguments. No timed assertions.
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+#include "support/json.h"
+
+using namespace loupe;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  QString out, err;
+};
+
+Run cli(const QStringList& args, int timeout_ms = 600000) {
+  QProcess p;
+  p.start(qEnvironmentVariable("LOUPE_CLI"), QStringList{"bench"} + args);
+  p.waitForStarted();
+  p.closeWriteChannel();
+  p.waitForFinished(timeout_ms);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+std::set<std::string> keys(const json::Value& o) {
+  std::set<std::string> k;
+  for (const auto& [name, v] : o.as_object()) k.insert(name);
+  return k;
+}
+
+void positive(const json::Value& o, const char* key) {
+  const json::Value& v = o.at(key);
+  QVERIFY2(v.is_number(), key);
+  QVERIFY2(std::isfinite(v.as_double()) && v.as_double() > 0, key);
+}
+
+} // namespace
+
+class TestBenchCli : public QObject {
+  Q_OBJECT
+private slots:
+  void initTestCase() {
+    if (!QFileInfo(qEnvironmentVariable("LOUPE_CLI")).isExecutable()) QSKIP("LOUPE_CLI is not set to loupe-cli");
+  }
+
+  void json_shape() {
+    Run r = cli({"--only", "matmul_256,add_16m", "--json", "--runs", "3"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.out.count('\n'), 1);  // one object, one line
+    json::Value v = json::parse(r.out.trimmed().toStdString());
+    QCOMPARE(keys(v), (std::set<std::string>{"machine", "workloads", "pipeline"}));
+
+    const json::Value& m = v.at("machine");
+    QCOMPARE(keys(m), (std::set<std::string>{"device", "threads", "peak_gflops", "bandwidth_gbs"}));
+    QCOMPARE(m.at("device").as_string(), std::string("CPU"));
+    QVERIFY(m.at("threads").as_int() >= 1);
+    positive(m, "peak_gflops");
+    positive(m, "bandwidth_gbs");
+
+    const json::Array& ws = v.at("workloads").as_array();
+    QCOMPARE(int(ws.size()), 2);
+    QCOMPARE(ws[0].at("name").as_string(), std::string("matmul_256"));
+    QCOMPARE(ws[1].at("name").as_string(), std::string("add_16m"));
+    for (const json::Value& w : ws) {
+      QCOMPARE(keys(w), (std::set<std::string>{"name", "opt", "noopt"}));
+      for (const char* variant : {"opt", "noopt"}) {
+        const json::Value& x = w.at(variant);
+        QCOMPARE(keys(x), (std::set<std::string>{"seconds", "gflops", "gbs", "kernels", "names"}));
+        positive(x, "seconds");
+        positive(x, "gflops");
+        positive(x, "gbs");
+        QVERIFY(x.at("kernels").as_int() >= 1);
+        const json::Array& names = x.at("names").as_array();
+        QCOMPARE(int64_t(names.size()), x.at("kernels").as_int());
+        for (const json::Value& n : names) QVERIFY(!n.as_string().empty());
+      }
+    }
+    // a 256^3 matmul is 2*256^3 FLOPs; its one kernel's name is a reduce kernel
+    const json::Value& mm = ws[0].at("opt");
+    QCOMPARE(mm.at("kernels").as_int(), int64_t(1));
+    QVERIFY(mm.at("names").as_array()[0].as_string().rfind("r_", 0) == 0);
+    QVERIFY(ws[1].at("opt").at("names").as_array()[0].as_string().rfind("E_", 0) == 0);
+
+    const json::Array& ps = v.at("pipeline").as_array();
+    QCOMPARE(int(ps.size()), 2);
+    for (size_t i = 0; i < ps.size(); i++) {
+      QCOMPARE(ps[i].at("name").as_string(), ws[i].at("name").as_string());
+      QCOMPARE(keys(ps[i]), (std::set<std::string>{"name", "kernels", "seconds", "kernels_per_second"}));
+      QVERIFY(ps[i].at("kernels").as_int() >= 1);
+      positive(ps[i], "seconds");
+      positive(ps[i], "kernels_per_second");
+      double expect = double(ps[i].at("kernels").as_int()) / ps[i].at("seconds").as_double();
+      QVERIFY(std::abs(ps[i].at("kernels_per_second").as_double() - expect) <= 1e-6 * expect);
+    }
+  }
+
+  void table_mode() {
+    Run r = cli({"--only", "add_16m", "--runs", "1", "--no-machine", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("workload"));
+    QVERIFY(r.out.contains("add_16m"));
+    QVERIFY(r.out.contains("pipeline"));
+    QVERIFY(r.err.isEmpty());
+  }
+
+  void bad_arguments_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown workload") << QStringList{"--only", "matmul_3"} << "unknown workload 'matmul_3'";
+    QTest::newRow("unknown option") << QStringList{"--fast"} << "unknown option --fast";
+    QTest::newRow("bad runs") << QStringList{"--runs", "0"} << "--runs needs a positive integer";
+    QTest::newRow("runs not a number") << QStringList{"--runs", "3x"} << "--runs needs a positive integer";
+    QTest::newRow("unknown device") << QStringList{"--device", "TPU", "--only", "add_16m"} << "TPU";
+    QTest::newRow("empty only") << QStringList{"--only", ","} << "--only needs workload names";
+    QTest::newRow("stray argument") << QStringList{"matmul_256"} << "unexpected argument 'matmul_256'";
+  }
+  void bad_arguments() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    Run r = cli(args, 60000);
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestBenchCli)
+#include "tst_bench_cli.moc"
