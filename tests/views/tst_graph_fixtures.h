@@ -57,9 +57,10 @@ inline UOpPtr kernelGraph(int target, unsigned seed = 1, int globals = 5) {
   };
   const Ops binary[] = {Ops::ADD, Ops::MUL, Ops::MAX, Ops::ADD, Ops::MUL};
   const Ops unary[] = {Ops::EXP2, Ops::LOG2, Ops::SQRT, Ops::RECIP, Ops::NEG};
-  // Mostly the latest values (chains, like the body of a real kernel), now and then an older one.
+  // Mostly the latest values (chains, like the body of a real kernel), now and then an older one,
+  // and rarely one from far back (the long edges that make dot slow).
   auto recent = [&]() {
-    size_t back = pick(8) == 0 ? pick(40) : (pick(2) ? 0 : pick(3));
+    size_t back = pick(100) == 0 ? pick(400) : pick(8) == 0 ? pick(40) : (pick(2) ? 0 : pick(3));
     return pool[pool.size() - 1 - std::min(pool.size() - 1, back)];
   };
   for (int step = 0;; step++) {
@@ -71,7 +72,7 @@ inline UOpPtr kernelGraph(int target, unsigned seed = 1, int globals = 5) {
       UOpPtr other = pick(3) == 0 ? UOp::cnst(dtypes::float32, 0.5 * (1 + pick(16))) : pool[pool.size() - 1 - std::min<size_t>(pool.size() - 1, pick(4))];
       v = alu(binary[pick(5)], {recent(), other});
     } else if (r < 34) v = alu(unary[pick(5)], {recent()});
-    else if (r < 38) v = alu(Ops::WHERE, {alu(Ops::CMPLT, {recent(), pool[pool.size() / 2]}), recent(), pool[pick(static_cast<int>(pool.size()))]});
+    else if (r < 38) v = alu(Ops::WHERE, {alu(Ops::CMPLT, {recent(), recent()}), recent(), recent()});
     else {
       stores.push_back(UOp::make(Ops::STORE, dtypes::void_,
                                  {UOp::make(Ops::INDEX, dtypes::float32.ptr(), {bufs.back(), index()}), recent()}));

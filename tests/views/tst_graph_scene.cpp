@@ -373,6 +373,23 @@ private Q_SLOTS:
     QVERIFY(!error.isEmpty());
   }
 
+  void darkPalette() {
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x24));
+    QCOMPARE(&graphStyleFor(dark), &darkGraphStyle());
+    QCOMPARE(&graphStyleFor(QPalette(Qt::white)), &defaultGraphStyle());
+    QWidget parent;
+    parent.setPalette(dark);
+    auto* panel = new GraphPanel(&parent);
+    QCOMPARE(&panel->scene()->style(), &darkGraphStyle());
+    panel->setGraph(graphModelFromUOp(graphfix::kernelGraph(60, 13)));
+    QTemporaryDir dir;
+    QString png = dir.filePath(QStringLiteral("dark.png"));
+    QVERIFY(panel->exportPng(png));
+    QImage img(png);
+    QCOMPARE(img.pixelColor(1, 1), darkGraphStyle().canvas);  // the corner is canvas
+  }
+
   // Screenshots to look at (written to $LOUPE_SHOT_DIR, default /tmp/loupe-shots).
   void screenshots() {
     GraphPanel panel;

@@ -41,16 +41,16 @@ struct Flip {
 
 DotOptions DotOptions::forSize(int nodes) {
   DotOptions o;
-  if (nodes > 800) {
-    o.mclimit = 0.5;
-    o.nslimit = 4;
-    o.searchsize = 20;
-  }
-  if (nodes > 2500) {
-    o.mclimit = 0.2;
+  if (nodes > 300) {
     o.nslimit = 1;
+    o.mclimit = 0.5;
+  }
+  if (nodes > 1500) {
+    o.nslimit = 0.3;
+    o.mclimit = 0.3;
     o.searchsize = 10;
     o.orderingIn = false;
+    o.splines = QStringLiteral("polyline");
   }
   return o;
 }
@@ -83,8 +83,8 @@ GraphLayout dotLayout(const DrawGraph& g, const DotOptions& opt, const std::func
   setGraphAttr(G, "splines", opt.splines.toLatin1());
   setGraphAttr(G, "mclimit", num(opt.mclimit));
   if (opt.nslimit >= 0) {
-    setGraphAttr(G, "nslimit", QByteArray::number(opt.nslimit));
-    setGraphAttr(G, "nslimit1", QByteArray::number(opt.nslimit));
+    setGraphAttr(G, "nslimit", num(opt.nslimit));
+    setGraphAttr(G, "nslimit1", num(opt.nslimit));
   }
   if (opt.searchsize >= 0) setGraphAttr(G, "searchsize", QByteArray::number(opt.searchsize));
   if (opt.orderingIn) setGraphAttr(G, "ordering", "in");

@@ -14,12 +14,14 @@ struct DotOptions {
   double ranksep = 0.32;   // inches
   QString splines = QStringLiteral("spline");
   double mclimit = 1.0;    // crossing minimisation effort (dot's default 1)
-  int nslimit = -1;        // network simplex iterations factor (-1: dot's default, unbounded)
+  double nslimit = -1;     // network simplex iterations per node, ranking and x positions (-1: unbounded)
   int searchsize = -1;     // -1: dot's default (30)
   bool orderingIn = true;  // keep each user's sources left to right in source order
   int maxNodes = 6000;     // above this dot is not run (it would take minutes)
 
-  // Cheaper settings as graphs grow (measured in tst_bench_graph_layout).
+  // Cheaper settings as graphs grow. Most of dot's time on UOp graphs goes to the network simplex
+  // that places x coordinates of real and virtual (long-edge) nodes; bounding its iterations costs
+  // little straightness (measured in tst_bench_graph_layout).
   static DotOptions forSize(int nodes);
 };
 

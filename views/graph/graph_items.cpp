@@ -241,7 +241,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
   p->drawPolygon(arrow_);
   if (port_ >= 0 && lod >= NodeItem::textLod) {
     p->setFont(style_.edgeFont);
-    p->setPen(emphasis_ ? style_.selection : style_.secondaryText);
+    p->setPen(emphasis_ ? style_.selection : style_.edgeLabel);
     p->drawText(labelAt_, QString::number(port_));
   }
 }

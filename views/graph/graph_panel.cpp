@@ -51,8 +51,11 @@ private:
 } // namespace
 
 GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
-  scene_ = new GraphScene(this);
+  const GraphStyle& style = graphStyleFor(palette());
+  scene_ = new GraphScene(this, style);
   view_ = new GraphView(this);
+  view_->setBackgroundBrush(style.canvas);
+  setFocusProxy(view_);
   view_->setScene(scene_);
   service_ = new LayoutService(this);
 
@@ -160,7 +163,7 @@ void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition tr
   }
   DrawGraph g;
   try {
-    g = buildDrawGraph(model, drawOptions_);
+    g = buildDrawGraph(model, drawOptions_, scene_->style());
   } catch (const Error& e) {
     clear();
     note_ = QString::fromStdString(e.what());
@@ -342,6 +345,7 @@ bool GraphPanel::exportSvg(const QString& path, QString* error) const {
     return false;
   }
   p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  p.fillRect(QRectF(QPointF(0, 0), src.size()), scene_->style().canvas);
   scene_->render(&p, QRectF(QPointF(0, 0), src.size()), src);
   p.end();
   QFileInfo info(path);
@@ -367,7 +371,7 @@ bool GraphPanel::exportPng(const QString& path, QString* error, qreal scale) con
     if (error) *error = tr("not enough memory for a %1x%2 image").arg(size.width()).arg(size.height());
     return false;
   }
-  img.fill(Qt::white);
+  img.fill(scene_->style().canvas);
   {
     QPainter p(&img);
     p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);

@@ -22,6 +22,7 @@ public:
   void applyLayout(const GraphLayout& layout);
   void clearGraph();
 
+  const GraphStyle& style() const { return style_; }
   const DrawGraph& graph() const { return graph_; }
   const GraphLayout& layout() const { return layout_; }
   const QVector<NodeItem*>& nodeItems() const { return nodes_; }

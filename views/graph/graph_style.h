@@ -3,6 +3,7 @@
 #pragma once
 #include <QColor>
 #include <QFont>
+#include <QPalette>
 
 namespace loupe::views {
 
@@ -18,6 +19,8 @@ struct GraphStyle {
   QColor secondaryText{0x55, 0x55, 0x60};
   QColor border{0x50, 0x50, 0x58};
   QColor edge{0x70, 0x70, 0x78};
+  QColor edgeLabel{0x55, 0x55, 0x60};  // source indices, drawn on the canvas
+  QColor canvas{0xfa, 0xfa, 0xfa};
   QColor added{0x1f, 0x9d, 0x3a};      // green +, thick border
   QColor changed{0xe0, 0x8a, 0x00};    // amber triangle
   QColor removed{0xc6, 0x28, 0x28};    // red x, dashed ghost
@@ -28,7 +31,11 @@ struct GraphStyle {
   GraphStyle();
 };
 
-// Shared default style (created on first use, GUI thread).
+// Shared styles (created on first use, GUI thread). Boxes keep their op colours and dark text in
+// both; the dark one changes the canvas, edges and edge labels.
 const GraphStyle& defaultGraphStyle();
+const GraphStyle& darkGraphStyle();
+// The style that suits a palette (dark when its window colour is dark).
+const GraphStyle& graphStyleFor(const QPalette& palette);
 
 } // namespace loupe::views
