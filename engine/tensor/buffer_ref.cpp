@@ -9,6 +9,9 @@ namespace loupe {
 
 namespace {
 std::atomic<int64_t> next_buffer_id{0};
+}  // namespace
+void register_buffer_ref_arg();
+namespace {
 
 std::shared_ptr<const ArgObject> decode_buffer_ref(const std::string& text) {
   std::istringstream in(text);
@@ -25,11 +28,10 @@ std::shared_ptr<const ArgObject> decode_buffer_ref(const std::string& text) {
   return std::make_shared<BufferRef>(id, device, *dt, size);
 }
 
-const bool registered = [] {
-  register_arg_kind("buffer", decode_buffer_ref);
-  return true;
-}();
+const bool registered = (register_buffer_ref_arg(), true);
 } // namespace
+
+void register_buffer_ref_arg() { register_arg_kind("buffer", decode_buffer_ref); }
 
 std::shared_ptr<const BufferRef> BufferRef::make_new(const std::string& device, DType dtype, int64_t size) {
   return std::make_shared<BufferRef>(next_buffer_id++, device, dtype, size);

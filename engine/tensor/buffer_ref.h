@@ -42,4 +42,8 @@ public:
   std::string encode() const override;
 };
 
+// Registers the "buffer" arg decoder (also done by a static initializer in buffer_ref.cpp; a program
+// that only reads traces calls it so the static library's object is linked in).
+void register_buffer_ref_arg();
+
 } // namespace loupe

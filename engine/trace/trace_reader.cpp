@@ -1,5 +1,8 @@
 #include "trace/trace_reader.h"
 
+#include "shape/shapetracker.h"
+#include "tensor/buffer_ref.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +128,9 @@ const KernelSource* TraceKernel::source(const std::string& variant, const std::s
 }
 
 TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
+  // decoders of engine objects carried as args; called explicitly so a reader-only program links them
+  register_shapetracker_arg();
+  register_buffer_ref_arg();
   check_header(path);
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
