@@ -180,8 +180,6 @@ private slots:
     QString path = qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/resources/examples/" + file;
     QVERIFY2(QFile::exists(path), qPrintable(path));
     Result r = cli({"eval", path, "--json"});
-    // engine bug, not the script's (it runs under tinygrad): the linearizer gets stuck on its final reduce
-    QEXPECT_FAIL("padded_conv_view", "linearizer 'stuck with 12 nodes left' (engine/codegen)", Abort);
     QCOMPARE(r.code, 0);
     json::Value v = parse_line(r.out.trimmed());
     QCOMPARE(QString::fromStdString(json::Value(v.at("shape")).dump()), shape);
