@@ -78,7 +78,7 @@ private slots:
     in += "{\"id\": \"ok1\", \"program\": \"out = Tensor([1.5, -2.0]) * 2\"}\n";
     in += "{\"id\": \"syntax\", \"program\": \"out = (1 +\"}\n";
     in += "\n";
-    in += "{\"id\": \"method\", \"program\": \"x = Tensor.ones(2)\\nout = x.softmax()\"}\n";
+    in += "{\"id\": \"method\", \"program\": \"x = Tensor.ones(2)\\nout = x.frobnicate()\"}\n";
     in += "this is not json\n";
     in += "{\"id\": 5, \"prog\": \"out = Tensor(1)\"}\n";
     in += "{\"id\": \"shapes\", \"program\": \"out = Tensor.ones(2, 3) + Tensor.ones(4)\"}\n";
@@ -95,7 +95,7 @@ private slots:
     QCOMPARE(v[0].at("id").as_string(), std::string("ok1"));
     QCOMPARE(v[0].at("values").as_array()[0].as_double(), 3.0);
     QCOMPARE(QString::fromStdString(v[1].at("error").as_string()), QString("line 1:7: '(' was never closed"));
-    QCOMPARE(QString::fromStdString(v[2].at("error").as_string()), QString("line 2:9: Tensor has no method 'softmax'"));
+    QCOMPARE(QString::fromStdString(v[2].at("error").as_string()), QString("line 2:9: Tensor has no method 'frobnicate'"));
     QVERIFY(v[3].at("id").is_null());
     QVERIFY(v[3].at("error").as_string().find("JSON") != std::string::npos);
     QCOMPARE(v[4].at("id").as_int(), int64_t(5));

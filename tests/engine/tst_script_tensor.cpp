@@ -199,9 +199,9 @@ private slots:
   void errors_data() {
     QTest::addColumn<QString>("src");
     QTest::addColumn<QString>("want");  // the whole message, or its start when it ends with "..."
-    QTest::newRow("no softmax") << "x = Tensor.ones(2, 3)\nout = x.softmax()" << "line 2:9: Tensor has no method 'softmax'";
-    QTest::newRow("no einsum") << "out = Tensor.einsum('ij,jk->ik', a, b)" << "line 1:14: Tensor has no method 'einsum'";
-    QTest::newRow("no conv2d") << "x = Tensor.ones(1, 1, 4, 4)\nout = x.conv2d(x)" << "line 2:9: Tensor has no method 'conv2d'";
+    QTest::newRow("unknown method") << "x = Tensor.ones(2, 3)\nout = x.frobnicate()" << "line 2:9: Tensor has no method 'frobnicate'";
+    QTest::newRow("unknown static") << "out = Tensor.frobnicate('ij,jk->ik', a, b)" << "line 1:14: Tensor has no method 'frobnicate'";
+    QTest::newRow("unknown method with args") << "x = Tensor.ones(1, 1, 4, 4)\nout = x.frobnicate(x)" << "line 2:9: Tensor has no method 'frobnicate'";
     QTest::newRow("no numpy") << "out = Tensor.ones(2).numpy()" << "line 1:22: Tensor has no method 'numpy'";
     QTest::newRow("no requires_grad") << "x = Tensor.ones(2)\nout = x.requires_grad" << "line 2:9: Tensor has no attribute 'requires_grad'";
     QTest::newRow("bad dtype attr") << "out = Tensor.ones(2, dtype=dtypes.float128)" << "line 1:35: dtypes has no attribute 'float128'";
