@@ -19,5 +19,6 @@ MemoScope::~MemoScope() {
 }
 
 Memo* memo() { return current; }
+bool in_scope() { return depth > 0; }
 
 } // namespace loupe::sym

@@ -22,5 +22,7 @@ struct Memo {
 
 // The open scope's memo, or null outside any scope.
 Memo* memo();
+// Whether a scope is open on this thread (a call made from inside a rule).
+bool in_scope();
 
 } // namespace loupe::sym

@@ -42,12 +42,17 @@ const PatternMatcher& symbolic_flat() {
 }
 
 UOpPtr simplify(const UOpPtr& u) {
+  // a top-level call only opens the scope; nested calls (from rules comparing candidates) share results
+  bool nested = sym::in_scope();
   sym::MemoScope scope;
   sym::Memo* m = sym::memo();
-  if (auto it = m->simplified.find(u); it != m->simplified.end()) return it->second;
+  if (nested)
+    if (auto it = m->simplified.find(u); it != m->simplified.end()) return it->second;
   UOpPtr out = graph_rewrite(u, symbolic(), {.name = "simplify"});
-  m->simplified[u] = out;
-  m->simplified[out] = out;
+  if (nested) {
+    m->simplified[u] = out;
+    m->simplified[out] = out;
+  }
   return out;
 }
 
