@@ -7,6 +7,7 @@
 
 #include "ir/print.h"
 #include "support/error.h"
+#include "trace/graph_at_step.h"
 
 namespace loupe::views {
 
@@ -214,6 +215,22 @@ GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& option
   }
   m.root = uopNodeId(*step.after);
   classify(m, order);
+  return m;
+}
+
+GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options) {
+  const TracePass& pass = replay.pass();
+  QString title = QStringLiteral("%1 · step %2 of %3").arg(QString::fromStdString(pass.name)).arg(step).arg(replay.steps());
+  if (step == 0) {
+    GraphModel m = graphModelFromUOp(replay.graph_at(0), options);
+    m.title = title;
+    return m;
+  }
+  UOpPtr before = replay.graph_at(step - 1);  // checks the range
+  StepChanges changes = replay.changes_at(step);
+  GraphModel m = graphModelFromStep({before, replay.graph_at(step), changes.before, changes.after, {}}, options);
+  const TraceMatch& match = replay.matches()[static_cast<size_t>(step - 1)];
+  m.title = title + QStringLiteral(" · %1").arg(QString::fromStdString(match.rule_name));
   return m;
 }
 

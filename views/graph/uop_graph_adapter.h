@@ -6,6 +6,10 @@
 #include "graph/graph_model.h"
 #include "ir/uop.h"
 
+namespace loupe {
+class PassReplay;
+}
+
 namespace loupe::views {
 
 struct UOpGraphOptions {
@@ -38,5 +42,10 @@ GraphModel graphModelFromUOp(const UOpPtr& root, const UOpGraphOptions& options 
 // the matched nodes marked, and (up to maxGhostNodes) removed nodes as Removed ghosts.
 // Throws loupe::Error when step.after is null.
 GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& options = {});
+
+// Step `step` of a recorded pass (0: the pass's input, nothing marked; k: the graph after the k-th
+// match, marked against step k-1), titled with the pass, the step and the rule. Throws loupe::Error
+// when the step is out of range or the trace is corrupt.
+GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options = {});
 
 } // namespace loupe::views
