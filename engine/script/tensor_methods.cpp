@@ -4,6 +4,7 @@
 #include <map>
 
 #include "script/tensor_host.h"
+#include "script/tensor_methods_nn.h"
 #include "support/error.h"
 
 namespace loupe::script {
@@ -378,6 +379,7 @@ const Table& table() {
     reductions(t);
     linear_algebra(t);
     realization_and_autograd(t);
+    register_nn_methods(t);  // tensor_methods_nn.cpp
     return t;
   }();
   return t;

@@ -208,6 +208,120 @@ public:
   Tensor matmul(const Tensor& o) const;
   Tensor dot(const Tensor& o) const { return matmul(o); }
 
+  // ---- nn (tensor_nn*.cpp) ----
+  // Activations and elementwise math built from primitives with current tinygrad's formulas (tensor_nn.cpp).
+  Tensor gelu(const std::string& approximate = "tanh") const;  // "tanh" or "none" (erf)
+  Tensor quick_gelu() const;
+  Tensor silu() const;
+  Tensor swish() const;
+  Tensor mish() const;
+  Tensor hardswish() const;
+  Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const;
+  Tensor hardtanh(ConstVal min_val = int64_t(-1), ConstVal max_val = int64_t(1)) const;
+  Tensor relu6() const;
+  Tensor elu(double alpha = 1.0) const;
+  Tensor celu(double alpha = 1.0) const;
+  Tensor selu(double alpha = 1.67326, double gamma = 1.0507) const;
+  Tensor leaky_relu(double neg_slope = 0.01) const;
+  Tensor softplus(double beta = 1.0) const;
+  Tensor softsign() const;
+  Tensor logsigmoid() const;
+  Tensor logaddexp(const Tensor& o) const;
+  Tensor erf() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor isfinite() const;
+  Tensor isclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor dropout(double p = 0.5) const;  // scripts run in inference mode: checks p, returns this
+
+  // Normalization, losses, indexing and attention (tensor_functions.cpp).
+  Tensor softmax(const Axes& axis = Axes(int64_t(-1)), std::optional<DType> dtype = {}) const;
+  Tensor log_softmax(const Axes& axis = Axes(int64_t(-1)), std::optional<DType> dtype = {}) const;
+  Tensor softmin(const Axes& axis = Axes(int64_t(-1)), std::optional<DType> dtype = {}) const;
+  Tensor logsumexp(const Axes& axis = {}, bool keepdim = false) const;
+  Tensor layernorm(const Axes& axis = Axes(int64_t(-1)), double eps = 1e-5) const;
+  Tensor rms_norm(const Axes& axis = Axes(int64_t(-1)), double eps = 1e-6) const;  // x * rsqrt(mean(x^2) + eps)
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+                   const Tensor& invstd, const Axes& axis = Axes(int64_t(1))) const;
+  Tensor normalize(double p = 2.0, int64_t dim = 1, double eps = 1e-12) const;
+  std::pair<Tensor, Tensor> var_mean(const Axes& axis = {}, bool keepdim = false, double correction = 1) const;
+  std::pair<Tensor, Tensor> std_mean(const Axes& axis = {}, bool keepdim = false, double correction = 1) const;
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = {}) const;
+  Tensor one_hot(int64_t num_classes) const;
+  Tensor one_hot_along_dim(int64_t num_classes, int64_t dim = -1) const;  // bool: this == arange along dim
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  // reduce: "" (replace), "add" or "multiply"
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce = "") const;
+  Tensor scatter(int64_t dim, const Tensor& index, ConstVal src, const std::string& reduce = "") const;
+  // reduce: "sum", "prod", "mean", "amax", "amin"
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,
+                        bool include_self = true) const;
+  // reduction: "none", "sum" or "mean"
+  Tensor binary_crossentropy(const Tensor& y, const std::string& reduction = "mean") const;
+  Tensor binary_crossentropy_logits(const Tensor& y, const std::string& reduction = "mean",
+                                    const std::optional<Tensor>& pos_weight = {}) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& y, int64_t ignore_index = -1, double label_smoothing = 0.0,
+                                         const std::string& reduction = "mean") const;
+  Tensor cross_entropy(const Tensor& y, const std::string& reduction = "mean", double label_smoothing = 0.0) const;
+  Tensor nll_loss(const Tensor& y, const std::optional<Tensor>& weight = {}, std::optional<int64_t> ignore_index = {},
+                  const std::string& reduction = "mean") const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = {},
+                                      double dropout_p = 0.0, bool is_causal = false, bool enable_gqa = false) const;
+  // Resize the last size.size() dims; mode "linear", "nearest" or "nearest-exact".
+  Tensor interpolate(const Shape& size, const std::string& mode = "linear", bool align_corners = false) const;
+
+  // Convolution and pooling through the pooling view chain (tensor_conv.cpp). Per-dimension arguments take
+  // one value for every spatial dimension or one per dimension; padding also takes 2 per dimension
+  // (left, right, top, bottom, ... like torch: last dimension first).
+  Tensor pool_windows(const Shape& kernel, const std::vector<int64_t>& stride = {1},
+                      const std::vector<int64_t>& dilation = {1}) const;  // tinygrad's _pool: (..., out..., k...)
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = {}, int64_t groups = 1,
+                const std::vector<int64_t>& stride = {1}, const std::vector<int64_t>& dilation = {1},
+                const std::vector<int64_t>& padding = {0}, std::optional<DType> acc_dtype = {}) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = {}, int64_t groups = 1,
+                          const std::vector<int64_t>& stride = {1}, const std::vector<int64_t>& dilation = {1},
+                          const std::vector<int64_t>& padding = {0}, const std::vector<int64_t>& output_padding = {0}) const;
+  // stride empty = the kernel size
+  Tensor max_pool2d(const Shape& kernel_size = {2, 2}, const std::vector<int64_t>& stride = {},
+                    const std::vector<int64_t>& dilation = {1}, const std::vector<int64_t>& padding = {0},
+                    bool ceil_mode = false) const;
+  std::pair<Tensor, Tensor> max_pool2d_with_indices(const Shape& kernel_size = {2, 2}, const std::vector<int64_t>& stride = {},
+                                                    const std::vector<int64_t>& dilation = {1},
+                                                    const std::vector<int64_t>& padding = {0}, bool ceil_mode = false) const;
+  Tensor max_unpool2d(const Tensor& indices, const Shape& kernel_size = {2, 2}, const std::vector<int64_t>& stride = {},
+                      const std::vector<int64_t>& dilation = {1}, const std::vector<int64_t>& padding = {0},
+                      const std::optional<Shape>& output_size = {}) const;
+  Tensor avg_pool2d(const Shape& kernel_size = {2, 2}, const std::vector<int64_t>& stride = {},
+                    const std::vector<int64_t>& dilation = {1}, const std::vector<int64_t>& padding = {0},
+                    bool ceil_mode = false, bool count_include_pad = true) const;
+
+  // Cumulative ops and sorting (tensor_cumulative.cpp).
+  Tensor cumsum(int64_t axis = 0) const;
+  Tensor cumprod(int64_t axis = 0) const;
+  std::pair<Tensor, Tensor> cummax(int64_t axis = 0) const;  // (values, int32 indices)
+  std::pair<Tensor, Tensor> cummin(int64_t axis = 0) const;
+  Tensor logcumsumexp(int64_t axis = 0) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;  // (values, indices)
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
+
+  // Shape-building functions (tensor_nn_shape.cpp).
+  static Tensor einsum(const std::string& formula, const std::vector<Tensor>& operands, std::optional<DType> acc_dtype = {});
+  Tensor rearrange(const std::string& formula, const std::vector<std::pair<std::string, int64_t>>& sizes = {}) const;
+  std::vector<Tensor> meshgrid(const std::vector<Tensor>& others, const std::string& indexing = "ij") const;
+  Tensor roll(const std::vector<int64_t>& shifts, const std::optional<std::vector<int64_t>>& dims = {}) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = {}) const;
+  Tensor diagonal(int64_t offset, int64_t dim1, int64_t dim2) const;
+  Tensor diag() const;  // 1-d -> square matrix with it on the diagonal
+
   // ---- realization ----
   Tensor contiguous() const;
   Tensor detach() const;

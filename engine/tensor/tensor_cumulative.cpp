@@ -1,0 +1,180 @@
+// Cumulative ops and sorting, with current tinygrad's formulations: a cumulative op is a pooling
+// window (the axis padded with n-1 identity elements in front, windows of length n) reduced over the
+// window; long axes go in two stages (chunks of 256, then a scan over the chunk totals). Sorting is a
+// bitonic network of maximum/minimum on views, the indices recovered by matching equal values in order.
+#include <bit>
+#include <cmath>
+
+#include "support/error.h"
+#include "tensor/tensor.h"
+
+namespace loupe {
+
+namespace {
+constexpr int64_t kSplit = 256;
+
+Tensor I(int64_t v) { return Tensor(v); }
+
+ConstVal lowest(DType d) {
+  if (d.is_float()) return ConstVal(-INFINITY);
+  if (d.is_bool()) return ConstVal(false);
+  return ConstVal(static_cast<int64_t>(d.min_int()));
+}
+ConstVal highest(DType d) {
+  if (d.is_float()) return ConstVal(INFINITY);
+  if (d.is_bool()) return ConstVal(true);
+  return ConstVal(static_cast<int64_t>(static_cast<uint64_t>(d.max_int())));
+}
+
+ConstVal identity(Ops op, DType d) {
+  if (op == Ops::ADD) return d.is_bool() ? ConstVal(false) : d.is_float() ? ConstVal(0.0) : ConstVal(int64_t(0));
+  if (op == Ops::MUL) return d.is_bool() ? ConstVal(true) : d.is_float() ? ConstVal(1.0) : ConstVal(int64_t(1));
+  return lowest(d);
+}
+
+Tensor reduce_last(const Tensor& x, Ops op) {
+  Axes last(int64_t(-1));
+  if (op == Ops::ADD) return x.sum(last);
+  if (op == Ops::MUL) return x.prod(last);
+  return x.max(last);
+}
+
+Tensor apply(const Tensor& a, Ops op, const Tensor& b) {
+  if (op == Ops::ADD) return a + b;
+  if (op == Ops::MUL) return a * b;
+  return a.maximum(b);
+}
+
+// Pads the front (before) or back of the last axis with `value`; negative amounts shrink.
+Tensor pad_last(const Tensor& x, int64_t before, int64_t after, ConstVal value) {
+  PadSpec p(x.ndim());
+  p.back() = std::pair<int64_t, int64_t>{before, after};
+  return x.pad(p, value);
+}
+
+// One stage: window i of the padded axis holds the n-1 identities before it and elements 0..i.
+Tensor cumalu(const Tensor& self, int64_t axis, Ops op) {
+  int64_t n = self.shape()[axis];
+  Tensor x = pad_last(self.transpose(axis, -1), n - 1, 0, identity(op, self.dtype()));
+  return reduce_last(x.pool_windows({n}), op).transpose(axis, -1);
+}
+
+Tensor split_cumalu(const Tensor& self, int64_t axis_in, Ops op) {
+  int64_t axis = self.resolve_axis(axis_in);
+  bool empty = false;
+  for (int64_t s : self.shape()) empty = empty || s == 0;
+  if (self.ndim() == 0 || empty) return op == Ops::ADD ? self.cast(self.sum().dtype()) : self;
+  int64_t s = self.shape()[axis];
+  if (s <= kSplit * 2) return cumalu(self, axis, op);
+  ConstVal value = identity(op, self.dtype());
+  int64_t padded = (s + kSplit - 1) / kSplit * kSplit;
+  Tensor chunks = pad_last(self.transpose(axis, -1), padded - s, 0, value).unflatten(-1, {-1, kSplit});
+  chunks = cumalu(chunks, chunks.ndim() - 1, op);
+  // the running total of every chunk before this one
+  PadSpec last_col(chunks.ndim());
+  last_col.back() = std::pair<int64_t, int64_t>{kSplit - 1, kSplit};
+  Tensor totals = chunks.shrink(last_col).squeeze(-1);
+  Tensor base = pad_last(cumalu(totals, totals.ndim() - 1, op), 1, -1, value);
+  Tensor all = apply(chunks, op, base.unsqueeze(-1)).flatten(-2);
+  PadSpec tail(all.ndim());
+  tail.back() = std::pair<int64_t, int64_t>{padded - s, padded};
+  return all.shrink(tail).transpose(axis, -1);
+}
+} // namespace
+
+Tensor Tensor::cumsum(int64_t axis) const { return split_cumalu(*this, axis, Ops::ADD); }
+Tensor Tensor::cumprod(int64_t axis) const { return split_cumalu(*this, axis, Ops::MUL); }
+
+std::pair<Tensor, Tensor> Tensor::cummax(int64_t axis_in) const {
+  if (ndim() == 0) return {split_cumalu(*this, axis_in, Ops::MAX), zeros(shape(), dtypes::int32)};
+  int64_t axis = resolve_axis(axis_in);
+  Tensor values = split_cumalu(*this, axis, Ops::MAX);
+  int64_t n = shape()[axis];
+  Tensor x = transpose(axis, -1), values_t = values.transpose(axis, -1);
+  // match[i][j]: element i equals the running max at j and i <= j; the first such i is the index
+  Tensor match = x.unsqueeze(-1).eq(values_t.unsqueeze(-2)) * ones({n, n}, dtypes::bool_).triu();
+  Tensor countdown = arange(ConstVal(n), ConstVal(int64_t(0)), ConstVal(int64_t(-1))).reshape({n, 1});
+  Tensor idx = ((match * countdown).max(Axes(int64_t(-2))).neg() + I(n)).cast(dtypes::int32);
+  return {values, idx.transpose(-1, axis)};
+}
+
+std::pair<Tensor, Tensor> Tensor::cummin(int64_t axis) const {
+  auto inverse = [](const Tensor& t) { return t.dtype().is_float() ? t.neg() : t.bitwise_not(); };
+  auto [values, indices] = inverse(*this).cummax(axis);
+  return {inverse(values), indices};
+}
+
+Tensor Tensor::logcumsumexp(int64_t axis) const {
+  if (ndim() == 0) return *this;
+  Tensor x = transpose(axis, -1);
+  int64_t n = x.shape().back();
+  Tensor running_max = x.cummax(-1).first.detach();
+  Tensor mask = ones({n, n}, dtypes::bool_).tril();
+  Tensor ret = mask.where(x.unsqueeze(-2) - running_max.unsqueeze(-1), Tensor(lowest(dtype()))).exp().sum(Axes(int64_t(-1))).log() +
+               running_max;
+  return ret.transpose(-1, axis);
+}
+
+std::pair<Tensor, Tensor> Tensor::sort(int64_t dim_in, bool descending) const {
+  if (ndim() == 0) return {*this, zeros({}, dtypes::int32)};
+  int64_t dim = resolve_axis(dim_in);
+  int64_t len = shape()[dim];
+  if (len <= 1) return {*this, zeros(shape(), dtypes::int32)};
+  int64_t stages = std::bit_width(static_cast<uint64_t>(len - 1));
+  PadSpec pads(ndim());
+  pads[dim] = std::pair<int64_t, int64_t>{0, (int64_t(1) << stages) - len};
+  Tensor x = pad(pads, descending ? lowest(dtype()) : highest(dtype())).unflatten(dim, Shape(stages, 2));
+  auto halves = [](const Tensor& t, int64_t d) { return t.split(int64_t(1), d); };
+  for (int64_t stage = 1; stage <= stages; stage++) {
+    int64_t crossover = dim + stages - stage - 1;
+    std::vector<int64_t> flip_dims;
+    for (int64_t i = 1; i < stage + 1 + (ndim() - dim); i++) flip_dims.push_back(-i);
+    if (stage != stages) {
+      // flip the second half so every comparator of this stage points the same way
+      auto bg = halves(x, crossover);
+      x = bg[0].cat({bg[1].flip(Axes(flip_dims))}, crossover).contiguous();
+    }
+    for (int64_t sub = stage - 1; sub >= 0; sub--) {
+      int64_t partner = dim + stages - sub - 1;
+      auto tb = halves(x, partner);
+      Tensor larger = tb[0].maximum(tb[1]), smaller = tb[0].minimum(tb[1]);
+      x = (descending ? larger.cat({smaller}, partner) : smaller.cat({larger}, partner)).contiguous();
+    }
+    if (stage != stages) {
+      auto bg = halves(x, crossover);
+      x = bg[0].cat({bg[1].flip(Axes(flip_dims))}, crossover);
+    }
+  }
+  x = x.flatten(dim, dim + stages - 1);
+  PadSpec keep(ndim());
+  keep[dim] = std::pair<int64_t, int64_t>{0, len};
+  x = x.shrink(keep);
+  // index of each sorted value: the k-th occurrence of a value in x is its k-th occurrence in the input
+  Shape ms{len, len};
+  for (int64_t i = dim + 1; i < ndim(); i++) ms.push_back(1);
+  Tensor mask = ones({len, len}, dtypes::bool_).tril().reshape(ms);
+  auto counts = [&](const Tensor& t) {
+    return mask.bitwise_and(t.unsqueeze(dim).eq(t.unsqueeze(dim + 1))).sum(Axes(dim + 1));
+  };
+  Tensor count_orig = counts(*this), count_sorted = counts(x);
+  Tensor cond = unsqueeze(dim + 1).eq(x.unsqueeze(dim)).bitwise_and(count_orig.unsqueeze(dim + 1).eq(count_sorted.unsqueeze(dim)));
+  Shape is(ndim(), 1);
+  is[dim] = len;
+  Tensor idx = arange(ConstVal(len)).reshape(is);
+  return {x, (cond * idx.unsqueeze(dim + 1)).sum(Axes(dim))};
+}
+
+Tensor Tensor::argsort(int64_t dim, bool descending) const { return sort(dim, descending).second; }
+
+std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim_in, bool largest) const {
+  int64_t dim = resolve_axis(dim_in);
+  int64_t n = ndim() == 0 ? 1 : shape()[dim];
+  if (k < 0 || k > n) throw Error(loupe::cat("topk: k=", k, " is out of range for dimension ", dim_in, " of size ", n, " in shape ", shape_str(shape())));
+  auto [x, idx] = sort(dim, largest);
+  if (ndim() == 0) return {x, idx};
+  PadSpec p(ndim());
+  p[dim] = std::pair<int64_t, int64_t>{0, k};
+  return {x.shrink(p), idx.shrink(p)};
+}
+
+} // namespace loupe

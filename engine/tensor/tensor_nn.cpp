@@ -1,0 +1,116 @@
+// Activations and elementwise math built from primitives. Every function spells current tinygrad's
+// formula (same operations, same grouping, same weak Python scalars) so results agree with it to the
+// last bit wherever the primitives do; gradients come for free from the primitives' rules.
+#include <cmath>
+
+#include "support/error.h"
+#include "tensor/tensor.h"
+
+namespace loupe {
+
+namespace {
+constexpr double kPi = 3.141592653589793;
+
+Tensor F(double v) { return Tensor(v); }       // a weak Python float
+Tensor I(int64_t v) { return Tensor(v); }      // a weak Python int
+
+// Horner's rule, as tinygrad's polyN: ((c0 * x + c1) * x + c2) ...
+Tensor poly_n(const Tensor& x, const std::vector<double>& coeffs) {
+  Tensor acc = F(coeffs[0]);
+  for (size_t i = 1; i < coeffs.size(); i++) acc = acc * x + F(coeffs[i]);
+  return acc;
+}
+} // namespace
+
+Tensor Tensor::gelu(const std::string& approximate) const {
+  const Tensor& x = *this;
+  if (approximate == "tanh")
+    return F(0.5) * x * (I(1) + (F(std::sqrt(2 / kPi)) * (x + F(0.044715) * x.pow(I(3)))).tanh());
+  if (approximate == "none") return x * F(0.5) * (F(1.0) + (x / F(std::sqrt(2.0))).erf());
+  throw Error(loupe::cat("gelu: approximate='", approximate, "' is not supported (use 'tanh' or 'none')"));
+}
+
+Tensor Tensor::quick_gelu() const { return *this * (*this * F(1.702)).sigmoid(); }
+Tensor Tensor::swish() const { return *this * sigmoid(); }
+Tensor Tensor::silu() const { return swish(); }
+Tensor Tensor::mish() const { return *this * softplus().tanh(); }
+Tensor Tensor::relu6() const { return relu() - (*this - I(6)).relu(); }
+Tensor Tensor::hardswish() const { return *this * (*this + I(3)).relu6() * F(1.0 / 6); }
+
+Tensor Tensor::hardsigmoid(double alpha, double beta) const {
+  Tensor a = F(alpha) * *this + F(beta);
+  return a.relu() - (F(alpha) * *this + F(beta) - I(1)).relu();
+}
+
+Tensor Tensor::hardtanh(ConstVal min_val, ConstVal max_val) const { return clip(min_val, max_val); }
+
+Tensor Tensor::elu(double alpha) const { return relu() - F(alpha) * (I(1) - exp()).relu(); }
+
+Tensor Tensor::celu(double alpha) const {
+  return maximum(I(0)) + (F(alpha) * ((*this / F(alpha)).exp() - I(1))).minimum(I(0));
+}
+
+Tensor Tensor::selu(double alpha, double gamma) const {
+  return F(gamma) * ge(I(0)).where(*this, F(alpha) * (exp() - I(1)));
+}
+
+Tensor Tensor::leaky_relu(double neg_slope) const { return lt(I(0)).where(F(neg_slope) * *this, *this); }
+
+Tensor Tensor::logaddexp(const Tensor& o) const {
+  auto ab = broadcast({*this, o});
+  DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
+  Tensor a = ab[0].cast(d), b = ab[1].cast(d);
+  Tensor m = a.maximum(b);
+  return ((a - m).exp() + (b - m).exp()).log() + m;
+}
+
+Tensor Tensor::softplus(double beta) const { return F(1 / beta) * (*this * F(beta)).logaddexp(F(0.0)); }
+Tensor Tensor::softsign() const { return *this / (I(1) + abs()); }
+Tensor Tensor::logsigmoid() const { return neg().softplus().neg(); }
+
+// Abramowitz and Stegun 7.1.26, as tinygrad (max error about 1.5e-7).
+Tensor Tensor::erf() const {
+  Tensor t = F(1.0) / (F(1.0) + F(0.3275911) * abs());
+  Tensor p = poly_n(t, {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592});
+  return sign() * (F(1.0) - t * p * square().neg().exp());
+}
+
+Tensor Tensor::sinh() const { return (exp() - neg().exp()) / I(2); }
+Tensor Tensor::cosh() const { return (exp() + neg().exp()) / I(2); }
+Tensor Tensor::atanh() const { return ((I(1) + *this) / (I(1) - *this)).log() / I(2); }
+Tensor Tensor::asinh() const { return (*this + (square() + I(1)).sqrt()).log(); }
+Tensor Tensor::acosh() const { return (*this + (square() - I(1)).sqrt()).log(); }
+
+// Abramowitz and Stegun 4.4.46, as tinygrad.
+Tensor Tensor::asin() const {
+  const std::vector<double> coeffs = {-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810,
+                                      -0.0501743046, 0.0889789874, -0.2145988016, 1.5707963050};
+  Tensor x = F(kPi / 2) - (F(1.0) - abs()).sqrt() * poly_n(abs(), coeffs);
+  return sign() * x;
+}
+
+Tensor Tensor::acos() const { return F(kPi / 2) - asin(); }
+Tensor Tensor::atan() const { return (*this / (I(1) + *this * *this).sqrt()).asin(); }
+
+Tensor Tensor::isfinite() const { return isinf().bitwise_or(isnan()).logical_not(); }
+
+Tensor Tensor::isclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  Tensor finite_close =
+      isfinite().bitwise_and(o.isfinite()).bitwise_and((*this - o).abs().le(F(atol) + F(rtol) * o.abs()));
+  Tensor infinite_close = isinf().bitwise_or(o.isinf()).bitwise_and(eq(o));
+  Tensor nan_close = isnan().bitwise_and(o.isnan()).bitwise_and(Tensor(equal_nan));
+  return finite_close.bitwise_or(infinite_close).bitwise_or(nan_close);
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  if (!mask.dtype().is_bool())
+    throw Error(loupe::cat("masked_fill: the mask must be a bool tensor, got ", mask.dtype().short_name()));
+  return mask.where(value, *this);
+}
+
+Tensor Tensor::dropout(double p) const {
+  if (!(p >= 0 && p <= 1)) throw Error(loupe::cat("dropout: p=", p, " is out of range [0, 1]"));
+  return *this;  // tinygrad applies dropout only in training mode, which scripts never enter
+}
+
+} // namespace loupe
