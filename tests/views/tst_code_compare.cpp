@@ -146,6 +146,13 @@ private Q_SLOTS:
     QCOMPARE(l->textCursor().blockNumber(), firstHunk);
     QCOMPARE(r->textCursor().blockNumber(), firstHunk);
     QCOMPARE(l->verticalScrollBar()->value(), r->verticalScrollBar()->value());
+    // The current row of one side is marked on the other.
+    QTextCursor c(r->document()->findBlockByNumber(20));
+    r->setTextCursor(c);
+    QCOMPARE(r->currentRow(), 20);
+    QCOMPARE(l->currentRow(), 20);
+    QVERIFY(!l->extraSelections().isEmpty());
+    QVERIFY(l->extraSelections().front().format.property(QTextFormat::FullWidthSelection).toBool());
     // Filler rows have no text and are hatched.
     for (int i = 0; i < l->rows().size(); ++i) {
       if (l->rows()[i].mark != RowMark::Filler) continue;

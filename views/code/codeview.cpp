@@ -36,6 +36,12 @@ CodeView::CodeView(QWidget* parent)
     else
       m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
   });
+  connect(this, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+    const int row = textCursor().blockNumber();
+    if (row == m_currentRow) return;
+    setCurrentRow(row);
+    Q_EMIT currentRowChanged(row);
+  });
   updateGutterGeometry();
 }
 
@@ -50,6 +56,7 @@ void CodeView::setSource(const QString& text, SourceLanguage language) {
 
 void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   m_rows = rows;
+  m_currentRow = -1;
   m_language = language;
   QStringList lines;
   lines.reserve(rows.size());
@@ -107,7 +114,28 @@ void CodeView::applyRowFormats() {
       spans.append(sel);
     }
   }
-  setExtraSelections(spans);
+  m_spanSelections = spans;
+  updateExtraSelections();
+}
+
+void CodeView::setCurrentRow(int row) {
+  if (row == m_currentRow) return;
+  m_currentRow = row;
+  updateExtraSelections();
+}
+
+void CodeView::updateExtraSelections() {
+  QList<QTextEdit::ExtraSelection> all;
+  const QTextBlock block = document()->findBlockByNumber(m_currentRow);
+  if (m_currentRow >= 0 && block.isValid()) {
+    QTextEdit::ExtraSelection band; // first, so change marks stay visible on top of it
+    band.cursor = QTextCursor(block);
+    band.format.setBackground(m_theme.currentRow);
+    band.format.setProperty(QTextFormat::FullWidthSelection, true);
+    all.append(band);
+  }
+  all += m_spanSelections;
+  setExtraSelections(all);
 }
 
 int CodeView::gutterWidth() const {

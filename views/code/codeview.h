@@ -35,6 +35,13 @@ public:
   int gutterWidth() const;
   // Scrolls so that the row with this 1-based source line number is visible; false if absent.
   bool revealLine(int lineNumber);
+  // Marks one row (block) as current with a full-width band; -1 clears it. Does not move the cursor.
+  void setCurrentRow(int row);
+  int currentRow() const { return m_currentRow; }
+
+Q_SIGNALS:
+  // The text cursor moved to another row (a click or a key), e.g. to mark the same row elsewhere.
+  void currentRowChanged(int row);
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -46,10 +53,13 @@ private:
   void applyRowFormats();
   void updateGutterGeometry();
   bool hasMarks() const;
+  void updateExtraSelections();
 
   QWidget* m_gutter;
   KernelHighlighter* m_highlighter;
   CodeTheme m_theme;
   SourceLanguage m_language = SourceLanguage::C;
   QList<CodeRow> m_rows;
+  QList<QTextEdit::ExtraSelection> m_spanSelections;
+  int m_currentRow = -1;
 };

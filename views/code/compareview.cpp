@@ -88,6 +88,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
   syncScrollBars(m_left->verticalScrollBar(), m_right->verticalScrollBar(), &m_syncing);
   syncScrollBars(m_left->horizontalScrollBar(), m_right->horizontalScrollBar(), &m_syncing);
+  // The row under the cursor on one side is marked on the other: rows are aligned.
+  connect(m_left, &CodeView::currentRowChanged, m_right, &CodeView::setCurrentRow);
+  connect(m_right, &CodeView::currentRowChanged, m_left, &CodeView::setCurrentRow);
   connect(m_ignoreWhitespace, &QCheckBox::toggled, this, [this] { rebuild(); });
   connect(m_next, &QToolButton::clicked, this, &CompareView::nextChange);
   connect(m_prev, &QToolButton::clicked, this, &CompareView::previousChange);
