@@ -286,7 +286,8 @@ private slots:
     QCOMPARE(QString::fromStdString(find_method("reshape")->sig.render()), QString("reshape(shape, *args)"));
     QCOMPARE(QString::fromStdString(find_method("cat")->sig.render()), QString("cat(*args, dim=0)"));
     QCOMPARE(QString::fromStdString(find_method("ones")->sig.render()), QString("ones(*shape, device=None, dtype=None)"));
-    QVERIFY(find_method("softmax") == nullptr);
+    QCOMPARE(QString::fromStdString(find_method("softmax")->sig.render()), QString("softmax(axis=-1, dtype=None)"));
+    QVERIFY(find_method("no_such_method_xyz") == nullptr);
   }
 };
 
