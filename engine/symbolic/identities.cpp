@@ -90,6 +90,16 @@ std::vector<Rule> identity_rules() {
             [](const Match& m) { return logical_not(m["x"]); }),
       srule("where_not_gate", pwhere(pne(P::var("c", {dtypes::bool_}), P::cnst(1)), P::var("t"), P::var("f")),
             [](const Match& m) { return where(m["c"], m["f"], m["t"]); }),
+      // two selects on the same condition combine under a binary op when one side is all constants
+      srule("where_combine", P::ops(OpSet::group(kBinary), {pwhere(P::var("c"), P::var("t"), P::var("f")), pwhere(P::var("c"), P::var("tt"), P::var("ff"))}, "alu"),
+            [](const Match& m) -> UOpPtr {
+              bool consts_t = m["t"]->op == Ops::CONST && m["tt"]->op == Ops::CONST;
+              bool consts_f = m["f"]->op == Ops::CONST && m["ff"]->op == Ops::CONST;
+              if (!consts_t && !consts_f) return nullptr;
+              Ops op = m["alu"]->op;
+              DType dt = m["alu"]->dtype;
+              return where(m["c"], UOp::make(op, dt, {m["t"], m["tt"]}), UOp::make(op, dt, {m["f"], m["ff"]}));
+            }),
       srule("where_nested_same_false", pwhere(P::var("a"), pwhere(P::var("b"), P::var("c"), P::var("d")), P::var("d")),
             [](const Match& m) { return where(logical_and(m["a"], m["b"]), m["c"], m["d"]); }),
       srule("where_nested_same_true", pwhere(P::var("a"), P::var("c"), pwhere(P::var("b"), P::var("c"), P::var("d"))),

@@ -135,6 +135,49 @@ bool recombine_divmod(Linear& l) {
   return any;
 }
 
+// Hermite's identity: (B+k)//c + (B+k+1)//c + ... + (B+k+c-1)//c == B + k for c > 0 (unrolled loops
+// produce such runs: x//4 + (x+1)//4 + (x+2)//4 + (x+3)//4 -> x).
+bool fold_unrolled_divs(Linear& l) {
+  struct Div {
+    size_t index;
+    UOpPtr base;
+    I offset;
+  };
+  std::vector<Div> divs;
+  for (size_t i = 0; i < l.terms.size(); i++) {
+    const UOpPtr& d = l.terms[i].base;
+    if (!is_const_div(d, Ops::FLOORDIV) || d->src[1]->const_int() <= 1) continue;
+    const UOpPtr& num = d->src[0];
+    if (num->op == Ops::ADD && is_int_const(*num->src[1])) divs.push_back({i, num->src[0], num->src[1]->const_int()});
+    else divs.push_back({i, num, 0});
+  }
+  for (const Div& first : divs) {
+    I c = l.terms[first.index].base->src[1]->const_int(), m = l.terms[first.index].coeff;
+    if (c > static_cast<I>(divs.size())) continue;
+    // the run starting at this term's offset: every offset k..k+c-1 with the same base, divisor, coefficient
+    std::vector<size_t> run;
+    for (I k = first.offset; k < first.offset + c; k++) {
+      auto it = std::find_if(divs.begin(), divs.end(), [&](const Div& d) {
+        const Term& t = l.terms[d.index];
+        return d.base == first.base && d.offset == k && t.coeff == m && t.base->src[1]->const_int() == c;
+      });
+      if (it == divs.end()) break;
+      run.push_back(it->index);
+    }
+    if (static_cast<I>(run.size()) != c) continue;
+    Linear rest;
+    rest.dtype = l.dtype;
+    rest.constant = l.constant + first.offset * m;
+    for (size_t k = 0; k < l.terms.size(); k++)
+      if (std::find(run.begin(), run.end(), k) == run.end()) rest.terms.push_back(l.terms[k]);
+    add_scaled(rest, first.base, m);
+    combine(rest);
+    l = std::move(rest);
+    return true;
+  }
+  return false;
+}
+
 UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
   Linear l = linear_of(u, false);
   bool has_sum = false;
@@ -151,6 +194,7 @@ UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
     }
   }
   recombine_divmod(l);
+  while (fold_unrolled_divs(l)) recombine_divmod(l);
   sort_terms(l);
   if (is_built(u, l)) return nullptr;
   return build(l);

@@ -97,6 +97,8 @@ private slots:
     QTest::newRow("var divisor") << "(x*d + 1)//d" << "(x+(1//d))";
     QTest::newRow("var divisor mod") << "(x*d + a)%d" << "(a%d)";
     QTest::newRow("var divisor exact") << "(x*d)//d" << "x";
+    QTest::newRow("unrolled divs") << "y//4 + (y+1)//4 + (y+2)//4 + (y+3)//4" << "y";
+    QTest::newRow("unrolled divs offset") << "((y+2)//3 + (y+3)//3 + (y+4)//3)*2 + 1" << "((y*2)+5)";
     QTest::newRow("nest by factor") << "(a*4 + x*6 + 2) // 8" << "(((a+x)+((x+1)//2))//2)";
   }
   void table() {
@@ -194,6 +196,9 @@ private slots:
     QCOMPARE(simplify(c + d), simplify(logical_or(c, d)));   // bool ADD is OR
     QCOMPARE(simplify(where(c, t, f)), c);
     QCOMPARE(render_expr(simplify(where(c, f, t))), std::string("(not (a<5))"));
+    // selects on one condition combine when a side is constant
+    UOpPtr w = where(c, UOp::cnst_int(dtypes::index, 2), a) + where(c, UOp::cnst_int(dtypes::index, 3), b);
+    QCOMPARE(render_expr(simplify(w)), std::string("(5 if (a<5) else (a+b))"));
     // the same operands in either order are one node
     QCOMPARE(simplify(umax(b, a)), simplify(umax(a, b)));
     QCOMPARE(simplify(logical_and(d, c)), simplify(logical_and(c, d)));
