@@ -35,6 +35,7 @@ struct VariantResult {
   std::vector<std::string> names;
   int runs = 0;
   double first_seconds = 0;    // the first (cold) call, wall clock: schedule, plan, compile, run
+  double compile_seconds = 0;  // the C compiler's part of it (0 when every kernel came from a cache)
 };
 
 struct WorkloadResult {

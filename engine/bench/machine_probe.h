@@ -7,7 +7,7 @@
 namespace loupe::bench {
 
 struct PeakResult {
-  double gflops = 0;   // best of the trials: FLOPs (an FMA counts 2) / wall seconds, all threads together
+  double gflops = 0;   // best of the trials: sum over threads of FLOPs (an FMA counts 2) / thread CPU seconds
   std::string isa;     // "avx2+fma" (8 floats per vector) or "scalar" where the CPU lacks them
 };
 
@@ -16,8 +16,9 @@ struct PeakResult {
 PeakResult measure_peak_gflops(int threads, double seconds_per_trial = 0.1, int trials = 5);
 
 // Copies `bytes_per_array` between two arrays (each thread its own slice, normal stores), counting
-// bytes read + written, as STREAM's "copy" does. Best of the trials.
-double measure_copy_bandwidth_gbs(int threads, int64_t bytes_per_array = int64_t(256) << 20, int trials = 5);
+// bytes read + written, as STREAM's "copy" does, over the wall clock. Best of the trials in which no
+// thread lost its core to another process (else best of all).
+double measure_copy_bandwidth_gbs(int threads, int64_t bytes_per_array = int64_t(128) << 20, int trials = 12);
 
 bool cpu_has_avx2_fma();
 

@@ -198,7 +198,9 @@ void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_
   argv.insert(argv.end(), flags_.begin(), flags_.end());
   argv.insert(argv.end(), {"-x", "c", src.string(), "-o", out.string(), "-lm"});
   compiler_runs_++;
+  auto t0 = std::chrono::steady_clock::now();
   int rc = run_process(argv, log);
+  compiler_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   std::string msg = read_text(log);
   std::error_code ec;
   fs::remove(src, ec);

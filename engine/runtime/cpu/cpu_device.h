@@ -38,6 +38,7 @@ public:
   const std::vector<std::string>& compiler_command() const { return cc_; }  // resolved, e.g. {"/usr/bin/clang"}
   const std::vector<std::string>& flags() const { return flags_; }
   int64_t compiler_runs() const { return compiler_runs_; }  // times this device actually ran the compiler
+  double compiler_seconds() const { return compiler_ns_ * 1e-9; }  // wall time spent in those runs
   // The C text compiled for a kernel: its source plus the entry shim.
   std::string compile_unit(const RenderedKernel& kernel) const;
 
@@ -54,6 +55,7 @@ private:
   std::unordered_map<std::string, std::pair<std::shared_ptr<void>, CpuEntryFn>> libs_;  // loaded, by cache key
   std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by cache key + launch signature
   std::atomic<int64_t> compiler_runs_{0};
+  std::atomic<int64_t> compiler_ns_{0};
 };
 
 // Null when a C compiler is found, else why the CPU device cannot start.
