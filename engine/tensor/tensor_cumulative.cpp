@@ -52,11 +52,15 @@ Tensor pad_last(const Tensor& x, int64_t before, int64_t after, ConstVal value) 
   return x.pad(p, value);
 }
 
-// One stage: window i of the padded axis holds the n-1 identities before it and elements 0..i.
+// One stage: window i of the padded axis holds the n-1 identities before it and elements 0..i. The
+// windows are moved back to `axis` before the reduce, so the result needs no transposing copy.
 Tensor cumalu(const Tensor& self, int64_t axis, Ops op) {
-  int64_t n = self.shape()[axis];
+  int64_t n = self.shape()[axis], last = self.ndim() - 1;
   Tensor x = pad_last(self.transpose(axis, -1), n - 1, 0, identity(op, self.dtype()));
-  return reduce_last(x.pool_windows({n}), op).transpose(axis, -1);
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i <= last; i++) perm.push_back(i == axis ? last : i == last ? axis : i);
+  perm.push_back(last + 1);
+  return reduce_last(x.pool_windows({n}).permute(perm), op);
 }
 
 Tensor split_cumalu(const Tensor& self, int64_t axis_in, Ops op) {
