@@ -273,6 +273,13 @@ private Q_SLOTS:
     service.waitForIdle();
     QCOMPARE(done.size(), 2);
     QCOMPARE(done[1][1].value<GraphLayout>().centers, l.centers);
+    // A full-quality request is not answered by a cheaper cached layout (g2 is small, so its layout
+    // already had dot's own effort and is reused).
+    QCOMPARE(l.fullQuality, DotOptions::forSize(g2.nodes.size()).isFullQuality());
+    QVERIFY(service.cached(g2.contentKey, true).isValid() == l.fullQuality);
+    DrawGraph big = drawOf(graphfix::kernelGraph(1400, 21));
+    QVERIFY(big.nodes.size() > 1500);
+    QVERIFY(!DotOptions::forSize(big.nodes.size()).isFullQuality());
   }
 };
 

@@ -321,6 +321,12 @@ private Q_SLOTS:
     for (const auto& a : applied) kinds << a[0].toInt();
     QCOMPARE(kinds, (QList<int>{GraphLayout::Layered, GraphLayout::Layered, GraphLayout::Dot}));
 
+    // Re-layout: dot at full quality on what is shown.
+    panel.relayout();
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Refining);
+    QVERIFY(waitForFinal(panel));
+    QVERIFY(panel.scene()->layout().fullQuality);
+
     // Back to a graph laid out before: straight from the cache.
     panel.setGraph(graphModelFromUOp(s.before));
     QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Final);

@@ -19,6 +19,10 @@ struct DotOptions {
   bool orderingIn = true;  // keep each user's sources left to right in source order
   int maxNodes = 6000;     // above this dot is not run (it would take minutes)
 
+  // dot's own effort (unbounded network simplex, full crossing minimisation): what Re-layout asks for.
+  static DotOptions fullQuality();
+  bool isFullQuality() const { return nslimit < 0 && mclimit >= 1; }
+
   // Cheaper settings as graphs grow. Most of dot's time on UOp graphs goes to the network simplex
   // that places x coordinates of real and virtual (long-edge) nodes; bounding its iterations costs
   // little straightness (measured in tst_bench_graph_layout).

@@ -28,6 +28,7 @@ struct GraphLayout {
   double seconds = 0;         // wall time of computing it
   double cpuSeconds = 0;      // CPU time of the thread that computed it
   QString note;               // e.g. why dot was not used
+  bool fullQuality = false;   // dot ran without the size-dependent effort limits
 
   bool isValid() const { return kind != None; }
   bool fits(const DrawGraph& g) const;  // sizes of the vectors match the graph

@@ -77,7 +77,7 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   addTool(tr("−"), QKeySequence(), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
   addTool(tr("+"), QKeySequence(), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); });
   addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
-  addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot (R)"), [this] { relayout(); });
+  addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   toolbar_->addSeparator();
   foldAction_ = addTool(tr("Fold constants"), QKeySequence(), tr("Show constants inside their users' labels"), [this] {
     DrawOptions o = drawOptions_;
@@ -246,7 +246,7 @@ void GraphPanel::relayout() {
   if (!scene_->layout().isValid()) return;
   generation_ = service_->advance();
   setState(LayoutState::Refining);
-  service_->requestDot(scene_->graph());
+  service_->requestDot(scene_->graph(), true);
   updateStatus();
 }
 

@@ -61,7 +61,7 @@ public Q_SLOTS:
   void find(const QString& text);
   void findNext();
   void findPrevious();
-  void relayout();              // dot on what is shown now (R)
+  void relayout();              // dot at full quality on what is shown now (R)
 
 Q_SIGNALS:
   void nodeSelected(quint64 id);   // 0: nothing selected

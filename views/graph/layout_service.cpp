@@ -13,9 +13,9 @@ LayoutService::~LayoutService() { current_->fetch_add(1); }  // running jobs bec
 
 quint64 LayoutService::advance() { return current_->fetch_add(1) + 1; }
 
-GraphLayout LayoutService::cached(quint64 contentKey) const {
+GraphLayout LayoutService::cached(quint64 contentKey, bool fullQuality) const {
   const GraphLayout* l = cache_.object(contentKey);
-  return l ? *l : GraphLayout{};
+  return l && (l->fullQuality || !fullQuality) ? *l : GraphLayout{};
 }
 
 void LayoutService::setDotOptionsOverride(const DotOptions* options) {
@@ -23,22 +23,26 @@ void LayoutService::setDotOptionsOverride(const DotOptions* options) {
   if (options) override_ = *options;
 }
 
-void LayoutService::requestDot(const DrawGraph& g) {
+void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
   const quint64 gen = current_->load();
-  GraphLayout hit = cached(g.contentKey);
+  GraphLayout hit = cached(g.contentKey, fullQuality);
   if (hit.isValid()) {
     // Delivered from the event loop, like a computed one, so callers see one order of events.
     QMetaObject::invokeMethod(this, [this, gen, hit] { deliver(gen, hit); }, Qt::QueuedConnection);
     running_++;
     return;
   }
-  DotOptions options = overrideSet_ ? override_ : DotOptions::forSize(g.nodes.size());
+  DotOptions options = overrideSet_  ? override_
+                       : fullQuality ? DotOptions::fullQuality()
+                                     : DotOptions::forSize(g.nodes.size());
   std::shared_ptr<std::atomic<quint64>> current = current_;
   auto* watcher = new QFutureWatcher<GraphLayout>(this);
   connect(watcher, &QFutureWatcher<GraphLayout>::finished, this, [this, watcher, gen] {
     GraphLayout l = watcher->result();
     watcher->deleteLater();
-    if (l.isValid()) cache_.insert(l.contentKey, new GraphLayout(l), std::max(1, static_cast<int>(l.centers.size())));
+    // A full-quality layout is never replaced by a cheaper one of the same graph.
+    if (l.isValid() && !cached(l.contentKey, true).isValid())
+      cache_.insert(l.contentKey, new GraphLayout(l), std::max(1, static_cast<int>(l.centers.size())));
     deliver(gen, l);
   });
   running_++;

@@ -22,11 +22,12 @@ public:
   quint64 advance();
   quint64 generation() const { return current_->load(); }
 
-  // A cached dot layout for this content, or an invalid layout.
-  GraphLayout cached(quint64 contentKey) const;
+  // A cached dot layout for this content (of full quality if asked), or an invalid layout.
+  GraphLayout cached(quint64 contentKey, bool fullQuality = false) const;
   // Queues a dot layout of g for the current generation; dotFinished follows (queued) unless a
-  // newer generation starts first. A cached result is delivered without running dot.
-  void requestDot(const DrawGraph& g);
+  // newer generation starts first. A cached result is delivered without running dot. fullQuality:
+  // dot's own effort instead of DotOptions::forSize (slow on big graphs).
+  void requestDot(const DrawGraph& g, bool fullQuality = false);
   bool busy() const { return running_ > 0; }
 
   // Processes events until no job of this service is running (tests and benchmarks).
