@@ -1,0 +1,36 @@
+// loupe [TRACE.loupe | SCRIPT.py]: opens a trace, or opens a script in the Script panel and runs it.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QIcon>
+#include <QTimer>
+
+#include "panels/apppalette.h"
+#include "panels/mainwindow.h"
+
+int main(int argc, char** argv) {
+  QGuiApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("Loupe"));
+  QCoreApplication::setApplicationName(QStringLiteral("Loupe"));
+  QCoreApplication::setApplicationVersion(QStringLiteral("0.1"));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/loupe.svg")));
+  loupe::views::applyAppPalette(false);
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("Loupe: an interactive visual debugger for a tinygrad-like tensor compiler."));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("a trace (*.loupe) to open, or a tensor script (*.py) to run"),
+                            QStringLiteral("[TRACE.loupe | SCRIPT.py]"));
+  cli.process(app);
+
+  loupe::views::MainWindow window;
+  window.show();
+  const QStringList files = cli.positionalArguments();
+  if (!files.isEmpty()) {
+    const QString path = QFileInfo(files.first()).absoluteFilePath();
+    QTimer::singleShot(0, &window, [&window, path] { window.openFile(path); });
+  }
+  return app.exec();
+}

@@ -1,0 +1,368 @@
+// Offscreen smoke test of the whole app: the main window opens a real trace (recorded by loupe-cli
+// from a bundled example, or in-process when loupe-cli is not built), a kernel is picked in the
+// profile table, 50 matches are stepped through with the keyboard (each checked against the
+// session and the panels), passes and kernels are stepped, every dock is visited and drawn, the
+// graph and profile are exported, a corrupt trace shows an error while the window stays usable,
+// a script runs in a loupe-cli child (and a crashing child leaves the app alive), settings
+// persist, and no listening socket is ever opened.
+//
+// With LOUPE_SCREENSHOT_DIR set, every panel and the whole window are saved there as PNGs.
+#include <QAbstractItemView>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include "code/codeview.h"
+#include "code/compareview.h"
+#include "graph/graph_panel.h"
+#include "graph/graph_scene.h"
+#include "graph/uop_graph_adapter.h"
+#include "panels/inspectorpanel.h"
+#include "panels/kernelpanels.h"
+#include "panels/mainwindow.h"
+#include "panels/rewritedetailpanel.h"
+#include "panels/scriptpanel.h"
+#include "panels/tracebrowserpanel.h"
+#include "profile/kerneltablemodel.h"
+#include "profile/profileview.h"
+#include "session/inspectormodel.h"
+#include "session/scriptrunner.h"
+#include "session/session.h"
+#include "session/tracebrowsermodel.h"
+#include "tst_session_traces.h"
+
+using namespace loupe;
+using namespace loupe::views;
+
+namespace {
+
+// Inodes of sockets in the LISTEN state (TCP, TCP6, listening unix sockets) held by this process.
+QStringList listeningSockets() {
+  QSet<QString> mine;
+  QDir fds(QStringLiteral("/proc/self/fd"));
+  for (const QString& fd : fds.entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System)) {
+    const QString target = QFile::symLinkTarget(fds.filePath(fd));
+    if (target.contains(QLatin1String("socket:["))) mine.insert(target.section('[', 1).section(']', 0, 0));
+  }
+  QStringList out;
+  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    QFile f{QString::fromLatin1(table)};
+    if (!f.open(QIODevice::ReadOnly)) continue;
+    f.readLine();
+    while (!f.atEnd()) {
+      const QStringList cols = QString::fromLatin1(f.readLine()).simplified().split(' ');
+      if (cols.size() > 9 && cols[3] == QLatin1String("0A") && mine.contains(cols[9])) out << QLatin1String(table) + ':' + cols[9];
+    }
+  }
+  QFile unix(QStringLiteral("/proc/self/net/unix"));
+  if (unix.open(QIODevice::ReadOnly)) {
+    unix.readLine();
+    while (!unix.atEnd()) {
+      const QStringList cols = QString::fromLatin1(unix.readLine()).simplified().split(' ');
+      // Flags 00010000: __SO_ACCEPTCON, a socket that listens.
+      if (cols.size() > 6 && cols[3] == QLatin1String("00010000") && mine.contains(cols[6])) out << "unix:" + cols[6];
+    }
+  }
+  return out;
+}
+
+QString screenshotDir() { return qEnvironmentVariable("LOUPE_SCREENSHOT_DIR"); }
+
+void saveShot(QWidget* w, const QString& name) {
+  const QString dir = screenshotDir();
+  if (dir.isEmpty()) return;
+  QDir().mkpath(dir);
+  w->grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
+}
+
+} // namespace
+
+class TestAppSmoke : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString trace_;
+  QString recordedBy_;
+
+  static void waitLoaded(MainWindow& w, const QString& path) {
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("LoupeSmokeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("LoupeSmokeTest"));
+    QSettings().clear();
+    QVERIFY(dir_.isValid());
+    trace_ = dir_.filePath(QStringLiteral("example.loupe"));
+    // The richest bundled example, recorded the way a user records it.
+    const QString cli = qEnvironmentVariable("LOUPE_CLI");
+    const QString src = qEnvironmentVariable("LOUPE_SOURCE_DIR");
+    if (!cli.isEmpty() && !src.isEmpty()) {
+      QProcess p;
+      p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/mlp_forward.py")),
+                    QStringLiteral("--trace"), trace_});
+      if (p.waitForFinished(300000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) recordedBy_ = QStringLiteral("loupe-cli");
+      else qWarning("loupe-cli run failed (%s); recording in-process instead", p.readAllStandardError().constData());
+    }
+    if (recordedBy_.isEmpty()) {
+      QFile::remove(trace_);
+      session_traces::recordMatmulTrace(trace_);
+      recordedBy_ = QStringLiteral("in-process");
+    }
+    qInfo("trace recorded %s", qPrintable(recordedBy_));
+  }
+
+  void opensStepsAndVisitsEveryPanel() {
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(listeningSockets().isEmpty());
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    Session* s = w.session();
+    const TraceSnapshot& t = s->trace();
+    QVERIFY(t.kernels.size() >= 2);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("example.loupe")));
+    QTRY_VERIFY(!w.graphPanel()->scene()->nodeItems().isEmpty());
+    saveShot(&w, QStringLiteral("main-opened"));
+
+    // Select a kernel the way a user does: click its row in the profile table.
+    QDockWidget* profileDock = w.dock(QStringLiteral("profileDock"));
+    profileDock->show();
+    profileDock->raise();
+    QTableView* table = w.profileView()->table();
+    QTRY_VERIFY(table->isVisible() && table->model()->rowCount() >= 2);
+    const int64_t wanted = t.kernels[1].id;
+    int row = -1;
+    for (int r = 0; r < table->model()->rowCount(); r++)
+      if (table->model()->index(r, 0).data(KernelTableModel::KernelIdRole).toLongLong() == wanted) row = r;
+    QVERIFY(row >= 0);
+    const QRect cell = table->visualRect(table->model()->index(row, KernelTableModel::NameColumn));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QTRY_COMPARE(s->selection().kernel, wanted);
+    QCOMPARE(s->selection().context, t.kernels[1].context_id);
+    QVERIFY(w.codePanel()->headerText().contains(QString::fromStdString(t.kernels[1].name)));
+    QVERIFY(!w.codePanel()->codeView()->toPlainText().isEmpty());
+    QCOMPARE(w.comparePanel()->compareView()->input().optimized.name, QString::fromStdString(t.kernels[1].name));
+
+    // 50 matches with the keyboard, focus in the graph.
+    w.graphPanel()->view()->setFocus();
+    QTRY_VERIFY(w.graphPanel()->view()->hasFocus());
+    std::vector<std::pair<int64_t, int64_t>> expected;
+    {
+      int64_t pass = s->selection().pass, step = s->selection().step;
+      const TracePass* p = t.pass(pass);
+      for (int i = 0; i < 50; i++) {
+        if (step < p->match_count) step++;
+        else {
+          int pos = t.passIndex.value(pass) + 1;
+          while (pos < int(t.passes.size()) && t.passes[size_t(pos)].match_count == 0) pos++;
+          QVERIFY2(pos < int(t.passes.size()), "the trace has fewer than 50 matches after the selected kernel");
+          p = &t.passes[size_t(pos)];
+          pass = p->id;
+          step = 1;
+        }
+        expected.emplace_back(pass, step);
+      }
+    }
+    for (int i = 0; i < 50; i++) {
+      QTest::keyClick(w.graphPanel()->view(), Qt::Key_Right);
+      QCOMPARE(s->selection().pass, expected[size_t(i)].first);
+      QCOMPARE(s->selection().step, expected[size_t(i)].second);
+      const StepInfo& st = s->currentStep();
+      QVERIFY2(st.valid(), qPrintable(st.error));
+      QVERIFY(st.match);
+      QVERIFY(w.rewriteDetail()->headerText().contains(QString::fromStdString(st.match->rule_name)));
+      QVERIFY(w.rewriteDetail()->diffText().startsWith(QStringLiteral("--- matched node")));
+      QVERIFY(!w.graphPanel()->scene()->nodeItems().isEmpty());
+      const QModelIndex cur = w.traceBrowser()->tree()->currentIndex();
+      QCOMPARE(cur.data(TraceBrowserModel::StepRole).toLongLong(), st.step);
+      QCOMPARE(cur.data(TraceBrowserModel::PassIdRole).toLongLong(), st.pass);
+      QVERIFY(w.inspector()->shownNode());
+      if (i == 5) saveShot(&w, QStringLiteral("main-stepping"));
+    }
+    QCoreApplication::processEvents();
+    const int64_t passAfter = s->selection().pass;
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_Left);
+    QVERIFY(s->selection().pass != passAfter || s->selection().step == expected.back().second - 1);
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_Down);
+    QCOMPARE(s->selection().step, int64_t(0));
+    const int64_t passDown = s->selection().pass;
+    QCOMPARE(passDown, t.passes[size_t(t.passIndex.value(passAfter) + (s->selection().pass == passAfter ? 0 : 1))].id);
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_Up);
+    QVERIFY(s->selection().pass != passDown);
+    const int64_t kernelBefore = s->selection().kernel;
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_PageDown);
+    QVERIFY(s->selection().kernel != kernelBefore);
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_PageUp);
+    QCOMPARE(s->selection().kernel, kernelBefore);
+    // Arrow keys in a text field stay there.
+    const Selection keep = s->selection();
+    w.traceBrowser()->filterEdit()->setFocus();
+    QTest::keyClick(w.traceBrowser()->filterEdit(), Qt::Key_Right);
+    QVERIFY(s->selection() == keep);
+
+    // Click a node: the inspector follows.
+    s->nextMatch();
+    const StepInfo& st = s->currentStep();
+    QVERIFY(st.changes.after);
+    w.graphPanel()->selectNode(uopNodeId(*st.changes.after));
+    QTRY_COMPARE(s->selection().node, uopNodeId(*st.changes.after));
+    QCOMPARE(w.inspector()->shownNode().get(), st.changes.after.get());
+
+    // Every dock, raised in turn and drawn.
+    for (QDockWidget* d : w.docks()) {
+      d->show();
+      d->raise();
+      QTRY_VERIFY2(d->widget()->isVisible(), qPrintable(d->objectName()));
+      QVERIFY(d->widget()->width() > 50 && d->widget()->height() > 50);
+      const QImage img = d->widget()->grab().toImage();
+      QVERIFY(!img.isNull());
+      // Something is drawn: more than a handful of distinct colours.
+      QSet<QRgb> colours;
+      for (int y = 0; y < img.height(); y += 7)
+        for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+      QVERIFY2(colours.size() > 3, qPrintable(d->objectName()));
+      saveShot(d->widget(), d->objectName());
+    }
+    QVERIFY(w.dock(QStringLiteral("shapeDock")));
+    w.dock(QStringLiteral("codeDock"))->raise();
+    saveShot(&w, QStringLiteral("main"));
+
+    // Exports.
+    const QString svg = dir_.filePath(QStringLiteral("g.svg")), png = dir_.filePath(QStringLiteral("g.png")),
+                  chrome = dir_.filePath(QStringLiteral("p.json"));
+    QString error;
+    QVERIFY2(w.exportGraph(svg, &error), qPrintable(error));
+    QVERIFY2(w.exportGraph(png, &error), qPrintable(error));
+    QVERIFY2(w.exportChromeTrace(chrome, &error), qPrintable(error));
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly) && svgFile.readAll().contains("<svg"));
+    QVERIFY(!QImage(png).isNull());
+    QFile chromeFile(chrome);
+    QVERIFY(chromeFile.open(QIODevice::ReadOnly));
+    QVERIFY(!QJsonDocument::fromJson(chromeFile.readAll()).isNull());
+    QVERIFY(!w.exportChromeTrace(QStringLiteral("/nonexistent-dir/x.json"), &error));
+    QVERIFY(!error.isEmpty());
+    QVERIFY(listeningSockets().isEmpty());
+  }
+
+  void corruptTraceShowsAnErrorAndTheAppStaysUsable() {
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    w.session()->nextMatch();
+    const Selection before = w.session()->selection();
+    const QString bad = dir_.filePath(QStringLiteral("corrupt.loupe"));
+    session_traces::writeCorruptTrace(bad, trace_);
+    w.openFile(bad);
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorBox() != nullptr, 30000);
+    QVERIFY(w.errorBox()->isVisible());
+    QVERIFY2(w.errorBox()->text().contains(QStringLiteral("corrupt.loupe")), qPrintable(w.errorBox()->text()));
+    QVERIFY(w.lastError().contains(QStringLiteral("corrupt.loupe")));
+    saveShot(&w, QStringLiteral("corrupt-error"));
+    w.errorBox()->accept();
+    QTRY_VERIFY(w.errorBox() == nullptr);
+    // the trace that was open is still open and works
+    QCOMPARE(w.session()->path(), trace_);
+    QVERIFY(w.session()->selection() == before);
+    w.graphPanel()->view()->setFocus();
+    QTest::keyClick(w.graphPanel()->view(), Qt::Key_Right);
+    QCOMPARE(w.session()->selection().step, before.step + 1);
+    // a missing file too, and then a good one opens again
+    w.openFile(dir_.filePath(QStringLiteral("missing.loupe")));
+    QTRY_VERIFY_WITH_TIMEOUT(w.errorBox() != nullptr, 30000);
+    w.errorBox()->accept();
+    QTRY_VERIFY(w.errorBox() == nullptr);
+    w.session()->close();
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    QVERIFY(w.session()->hasTrace());
+  }
+
+  void scriptRunsInAChildAndTheAppSurvivesItsCrash() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ScriptPanel* sp = w.scriptPanel();
+    QVERIFY(ScriptPanel::examples().contains(QStringLiteral("matmul_relu_sum.py")));
+    if (!qEnvironmentVariableIsEmpty("LOUPE_CLI") && recordedBy_ == QLatin1String("loupe-cli")) {
+      sp->runner()->setCliPath(qEnvironmentVariable("LOUPE_CLI"));
+      sp->setScript(ScriptPanel::examples().value(QStringLiteral("matmul_relu_sum.py")), QStringLiteral("matmul_relu_sum.py"));
+      QSignalSpy done(sp, &ScriptPanel::runFinished);
+      QVERIFY(sp->run());
+      QVERIFY(done.wait(120000));
+      QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+      QTRY_VERIFY_WITH_TIMEOUT(w.session()->path() == sp->runner()->tracePath() && !w.session()->isLoading(), 30000);
+      QVERIFY(w.session()->trace().kernels.size() >= 1);
+      QVERIFY(sp->outputView()->toPlainText().contains(QStringLiteral("*** ")));  // DEBUG=2 kernel lines
+      QVERIFY(!w.errorBox());
+      // a script error: the child's message is shown, the app carries on
+      done.clear();
+      sp->setScript(QStringLiteral("x = Tensor.ones(3)\nfor i in x:\n  out = x\n"), QStringLiteral("bad.py"));
+      QVERIFY(sp->run());
+      QVERIFY(done.wait(60000));
+      QVERIFY(!done.first().at(0).toBool());
+      QVERIFY2(sp->statusText().contains(QStringLiteral("line")), qPrintable(sp->statusText()));
+    }
+    // A child that crashes (a stand-in for loupe-cli that dies of SIGSEGV).
+    const QString fake = dir_.filePath(QStringLiteral("crashing-cli.sh"));
+    QFile f(fake);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\necho 'compiling kernel...'\nkill -SEGV $$\n");
+    f.close();
+    f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    sp->runner()->setCliPath(fake);
+    QSignalSpy done(sp, &ScriptPanel::runFinished);
+    QVERIFY(sp->run());
+    QVERIFY(done.wait(30000));
+    QVERIFY(!done.first().at(0).toBool());
+    QVERIFY(sp->statusText().contains(QStringLiteral("crashed")));
+    QVERIFY(sp->outputView()->toPlainText().contains(QStringLiteral("compiling kernel")));
+    QVERIFY(w.isVisible());
+    // and a program that does not exist
+    sp->runner()->setCliPath(dir_.filePath(QStringLiteral("no-such-cli")));
+    done.clear();
+    sp->run();
+    QTRY_VERIFY(!sp->runner()->isRunning());
+    QVERIFY(w.isVisible());
+    QVERIFY(listeningSockets().isEmpty());
+  }
+
+  void settingsPersist() {
+    {
+      MainWindow w;
+      w.show();
+      w.openFile(trace_);
+      waitLoaded(w, trace_);
+      w.setDarkTheme(true);
+      w.traceBrowser()->setHideEmptyPasses(false);
+      w.close();
+    }
+    MainWindow again;
+    QVERIFY(again.isDarkTheme());
+    QVERIFY(!again.traceBrowser()->hidesEmptyPasses());
+    QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(trace_).absoluteFilePath());
+    again.setDarkTheme(false);
+    again.close();
+  }
+};
+
+QTEST_MAIN(TestAppSmoke)
+#include "tst_app_smoke.moc"

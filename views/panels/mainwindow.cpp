@@ -1,0 +1,666 @@
+#include "panels/mainwindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTextEdit>
+#include <QToolBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QAbstractSpinBox>
+#include <QCheckBox>
+#include <QSpinBox>
+#include <QComboBox>
+
+#include "graph/graph_panel.h"
+#include "graph/uop_graph_adapter.h"
+#include "panels/apppalette.h"
+#include "panels/inspectorpanel.h"
+#include "panels/kernelnamedelegate.h"
+#include "panels/kernelpanels.h"
+#include "panels/rewritedetailpanel.h"
+#include "panels/ruleprofilerpanel.h"
+#include "panels/scriptpanel.h"
+#include "panels/tracebrowserpanel.h"
+#include "profile/kerneltablemodel.h"
+#include "profile/profileview.h"
+#include "session/scriptrunner.h"
+#include "session/session.h"
+#include "session/tracebrowsermodel.h"
+#include "trace/chrome_trace.h"
+
+namespace loupe::views {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kStateVersionKey = "window/stateVersion";
+constexpr int kStateVersion = 1;  // bump when docks change, so an old saved layout is not applied
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
+  setObjectName(QStringLiteral("LoupeMainWindow"));
+  setWindowTitle(QStringLiteral("Loupe"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  buildPanels();
+  buildActions();
+  buildMenus();
+  resetLayout();
+  defaultState_ = saveState(kStateVersion);
+  restoreSettings();
+
+  connect(session_, &Session::loadStarted, this, [this](const QString& path) {
+    if (!script_->isRunTrace(path)) statusBar()->showMessage(tr("Opening %1…").arg(path));
+  });
+  connect(session_, &Session::loaded, this, [this] {
+    centre_->setCurrentWidget(graph_);
+    graphPass_ = graphStep_ = -1;
+    if (!script_->isRunTrace(session_->path())) addRecent(session_->path());
+    syncProfile();
+    updateTitle();
+    updateStatus();
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(session_->path()).fileName()), 4000);
+  });
+  connect(session_, &Session::updated, this, [this] {
+    syncProfile();
+    updateTitle();
+    updateStatus();
+  });
+  connect(session_, &Session::loadFailed, this, [this](const QString& path, const QString& message) {
+    // A trace that a running script is still creating may not be readable yet: the next poll retries.
+    if (script_->isRunTrace(path) && script_->runner()->isRunning()) return;
+    showError(tr("Cannot open trace"), tr("<b>%1</b> could not be opened.<br><br>%2")
+                                           .arg(QFileInfo(path).fileName().toHtmlEscaped(), message.toHtmlEscaped()));
+  });
+  connect(session_, &Session::closed, this, [this] {
+    graph_->clear();
+    profile_->clear();
+    centre_->setCurrentWidget(welcome_);
+    updateTitle();
+    updateStatus();
+  });
+  connect(session_, &Session::problem, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(session_, &Session::stepChanged, this, &MainWindow::showStep);
+  connect(session_, &Session::nodeChanged, this, [this](quint64 id) {
+    if (syncingNode_) return;
+    syncingNode_ = true;
+    graph_->selectNode(id);
+    syncingNode_ = false;
+  });
+  connect(session_, &Session::kernelChanged, this, [this](qint64 id) {
+    if (syncingKernel_) return;
+    syncingKernel_ = true;
+    profile_->selectKernel(id);
+    syncingKernel_ = false;
+    updateStatus();
+  });
+  connect(session_, &Session::selectionChanged, this, &MainWindow::updateStatus);
+  qApp->installEventFilter(this);
+  updateStatus();
+}
+
+MainWindow::~MainWindow() { qApp->removeEventFilter(this); }
+
+QDockWidget* MainWindow::addPanelDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+  auto* d = new QDockWidget(title, this);
+  d->setObjectName(name);
+  d->setWidget(w);
+  d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+  addDockWidget(area, d);
+  docks_ << d;
+  return d;
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const {
+  for (QDockWidget* d : docks_)
+    if (d->objectName() == objectName) return d;
+  return nullptr;
+}
+
+void MainWindow::buildPanels() {
+  graph_ = new GraphPanel(this);
+  welcome_ = new QWidget(this);
+  {
+    auto* lay = new QVBoxLayout(welcome_);
+    lay->addStretch(2);
+    auto* title = new QLabel(QStringLiteral("<span style=\"font-size:28pt; font-weight:600\">Loupe</span>"), welcome_);
+    auto* sub = new QLabel(tr("Step through graph rewrites · compare optimized and NOOPT kernels · profile kernels"), welcome_);
+    auto* open = new QPushButton(tr("Open a trace…"), welcome_);
+    auto* run = new QPushButton(tr("Run an example script"), welcome_);
+    welcomeRecent_ = new QLabel(welcome_);
+    welcomeRecent_->setTextFormat(Qt::RichText);
+    connect(welcomeRecent_, &QLabel::linkActivated, this, &MainWindow::openFile);
+    auto* hint = new QLabel(tr("or drop a .loupe trace or a .py tensor script here"), welcome_);
+    hint->setStyleSheet(QStringLiteral("color: gray"));
+    for (QWidget* w : {static_cast<QWidget*>(title), static_cast<QWidget*>(sub), static_cast<QWidget*>(open),
+                       static_cast<QWidget*>(run), static_cast<QWidget*>(hint), static_cast<QWidget*>(welcomeRecent_)})
+      lay->addWidget(w, 0, Qt::AlignHCenter);
+    lay->addStretch(3);
+    connect(open, &QPushButton::clicked, this, &MainWindow::openDialog);
+    connect(run, &QPushButton::clicked, this, [this] {
+      if (QDockWidget* d = dock(QStringLiteral("scriptDock"))) {
+        d->show();
+        d->raise();
+      }
+      script_->run();
+    });
+  }
+  centre_ = new QStackedWidget(this);
+  centre_->addWidget(welcome_);
+  centre_->addWidget(graph_);
+  setCentralWidget(centre_);
+
+  browser_ = new TraceBrowserPanel(session_, this);
+  detail_ = new RewriteDetailPanel(session_, this);
+  inspector_ = new InspectorPanel(session_, this);
+  rules_ = new RuleProfilerPanel(session_, this);
+  code_ = new KernelCodePanel(session_, this);
+  compare_ = new KernelComparePanel(session_, this);
+  profile_ = new ProfileView(this);
+  shape_ = new ShapePanel(session_, this);
+  script_ = new ScriptPanel(session_, this);
+
+  addPanelDock(browser_, tr("Trace browser"), QStringLiteral("traceBrowserDock"), Qt::LeftDockWidgetArea);
+  addPanelDock(detail_, tr("Rewrite detail"), QStringLiteral("rewriteDetailDock"), Qt::RightDockWidgetArea);
+  addPanelDock(inspector_, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
+  addPanelDock(code_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(compare_, tr("Compare"), QStringLiteral("compareDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(profile_, tr("Profile"), QStringLiteral("profileDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(shape_, tr("ShapeTracker"), QStringLiteral("shapeDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(rules_, tr("Rule profiler"), QStringLiteral("ruleProfilerDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
+
+  // Graph <-> session.
+  connect(graph_, &GraphPanel::nodeSelected, this, [this](quint64 id) {
+    if (syncingNode_) return;
+    syncingNode_ = true;
+    session_->selectNodeById(id);
+    syncingNode_ = false;
+  });
+  connect(graph_, &GraphPanel::navigateRequested, this, [this](GraphView::Navigation where) {
+    switch (where) {
+    case GraphView::Navigation::PreviousMatch: session_->previousMatch(); break;
+    case GraphView::Navigation::NextMatch: session_->nextMatch(); break;
+    case GraphView::Navigation::PreviousPass: session_->previousPass(); break;
+    case GraphView::Navigation::NextPass: session_->nextPass(); break;
+    case GraphView::Navigation::PreviousKernel: session_->previousKernel(); break;
+    case GraphView::Navigation::NextKernel: session_->nextKernel(); break;
+    }
+  });
+  connect(graph_, &GraphPanel::layoutStateChanged, this, [this] { updateStatus(); });
+  // Profile <-> session: a kernel picked in the table, roofline or timeline is picked everywhere.
+  connect(profile_, &ProfileView::kernelSelected, this, [this](qint64 id, const QString& name, const QString&) {
+    if (syncingKernel_) return;
+    syncingKernel_ = true;
+    if (session_->trace().kernel(id)) session_->selectKernel(id);
+    else if (auto ids = session_->trace().kernels; !ids.empty())
+      for (const loupe::TraceKernel& k : ids)
+        if (QString::fromStdString(k.name) == name) {
+          session_->selectKernel(k.id);
+          break;
+        }
+    syncingKernel_ = false;
+  });
+  // The profile table's kernel names in axis colours, with the decoder's tooltip.
+  profile_->table()->setItemDelegateForColumn(
+      KernelTableModel::NameColumn, new KernelNameDelegate(
+                                        [this](const QModelIndex& i) -> std::optional<KernelNameParts> {
+                                          const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
+                                          if (!session_->trace().kernelNames.contains(id)) return std::nullopt;
+                                          return session_->trace().kernelNames.value(id);
+                                        },
+                                        profile_->table()));
+  profile_->table()->viewport()->installEventFilter(this);
+  connect(inspector_, &InspectorPanel::showShapeTrackerRequested, this, [this](const loupe::UOpPtr& node) {
+    if (!shape_->showNode(node)) return;
+    QDockWidget* d = dock(QStringLiteral("shapeDock"));
+    d->show();
+    d->raise();
+  });
+}
+
+void MainWindow::buildActions() {
+  auto make = [this](const QString& text, const QKeySequence& key, auto slot) {
+    auto* a = new QAction(text, this);
+    if (!key.isEmpty()) a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  openAct_ = make(tr("&Open Trace…"), QKeySequence::Open, [this] { openDialog(); });
+  reloadAct_ = make(tr("&Reload"), QKeySequence::Refresh, [this] { session_->reload(); });
+  closeAct_ = make(tr("&Close Trace"), QKeySequence::Close, [this] { session_->close(); });
+  exportSvgAct_ = make(tr("Export Graph as &SVG…"), {}, [this] { exportGraphDialog(true); });
+  exportPngAct_ = make(tr("Export Graph as &PNG…"), {}, [this] { exportGraphDialog(false); });
+  exportChromeAct_ = make(tr("Export Profile as &Chrome Trace…"), {}, [this] { exportChromeDialog(); });
+  quitAct_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+  // Stepping keys are handled by the key filter (they must not steal arrows from lists and
+  // editors); the menu shows them after a tab.
+  nextMatchAct_ = make(tr("Next Match\tRight"), {}, [this] { session_->nextMatch(); });
+  prevMatchAct_ = make(tr("Previous Match\tLeft"), {}, [this] { session_->previousMatch(); });
+  nextPassAct_ = make(tr("Next Pass\tDown"), {}, [this] { session_->nextPass(); });
+  prevPassAct_ = make(tr("Previous Pass\tUp"), {}, [this] { session_->previousPass(); });
+  nextKernelAct_ = make(tr("Next Kernel\tPgDown"), {}, [this] { session_->nextKernel(); });
+  prevKernelAct_ = make(tr("Previous Kernel\tPgUp"), {}, [this] { session_->previousKernel(); });
+  findAct_ = make(tr("&Find in Graph…"), QKeySequence::Find, [this] { graph_->showFind(); });
+  fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
+  runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
+    QDockWidget* d = dock(QStringLiteral("scriptDock"));
+    d->show();
+    d->raise();
+    script_->run();
+  });
+  darkAct_ = make(tr("&Dark Theme"), {}, [this](bool on) { setDarkTheme(on); });
+  darkAct_->setCheckable(true);
+  resetLayoutAct_ = make(tr("Reset &Layout"), {}, [this] { resetLayout(); });
+  aboutAct_ = make(tr("&About Loupe"), {}, [this] {
+    QMessageBox::about(this, tr("About Loupe"),
+                       tr("<b>Loupe</b><br>An interactive visual debugger for a tinygrad-like tensor compiler: "
+                          "step through graph rewrites, compare optimized and NOOPT kernels, profile kernels.<br><br>"
+                          "Keys: ←/→ previous/next match · ↑/↓ previous/next pass · PgUp/PgDn previous/next kernel · "
+                          "Ctrl+F find in graph · F5 run the script."));
+  });
+  const bool none = false;
+  for (QAction* a : {reloadAct_, closeAct_, exportSvgAct_, exportPngAct_, exportChromeAct_}) a->setEnabled(none);
+  connect(session_, &Session::selectionChanged, this, [this] {
+    const bool open = session_->hasTrace();
+    for (QAction* a : {reloadAct_, closeAct_, exportSvgAct_, exportPngAct_, exportChromeAct_}) a->setEnabled(open);
+  });
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(openAct_);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(reloadAct_);
+  file->addAction(closeAct_);
+  file->addSeparator();
+  file->addAction(exportSvgAct_);
+  file->addAction(exportPngAct_);
+  file->addAction(exportChromeAct_);
+  file->addSeparator();
+  file->addAction(quitAct_);
+  QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+  for (QAction* a : {prevMatchAct_, nextMatchAct_, prevPassAct_, nextPassAct_, prevKernelAct_, nextKernelAct_}) nav->addAction(a);
+  nav->addSeparator();
+  nav->addAction(findAct_);
+  nav->addAction(fitAct_);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(darkAct_);
+  view->addAction(resetLayoutAct_);
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(runAct_);
+  run->addAction(tr("&Stop"), this, [this] { script_->stop(); });
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(aboutAct_);
+
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolBar"));
+  tb->setMovable(false);
+  tb->addAction(openAct_);
+  tb->addAction(reloadAct_);
+  tb->addSeparator();
+  auto add = [tb](QAction* a, const QString& text, const QString& tip) {
+    QAction* b = tb->addAction(text);
+    b->setToolTip(tip);
+    QObject::connect(b, &QAction::triggered, a, &QAction::trigger);
+  };
+  add(prevKernelAct_, QStringLiteral("⇞ Kernel"), tr("Previous kernel (PageUp)"));
+  add(prevPassAct_, QStringLiteral("↑ Pass"), tr("Previous pass (Up)"));
+  add(prevMatchAct_, QStringLiteral("← Match"), tr("Previous match (Left)"));
+  add(nextMatchAct_, QStringLiteral("Match →"), tr("Next match (Right)"));
+  add(nextPassAct_, QStringLiteral("Pass ↓"), tr("Next pass (Down)"));
+  add(nextKernelAct_, QStringLiteral("Kernel ⇟"), tr("Next kernel (PageDown)"));
+  tb->addSeparator();
+  tb->addAction(findAct_);
+  tb->addAction(runAct_);
+
+  position_ = new QLabel(this);
+  counts_ = new QLabel(this);
+  statusBar()->addWidget(position_, 1);
+  statusBar()->addPermanentWidget(counts_);
+}
+
+void MainWindow::resetLayout() {
+  // Left: browser. Right: detail over inspector. Bottom (under the graph and the right column):
+  // code, compare, profile, shape, rules, script as tabs.
+  for (QDockWidget* d : docks_) {
+    d->setFloating(false);
+    d->show();
+  }
+  addDockWidget(Qt::LeftDockWidgetArea, dock(QStringLiteral("traceBrowserDock")));
+  addDockWidget(Qt::RightDockWidgetArea, dock(QStringLiteral("rewriteDetailDock")));
+  splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
+  QDockWidget* first = dock(QStringLiteral("codeDock"));
+  addDockWidget(Qt::BottomDockWidgetArea, first);
+  for (const char* name : {"compareDock", "profileDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
+    tabifyDockWidget(first, dock(QLatin1String(name)));
+  first->raise();
+  resizeDocks({dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("rewriteDetailDock"))}, {330, 420}, Qt::Horizontal);
+  resizeDocks({first}, {330}, Qt::Vertical);
+  resizeDocks({dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock"))}, {280, 300}, Qt::Vertical);
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  recent_ = s.value(QStringLiteral("recentFiles")).toStringList();
+  rebuildRecentMenu();
+  dark_ = s.value(QStringLiteral("view/dark"), false).toBool();
+  darkAct_->setChecked(dark_);
+  if (dark_) applyAppPalette(true);
+  browser_->setHideEmptyPasses(s.value(QStringLiteral("browser/hideEmpty"), true).toBool());
+  script_->nooptBox()->setChecked(s.value(QStringLiteral("script/noopt"), false).toBool());
+  script_->beamBox()->setValue(s.value(QStringLiteral("script/beam"), 0).toInt());
+  if (s.contains(QStringLiteral("window/geometry"))) restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  else resize(1600, 1000);
+  if (s.value(QLatin1String(kStateVersionKey)).toInt() == kStateVersion)
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("recentFiles"), recent_);
+  s.setValue(QStringLiteral("view/dark"), dark_);
+  s.setValue(QStringLiteral("browser/hideEmpty"), browser_->hidesEmptyPasses());
+  s.setValue(QStringLiteral("script/noopt"), script_->nooptBox()->isChecked());
+  s.setValue(QStringLiteral("script/beam"), script_->beamBox()->value());
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
+  s.setValue(QLatin1String(kStateVersionKey), kStateVersion);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  script_->stop();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+  dark_ = dark;
+  darkAct_->setChecked(dark);
+  applyAppPalette(dark);
+  showStep();  // the graph's colours are chosen when it is drawn
+}
+
+// ---- files ----
+
+void MainWindow::openFile(const QString& path) {
+  if (path.endsWith(QLatin1String(".py"), Qt::CaseInsensitive)) {
+    QString error;
+    if (!script_->loadScriptFile(path, &error)) {
+      showError(tr("Cannot open script"), error.toHtmlEscaped());
+      return;
+    }
+    QDockWidget* d = dock(QStringLiteral("scriptDock"));
+    d->show();
+    d->raise();
+    script_->run();
+    return;
+  }
+  session_->open(path);
+}
+
+void MainWindow::openDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Trace"), QString(),
+                                                    tr("Loupe traces (*.loupe);;Tensor scripts (*.py);;All files (*)"));
+  if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::addRecent(const QString& path) {
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent_.removeAll(abs);
+  recent_.prepend(abs);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  rebuildRecentMenu();
+  QSettings().setValue(QStringLiteral("recentFiles"), recent_);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  QStringList links;
+  for (const QString& p : recent_) {
+    recentMenu_->addAction(QFileInfo(p).fileName() + QStringLiteral("  —  ") + QFileInfo(p).path(), this,
+                           [this, p] { openFile(p); });
+    if (links.size() < 5 && QFileInfo::exists(p))
+      links << QStringLiteral("<a href=\"%1\">%2</a>").arg(p.toHtmlEscaped(), QFileInfo(p).fileName().toHtmlEscaped());
+  }
+  recentMenu_->setEnabled(!recent_.isEmpty());
+  welcomeRecent_->setText(links.isEmpty() ? QString() : tr("Recent: ") + links.join(QStringLiteral(" · ")));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile() && (u.toLocalFile().endsWith(QLatin1String(".loupe")) || u.toLocalFile().endsWith(QLatin1String(".py")))) {
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile()) {
+      openFile(u.toLocalFile());
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+bool MainWindow::exportGraph(const QString& path, QString* error) {
+  if (!session_->currentStep().valid()) {
+    if (error) *error = tr("no graph is shown");
+    return false;
+  }
+  return path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? graph_->exportSvg(path, error)
+                                                                    : graph_->exportPng(path, error);
+}
+
+bool MainWindow::exportChromeTrace(const QString& path, QString* error) {
+  if (!session_->reader()) {
+    if (error) *error = tr("no trace is open");
+    return false;
+  }
+  try {
+    loupe::write_chrome_trace(*session_->reader(), path.toStdString());
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+void MainWindow::exportGraphDialog(bool svg) {
+  const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export Graph as SVG") : tr("Export Graph as PNG"),
+                                                    svg ? QStringLiteral("graph.svg") : QStringLiteral("graph.png"),
+                                                    svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportGraph(path, &error)) showError(tr("Export failed"), error.toHtmlEscaped());
+  else statusBar()->showMessage(tr("Graph written to %1").arg(path), 5000);
+}
+
+void MainWindow::exportChromeDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Profile as Chrome Trace"), QStringLiteral("profile.json"),
+                                                    tr("Chrome trace (*.json)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportChromeTrace(path, &error)) showError(tr("Export failed"), error.toHtmlEscaped());
+  else statusBar()->showMessage(tr("Chrome trace written to %1 (open it in Perfetto)").arg(path), 5000);
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+  lastError_ = text;
+  if (errorBox_) errorBox_->close();
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setTextFormat(Qt::RichText);
+  box->open();  // window-modal and asynchronous: the app keeps running behind it
+  errorBox_ = box;
+  statusBar()->showMessage(title, 8000);
+}
+
+// ---- session -> panels ----
+
+void MainWindow::showStep() {
+  const StepInfo& st = session_->currentStep();
+  if (!st.valid()) {
+    graph_->clear();
+    graphPass_ = graphStep_ = -1;
+    return;
+  }
+  try {
+    GraphModel m = st.match ? graphModelFromStep({st.before, st.graph, st.changes.before, st.changes.after, {}})
+                            : graphModelFromUOp(st.graph);
+    const loupe::TracePass* p = session_->trace().pass(st.pass);
+    m.title = QStringLiteral("%1 · step %2/%3").arg(p ? QString::fromStdString(p->name) : QString()).arg(st.step).arg(st.steps);
+    const bool stepping = st.pass == graphPass_ && std::abs(st.step - graphStep_) == 1;
+    graph_->setGraph(std::move(m), stepping ? GraphPanel::Transition::Step : GraphPanel::Transition::Fresh);
+    graphPass_ = st.pass;
+    graphStep_ = st.step;
+    if (session_->selection().node) {
+      syncingNode_ = true;
+      graph_->selectNode(session_->selection().node);
+      syncingNode_ = false;
+    }
+  } catch (const std::exception& e) {
+    graph_->clear();
+    statusBar()->showMessage(tr("cannot draw this step: %1").arg(QString::fromStdString(e.what())), 8000);
+  }
+}
+
+void MainWindow::syncProfile() {
+  const TraceSnapshot& t = session_->trace();
+  ProfileInput in;
+  for (const loupe::TraceEvent& e : t.profile) {
+    if (e.kind != "kernel") continue;
+    ProfileRun r;
+    r.kernelId = e.kernel_id;
+    r.name = QString::fromStdString(e.name);
+    r.device = QString::fromStdString(e.device);
+    if (const loupe::TraceKernel* k = t.kernel(e.kernel_id)) {
+      QStringList opts;
+      for (const std::string& o : k->opts) opts << shortOptText(o);
+      r.opts = opts.join(QStringLiteral(", "));
+    }
+    r.startNs = e.start_ns;
+    r.durationNs = e.duration_ns;
+    r.flops = double(e.flops);
+    r.bytes = double(e.lds > 0 ? std::min(e.mem, e.lds) : e.mem);  // tinygrad's GB/s: min(mem, lds)
+    in.runs << r;
+  }
+  for (const loupe::DevicePeaks& p : t.peaks)
+    in.peaks << DevicePeak{QString::fromStdString(p.device), p.peak_gflops, p.bandwidth_gbs};
+  syncingKernel_ = true;
+  profile_->setInput(std::move(in));
+  profile_->selectKernel(session_->selection().kernel);
+  syncingKernel_ = false;
+}
+
+void MainWindow::updateTitle() {
+  if (!session_->hasTrace()) {
+    setWindowTitle(QStringLiteral("Loupe"));
+    return;
+  }
+  setWindowTitle(QStringLiteral("%1%2 — Loupe")
+                     .arg(QFileInfo(session_->path()).fileName(), session_->trace().finished ? QString() : tr(" (recording)")));
+}
+
+void MainWindow::updateStatus() {
+  if (!session_->hasTrace()) {
+    position_->setText(tr("No trace open — File › Open, or run a script (F5)"));
+    counts_->clear();
+    return;
+  }
+  const TraceSnapshot& t = session_->trace();
+  const Selection& sel = session_->selection();
+  QStringList where;
+  if (const loupe::TraceKernel* k = t.kernel(sel.kernel)) where << QString::fromStdString(k->name);
+  if (const loupe::TracePass* p = t.pass(sel.pass)) {
+    const loupe::TraceContext* c = t.context(p->context_id);
+    if (c && t.kernelForContext(c->id) < 0) where << QString::fromStdString(c->name);
+    where << QString::fromStdString(p->name) << tr("step %1/%2").arg(sel.step).arg(p->match_count);
+  }
+  const StepInfo& st = session_->currentStep();
+  if (st.match) where << QString::fromStdString(st.match->rule_name);
+  position_->setText(where.join(QStringLiteral("  ›  ")));
+  // The run's settings (script, DEVICE, NOOPT, BEAM) when the trace recorded them.
+  QStringList run;
+  for (const auto& [key, value] : t.runInfo) {
+    if (key == "script") continue;
+    if (key == "script_path") run.prepend(QFileInfo(QString::fromStdString(value)).fileName());
+    else run << QStringLiteral("%1=%2").arg(QString::fromStdString(key), QString::fromStdString(value));
+  }
+  if (!t.finished) run << tr("recording…");
+  counts_->setText(run.join(QStringLiteral(" · ")));
+}
+
+// ---- keyboard stepping ----
+
+bool MainWindow::keyBelongsToFocus(int key) const {
+  QWidget* f = QApplication::focusWidget();
+  if (!f || f->window() != this) return true;  // dialogs, popups
+  if (qobject_cast<QLineEdit*>(f) || qobject_cast<QAbstractSpinBox*>(f) || qobject_cast<QComboBox*>(f)) return true;
+  if (auto* e = qobject_cast<QPlainTextEdit*>(f)) return !e->isReadOnly() || key == Qt::Key_Up || key == Qt::Key_Down ||
+                                                         key == Qt::Key_PageUp || key == Qt::Key_PageDown;
+  if (qobject_cast<QTextEdit*>(f)) return true;
+  // Lists and tables move their own cursor (the trace browser follows the session anyway).
+  if (qobject_cast<QAbstractItemView*>(f)) return true;
+  return false;
+}
+
+bool MainWindow::handleNavigationKey(int key) {
+  switch (key) {
+  case Qt::Key_Right: session_->nextMatch(); return true;
+  case Qt::Key_Left: session_->previousMatch(); return true;
+  case Qt::Key_Down: session_->nextPass(); return true;
+  case Qt::Key_Up: session_->previousPass(); return true;
+  case Qt::Key_PageDown: session_->nextKernel(); return true;
+  case Qt::Key_PageUp: session_->previousKernel(); return true;
+  }
+  return false;
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::KeyPress && isActiveWindow()) {
+    auto* k = static_cast<QKeyEvent*>(event);
+    const int key = k->key();
+    const bool stepping = key == Qt::Key_Left || key == Qt::Key_Right || key == Qt::Key_Up || key == Qt::Key_Down ||
+                          key == Qt::Key_PageUp || key == Qt::Key_PageDown;
+    // Only the first delivery (to the focus widget) counts; the key then propagates to parents.
+    if (stepping && k->modifiers() == Qt::NoModifier && watched == QApplication::focusWidget() && !keyBelongsToFocus(key))
+      return handleNavigationKey(key);
+  }
+  if (event->type() == QEvent::ToolTip && watched == profile_->table()->viewport()) {
+    auto* he = static_cast<QHelpEvent*>(event);
+    const QModelIndex i = profile_->table()->indexAt(he->pos());
+    if (i.isValid() && i.column() == KernelTableModel::NameColumn) {
+      const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
+      if (session_->trace().kernelNames.contains(id)) {
+        QToolTip::showText(he->globalPos(), kernelNameTooltip(session_->trace().kernelNames.value(id), isDarkPalette(palette())),
+                           profile_->table()->viewport());
+        return true;
+      }
+    }
+  }
+  return QMainWindow::eventFilter(watched, event);
+}
+
+} // namespace loupe::views

@@ -1,0 +1,128 @@
+// The Loupe main window: one Session and every panel around it — the Graph in the centre, the
+// Trace browser on the left, Rewrite detail and Inspector on the right, Code, Compare, Profile,
+// ShapeTracker, Rule profiler and Script tabbed below. Keyboard stepping (Left/Right match, Up/Down
+// pass, PageUp/PageDown kernel) works wherever the focus is not in a text field or a list that
+// uses those keys itself. Files: open, recent, drag-and-drop; export graph SVG/PNG and profile as
+// Chrome trace. Settings and window layout persist in QSettings. Errors (a corrupt trace) are shown
+// in a message box and the window stays usable. The app opens no socket.
+//
+// (It lives in views/ rather than app/ so the offscreen smoke test can build it; app/main.cpp only
+// parses the command line and shows it.)
+#pragma once
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QMessageBox;
+class QStackedWidget;
+class ProfileView;
+
+namespace loupe::views {
+
+class GraphPanel;
+class InspectorPanel;
+class KernelCodePanel;
+class KernelComparePanel;
+class RewriteDetailPanel;
+class RuleProfilerPanel;
+class ScriptPanel;
+class Session;
+class ShapePanel;
+class TraceBrowserPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  Session* session() const { return session_; }
+  GraphPanel* graphPanel() const { return graph_; }
+  TraceBrowserPanel* traceBrowser() const { return browser_; }
+  RewriteDetailPanel* rewriteDetail() const { return detail_; }
+  InspectorPanel* inspector() const { return inspector_; }
+  RuleProfilerPanel* ruleProfiler() const { return rules_; }
+  KernelCodePanel* codePanel() const { return code_; }
+  KernelComparePanel* comparePanel() const { return compare_; }
+  ProfileView* profileView() const { return profile_; }
+  ShapePanel* shapePanel() const { return shape_; }
+  ScriptPanel* scriptPanel() const { return script_; }
+  QList<QDockWidget*> docks() const { return docks_; }
+  QDockWidget* dock(const QString& objectName) const;
+  // The message box of the last error, while it is open (null otherwise).
+  QMessageBox* errorBox() const { return errorBox_; }
+  QString lastError() const { return lastError_; }
+
+  // Opens a trace in the background (errors: a message box); a .py file goes to the Script panel
+  // and runs.
+  void openFile(const QString& path);
+  bool exportGraph(const QString& path, QString* error = nullptr);  // .svg or .png by suffix
+  bool exportChromeTrace(const QString& path, QString* error = nullptr);
+  void setDarkTheme(bool dark);
+  bool isDarkTheme() const { return dark_; }
+  void resetLayout();
+  // Handles a stepping key as the window would (true if it was one); used by the key filter.
+  bool handleNavigationKey(int key);
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+  void buildPanels();
+  void buildActions();
+  void buildMenus();
+  void restoreSettings();
+  void saveSettings();
+  void showStep();
+  void syncProfile();
+  void updateStatus();
+  void updateTitle();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void showError(const QString& title, const QString& text);
+  void openDialog();
+  void exportGraphDialog(bool svg);
+  void exportChromeDialog();
+  bool keyBelongsToFocus(int key) const;
+  QDockWidget* addPanelDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
+
+  Session* session_;
+  QStackedWidget* centre_;
+  QWidget* welcome_;
+  QLabel* welcomeRecent_;
+  GraphPanel* graph_;
+  TraceBrowserPanel* browser_;
+  RewriteDetailPanel* detail_;
+  InspectorPanel* inspector_;
+  RuleProfilerPanel* rules_;
+  KernelCodePanel* code_;
+  KernelComparePanel* compare_;
+  ProfileView* profile_;
+  ShapePanel* shape_;
+  ScriptPanel* script_;
+  QList<QDockWidget*> docks_;
+  QByteArray defaultState_;
+
+  QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
+  QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
+  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_;
+  QMenu* recentMenu_;
+  QLabel* position_;
+  QLabel* counts_;
+  QPointer<QMessageBox> errorBox_;
+  QString lastError_;
+  QStringList recent_;
+  bool dark_ = false;
+  bool syncingNode_ = false;
+  bool syncingKernel_ = false;
+  int64_t graphPass_ = -1, graphStep_ = -1;
+};
+
+} // namespace loupe::views

@@ -1,0 +1,210 @@
+#include "panels/rewritedetailpanel.h"
+
+#include <QFontDatabase>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QSyntaxHighlighter>
+#include <QTabWidget>
+#include <QTextDocumentFragment>
+#include <QVBoxLayout>
+#include <unordered_map>
+
+#include "ir/print.h"
+#include "panels/kernelnamedelegate.h"
+#include "session/session.h"
+#include "session/tracebrowsermodel.h"
+#include "trace/uop_diff.h"
+
+namespace loupe::views {
+
+QString uopTreeText(const loupe::UOpPtr& root, int maxDepth, int maxLines) {
+  if (!root) return {};
+  QStringList lines;
+  std::unordered_map<const loupe::UOp*, int> seen;  // node -> its line number
+  bool truncated = false;
+  std::function<void(const loupe::UOp*, const QString&, const QString&, int)> walk =
+      [&](const loupe::UOp* u, const QString& lead, const QString& childLead, int depth) {
+        if (int(lines.size()) >= maxLines) {
+          truncated = true;
+          return;
+        }
+        QString label = QString::fromStdString(loupe::uop_label(*u, 60));
+        if (auto it = seen.find(u); it != seen.end()) {
+          lines << lead + label + QStringLiteral("   (same as line %1)").arg(it->second);
+          return;
+        }
+        seen[u] = int(lines.size()) + 1;
+        lines << lead + label;
+        if (depth >= maxDepth) {
+          if (!u->src.empty()) lines << childLead + QStringLiteral("└─ … %1 more below").arg(u->src.size());
+          return;
+        }
+        for (size_t i = 0; i < u->src.size(); i++) {
+          const bool last = i + 1 == u->src.size();
+          walk(u->src[i].get(), childLead + (last ? QStringLiteral("└─") : QStringLiteral("├─")) + QStringLiteral("[%1] ").arg(i),
+               childLead + (last ? QStringLiteral("   ") : QStringLiteral("│  ")), depth + 1);
+        }
+      };
+  walk(root.get(), QString(), QString(), 0);
+  if (truncated) lines << QStringLiteral("… (%1 lines shown)").arg(maxLines);
+  return lines.join(QLatin1Char('\n'));
+}
+
+namespace {
+
+// Colours unified-diff lines: removals red, additions green, hunk headers blue.
+class DiffHighlighter : public QSyntaxHighlighter {
+public:
+  using QSyntaxHighlighter::QSyntaxHighlighter;
+  void setDark(bool dark) {
+    dark_ = dark;
+    rehighlight();
+  }
+
+protected:
+  void highlightBlock(const QString& text) override {
+    if (text.isEmpty()) return;
+    QTextCharFormat f;
+    if (text.startsWith(QLatin1String("---")) || text.startsWith(QLatin1String("+++"))) {
+      f.setFontWeight(QFont::Bold);
+      setFormat(0, int(text.size()), f);
+      return;
+    }
+    switch (text[0].unicode()) {
+    case '-':
+      f.setForeground(dark_ ? QColor(0xff, 0x8a, 0x80) : QColor(0xb7, 0x1c, 0x1c));
+      f.setBackground(dark_ ? QColor(0x4a, 0x1e, 0x1e) : QColor(0xfd, 0xe8, 0xe8));
+      break;
+    case '+':
+      f.setForeground(dark_ ? QColor(0x8c, 0xe9, 0x9a) : QColor(0x1b, 0x5e, 0x20));
+      f.setBackground(dark_ ? QColor(0x1c, 0x3d, 0x24) : QColor(0xe6, 0xf6, 0xe8));
+      break;
+    case '@':
+      f.setForeground(dark_ ? QColor(0x82, 0xb1, 0xff) : QColor(0x1f, 0x4f, 0xd8));
+      break;
+    default: return;
+    }
+    setFormat(0, int(text.size()), f);
+  }
+
+private:
+  bool dark_ = false;
+};
+
+QPlainTextEdit* monoView(QWidget* parent) {
+  auto* e = new QPlainTextEdit(parent);
+  e->setReadOnly(true);
+  e->setLineWrapMode(QPlainTextEdit::NoWrap);
+  QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  e->setFont(f);
+  return e;
+}
+
+} // namespace
+
+RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  title_ = new QLabel(this);
+  title_->setObjectName(QStringLiteral("rewriteTitle"));
+  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  title_->setWordWrap(true);
+  where_ = new QLabel(this);
+  where_->setObjectName(QStringLiteral("rewriteWhere"));
+  where_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  where_->setWordWrap(true);
+  tabs_ = new QTabWidget(this);
+  tabs_->setDocumentMode(true);
+  diff_ = monoView(this);
+  auto* hl = new DiffHighlighter(diff_->document());
+  hl->setDark(isDarkPalette(palette()));
+  before_ = monoView(this);
+  after_ = monoView(this);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto labelled = [&](const QString& title, QWidget* w) {
+    auto* box = new QWidget(split);
+    auto* l = new QVBoxLayout(box);
+    l->setContentsMargins(0, 2, 0, 0);
+    l->setSpacing(2);
+    auto* t = new QLabel(QStringLiteral("<b>%1</b>").arg(title), box);
+    l->addWidget(t);
+    l->addWidget(w, 1);
+    return box;
+  };
+  split->addWidget(labelled(tr("Matched node (before)"), before_));
+  split->addWidget(labelled(tr("Replacement (after)"), after_));
+  tabs_->addTab(diff_, tr("Diff"));
+  tabs_->addTab(split, tr("Before / After"));
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(6, 6, 6, 4);
+  lay->setSpacing(4);
+  lay->addWidget(title_);
+  lay->addWidget(where_);
+  lay->addWidget(tabs_, 1);
+  connect(session_, &Session::stepChanged, this, &RewriteDetailPanel::refresh);
+  connect(session_, &Session::closed, this, &RewriteDetailPanel::refresh);
+  connect(session_, &Session::updated, this, &RewriteDetailPanel::refresh);
+  refresh();
+}
+
+QString RewriteDetailPanel::headerText() const {
+  return QTextDocumentFragment::fromHtml(title_->text() + QStringLiteral("<br>") + where_->text()).toPlainText();
+}
+QString RewriteDetailPanel::beforeText() const { return before_->toPlainText(); }
+QString RewriteDetailPanel::afterText() const { return after_->toPlainText(); }
+QString RewriteDetailPanel::diffText() const { return diff_->toPlainText(); }
+
+void RewriteDetailPanel::refresh() {
+  const StepInfo& st = session_->currentStep();
+  const loupe::TracePass* pass = session_->trace().pass(st.pass);
+  if (!pass) {
+    title_->setText(tr("<b>No step selected</b>"));
+    where_->setText(tr("Open a trace and pick a pass or a rewrite step in the Trace browser."));
+    before_->clear();
+    after_->clear();
+    diff_->clear();
+    return;
+  }
+  const QString passLine = tr("pass <b>%1</b> · graph_rewrite at %2:%3")
+                               .arg(QString::fromStdString(pass->name).toHtmlEscaped(), shortSourcePath(pass->file))
+                               .arg(pass->line);
+  if (!st.error.isEmpty()) {
+    title_->setText(tr("<b>This step cannot be shown</b>"));
+    where_->setText(st.error.toHtmlEscaped());
+    before_->clear();
+    after_->clear();
+    diff_->clear();
+    return;
+  }
+  if (!st.match) {
+    title_->setText(tr("<b>Input of the pass</b> · %1 matches follow").arg(st.steps));
+    where_->setText(passLine + (st.steps > 0 ? tr("<br>Press → to step through its rewrites.") : QString()));
+    before_->clear();
+    after_->setPlainText(uopTreeText(st.graph, 6, 300));
+    diff_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    diff_->setPlainText(st.steps > 0 ? tr("Step 0 is the graph the pass started from: no rule has fired yet.")
+                                      : tr("No rule matched in this pass: the graph went through unchanged."));
+    tabs_->setCurrentIndex(st.steps > 0 ? 0 : 1);
+    return;
+  }
+  const loupe::TraceMatch& m = *st.match;
+  title_->setText(tr("<b>%1</b> &nbsp;<span style=\"color:gray\">step %2 of %3 · %4</span>")
+                      .arg(QString::fromStdString(m.rule_name).toHtmlEscaped())
+                      .arg(st.step)
+                      .arg(st.steps)
+                      .arg(formatNanoseconds(m.ns)));
+  where_->setText(tr("rule at <tt>%1:%2</tt><br>%3").arg(shortSourcePath(m.rule_file)).arg(m.rule_line).arg(passLine));
+  diff_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  before_->setPlainText(uopTreeText(st.changes.before));
+  after_->setPlainText(uopTreeText(st.changes.after));
+  std::vector<std::string> diff;
+  if (st.changes.before && st.changes.after)
+    diff = loupe::unified_diff(loupe::uop_listing(st.changes.before), loupe::uop_listing(st.changes.after), 3);
+  QStringList lines;
+  lines << tr("--- matched node (%1 nodes)").arg(st.changes.before ? st.changes.before->toposort().size() : 0)
+        << tr("+++ replacement (%1 nodes)").arg(st.changes.after ? st.changes.after->toposort().size() : 0);
+  for (const std::string& l : diff) lines << QString::fromStdString(l);
+  if (diff.empty()) lines << tr(" (the listings are equal)");
+  diff_->setPlainText(lines.join(QLatin1Char('\n')));
+}
+
+} // namespace loupe::views

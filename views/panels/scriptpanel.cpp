@@ -1,0 +1,265 @@
+#include "panels/scriptpanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QEvent>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "panels/kernelnamedelegate.h"
+#include "panels/scripthighlighter.h"
+#include "runtime/device.h"
+#include "session/scriptrunner.h"
+#include "session/session.h"
+
+namespace loupe::views {
+
+namespace {
+QString readText(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+} // namespace
+
+QMap<QString, QString> ScriptPanel::examples() {
+  QMap<QString, QString> out;
+  QDirIterator bundled(QStringLiteral(":/examples"), {QStringLiteral("*.py")}, QDir::Files);
+  while (bundled.hasNext()) {
+    const QString p = bundled.next();
+    out.insert(QFileInfo(p).fileName(), readText(p));
+  }
+  // A folder on disk adds examples written after this build (and wins for the same name).
+  QStringList dirs;
+  if (const QString src = qEnvironmentVariable("LOUPE_SOURCE_DIR"); !src.isEmpty())
+    dirs << QDir(src).filePath(QStringLiteral("resources/examples"));
+  const QDir app(QCoreApplication::applicationDirPath());
+  dirs << app.filePath(QStringLiteral("../resources/examples")) << app.filePath(QStringLiteral("../../resources/examples"))
+       << app.filePath(QStringLiteral("../share/loupe/examples"));
+  for (const QString& d : dirs) {
+    QDir dir(d);
+    if (!dir.exists()) continue;
+    for (const QFileInfo& fi : dir.entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name))
+      out.insert(fi.fileName(), readText(fi.filePath()));
+    break;
+  }
+  return out;
+}
+
+ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
+    : QWidget(parent), session_(session), runner_(new ScriptRunner(this)) {
+  editor_ = new QPlainTextEdit(this);
+  editor_->setObjectName(QStringLiteral("scriptEditor"));
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  editor_->setFont(mono);
+  editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  editor_->setTabStopDistance(QFontMetricsF(mono).horizontalAdvance(QLatin1Char(' ')) * 4);
+  highlighter_ = new ScriptHighlighter(editor_->document());
+  highlighter_->setDark(isDarkPalette(palette()));
+  output_ = new QPlainTextEdit(this);
+  output_->setObjectName(QStringLiteral("scriptOutput"));
+  output_->setReadOnly(true);
+  output_->setFont(mono);
+  output_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  output_->setMaximumBlockCount(20000);
+  output_->setPlaceholderText(tr("The output of loupe-cli appears here (one DEBUG=2 line per kernel run)."));
+
+  examplesButton_ = new QToolButton(this);
+  examplesButton_->setText(tr("Examples"));
+  examplesButton_->setPopupMode(QToolButton::InstantPopup);
+  auto* menu = new QMenu(examplesButton_);
+  const QMap<QString, QString> ex = examples();
+  for (auto it = ex.begin(); it != ex.end(); ++it) {
+    const QString name = it.key(), text = it.value();
+    QAction* a = menu->addAction(name);
+    // the example's first comment line says what it is
+    a->setToolTip(text.section(QLatin1Char('\n'), 0, 0).remove(QRegularExpression(QStringLiteral("^#\\s*"))));
+    connect(a, &QAction::triggered, this, [this, name, text] { setScript(text, name); });
+  }
+  menu->setToolTipsVisible(true);
+  if (ex.isEmpty()) menu->addAction(tr("(no examples found)"))->setEnabled(false);
+  examplesButton_->setMenu(menu);
+
+  device_ = new QComboBox(this);
+  device_->setToolTip(tr("Device the script runs on (DEVICE)"));
+  device_->addItem(tr("default device"), QString());
+  noopt_ = new QCheckBox(tr("NOOPT"), this);
+  noopt_->setToolTip(tr("Run without kernel optimizations"));
+  beam_ = new QSpinBox(this);
+  beam_->setRange(0, 64);
+  beam_->setPrefix(tr("BEAM "));
+  beam_->setSpecialValueText(tr("BEAM off"));
+  beam_->setToolTip(tr("BEAM search width for kernel optimizations (0: hand-coded heuristics)"));
+  runButton_ = new QToolButton(this);
+  runButton_->setText(tr("▶ Run"));
+  runButton_->setToolTip(tr("Run the script in loupe-cli and open its trace (F5)"));
+  runButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  stopButton_ = new QToolButton(this);
+  stopButton_->setText(tr("■ Stop"));
+  stopButton_->setEnabled(false);
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("scriptStatus"));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(examplesButton_);
+  bar->addSpacing(8);
+  bar->addWidget(device_);
+  bar->addWidget(noopt_);
+  bar->addWidget(beam_);
+  bar->addSpacing(8);
+  bar->addWidget(runButton_);
+  bar->addWidget(stopButton_);
+  bar->addSpacing(8);
+  bar->addWidget(status_, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(editor_);
+  split->addWidget(output_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  lay->setSpacing(4);
+  lay->addLayout(bar);
+  lay->addWidget(split, 1);
+
+  connect(runButton_, &QToolButton::clicked, this, &ScriptPanel::run);
+  connect(stopButton_, &QToolButton::clicked, this, &ScriptPanel::stop);
+  connect(runner_, &ScriptRunner::output, this, &ScriptPanel::appendOutput);
+  connect(runner_, &ScriptRunner::traceStarted, this, [this](const QString& path) {
+    traceOpened_ = true;
+    session_->open(path);
+  });
+  connect(runner_, &ScriptRunner::traceGrew, this, [this](const QString& path) {
+    if (session_->isLoading()) return;  // the previous read is still going; the next tick catches up
+    if (session_->path() == path) session_->reload();
+    else session_->open(path);  // the first open failed (header not complete yet): try again
+  });
+  connect(runner_, &ScriptRunner::finished, this, [this](int code, bool crashed, const QString& message) {
+    runButton_->setEnabled(true);
+    stopButton_->setEnabled(false);
+    const bool ok = !crashed && code == 0;
+    if (QFileInfo::exists(runTrace_)) {
+      if (session_->path() == runTrace_) session_->reload();
+      else session_->open(runTrace_);
+    }
+    if (ok) setStatus(tr("Finished: the trace is open."));
+    else setStatus(crashed ? tr("loupe-cli crashed — the app is fine; see the output.") : message, true);
+    if (!ok) appendOutput(QStringLiteral("\n%1\n").arg(crashed ? tr("[loupe-cli crashed]") : tr("[loupe-cli failed: %1]").arg(message)), true);
+    Q_EMIT runFinished(ok, message);
+  });
+  fillDevices();
+  if (!ex.isEmpty()) {
+    const QString first = ex.contains(QStringLiteral("matmul_relu_sum.py")) ? QStringLiteral("matmul_relu_sum.py") : ex.firstKey();
+    setScript(ex.value(first), first);
+  }
+  if (runner_->cliPath().isEmpty()) setStatus(tr("loupe-cli not found: Run is unavailable"), true);
+  runButton_->setEnabled(!runner_->cliPath().isEmpty());
+}
+
+void ScriptPanel::fillDevices() {
+  // Probing devices may load drivers: do it off the GUI thread.
+  auto* watcher = new QFutureWatcher<std::vector<loupe::DeviceStatus>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    auto* model = qobject_cast<QStandardItemModel*>(device_->model());
+    for (const loupe::DeviceStatus& d : watcher->result()) {
+      device_->addItem(QString::fromStdString(d.name), QString::fromStdString(d.name));
+      const int row = device_->count() - 1;
+      if (!d.available && model) {
+        model->item(row)->setEnabled(false);
+        model->item(row)->setToolTip(QString::fromStdString(d.reason));
+        device_->setItemText(row, QStringLiteral("%1 (unavailable)").arg(QString::fromStdString(d.name)));
+      }
+    }
+  });
+  watcher->setFuture(QtConcurrent::run([] {
+    try {
+      return loupe::list_devices();
+    } catch (const std::exception&) {
+      return std::vector<loupe::DeviceStatus>{};
+    }
+  }));
+}
+
+void ScriptPanel::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) highlighter_->setDark(isDarkPalette(palette()));
+  QWidget::changeEvent(event);
+}
+
+void ScriptPanel::setScript(const QString& text, const QString& name) {
+  editor_->setPlainText(text);
+  name_ = name;
+  setStatus(tr("%1 — press Run (F5)").arg(name));
+}
+
+QString ScriptPanel::script() const { return editor_->toPlainText(); }
+
+bool ScriptPanel::loadScriptFile(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("cannot read %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  setScript(QString::fromUtf8(f.readAll()), QFileInfo(path).fileName());
+  return true;
+}
+
+bool ScriptPanel::isRunTrace(const QString& path) const { return !runTrace_.isEmpty() && path == runTrace_; }
+QString ScriptPanel::statusText() const { return status_->text(); }
+
+bool ScriptPanel::run() {
+  ScriptRunOptions opts;
+  opts.device = device_->currentData().toString();
+  opts.noopt = noopt_->isChecked();
+  opts.beam = beam_->value();
+  output_->clear();
+  traceOpened_ = false;
+  if (!runner_->start(script(), name_, opts)) {
+    setStatus(runner_->errorText(), true);
+    appendOutput(runner_->errorText() + QLatin1Char('\n'), true);
+    return false;
+  }
+  runTrace_ = runner_->tracePath();
+  appendOutput(QStringLiteral("$ loupe-cli %1\n").arg(runner_->arguments().join(QLatin1Char(' '))), false);
+  runButton_->setEnabled(false);
+  stopButton_->setEnabled(true);
+  setStatus(tr("Running %1…").arg(name_));
+  Q_EMIT runStarted();
+  return true;
+}
+
+void ScriptPanel::stop() { runner_->stop(); }
+
+void ScriptPanel::appendOutput(const QString& text, bool error) {
+  QTextCursor c(output_->document());
+  c.movePosition(QTextCursor::End);
+  QTextCharFormat f;
+  if (error) f.setForeground(isDarkPalette(palette()) ? QColor(0xff, 0x8a, 0x80) : QColor(0xb7, 0x1c, 0x1c));
+  c.insertText(text, f);
+  output_->verticalScrollBar()->setValue(output_->verticalScrollBar()->maximum());
+}
+
+void ScriptPanel::setStatus(const QString& text, bool error) {
+  status_->setText(text);
+  status_->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+}
+
+} // namespace loupe::views

@@ -1,0 +1,79 @@
+// The Script panel: an editor for tensor scripts with the bundled examples, device / NOOPT / BEAM
+// controls and Run. A run happens in a loupe-cli child process (ScriptRunner) writing a temporary
+// trace; the session opens it as soon as it exists and reloads it while it grows, so the panels fill
+// in during the run. The child's output and errors appear below the editor; if it crashes, the app
+// reports it and carries on.
+#pragma once
+#include <QMap>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QSpinBox;
+class QToolButton;
+
+namespace loupe::views {
+
+class ScriptHighlighter;
+class ScriptRunner;
+class Session;
+
+class ScriptPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit ScriptPanel(Session* session, QWidget* parent = nullptr);
+
+  // Bundled examples by file name (name -> text): the ones compiled into the app and those in an
+  // examples folder found beside it (the source tree's resources/examples when run from a build).
+  static QMap<QString, QString> examples();
+  void setScript(const QString& text, const QString& name);
+  QString script() const;
+  QString scriptName() const { return name_; }
+  bool loadScriptFile(const QString& path, QString* error = nullptr);
+
+  ScriptRunner* runner() const { return runner_; }
+  QPlainTextEdit* editor() const { return editor_; }
+  QPlainTextEdit* outputView() const { return output_; }
+  QComboBox* deviceBox() const { return device_; }
+  QCheckBox* nooptBox() const { return noopt_; }
+  QSpinBox* beamBox() const { return beam_; }
+  // True for the trace of the current or last run (its load errors while growing are expected).
+  bool isRunTrace(const QString& path) const;
+  QString statusText() const;
+
+public Q_SLOTS:
+  bool run();
+  void stop();
+
+Q_SIGNALS:
+  void runStarted();
+  void runFinished(bool ok, const QString& message);
+
+protected:
+  void changeEvent(QEvent* event) override;
+
+private:
+  void appendOutput(const QString& text, bool error);
+  void setStatus(const QString& text, bool error = false);
+  void fillDevices();
+
+  Session* session_;
+  ScriptRunner* runner_;
+  ScriptHighlighter* highlighter_;
+  QPlainTextEdit* editor_;
+  QPlainTextEdit* output_;
+  QComboBox* device_;
+  QCheckBox* noopt_;
+  QSpinBox* beam_;
+  QToolButton* examplesButton_;
+  QToolButton* runButton_;
+  QToolButton* stopButton_;
+  QLabel* status_;
+  QString name_ = QStringLiteral("script.py");
+  QString runTrace_;
+  bool traceOpened_ = false;
+};
+
+} // namespace loupe::views

@@ -1,0 +1,157 @@
+#include "panels/tracebrowserpanel.h"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "panels/kernelnamedelegate.h"
+#include "session/session.h"
+#include "session/tracebrowsermodel.h"
+
+namespace loupe::views {
+
+TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
+    : QWidget(parent), session_(session), model_(new TraceBrowserModel(this)), proxy_(new TraceFilterProxy(this)) {
+  proxy_->setSourceModel(model_);
+  proxy_->setHideEmptyPasses(true);
+
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText(tr("Filter kernels, passes, rules…"));
+  filter_->setClearButtonEnabled(true);
+  hideEmpty_ = new QToolButton(this);
+  hideEmpty_->setText(tr("Hide empty"));
+  hideEmpty_->setToolTip(tr("Hide passes in which no rule matched"));
+  hideEmpty_->setCheckable(true);
+  hideEmpty_->setChecked(true);
+  summary_ = new QLabel(this);
+  summary_->setObjectName(QStringLiteral("traceSummary"));
+  summary_->setWordWrap(true);
+
+  tree_ = new QTreeView(this);
+  tree_->setModel(proxy_);
+  tree_->setUniformRowHeights(true);
+  tree_->setAlternatingRowColors(true);
+  tree_->setItemDelegateForColumn(TraceBrowserModel::NameColumn,
+                                  new KernelNameDelegate(TraceBrowserModel::KernelNameRole, tree_));
+  tree_->header()->setStretchLastSection(false);
+  tree_->header()->setSectionResizeMode(TraceBrowserModel::NameColumn, QHeaderView::Stretch);
+  tree_->header()->setSectionResizeMode(TraceBrowserModel::MatchesColumn, QHeaderView::ResizeToContents);
+  tree_->header()->setSectionResizeMode(TraceBrowserModel::TimeColumn, QHeaderView::ResizeToContents);
+  tree_->setSelectionMode(QAbstractItemView::SingleSelection);
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(filter_, 1);
+  bar->addWidget(hideEmpty_);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  lay->setSpacing(4);
+  lay->addLayout(bar);
+  lay->addWidget(tree_, 1);
+  lay->addWidget(summary_);
+
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    proxy_->setFilterFixedString(text);
+    if (!text.isEmpty()) tree_->expandToDepth(0);
+    followSelection();
+  });
+  connect(hideEmpty_, &QToolButton::toggled, this, [this](bool on) {
+    proxy_->setHideEmptyPasses(on);
+    followSelection();
+    Q_EMIT hideEmptyPassesChanged(on);
+  });
+  connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) { onCurrentChanged(current); });
+  connect(session_, &Session::loaded, this, [this] { rebuild(false); });
+  connect(session_, &Session::updated, this, [this] { rebuild(true); });
+  connect(session_, &Session::closed, this, [this] { rebuild(false); });
+  connect(session_, &Session::stepChanged, this, [this] { followSelection(); });
+  model_->setDarkPalette(isDarkPalette(palette()));
+  if (session_->hasTrace()) rebuild(false);
+  updateSummary();
+}
+
+void TraceBrowserPanel::setHideEmptyPasses(bool hide) { hideEmpty_->setChecked(hide); }
+bool TraceBrowserPanel::hidesEmptyPasses() const { return hideEmpty_->isChecked(); }
+
+void TraceBrowserPanel::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) model_->setDarkPalette(isDarkPalette(palette()));
+  QWidget::changeEvent(event);
+}
+
+void TraceBrowserPanel::rebuild(bool keepExpansion) {
+  // Expansion is remembered by context and pass id, so a reload of a growing trace keeps it.
+  QSet<qint64> contexts, passes;
+  if (keepExpansion) {
+    std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+      for (int r = 0; r < proxy_->rowCount(parent); r++) {
+        QModelIndex i = proxy_->index(r, 0, parent);
+        if (!tree_->isExpanded(i)) continue;
+        if (i.data(TraceBrowserModel::KindRole).toInt() == TraceBrowserModel::ContextItem)
+          contexts.insert(i.data(TraceBrowserModel::ContextIdRole).toLongLong());
+        else
+          passes.insert(i.data(TraceBrowserModel::PassIdRole).toLongLong());
+        walk(i);
+      }
+    };
+    walk({});
+  }
+  syncing_ = true;
+  if (session_->hasTrace())
+    model_->setTrace(session_->snapshot(), [s = session_](int64_t pass) { return s->matches(pass); });
+  else
+    model_->clear();
+  for (qint64 c : contexts) tree_->expand(proxy_->mapFromSource(model_->indexForContext(c)));
+  for (qint64 p : passes) tree_->expand(proxy_->mapFromSource(model_->indexForPass(p)));
+  syncing_ = false;
+  updateSummary();
+  followSelection();
+}
+
+void TraceBrowserPanel::updateSummary() {
+  if (!session_->hasTrace()) {
+    summary_->setText(tr("No trace open."));
+    return;
+  }
+  const TraceSnapshot& t = session_->trace();
+  summary_->setText(tr("%1 kernels · %2 passes · %3 matches · %4 nodes%5")
+                        .arg(t.kernels.size())
+                        .arg(t.passes.size())
+                        .arg(t.totalMatches())
+                        .arg(t.nodeCount)
+                        .arg(t.finished ? QString() : tr(" · still being written")));
+}
+
+void TraceBrowserPanel::followSelection() {
+  if (!session_->hasTrace()) return;
+  const Selection& sel = session_->selection();
+  QModelIndex src = sel.step > 0 ? model_->indexForStep(sel.pass, sel.step) : model_->indexForPass(sel.pass);
+  QModelIndex i = proxy_->mapFromSource(src);
+  if (!i.isValid()) i = proxy_->mapFromSource(model_->indexForContext(sel.context));  // e.g. a hidden empty pass
+  if (!i.isValid() || i == tree_->currentIndex()) return;
+  syncing_ = true;
+  tree_->setCurrentIndex(i);
+  tree_->scrollTo(i);
+  syncing_ = false;
+}
+
+void TraceBrowserPanel::onCurrentChanged(const QModelIndex& current) {
+  if (syncing_ || !current.isValid()) return;
+  switch (current.data(TraceBrowserModel::KindRole).toInt()) {
+  case TraceBrowserModel::ContextItem: {
+    session_->selectContext(current.data(TraceBrowserModel::ContextIdRole).toLongLong());
+    break;
+  }
+  case TraceBrowserModel::PassItem: session_->selectPass(current.data(TraceBrowserModel::PassIdRole).toLongLong(), 0); break;
+  case TraceBrowserModel::StepItem:
+    session_->selectPass(current.data(TraceBrowserModel::PassIdRole).toLongLong(),
+                         current.data(TraceBrowserModel::StepRole).toLongLong());
+    break;
+  }
+}
+
+} // namespace loupe::views

@@ -1,0 +1,69 @@
+// Runs a tensor script in a `loupe-cli run SCRIPT --trace TMP.loupe` child process, so a crashing
+// kernel cannot take the app down. While the child runs, the trace it writes is polled: traceStarted
+// once the file exists, traceGrew on every later tick (the session reloads it), finished at the end
+// with the exit status and whatever the child printed on stderr.
+#pragma once
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <memory>
+
+namespace loupe::views {
+
+struct ScriptRunOptions {
+  QString device;   // "" = loupe-cli's default
+  bool noopt = false;
+  int beam = 0;     // 0 = no BEAM search
+  int debug = 2;    // DEBUG level of the child's output (2: one line per kernel run)
+};
+
+class ScriptRunner : public QObject {
+  Q_OBJECT
+public:
+  explicit ScriptRunner(QObject* parent = nullptr);
+  ~ScriptRunner() override;
+
+  // loupe-cli: $LOUPE_CLI, else next to this executable, else on PATH. Empty when none is found.
+  static QString findCli();
+  void setCliPath(const QString& path) { cli_ = path; }
+  QString cliPath() const { return cli_; }
+  void setPollInterval(int ms) { poll_.setInterval(ms); }
+
+  // Starts a run (stopping one that is running). False, with errorText(), when it cannot start.
+  bool start(const QString& scriptText, const QString& scriptName, const ScriptRunOptions& options);
+  void stop();
+  bool isRunning() const { return process_ && process_->state() != QProcess::NotRunning; }
+  QString tracePath() const { return tracePath_; }
+  QString scriptPath() const { return scriptPath_; }
+  QString errorText() const { return error_; }
+  QStringList arguments() const { return args_; }
+  // Everything the child printed so far.
+  QString standardOutput() const { return stdout_; }
+  QString standardError() const { return stderr_; }
+
+Q_SIGNALS:
+  void started(const QString& tracePath);
+  void output(const QString& text, bool isError);
+  void traceStarted(const QString& tracePath);
+  void traceGrew(const QString& tracePath);
+  // exitCode is meaningful when !crashed; message summarizes what happened for the user.
+  void finished(int exitCode, bool crashed, const QString& message);
+
+private:
+  void onPoll();
+  void onFinished(int exitCode, QProcess::ExitStatus status);
+
+  QString cli_;
+  std::unique_ptr<QTemporaryDir> dir_;
+  QProcess* process_ = nullptr;
+  QTimer poll_;
+  QString tracePath_, scriptPath_, error_, stdout_, stderr_;
+  QStringList args_;
+  bool traceSeen_ = false;
+  bool stopping_ = false;
+  int runs_ = 0;
+};
+
+} // namespace loupe::views
