@@ -55,6 +55,9 @@ ScriptCommandLine parse_script_command_line(const std::vector<std::string>& args
     } else if (a == "--trace" && cmd == ScriptCommand::Run) {
       cl.trace_path = value();
       if (cl.trace_path.empty()) throw Error("--trace needs a file name");
+    } else if (a == "--compare-noopt" && cmd == ScriptCommand::Run) {
+      no_value();
+      cl.compare_noopt = true;
     } else if (a == "--json" && cmd == ScriptCommand::Eval) {
       no_value();
       cl.json = true;
@@ -62,11 +65,13 @@ ScriptCommandLine parse_script_command_line(const std::vector<std::string>& args
       no_value();
       cl.jsonl = true;
     } else {
-      std::string accepted = cmd == ScriptCommand::Run ? "--device D, --noopt, --beam N, --debug N, --trace OUT.loupe"
+      std::string accepted = cmd == ScriptCommand::Run ? "--device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt"
                                                        : "--json, --jsonl, --device D, --noopt, --beam N, --debug N";
       throw Error(cat("unknown option '", args[i], "' (", name, " accepts ", accepted, ")"));
     }
   }
+  if (cl.compare_noopt && cl.noopt)
+    throw Error("--compare-noopt times each optimized kernel against its NOOPT version; drop --noopt to use it");
   if (cmd == ScriptCommand::Run && cl.files.size() != 1)
     throw Error(cat("run needs exactly one script (loupe-cli run SCRIPT.py [options]), got ", cl.files.size()));
   if (cmd == ScriptCommand::Eval) {
@@ -84,6 +89,7 @@ void apply_engine_options(const ScriptCommandLine& cl) {
   if (cl.noopt) o.noopt = true;
   if (cl.beam) o.beam = *cl.beam;
   if (cl.debug) o.debug = *cl.debug;
+  if (cl.compare_noopt) o.compare_noopt = true;
 }
 
 } // namespace loupe::script

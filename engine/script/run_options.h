@@ -1,5 +1,5 @@
 // The command line of `loupe-cli run` and `loupe-cli eval` (DESIGN.md §6): --device D, --noopt,
-// --beam N, --debug N (both), --trace OUT.loupe (run), --json / --jsonl (eval). Values are checked
+// --beam N, --debug N (both), --trace OUT.loupe and --compare-noopt (run), --json / --jsonl (eval). Values are checked
 // here; applying them sets the engine's Options (support/options.h) for this process.
 #pragma once
 #include <optional>
@@ -15,6 +15,7 @@ struct ScriptCommandLine {
   std::optional<int> beam;
   std::optional<int> debug;
   std::string trace_path;  // run only
+  bool compare_noopt = false;  // run only: also time each kernel's NOOPT version and print both
   bool json = false;       // eval only
   bool jsonl = false;      // eval only
 };

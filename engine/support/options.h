@@ -1,5 +1,6 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
-// settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS.
+// settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
+// COMPARE_NOOPT.
 #pragma once
 #include <string>
 
@@ -13,6 +14,7 @@ struct Options {
   bool viz = false;         // record a trace and open it in Loupe at exit
   std::string trace_path;   // LOUPE_TRACE: write a trace here
   int threads = 0;          // CPU threads per kernel (0 = all cores)
+  bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
 
   static Options from_env();
 };

@@ -17,6 +17,7 @@
 #include "support/options.h"
 #include "tensor/buffer_ref.h"
 #include "tensor/host_data.h"
+#include "tensor/noopt_compare.h"
 #include "tensor/tensor.h"
 #include "trace/trace_session.h"
 
@@ -28,6 +29,7 @@ struct CompiledKernel {
   KernelPlan plan;
   std::shared_ptr<Program> program;
   int64_t trace_kernel_id = -1;
+  bool noopt_compared = false;  // COMPARE_NOOPT: its NOOPT version was timed
 };
 
 std::mutex cache_mutex;
@@ -141,7 +143,7 @@ void run_schedule(const Schedule& schedule) {
     std::vector<void*> handles;
     for (const BufferParam& p : rk.buffers) handles.push_back(storages.at(p.index)->handle());
     int64_t start_ns = trace ? trace->writer().now_ns() : 0;
-    double seconds = ck->program->run(handles, {}, rk.global, rk.local, debug >= 2 || trace != nullptr);
+    double seconds = ck->program->run(handles, {}, rk.global, rk.local, debug >= 2 || trace != nullptr || options().compare_noopt);
     counters.kernel_count++;
     counters.global_ops += ck->plan.estimates.ops;
     counters.global_mem += ck->plan.estimates.mem;
@@ -164,6 +166,10 @@ void run_schedule(const Schedule& schedule) {
                               counters.time_sum_ns / 1e9, ck->plan.estimates.ops, ck->plan.estimates.mem,
                               ck->plan.estimates.lds, dev.allocator().used_bytes())
                 << "\n";
+    if (options().compare_noopt && !options().noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
+      ck->noopt_compared = true;
+      compare_with_noopt(ck->plan, *ck->program, dev, storages, ck->trace_kernel_id);
+    }
   }
 }
 

@@ -56,6 +56,9 @@ struct KernelRun {
   int64_t duration_ns = 0;
   int64_t flops = 0, mem = 0, lds = 0;
   int args = 0;                 // buffers passed
+  // "kernel": a run of the program; "compare_opt" / "compare_noopt": the optimized kernel and its NOOPT
+  // version timed side by side on scratch buffers (COMPARE_NOOPT), not part of the program's timeline
+  std::string kind = "kernel";
 };
 
 struct BufferAlloc {

@@ -452,7 +452,7 @@ void TraceWriter::enqueue_profile(ProfileRow row) {
 
 void TraceWriter::record_kernel_run(const KernelRun& r) {
   guarded([&] {
-    enqueue_profile({"kernel", r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
+    enqueue_profile({r.kind, r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
                      "", r.args});
   });
 }

@@ -7,8 +7,9 @@ cmake --preset release
 cmake --build --preset release
 EXAMPLE=resources/examples/mlp_forward.py
 TRACE=build/release/example.loupe
-# Record the example's trace (every rewrite, kernel and kernel run) with the engine just built.
-build/release/bin/loupe-cli run "$EXAMPLE" --trace "$TRACE"
+# Record the example's trace (every rewrite, kernel and kernel run, each optimized kernel timed
+# against its NOOPT version) with the engine just built.
+build/release/bin/loupe-cli run "$EXAMPLE" --trace "$TRACE" --compare-noopt
 if [ -x build/release/bin/loupe ]; then
   exec build/release/bin/loupe "$TRACE" "$@"
 else

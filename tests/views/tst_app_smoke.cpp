@@ -7,6 +7,8 @@
 // persist, and no listening socket is ever opened.
 //
 // With LOUPE_SCREENSHOT_DIR set, every panel and the whole window are saved there as PNGs.
+#include <cmath>
+
 #include <QAbstractItemView>
 #include <QDir>
 #include <QDockWidget>
@@ -24,6 +26,7 @@
 #include <QtTest>
 
 #include "code/codeview.h"
+#include "code/comparesummary.h"
 #include "code/compareview.h"
 #include "graph/graph_panel.h"
 #include "graph/graph_scene.h"
@@ -112,7 +115,7 @@ private Q_SLOTS:
     if (!cli.isEmpty() && !src.isEmpty()) {
       QProcess p;
       p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/mlp_forward.py")),
-                    QStringLiteral("--trace"), trace_});
+                    QStringLiteral("--trace"), trace_, QStringLiteral("--compare-noopt")});
       if (p.waitForFinished(300000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) recordedBy_ = QStringLiteral("loupe-cli");
       else qWarning("loupe-cli run failed (%s); recording in-process instead", p.readAllStandardError().constData());
     }
@@ -157,6 +160,12 @@ private Q_SLOTS:
     QVERIFY(w.codePanel()->headerText().contains(QString::fromStdString(t.kernels[1].name)));
     QVERIFY(!w.codePanel()->codeView()->toPlainText().isEmpty());
     QCOMPARE(w.comparePanel()->compareView()->input().optimized.name, QString::fromStdString(t.kernels[1].name));
+    if (recordedBy_ == QLatin1String("loupe-cli") && !t.kernels[1].opts.empty()) {
+      // recorded with --compare-noopt: both versions were timed, so the speed-up is known
+      const CompareInput in = w.comparePanel()->compareView()->input();
+      QVERIFY(in.noopt.seconds > 0 && in.optimized.seconds > 0);
+      QVERIFY(std::isfinite(compareSpeedup(in)));
+    }
 
     // 50 matches with the keyboard, focus in the graph.
     w.graphPanel()->view()->setFocus();

@@ -101,6 +101,10 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   device_->addItem(tr("default device"), QString());
   noopt_ = new QCheckBox(tr("NOOPT"), this);
   noopt_->setToolTip(tr("Run without kernel optimizations"));
+  compare_ = new QCheckBox(tr("Time NOOPT"), this);
+  compare_->setChecked(true);
+  compare_->setToolTip(tr("Also time each optimized kernel's NOOPT version, for the speed-up in Compare"));
+  connect(noopt_, &QCheckBox::toggled, compare_, [this](bool on) { compare_->setEnabled(!on); });
   beam_ = new QSpinBox(this);
   beam_->setRange(0, 64);
   beam_->setPrefix(tr("BEAM "));
@@ -123,6 +127,7 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   bar->addSpacing(8);
   bar->addWidget(device_);
   bar->addWidget(noopt_);
+  bar->addWidget(compare_);
   bar->addWidget(beam_);
   bar->addSpacing(8);
   bar->addWidget(runButton_);
@@ -229,6 +234,7 @@ bool ScriptPanel::run() {
   ScriptRunOptions opts;
   opts.device = device_->currentData().toString();
   opts.noopt = noopt_->isChecked();
+  opts.compareNoopt = !opts.noopt && compare_->isChecked();
   opts.beam = beam_->value();
   output_->clear();
   traceOpened_ = false;

@@ -38,6 +38,7 @@ public:
   QPlainTextEdit* outputView() const { return output_; }
   QComboBox* deviceBox() const { return device_; }
   QCheckBox* nooptBox() const { return noopt_; }
+  QCheckBox* compareNooptBox() const { return compare_; }
   QSpinBox* beamBox() const { return beam_; }
   // True for the trace of the current or last run (its load errors while growing are expected).
   bool isRunTrace(const QString& path) const;
@@ -66,6 +67,7 @@ private:
   QPlainTextEdit* output_;
   QComboBox* device_;
   QCheckBox* noopt_;
+  QCheckBox* compare_;
   QSpinBox* beam_;
   QToolButton* examplesButton_;
   QToolButton* runButton_;

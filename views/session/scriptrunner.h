@@ -15,6 +15,7 @@ namespace loupe::views {
 struct ScriptRunOptions {
   QString device;   // "" = loupe-cli's default
   bool noopt = false;
+  bool compareNoopt = false;  // also time each optimized kernel's NOOPT version (--compare-noopt)
   int beam = 0;     // 0 = no BEAM search
   int debug = 2;    // DEBUG level of the child's output (2: one line per kernel run)
 };

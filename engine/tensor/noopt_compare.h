@@ -1,0 +1,42 @@
+// Optimized against NOOPT, kernel by kernel: with COMPARE_NOOPT (or `loupe-cli run --compare-noopt`)
+// the engine also compiles each optimized kernel without optimizations and times both versions the
+// same way (best of a few runs, on scratch copies of the buffers they write), so the two timings come
+// from the same inputs and the program's own results are untouched. The comparisons are kept for the
+// CLI to print and go into the trace as profile events of kinds "compare_opt" and "compare_noopt".
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/pipeline.h"
+
+namespace loupe {
+
+class Buffer;
+class Device;
+class Program;
+
+struct NooptComparison {
+  std::string device;
+  std::string name;                       // the optimized kernel's name
+  std::string noopt_name;                 // the NOOPT kernel's name (axes differ)
+  std::vector<std::string> opts;          // opts of the optimized kernel
+  double opt_seconds = 0, noopt_seconds = 0;
+  int64_t flops = 0, mem = 0;             // Estimates of the optimized kernel
+  std::string opt_source, noopt_source;
+};
+
+// Plans and compiles the NOOPT version of `opt`, then times `opt_program` and it with `buffers` (one
+// per DEFINE_GLOBAL, as the optimized run had them; writable ones are replaced by scratch copies).
+// Records the two timings for `trace_kernel_id` when a trace is being written.
+NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, Device& dev,
+                                   const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id);
+
+// A header line (names, opts, both timings, the speed-up) and the two sources in columns of
+// `column_width` characters (longer lines are cut with a '>' marker), optimized on the left.
+std::string format_comparison(const NooptComparison& c, int column_width = 80);
+
+// The comparisons made so far in this process, in run order; taking them clears the list.
+std::vector<NooptComparison> take_noopt_comparisons();
+
+} // namespace loupe
