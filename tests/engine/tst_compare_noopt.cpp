@@ -1,0 +1,126 @@
+// Optimized against NOOPT (COMPARE_NOOPT / `loupe-cli run --compare-noopt`): both versions of each
+// optimized kernel are timed on scratch buffers, the program's results are those of the optimized
+// kernels alone, the comparison reaches the trace, and the CLI prints the two sources side by side.
+#include <QtTest>
+
+#include "support/options.h"
+#include "tensor/noopt_compare.h"
+#include "tensor/tensor.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_session.h"
+
+using namespace loupe;
+
+namespace {
+
+// A matmul plus a bias and a ReLU: the reduce gets opts, the output is written (scratch must protect it).
+std::vector<double> program() {
+  Tensor a = Tensor::arange(48).reshape({6, 8}).cast(dtypes::float32) * 0.1;
+  Tensor b = Tensor::arange(40).reshape({8, 5}).cast(dtypes::float32) * -0.05 + 1.0;
+  return (a.matmul(b) + 0.5).relu().to_vector();
+}
+
+struct CompareScope {
+  bool saved = options().compare_noopt;
+  explicit CompareScope(bool on) { options().compare_noopt = on; }
+  ~CompareScope() { options().compare_noopt = saved; }
+};
+
+struct Result {
+  int code = -1;
+  QString out, err;
+};
+
+Result cli(const QStringList& args) {
+  QProcess p;
+  p.start(qEnvironmentVariable("LOUPE_CLI"), args);
+  if (!p.waitForStarted()) return {};
+  p.waitForFinished(300000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+} // namespace
+
+class TestCompareNoopt : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void in_process() {
+    take_noopt_comparisons();
+    std::vector<double> plain;
+    {
+      CompareScope off(false);
+      plain = program();
+    }
+    QVERIFY(take_noopt_comparisons().empty());
+    std::vector<double> compared;
+    {
+      CompareScope on(true);
+      compared = program();
+    }
+    QCOMPARE(compared, plain);  // the NOOPT runs wrote only scratch buffers
+    std::vector<NooptComparison> cs = take_noopt_comparisons();
+    QVERIFY(!cs.empty());
+    for (const NooptComparison& c : cs) {
+      QVERIFY(!c.opts.empty());  // only optimized kernels are compared
+      QVERIFY(c.opt_seconds > 0);
+      QVERIFY(c.noopt_seconds > 0);
+      QVERIFY(c.opt_source != c.noopt_source);
+      const QString text = QString::fromStdString(format_comparison(c, 60));
+      QVERIFY(text.startsWith(QString::fromStdString("=== " + c.name + " on CPU: optimized ")));
+      QVERIFY(text.contains("speed-up"));
+      // every source line sits in a column of 60, then " | "
+      const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
+      for (int i = 3; i < lines.size(); i++) QVERIFY2(lines[i].size() <= 60 + 3 + 60, qPrintable(lines[i]));
+    }
+    QVERIFY(take_noopt_comparisons().empty());  // taking them clears the list
+  }
+
+  void into_the_trace() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("compare.loupe").toStdString();
+    {
+      CompareScope on(true);
+      TraceSession::start(path);
+      // a program no earlier test compiled, so its kernels are recorded in this trace
+      Tensor a = Tensor::arange(35).reshape({5, 7}).cast(dtypes::float32) * 0.25;
+      Tensor b = Tensor::arange(21).reshape({7, 3}).cast(dtypes::float32) - 4.0;
+      a.matmul(b).sum(1).to_vector();
+      TraceSession::finish();
+    }
+    take_noopt_comparisons();
+    TraceReader r(path);
+    int opt = 0, noopt = 0;
+    for (const TraceEvent& e : r.profile()) {
+      if (e.kind == "compare_opt") opt++;
+      if (e.kind == "compare_noopt") {
+        noopt++;
+        QVERIFY(e.kernel_id >= 0);
+        QVERIFY(e.duration_ns > 0);
+      }
+    }
+    QVERIFY(noopt > 0);
+    QCOMPARE(opt, noopt);
+  }
+
+  void command_line() {
+    if (qEnvironmentVariableIsEmpty("LOUPE_CLI")) QSKIP("LOUPE_CLI is not set");
+    QTemporaryDir dir;
+    QFile f(dir.filePath("mm.py"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("a = Tensor.arange(12).reshape(3, 4).float() * 0.5\nb = Tensor.arange(8).reshape(4, 2).float()\nout = (a @ b).sum(1)\n");
+    f.close();
+    Result r = cli({"run", f.fileName(), "--compare-noopt"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("compared with NOOPT"), qPrintable(r.out));
+    QVERIFY(r.out.contains("--- optimized "));
+    QVERIFY(r.out.contains(" | --- NOOPT "));
+    QVERIFY(r.out.contains("speed-up"));
+    Result bad = cli({"run", f.fileName(), "--compare-noopt", "--noopt"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains("drop --noopt"), qPrintable(bad.err));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCompareNoopt)
+#include "tst_compare_noopt.moc"
