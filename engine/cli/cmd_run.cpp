@@ -53,7 +53,11 @@ int run_main(const Args& args) {
   script::apply_engine_options(cl);
   std::string source = read_script(cl.files[0]);
 
-  TraceSession* session = cl.trace_path.empty() ? TraceSession::start_from_env() : &TraceSession::start(cl.trace_path);
+  // A trace asked for on the command line also counts every rule attempt, for the rule profiler.
+  TraceWriterOptions trace_options;
+  trace_options.count_attempts = true;
+  TraceSession* session =
+      cl.trace_path.empty() ? TraceSession::start_from_env() : &TraceSession::start(cl.trace_path, false, trace_options);
   bool viz = session && session->viz();
   if (session) {
     const Options& o = options();
