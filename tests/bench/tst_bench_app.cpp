@@ -1,0 +1,132 @@
+// Benchmark of the app on the bundled example's trace (prints one JSON object; no timed assertions):
+// opening the trace in the main window until it is loaded and painted, and stepping through matches
+// with the keyboard's Right key: the time until the step's graph is painted (the coarse picture) and
+// until its layout is final. Wall-clock and this process's CPU milliseconds.
+#include <QtTest>
+
+#if __has_include("panels/mainwindow.h")
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <ctime>
+
+#include "graph/graph_panel.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "panels/mainwindow.h"
+#include "session/session.h"
+
+using namespace loupe::views;
+
+namespace {
+
+double cpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
+
+struct Stopwatch {
+  QElapsedTimer wall;
+  double cpu0 = cpuMs();
+  Stopwatch() { wall.start(); }
+  QJsonObject read() const {
+    return {{"wall_ms", double(wall.nsecsElapsed()) * 1e-6}, {"cpu_ms", cpuMs() - cpu0}};
+  }
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+class BenchApp : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString trace_, example_;
+
+private Q_SLOTS:
+  void initTestCase() {
+    if (qEnvironmentVariableIsEmpty("LOUPE_CLI") || qEnvironmentVariableIsEmpty("LOUPE_SOURCE_DIR"))
+      QSKIP("needs LOUPE_CLI and LOUPE_SOURCE_DIR (run it through ctest)");
+    const QDir src(qEnvironmentVariable("LOUPE_SOURCE_DIR"));
+    // the richest bundled example there is
+    for (const char* name : {"resources/examples/train_cnn.py", "resources/examples/mlp_forward.py"})
+      if (QFile::exists(src.filePath(QString::fromLatin1(name)))) {
+        example_ = src.filePath(QString::fromLatin1(name));
+        break;
+      }
+    trace_ = dir_.filePath(QStringLiteral("bundled.loupe"));
+    QProcess p;
+    p.start(qEnvironmentVariable("LOUPE_CLI"), {QStringLiteral("run"), example_, QStringLiteral("--trace"), trace_,
+                                                   QStringLiteral("--compare-noopt")});
+    QVERIFY(p.waitForFinished(1200000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+  }
+
+  void openAndStep() {
+    QJsonObject out;
+    out.insert(QStringLiteral("example"), QFileInfo(example_).fileName());
+    out.insert(QStringLiteral("trace_bytes"), double(QFileInfo(trace_).size()));
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+    Stopwatch open;
+    w.openFile(trace_);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->hasTrace(), 60000);
+    QJsonObject loaded = open.read();
+    w.repaint();
+    QJsonObject painted = open.read();
+    out.insert(QStringLiteral("open_to_loaded"), loaded);
+    out.insert(QStringLiteral("open_to_painted"), painted);
+    const auto& t = w.session()->trace();
+    out.insert(QStringLiteral("kernels"), int(t.kernels.size()));
+    out.insert(QStringLiteral("passes"), int(t.passes.size()));
+
+    // Step through matches as a user does (Right), each until painted, then until the layout is final.
+    w.graphPanel()->view()->setFocus();
+    std::vector<double> toPaint, toFinal;
+    int maxNodes = 0;
+    for (int i = 0; i < 40; i++) {
+      Stopwatch step;
+      QTest::keyClick(w.graphPanel()->view(), Qt::Key_Right);
+      QCoreApplication::processEvents();
+      w.graphPanel()->view()->viewport()->repaint();
+      toPaint.push_back(step.read()[QStringLiteral("wall_ms")].toDouble());
+      QTRY_VERIFY_WITH_TIMEOUT(w.graphPanel()->layoutState() == GraphPanel::LayoutState::Final ||
+                                   w.graphPanel()->layoutState() == GraphPanel::LayoutState::Empty,
+                               60000);
+      toFinal.push_back(step.read()[QStringLiteral("wall_ms")].toDouble());
+      maxNodes = std::max(maxNodes, int(w.graphPanel()->scene()->graph().nodes.size()));
+    }
+    out.insert(QStringLiteral("steps"), 40);
+    out.insert(QStringLiteral("largest_step_graph_boxes"), maxNodes);
+    out.insert(QStringLiteral("median_step_to_painted_wall_ms"), median(toPaint));
+    out.insert(QStringLiteral("max_step_to_painted_wall_ms"), *std::max_element(toPaint.begin(), toPaint.end()));
+    out.insert(QStringLiteral("median_step_to_final_layout_wall_ms"), median(toFinal));
+    out.insert(QStringLiteral("max_step_to_final_layout_wall_ms"), *std::max_element(toFinal.begin(), toFinal.end()));
+    std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+  }
+};
+
+QTEST_MAIN(BenchApp)
+#else
+// Built without the views (no Qt Widgets or Graphviz): the same test, skipped.
+class BenchApp : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { QSKIP("built without the views (Qt Widgets and Graphviz)"); }
+  void openAndStep() {}
+};
+QTEST_APPLESS_MAIN(BenchApp)
+#endif
+#include "tst_bench_app.moc"
