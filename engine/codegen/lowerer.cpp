@@ -1,6 +1,10 @@
 #include "codegen/lowerer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
 
 #include "codegen/expander.h"
 #include "rewrite/graph_rewrite.h"
@@ -14,12 +18,147 @@ struct LowerContext {
   UOpList idxs;            // one index UOp per axis
   UOpList upcast_ranges;   // placeholders of upcast output axes: every accumulator is per value of them
   int64_t acc_count = 0;
+  // GPU GROUP/GROUPTOP: reduce axes split across the threads of a work-group (they index by lidx)
+  std::vector<int64_t> group_axes;
+  std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
+  std::vector<int64_t> full_shape;
+  int64_t temp_count = 0;
 };
 
 const ShapeTracker& view_st(const UOpPtr& v) { return *v->arg.object<ShapeTracker>(); }
 
 bool is_true(const UOpPtr& u) { return u->op == Ops::CONST && u->const_value() != 0; }
 bool is_false(const UOpPtr& u) { return u->op == Ops::CONST && u->const_value() == 0; }
+
+// Launch dimensions (reference map §10.2): at most three per kind, each within its limit (0 = none).
+// Too many dims merge neighbours; an oversized dim splits by its smallest factor into the next one.
+// Returns one index expression per original dim.
+std::optional<std::vector<int64_t>> merge_dims(std::vector<int64_t> dims, const std::array<int64_t, 3>& max) {
+  auto lim = [&](size_t i) { return max[i] > 0 ? max[i] : std::numeric_limits<int64_t>::max(); };
+  auto fits = [&] {
+    if (dims.size() > 3) return false;
+    for (size_t i = 0; i < dims.size(); i++)
+      if (dims[i] > lim(i)) return false;
+    return true;
+  };
+  while (!fits()) {
+    bool merged = false;
+    for (size_t i = 0; i < 3 && i + 1 < dims.size(); i++) {
+      if (dims[i] <= lim(i) / std::max<int64_t>(dims[i + 1], 1)) {
+        dims[i] *= dims[i + 1];
+        dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) return std::nullopt;
+  }
+  return dims;
+}
+
+std::vector<int64_t> split_dims(const std::vector<int64_t>& dims, const std::array<int64_t, 3>& max) {
+  auto lim = [&](size_t i) { return max[i] > 0 ? max[i] : std::numeric_limits<int64_t>::max(); };
+  bool ok = true;
+  for (size_t i = 0; i < dims.size() && i < 3; i++) ok = ok && dims[i] <= lim(i);
+  if (ok) return dims;
+  std::vector<int64_t> d = dims;
+  d.resize(3, 1);
+  for (size_t i = 0; i < 3; i++) {
+    while (d[i] > lim(i)) {
+      int64_t div = 1;
+      for (int64_t f = 2; f * f <= d[i]; f++)
+        if (d[i] % f == 0) {
+          div = f;
+          break;
+        }
+      if (div == 1) throw Error(cat("cannot fit launch dims of ", d[i], " into the device limit ", lim(i)));
+      d[i] /= div;
+      d[(i + 1) % 3] *= div;
+    }
+  }
+  if (d[2] == 1) d.pop_back();
+  if (d.size() == 2 && d[1] == 1) d.pop_back();
+  return d;
+}
+
+UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse) {
+  if (dims.empty()) return {};
+  if (reverse) std::reverse(dims.begin(), dims.end());
+  std::optional<std::vector<int64_t>> merged = merge_dims(dims, max);
+  if (!merged) throw Error(cat("cannot fit ", dims.size(), " launch dims with prefix ", prefix, " into the device limits"));
+  std::vector<int64_t> limited = *merged == dims ? split_dims(dims, max) : *merged;
+  UOpList raw;
+  for (size_t i = 0; i < limited.size(); i++)
+    raw.push_back(UOp::make(Ops::SPECIAL, dtypes::index, {UOp::cnst_int(dtypes::index, limited[i])},
+                            Arg(prefix + std::to_string(i))));
+  UOpList out;
+  if (limited.size() < dims.size()) {
+    // each launch dim covers a run of adjacent original dims (first one fastest)
+    size_t d = 0;
+    for (size_t i = 0; i < limited.size(); i++) {
+      UOpPtr idx = raw[i];
+      int64_t covered = 1;
+      while (d < dims.size() && covered * dims[d] < limited[i]) {
+        out.push_back(floormod(idx, dims[d]));
+        idx = floordiv(idx, dims[d]);
+        covered *= dims[d++];
+      }
+      out.push_back(idx);
+      d++;
+      while (d < dims.size() && dims[d] == 1) out.push_back(UOp::cnst_int(dtypes::index, 0)), d++;
+    }
+    while (d++ < dims.size()) out.push_back(UOp::cnst_int(dtypes::index, 0));  // trailing dims of size 1
+  } else if (limited.size() > dims.size()) {
+    auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
+    if (dims.size() == 1 && limited.size() == 2) out = {raw[0] * c(limited[1]) + raw[1]};
+    else if (dims.size() == 1) out = {raw[0] * c(limited[1] * limited[2]) + raw[1] * c(limited[2]) + raw[2]};
+    else out = {raw[0] * c(limited[1]) + raw[1], raw[2]};
+  } else {
+    out = raw;
+  }
+  if (reverse) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// The second half of a GROUP reduce: each thread stores its partial result into a shared temp laid out
+// over the local, group and upcast axes, waits at a barrier, and every thread folds the group's partials
+// (unrolled: the linearizer nests loops by axis order, and this fold must follow the partial loops).
+UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped) {
+  int64_t size = 1;
+  for (int64_t a : ctx.shared_axes) size *= ctx.full_shape[a];
+  UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
+  auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
+    UOpPtr off = UOp::cnst_int(dtypes::index, 0);
+    int64_t stride = 1;
+    for (auto it = ctx.shared_axes.rbegin(); it != ctx.shared_axes.rend(); ++it) {
+      auto f = fixed.find(*it);
+      UOpPtr i = f != fixed.end() ? UOp::cnst_int(dtypes::index, f->second) : ctx.idxs[*it];
+      off = off + i * UOp::cnst_int(dtypes::index, stride);
+      stride *= ctx.full_shape[*it];
+    }
+    return off;
+  };
+  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset({})}), partial});
+  UOpPtr barrier = UOp::make(Ops::BARRIER, dtypes::void_, {store});
+  // every combination of the grouped axes, first axis outermost, folded in order
+  std::vector<std::map<int64_t, int64_t>> combos{{}};
+  for (int64_t a : grouped) {
+    std::vector<std::map<int64_t, int64_t>> next;
+    for (const auto& c : combos)
+      for (int64_t k = 0; k < ctx.full_shape[a]; k++) {
+        auto d = c;
+        d[a] = k;
+        next.push_back(std::move(d));
+      }
+    combos = std::move(next);
+  }
+  UOpPtr acc;
+  for (const auto& c : combos) {
+    UOpPtr ld = UOp::make(Ops::LOAD, dtype, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset(c)}), barrier});
+    acc = acc ? UOp::make(op, dtype, {acc, ld}) : ld;
+  }
+  return acc;
+}
 
 const PatternMatcher& lowerer_rules() {
   static const PatternMatcher pm{
@@ -28,6 +167,8 @@ const PatternMatcher& lowerer_rules() {
              auto& ctx = m.ctx<LowerContext>();
              auto [idx, valid] = view_st(m["view"]).to_indexed(ctx.idxs);
              UOpPtr index = UOp::make(Ops::INDEX, m["buf"]->dtype, {m["buf"], idx});
+             // after a grouped reduce every thread of the group holds the result: thread 0 writes it
+             for (int64_t a : ctx.group_axes) valid = is_true(valid) ? lt(ctx.idxs[a], 1) : logical_and(valid, lt(ctx.idxs[a], 1));
              if (is_true(valid)) return UOp::make(Ops::STORE, dtypes::void_, {index, m["val"]});
              return UOp::make(Ops::STORE, dtypes::void_, {index, m["val"], valid});
            }),
@@ -70,15 +211,20 @@ const PatternMatcher& lowerer_rules() {
              const UOpPtr& red = m["red"];
              Ops op = red->arg.as_tuple()[0].as_op();
              UOpList src{reduce_identity(op, red->dtype)};
+             std::vector<int64_t> grouped;
              for (int64_t a : red->arg.as_tuple()[1].as_ints()) {
-               if (ctx.idxs[a]->src[0]->const_int() == 0) return src[0];  // reducing nothing: the identity
-               src.push_back(ctx.idxs[a]);
+               if (ctx.full_shape[a] == 0) return src[0];  // reducing nothing: the identity
+               if (std::find(ctx.group_axes.begin(), ctx.group_axes.end(), a) != ctx.group_axes.end()) grouped.push_back(a);
+               else src.push_back(ctx.idxs[a]);
              }
-             if (src.size() == 1) return m["x"];  // nothing left to reduce
-             src.insert(src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
-             UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(ctx.acc_count++)}));
-             UOpPtr update = UOp::make(op, red->dtype, {acc, m["x"]});
-             return UOp::make(Ops::ASSIGN, red->dtype, {acc, update});
+             UOpPtr partial = m["x"];  // nothing left to reduce in this thread
+             if (src.size() > 1) {
+               src.insert(src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
+               UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(ctx.acc_count++)}));
+               UOpPtr update = UOp::make(op, red->dtype, {acc, m["x"]});
+               partial = UOp::make(Ops::ASSIGN, red->dtype, {acc, update});
+             }
+             return grouped.empty() ? partial : group_reduce(ctx, op, red->dtype, partial, grouped);
            }),
   };
   return pm;
@@ -100,11 +246,13 @@ UOpPtr reduce_identity(Ops op, DType dtype) {
   return nullptr;
 }
 
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast) {
+UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits) {
   LowerContext ctx;
   ExpandAxes expand;
   std::vector<int64_t> fs = k.full_shape();
   std::vector<AxisKind> kinds = k.axis_kinds();
+  ctx.full_shape = fs;
+  bool gpu = k.target().has_local;
   for (size_t i = 0; i < fs.size(); i++) {
     UOpPtr r = UOp::range(fs[i], static_cast<int64_t>(i));
     ctx.idxs.push_back(r);
@@ -113,6 +261,20 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast) {
       expand.upcast.insert(r.get());
     }
     if (kinds[i] == AxisKind::Unroll) expand.unroll.insert(r.get());
+  }
+  if (gpu) {
+    // global axes -> gidx (innermost axis first, so it is x), local and group axes -> lidx; NOLOCALS -> idx
+    size_t gd = k.global_dims(), fr = k.first_reduce(), gfr = k.group_for_reduces();
+    std::vector<int64_t> globals(fs.begin(), fs.begin() + gd), locals(fs.begin() + gd, fs.begin() + fr + gfr);
+    UOpList g = launch_indices(k.dont_use_locals() ? "idx" : "gidx", globals, limits.global_max, true);
+    UOpList l = launch_indices("lidx", locals, limits.local_max, false);
+    for (size_t i = 0; i < g.size(); i++) ctx.idxs[i] = g[i];
+    for (size_t i = 0; i < l.size(); i++) ctx.idxs[gd + i] = l[i];
+    for (size_t i = 0; i < fs.size(); i++) {
+      if (kinds[i] == AxisKind::GroupReduce) ctx.group_axes.push_back(static_cast<int64_t>(i));
+      if (kinds[i] == AxisKind::Local || kinds[i] == AxisKind::GroupReduce || kinds[i] == AxisKind::Upcast)
+        ctx.shared_axes.push_back(static_cast<int64_t>(i));
+    }
   }
   UOpPtr lowered = graph_rewrite(ast, lowerer_rules(), {.ctx = &ctx, .name = "lowerer"});
   return expand_placeholders(lowered, expand);

@@ -3,11 +3,21 @@
 // its index and valid expressions, loads and stores address buffers through INDEX, and a reduce
 // becomes an accumulator (DEFINE_ACC) updated by ASSIGN inside the reduce loops.
 #pragma once
+#include <array>
+
 #include "codegen/kernel.h"
 
 namespace loupe {
 
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast);
+// Launch limits of a GPU target (0 = no limit); a CPU target (no locals) ignores them.
+struct LaunchLimits {
+  std::array<int64_t, 3> global_max{0, 0, 0};
+  std::array<int64_t, 3> local_max{0, 0, 0};
+};
+
+// On a target with locals, global axes become SPECIAL gidx (idx with NOLOCALS) and local/group axes lidx,
+// and GROUP reduces go through a shared temp and a barrier; elsewhere every axis is a RANGE.
+UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {});
 
 // Identity element of a reduce op for a dtype (ADD 0, MUL 1, MAX the lowest value).
 UOpPtr reduce_identity(Ops op, DType dtype);

@@ -21,7 +21,7 @@ KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) 
   plan.full_shape = k.full_shape();
   plan.axes = k.axis_kinds();
   plan.optimized_ast = k.optimized_ast();
-  UOpPtr lowered = lower_kernel(k, plan.optimized_ast);
+  UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
   UOpPtr simplified = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
   // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does)
   static thread_local std::map<std::string, PatternMatcher> late_rules;

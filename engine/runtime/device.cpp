@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/opencl/opencl_device.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -18,6 +19,8 @@ const std::vector<DeviceKind>& kinds() {
   static const std::vector<DeviceKind> table = {
       DeviceKind{"CPU", 0, [] { return cpu_unavailable_reason(); },
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cpu_device(canonical); }},
+      DeviceKind{"OPENCL", 0, [] { return opencl_unavailable_reason(); },
+                 [](const std::string& canonical) -> std::unique_ptr<Device> { return make_opencl_device(canonical); }},
   };
   return table;
 }
