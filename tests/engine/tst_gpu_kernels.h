@@ -1,0 +1,65 @@
+// Kernels from real tensor expressions, planned for any renderer with a chosen list of OptOps (the
+// GPU and golden tests): schedule -> Kernel + opts -> lowerer -> symbolic/late rewrites -> linearizer ->
+// renderer, the steps of plan_kernel with the opts given instead of the heuristics.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "codegen/kernel.h"
+#include "codegen/linearizer.h"
+#include "codegen/lowerer.h"
+#include "codegen/transcendental.h"
+#include "render/renderer.h"
+#include "rewrite/graph_rewrite.h"
+#include "schedule/schedule.h"
+#include "symbolic/symbolic.h"
+#include "tensor/tensor.h"
+
+namespace loupe::test {
+
+struct PlannedKernel {
+  RenderedKernel rendered;
+  UOpList linear;
+};
+
+inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const std::vector<Opt>& opts) {
+  const RendererCaps& caps = r.caps();
+  Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max});
+  k.apply_opts(opts);
+  UOpPtr lowered = lower_kernel(k, k.optimized_ast(), LaunchLimits{caps.global_max, caps.local_max});
+  UOpPtr s = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
+  s = graph_rewrite(s, transcendental_rules(caps.code_for_op) + symbolic(), {.name = "late rewrites"});
+  PlannedKernel p;
+  p.linear = linearize(s);
+  p.rendered = r.render(k.base_name(), p.linear);
+  return p;
+}
+
+// The last kernel of an expression's schedule (earlier ones, if any, produce its inputs).
+inline ScheduleItem last_kernel(const Tensor& t) {
+  Schedule s = create_schedule({t.uop()});
+  return s.items.back();
+}
+
+// The standard kernels of the golden and device tests, by name.
+inline Tensor golden_expression(const std::string& name) {
+  if (name == "elementwise") {
+    Tensor a = Tensor::empty({16, 32}), b = Tensor::empty({16, 32}), c = Tensor::empty({32});
+    return (a * b + c).relu();
+  }
+  if (name == "reduce") return Tensor::empty({32, 64}).sum(1);
+  if (name == "reduce_all") return Tensor::empty({4096}).sum();
+  if (name == "max_reduce") return Tensor::empty({8, 96}).max(1);
+  if (name == "matmul") return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 24}));
+  if (name == "conv") {
+    Tensor x = Tensor::empty({2, 3, 10, 10}), w = Tensor::empty({4, 3, 3, 3});
+    return x.conv2d(w, std::nullopt, 1, {1}, {1}, {1});
+  }
+  if (name == "int_divmod") {
+    Tensor a = Tensor::empty({64}, dtypes::int32), b = Tensor::empty({64}, dtypes::int32);
+    return a.floordiv(b) + a.mod(b);
+  }
+  throw Error("unknown golden expression " + name);
+}
+
+} // namespace loupe::test
