@@ -77,9 +77,8 @@ void record(TraceSession& trace, const std::string& device, const KernelPlan& pl
 }
 } // namespace
 
-NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, Device& dev,
+NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, const KernelPlan& noopt, Device& dev,
                                    const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id) {
-  KernelPlan noopt = plan_kernel(opt.ast, dev.renderer(), true);
   std::shared_ptr<Program> noopt_program = dev.compile(noopt.rendered);
   Timing opt_time = time_best(opt_program, opt.rendered, buffers);
   Timing noopt_time = time_best(*noopt_program, noopt.rendered, buffers);

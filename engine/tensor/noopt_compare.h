@@ -26,10 +26,10 @@ struct NooptComparison {
   std::string opt_source, noopt_source;
 };
 
-// Plans and compiles the NOOPT version of `opt`, then times `opt_program` and it with `buffers` (one
-// per DEFINE_GLOBAL, as the optimized run had them; writable ones are replaced by scratch copies).
-// Records the two timings for `trace_kernel_id` when a trace is being written.
-NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, Device& dev,
+// Compiles `noopt` (the NOOPT plan of the same kernel), then times `opt_program` and it with `buffers`
+// (one per DEFINE_GLOBAL, as the optimized run had them; writable ones are replaced by scratch
+// copies). Records the two timings for `trace_kernel_id` when a trace is being written.
+NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, const KernelPlan& noopt, Device& dev,
                                    const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id);
 
 // A header line (names, opts, both timings, the speed-up) and the two sources in columns of

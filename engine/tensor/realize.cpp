@@ -27,6 +27,7 @@ namespace {
 
 struct CompiledKernel {
   KernelPlan plan;
+  std::shared_ptr<const KernelPlan> noopt_plan;  // the same kernel without opts (traces, COMPARE_NOOPT)
   std::shared_ptr<Program> program;
   int64_t trace_kernel_id = -1;
   bool noopt_compared = false;  // COMPARE_NOOPT: its NOOPT version was timed
@@ -37,7 +38,7 @@ std::map<std::string, std::shared_ptr<CompiledKernel>> kernel_cache;  // "<devic
 
 std::string device_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()).device; }
 
-void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device, const Renderer& renderer) {
+void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device) {
   KernelRecord rec;
   rec.name = ck.plan.name;
   rec.device = device;
@@ -46,12 +47,7 @@ void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& devic
   rec.global_size.assign(ck.plan.rendered.global.begin(), ck.plan.rendered.global.end());
   rec.local_size.assign(ck.plan.rendered.local.begin(), ck.plan.rendered.local.end());
   rec.sources.push_back({device, "opt", ck.plan.rendered.source});
-  if (!ck.plan.applied_opts.empty()) {
-    KernelPlan noopt = plan_kernel(ck.plan.ast, renderer, true);
-    rec.sources.push_back({device, "noopt", noopt.rendered.source});
-  } else {
-    rec.sources.push_back({device, "noopt", ck.plan.rendered.source});
-  }
+  rec.sources.push_back({device, "noopt", ck.noopt_plan ? ck.noopt_plan->rendered.source : ck.plan.rendered.source});
   int idx = 0;
   for (const UOp* u : ck.plan.optimized_ast->toposort()) {
     if (u->op != Ops::LOAD && u->op != Ops::STORE) continue;
@@ -70,6 +66,14 @@ void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& devic
   ck.trace_kernel_id = s.writer().record_kernel(rec);
 }
 
+// The NOOPT version of an optimized kernel; its rewrites go to a context of their own (inside the
+// kernel's when one is open).
+void plan_noopt(CompiledKernel& ck, Device& dev) {
+  if (ck.plan.applied_opts.empty() || ck.noopt_plan) return;
+  TraceContextScope noopt_ctx("noopt", "NOOPT " + ck.plan.name);
+  ck.noopt_plan = std::make_shared<const KernelPlan>(plan_kernel(ck.plan.ast, dev.renderer(), true));
+}
+
 std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   const bool noopt = options().noopt;
   std::string key = dev.name() + "|" + (noopt ? "1" : "0") + "|" + item.ast->key().hex();
@@ -81,7 +85,9 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   {
     TraceContextScope ctx("kernel", Kernel(item.ast).base_name());
     ck->plan = plan_kernel(item.ast, dev.renderer(), noopt);
-    if (auto* s = TraceSession::current()) record_kernel(*s, *ck, dev.name(), dev.renderer());
+    TraceSession* s = TraceSession::current();
+    if (s || options().compare_noopt) plan_noopt(*ck, dev);
+    if (s) record_kernel(*s, *ck, dev.name());
   }
   int debug = options().debug;
   if (debug >= 3) {
@@ -166,9 +172,10 @@ void run_schedule(const Schedule& schedule) {
                               counters.time_sum_ns / 1e9, ck->plan.estimates.ops, ck->plan.estimates.mem,
                               ck->plan.estimates.lds, dev.allocator().used_bytes())
                 << "\n";
-    if (options().compare_noopt && !options().noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
+    if (options().compare_noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
       ck->noopt_compared = true;
-      compare_with_noopt(ck->plan, *ck->program, dev, storages, ck->trace_kernel_id);
+      plan_noopt(*ck, dev);
+      compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, storages, ck->trace_kernel_id);
     }
   }
 }

@@ -42,7 +42,7 @@ void positive(const json::Value& o, const char* key) {
 
 class TestBenchCli : public QObject {
   Q_OBJECT
-private slots:
+private Q_SLOTS:
   void initTestCase() {
     if (!QFileInfo(qEnvironmentVariable("LOUPE_CLI")).isExecutable()) QSKIP("LOUPE_CLI is not set to loupe-cli");
   }

@@ -43,7 +43,7 @@ print(json.dumps({"name": "symbolic_corpus_tinygrad", "expressions": n, "seconds
 
 class TestBenchSymbolic : public QObject {
   Q_OBJECT
-private slots:
+private Q_SLOTS:
   void corpus_throughput() {
     QString dir = qEnvironmentVariable("LOUPE_CORPUS");
     std::string path = dir.toStdString() + "/symbolic.jsonl";

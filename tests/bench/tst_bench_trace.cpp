@@ -164,7 +164,7 @@ json::Value measure(const Workload& w, const std::string& path) {
 
 class BenchTrace : public QObject {
   Q_OBJECT
-private slots:
+private Q_SLOTS:
   void record_and_read() {
     QTemporaryDir dir;
     std::mt19937 rng(5);
