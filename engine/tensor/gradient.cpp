@@ -180,10 +180,8 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   std::vector<Tensor> targets;
   for (auto& st : live_tensor_states()) {
     Tensor t(FromState{}, st);
-    if (!in_graph.count(st->uop.get()) || !t.dtype().is_float()) continue;
-    bool has_device = false;
-    for (const UOp* u : st->uop->toposort()) has_device = has_device || u->op == Ops::BUFFER;
-    if (has_device) targets.push_back(t);
+    // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar
+    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak()) targets.push_back(t);
   }
   std::vector<Tensor> grads = this->gradient(targets, gradient);
   for (size_t i = 0; i < targets.size(); i++) {

@@ -91,6 +91,20 @@ public:
                        std::optional<DType> dtype = {});
   static Tensor linspace(ConstVal start, ConstVal stop, int64_t steps, std::optional<DType> dtype = {});
   static Tensor eye(int64_t n, std::optional<int64_t> m = {}, DType dtype = dtypes::default_float);
+  // Random tensors (tensor_random.cpp): tinygrad's counter-based threefry2x32 stream, generated on the
+  // host, so the same seed gives the same values as tinygrad's Tensor.rand on its first device.
+  static void manual_seed(uint64_t seed = 0);
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float);  // uniform in [0, 1)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float); // Box-Muller
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, DType dtype = dtypes::default_float);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float);
+  static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10, DType dtype = dtypes::int32);
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float);
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float);
+  Tensor rand_like() const;
+  Tensor randn_like() const;
   Tensor zeros_like() const;
   Tensor ones_like() const;
   Tensor full_like(ConstVal value) const;

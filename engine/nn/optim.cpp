@@ -1,0 +1,156 @@
+#include "nn/optim.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace loupe::nn {
+
+namespace {
+Tensor scalar_buffer(double v) { return Tensor(Nested(std::vector<Nested>{Nested(v)}), dtypes::float32).reshape({}); }
+Tensor one_if_not(const Tensor& cond, const Tensor& v) { return cond.where(v, Tensor(1.0)); }
+} // namespace
+
+Optimizer::Optimizer(std::vector<Tensor*> params, double lr) : lr_(scalar_buffer(lr)) {
+  if (lr < 0) throw Error(loupe::cat("optimizer: invalid learning rate ", lr));
+  for (Tensor* p : params) {
+    if (!p) throw Error("optimizer: a parameter pointer is null");
+    if (std::find(params_.begin(), params_.end(), p) == params_.end()) params_.push_back(p);
+  }
+  if (params_.empty()) throw Error("optimizer: needs at least one parameter");
+  for (size_t i = 0; i < params_.size(); i++)
+    if (!params_[i]->dtype().is_float())
+      throw Error(loupe::cat("optimizer: parameter ", i, " has dtype ", params_[i]->dtype().short_name(),
+                             "; only floating-point tensors can be optimized"));
+}
+
+void Optimizer::zero_grad() {
+  for (Tensor* p : params_) p->set_grad(std::nullopt);
+}
+
+void Optimizer::set_lr(double lr) {
+  if (lr < 0) throw Error(loupe::cat("optimizer: invalid learning rate ", lr));
+  lr_ = scalar_buffer(lr);
+}
+
+double Optimizer::get_lr() { return lr_.to_vector().at(0); }
+
+std::vector<Tensor> Optimizer::new_state_like_params() const {
+  std::vector<Tensor> out;
+  for (Tensor* p : params_) out.push_back(Tensor::zeros(p->shape(), dtypes::float32).contiguous());
+  return out;
+}
+
+void Optimizer::step() {
+  std::vector<Tensor> params, grads;
+  for (size_t i = 0; i < params_.size(); i++) {
+    std::optional<Tensor> g = params_[i]->grad();
+    if (!g)
+      throw Error(loupe::cat("optimizer.step: parameter ", i, " of shape ", shape_str(params_[i]->shape()),
+                             " has no gradient (call backward() on a loss that depends on it first)"));
+    params.push_back(*params_[i]);
+    grads.push_back(*g);
+  }
+  std::vector<Tensor> ups = updates(params, grads);
+  std::vector<Tensor> fresh;
+  for (size_t i = 0; i < params.size(); i++) fresh.push_back(params[i].detach() - ups[i]);
+  std::vector<Tensor*> all;
+  for (Tensor& t : fresh) all.push_back(&t);
+  for (Tensor* s : state()) all.push_back(s);
+  for (Tensor* b : buffers_) all.push_back(b);
+  Tensor::realize_all(all);
+  for (size_t i = 0; i < params_.size(); i++) *params_[i] = fresh[i];
+}
+
+// ---- LARS / SGD ----
+
+LARS::LARS(std::vector<Tensor*> params, double lr, double momentum, double weight_decay, bool nesterov, bool classic,
+           double tcoef)
+    : Optimizer(std::move(params), lr), momentum_(momentum), wd_(weight_decay), tcoef_(tcoef), nesterov_(nesterov),
+      classic_(classic) {
+  if (momentum < 0) throw Error(loupe::cat("optimizer: invalid momentum ", momentum));
+  if (weight_decay < 0) throw Error(loupe::cat("optimizer: invalid weight_decay ", weight_decay));
+  if (momentum_ != 0) b_ = new_state_like_params();
+}
+
+std::vector<Tensor> LARS::updates(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < params.size(); i++) {
+    Tensor t = params[i], g = grads[i];
+    std::optional<Tensor> r;  // the trust ratio (1 when tcoef is 0)
+    if (tcoef_ != 0) {
+      Tensor r1 = t.detach().square().sum().sqrt(), r2 = g.square().sum().sqrt();
+      Tensor ratio = Tensor(tcoef_) * r1 / (r2 + Tensor(wd_) * r1);
+      r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), ratio));
+    }
+    if (wd_ > 0) g = g + Tensor(wd_) * t.detach();
+    if (classic_) g = (r ? g * *r : g) * lr_;
+    if (momentum_ != 0) {
+      b_[i] = Tensor(momentum_) * b_[i] + g;  // zero on the first step, so no special case
+      g = nesterov_ ? g + Tensor(momentum_) * b_[i] : b_[i];
+    }
+    if (!classic_) g = (r ? g * *r : g) * lr_;
+    out.push_back(g.cast(t.dtype()));
+  }
+  return out;
+}
+
+std::vector<Tensor*> LARS::state() {
+  std::vector<Tensor*> out;
+  for (Tensor& b : b_) out.push_back(&b);
+  return out;
+}
+
+LARS SGD(std::vector<Tensor*> params, double lr, double momentum, double weight_decay, bool nesterov, bool classic) {
+  return LARS(std::move(params), lr, momentum, weight_decay, nesterov, classic, 0.0);
+}
+
+// ---- LAMB / Adam / AdamW ----
+
+LAMB::LAMB(std::vector<Tensor*> params, double lr, double b1, double b2, double eps, double weight_decay, bool adam)
+    : Optimizer(std::move(params), lr), b1_(b1), b2_(b2), eps_(eps), wd_(weight_decay), adam_(adam),
+      b1_t_(scalar_buffer(1.0)), b2_t_(scalar_buffer(1.0)) {
+  if (weight_decay < 0) throw Error(loupe::cat("optimizer: invalid weight_decay ", weight_decay));
+  m_ = new_state_like_params();
+  v_ = new_state_like_params();
+}
+
+std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  b1_t_ = b1_t_ * Tensor(b1_);
+  b2_t_ = b2_t_ * Tensor(b2_);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < params.size(); i++) {
+    const Tensor& t = params[i];
+    const Tensor& g = grads[i];
+    m_[i] = (Tensor(b1_) * m_[i] + Tensor(1.0 - b1_) * g).cast(dtypes::float32);
+    v_[i] = (Tensor(b2_) * v_[i] + Tensor(1.0 - b2_) * (g * g)).cast(dtypes::float32);
+    Tensor m_hat = m_[i] / (Tensor(1.0) - b1_t_);
+    Tensor v_hat = v_[i] / (Tensor(1.0) - b2_t_);
+    Tensor up = m_hat / (v_hat.sqrt() + Tensor(eps_)) + Tensor(wd_) * t.detach();
+    if (adam_) {
+      out.push_back((lr_ * up).cast(t.dtype()));
+    } else {
+      Tensor r1 = t.detach().square().sum().sqrt(), r2 = up.square().sum().sqrt();
+      Tensor r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), r1 / r2));
+      out.push_back((lr_ * r * up).cast(t.dtype()));
+    }
+  }
+  return out;
+}
+
+std::vector<Tensor*> LAMB::state() {
+  std::vector<Tensor*> out{&b1_t_, &b2_t_};
+  for (Tensor& m : m_) out.push_back(&m);
+  for (Tensor& v : v_) out.push_back(&v);
+  return out;
+}
+
+LAMB Adam(std::vector<Tensor*> params, double lr, double b1, double b2, double eps) {
+  return LAMB(std::move(params), lr, b1, b2, eps, 0.0, true);
+}
+
+LAMB AdamW(std::vector<Tensor*> params, double lr, double b1, double b2, double eps, double weight_decay) {
+  return LAMB(std::move(params), lr, b1, b2, eps, weight_decay, true);
+}
+
+} // namespace loupe::nn
