@@ -20,6 +20,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -132,6 +133,9 @@ private Q_SLOTS:
     w.resize(1600, 1000);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // Keyboard focus needs an active window (under a bare X server no window manager activates it).
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     QVERIFY(listeningSockets().isEmpty());
     w.openFile(trace_);
     waitLoaded(w, trace_);
@@ -196,7 +200,7 @@ private Q_SLOTS:
       QVERIFY(st.match);
       QVERIFY(w.rewriteDetail()->headerText().contains(QString::fromStdString(st.match->rule_name)));
       QVERIFY(w.rewriteDetail()->diffText().startsWith(QStringLiteral("--- matched node")));
-      QVERIFY(!w.graphPanel()->scene()->nodeItems().isEmpty());
+      QVERIFY2(!w.graphPanel()->scene()->nodeItems().isEmpty(), qPrintable(QStringLiteral("step %1 of pass %2: %3 / %4 / state %5 / %6").arg(st.step).arg(st.pass).arg(w.statusBar()->currentMessage(), st.error).arg(int(w.graphPanel()->layoutState())).arg(w.graphPanel()->statusText())));
       const QModelIndex cur = w.traceBrowser()->tree()->currentIndex();
       QCOMPARE(cur.data(TraceBrowserModel::StepRole).toLongLong(), st.step);
       QCOMPARE(cur.data(TraceBrowserModel::PassIdRole).toLongLong(), st.pass);

@@ -200,7 +200,10 @@ GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& option
       for (const UOpPtr& s : u->src)
         if (allowed.count(s.get())) kept.push_back(uopNodeId(*s));
       n.src = kept;
-      if (u == step.matchBefore.get() && step.matchAfter) n.replacedBy = uopNodeId(*step.matchAfter);
+      // The replacement may itself be gone from the step's graph (rewritten again within the same
+      // rebuild): then the ghost has nothing to point at.
+      if (u == step.matchBefore.get() && step.matchAfter && afterSet.count(step.matchAfter.get()))
+        n.replacedBy = uopNodeId(*step.matchAfter);
     } else if (!step.before || beforeSet.count(u)) {
       n.change = GraphModelNode::Same;
       n.prevId = n.id;
