@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/cuda/cuda_device.h"
 #include "runtime/opencl/opencl_device.h"
 #include "support/error.h"
 
@@ -21,6 +22,8 @@ const std::vector<DeviceKind>& kinds() {
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cpu_device(canonical); }},
       DeviceKind{"OPENCL", 0, [] { return opencl_unavailable_reason(); },
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_opencl_device(canonical); }},
+      DeviceKind{"CUDA", 7, [] { return cuda_unavailable_reason(); },
+                 [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cuda_device(canonical); }},
   };
   return table;
 }

@@ -272,6 +272,28 @@ private slots:
     QVERIFY_THROWS_EXCEPTION(Error, get_device("OPENCL").compile(k));
   }
 
+  // Every OpenCL golden file (tests/golden/opencl) builds on the device.
+  void goldens_build() {
+    require_device();
+    QDir dir(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/opencl");
+    QStringList files = dir.entryList({"*.cl"});
+    if (files.isEmpty()) QSKIP("LOUPE_SOURCE_DIR does not point at the goldens");
+    for (const QString& f : files) {
+      QFile file(dir.filePath(f));
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      RenderedKernel k;
+      k.device = "OPENCL";
+      k.source = file.readAll().toStdString();
+      size_t at = k.source.find("__kernel void ") + 14;
+      k.name = k.source.substr(at, k.source.find('(', at) - at);
+      try {
+        get_device("OPENCL").compile(k);
+      } catch (const Error& e) {
+        QFAIL(qPrintable(f + ": " + e.what()));
+      }
+    }
+  }
+
   // The 64-bit spellings of the shared C text are legal OpenCL C.
   void spelling() {
     QCOMPARE(opencl_spelling("long long a = 5ll; unsigned long long b = 7ull; float c = 1e+30f; int d = 0x7fu;"),

@@ -1,0 +1,110 @@
+#include "render/cuda_renderer.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+RendererCaps cuda_caps() {
+  RendererCaps c;
+  c.device = "CUDA";
+  c.has_local = true;
+  c.has_shared = true;
+  c.supports_float4 = true;
+  c.global_max = {2147483647, 65535, 65535};  // grid limits of every CUDA GPU since sm_30
+  c.local_max = {1024, 1024, 64};
+  c.shared_max = 49152;  // static __shared__ per block
+  c.code_for_op = gpu_native_ops();
+  return c;
+}
+
+CLanguage cuda_language() {
+  CLanguage l;
+  l.kernel_prefix = "extern \"C\" __global__ ";
+  l.const_buffers = true;
+  l.arg_int_prefix = "const int";
+  l.arg_long_prefix = "const long long";
+  l.smem_prefix = "__shared__ ";
+  l.barrier = "__syncthreads();";
+  l.helper_prefix = "static __device__ __forceinline__";
+  l.vector_literal_braces = true;
+  l.gep_brackets = false;
+  return l;
+}
+
+// The CUDA intrinsic that reinterprets `from` as `to`, or "" when there is none for the pair.
+std::string intrinsic_bitcast(DType from, DType to, const std::string& x) {
+  auto is = [](DType d, Scalar s) { return d.scalar_type == s; };
+  if (is(from, Scalar::Float32) && is(to, Scalar::UInt32)) return "__float_as_uint(" + x + ")";
+  if (is(from, Scalar::Float32) && is(to, Scalar::Int32)) return "__float_as_int(" + x + ")";
+  if (is(from, Scalar::UInt32) && is(to, Scalar::Float32)) return "__uint_as_float(" + x + ")";
+  if (is(from, Scalar::Int32) && is(to, Scalar::Float32)) return "__int_as_float(" + x + ")";
+  if (is(from, Scalar::Float64) && is(to, Scalar::Int64)) return "__double_as_longlong(" + x + ")";
+  if (is(from, Scalar::Int64) && is(to, Scalar::Float64)) return "__longlong_as_double(" + x + ")";
+  return "";
+}
+} // namespace
+
+CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_caps(), cuda_language()) {}
+
+RenderedKernel CUDARenderer::render(const std::string& name, const UOpList& uops) const {
+  RenderedKernel k = CStyleRenderer::render(name, strip_barrier_sources(uops));
+  // the block size is known here, so the compiler can budget registers for it
+  std::string head = lang_.kernel_prefix + "void " + name + "(";
+  size_t at = k.source.find(head);
+  LOUPE_ASSERT(at != std::string::npos, "CUDA kernel signature not found for ", name);
+  k.source.insert(at + lang_.kernel_prefix.size() + 5, "__launch_bounds__(" + std::to_string(local_size_of(uops)) + ") ");
+  return k;
+}
+
+std::string CUDARenderer::scalar_name(DType s) const {
+  if (s.scalar_type == Scalar::Bool) return "bool";  // CUDA is C++: no _Bool
+  return CStyleRenderer::scalar_name(s);
+}
+
+std::string CUDARenderer::special_expr(const std::string& name) const {
+  std::string axis(1, "xyz"[name.back() - '0']);
+  if (name.rfind("gidx", 0) == 0) return "blockIdx." + axis;
+  if (name.rfind("lidx", 0) == 0) return "threadIdx." + axis;
+  if (name.rfind("idx", 0) == 0) return "(blockIdx." + axis + "*blockDim." + axis + "+threadIdx." + axis + ")";
+  LOUPE_ASSERT(false, "unknown launch id ", name);
+  return {};
+}
+
+// NVRTC compiles without math.h: infinity and NaN from their bits.
+std::string CUDARenderer::infinity(DType s) const {
+  return s.scalar_type == Scalar::Float64 ? "__longlong_as_double(0x7ff0000000000000ll)" : "__int_as_float(0x7f800000)";
+}
+
+std::string CUDARenderer::nan(DType s) const {
+  return s.scalar_type == Scalar::Float64 ? "__longlong_as_double(0x7ff8000000000000ll)" : "__int_as_float(0x7fc00000)";
+}
+
+std::vector<std::string> CUDARenderer::type_preamble(const std::vector<DType>& used) const {
+  auto uses = [&](Scalar s) {
+    return std::any_of(used.begin(), used.end(), [&](DType d) { return d.scalar_type == s; });
+  };
+  std::vector<std::string> lines;
+  if (uses(Scalar::Float16)) lines.push_back("#include <cuda_fp16.h>");
+  if (uses(Scalar::BFloat16)) lines.push_back("typedef unsigned short bf16;  /* bfloat16 bits */");
+  return lines;
+}
+
+std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string& x) const {
+  if (from.scalar_type == Scalar::Float16) return "((" + type_name(to) + ")__half_as_ushort(" + x + "))";
+  if (to.scalar_type == Scalar::Float16) return "__ushort_as_half((unsigned short)(" + x + "))";
+  return intrinsic_bitcast(from, to, x);
+}
+
+CHelper CUDARenderer::helper(const std::string& kind, DType t, DType to) const {
+  if (kind == "bitcast") {  // pairs without an intrinsic copy the bytes (memcpy is a device builtin)
+    std::string name = "loupe_bitcast_" + dtype_tag(t) + "_" + dtype_tag(to), To = type_name(to);
+    return {name, lang_.helper_prefix + " " + To + " " + name + "(" + type_name(t) + " x) { " + To +
+                      " y; memcpy(&y, &x, sizeof y); return y; }"};
+  }
+  return gpu_helper(*this, kind, t, to, [](DType from, DType dst, const std::string& x) { return intrinsic_bitcast(from, dst, x); });
+}
+
+} // namespace loupe

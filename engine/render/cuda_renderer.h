@@ -1,0 +1,22 @@
+// The CUDA C renderer (device CUDA; compiled by NVRTC, runtime/cuda/): blockIdx/threadIdx launch ids,
+// __shared__ temps with __syncthreads(), `extern "C" __global__` kernels with __launch_bounds__ of their
+// work-group size, half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
+#pragma once
+#include "render/opencl_renderer.h"
+
+namespace loupe {
+
+class CUDARenderer : public CStyleRenderer {
+public:
+  CUDARenderer();
+  RenderedKernel render(const std::string& name, const UOpList& uops) const override;
+  std::string scalar_name(DType scalar) const override;
+  std::string special_expr(const std::string& name) const override;
+  std::string infinity(DType scalar) const override;
+  std::string nan(DType scalar) const override;
+  std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const override;
+  std::string inline_bitcast(DType from, DType to, const std::string& x) const override;
+  CHelper helper(const std::string& kind, DType t, DType to = {}) const override;
+};
+
+} // namespace loupe

@@ -1,0 +1,116 @@
+#include "runtime/cuda/cuda_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <type_traits>
+
+#include "support/error.h"
+
+namespace loupe::cuda {
+
+namespace {
+template <typename Table> struct Loaded {
+  Table table{};
+  bool ok = false;
+  std::string why;
+};
+
+// dlopen the first library of `names` that loads, then resolve every symbol; a missing one is the reason.
+template <typename Table, typename Fill>
+void load_into(Loaded<Table>& l, std::initializer_list<const char*> names, const std::string& missing_lib, Fill fill) {
+  void* lib = nullptr;
+  for (const char* n : names)
+    if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
+  if (!lib) {
+    l.why = missing_lib;
+    return;
+  }
+  std::string first_missing;
+  auto sym = [&](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+    if (!fn && first_missing.empty()) first_missing = name;
+  };
+  fill(l.table, sym);
+  if (!first_missing.empty()) {
+    l.why = cat(missing_lib.substr(0, missing_lib.find(" not found")), " has no ", first_missing);
+    return;
+  }
+  l.ok = true;  // the library stays loaded for the life of the process
+}
+
+const Loaded<Driver>& load_driver() {
+  static Loaded<Driver> l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    load_into(l, {"libcuda.so.1", "libcuda.so"}, "CUDA: libcuda.so.1 not found (no NVIDIA driver)", [](Driver& d, auto& sym) {
+      sym(d.Init, "cuInit");
+      sym(d.DeviceGetCount, "cuDeviceGetCount");
+      sym(d.DeviceGet, "cuDeviceGet");
+      sym(d.DeviceGetAttribute, "cuDeviceGetAttribute");
+      sym(d.DeviceGetName, "cuDeviceGetName");
+      sym(d.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+      sym(d.CtxSetCurrent, "cuCtxSetCurrent");
+      sym(d.CtxSynchronize, "cuCtxSynchronize");
+      sym(d.MemAlloc, "cuMemAlloc_v2");
+      sym(d.MemFree, "cuMemFree_v2");
+      sym(d.MemcpyHtoD, "cuMemcpyHtoD_v2");
+      sym(d.MemcpyDtoH, "cuMemcpyDtoH_v2");
+      sym(d.ModuleLoadData, "cuModuleLoadData");
+      sym(d.ModuleUnload, "cuModuleUnload");
+      sym(d.ModuleGetFunction, "cuModuleGetFunction");
+      sym(d.LaunchKernel, "cuLaunchKernel");
+      sym(d.EventCreate, "cuEventCreate");
+      sym(d.EventRecord, "cuEventRecord");
+      sym(d.EventSynchronize, "cuEventSynchronize");
+      sym(d.EventElapsedTime, "cuEventElapsedTime");
+      sym(d.EventDestroy, "cuEventDestroy_v2");
+      sym(d.GetErrorName, "cuGetErrorName");
+    });
+  });
+  return l;
+}
+
+const Loaded<Nvrtc>& load_nvrtc() {
+  static Loaded<Nvrtc> l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    load_into(l,
+              {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0",
+               "/usr/local/cuda/lib64/libnvrtc.so", "/opt/cuda/lib64/libnvrtc.so"},
+              "CUDA: libnvrtc.so not found (install the CUDA toolkit's NVRTC)", [](Nvrtc& n, auto& sym) {
+                sym(n.Version, "nvrtcVersion");
+                sym(n.CreateProgram, "nvrtcCreateProgram");
+                sym(n.CompileProgram, "nvrtcCompileProgram");
+                sym(n.GetProgramLogSize, "nvrtcGetProgramLogSize");
+                sym(n.GetProgramLog, "nvrtcGetProgramLog");
+                sym(n.GetPTXSize, "nvrtcGetPTXSize");
+                sym(n.GetPTX, "nvrtcGetPTX");
+                sym(n.DestroyProgram, "nvrtcDestroyProgram");
+                sym(n.GetErrorString, "nvrtcGetErrorString");
+              });
+  });
+  return l;
+}
+} // namespace
+
+const Driver* driver(std::string* why) {
+  const auto& l = load_driver();
+  if (!l.ok && why) *why = l.why;
+  return l.ok ? &l.table : nullptr;
+}
+
+const Nvrtc* nvrtc(std::string* why) {
+  const auto& l = load_nvrtc();
+  if (!l.ok && why) *why = l.why;
+  return l.ok ? &l.table : nullptr;
+}
+
+std::string error_name(CUresult code) {
+  const Driver* d = driver();
+  const char* name = nullptr;
+  if (d && d->GetErrorName(code, &name) == CUDA_SUCCESS && name) return cat(name, " (", code, ")");
+  return cat("CUDA error ", code);
+}
+
+} // namespace loupe::cuda

@@ -1,0 +1,72 @@
+// The CUDA device: kernels rendered as CUDA C, compiled by NVRTC to PTX for the GPU's compute capability
+// (compute_XY; the driver JITs it at load), loaded with cuModuleLoadData, launched with cuLaunchKernel on
+// the default stream and timed with a pair of CUDA events. libcuda and NVRTC are dlopen'ed (cuda_api.h):
+// without them the device is unavailable with the reason, and nothing else changes. PTX is kept in the
+// compile cache keyed by architecture, NVRTC version, options and source.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "render/cuda_renderer.h"
+#include "runtime/compile_cache.h"
+#include "runtime/cuda/cuda_api.h"
+#include "runtime/device.h"
+
+namespace loupe {
+
+class CUDAAllocator : public Allocator {
+public:
+  CUDAAllocator(std::string device, const cuda::Driver& drv, cuda::CUcontext ctx) : Allocator(std::move(device)), drv_(drv), ctx_(ctx) {}
+  ~CUDAAllocator() override { clear_cache(); }
+  void copyin(void* dst, const void* src, size_t nbytes) override;
+  void copyout(void* dst, const void* src, size_t nbytes) override;
+
+protected:
+  void* raw_alloc(size_t nbytes) override;
+  void raw_free(void* handle, size_t nbytes) override;
+
+private:
+  const cuda::Driver& drv_;
+  cuda::CUcontext ctx_;
+};
+
+class CUDADevice : public Device {
+public:
+  explicit CUDADevice(std::string name = "CUDA", int ordinal = 0, CompileCache* cache = nullptr);
+
+  const Renderer& renderer() const override { return renderer_; }
+  Allocator& allocator() override { return *allocator_; }
+  std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
+  void synchronize() override;
+
+  const std::string& arch() const { return arch_; }      // "sm_80"
+  const std::string& gpu_name() const { return gpu_; }
+  // NVRTC's options for this device (include paths for cuda_fp16.h, the virtual architecture).
+  const std::vector<std::string>& options() const { return options_; }
+
+private:
+  std::string compile_ptx(const RenderedKernel& k);
+
+  const cuda::Driver& drv_;
+  const cuda::Nvrtc& nvrtc_;
+  cuda::CUdevice dev_ = 0;
+  cuda::CUcontext ctx_ = nullptr;
+  std::string arch_, gpu_, nvrtc_version_;
+  std::vector<std::string> options_;
+  CUDARenderer renderer_;
+  std::unique_ptr<CUDAAllocator> allocator_;
+  CompileCache* cache_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+};
+
+// Null when a CUDA GPU, its driver and NVRTC are here, else why not ("CUDA: libcuda.so.1 not found ...").
+std::optional<std::string> cuda_unavailable_reason();
+std::unique_ptr<Device> make_cuda_device(const std::string& canonical);
+
+} // namespace loupe

@@ -1,0 +1,135 @@
+// Golden sources of the GPU renderers (tests/golden/{opencl,cuda,metal}/): elementwise, reduce (with a
+// GROUPTOP through shared memory), matmul (register tiles and locals), conv, max (NaN-ignoring helper),
+// integer floor division, plus the hand-made kernels of the C goldens (gated load, floor div/mod,
+// float4 vectors). Each file starts with the launch dims. LOUPE_UPDATE_GOLDEN=1 rewrites the files.
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+#include "render/cuda_renderer.h"
+#include "render/metal_renderer.h"
+#include "render/opencl_renderer.h"
+#include "tst_gpu_kernels.h"
+#include "tst_render_kernels.h"
+
+using namespace loupe;
+using namespace loupe::test;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const Renderer& renderer_for(const std::string& backend) {
+  static OpenCLRenderer ocl;
+  static CUDARenderer cuda;
+  static MetalRenderer metal;
+  if (backend == "opencl") return ocl;
+  if (backend == "cuda") return cuda;
+  return metal;
+}
+
+std::string extension(const std::string& backend) { return backend == "opencl" ? ".cl" : backend == "cuda" ? ".cu" : ".metal"; }
+
+std::vector<Opt> golden_opts(const std::string& kernel) {
+  using O = OptOp;
+  if (kernel == "elementwise") return {{O::UPCAST, 1, 4}, {O::LOCAL, 0, 4}};
+  if (kernel == "reduce") return {{O::GROUPTOP, 0, 16}};
+  if (kernel == "max_reduce") return {{O::LOCAL, 0, 2}, {O::GROUP, 0, 4}};
+  // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
+  if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
+  if (kernel == "conv") return {{O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}};
+  return {};
+}
+
+RenderedKernel render_golden(const std::string& backend, const std::string& kernel) {
+  const Renderer& r = renderer_for(backend);
+  if (kernel == "gated_load") return r.render(kernel, kernel_gated());
+  if (kernel == "floor_divmod") return r.render(kernel, kernel_floor_divmod(12));
+  if (kernel == "float4_scale") return r.render(kernel, kernel_float4());
+  return plan_with_opts(last_kernel(golden_expression(kernel)).ast, r, golden_opts(kernel)).rendered;
+}
+
+std::string golden_text(const RenderedKernel& k) {
+  std::ostringstream s;
+  s << "/* global " << k.global[0] << "," << k.global[1] << "," << k.global[2] << " local " << k.local[0] << "," << k.local[1] << ","
+    << k.local[2] << " */\n"
+    << k.source;
+  return s.str();
+}
+
+} // namespace
+
+class TestRenderGpu : public QObject {
+  Q_OBJECT
+private slots:
+  void golden_data() {
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("kernel");
+    for (const char* b : {"opencl", "cuda", "metal"})
+      for (const char* k : {"elementwise", "reduce", "max_reduce", "matmul", "conv", "int_divmod", "gated_load", "floor_divmod",
+                            "float4_scale"})
+        QTest::newRow((std::string(b) + " " + k).c_str()) << b << k;
+  }
+
+  void golden() {
+    QFETCH(QString, backend);
+    QFETCH(QString, kernel);
+    std::string b = backend.toStdString(), k = kernel.toStdString();
+    std::string got = golden_text(render_golden(b, k));
+    std::string path = qEnvironmentVariable("LOUPE_SOURCE_DIR").toStdString() + "/tests/golden/" + b + "/" + k + extension(b);
+    if (qEnvironmentVariableIntValue("LOUPE_UPDATE_GOLDEN")) {
+      std::ofstream(path) << got;
+      QSKIP("golden file updated");
+    }
+    std::string want = read_file(path);
+    if (got != want) qWarning().noquote() << QString::fromStdString("golden mismatch for " + path + ", actual:\n" + got);
+    QVERIFY(got == want);
+  }
+
+  // The dialect-specific spellings the goldens rely on.
+  void dialects() {
+    RenderedKernel ocl = render_golden("opencl", "reduce");
+    QVERIFY(ocl.source.find("__local float temp0[16];") != std::string::npos);
+    QVERIFY(ocl.source.find("get_local_id(0)") != std::string::npos);
+    QCOMPARE(ocl.local[0], int64_t(16));
+    RenderedKernel cu = render_golden("cuda", "reduce");
+    QVERIFY(cu.source.find("extern \"C\" __global__ void __launch_bounds__(16) r_") != std::string::npos);
+    QVERIFY(cu.source.find("__shared__ float temp0[16];") != std::string::npos);
+    QVERIFY(cu.source.find("__syncthreads();") != std::string::npos);
+    QVERIFY(cu.source.find("threadIdx.x") != std::string::npos);
+    RenderedKernel mt = render_golden("metal", "reduce");
+    QVERIFY(mt.source.find("threadgroup float temp0[16];") != std::string::npos);
+    QVERIFY(mt.source.find("uint3 gid [[threadgroup_position_in_grid]], uint3 lid [[thread_position_in_threadgroup]]) {") !=
+            std::string::npos);
+    // 64-bit integers: long in OpenCL and Metal, long long in CUDA
+    RenderedKernel i64 = renderer_for("opencl").render("k", elementwise(dtypes::int64, {dtypes::int64}, 4, [](const auto& v) {
+      return binop(Ops::SHL, v[0], UOp::cnst_int(dtypes::int64, 3));
+    }));
+    QVERIFY2(i64.source.find("long long") == std::string::npos && i64.source.find("ulong") != std::string::npos, i64.source.c_str());
+  }
+
+  void metal_has_no_double() {
+    UOpList k = elementwise(dtypes::float64, {dtypes::float64}, 4, [](const auto& v) { return binop(Ops::ADD, v[0], v[0]); });
+    QVERIFY_THROWS_EXCEPTION(Error, renderer_for("metal").render("k", k));
+    QVERIFY(renderer_for("cuda").render("k", k).source.find("double") != std::string::npos);
+  }
+
+  // Launch dims past the CUDA grid's y/z limits split into the next dimension.
+  void cuda_launch_limits() {
+    Tensor a = Tensor::empty({70000, 3}), b = Tensor::empty({3, 70000});
+    Tensor e = a + b.permute({1, 0});
+    RenderedKernel k = plan_with_opts(last_kernel(e).ast, renderer_for("cuda"), {}).rendered;
+    const RendererCaps& caps = renderer_for("cuda").caps();
+    for (int i = 0; i < 3; i++) QVERIFY2(k.global[i] <= caps.global_max[i], k.source.c_str());
+    QCOMPARE(k.global[0] * k.global[1] * k.global[2], int64_t(210000));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRenderGpu)
+#include "tst_render_gpu.moc"

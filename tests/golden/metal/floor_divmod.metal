@@ -1,0 +1,14 @@
+/* global 1,1,1 local 1,1,1 */
+#include <metal_stdlib>
+using namespace metal;
+static inline int loupe_floordiv_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return (int)(0u - (unsigned int)a); int q = a / b; return (int)((a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q); }
+static inline int loupe_floormod_i32(int a, int b) { if (b == 0 || b == -1) return 0; int m = (int)(a % b); return (m != 0 && (m < 0) != (b < 0)) ? (int)(m + b) : m; }
+kernel void floor_divmod(device int* data0, device int* data1, device const int* data2, device const int* data3, device int* data4, uint3 gid [[threadgroup_position_in_grid]], uint3 lid [[thread_position_in_threadgroup]]) {
+  for (int ridx0 = 0; ridx0 < 12; ridx0++) {
+    int val0 = *(data2+ridx0);
+    int val1 = *(data3+ridx0);
+    *(data0+ridx0) = loupe_floordiv_i32(val0, val1);
+    *(data1+ridx0) = loupe_floormod_i32(val0, val1);
+    *(data4+ridx0) = (((ridx0/3)*10)+(ridx0%3));
+  }
+}
