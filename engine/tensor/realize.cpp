@@ -180,6 +180,11 @@ void run_schedule(const Schedule& schedule) {
   }
 }
 
+void clear_kernel_cache() {
+  std::lock_guard lock(cache_mutex);
+  kernel_cache.clear();
+}
+
 // ---- Tensor entry points ----
 
 Tensor& Tensor::realize() {

@@ -13,6 +13,10 @@ class Buffer;
 
 void run_schedule(const Schedule& schedule);
 
+// Forgets the kernels compiled in this process, so the next run plans them again (and a trace records
+// their rewrites); compiled objects stay in the device's on-disk cache. For benchmarks and tests.
+void clear_kernel_cache();
+
 // The runtime storage behind a tensor-level BUFFER node, allocated (and filled with literal data) on
 // first use.
 std::shared_ptr<Buffer> buffer_storage(const UOpPtr& buffer_node);
