@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "rewrite/rule_stats.h"
 #include "script/run_options.h"
 #include "script/script_runner.h"
 #include "support/error.h"
@@ -46,6 +47,7 @@ std::string eval_case(const std::string& line) {
 int eval_main(const Args& args) {
   script::ScriptCommandLine cl = script::parse_script_command_line(args, script::ScriptCommand::Eval);
   script::apply_engine_options(cl);
+  DebugRuleStatsScope rule_stats;  // DEBUG>=6: the rule table at the end, on stderr
   // The answers own stdout; the engine's DEBUG lines (written to std::cout) go to stderr meanwhile.
   std::ostream answers(std::cout.rdbuf());
   std::cout.rdbuf(std::cerr.rdbuf());

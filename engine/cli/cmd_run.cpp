@@ -11,6 +11,7 @@
 #include "bench/peaks_cache.h"
 #include "cli/command.h"
 #include "runtime/device.h"
+#include "rewrite/rule_stats.h"
 #include "script/array_format.h"
 #include "script/run_options.h"
 #include "script/script_runner.h"
@@ -52,6 +53,7 @@ int run_main(const Args& args) {
   script::ScriptCommandLine cl = script::parse_script_command_line(args, script::ScriptCommand::Run);
   script::apply_engine_options(cl);
   std::string source = read_script(cl.files[0]);
+  DebugRuleStatsScope rule_stats;  // DEBUG>=6: the rule table at the end
 
   // A trace asked for on the command line also counts every rule attempt, for the rule profiler.
   TraceWriterOptions trace_options;
