@@ -9,7 +9,10 @@
 namespace loupe {
 
 RuleStat& RuleStatsListener::entry(const Rule& rule) {
-  std::string location = std::string(rule.location.file_name()) + ":" + std::to_string(rule.location.line());
+  // relative to the source tree, as traces show it
+  std::string file = rule.location.file_name();
+  if (size_t at = file.rfind("/engine/"); at != std::string::npos) file = file.substr(at + 1);
+  std::string location = file + ":" + std::to_string(rule.location.line());
   auto [it, added] = by_location_.try_emplace(location + " " + rule.name);
   if (added) {
     it->second.name = rule.name;
