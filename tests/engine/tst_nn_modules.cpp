@@ -304,6 +304,53 @@ private slots:
              qPrintable(QString("%1: loss %2 -> %3").arg(name).arg(losses.front()).arg(losses.back())));
   }
 
+  // Conv2d + BatchNorm + Linear trained in training mode: the running statistics are buffers the
+  // optimizer realizes with each step, and they move towards the batch's statistics.
+  void conv_batchnorm_model_trains() {
+    struct Net : Module {
+      Conv2d conv{1, 4, {3}};
+      BatchNorm bn{4};
+      Linear fc{4 * 4 * 4, 2};
+      Tensor operator()(const Tensor& x) { return fc(bn(conv(x)).relu().flatten(1)); }
+      void collect(const std::string& p, std::vector<NamedTensor>& out) override {
+        conv.collect(p + "conv.", out);
+        bn.collect(p + "bn.", out);
+        fc.collect(p + "fc.", out);
+      }
+    };
+    Tensor::manual_seed(4);
+    Net net;
+    // 8 images 6x6: label 1 when the left half is brighter
+    Tensor x = Tensor::rand({8, 1, 6, 6});
+    Tensor y = Tensor(Nested{0, 1, 0, 1, 1, 0, 1, 0}, dtypes::int32);
+    Tensor shift = y.cast(dtypes::float32).reshape({8, 1, 1, 1}) * Tensor(2.0) - Tensor(1.0);
+    Tensor left = (Tensor::arange(6).lt(Tensor(3)).cast(dtypes::float32) * Tensor(2.0) - Tensor(1.0)).reshape({1, 1, 1, 6});
+    x = (x + shift * left * Tensor(0.5)).contiguous().realize();
+    std::vector<Tensor*> ps = get_parameters(net);
+    QCOMPARE(ps.size(), size_t(6));
+    auto opt = Adam(ps, 0.02);
+    opt.set_buffers(get_buffers(net));
+    std::vector<double> losses;
+    {
+      TrainingScope train;
+      for (int step = 0; step < 12; step++) {
+        opt.zero_grad();
+        Tensor loss = net(x).sparse_categorical_crossentropy(y);
+        loss.backward();
+        opt.step();
+        losses.push_back(loss.to_vector().at(0));
+      }
+    }
+    QVERIFY2(losses.back() < 0.5 * losses.front(), qPrintable(QString("%1 -> %2").arg(losses.front()).arg(losses.back())));
+    QCOMPARE(net.bn.num_batches_tracked.to_int_vector(), (std::vector<int64_t>{12}));
+    QVERIFY(net.bn.running_mean->to_vector() != std::vector<double>(4, 0.0));
+    // eval mode uses the running statistics: the output differs from the training-mode output
+    Tensor eval_out = net(x);
+    std::vector<double> e = eval_out.to_vector();
+    TrainingScope train;
+    QVERIFY(net(x).to_vector() != e);
+  }
+
   void optimizer_errors() {
     Tensor w = Tensor::ones({2});
     EXPECT_ERROR(SGD({&w}, -1.0), "invalid learning rate");

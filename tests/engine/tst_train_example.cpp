@@ -23,7 +23,7 @@ QByteArray example_source() {
   return f.readAll();
 }
 
-// The 20 losses real tinygrad computes for the same script (current tinygrad, CPU, float32):
+// The 20 losses real tinygrad computes for the same script (current tinygrad on its default device here, OpenCL; float32):
 //   from tinygrad import Tensor, dtypes; exec(open("train_cnn.py").read()); print(out.tolist())
 const std::vector<double> kTinygradLosses = {
     0.7117822170257568, 0.5883809924125671, 0.45493581891059875, 0.3392499089241028, 0.28980886936187744,
