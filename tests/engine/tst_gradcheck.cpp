@@ -16,6 +16,7 @@
 #include <functional>
 #include <random>
 
+#include "nn/layers.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
 
@@ -214,6 +215,22 @@ const std::vector<GradCase>& cases() {
        [](const std::vector<Tensor>& x) { return x[0].scaled_dot_product_attention(x[1], x[2], std::nullopt, 0.0, true); }},
       {"sort_values", {I({2, 4})}, [](const std::vector<Tensor>& x) { return x[0].sort(1).first; }},
       {"topk_values", {I({2, 5})}, [](const std::vector<Tensor>& x) { return x[0].topk(2).first; }},
+      // nn modules (their own float32 parameters promote to float64 with the input)
+      {"nn_batchnorm_train", {I({3, 2, 2})}, [](const std::vector<Tensor>& x) {
+         nn::BatchNorm bn(2);
+         nn::TrainingScope train;
+         return bn(x[0]);
+       }},
+      {"nn_layernorm", {I({2, 4}), I({4})}, [](const std::vector<Tensor>& x) {
+         nn::LayerNorm ln({4});
+         ln.weight = x[1];
+         return ln(x[0]);
+       }},
+      {"nn_embedding", {I({4, 3})}, [](const std::vector<Tensor>& x) {
+         nn::Embedding e(4, 3);
+         e.weight = x[0];
+         return e(idx({Nested{Nested(3), Nested(0)}, Nested{Nested(3), Nested(2)}}));
+       }},
       {"contiguous", {I({2, 3})}, [](const std::vector<Tensor>& x) { return x[0].contiguous().exp() * x[0]; }},
   };
   return all;
