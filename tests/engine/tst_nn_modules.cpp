@@ -427,6 +427,35 @@ private slots:
     QCOMPARE(b.l2.bias->to_vector(), a.l2.bias->to_vector());
   }
 
+  // A file written by tinygrad's safe_save, byte for byte:
+  //   safe_save({'w': Tensor([[1.5, -2.0], [0.25, 3.0]]), 'idx': Tensor([1, -2, 3], dtype=dtypes.int32),
+  //              'h': Tensor([0.5, -1.0], dtype=dtypes.float16), 'flag': Tensor([True, False])},
+  //             fn, metadata={'format': 'pt'})
+  void safetensors_matches_tinygrad() {
+    const QByteArray tinygrad = QByteArray::fromHex(
+        "08010000000000007b225f5f6d657461646174615f5f223a7b22666f726d6174223a227074227d2c2277223a7b2264747970"
+        "65223a22463332222c227368617065223a5b322c325d2c22646174615f6f666673657473223a5b302c31365d7d2c22696478"
+        "223a7b226474797065223a22493332222c227368617065223a5b335d2c22646174615f6f666673657473223a5b31362c3238"
+        "5d7d2c2268223a7b226474797065223a22463136222c227368617065223a5b325d2c22646174615f6f666673657473223a5b"
+        "32382c33325d7d2c22666c6167223a7b226474797065223a22424f4f4c222c227368617065223a5b325d2c22646174615f6f"
+        "666673657473223a5b33322c33345d7d7d20202020200000c03f000000c00000803e0000404001000000feffffff03000000"
+        "003800bc0100");
+    std::vector<uint8_t> bytes(tinygrad.begin(), tinygrad.end());
+    StateDict sd = safe_decode(bytes, "tinygrad.safetensors");
+    QCOMPARE(sd.size(), size_t(4));
+    QCOMPARE(sd[0].first, std::string("w"));
+    QCOMPARE(sd[0].second.to_vector(), (std::vector<double>{1.5, -2.0, 0.25, 3.0}));
+    QCOMPARE(sd[1].second.dtype(), dtypes::int32);
+    QCOMPARE(sd[1].second.to_int_vector(), (std::vector<int64_t>{1, -2, 3}));
+    QCOMPARE(sd[2].second.dtype(), dtypes::float16);
+    QCOMPARE(sd[2].second.to_vector(), (std::vector<double>{0.5, -1.0}));
+    QCOMPARE(sd[3].second.to_int_vector(), (std::vector<int64_t>{1, 0}));
+    json::Value meta = json::Value::object();
+    meta.set("format", "pt");
+    std::vector<uint8_t> ours = safe_encode(sd, meta);
+    QCOMPARE(QByteArray(reinterpret_cast<const char*>(ours.data()), qsizetype(ours.size())), tinygrad);
+  }
+
   void safetensors_malformed_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("fragment");
