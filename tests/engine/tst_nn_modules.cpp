@@ -273,6 +273,87 @@ private slots:
     expect_close(bt.to_vector(), std::vector<double>(b.begin(), b.end()), 2e-6, "b");
   }
 
+  // Randomized differential test of the update formulas: random hyperparameters and gradients, three
+  // steps, against a float64 host implementation of tinygrad's formulas (nn/optim.py). The engine keeps
+  // parameters and state in float32, hence the 1e-5 relative tolerance.
+  void optimizer_formulas_random() {
+    std::mt19937 gen(1234);
+    std::uniform_real_distribution<double> u(0, 1);
+    const std::vector<Shape> shapes{{3, 4}, {5}};
+    for (int trial = 0; trial < 12; trial++) {
+      bool lamb_family = trial % 2 == 1;
+      double lr = 0.01 + 0.2 * u(gen), wd = u(gen) < 0.5 ? 0.0 : 0.05 * u(gen);
+      double momentum = u(gen) < 0.3 ? 0.0 : 0.5 + 0.45 * u(gen), tcoef = u(gen) < 0.5 ? 0.0 : 0.01 * u(gen);
+      bool nesterov = u(gen) < 0.5, classic = u(gen) < 0.5, adam = u(gen) < 0.5;
+      double b1 = 0.8 + 0.15 * u(gen), b2 = 0.9 + 0.099 * u(gen), eps = 1e-6 + 1e-4 * u(gen);
+      std::vector<std::vector<double>> w(2), m(2), v(2), b(2);
+      std::vector<Tensor> params;
+      for (size_t k = 0; k < 2; k++) {
+        int64_t n = 1;
+        for (int64_t d : shapes[k]) n *= d;
+        std::vector<Nested> flat;
+        for (int64_t i = 0; i < n; i++) {
+          // float32-representable, so host and engine start from the same numbers
+          w[k].push_back(double(float(2 * u(gen) - 1)));
+          flat.push_back(Nested(w[k].back()));
+        }
+        m[k] = v[k] = b[k] = std::vector<double>(n, 0.0);
+        params.push_back(Tensor(Nested(flat)).reshape(shapes[k]));
+      }
+      std::vector<Tensor*> ps{&params[0], &params[1]};
+      std::unique_ptr<Optimizer> opt;
+      if (lamb_family) opt = std::make_unique<LAMB>(ps, lr, b1, b2, eps, wd, adam);
+      else opt = std::make_unique<LARS>(ps, lr, momentum, wd, nesterov, classic, tcoef);
+      double b1t = 1, b2t = 1;
+      for (int step = 0; step < 3; step++) {
+        b1t *= b1;
+        b2t *= b2;
+        for (size_t k = 0; k < 2; k++) {
+          std::vector<double> g;
+          std::vector<Nested> flat;
+          for (size_t i = 0; i < w[k].size(); i++) {
+            g.push_back(double(float(2 * u(gen) - 1)));
+            flat.push_back(Nested(g.back()));
+          }
+          params[k].set_grad(Tensor(Nested(flat)).reshape(shapes[k]));
+          auto norm = [](const std::vector<double>& x) {
+            double s = 0;
+            for (double e : x) s += e * e;
+            return std::sqrt(s);
+          };
+          size_t n = g.size();
+          if (!lamb_family) {
+            double r1 = norm(w[k]), r2 = norm(g);
+            double r = tcoef == 0 ? 1.0 : (r1 > 0 ? (r2 > 0 ? tcoef * r1 / (r2 + wd * r1) : 1.0) : 1.0);
+            for (size_t i = 0; i < n; i++) {
+              double gi = wd > 0 ? g[i] + wd * w[k][i] : g[i];
+              if (classic) gi *= r * lr;
+              if (momentum != 0) {
+                b[k][i] = momentum * b[k][i] + gi;
+                gi = nesterov ? gi + momentum * b[k][i] : b[k][i];
+              }
+              if (!classic) gi *= r * lr;
+              w[k][i] -= gi;
+            }
+          } else {
+            std::vector<double> up(n);
+            for (size_t i = 0; i < n; i++) {
+              m[k][i] = b1 * m[k][i] + (1 - b1) * g[i];
+              v[k][i] = b2 * v[k][i] + (1 - b2) * g[i] * g[i];
+              up[i] = (m[k][i] / (1 - b1t)) / (std::sqrt(v[k][i] / (1 - b2t)) + eps) + wd * w[k][i];
+            }
+            double r1 = norm(w[k]), r2 = norm(up);
+            double r = adam ? 1.0 : (r1 > 0 ? (r2 > 0 ? r1 / r2 : 1.0) : 1.0);
+            for (size_t i = 0; i < n; i++) w[k][i] -= lr * r * up[i];
+          }
+        }
+        opt->step();
+      }
+      QString what = QString("trial %1 (%2)").arg(trial).arg(lamb_family ? (adam ? "adam" : "lamb") : "lars/sgd");
+      for (size_t k = 0; k < 2; k++) expect_close(params[k].to_vector(), w[k], 1e-5, qPrintable(what));
+    }
+  }
+
   void optimizers_train_a_model_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"sgd", "sgd_momentum", "sgd_nesterov_wd", "adam", "adamw", "lamb"}) QTest::newRow(n) << QString(n);
