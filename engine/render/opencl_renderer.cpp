@@ -4,6 +4,8 @@
 #include <cctype>
 #include <unordered_map>
 
+#include "ir/print.h"
+#include "render/cstyle_text.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -133,9 +135,114 @@ std::string opencl_spelling(const std::string& s) {
 
 OpenCLRenderer::OpenCLRenderer() : CStyleRenderer(opencl_caps(), opencl_language()) {}
 
+UOpList emulate_half_uops(const UOpList& uops, std::vector<int64_t>& bits_buffers) {
+  const DType f32 = dtypes::float32, u16 = dtypes::uint16;
+  auto is_half = [](DType d) { return d.scalar_type == Scalar::Float16; };
+  auto value_of = [](const Arg& a) { return a.is_bool() ? double(a.as_bool()) : a.is_int() ? double(a.as_int()) : a.as_double(); };
+  // A half constant keeps its float value, like the C renderer spells it in float arithmetic; every half
+  // result computed from it is rounded anyway.
+  auto exact_half = [&](const Arg& a) { return static_cast<double>(static_cast<float>(value_of(a))); };
+  std::unordered_map<const UOp*, UOpPtr> map;
+  UOpList out;
+  auto src_of = [&](const UOpPtr& s) -> UOpPtr {
+    if (auto it = map.find(s.get()); it != map.end()) return it->second;
+    if (s->op == Ops::CONST && is_half(s->dtype) && s->dtype.count == 1 && !s->dtype.is_ptr)  // constants may be unlisted
+      return map[s.get()] = UOp::cnst(f32, exact_half(s->arg));
+    return s;
+  };
+  auto add = [&](UOpPtr n) {
+    out.push_back(n);
+    return n;
+  };
+  auto to_bits = [&](const UOpPtr& x) { return add(UOp::make(Ops::BITCAST, u16, {x})); };
+  auto from_bits = [&](const UOpPtr& b) { return add(UOp::make(Ops::BITCAST, f32, {b})); };
+  auto bits_index = [](const UOpPtr& idx) {
+    return idx->op == Ops::INDEX && idx->src[0]->op == Ops::DEFINE_GLOBAL && idx->dtype.base().scalar_type == Scalar::UInt16 &&
+           idx->src[0]->arg.is_int();
+  };
+  std::vector<int64_t> bits;
+  for (const UOpPtr& u : uops) {
+    UOpList src;
+    for (const UOpPtr& s : u->src) src.push_back(src_of(s));
+    DType dt = u->dtype;
+    bool half_ptr = dt.is_ptr && is_half(dt.base());
+    bool half_val = !dt.is_ptr && is_half(dt);
+    if ((half_val || half_ptr) && dt.base().count > 1)
+      throw Error(cat("OPENCL: half vectors need cl_khr_fp16, which this device lacks (", uop_label(*u), ")"));
+    UOpPtr n;
+    switch (u->op) {
+    case Ops::DEFINE_GLOBAL:
+      if (half_ptr) {
+        n = add(UOp::make(Ops::DEFINE_GLOBAL, u16.ptr(dt.ptr_size), {}, u->arg));
+        bits.push_back(u->arg.as_int());
+      }
+      break;
+    case Ops::DEFINE_LOCAL:  // a shared temp holds the float values directly
+      if (half_ptr) n = add(UOp::make(Ops::DEFINE_LOCAL, f32.ptr(dt.ptr_size, true), {}, u->arg));
+      break;
+    case Ops::INDEX:
+      if (half_ptr) n = add(UOp::make(Ops::INDEX, src[0]->dtype, src, u->arg));
+      break;
+    case Ops::CONST:
+      if (half_val) n = add(UOp::cnst(f32, exact_half(u->arg)));
+      break;
+    case Ops::LOAD:
+      if (half_val && bits_index(src[0])) {
+        UOpList ls{src[0]};
+        if (src.size() == 3) {
+          const UOpPtr& alt = u->src[1];
+          uint16_t alt_bits = alt->op == Ops::CONST ? round_to_half_bits(static_cast<float>(value_of(alt->arg))) : 0;
+          if (alt->op != Ops::CONST) throw Error(cat("OPENCL: a gated half load needs a constant alternative (", uop_label(*u), ")"));
+          ls.push_back(UOp::cnst_int(u16, alt_bits));
+          ls.push_back(src[2]);
+        }
+        n = from_bits(add(UOp::make(Ops::LOAD, u16, std::move(ls))));
+      } else if (half_val) {
+        n = add(UOp::make(Ops::LOAD, f32, src, u->arg));
+      }
+      break;
+    case Ops::STORE:
+      if (bits_index(src[0])) {
+        src[1] = to_bits(src[1]);
+        n = add(UOp::make(Ops::STORE, dt, src, u->arg));
+      }
+      break;
+    case Ops::BITCAST:
+      if (is_half(u->src[0]->dtype)) {  // half -> a 16-bit type: its bits
+        UOpPtr b = to_bits(src[0]);
+        n = dt == u16 ? b : add(UOp::make(Ops::BITCAST, dt, {b}));
+      } else if (half_val) {  // a 16-bit type -> half
+        UOpPtr b = src[0]->dtype == u16 ? src[0] : add(UOp::make(Ops::BITCAST, u16, {src[0]}));
+        n = from_bits(b);
+      }
+      break;
+    case Ops::DEFINE_ACC:
+    case Ops::ASSIGN:  // the value assigned is already rounded
+      if (half_val) n = add(UOp::make(u->op, f32, src, u->arg));
+      break;
+    default:
+      if (half_val) n = from_bits(to_bits(add(UOp::make(u->op, f32, src, u->arg))));  // compute in float, round
+      break;
+    }
+    if (!n) {
+      bool changed = false;
+      for (size_t i = 0; i < src.size(); i++) changed = changed || src[i] != u->src[i];
+      n = add(changed ? UOp::make(u->op, dt, std::move(src), u->arg) : u);
+    }
+    if (n != u) map[u.get()] = n;
+  }
+  bits_buffers = std::move(bits);
+  return out;
+}
+
 RenderedKernel OpenCLRenderer::render(const std::string& name, const UOpList& uops) const {
-  RenderedKernel k = CStyleRenderer::render(name, strip_barrier_sources(uops));
+  std::vector<int64_t> bits;
+  UOpList list = strip_barrier_sources(uops);
+  if (emulate_half_) list = emulate_half_uops(list, bits);
+  RenderedKernel k = CStyleRenderer::render(name, list);
   k.source = opencl_spelling(k.source);
+  for (BufferParam& b : k.buffers)  // the caller passes half buffers: the kernel reads their bits
+    if (std::find(bits.begin(), bits.end(), b.index) != bits.end()) b.dtype = dtypes::float16.ptr(b.dtype.ptr_size);
   return k;
 }
 
@@ -189,9 +296,30 @@ std::string as_type(const CStyleRenderer& r, DType to, const std::string& x) {
 }
 } // namespace
 
-std::string OpenCLRenderer::inline_bitcast(DType, DType to, const std::string& x) const { return as_type(*this, to, x); }
+namespace {
+bool is_half_marker(DType from, DType to) {
+  return (from == dtypes::float32 && to == dtypes::uint16) || (from == dtypes::uint16 && to == dtypes::float32);
+}
+} // namespace
+
+std::string OpenCLRenderer::inline_bitcast(DType from, DType to, const std::string& x) const {
+  return is_half_marker(from, to) ? "" : as_type(*this, to, x);
+}
 
 CHelper OpenCLRenderer::helper(const std::string& kind, DType t, DType to) const {
+  // the half emulation's conversions (emulate_half_uops): the CPU's rounding, to nearest even
+  if (kind == "bitcast" && t == dtypes::float32 && to == dtypes::uint16)
+    return {"loupe_float_to_half_bits",
+            "static inline ushort loupe_float_to_half_bits(float f) { uint x = as_uint(f); uint sign = (x >> 16) & 0x8000u; "
+            "uint ax = x & 0x7fffffffu; if (ax > 0x7f800000u) return (ushort)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); "
+            "if (ax >= 0x47800000u) return (ushort)(sign | 0x7c00u); if (ax < 0x38800000u) return (ushort)(sign | "
+            "(uint)rint(as_float(ax) * 16777216.0f)); uint h = (((ax >> 23) - 112u) << 10) | ((ax & 0x7fffffu) >> 13); "
+            "uint rest = ax & 0x1fffu; if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++; return (ushort)(sign | h); }"};
+  if (kind == "bitcast" && t == dtypes::uint16 && to == dtypes::float32)
+    return {"loupe_half_bits_to_float",
+            "static inline float loupe_half_bits_to_float(ushort h) { uint sign = (uint)(h & 0x8000u) << 16; uint e = (h >> 10) & "
+            "0x1fu, m = h & 0x3ffu; if (e == 0) return as_float(sign | as_uint((float)m * 5.9604644775390625e-8f)); if (e == 31) "
+            "return as_float(sign | 0x7f800000u | (m << 13)); return as_float(sign | ((e + 112u) << 23) | (m << 13)); }"};
   return gpu_helper(*this, kind, t, to, [this](DType, DType dst, const std::string& x) { return as_type(*this, dst, x); });
 }
 

@@ -31,6 +31,11 @@ OpSet gpu_native_ops();
 class OpenCLRenderer : public CStyleRenderer {
 public:
   OpenCLRenderer();
+  // Devices without cl_khr_fp16 (PoCL on a CPU) may only point at half: half buffers are then read and
+  // written as their ushort bits, values live in float and every half result is rounded to half
+  // precision by a helper, which computes exactly what the CPU's _Float16 code does.
+  void set_emulate_half(bool on) { emulate_half_ = on; }
+  bool emulate_half() const { return emulate_half_; }
   RenderedKernel render(const std::string& name, const UOpList& uops) const override;
   std::string scalar_name(DType scalar) const override;
   std::string special_expr(const std::string& name) const override;
@@ -40,7 +45,16 @@ public:
   std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const override;
   std::string inline_bitcast(DType from, DType to, const std::string& x) const override;
   CHelper helper(const std::string& kind, DType t, DType to = {}) const override;
+
+private:
+  bool emulate_half_ = false;
 };
+
+// The half emulation as a rewrite of the linearized kernel (see OpenCLRenderer::set_emulate_half): half
+// values become float, and BITCAST float->ushort / ushort->float (never valid otherwise: the sizes differ)
+// stand for "round to half bits" / "half bits to float". Returns the new list; `bits_buffers` gets the
+// DEFINE_GLOBAL indices that became ushort.
+UOpList emulate_half_uops(const UOpList& uops, std::vector<int64_t>& bits_buffers);
 
 // OpenCL C reserves `long long`: the shared C text's 64-bit spellings become long/ulong and L/UL suffixes.
 std::string opencl_spelling(const std::string& c_source);

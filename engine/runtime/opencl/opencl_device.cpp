@@ -186,6 +186,12 @@ OpenCLDevice::OpenCLDevice(std::string name, CompileCache* cache)
   std::string ext = device_string(api_, device_, CL_DEVICE_EXTENSIONS);
   has_fp16_ = ext.find("cl_khr_fp16") != std::string::npos;
   has_fp64_ = ext.find("cl_khr_fp64") != std::string::npos;
+  renderer_.set_emulate_half(!has_fp16_);
+  // float division and sqrt rounded like the CPU's, where the device can (the default allows 2.5 ulp)
+  cl_bitfield fp = 0;
+  if (api_.GetDeviceInfo(device_, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) == CL_SUCCESS &&
+      (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+    build_options_ = "-cl-fp32-correctly-rounded-divide-sqrt";
   size_t wg = 1;
   if (api_.GetDeviceInfo(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr) == CL_SUCCESS) max_wg_ = static_cast<int64_t>(wg);
   allocator_ = std::make_unique<OpenCLAllocator>(this->name(), api_, ctx_, queue_);
@@ -203,7 +209,7 @@ std::shared_ptr<Program> OpenCLDevice::compile(const RenderedKernel& k) {
     throw Error(cat("OPENCL: kernel ", k.name, " uses half, and ", description_, " has no cl_khr_fp16"));
   if (!has_fp64_ && k.source.find("cl_khr_fp64") != std::string::npos)
     throw Error(cat("OPENCL: kernel ", k.name, " uses double, and ", description_, " has no cl_khr_fp64"));
-  std::string key = cache_key({"loupe-opencl-1", description_, k.source});
+  std::string key = cache_key({"loupe-opencl-1", description_, build_options_, k.source});
   std::string pkey = cat(key, "|", k.global[0], ",", k.global[1], ",", k.global[2], "|", k.local[0], ",", k.local[1], ",",
                          k.local[2]);
   for (const BufferParam& b : k.buffers) pkey += cat("|", b.dtype.name(), ":", b.dtype.ptr_size);
@@ -216,7 +222,7 @@ std::shared_ptr<Program> OpenCLDevice::compile(const RenderedKernel& k) {
     size_t size = bin->size();
     cl_int status = CL_SUCCESS;
     prg = api_.CreateProgramWithBinary(ctx_, 1, &device_, &size, &data, &status, &rc);
-    if (rc != CL_SUCCESS || status != CL_SUCCESS || api_.BuildProgram(prg, 1, &device_, "", nullptr, nullptr) != CL_SUCCESS) {
+    if (rc != CL_SUCCESS || status != CL_SUCCESS || api_.BuildProgram(prg, 1, &device_, build_options_.c_str(), nullptr, nullptr) != CL_SUCCESS) {
       if (prg) api_.ReleaseProgram(prg);
       prg = nullptr;  // a stale or foreign binary: build from source
     }
@@ -227,7 +233,7 @@ std::shared_ptr<Program> OpenCLDevice::compile(const RenderedKernel& k) {
     prg = api_.CreateProgramWithSource(ctx_, 1, &text, &len, &rc);
     check(rc, "clCreateProgramWithSource for " + k.name);
     builds_++;
-    rc = api_.BuildProgram(prg, 1, &device_, "", nullptr, nullptr);
+    rc = api_.BuildProgram(prg, 1, &device_, build_options_.c_str(), nullptr, nullptr);
     if (rc != CL_SUCCESS) {
       std::string log = build_log(api_, prg, device_);
       api_.ReleaseProgram(prg);

@@ -57,6 +57,7 @@ private:
   std::string description_;
   int64_t max_wg_ = 1;
   bool has_fp16_ = false, has_fp64_ = false;
+  std::string build_options_;
   OpenCLRenderer renderer_;
   std::unique_ptr<OpenCLAllocator> allocator_;
   CompileCache* cache_;
