@@ -81,6 +81,26 @@ void Conv2d::collect(const std::string& p, std::vector<NamedTensor>& out) {
   add(out, p + "bias", bias);
 }
 
+// ---- ConvTranspose2d ----
+
+ConvTranspose2d::ConvTranspose2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> ks,
+                                 std::vector<int64_t> stride_, std::vector<int64_t> padding_,
+                                 std::vector<int64_t> output_padding_, std::vector<int64_t> dilation_, int64_t groups_,
+                                 bool with_bias)
+    : Conv2d(in_channels, out_channels, std::move(ks), std::move(stride_), std::move(padding_), std::move(dilation_),
+             groups_, with_bias),
+      output_padding(std::move(output_padding_)) {
+  double scale = 1.0 / std::sqrt(double(in_channels * std::accumulate(kernel_size.begin(), kernel_size.end(), int64_t(1),
+                                                                        std::multiplies<>())));
+  Shape shape{in_channels, out_channels / groups};
+  shape.insert(shape.end(), kernel_size.begin(), kernel_size.end());
+  weight = Tensor::uniform(shape, -scale, scale);
+}
+
+Tensor ConvTranspose2d::operator()(const Tensor& x) const {
+  return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding);
+}
+
 // ---- BatchNorm ----
 
 BatchNorm::BatchNorm(int64_t size_, double eps_, bool affine, bool track, double momentum_)
@@ -151,6 +171,41 @@ Tensor LayerNorm::operator()(const Tensor& x) const {
 }
 
 void LayerNorm::collect(const std::string& p, std::vector<NamedTensor>& out) {
+  add(out, p + "weight", weight);
+  add(out, p + "bias", bias);
+}
+
+Tensor LayerNorm2d::operator()(const Tensor& x) const {
+  if (x.ndim() != 4) throw Error(loupe::cat("nn.LayerNorm2d: needs an (N, C, H, W) input, got ", shape_str(x.shape())));
+  return LayerNorm::operator()(x.permute({0, 2, 3, 1})).permute({0, 3, 1, 2});
+}
+
+// ---- GroupNorm / InstanceNorm ----
+
+GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps_, bool affine)
+    : num_groups(groups), num_channels(channels), eps(eps_) {
+  check_positive(groups, "nn.GroupNorm", "num_groups");
+  check_positive(channels, "nn.GroupNorm", "num_channels");
+  if (channels % groups != 0)
+    throw Error(loupe::cat("nn.GroupNorm: num_groups=", groups, " must divide num_channels=", channels));
+  if (affine) {
+    weight = Tensor::ones({channels});
+    bias = Tensor::zeros({channels});
+  }
+}
+
+Tensor GroupNorm::operator()(const Tensor& x) const {
+  if (x.ndim() < 2 || x.shape()[1] != num_channels)
+    throw Error(loupe::cat("nn.GroupNorm: input of shape ", shape_str(x.shape()), " needs ", num_channels,
+                           " channels on axis 1"));
+  Tensor y = x.reshape({x.shape()[0], num_groups, -1}).layernorm(Axes(int64_t(-1)), eps).reshape(x.shape());
+  if (!weight || !bias) return y;
+  Shape per_channel(x.ndim(), 1);
+  per_channel[1] = num_channels;
+  return y * weight->reshape(per_channel) + bias->reshape(per_channel);
+}
+
+void GroupNorm::collect(const std::string& p, std::vector<NamedTensor>& out) {
   add(out, p + "weight", weight);
   add(out, p + "bias", bias);
 }
