@@ -20,6 +20,16 @@ ListenerScope::~ListenerScope() {
   if (listener_->wants_attempts()) attempt_listeners--;
 }
 
+ListenersPaused::ListenersPaused() : saved_(std::move(listeners)), saved_attempts_(attempt_listeners) {
+  listeners.clear();
+  attempt_listeners = 0;
+}
+
+ListenersPaused::~ListenersPaused() {
+  listeners = std::move(saved_);
+  attempt_listeners = saved_attempts_;
+}
+
 const std::vector<RewriteListener*>& active_listeners() { return listeners; }
 bool any_listener() { return !listeners.empty(); }
 bool any_attempt_listener() { return attempt_listeners > 0; }

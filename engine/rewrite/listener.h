@@ -40,6 +40,20 @@ private:
   RewriteListener* listener_;
 };
 
+// Detaches every listener of this thread for the scope's lifetime (for work whose rewrites are
+// repeated, and recorded, elsewhere).
+class ListenersPaused {
+public:
+  ListenersPaused();
+  ~ListenersPaused();
+  ListenersPaused(const ListenersPaused&) = delete;
+  ListenersPaused& operator=(const ListenersPaused&) = delete;
+
+private:
+  std::vector<RewriteListener*> saved_;
+  int saved_attempts_ = 0;
+};
+
 const std::vector<RewriteListener*>& active_listeners();
 bool any_listener();
 bool any_attempt_listener();

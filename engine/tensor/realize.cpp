@@ -8,6 +8,7 @@
 
 #include "codegen/pipeline.h"
 #include "ir/print.h"
+#include "rewrite/listener.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
 #include "runtime/device.h"
@@ -83,7 +84,12 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   }
   auto ck = std::make_shared<CompiledKernel>();
   {
-    TraceContextScope ctx("kernel", Kernel(item.ast).base_name());
+    std::string name;
+    {
+      ListenersPaused quiet;  // naming builds a Kernel; plan_kernel builds it again, recorded, in the context
+      name = Kernel(item.ast).base_name();
+    }
+    TraceContextScope ctx("kernel", name);
     ck->plan = plan_kernel(item.ast, dev.renderer(), noopt);
     TraceSession* s = TraceSession::current();
     if (s || options().compare_noopt) plan_noopt(*ck, dev);

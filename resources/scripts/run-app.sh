@@ -5,7 +5,8 @@ cd "$(dirname "$0")/../.."
 resources/scripts/install-deps.sh
 cmake --preset release
 cmake --build --preset release
-EXAMPLE=resources/examples/mlp_forward.py
+# The richest bundled example: a small CNN trained for 20 SGD steps (forward, backward, updates).
+EXAMPLE=resources/examples/train_cnn.py
 TRACE=build/release/example.loupe
 # Record the example's trace (every rewrite, kernel and kernel run, each optimized kernel timed
 # against its NOOPT version) with the engine just built.

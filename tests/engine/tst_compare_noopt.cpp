@@ -90,6 +90,8 @@ private Q_SLOTS:
     }
     take_noopt_comparisons();
     TraceReader r(path);
+    // every pass belongs to the schedule or a kernel (and its NOOPT planning), none to no context
+    for (const TraceContext& c : r.contexts()) QVERIFY2(c.kind != "top", c.name.c_str());
     int opt = 0, noopt = 0;
     for (const TraceEvent& e : r.profile()) {
       if (e.kind == "compare_opt") opt++;

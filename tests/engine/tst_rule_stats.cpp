@@ -21,6 +21,9 @@ private Q_SLOTS:
     {
       ListenerScope scope(&stats);
       QVERIFY(graph_rewrite((x * 1) + (x * 1), pm) == x * 2);
+      ListenersPaused quiet;  // not counted either
+      graph_rewrite(x * 1 + 5, pm);
+      QVERIFY(!any_listener());
     }
     graph_rewrite(x * 1, pm);  // detached: not counted
     std::map<std::string, RuleStat> by_name;
