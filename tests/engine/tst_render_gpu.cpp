@@ -4,6 +4,10 @@
 // float4 vectors). Each file starts with the launch dims. LOUPE_UPDATE_GOLDEN=1 rewrites the files.
 #include <QtTest>
 
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
 #include <fstream>
 #include <sstream>
 
@@ -128,6 +132,81 @@ private slots:
     const RendererCaps& caps = renderer_for("cuda").caps();
     for (int i = 0; i < 3; i++) QVERIFY2(k.global[i] <= caps.global_max[i], k.source.c_str());
     QCOMPARE(k.global[0] * k.global[1] * k.global[2], int64_t(210000));
+  }
+
+  // Without a GPU, clang's CUDA front end checks that CUDA sources are well-formed device code: the CUDA
+  // goldens, kernels under random opts, and half/bfloat16/int64/bool kernels, against stub declarations
+  // of the few CUDA builtins they use (NVRTC itself needs a GPU machine).
+  void cuda_sources_compile_with_clang() {
+    QString clang;
+    for (const char* c : {"clang++", "clang++-15", "clang++-16", "clang++-14"})
+      if (!QStandardPaths::findExecutable(c).isEmpty()) {
+        clang = c;
+        break;
+      }
+    if (clang.isEmpty()) QSKIP("no clang++ to check CUDA sources with");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto write = [&](const QString& name, const std::string& text) {
+      QFile f(dir.filePath(name));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(text));
+    };
+    write("prelude.h", R"(#include "__clang_cuda_builtin_vars.h"
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+__device__ float __int_as_float(int); __device__ int __float_as_int(float);
+__device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float(unsigned int);
+__device__ double __longlong_as_double(long long); __device__ long long __double_as_longlong(double);
+__device__ void __syncthreads();
+__device__ float sqrtf(float); __device__ float truncf(float); __device__ float floorf(float);
+__device__ float fmodf(float, float); __device__ float copysignf(float, float);
+__device__ double sqrt(double); __device__ double trunc(double); __device__ double floor(double);
+__device__ double fmod(double, double); __device__ double copysign(double, double);
+extern "C" __device__ void* memcpy(void*, const void*, unsigned long);
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+)");
+    write("cuda_fp16.h", R"(struct __half { unsigned short x; __device__ __half() {} __device__ __half(float); __device__ operator float() const; };
+typedef __half half;
+__device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_as_half(unsigned short);
+)");
+    std::vector<std::pair<std::string, std::string>> sources;
+    QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/cuda");
+    for (const QString& f : goldens.entryList({"*.cu"})) sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+    const Renderer& cuda = renderer_for("cuda");
+    for (DType t : {dtypes::float16, dtypes::bfloat16, dtypes::int64, dtypes::bool_, dtypes::float64, dtypes::uint8})
+      sources.push_back({"cast_" + t.name(), cuda.render("k", elementwise(dtypes::float32, {t}, 8, [&](const std::vector<UOpPtr>& v) {
+                                                          UOpPtr x = UOp::make(Ops::CAST, dtypes::float32, {v[0]});
+                                                          return binop(Ops::MAX, binop(Ops::MUL, x, x), x);
+                                                        })).source});
+    sources.push_back({"half_math", cuda.render("k", elementwise(dtypes::float16, {dtypes::float16, dtypes::float16}, 8,
+                                                                  [](const std::vector<UOpPtr>& v) {
+                                                                    return binop(Ops::ADD, binop(Ops::FDIV, v[0], v[1]),
+                                                                                 UOp::cnst(dtypes::float16, 0.1));
+                                                                  })).source});
+    sources.push_back({"bitcast", cuda.render("k", elementwise(dtypes::int32, {dtypes::float32}, 8, [](const std::vector<UOpPtr>& v) {
+                                                return UOp::make(Ops::BITCAST, dtypes::int32, {v[0]});
+                                              })).source});
+    for (const char* e : {"elementwise", "reduce_all", "matmul", "conv"})
+      sources.push_back({std::string(e) + "_grouped", plan_with_opts(last_kernel(golden_expression(e)).ast, cuda,
+                                                                       std::string(e) == "reduce_all"
+                                                                           ? std::vector<Opt>{{OptOp::GROUPTOP, 0, 64}, {OptOp::UNROLL, 0, 4}}
+                                                                           : std::vector<Opt>{{OptOp::LOCAL, 0, 2}})
+                                                            .rendered.source});
+    for (const auto& [name, text] : sources) {
+      write("k.cu", text);
+      QProcess p;
+      p.setProcessChannelMode(QProcess::MergedChannels);
+      p.start(clang, {"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80", "-fsyntax-only",
+                      "-I", dir.path(), "-include", dir.filePath("prelude.h"), dir.filePath("k.cu")});
+      QVERIFY(p.waitForFinished(60000));
+      QString out = QString::fromUtf8(p.readAll());
+      if (p.exitCode() != 0 && out.contains("cannot find CUDA") ) QSKIP("clang has no CUDA support here");
+      QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromStdString(name + ":\n" + text) + "\n" + out));
+    }
   }
 };
 
