@@ -627,6 +627,9 @@ private slots:
                                         << "needs 8";
     QTest::newRow("offsets_not_pair") << file("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0]}}", 4)
                                       << "needs 2 numbers";
+    QTest::newRow("duplicate_name") << file("{\"a\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [0, 1]}, "
+                                          "\"a\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [1, 2]}}", 2)
+                                    << "duplicate key \"a\"";
     QTest::newRow("shape_not_ints") << file("{\"a\": {\"dtype\": \"F32\", \"shape\": \"x\", \"data_offsets\": [0, 4]}}", 4)
                                     << "field 'shape'";
   }
