@@ -59,7 +59,12 @@ void Optimizer::step() {
   for (Tensor* s : state()) all.push_back(s);
   for (Tensor* b : buffers_) all.push_back(b);
   Tensor::realize_all(all);
-  for (size_t i = 0; i < params_.size(); i++) *params_[i] = fresh[i];
+  // the new tensors keep the gradients, as tinygrad's assigned parameters do: without zero_grad() the
+  // next backward() adds to them
+  for (size_t i = 0; i < params_.size(); i++) {
+    fresh[i].set_grad(grads[i]);
+    *params_[i] = fresh[i];
+  }
 }
 
 // ---- LARS / SGD ----

@@ -6,7 +6,8 @@
 //   loss.backward(); opt.step(); opt.zero_grad();
 //
 // step() realizes the new parameters and state in one schedule and sets the parameter tensors (through
-// the pointers given) to them; copies of a parameter taken before the step keep the old value.
+// the pointers given) to them, keeping their .grad until zero_grad(); copies of a parameter taken before
+// the step keep the old value.
 #pragma once
 #include <vector>
 

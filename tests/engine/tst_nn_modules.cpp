@@ -508,6 +508,12 @@ private slots:
     (w * w).sum().backward();
     opt.step();
     expect_close(w.to_vector(), {0.0, 0.0}, 0, "w - 0.5 * 2w");
+    // like tinygrad, the gradient stays until zero_grad(), so a second backward() accumulates
+    QVERIFY(w.grad());
+    (w + Tensor(1.0)).sum().backward();
+    expect_close(w.grad()->to_vector(), {3.0, 3.0}, 0, "2 + 1");
+    opt.zero_grad();
+    QVERIFY(!w.grad());
   }
 
   void state_dict_roundtrip() {
