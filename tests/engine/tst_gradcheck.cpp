@@ -215,6 +215,39 @@ const std::vector<GradCase>& cases() {
        [](const std::vector<Tensor>& x) { return x[0].scaled_dot_product_attention(x[1], x[2], std::nullopt, 0.0, true); }},
       {"sort_values", {I({2, 4})}, [](const std::vector<Tensor>& x) { return x[0].sort(1).first; }},
       {"topk_values", {I({2, 5})}, [](const std::vector<Tensor>& x) { return x[0].topk(2).first; }},
+      // more shapes of the same ops
+      {"rearrange", {I({2, 3, 2})}, [](const std::vector<Tensor>& x) { return x[0].rearrange("a b c -> (c a) b").exp(); }},
+      {"cummin", {I({2, 5})}, [](const std::vector<Tensor>& x) { return x[0].cummin(1).first; }},
+      {"repeat_interleave", {I({2, 3})}, [](const std::vector<Tensor>& x) { return x[0].repeat_interleave(2, 1); }},
+      {"scatter_src", {I({2, 4}), I({2, 2})}, [](const std::vector<Tensor>& x) {
+         return x[0].scatter(1, idx({Nested{Nested(2), Nested(0)}, Nested{Nested(1), Nested(3)}}), x[1]);
+       }},
+      {"var_mean", {I({3, 4})}, [](const std::vector<Tensor>& x) {
+         auto [v, m] = x[0].var_mean(1);
+         return v * m;
+       }},
+      {"split_chunk", {I({4, 3})}, [](const std::vector<Tensor>& x) {
+         std::vector<Tensor> parts = x[0].split({1, 3}, 0);
+         std::vector<Tensor> halves = x[0].chunk(2, 0);
+         return parts[1].sum(0) * halves[0].sum(0);
+       }},
+      {"squeeze_flatten", {I({2, 1, 3})}, [](const std::vector<Tensor>& x) {
+         return x[0].squeeze(1).unsqueeze(0).flatten().exp();
+       }},
+      {"pad_negative_crop", {I({3, 4})}, [](const std::vector<Tensor>& x) { return x[0].pad({P(-1, 1), P(1, -2)}).exp(); }},
+      {"expand_leading", {I({3})}, [](const std::vector<Tensor>& x) { return x[0].expand({2, 2, 3}) * Tensor::arange(12).reshape({2, 2, 3}).cast(f64); }},
+      {"conv2d_all_options", {I({2, 4, 5, 5}), I({2, 2, 2, 3}), I({2})}, [](const std::vector<Tensor>& x) {
+         return x[0].conv2d(x[1], x[2], 2, {2, 1}, {2, 1}, {1, 0, 2, 1});
+       }},
+      {"conv_transpose2d_groups_pad", {I({1, 4, 3, 3}), I({4, 1, 3, 3}), I({2})}, [](const std::vector<Tensor>& x) {
+         return x[0].conv_transpose2d(x[1], x[2], 2, {2}, {1}, {1}, {1});
+       }},
+      {"avg_pool2d_ceil", {I({1, 1, 5, 5})}, [](const std::vector<Tensor>& x) { return x[0].avg_pool2d({2, 2}, {2}, {1}, {0}, true); }},
+      {"interpolate_align_corners", {I({1, 2, 3})}, [](const std::vector<Tensor>& x) { return x[0].interpolate({5}, "linear", true); }},
+      {"sdpa_mask", {I({1, 3, 2}), I({1, 4, 2}), I({1, 4, 3})}, [](const std::vector<Tensor>& x) {
+         Tensor mask = Tensor(Nested{Nested{true, false, true, true}, Nested{true, true, false, true}, Nested{false, true, true, true}});
+         return x[0].scaled_dot_product_attention(x[1], x[2], mask);
+       }},
       // nn modules (their own float32 parameters promote to float64 with the input)
       {"nn_batchnorm_train", {I({3, 2, 2})}, [](const std::vector<Tensor>& x) {
          nn::BatchNorm bn(2);
