@@ -81,12 +81,16 @@ std::vector<int64_t> split_dims(const std::vector<int64_t>& dims, const std::arr
   return d;
 }
 
+} // namespace
+
 UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse) {
   if (dims.empty()) return {};
   if (reverse) std::reverse(dims.begin(), dims.end());
+  // merging first; where that cannot satisfy the limits, splitting the original dims
   std::optional<std::vector<int64_t>> merged = merge_dims(dims, max);
-  if (!merged) throw Error(cat("cannot fit ", dims.size(), " launch dims with prefix ", prefix, " into the device limits"));
-  std::vector<int64_t> limited = *merged == dims ? split_dims(dims, max) : *merged;
+  if (!merged && dims.size() > 3)
+    throw Error(cat("cannot fit ", dims.size(), " launch dims with prefix ", prefix, " into the device limits"));
+  std::vector<int64_t> limited = !merged || *merged == dims ? split_dims(dims, max) : *merged;
   UOpList raw;
   for (size_t i = 0; i < limited.size(); i++)
     raw.push_back(UOp::make(Ops::SPECIAL, dtypes::index, {UOp::cnst_int(dtypes::index, limited[i])},
@@ -108,17 +112,27 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
       while (d < dims.size() && dims[d] == 1) out.push_back(UOp::cnst_int(dtypes::index, 0)), d++;
     }
     while (d++ < dims.size()) out.push_back(UOp::cnst_int(dtypes::index, 0));  // trailing dims of size 1
-  } else if (limited.size() > dims.size()) {
-    auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
-    if (dims.size() == 1 && limited.size() == 2) out = {raw[0] * c(limited[1]) + raw[1]};
-    else if (dims.size() == 1) out = {raw[0] * c(limited[1] * limited[2]) + raw[1] * c(limited[2]) + raw[2]};
-    else out = {raw[0] * c(limited[1]) + raw[1], raw[2]};
+  } else if (limited != dims) {
+    // split dims: number the launch ids row-major and read the original dims back row-major from that
+    // number (tinygrad's formulas for 1 -> 2/3 and 2 -> 3 dims are this; it keeps raw ids when the count
+    // stays the same, which indexes wrongly)
+    UOpPtr flat = raw[0];
+    for (size_t i = 1; i < raw.size(); i++) flat = flat * UOp::cnst_int(dtypes::index, limited[i]) + raw[i];
+    int64_t inner = 1;
+    for (int64_t d : dims) inner *= d;
+    for (size_t i = 0; i < dims.size(); i++) {
+      inner /= dims[i];
+      UOpPtr idx = inner == 1 ? flat : floordiv(flat, inner);
+      out.push_back(i == 0 ? idx : floormod(idx, dims[i]));  // the outermost needs no modulo
+    }
   } else {
     out = raw;
   }
   if (reverse) std::reverse(out.begin(), out.end());
   return out;
 }
+
+namespace {
 
 // The second half of a GROUP reduce: each thread stores its partial result into a shared temp laid out
 // over the local, group and upcast axes, waits at a barrier, and every thread folds the group's partials

@@ -4,6 +4,8 @@
 // becomes an accumulator (DEFINE_ACC) updated by ASSIGN inside the reduce loops.
 #pragma once
 #include <array>
+#include <string>
+#include <vector>
 
 #include "codegen/kernel.h"
 
@@ -18,6 +20,13 @@ struct LaunchLimits {
 // On a target with locals, global axes become SPECIAL gidx (idx with NOLOCALS) and local/group axes lidx,
 // and GROUP reduces go through a shared temp and a barrier; elsewhere every axis is a RANGE.
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {});
+
+// Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
+// at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where
+// merging cannot help, an oversized dim hands its smallest factor to the next. Returns one index expression
+// per dim; `reverse` numbers from the last dim (the innermost global axis is x). loupe::Error when the
+// dims cannot fit (a prime too large for its limit, more than three dims that cannot merge).
+UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse);
 
 // Identity element of a reduce op for a dtype (ADD 0, MUL 1, MAX the lowest value).
 UOpPtr reduce_identity(Ops op, DType dtype);
