@@ -1,6 +1,7 @@
 #include "nn/safetensors.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -115,6 +116,9 @@ StateDict decode(const std::vector<uint8_t>& bytes) {
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(loupe::cat("safetensors file '", path, "': is a directory, not a file"));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(loupe::cat("safetensors file '", path, "': cannot open it for reading"));
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
