@@ -1,4 +1,4 @@
-// State dicts: listing a module's tensors by name, and loading them back.
+// Modules and state dicts: listing a module's tensors by name, loading them back, and the training flag.
 #include <atomic>
 #include <set>
 
