@@ -86,6 +86,7 @@ public:
 private:
   void simplify_ones();
   void simplify_merge_adjacent();
+  void apply_local_heuristic();  // GPU targets: LOCAL opts (part of hand_coded_optimizations)
   void shift_to(size_t axis, int64_t amount, bool top, std::optional<size_t> insert_before);
   size_t real_axis(const Opt& opt) const;
   // For the heuristics: does buffer i broadcast along axis (stride 0), what is its stride there.

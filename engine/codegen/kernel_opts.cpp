@@ -1,5 +1,6 @@
 // Kernel optimizations: applying one Opt (checks, then a shift of one axis into the right place for
 // every tracker), and tinygrad's hand-coded heuristics.
+#include <algorithm>
 #include <numeric>
 
 #include "codegen/kernel.h"
@@ -175,6 +176,22 @@ void Kernel::hand_coded_optimizations() {
       return false;
     }
   };
+  // GPU: a reduce with few outputs splits its reduce across a work-group (GROUPTOP through shared memory)
+  if (target_.has_local && target_.has_shared && has_reduce() && first_reduce() <= 2 && first_reduce() + 1 <= shape_len()) {
+    int64_t outputs = 1;
+    for (size_t a = 0; a < first_reduce(); a++) outputs *= fs[a];
+    if (outputs <= 2048) {
+      for (int64_t sz : outputs <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
+        bool divides = true;
+        for (const ShapeTracker& st : sts_) {
+          int64_t n = st.shape()[first_reduce()].as_int();
+          divides = divides && (n % sz == 0 || n == 1);
+        }
+        if (divides && try_opt({OptOp::GROUPTOP, 0, sz})) break;
+      }
+    }
+    if (group_for_reduces_ > 0) return;  // grouped: nothing more (tinygrad's order)
+  }
   // upcast small masked axes fully (a padded conv's edges)
   int64_t upcast_product = 1;
   for (size_t a = 0; a < first_reduce(); a++) {
@@ -240,6 +257,49 @@ void Kernel::hand_coded_optimizations() {
     std::vector<int64_t> s = full_shape();
     size_t a = first_reduce() - 1;
     if (s[a] % 4 == 0 && s[a] > 4) try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
+  }
+  if (target_.has_local) apply_local_heuristic();
+}
+
+// GPU work-groups (tinygrad's): rank the global axes, broadcast ones (stride 0 in some buffer) first, then
+// later axes first; give each the first of 32 (axis 0 only), 16, 8, 4, 3, 2 that divides it while the
+// group stays <= 128 threads; apply up to three, in axis order.
+void Kernel::apply_local_heuristic() {
+  std::vector<int64_t> fs = full_shape();
+  std::vector<std::pair<bool, size_t>> ranking;
+  for (size_t a = 0; a < first_reduce(); a++) {
+    bool broadcast = false;
+    for (size_t b = 0; b < sts_.size(); b++) {
+      auto st = stride_of(b, a);
+      broadcast = broadcast || (st && *st == 0);
+    }
+    ranking.push_back({broadcast, a});
+  }
+  std::sort(ranking.begin(), ranking.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second > y.second;
+  });
+  std::vector<std::pair<size_t, int64_t>> to_local;
+  for (const auto& [broadcast, axis] : ranking) {
+    int64_t group = 1;
+    for (const auto& [a, sz] : to_local) group *= sz;
+    std::vector<int64_t> sizes = axis == 0 ? std::vector<int64_t>{32, 16, 8, 4, 3, 2} : std::vector<int64_t>{16, 8, 4, 3, 2};
+    for (int64_t sz : sizes)
+      if (fs[axis] % sz == 0 && group * sz <= 128) {
+        to_local.push_back({axis, sz});
+        break;
+      }
+  }
+  if (to_local.size() > 3) to_local.resize(3);
+  std::sort(to_local.begin(), to_local.end());
+  size_t deleted = 0;  // a LOCAL of a whole axis removes it (simplify_ones)
+  for (auto [axis, sz] : to_local) {
+    size_t a = axis - deleted;
+    bool whole = full_shape()[a] == sz;
+    try {
+      apply_opt({OptOp::LOCAL, static_cast<int64_t>(a), sz});
+      if (whole) deleted++;
+    } catch (const KernelOptError&) {
+    }
   }
 }
 

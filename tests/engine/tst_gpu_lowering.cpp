@@ -6,6 +6,10 @@
 #include <set>
 
 #include "codegen/lowerer.h"
+#include "codegen/pipeline.h"
+#include "render/c_renderer.h"
+#include "render/opencl_renderer.h"
+#include "tst_gpu_kernels.h"
 #include "ir/eval.h"
 #include "support/error.h"
 
@@ -97,6 +101,36 @@ private slots:
     int64_t space = 1;
     for (int64_t d : dims) space *= d;
     QCOMPARE(total, space);
+  }
+
+  // tinygrad's GPU heuristics: a reduce with few outputs is grouped (GROUPTOP 256 for <= 32 outputs, else
+  // 16), other kernels get work-groups of at most 128 threads from LOCAL; the CPU gets neither.
+  void gpu_heuristics_data() {
+    QTest::addColumn<QString>("expr");
+    QTest::addColumn<QString>("gpu_opt");
+    QTest::newRow("sum of everything") << "reduce_all" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=256)";
+    QTest::newRow("row sums") << "reduce" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=16)";
+    QTest::newRow("elementwise") << "elementwise" << "Opt(op=OptOps.LOCAL";
+    QTest::newRow("small matmul") << "matmul" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=16)";  // 768 outputs
+    QTest::newRow("conv") << "conv" << "Opt(op=OptOps.LOCAL";  // more than two output axes: no grouping
+  }
+
+  void gpu_heuristics() {
+    QFETCH(QString, expr);
+    QFETCH(QString, gpu_opt);
+    UOpPtr ast = test::last_kernel(test::golden_expression(expr.toStdString())).ast;
+    auto has = [&](const KernelPlan& p, const std::string& what) {
+      for (const std::string& o : p.applied_opts)
+        if (o.rfind(what, 0) == 0) return true;
+      return false;
+    };
+    KernelPlan gpu = plan_kernel(ast, OpenCLRenderer(), false);
+    QVERIFY2(has(gpu, gpu_opt.toStdString()), gpu.rendered.source.c_str());
+    int64_t group = gpu.rendered.local[0] * gpu.rendered.local[1] * gpu.rendered.local[2];
+    QVERIFY(group > 1 && group <= 256);
+    KernelPlan cpu = plan_kernel(ast, CRenderer(), false);
+    QVERIFY(!has(cpu, "Opt(op=OptOps.LOCAL") && !has(cpu, "Opt(op=OptOps.GROUP"));
+    QVERIFY(plan_kernel(ast, OpenCLRenderer(), true).applied_opts.empty());  // NOOPT stays plain
   }
 };
 
