@@ -394,6 +394,16 @@ private Q_SLOTS:
     QVERIFY(panel->exportPng(png));
     QImage img(png);
     QCOMPARE(img.pixelColor(1, 1), darkGraphStyle().canvas);  // the corner is canvas
+
+    // A palette that changes later (View › Dark Theme) recolours what is shown, items and canvas.
+    const int items = panel->scene()->nodeItems().size();
+    parent.setPalette(QPalette(Qt::white));
+    QCOMPARE(&panel->scene()->style(), &defaultGraphStyle());
+    QCOMPARE(panel->scene()->nodeItems().size(), items);
+    QCOMPARE(panel->view()->backgroundBrush().color(), defaultGraphStyle().canvas);
+    parent.setPalette(dark);
+    QCOMPARE(&panel->scene()->style(), &darkGraphStyle());
+    QCOMPARE(panel->view()->backgroundBrush().color(), darkGraphStyle().canvas);
   }
 
   // Screenshots to look at (written to $LOUPE_SHOT_DIR, default /tmp/loupe-shots).

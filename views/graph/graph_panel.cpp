@@ -1,5 +1,6 @@
 #include "graph/graph_panel.h"
 
+#include <QEvent>
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -240,6 +241,14 @@ void GraphPanel::onDotFailed(quint64 generation, const QString& why) {
   note_ = tr("dot: %1; showing the fast layout").arg(why);
   setState(LayoutState::Final);
   updateStatus();
+}
+
+void GraphPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange) return;
+  const GraphStyle& style = graphStyleFor(palette());
+  view_->setBackgroundBrush(style.canvas);
+  scene_->setStyle(style);
 }
 
 void GraphPanel::relayout() {

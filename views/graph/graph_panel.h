@@ -71,6 +71,9 @@ Q_SIGNALS:
   // Every time node positions change (kind: GraphLayout::Kind).
   void layoutApplied(int kind);
 
+protected:
+  void changeEvent(QEvent* event) override;  // a new palette (light/dark) recolours the canvas
+
 private:
   void display(const DrawGraph& g, Transition transition);
   void onDotFinished(quint64 generation, const GraphLayout& layout);

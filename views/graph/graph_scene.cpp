@@ -10,7 +10,7 @@ namespace {
 constexpr qreal kSceneMargin = 40;
 }
 
-GraphScene::GraphScene(QObject* parent, const GraphStyle& style) : QGraphicsScene(parent), style_(style) {
+GraphScene::GraphScene(QObject* parent, const GraphStyle& style) : QGraphicsScene(parent), style_(&style) {
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
@@ -38,6 +38,16 @@ void GraphScene::clearGraph() {
   }
 }
 
+void GraphScene::setStyle(const GraphStyle& style) {
+  if (&style == style_) return;
+  style_ = &style;
+  if (!nodes_.isEmpty()) {
+    const DrawGraph g = graph_;
+    const GraphLayout l = layout_;
+    setGraph(g, l);
+  }
+}
+
 void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
   const quint64 keep = selectedId_;
   rebuilding_ = true;
@@ -50,7 +60,7 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
   const bool ok = layout.fits(g);
   nodes_.reserve(g.nodes.size());
   for (int i = 0; i < g.nodes.size(); i++) {
-    auto* item = new NodeItem(g, i, style_);
+    auto* item = new NodeItem(g, i, *style_);
     if (ok) item->setPos(layout.centers[i]);
     addItem(item);
     nodes_.push_back(item);
@@ -60,7 +70,7 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
   for (int e = 0; e < g.edges.size(); e++) {
     const DrawEdge& d = g.edges[e];
     bool ghost = g.modelNode(d.from).change == GraphModelNode::Removed || g.modelNode(d.to).change == GraphModelNode::Removed;
-    auto* item = new EdgeItem(d, ok ? layout.edges[e] : EdgeRoute{}, ghost, style_);
+    auto* item = new EdgeItem(d, ok ? layout.edges[e] : EdgeRoute{}, ghost, *style_);
     addItem(item);
     edges_.push_back(item);
     edgesOf_[d.from].push_back(e);

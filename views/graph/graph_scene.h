@@ -22,7 +22,9 @@ public:
   void applyLayout(const GraphLayout& layout);
   void clearGraph();
 
-  const GraphStyle& style() const { return style_; }
+  const GraphStyle& style() const { return *style_; }
+  // New colours (light/dark palette): the items are made again with them.
+  void setStyle(const GraphStyle& style);
   const DrawGraph& graph() const { return graph_; }
   const GraphLayout& layout() const { return layout_; }
   const QVector<NodeItem*>& nodeItems() const { return nodes_; }
@@ -52,7 +54,7 @@ private:
   void onSelectionChanged();
   void markSelection(quint64 id, bool on);
 
-  const GraphStyle& style_;
+  const GraphStyle* style_;  // one of the static styles of graph_style.h
   DrawGraph graph_;
   GraphLayout layout_;
   QVector<NodeItem*> nodes_;
