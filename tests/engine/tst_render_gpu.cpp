@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/pipeline.h"
 #include "render/cuda_renderer.h"
 #include "render/metal_renderer.h"
 #include "render/opencl_renderer.h"
@@ -196,6 +197,10 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
                                                                            ? std::vector<Opt>{{OptOp::GROUPTOP, 0, 64}, {OptOp::UNROLL, 0, 4}}
                                                                            : std::vector<Opt>{{OptOp::LOCAL, 0, 2}})
                                                             .rendered.source});
+    for (const char* e : {"elementwise", "reduce", "reduce_all", "max_reduce", "matmul", "conv", "int_divmod"})
+      for (bool noopt : {false, true})  // the heuristics' GROUPTOP/LOCAL choices and the plain kernels
+        sources.push_back({std::string(e) + (noopt ? " noopt" : " heuristics"),
+                           plan_kernel(last_kernel(golden_expression(e)).ast, cuda, noopt).rendered.source});
     for (const auto& [name, text] : sources) {
       write("k.cu", text);
       QProcess p;
