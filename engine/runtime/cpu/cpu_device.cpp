@@ -40,12 +40,13 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
-// The compiler command: the requested one, else $CC (strictly), else clang, else gcc. Empty if none is found.
+// The compiler command: the requested one, else $CC (strictly), else clang (Debian's clang-15 package
+// installs only the versioned name), else gcc. Empty if none is found.
 std::vector<std::string> resolve_compiler(const std::string& requested) {
   std::vector<std::string> candidates;
   if (!requested.empty()) candidates = {requested};
   else if (const char* cc = std::getenv("CC"); cc && *cc) candidates = {cc};
-  else candidates = {"clang", "gcc"};
+  else candidates = {"clang", "clang-15", "clang-14", "gcc"};
   for (const std::string& c : candidates) {
     auto words = split_words(c);
     if (words.empty()) continue;
@@ -260,7 +261,7 @@ std::optional<std::string> cpu_unavailable_reason() {
   if (!resolve_compiler("").empty()) return std::nullopt;
   const char* cc = std::getenv("CC");
   if (cc && *cc) return cat("CPU: C compiler CC=", cc, " not found");
-  return std::string("CPU: no C compiler found (tried clang, gcc; set CC)");
+  return std::string("CPU: no C compiler found (tried clang, clang-15, clang-14, gcc; set CC)");
 }
 
 std::unique_ptr<Device> make_cpu_device(const std::string& canonical) {
