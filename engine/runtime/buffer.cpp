@@ -1,12 +1,36 @@
 #include "runtime/buffer.h"
 
+#include <atomic>
+
 #include "runtime/device.h"
 #include "support/error.h"
+#include "trace/trace_session.h"
 
 namespace loupe {
 
+namespace {
+std::atomic<uint64_t> next_buffer_id{1};
+
+// Allocations, frees and host copies go to the trace being written, if any (profile events).
+TraceWriter* trace_writer() {
+  TraceSession* s = TraceSession::current();
+  return s ? &s->writer() : nullptr;
+}
+
+void record_host_copy(TraceWriter& w, const std::string& device, bool to_device, size_t bytes, int64_t start_ns) {
+  BufferCopy c;
+  c.src_device = to_device ? "HOST" : device;
+  c.dst_device = to_device ? device : "HOST";
+  c.bytes = static_cast<int64_t>(bytes);
+  c.start_ns = start_ns;
+  c.duration_ns = w.now_ns() - start_ns;
+  c.name = cat("copy ", bytes, ", ", c.dst_device, " <- ", c.src_device);
+  w.record_copy(c);
+}
+} // namespace
+
 Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
-    : device_(&get_device(device)), dtype_(dtype), size_(size) {
+    : device_(&get_device(device)), dtype_(dtype), size_(size), id_(next_buffer_id++) {
   if (dtype.is_ptr || dtype.count != 1 || dtype.is_void() || dtype.is_weak())
     throw Error(cat("Buffer on ", device_->name(), ": dtype must be a concrete scalar, got ", dtype.name()));
   if (size < 0) throw Error(cat("Buffer on ", device_->name(), ": negative size ", size));
@@ -14,13 +38,19 @@ Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
 }
 
 Buffer::~Buffer() {
-  if (allocated_) device_->allocator().free(handle_, nbytes_);
+  if (!allocated_) return;
+  device_->allocator().free(handle_, nbytes_);
+  if (TraceWriter* w = trace_writer())
+    w->record_free({device_->name(), static_cast<int64_t>(id_), static_cast<int64_t>(nbytes_), w->now_ns()});
 }
 
 Buffer& Buffer::ensure_allocated() {
   if (!allocated_) {
     handle_ = device_->allocator().alloc(nbytes_);
     allocated_ = true;
+    if (TraceWriter* w = trace_writer())
+      w->record_alloc({device_->name(), static_cast<int64_t>(id_), static_cast<int64_t>(nbytes_), w->now_ns(),
+                       cat(size_, " x ", dtype_.short_name())});
   }
   return *this;
 }
@@ -35,7 +65,10 @@ void Buffer::copyin(const void* src, size_t nbytes) {
     throw Error(cat("copyin to a ", device_->name(), " buffer of ", size_, " x ", dtype_.short_name(), " (", nbytes_,
                     " bytes) from ", nbytes, " bytes"));
   ensure_allocated();
+  TraceWriter* w = trace_writer();
+  int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyin(handle_, src, nbytes);
+  if (w) record_host_copy(*w, device_->name(), true, nbytes, start);
 }
 
 void Buffer::copyout(void* dst, size_t nbytes) {
@@ -44,7 +77,10 @@ void Buffer::copyout(void* dst, size_t nbytes) {
                     " bytes) into ", nbytes, " bytes"));
   LOUPE_ASSERT(allocated_, "copyout of a ", device_->name(), " buffer that was never allocated");
   device_->synchronize();
+  TraceWriter* w = trace_writer();
+  int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyout(dst, handle_, nbytes);
+  if (w) record_host_copy(*w, device_->name(), false, nbytes, start);
 }
 
 } // namespace loupe

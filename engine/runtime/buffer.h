@@ -45,6 +45,7 @@ private:
   Device* device_;
   DType dtype_;
   int64_t size_;
+  uint64_t id_;  // unique in this process: how traces tell buffers apart
   size_t nbytes_;
   void* handle_ = nullptr;
   bool allocated_ = false;  // a zero-byte buffer can be allocated with a null handle

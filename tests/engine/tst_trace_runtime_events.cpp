@@ -1,0 +1,59 @@
+// The runtime's part of a trace: every buffer allocation and free, and every copy between the host and
+// a device (literal data in, results out), as profile events next to the kernel runs.
+#include <QtTest>
+
+#include <set>
+
+#include "tensor/tensor.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_session.h"
+
+using namespace loupe;
+
+class TestTraceRuntimeEvents : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void allocations_frees_and_copies() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("runtime.loupe").toStdString();
+    TraceSession::start(path);
+    {
+      Tensor a(Nested{{1.5, 2.5, 3.5}, {4.5, 5.5, 6.5}});  // 6 floats copied in from the host
+      Tensor b = (a * 2.0 + 1.0).sum(1);
+      QCOMPARE(b.to_vector(), (std::vector<double>{18.0, 36.0}));  // 2 floats copied out
+    }  // the tensors, and so their buffers, go here
+    TraceSession::finish();
+
+    TraceReader r(path);
+    int64_t allocs = 0, frees = 0, alloc_bytes = 0, free_bytes = 0, kernels = 0;
+    bool in = false, out = false;
+    std::set<int64_t> allocated;
+    for (const TraceEvent& e : r.profile()) {
+      if (e.kind == "alloc") {
+        allocs++;
+        alloc_bytes += e.bytes;
+        QVERIFY(allocated.insert(e.buffer).second);  // ids are unique
+        QCOMPARE(e.device, std::string("CPU"));
+      } else if (e.kind == "free") {
+        frees++;
+        free_bytes += e.bytes;
+        QVERIFY2(allocated.count(e.buffer), "a buffer freed that the trace never saw allocated");
+      } else if (e.kind == "copy") {
+        if (e.peer == "HOST" && e.device == "CPU" && e.bytes == 6 * 4) in = true;
+        if (e.peer == "CPU" && e.device == "HOST" && e.bytes == 2 * 4) out = true;
+        QVERIFY(e.duration_ns >= 0);
+      } else if (e.kind == "kernel") {
+        kernels++;
+      }
+    }
+    QVERIFY(kernels >= 1);
+    QVERIFY(allocs >= 2);  // the literal's buffer and the result's
+    QVERIFY2(in, "no copy of the literal into the CPU buffer");
+    QVERIFY2(out, "no copy of the result back to the host");
+    QCOMPARE(frees, allocs);  // nothing outlives the scope
+    QCOMPARE(free_bytes, alloc_bytes);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTraceRuntimeEvents)
+#include "tst_trace_runtime_events.moc"
