@@ -131,6 +131,45 @@ void creation(Table& t) {
   put(t, "triu", {opt("diagonal", I(0))}, false, [](const Tensor* s, const Args& a) { return wrap(s->triu(a.int64("diagonal"))); });
 }
 
+// Random tensors from tinygrad's seeded threefry stream (Tensor.manual_seed), so a script gives the
+// same numbers every run and under tinygrad.
+void random(Table& t) {
+  put(t, "manual_seed", {opt("seed", I(0))}, true, [](const Tensor*, const Args& a) {
+    int64_t seed = a.int64("seed");
+    if (seed < 0) a.fail("seed", "must not be negative");
+    Tensor::manual_seed(static_cast<uint64_t>(seed));
+    return Value::none();
+  });
+  // tinygrad: name(*shape, <extra>, dtype=None, device=None)
+  using Make = std::function<Tensor(const Shape&, const Args&, DType)>;
+  auto add = [&t](const std::string& name, std::vector<Param> extra, DType default_dtype, Make make) {
+    std::vector<Param> params{star("shape")};
+    for (Param& p : extra) params.push_back(std::move(p));
+    params.push_back(kwonly("dtype"));
+    params.push_back(kwonly("device"));
+    put(t, name, std::move(params), true, [make, default_dtype](const Tensor*, const Args& a) {
+      no_device(a);
+      return wrap(make(ints_of(a, "shape", a.argfix("shape")), a, dtype_arg(a, "dtype").value_or(default_dtype)));
+    });
+  };
+  const DType f = dtypes::default_float;
+  add("rand", {}, f, [](const Shape& s, const Args&, DType d) { return Tensor::rand(s, d); });
+  add("randn", {}, f, [](const Shape& s, const Args&, DType d) { return Tensor::randn(s, d); });
+  add("normal", {kwonly("mean", Value::real(0.0)), kwonly("std", Value::real(1.0))}, f,
+      [](const Shape& s, const Args& a, DType d) { return Tensor::normal(s, a.real("mean"), a.real("std"), d); });
+  add("uniform", {kwonly("low", Value::real(0.0)), kwonly("high", Value::real(1.0))}, f,
+      [](const Shape& s, const Args& a, DType d) { return Tensor::uniform(s, a.real("low"), a.real("high"), d); });
+  add("randint", {kwonly("low", I(0)), kwonly("high", I(10))}, dtypes::int32, [](const Shape& s, const Args& a, DType d) {
+    if (a.int64("high") <= a.int64("low")) a.fail("high", "must be greater than low");
+    return Tensor::randint(s, a.int64("low"), a.int64("high"), d);
+  });
+  add("glorot_uniform", {}, f, [](const Shape& s, const Args&, DType d) { return Tensor::glorot_uniform(s, d); });
+  add("kaiming_uniform", {kwonly("a", Value::real(0.01))}, f,
+      [](const Shape& s, const Args& a, DType d) { return Tensor::kaiming_uniform(s, a.real("a"), d); });
+  add("kaiming_normal", {kwonly("a", Value::real(0.01))}, f,
+      [](const Shape& s, const Args& a, DType d) { return Tensor::kaiming_normal(s, a.real("a"), d); });
+}
+
 void elementwise(Table& t) {
   using Bin = Tensor (Tensor::*)(const Tensor&) const;
   // x.add(y, reverse=False): y may be a tensor or a Python number
@@ -373,6 +412,7 @@ const Table& table() {
   static const Table t = [] {
     Table t;
     creation(t);
+    random(t);
     elementwise(t);
     dtype_methods(t);
     movement(t);
