@@ -14,6 +14,15 @@ constexpr I kBig = I(1) << 62;  // "unbounded" for index math (weakint); keeps p
 
 I clampv(I v) { return std::clamp(v, -kBig, kBig); }
 
+// Products of two bounds can leave __int128 (uint64's 2^64 squared): they saturate at its extremes,
+// which stay sound, and the dtype's range narrows them afterwards.
+I sat_mul(I a, I b) {
+  constexpr I kMax = ~(I(1) << 127);
+  I r;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return ((a < 0) != (b < 0)) ? -kMax - 1 : kMax;
+}
+
 I floor_div(I a, I b) {
   I q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
@@ -101,7 +110,7 @@ std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& a
   case Ops::ADD: return {lo(0) + lo(1), hi(0) + hi(1)};
   case Ops::SUB: return {lo(0) - hi(1), hi(0) - lo(1)};
   case Ops::NEG: return {-hi(0), -lo(0)};
-  case Ops::MUL: return corners(lo(0) * lo(1), lo(0) * hi(1), hi(0) * lo(1), hi(0) * hi(1));
+  case Ops::MUL: return corners(sat_mul(lo(0), lo(1)), sat_mul(lo(0), hi(1)), sat_mul(hi(0), lo(1)), sat_mul(hi(0), hi(1)));
   case Ops::MAX: return {std::max(lo(0), lo(1)), std::max(hi(0), hi(1))};
   case Ops::FLOORDIV:
   case Ops::IDIV: {

@@ -40,7 +40,10 @@ int64_t py_div(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-int64_t py_mod(int64_t a, int64_t b) { return b == 0 ? 0 : a - py_div(a, b) * b; }
+// (q*b may leave int64 for huge operands; the remainder is small, so wrapping arithmetic gets it exactly)
+int64_t py_mod(int64_t a, int64_t b) {
+  return b == 0 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(py_div(a, b)) * static_cast<uint64_t>(b));
+}
 
 // Wraps an exact result to the dtype's width (two's complement).
 int64_t wrap(__int128 v, DType d) {
