@@ -3,6 +3,7 @@
 // kernels alone, the comparison reaches the trace, and the CLI prints the two sources side by side.
 #include <QtTest>
 
+#include "engine/cli_process.h"
 #include "support/options.h"
 #include "tensor/noopt_compare.h"
 #include "tensor/tensor.h"
@@ -25,20 +26,6 @@ struct CompareScope {
   explicit CompareScope(bool on) { options().compare_noopt = on; }
   ~CompareScope() { options().compare_noopt = saved; }
 };
-
-struct Result {
-  int code = -1;
-  QString out, err;
-};
-
-Result cli(const QStringList& args) {
-  QProcess p;
-  p.start(qEnvironmentVariable("LOUPE_CLI"), args);
-  if (!p.waitForStarted()) return {};
-  p.waitForFinished(300000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
 
 } // namespace
 
@@ -108,17 +95,16 @@ private Q_SLOTS:
   void command_line() {
     if (qEnvironmentVariableIsEmpty("LOUPE_CLI")) QSKIP("LOUPE_CLI is not set");
     QTemporaryDir dir;
-    QFile f(dir.filePath("mm.py"));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("a = Tensor.arange(12).reshape(3, 4).float() * 0.5\nb = Tensor.arange(8).reshape(4, 2).float()\nout = (a @ b).sum(1)\n");
-    f.close();
-    Result r = cli({"run", f.fileName(), "--compare-noopt"});
+    const QString script = testing::write_script(dir.path(), "mm.py",
+        "a = Tensor.arange(12).reshape(3, 4).float() * 0.5\nb = Tensor.arange(8).reshape(4, 2).float()\nout = (a @ b).sum(1)\n");
+    QVERIFY(!script.isEmpty());
+    testing::CliResult r = testing::run_cli({"run", script, "--compare-noopt"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("compared with NOOPT"), qPrintable(r.out));
     QVERIFY(r.out.contains("--- optimized "));
     QVERIFY(r.out.contains(" | --- NOOPT "));
     QVERIFY(r.out.contains("speed-up"));
-    Result bad = cli({"run", f.fileName(), "--compare-noopt", "--noopt"});
+    testing::CliResult bad = testing::run_cli({"run", script, "--compare-noopt", "--noopt"});
     QCOMPARE(bad.code, 1);
     QVERIFY2(bad.err.contains("drop --noopt"), qPrintable(bad.err));
   }

@@ -2,6 +2,7 @@
 // DEBUG>=6 table that loupe-cli prints at exit.
 #include <QtTest>
 
+#include "engine/cli_process.h"
 #include "rewrite/graph_rewrite.h"
 #include "rewrite/rule_stats.h"
 
@@ -48,19 +49,14 @@ private Q_SLOTS:
   void cli_prints_at_debug_6() {
     if (qEnvironmentVariableIsEmpty("LOUPE_CLI")) QSKIP("LOUPE_CLI is not set");
     QTemporaryDir dir;
-    QFile f(dir.filePath("s.py"));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("out = (Tensor.arange(6).reshape(2, 3) * 2 + 1).sum(1)\n");
-    f.close();
-    QProcess p;
-    p.start(qEnvironmentVariable("LOUPE_CLI"), {"run", f.fileName(), "--debug", "6"});
-    QVERIFY(p.waitForFinished(300000));
-    QCOMPARE(p.exitCode(), 0);
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    QVERIFY2(err.contains("rule statistics") && err.contains("total of"), qPrintable(err.right(2000)));
-    p.start(qEnvironmentVariable("LOUPE_CLI"), {"run", f.fileName(), "--debug", "2"});
-    QVERIFY(p.waitForFinished(300000));
-    QVERIFY(!QString::fromUtf8(p.readAllStandardError()).contains("rule statistics"));
+    const QString script = testing::write_script(dir.path(), "s.py", "out = (Tensor.arange(6).reshape(2, 3) * 2 + 1).sum(1)\n");
+    QVERIFY(!script.isEmpty());
+    testing::CliResult r = testing::run_cli({"run", script, "--debug", "6"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.contains("rule statistics") && r.err.contains("total of"), qPrintable(r.err.right(2000)));
+    r = testing::run_cli({"run", script, "--debug", "2"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(!r.err.contains("rule statistics"));
   }
 };
 
