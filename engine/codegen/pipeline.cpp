@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "codegen/float_folds.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
 #include "codegen/transcendental.h"
@@ -22,7 +23,8 @@ KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) 
   plan.axes = k.axis_kinds();
   plan.optimized_ast = k.optimized_ast();
   UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
-  UOpPtr simplified = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
+  static const PatternMatcher after_lowering = symbolic() + float_folds();
+  UOpPtr simplified = graph_rewrite(lowered, after_lowering, {.name = "symbolic after lowering"});
   // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does)
   static thread_local std::map<std::string, PatternMatcher> late_rules;
   auto it = late_rules.find(caps.device);

@@ -10,18 +10,6 @@ namespace loupe {
 
 namespace {
 
-// 2/pi in binary: bits 1..1344 after the binary point, 32 per word (computed with Machin's formula on
-// big integers; the first words are the well-known A2F9836E 4E441529 ...).
-constexpr uint32_t kTwoOverPi[] = {
-    0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u, 0xFE5163ABu, 0xDEBBC561u,
-    0xB7246E3Au, 0x424DD2E0u, 0x06492EEAu, 0x09D1921Cu, 0xFE1DEB1Cu, 0xB129A73Eu, 0xE88235F5u, 0x2EBB4484u,
-    0xE99C7026u, 0xB45F7E41u, 0x3991D639u, 0x835339F4u, 0x9C845F8Bu, 0xBDF9283Bu, 0x1FF897FFu, 0xDE05980Fu,
-    0xEF2F118Bu, 0x5A0A6D1Fu, 0x6D367ECFu, 0x27CB09B7u, 0x4F463F66u, 0x9E5FEA2Du, 0x7527BAC7u, 0xEBE5F17Bu,
-    0x3D0739F7u, 0x8A5292EAu, 0x6BFB5FB1u, 0x1F8D5D08u, 0x56033046u, 0xFC7B6BABu, 0xF0CFBC20u, 0x9AF4361Du,
-    0xA9E39161u, 0x5EE61B08u,
-};
-constexpr int kTwoOverPiWords = sizeof(kTwoOverPi) / sizeof(kTwoOverPi[0]);
-
 // Everything that differs between float32 and float64 arithmetic.
 struct Format {
   DType f, i, u;        // the float, and same-width signed / unsigned ints (vector width kept)
@@ -30,34 +18,14 @@ struct Format {
   double exp2_lo, exp2_hi;  // exp2 input clamp: below -> 0, above -> inf
   int exp2_degree;
   int log2_terms;           // atanh series terms after t
-  int sin_terms, cos_terms; // Taylor terms after the first
-  double cw_limit;          // Cody-Waite below, Payne-Hanek from here
-  double cw[4];             // pi/2 = cw[0] + cw[1] + cw[2] + cw[3]; the first three short enough that
-                            // q * cw[k] is exact for every q the Cody-Waite range produces
-  double pio2, pio2_lo;     // pi/2 rounded to this format, and the rest
-  double ph_pio2[3];        // pi/2 = [0] + [1] + [2], [0] short enough that h * [0] is exact
-  int ph_head_bits;         // bits of the leading part h of the Payne-Hanek fraction
-  double two_over_pi;
-  int ph_words;             // 32-bit words of 2/pi in the Payne-Hanek window
-  int ph_zero_words;        // leading zero words so the window never starts before the binary point
-  double sin_small;         // below this sin(x) rounds to x
 };
 
 Format format_of(DType d) {
   int n = d.count;
-  Format f{};
-  if (d.scalar_type == Scalar::Float64) {
-    f = {dtypes::float64.vec(n), dtypes::int64.vec(n), dtypes::uint64.vec(n), 52, 1023, 2047, 0x1p-1022, -1080, 1025, 13,
-         12, 9, 10, 1.6e6, {0x1.921fb54400000p+0, 0x1.0b4611a600000p-34, 0x1.3198a2e000000p-69, 0x1.b839a252049c1p-104},
-         0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54, {0x1.921fb58p+0, -0x1.dde973dcb3b3ap-27, 0x1.8a2e03707344ap-81}, 27,
-         0x1.45f306dc9c883p-1, 6, 2, 0x1p-27};
-  } else {
-    LOUPE_ASSERT(d.scalar_type == Scalar::Float32, "transcendental format of ", d.name());
-    f = {dtypes::float32.vec(n), dtypes::int32.vec(n), dtypes::uint32.vec(n), 23, 127, 255, 0x1p-126, -151, 129, 8, 6, 5, 6,
-         800.0, {0x1.921cp+0, 0x1.daap-15, 0x1.10b4p-30, 0x1.84698ap-48}, 0x1.921fb6p+0, -0x1.777a5cp-25,
-         {0x1.922p+0, -0x1.2aeef4p-18, -0x1.73dcb4p-43}, 12, 0x1.45f306p-1, 4, 1, 0x1p-13};
-  }
-  return f;
+  if (d.scalar_type == Scalar::Float64)
+    return {dtypes::float64.vec(n), dtypes::int64.vec(n), dtypes::uint64.vec(n), 52, 1023, 2047, 0x1p-1022, -1080, 1025, 13, 12};
+  LOUPE_ASSERT(d.scalar_type == Scalar::Float32, "transcendental format of ", d.name());
+  return {dtypes::float32.vec(n), dtypes::int32.vec(n), dtypes::uint32.vec(n), 23, 127, 255, 0x1p-126, -151, 129, 8, 6};
 }
 
 // ---- small builders (dtypes explicit, vector widths follow the operands) ----
@@ -129,119 +97,105 @@ template <typename Fn> UOpPtr via_float32(const UOpPtr& x, Fn fn) {
 }
 bool is_half_like(DType d) { return d.scalar_type == Scalar::Float16 || d.scalar_type == Scalar::BFloat16; }
 
-// ---- sin: reductions and kernels ----
+// ---- sin, the way tinygrad computes it (bit for bit on the C backend) ----
+// The float operations below are built in the association tinygrad's own rewrites leave them in,
+// because the C compiler contracts a*b+c within one expression into a fused multiply-add: the same
+// tree gives the same roundings.
+
+// inf -> on_inf, -inf -> on_ninf, nan -> on_nan, anything else -> other
+UOpPtr map_specials(const UOpPtr& d, const UOpPtr& on_inf, const UOpPtr& on_ninf, const UOpPtr& on_nan, const UOpPtr& other) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return sel(noteq(d, C(d->dtype, inf)), sel(noteq(d, d), on_nan, sel(noteq(d, C(d->dtype, -inf)), other, on_ninf)), on_inf);
+}
+
 struct Reduced {
-  UOpPtr r, y;  // r + y (y a rounding-error tail) in about [-pi/4, pi/4]
-  UOpPtr q;     // quadrant (int32), only q & 3 matters
+  UOpPtr r;  // the angle reduced modulo pi (Cody-Waite) or pi/2 (Payne-Hanek)
+  UOpPtr q;  // int32 quadrant: bit 0 flips the sign (Cody-Waite) or shifts by pi/2 (Payne-Hanek)
 };
 
-// For 0 <= a < cw_limit: q = round(a * 2/pi), r = a - q*pi/2 with the first three products exact.
+// round half away from zero to the same-width int
+UOpPtr round_away(const UOpPtr& x, DType int_type) {
+  return to(add(x, sel(less(x, C(x->dtype, 0.0)), C(x->dtype, -0.5), C(x->dtype, 0.5))), int_type);
+}
+
+// 0 <= a < 30: q = round(a / pi), r = a - q*pi with pi in four (float32) or seven (float64) parts.
 Reduced cody_waite(const UOpPtr& a, const Format& f) {
-  UOpPtr q = to(add(mul(a, C(f.f, f.two_over_pi)), C(f.f, 0.5)), f.i);
-  UOpPtr qf = to(q, f.f);
-  UOpPtr t = sub(a, mul(qf, C(f.f, f.cw[0])));  // exact: q*cw[0] is exact and close to a
-  UOpPtr y = C(f.f, 0.0);
-  for (int k = 1; k < 4; k++) {  // every subtraction's rounding error is kept in y
-    auto [s, e] = two_sum(t, neg(mul(qf, C(f.f, f.cw[k]))));
-    t = s;
-    y = add(y, e);
+  DType i32 = dtypes::int32.vec(f.f.count);
+  const double m_1_pi = 0.318309886183790671537767526745028724;
+  if (f.mbits > 32) {
+    // q = qdh + ql with qdh a multiple of 2^24, so each product of a pi part stays exact
+    const double pa = 3.1415926218032836914, pb = 3.1786509424591713469e-08, pc = 1.2246467864107188502e-16,
+                 pd = 1.2736634327021899816e-24;
+    UOpPtr qdh = mul(to(to(mul(a, C(f.f, m_1_pi / 0x1p24)), dtypes::int64.vec(f.f.count)), f.f), C(f.f, 0x1p24));
+    UOpPtr qi = round_away(sub(mul(a, C(f.f, m_1_pi)), qdh), dtypes::int64.vec(f.f.count));
+    UOpPtr q = to(qi, f.f);
+    // summed smallest part first, as tinygrad's rewrites order the terms
+    UOpPtr d = mul(add(qdh, q), C(f.f, -pd));
+    for (double part : {pc, pb, pa}) d = add(add(d, mul(q, C(f.f, -part))), mul(qdh, C(f.f, -part)));
+    d = add(d, a);
+    return {d, to(qi, i32)};
   }
-  auto [r, tail] = two_sum(t, y);
-  y = tail;
-  return {r, y, to(q, dtypes::int32.vec(f.f.count))};
+  UOpPtr qi = round_away(mul(a, C(f.f, m_1_pi)), i32);
+  UOpPtr q = to(qi, f.f);
+  // pi = 3.1414794921875 + 0.00011315941810607910156 + 1.9841872589410058936e-09 + 1.2154201256553420762e-10,
+  // summed smallest product first
+  UOpPtr d = add(mul(q, C(f.f, -1.2154201256553420762e-10)), mul(q, C(f.f, -1.9841872589410058936e-09)));
+  d = add(d, mul(q, C(f.f, -0.00011315941810607910156)));
+  d = add(d, mul(q, C(f.f, -3.1414794921875)));
+  return {add(d, a), qi};
 }
 
-// tbl[w + k] for w in [0, wmax], with the zero words in front and zeros past the end.
-UOpPtr window_word(const UOpPtr& w, int k, int wmax, const Format& f, DType u64) {
-  auto word = [&](int idx) -> int64_t {
-    int t = idx - f.ph_zero_words;
-    return t < 0 || t >= kTwoOverPiWords ? 0 : kTwoOverPi[t];
-  };
-  UOpPtr v = CI(u64, word(wmax + k));
-  for (int j = wmax - 1; j >= 0; j--) v = sel(noteq(w, CI(w->dtype, j)), v, CI(u64, word(j + k)));
-  return v;
-}
+// 190 bits of 2/pi, 32 per word after a zero word; only the first six words are ever read.
+constexpr uint32_t kTwoOverPi[] = {0x00000000u, 0x28be60dbu, 0x9391054au, 0x7f09d5f4u, 0x7d4d3770u, 0x36d8a566u};
 
-// For finite a >= cw_limit: x = M * 2^E exactly; M times a window of 2/pi bits starting two bits
-// before the units of x*2/pi, kept modulo the window, gives the quadrant (top two bits) and the
-// fraction (the rest) without losing the bits that cancel.
+// a >= 30 (finite): a = m * 2^e with m in [0.5, 1); the top 32 bits of m times a 96-bit window of 2/pi
+// picked by e give a * 2/pi modulo 4 as a 64-bit fixed-point number (quadrant in the top two bits).
 Reduced payne_hanek(const UOpPtr& a, const Format& f) {
   int n = f.f.count;
-  DType u64 = dtypes::uint64.vec(n), i64 = dtypes::int64.vec(n), i32 = dtypes::int32.vec(n);
+  DType u64 = dtypes::uint64.vec(n), i32 = dtypes::int32.vec(n);
   UOpPtr b = bits(a, f.u);
-  UOpPtr be = band(shr(b, f.mbits), CI(f.u, f.emask));
-  UOpPtr mant = to(bor(band(b, CI(f.u, (int64_t(1) << f.mbits) - 1)), CI(f.u, int64_t(1) << f.mbits)), u64);
-  UOpPtr e = sub(to(be, i32), CI(i32, f.bias + f.mbits));  // a = mant * 2^e
-  UOpPtr p0 = add(e, CI(i32, 32 * f.ph_zero_words - 2));    // first window bit, counted in the stream
-  UOpPtr w = shr(p0, 5), shift = to(sub(CI(i32, 32), band(p0, CI(i32, 31))), u64);
-  int emax = (f.emask - 1) - f.bias - f.mbits;
-  int wmax = (emax + 32 * f.ph_zero_words - 2) >> 5;
-  LOUPE_ASSERT(wmax + f.ph_words - f.ph_zero_words < kTwoOverPiWords, "2/pi table too short");
-  std::vector<UOpPtr> words;
-  for (int k = 0; k <= f.ph_words; k++) words.push_back(window_word(w, k, wmax, f, u64));
-  std::vector<UOpPtr> v(f.ph_words);  // v[0] least significant limb of the window
-  for (int i = 0; i < f.ph_words; i++)
-    v[f.ph_words - 1 - i] = lo32(shr_var(bor(shl(words[i], 32), words[i + 1]), shift));
-  UOpPtr m0 = lo32(mant), m1 = f.mbits > 32 ? hi32(mant) : nullptr;
-  std::vector<UOpPtr> p(f.ph_words);
-  UOpPtr carry = CI(u64, 0);
-  for (int k = 0; k < f.ph_words; k++) {
-    UOpPtr s = add(carry, lo32(mul(m0, v[k])));
-    if (k >= 1) s = add(s, hi32(mul(m0, v[k - 1])));
-    if (m1 && k >= 1) s = add(s, lo32(mul(m1, v[k - 1])));
-    if (m1 && k >= 2) s = add(s, hi32(mul(m1, v[k - 2])));
-    p[k] = lo32(s);
-    carry = hi32(s);
-  }
-  int top = f.ph_words - 1;
-  auto frac64 = [&](int hi) {  // the 64 bits below bit 30 of limb `hi`
-    return bor(bor(shl(band(p[hi], CI(u64, 0x3fffffff)), 34), shl(p[hi - 1], 2)), shr(p[hi - 2], 30));
+  int64_t keep = f.mbits > 32 ? int64_t(0x000FFFFFFFFFFFFFull) : int64_t(0x807FFFFF);
+  int64_t half_exp = f.mbits > 32 ? int64_t(0x3FE0000000000000ull) : int64_t(0x3F000000);
+  UOpPtr m = bits(bor(band(b, CI(f.u, keep)), CI(f.u, half_exp)), f.f);
+  // e = exponent - bias + 1, in the unsigned type (wraps below 1, where this path is never chosen)
+  UOpPtr e = add(sub(band(shr(b, f.mbits), CI(f.u, f.emask)), CI(f.u, f.bias)), CI(f.u, 1));
+  UOpPtr ia = to(mul(m, C(f.f, 4294967296.0)), u64);
+  UOpPtr i = shr(to(e, u64), 5);
+  UOpPtr e31 = band(to(e, i32), CI(i32, 31));
+  UOpPtr sh_left = to(e31, u64), sh_right = to(sub(CI(i32, 32), e31), u64);
+  constexpr int kWords = sizeof(kTwoOverPi) / sizeof(kTwoOverPi[0]);
+  auto word = [&](int k) {  // kTwoOverPi[i + k], 0 past the table
+    UOpPtr v = CI(u64, 0);
+    for (int j = kWords - 1 - k; j >= 0; j--) v = sel(noteq(i, CI(u64, j)), v, CI(u64, kTwoOverPi[j + k]));
+    return v;
   };
-  UOpPtr frac_hi = frac64(top);
-  UOpPtr q = add(to(shr(p[top], 30), i32), to(shr(frac_hi, 63), i32));  // a fraction >= 1/2 rounds up
-  UOpPtr fs = bits(frac_hi, i64);  // fraction - 1 when it rounded up
-  // fraction = h + l with h the fraction rounded to ph_head_bits (so h * ph_pio2[0] is exact) and
-  // |l| at most half a unit of h; the integer remainder is exact (wrapping arithmetic).
-  int tail_bits = 64 - f.ph_head_bits;
-  UOpPtr hi = add(bin(Ops::SHR, fs, CI(i64, tail_bits)), band(bin(Ops::SHR, fs, CI(i64, tail_bits - 1)), CI(i64, 1)));
-  UOpPtr l_int = sub(fs, bin(Ops::SHL, hi, CI(i64, tail_bits)));
-  UOpPtr h = mul(to(hi, f.f), C(f.f, std::ldexp(1.0, -f.ph_head_bits)));
-  // l = l_hi + l_lo: the integer remainder's conversion error (float32) or the lower fraction word
-  // (float64) goes to l_lo.
-  UOpPtr l_hi = to(l_int, f.f), l_lo;
-  if (f.mbits > 32) {
-    l_hi = mul(l_hi, C(f.f, 0x1p-64));  // exact: at most 37 bits
-    l_lo = mul(to(frac64(top - 2), f.f), C(f.f, 0x1p-128));
-  } else {
-    l_lo = mul(to(sub(l_int, to(l_hi, i64)), f.f), C(f.f, 0x1p-64));
-    l_hi = mul(l_hi, C(f.f, 0x1p-64));
-  }
-  // r = (h + l) * pi/2 as a sum of exact products plus small terms
-  UOpPtr head = mul(h, C(f.f, f.ph_pio2[0]));
-  auto [lp, lp_err] = two_prod(l_hi, C(f.f, f.pio2), f);
-  auto [s1, e1] = two_sum(head, lp);
-  UOpPtr small = add(add(add(mul(h, C(f.f, f.ph_pio2[1])), mul(h, C(f.f, f.ph_pio2[2]))), lp_err),
-                     add(mul(l_hi, C(f.f, f.pio2_lo)), mul(l_lo, C(f.f, f.pio2))));
-  auto [r, y] = two_sum(s1, add(e1, small));
-  return {r, y, q};
+  UOpPtr w[4] = {word(0), word(1), word(2), word(3)};
+  auto window = [&](int k) { return bor(lo32(bin(Ops::SHL, w[k], sh_left)), bin(Ops::SHR, w[k + 1], sh_right)); };
+  UOpPtr hi = window(0), mi = window(1), lo = window(2);
+  UOpPtr p = add(add(shl(mul(ia, hi), 32), mul(ia, mi)), shr(mul(ia, lo), 32));
+  UOpPtr q = to(shr(p, 62), i32);
+  UOpPtr r = mul(to(band(p, CI(u64, 0x3fffffffffffffffll)), f.f), C(f.f, 3.4061215800865545e-19));
+  UOpPtr low = less(m, C(f.f, 0.5));
+  return {sel(low, r, sub(r, C(f.f, M_PI / 2))), sel(low, q, add(q, CI(i32, 1)))};
 }
 
-UOpPtr sin_kernel(const UOpPtr& r, const UOpPtr& y, const Format& f) {
-  std::vector<long double> c;
-  for (int k = f.sin_terms; k >= 1; k--) c.push_back((k % 2 ? -1.0L : 1.0L) / factorial(2 * k + 1));
-  UOpPtr r2 = mul(r, r);
-  return add(r, add(y, mul(mul(r, r2), poly(r2, c))));
+// sin on [-pi/2, pi/2]: d * P(d^2)
+UOpPtr sin_poly(const UOpPtr& d, const Format& f) {
+  static const std::vector<double> c32 = {2.6083159809786593541503e-06, -0.0001981069071916863322258,
+                                          0.00833307858556509017944336, -0.166666597127914428710938, 1.0};
+  static const std::vector<double> c64 = {
+      -7.97255955009037868891952e-18, 2.81009972710863200091251e-15, -7.64712219118158833288484e-13,
+      1.60590430605664501629054e-10,  -2.50521083763502045810755e-08, 2.75573192239198747630416e-06,
+      -0.000198412698412696162806809, 0.00833333333333332974823815,   -0.166666666666666657414808,
+      1.0};
+  const std::vector<double>& c = f.mbits > 32 ? c64 : c32;
+  UOpPtr x = mul(d, d), acc = C(d->dtype, c[0]);
+  for (size_t k = 1; k < c.size(); k++) acc = add(mul(acc, x), C(d->dtype, c[k]));
+  return mul(d, acc);
 }
 
-// cos(r + y) ~ 1 - r^2/2 + r^4 P(r^2) - r y, with 1 - r^2/2 evaluated so its rounding error is recovered.
-UOpPtr cos_kernel(const UOpPtr& r, const UOpPtr& y, const Format& f) {
-  std::vector<long double> c;
-  for (int k = f.cos_terms; k >= 2; k--) c.push_back((k % 2 ? -1.0L : 1.0L) / factorial(2 * k));
-  UOpPtr r2 = mul(r, r), hz = mul(r2, C(f.f, 0.5));
-  UOpPtr w = sub(C(f.f, 1.0), hz);
-  UOpPtr tail = add(sub(sub(C(f.f, 1.0), w), hz), sub(mul(mul(r2, r2), poly(r2, c)), mul(r, y)));
-  return add(w, tail);
-}
+UOpPtr quadrant_bit(const UOpPtr& q, int bit) { return noteq(band(q, CI(q->dtype, bit)), CI(q->dtype, 0)); }
+UOpPtr sign_of_bit(const UOpPtr& q, int bit, DType d) { return sel(quadrant_bit(q, bit), C(d, -1.0), C(d, 1.0)); }
 
 } // namespace
 
@@ -310,21 +264,19 @@ UOpPtr xsin(const UOpPtr& d) {
   LOUPE_ASSERT(transcendental_dtype(d->dtype), "xsin of ", d->dtype.name());
   if (is_half_like(d->dtype)) return via_float32(d, xsin);
   Format f = format_of(d->dtype);
-  DType i32 = dtypes::int32.vec(f.f.count);
-  const double inf = std::numeric_limits<double>::infinity();
-  UOpPtr a = sel(less(d, C(f.f, 0.0)), neg(d), d);  // |d|, keeping -0 as -0
-  UOpPtr finite = less(a, C(f.f, inf));
-  UOpPtr ax = sel(finite, a, C(f.f, 0.0));
-  UOpPtr moderate = less(ax, C(f.f, f.cw_limit));
-  // Each reduction only sees inputs from its own range (no float->int conversion out of range).
-  Reduced cw = cody_waite(sel(moderate, ax, C(f.f, 0.0)), f);
-  Reduced ph = payne_hanek(sel(moderate, C(f.f, f.cw_limit), ax), f);
-  UOpPtr r = sel(moderate, cw.r, ph.r), y = sel(moderate, cw.y, ph.y), q = sel(moderate, cw.q, ph.q);
-  UOpPtr res = sel(noteq(band(q, CI(i32, 1)), CI(i32, 0)), cos_kernel(r, y, f), sin_kernel(r, y, f));
-  res = sel(noteq(band(q, CI(i32, 2)), CI(i32, 0)), neg(res), res);
-  res = sel(less(d, C(f.f, 0.0)), neg(res), res);
-  res = sel(less(ax, C(f.f, f.sin_small)), d, res);  // sin x rounds to x (keeps -0 and subnormals exact)
-  return sel(finite, res, C(f.f, std::numeric_limits<double>::quiet_NaN()));
+  DType t = f.f;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  UOpPtr x = map_specials(d, C(t, 0.0), C(t, 0.0), C(t, 0.0), d);
+  UOpPtr x_sign = sel(noteq(x, C(t, 0.0)), sel(less(x, C(t, 0.0)), C(t, -1.0), C(t, 1.0)), C(t, 0.0));
+  UOpPtr x_abs = mul(x, x_sign);
+  // both reductions are computed; below 30 the Cody-Waite one is used
+  Reduced large = payne_hanek(x_abs, f);
+  Reduced small = cody_waite(x_abs, f);
+  UOpPtr small_res = mul(sin_poly(small.r, f), sign_of_bit(small.q, 1, t));
+  UOpPtr shifted = add(large.r, sel(quadrant_bit(large.q, 1), C(t, M_PI / 2), C(t, 0.0)));
+  UOpPtr large_res = mul(sin_poly(shifted, f), sign_of_bit(large.q, 2, t));
+  UOpPtr res = mul(sel(less(x_abs, C(t, 30.0)), small_res, large_res), x_sign);
+  return map_specials(d, C(t, nan), C(t, nan), C(t, nan), res);
 }
 
 UOpPtr xpow(const UOpPtr& base, const UOpPtr& exponent) {

@@ -7,9 +7,10 @@
 //         two halves so subnormal results round once. Exact at integers; inf/nan/overflow/underflow.
 //  xlog2: x = m * 2^e with m in [0.75, 1.5) (subnormals prescaled by 2^64); log2 m = 2/ln2 * atanh(t),
 //         t = (m-1)/(m+1), by its series. Exact at powers of two; 0 -> -inf, x < 0 -> nan.
-//  xsin:  reduction to r in [-pi/4, pi/4] and a quadrant q: Cody-Waite with a four-part pi/2 for
-//         moderate |x| (< 800 for float32, < 1.6e6 for float64), Payne-Hanek with 2/pi bits for larger
-//         |x| up to the largest finite value; then sin or cos of r by their Taylor series.
+//  xsin:  tinygrad's algorithm, reproduced so results are bit-identical on the C backend: |x| < 30
+//         reduces modulo pi by Cody-Waite (pi in 4 parts for float32, 7 for float64), larger |x| by a
+//         Payne-Hanek reduction modulo pi/2 with 96 bits of 2/pi (accurate to about 2^36); then a
+//         minimax polynomial for sin on [-pi/2, pi/2]. inf/nan -> nan.
 //  xpow:  exp2(y * log2|x|) with the sign of a negative base for integer y, nan for a negative base
 //         and non-integer y, x**0 = 1 and 1**y = 1.
 #pragma once
