@@ -8,6 +8,9 @@
 
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cuda/cuda_device.h"
+#if LOUPE_HAVE_LLVM
+#include "runtime/llvm/llvm_device.h"
+#endif
 #include "runtime/opencl/opencl_device.h"
 #include "support/error.h"
 
@@ -24,6 +27,13 @@ const std::vector<DeviceKind>& kinds() {
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_opencl_device(canonical); }},
       DeviceKind{"CUDA", 7, [] { return cuda_unavailable_reason(); },
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cuda_device(canonical); }},
+#if LOUPE_HAVE_LLVM
+      DeviceKind{"LLVM", 0, [] { return llvm_unavailable_reason(); },
+                 [](const std::string& canonical) -> std::unique_ptr<Device> { return make_llvm_device(canonical); }},
+#else
+      DeviceKind{"LLVM", 0, [] { return std::optional<std::string>("LLVM: built without LLVM 15"); },
+                 [](const std::string&) -> std::unique_ptr<Device> { return nullptr; }},
+#endif
   };
   return table;
 }

@@ -1,0 +1,238 @@
+#include "runtime/llvm/llvm_device.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "runtime/compile_cache.h"
+#include "runtime/cpu/thread_pool.h"
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+
+using EntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
+
+std::string error_text(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+// The native target is registered once per process (thread-safe); null when that worked.
+const std::optional<std::string>& native_target_problem() {
+  static const std::optional<std::string> problem = []() -> std::optional<std::string> {
+    if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() || llvm::InitializeNativeTargetAsmParser())
+      return std::string("LLVM: no native target for this host in LLVM ") + LLVM_VERSION_STRING;
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) return "LLVM: cannot target this host: " + error_text(jtmb.takeError());
+    return std::nullopt;
+  }();
+  return problem;
+}
+
+// Parses textual IR into a module of `ctx`; loupe::Error with LLVM's diagnostic (and the source) if it
+// does not parse or does not verify.
+std::unique_ptr<llvm::Module> parse_module(const std::string& text, const std::string& what, llvm::LLVMContext& ctx) {
+  llvm::SMDiagnostic diag;
+  auto mod = llvm::parseIR(llvm::MemoryBufferRef(text, what), diag, ctx);
+  if (!mod) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    diag.print(what.c_str(), os, false);
+    throw Error(cat("LLVM: cannot parse ", what, ": ", os.str(), "\n--- source ---\n", text));
+  }
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  if (llvm::verifyModule(*mod, &os)) throw Error(cat("LLVM: ", what, " does not verify: ", os.str(), "\n--- source ---\n", text));
+  return mod;
+}
+
+// A chunk of a split loop should run for about kMinChunkSeconds (the same policy as the CPU device).
+constexpr double kMinChunkSeconds = 20e-6;
+constexpr int64_t kMinChunkElements = 32768;
+int64_t untimed_min_chunk(const RenderedKernel& k) {
+  if (!k.split_loop || k.global[0] <= 0) return 1;
+  int64_t largest = 1;
+  for (const BufferParam& b : k.buffers) largest = std::max<int64_t>(largest, b.dtype.ptr_size);
+  int64_t per_iteration = std::max<int64_t>(1, largest / k.global[0]);
+  return (kMinChunkElements + per_iteration - 1) / per_iteration;
+}
+
+class LlvmProgram : public Program {
+public:
+  LlvmProgram(RenderedKernel k, EntryFn fn) : Program(std::move(k)), fn_(fn) {}
+
+  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
+             const LaunchDims&, bool) override {
+    check_args(bufs.size(), vars);
+    std::vector<long long> v(vars.begin(), vars.end());
+    long long end = kernel().split_loop ? global[0] : 0;
+    if (kernel().split_loop && (end < 0 || end > kernel().global[0]))
+      throw Error(cat("kernel ", kernel().name, ": outer loop range [0, ", end, ") exceeds its extent ",
+                      kernel().global[0]));
+    void** b = const_cast<void**>(bufs.data());
+    const long long* vp = v.data();
+    auto t0 = std::chrono::steady_clock::now();
+    if (end <= 0) {
+      fn_(b, vp, 0, end);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::shared_ptr<ThreadPool> pool = cpu_thread_pool();
+    double per_iteration = seconds_per_iteration_.load(std::memory_order_relaxed);
+    int64_t min_chunk = per_iteration > 0 ? static_cast<int64_t>(std::ceil(kMinChunkSeconds / per_iteration))
+                                          : untimed_min_chunk(kernel());
+    EntryFn fn = fn_;
+    int ran_on = pool->parallel_for(end, plan_chunks(end, pool->threads(), min_chunk),
+                                    [=](int64_t s, int64_t e) { fn(b, vp, s, e); });
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seconds_per_iteration_.store(seconds * std::max(ran_on, 1) / static_cast<double>(end), std::memory_order_relaxed);
+    return seconds;
+  }
+
+private:
+  EntryFn fn_;
+  std::atomic<double> seconds_per_iteration_{-1};
+};
+
+std::string launch_signature(const RenderedKernel& k) {
+  std::string s = k.name;
+  for (const BufferParam& b : k.buffers) s += cat("|", b.index, ":", b.dtype.name(), ":", b.dtype.ptr_size, ":", b.is_mutable);
+  for (const VarParam& v : k.vars) s += cat("|", v.name, ":", v.min, ":", v.max);
+  s += cat("|", k.global[0], ",", k.global[1], ",", k.global[2], "|", k.split_loop);
+  return s;
+}
+
+} // namespace
+
+struct LlvmDevice::Jit {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::unique_ptr<llvm::TargetMachine> tm;  // the same host target, for the optimizer
+  std::string cpu, features;
+  int64_t next_entry = 0;
+
+  // Sets the module's target, keeps only `keep` external (so kernels with the same name never clash in
+  // the JIT), and runs the O2 pipeline with the host's cost model.
+  void optimize(llvm::Module& mod, const std::string& keep) {
+    mod.setDataLayout(tm->createDataLayout());
+    mod.setTargetTriple(tm->getTargetTriple().str());
+    for (llvm::Function& f : mod) {
+      if (f.isDeclaration()) continue;
+      if (f.getName() != keep) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.addFnAttr("target-cpu", cpu);
+      if (!features.empty()) f.addFnAttr("target-features", features);
+    }
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    mpm.run(mod, mam);
+  }
+};
+
+LlvmDevice::LlvmDevice(std::string name) : Device(std::move(name)), jit_(std::make_unique<Jit>()) {
+  if (auto why = native_target_problem()) throw Error(*why);
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) throw Error("LLVM: cannot target this host: " + error_text(jtmb.takeError()));
+  jtmb->setCPU(llvm::sys::getHostCPUName().str());
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  jit_->cpu = jtmb->getCPU();
+  jit_->features = jtmb->getFeatures().getString();
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) throw Error("LLVM: cannot create a target machine: " + error_text(tm.takeError()));
+  jit_->tm = std::move(*tm);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+  if (!jit) throw Error("LLVM: cannot start the JIT: " + error_text(jit.takeError()));
+  jit_->lljit = std::move(*jit);
+  // Calls the optimizer may emit (fmodf, memcpy, half conversions) resolve to this process's libraries.
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit_->lljit->getDataLayout().getGlobalPrefix());
+  if (!gen) throw Error("LLVM: cannot search the process for symbols: " + error_text(gen.takeError()));
+  jit_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+}
+
+LlvmDevice::~LlvmDevice() = default;
+
+std::string LlvmDevice::target() const {
+  return jit_->tm->getTargetTriple().str() + ", " + jit_->cpu + ", " + jit_->features;
+}
+
+std::string LlvmDevice::optimized_ir(const RenderedKernel& k) {
+  llvm::LLVMContext ctx;
+  auto mod = parse_module(k.source + "\n" + llvm_entry_shim(k, "loupe_entry"), "kernel " + k.name, ctx);
+  {
+    std::lock_guard lock(mutex_);
+    jit_->optimize(*mod, "loupe_entry");
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  mod->print(os, nullptr);
+  return os.str();
+}
+
+std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {
+  if (k.device != "LLVM") throw Error(cat("LLVM cannot run kernel ", k.name, " rendered for ", k.device));
+  std::string key = cache_key({"loupe-llvm-1", target(), k.source});
+  std::string pkey = key + "\n" + launch_signature(k);
+  std::lock_guard lock(mutex_);  // one compile at a time: the JIT's session is shared
+  if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
+  void* fn = nullptr;
+  if (auto it = entries_.find(key); it != entries_.end()) fn = it->second;
+  if (!fn) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string entry = "loupe_entry_" + std::to_string(jit_->next_entry++);
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto mod = parse_module(k.source + "\n" + llvm_entry_shim(k, entry), "kernel " + k.name, *ctx);
+    jit_->optimize(*mod, entry);
+    if (llvm::Error e = jit_->lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+      throw Error(cat("LLVM: cannot add kernel ", k.name, " to the JIT: ", error_text(std::move(e))));
+    auto sym = jit_->lljit->lookup(entry);
+    if (!sym) throw Error(cat("LLVM: cannot compile kernel ", k.name, ": ", error_text(sym.takeError())));
+    fn = sym->toPtr<void*>();
+    compiles_++;
+    compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    entries_.emplace(key, fn);
+  }
+  auto program = std::make_shared<LlvmProgram>(k, reinterpret_cast<EntryFn>(fn));
+  return programs_.emplace(pkey, program).first->second;
+}
+
+std::optional<std::string> llvm_unavailable_reason() { return native_target_problem(); }
+
+std::unique_ptr<Device> make_llvm_device(const std::string& canonical) { return std::make_unique<LlvmDevice>(canonical); }
+
+std::optional<std::string> llvm_verify_ir(const std::string& ir) {
+  llvm::LLVMContext ctx;
+  try {
+    parse_module(ir, "IR", ctx);
+  } catch (const Error& e) {
+    std::string s = e.what();
+    return s.substr(0, s.find("\n--- source ---"));
+  }
+  return std::nullopt;
+}
+
+} // namespace loupe
