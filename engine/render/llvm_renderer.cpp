@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/print.h"
 #include "render/c_renderer.h"
@@ -179,6 +180,7 @@ struct Val {
   DType type;
   const UOp* node = nullptr;
   const Arg* cval = nullptr;
+  int lane = -1;  // which lane of node (vector operands read lane by lane)
 };
 
 class IrWriter {
@@ -199,6 +201,7 @@ private:
   std::string block_ = "entry";
   int tmp_ = 0, label_ = 0;
   const UOp* split_range_ = nullptr;
+  std::unordered_set<const UOp*> c_inlined_;  // values the C renderer spells inside their consumer
   RenderedKernel out_;
 
   [[noreturn]] void fail(const UOp* u, const std::string& why) const {
@@ -228,6 +231,9 @@ private:
   }
 
   void find_split_loop();
+  void find_c_inlining();
+  const UOp* spelled(const UOp* u, int lane) const;
+  std::string contracted(const std::vector<Val>& xs, bool sub, DType m);
   const UOp* buffer_of(const UOp* u) const {
     while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
     return u;
@@ -279,6 +285,80 @@ void IrWriter::find_split_loop() {
     }
   }
   split_range_ = range;
+}
+
+// Which values the C renderer inlines into their consumer (render/cstyle.cpp's rule: single-use value
+// ops that are not read lane by lane, unless an accumulator they read is assigned before the use).
+// Needed because clang contracts a*b+c written in one C expression into fmuladd (-ffp-contract=on),
+// and the LLVM device must compute the same values as the CPU device.
+void IrWriter::find_c_inlining() {
+  std::unordered_map<const UOp*, int> pos, children, consumer;
+  std::unordered_map<const UOp*, std::vector<int>> assigns;
+  std::unordered_set<const UOp*> must_name;
+  auto value_op = [](Ops op) { return is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE; };
+  for (size_t i = 0; i < uops_.size(); i++) pos[uops_[i].get()] = static_cast<int>(i);
+  for (const UOpPtr& up : uops_) {
+    const UOp* u = up.get();
+    for (const UOpPtr& s : u->src) {
+      children[s.get()]++;
+      consumer[s.get()] = pos[u];
+    }
+    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos[u]);
+    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && (is_alu(u->op) || u->op == Ops::CAST));
+    if (lanewise)
+      for (const UOpPtr& s : u->src)
+        if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE && s->op != Ops::GEP)
+          must_name.insert(s.get());
+    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) must_name.insert(u);
+  }
+  std::unordered_map<const UOp*, std::vector<const UOp*>> acc_reads;
+  for (const UOpPtr& up : uops_) {
+    const UOp* u = up.get();
+    std::vector<const UOp*> reads;
+    for (const UOpPtr& s : u->src) {
+      if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
+      else if (c_inlined_.count(s.get())) reads.insert(reads.end(), acc_reads[s.get()].begin(), acc_reads[s.get()].end());
+    }
+    bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX || u->op == Ops::NOOP;
+    bool candidate = value_op(u->op) && children[u] == 1 && !must_name.count(u);
+    if (candidate)
+      for (const UOp* acc : reads)
+        for (int p : assigns[acc])
+          if (p > pos[u] && p < consumer[u]) candidate = false;
+    if (always || candidate) {
+      c_inlined_.insert(u);
+      acc_reads[u] = std::move(reads);
+    }
+  }
+}
+
+// The node whose C text stands for lane `lane` of u (-1: u itself): GEPs and inlined VECTORIZEs are
+// looked through, as the C renderer spells them.
+const UOp* IrWriter::spelled(const UOp* u, int lane) const {
+  if (u->op == Ops::GEP) {
+    const auto& t = u->arg.as_tuple();
+    int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(lane)).as_int());
+    return u->src[0]->dtype.count == 1 ? spelled(u->src[0].get(), -1) : spelled(u->src[0].get(), k);
+  }
+  if (u->op == Ops::VECTORIZE && lane >= 0 && c_inlined_.count(u)) return spelled(u->src.at(lane).get(), -1);
+  return u;
+}
+
+// a*b + c (or a*b - c, c - a*b) as llvm.fmuladd where the C text has the product inside the sum, the
+// first operand checked first (clang's order); "" where there is nothing to contract.
+std::string IrWriter::contracted(const std::vector<Val>& xs, bool sub, DType m) {
+  if (m.scalar_type != Scalar::Float32 && m.scalar_type != Scalar::Float64) return "";
+  std::string T = scalar_type(m);
+  for (int side = 0; side < 2; side++) {
+    const UOp* mul = spelled(xs[side].node, xs[side].lane);
+    if (mul->op != Ops::MUL || resolve(mul->dtype) != m || !c_inlined_.count(mul) || xs[side].type != m) continue;
+    std::string a = conv(value(mul->src[0].get()), m), b = conv(value(mul->src[1].get()), m);
+    std::string c = conv(xs[1 - side], m);
+    if (sub && side == 0) c = emit("fneg " + T + " " + c);
+    if (sub && side == 1) a = emit("fneg " + T + " " + a);
+    return emit("call " + T + " " + intrinsic("fmuladd", m) + "(" + T + " " + a + ", " + T + " " + b + ", " + T + " " + c + ")");
+  }
+  return "";
 }
 
 // The value of a node at this point of the program. An accumulator (or an ASSIGN, which names it) is
@@ -335,6 +415,7 @@ Val IrWriter::lane(const UOp* u, int i) {
   Val whole = value(u);
   if (whole.type.count == 1) return whole;
   v.text = emit("extractelement " + llvm_type(whole.type) + " " + whole.text + ", i32 " + std::to_string(i));
+  v.lane = i;
   return v;
 }
 
@@ -400,8 +481,14 @@ std::string IrWriter::scalar_alu(const UOp* u, Ops op, DType res, const std::vec
   };
   std::string e;
   switch (op) {
-  case Ops::ADD: e = bin(f ? "fadd" : b ? "or" : "add"); break;  // bool arithmetic as C's (_Bool)(a + b)
-  case Ops::SUB: e = bin(f ? "fsub" : b ? "xor" : "sub"); break;
+  case Ops::ADD:  // bool arithmetic as C's (_Bool)(a + b)
+    e = f ? contracted(xs, false, m) : "";
+    if (e.empty()) e = bin(f ? "fadd" : b ? "or" : "add");
+    break;
+  case Ops::SUB:
+    e = f ? contracted(xs, true, m) : "";
+    if (e.empty()) e = bin(f ? "fsub" : b ? "xor" : "sub");
+    break;
   case Ops::MUL: e = bin(f ? "fmul" : b ? "and" : "mul"); break;
   case Ops::FDIV:
     if (!f) fail(u, "FDIV of integers");
@@ -686,6 +773,7 @@ RenderedKernel IrWriter::run(const std::string& name) {
     if (up->op == Ops::STORE) mutable_[buffer_of(up->src.at(0).get())] = true;
   }
   find_split_loop();
+  find_c_inlining();
   for (const UOpPtr& u : uops_) render_one(u.get());
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });
   for (const BufferParam& b : out_.buffers)

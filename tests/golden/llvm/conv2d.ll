@@ -74,7 +74,7 @@ loop5.body:
   %v20 = srem i32 %v19, 1009
   %v21 = sitofp i32 %v20 to float
   %v22 = fmul float %v21, 0x3FC24924A0000000
-  %v23 = fadd float %v22, 0xC049000000000000
+  %v23 = call float @llvm.fmuladd.f32(float %v21, float 0x3FC24924A0000000, float 0xC049000000000000)
   %v24 = add i64 %v15, %ridx5
   %v25 = trunc i64 %v24 to i32
   %v26 = mul i32 %v25, 331
@@ -82,10 +82,10 @@ loop5.body:
   %v28 = srem i32 %v27, 1009
   %v29 = sitofp i32 %v28 to float
   %v30 = fmul float %v29, 0x3FC24924A0000000
-  %v31 = fadd float %v30, 0xC049000000000000
+  %v31 = call float @llvm.fmuladd.f32(float %v29, float 0x3FC24924A0000000, float 0xC049000000000000)
   %v32 = fmul float %v23, %v31
   %v33 = load float, ptr %acc0
-  %v34 = fadd float %v33, %v32
+  %v34 = call float @llvm.fmuladd.f32(float %v23, float %v31, float %v33)
   store float %v34, ptr %acc0
   br label %loop5.latch
 loop5.latch:
@@ -121,3 +121,4 @@ loop0.latch:
 loop0.exit:
   ret void
 }
+declare float @llvm.fmuladd.f32(float, float, float)

@@ -38,7 +38,7 @@ loop2.body:
   %v8 = srem i32 %v7, 1009
   %v9 = sitofp i32 %v8 to float
   %v10 = fmul float %v9, 0x3FC24924A0000000
-  %v11 = fadd float %v10, 0xC049000000000000
+  %v11 = call float @llvm.fmuladd.f32(float %v9, float 0x3FC24924A0000000, float 0xC049000000000000)
   %v12 = mul i64 %ridx2, 3
   %v13 = add i64 %ridx1, %v12
   %v14 = trunc i64 %v13 to i32
@@ -47,10 +47,10 @@ loop2.body:
   %v17 = srem i32 %v16, 1009
   %v18 = sitofp i32 %v17 to float
   %v19 = fmul float %v18, 0x3FC24924A0000000
-  %v20 = fadd float %v19, 0xC049000000000000
+  %v20 = call float @llvm.fmuladd.f32(float %v18, float 0x3FC24924A0000000, float 0xC049000000000000)
   %v21 = fmul float %v11, %v20
   %v22 = load float, ptr %acc0
-  %v23 = fadd float %v22, %v21
+  %v23 = call float @llvm.fmuladd.f32(float %v11, float %v20, float %v22)
   store float %v23, ptr %acc0
   br label %loop2.latch
 loop2.latch:
@@ -71,3 +71,4 @@ loop0.latch:
 loop0.exit:
   ret void
 }
+declare float @llvm.fmuladd.f32(float, float, float)
