@@ -349,6 +349,70 @@ private slots:
     QVERIFY(outs[0] == outs[1]);
   }
 
+  // Variables reach the kernel (an index-typed DEFINE_VAR is an i64 parameter) and are range-checked.
+  void variables_are_passed() {
+    SKIP_WITHOUT_LLVM();
+    UOpPtr n = UOp::variable("n", 1, 8);
+    UOpPtr g0 = global(0, dtypes::int32, 8), g1 = global(1, dtypes::int32, 8);
+    UOpPtr r = UOp::make(Ops::RANGE, dtypes::index, {n}, Arg(int64_t(0)));
+    UOpPtr v = load(index(g1, r));
+    UOpPtr st = store(index(g0, r), binop(Ops::MUL, v, cast(n, dtypes::int32)));
+    UOpList list{g0, g1, n};
+    std::unordered_set<const UOp*> placed{g0.get(), g1.get(), n.get()};
+    place(list, placed, r);
+    place(list, placed, st);
+    list.push_back(endrange(r));
+    Device& llvm = get_device("LLVM");
+    auto prg = llvm.compile(llvm.renderer().render("E_n", list));
+    QCOMPARE(prg->kernel().vars.size(), size_t(1));
+    Buffer in("LLVM", dtypes::int32, 8), out("LLVM", dtypes::int32, 8);
+    in.write(std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8});
+    out.write(std::vector<int32_t>(8, -1));
+    prg->run({&out, &in}, {3});
+    QCOMPARE(out.read<int32_t>(), (std::vector<int32_t>{3, 6, 9, -1, -1, -1, -1, -1}));
+    QVERIFY_THROWS_EXCEPTION(Error, prg->run({&out, &in}, {9}));
+  }
+
+  // A split kernel runs only the sub-range it is given; one IR is compiled once.
+  void split_range_and_cache() {
+    SKIP_WITHOUT_LLVM();
+#if LOUPE_HAVE_LLVM
+    Device& llvm = get_device("LLVM");
+    auto& dev = dynamic_cast<LlvmDevice&>(llvm);
+    auto prg = llvm.compile(llvm.renderer().render("E_16", kernel_add()));
+    QVERIFY(prg->kernel().split_loop);
+    std::vector<float> a(16, 1.0f), b(16, 2.0f), out(16, 0.0f);
+    prg->run({out.data(), a.data(), b.data()}, {}, {5, 1, 1}, {1, 1, 1});
+    for (int i = 0; i < 16; i++) QCOMPARE(out[i], i < 5 ? 3.0f : 0.0f);
+    QVERIFY_THROWS_EXCEPTION(Error, prg->run({out.data(), a.data(), b.data()}, {}, {17, 1, 1}, {1, 1, 1}));
+    int64_t before = dev.jit_compiles();
+    auto again = llvm.compile(llvm.renderer().render("E_16", kernel_add()));
+    QCOMPARE(dev.jit_compiles(), before);
+    QCOMPARE(again.get(), prg.get());
+    QVERIFY(dev.optimized_ir(prg->kernel()).find("<") != std::string::npos);  // O2 vectorized the loop
+#endif
+  }
+
+  // Bad kernels are loupe::Errors with LLVM's message, not crashes.
+  void compile_errors() {
+    SKIP_WITHOUT_LLVM();
+#if LOUPE_HAVE_LLVM
+    Device& llvm = get_device("LLVM");
+    RenderedKernel k = llvm.renderer().render("E_16", kernel_add());
+    RenderedKernel cpu = get_device("CPU").renderer().render("E_16", kernel_add());
+    QVERIFY_THROWS_EXCEPTION(Error, llvm.compile(cpu));
+    k.source = "define void @E_16(ptr %data0) {\nentry:\n  %x = add i32 1\n  ret void\n}\n";
+    try {
+      llvm.compile(k);
+      QFAIL("malformed IR compiled");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("cannot parse") != std::string::npos, e.what());
+    }
+    QVERIFY(llvm_verify_ir("define void @f() {\nentry:\n  br label %nowhere\n}\n").has_value());
+    QVERIFY(!llvm_verify_ir("define void @f() {\nentry:\n  ret void\n}\n").has_value());
+#endif
+  }
+
   // Real tensor programs (schedule, optimizations, linearizer) on LLVM against CPU.
   void tensor_programs_data() {
     QTest::addColumn<QString>("name");
