@@ -221,10 +221,10 @@ private slots:
     std::vector<QString> ints = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"};
     std::vector<QString> floats = {"half", "bf16", "float", "double"};
     std::vector<Ops> int_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::IDIV, Ops::MOD, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX,
-                                Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR, Ops::SHL, Ops::SHR, Ops::NEG};
+                                Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR, Ops::SHL, Ops::SHR, Ops::NEG, Ops::WHERE};
     std::vector<Ops> float_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::IDIV, Ops::MOD, Ops::FLOORDIV,
                                   Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::NEG, Ops::SQRT, Ops::TRUNC,
-                                  Ops::RECIP, Ops::MULACC};
+                                  Ops::RECIP, Ops::MULACC, Ops::WHERE};
     for (const QString& t : ints)
       for (Ops op : int_ops) QTest::newRow((t + " " + QString::fromUtf8(op_name(op).data(), op_name(op).size())).toUtf8()) << t << int(op);
     for (const QString& t : floats)
@@ -465,6 +465,17 @@ private slots:
       if (std::isnan(want[i]) && std::isnan(got[i])) continue;
       QVERIFY2(std::abs(got[i] - want[i]) <= tol, cat("element ", i, ": LLVM ", got[i], ", CPU ", want[i]).c_str());
     }
+  }
+  // Not a check: one JSON line with what the JIT cost in this run (kernels compiled, seconds each).
+  void compile_stats() {
+    SKIP_WITHOUT_LLVM();
+#if LOUPE_HAVE_LLVM
+    auto& dev = dynamic_cast<LlvmDevice&>(get_device("LLVM"));
+    double per = dev.jit_compiles() ? dev.jit_seconds() / dev.jit_compiles() : 0;
+    qInfo().noquote() << QString::fromStdString(cat("{\"bench\": \"llvm_jit\", \"kernels\": ", dev.jit_compiles(),
+                                                    ", \"seconds\": ", dev.jit_seconds(), ", \"ms_per_kernel\": ",
+                                                    per * 1e3, ", \"target\": \"", dev.target().substr(0, dev.target().find(',', dev.target().find(',') + 1)), "\"}"));
+#endif
   }
 };
 
