@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/print.h"
+#include "render/c_renderer.h"
 #include "render/cstyle_text.h"
 #include "support/error.h"
 
@@ -62,14 +63,7 @@ int64_t local_size_of(const UOpList& uops) {
   return n;
 }
 
-OpSet gpu_native_ops() {
-  OpSet ops = OpSet::group(kALU);
-  OpSet out;
-  ops.for_each([&](Ops op) {
-    if (op != Ops::EXP2 && op != Ops::LOG2 && op != Ops::SIN && op != Ops::POW && op != Ops::THREEFRY) out.add(op);
-  });
-  return out;
-}
+OpSet gpu_native_ops() { return c_native_ops(); }
 
 namespace {
 RendererCaps opencl_caps() {
