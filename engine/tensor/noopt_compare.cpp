@@ -90,8 +90,6 @@ NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, 
   c.opts = opt.applied_opts;
   c.opt_seconds = opt_time.seconds;
   c.noopt_seconds = noopt_time.seconds;
-  c.flops = opt.estimates.ops;
-  c.mem = opt.estimates.mem;
   c.opt_source = opt.rendered.source;
   c.noopt_source = noopt.rendered.source;
   if (TraceSession* trace = TraceSession::current()) {

@@ -22,7 +22,6 @@ struct NooptComparison {
   std::string noopt_name;                 // the NOOPT kernel's name (axes differ)
   std::vector<std::string> opts;          // opts of the optimized kernel
   double opt_seconds = 0, noopt_seconds = 0;
-  int64_t flops = 0, mem = 0;             // Estimates of the optimized kernel
   std::string opt_source, noopt_source;
 };
 
