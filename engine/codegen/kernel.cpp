@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <unordered_set>
 
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
@@ -33,12 +34,34 @@ const char* axis_kind_colour(AxisKind k) {
   return "white";
 }
 
+bool is_nested_reduce(const UOp* u) { return u->op == Ops::REDUCE_AXIS && u->src.size() == 2; }
+
+std::vector<const UOp*> kernel_scope_toposort(const UOpPtr& root) {
+  std::vector<const UOp*> order;
+  std::unordered_set<const UOp*> seen{root.get()};
+  std::vector<std::pair<const UOp*, size_t>> stack{{root.get(), 0}};
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next == 0 && is_nested_reduce(node)) next = 1;  // its value is in another index space
+    if (next < node->src.size()) {
+      const UOp* child = node->src[next++].get();
+      if (seen.insert(child).second) stack.emplace_back(child, 0);
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
 namespace {
 bool carries_view(const UOp* u) {
+  if (is_nested_reduce(u)) return true;
   return (u->op == Ops::LOAD || u->op == Ops::STORE || u->op == Ops::IOTA || u->op == Ops::VALID || u->op == Ops::CONST) &&
          std::any_of(u->src.begin(), u->src.end(), [](const UOpPtr& s) { return s->op == Ops::VIEW; });
 }
 const UOpPtr& view_src(const UOp* u) {
+  if (is_nested_reduce(u)) return u->src[1];
   for (const UOpPtr& s : u->src)
     if (s->op == Ops::VIEW) return s;
   LOUPE_ASSERT(false, "no view on ", op_name(u->op));
@@ -49,19 +72,21 @@ int64_t as_int(const sint& s) { return s.as_int(); }
 
 Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(target) {
   LOUPE_ASSERT(ast_->op == Ops::SINK, "a kernel AST is a SINK");
-  std::vector<const UOp*> order = ast_->toposort();
+  std::vector<const UOp*> order = kernel_scope_toposort(ast_);
   // STORE first (it defines the output shape), then the other buffer ops in a stable order
   for (auto it = order.rbegin(); it != order.rend(); ++it)
     if (carries_view(*it)) bufs_.push_back((*it)->ptr());
   std::stable_partition(bufs_.begin(), bufs_.end(), [](const UOpPtr& u) { return u->op == Ops::STORE; });
-  for (const UOp* u : order)
-    if (u->op == Ops::REDUCE_AXIS) reduceops_.push_back(u);
+  for (const UOp* u : order) {
+    if (is_nested_reduce(u)) has_nested_ = true;
+    else if (u->op == Ops::REDUCE_AXIS) reduceops_.push_back(u);
+  }
   for (const UOpPtr& b : bufs_) sts_.push_back(*view_src(b.get())->arg.object<ShapeTracker>());
   // the reduce's output and input shapes mark which axes it reduces
   for (const UOp* r : reduceops_) {
     // the input shape: any view below the reduce has it (every leaf carries a view)
     sints full;
-    for (const UOp* x : r->src[0]->toposort())
+    for (const UOp* x : kernel_scope_toposort(r->src[0]))
       if (x->op == Ops::VIEW) {
         full = x->arg.object<ShapeTracker>()->shape();
         break;
@@ -202,7 +227,7 @@ void Kernel::simplify_merge_adjacent() {
 }
 
 std::string Kernel::base_name() const {
-  std::string n = has_reduce() ? "r" : "E";
+  std::string n = has_reduce() || has_nested_ ? "r" : "E";
   for (int64_t s : full_shape()) n += "_" + std::to_string(s);
   return n;
 }
@@ -224,9 +249,10 @@ UOpPtr Kernel::optimized_ast() const {
   std::unordered_map<const UOp*, size_t> buf_index, reduce_index;
   for (size_t i = 0; i < bufs_.size(); i++) buf_index[bufs_[i].get()] = i;
   for (size_t r = 0; r < reduceops_.size(); r++) reduce_index[reduceops_[r]] = r;
-  for (const UOp* u : ast_->toposort()) {
+  for (const UOp* u : kernel_scope_toposort(ast_)) {
     UOpList src;
-    for (const UOpPtr& s : u->src) src.push_back(done.at(s.get()));
+    for (size_t i = 0; i < u->src.size(); i++)  // a nested reduce's value keeps its own index space
+      src.push_back(i == 0 && is_nested_reduce(u) ? u->src[0] : done.at(u->src[i].get()));
     if (auto b = buf_index.find(u); b != buf_index.end())
       for (UOpPtr& s : src)
         if (s->op == Ops::VIEW) s = sts_[b->second].to_uop();

@@ -43,6 +43,15 @@ struct KernelTarget {
 const char* axis_kind_name(AxisKind k);
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
 
+// A nested reduce (REDUCE_AXIS(value, VIEW), see schedule/kernel_ast.h) has loops of its own: its
+// value lives in its own index space, only its VIEW is over the kernel's axes.
+bool is_nested_reduce(const UOp* u);
+// The lowerer numbers a nested reduce's loops from here, so they never meet the kernel's axes.
+constexpr int64_t kFirstNestedRangeId = 1000;
+// The nodes of the kernel's own index space, in topological order: everything except the values of
+// nested reduces (their VIEWs are included).
+std::vector<const UOp*> kernel_scope_toposort(const UOpPtr& root);
+
 class Kernel {
 public:
   explicit Kernel(UOpPtr ast, KernelTarget target = {});
@@ -67,6 +76,7 @@ public:
   size_t first_upcast() const { return shape_len() - upcasted_; }
   size_t global_dims() const { return first_reduce() - local_dims_; }
   bool has_reduce() const { return !reduceops_.empty(); }
+  bool has_nested_reduce() const { return has_nested_; }
   std::vector<AxisKind> axis_kinds() const;
 
   // tinygrad-style name: "r_" or "E_" and the axis sizes ("r_16_16_4"); unique per distinct AST
@@ -93,12 +103,13 @@ private:
   std::optional<int64_t> stride_of(size_t buf, size_t axis) const;
 
   UOpPtr ast_;
-  std::vector<UOpPtr> bufs_;     // nodes carrying a VIEW: STORE, LOAD, IOTA, VALID
+  std::vector<UOpPtr> bufs_;     // nodes carrying a VIEW: STORE, LOAD, IOTA, VALID, CONST, nested reduces
   std::vector<const UOp*> reduceops_;
   std::vector<ShapeTracker> sts_;  // per buf, then per reduce: (output tracker, input tracker)
   KernelTarget target_;
   size_t upcasted_ = 0, local_dims_ = 0, group_for_reduces_ = 0;
   bool dont_use_locals_ = false;
+  bool has_nested_ = false;
   std::vector<Opt> applied_opts_;
 };
 

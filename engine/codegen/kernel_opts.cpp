@@ -109,6 +109,12 @@ void Kernel::apply_opt(const Opt& opt) {
     check(axis < first_upcast(), opt, "the axis is already upcast");
     check(axis >= first_reduce(), opt, "UNROLL is for reduce axes");
     check(amt <= 32, opt, "do not unroll more than 32");
+    // unrolled copies of the reduce body would each need their own copy of the nested loop
+    for (size_t b = 0; b < bufs_.size(); b++)
+      if (is_nested_reduce(bufs_[b].get())) {
+        std::optional<int64_t> st = stride_of(b, axis);
+        check(st && *st == 0, opt, "a nested reduce is read along this axis");
+      }
     if (fs[axis] == amt && axis < first_reduce() + group_for_reduces_) group_for_reduces_--;
     shift_to(axis, amt, false, std::nullopt);
     upcasted_++;

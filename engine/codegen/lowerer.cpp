@@ -8,6 +8,7 @@
 
 #include "codegen/expander.h"
 #include "rewrite/graph_rewrite.h"
+#include "symbolic/symbolic.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -260,6 +261,100 @@ UOpPtr reduce_identity(Ops op, DType dtype) {
   return nullptr;
 }
 
+namespace {
+
+struct NestedLowering {
+  int64_t next_range = kFirstNestedRangeId;  // the linearizer keeps each reduce's loops together
+  // (reduce, its output coordinates as a hash-consed SINK) -> value; the SINK is kept alive with it
+  std::map<std::pair<const UOp*, const UOp*>, std::pair<UOpPtr, UOpPtr>> done;
+};
+
+UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested, const char* name);
+
+bool uses(const UOpPtr& e, const UOp* r) {
+  for (const UOp* x : e->toposort())
+    if (x == r) return true;
+  return false;
+}
+
+// A nested reduce read at the enclosing index: its output element's coordinates come from its view,
+// its reduced axes get fresh loops, and its value is lowered in that index space.
+UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested) {
+  auto [flat, valid] = view_st(red->src[1]).to_indexed(outer.idxs);
+  std::vector<int64_t> in;
+  for (const UOp* x : kernel_scope_toposort(red->src[0]))
+    if (x->op == Ops::VIEW) {
+      for (const sint& d : view_st(x->ptr()).shape()) in.push_back(d.as_int());
+      break;
+    }
+  std::vector<int64_t> axes = red->arg.as_tuple()[1].as_ints();
+  auto reduced = [&](size_t d) { return std::find(axes.begin(), axes.end(), int64_t(d)) != axes.end(); };
+  // the output is contiguous: its coordinates from the flat index, row-major
+  UOpList coords(in.size());
+  int64_t stride = 1;
+  for (size_t d = in.size(); d-- > 0;) {
+    if (reduced(d) || in[d] == 1) {
+      coords[d] = UOp::cnst_int(dtypes::index, 0);
+      continue;
+    }
+    UOpPtr c = stride == 1 ? flat : floordiv(flat, stride);
+    coords[d] = floormod(c, in[d]);  // also keeps masked (padding) positions inside the buffer
+    stride *= in[d];
+  }
+  UOpPtr packed = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, coords), symbolic(), {.name = "nested reduce index"});
+  coords = packed->src;
+  auto key = std::make_pair(red, packed.get());
+  UOpPtr value;
+  if (auto it = nested.done.find(key); it != nested.done.end()) {
+    value = it->second.second;
+  } else {
+    LowerContext inner;
+    inner.full_shape = in;
+    inner.acc_count = outer.acc_count;
+    UOpList loops;
+    for (size_t d = 0; d < in.size(); d++) {
+      if (reduced(d) && in[d] > 1) {
+        loops.push_back(UOp::range(in[d], nested.next_range++));
+        inner.idxs.push_back(loops.back());
+      } else {
+        inner.idxs.push_back(coords[d]);
+      }
+    }
+    // one accumulator per value of the upcast axes its index uses (the expander copies them)
+    for (const UOpPtr& r : outer.upcast_ranges)
+      if (uses(packed, r.get())) inner.upcast_ranges.push_back(r);
+    UOpPtr x = lower_scope(red->src[0], inner, nested, "lowerer (nested reduce)");
+    outer.acc_count = inner.acc_count;
+    Ops op = red->arg.as_tuple()[0].as_op();
+    bool empty = false;
+    for (size_t d = 0; d < in.size(); d++) empty = empty || (reduced(d) && in[d] == 0);
+    if (empty || loops.empty()) {
+      value = empty ? reduce_identity(op, red->dtype) : x;
+    } else {
+      UOpList src{reduce_identity(op, red->dtype)};
+      src.insert(src.end(), loops.begin(), loops.end());
+      src.insert(src.end(), inner.upcast_ranges.begin(), inner.upcast_ranges.end());
+      UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(outer.acc_count++)}));
+      value = UOp::make(Ops::ASSIGN, red->dtype, {acc, UOp::make(op, red->dtype, {acc, x})});
+    }
+    nested.done[key] = {packed, value};
+  }
+  if (is_true(valid)) return value;
+  return UOp::make(Ops::WHERE, value->dtype, {valid, value, UOp::cnst(value->dtype, 0)});
+}
+
+// Lowers the nodes of one index space: first the nested reduces it reads (each in its own space),
+// then its loads, stores and reduces over ctx.idxs.
+UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested, const char* name) {
+  UOpMap<UOpPtr> lowered;
+  for (const UOp* u : kernel_scope_toposort(root))
+    if (is_nested_reduce(u)) lowered[u->ptr()] = lower_nested(u, ctx, nested);
+  UOpPtr r = lowered.empty() ? root : substitute(root, lowered);
+  return graph_rewrite(r, lowerer_rules(), {.ctx = &ctx, .name = name});
+}
+
+} // namespace
+
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits) {
   LowerContext ctx;
   ExpandAxes expand;
@@ -290,7 +385,8 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
         ctx.shared_axes.push_back(static_cast<int64_t>(i));
     }
   }
-  UOpPtr lowered = graph_rewrite(ast, lowerer_rules(), {.ctx = &ctx, .name = "lowerer"});
+  NestedLowering nested;
+  UOpPtr lowered = lower_scope(ast, ctx, nested, "lowerer");
   return expand_placeholders(lowered, expand);
 }
 

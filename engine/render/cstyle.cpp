@@ -574,6 +574,7 @@ void KernelWriter::render_one(const UOp* u) {
     if (u->src.empty()) fail(u, "END without its RANGE/IF");
     if (u->op == Ops::ENDRANGE) {
       const std::string& nm = text(u->src[0].get());
+      if (u->src[0]->op != Ops::RANGE || nm.rfind("ridx", 0) != 0) fail(u, "ENDRANGE of something that is not an open loop: " + nm);
       open_axes_.erase(std::stoll(nm.substr(4)));
     }
     depth_--;

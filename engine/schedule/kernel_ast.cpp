@@ -1,6 +1,9 @@
 #include "schedule/kernel_ast.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <unordered_set>
 
 #include "shape/shapetracker.h"
 #include "support/error.h"
@@ -20,8 +23,14 @@ bool has_mask(const ShapeTracker& st) {
 
 class AstBuilder {
 public:
-  AstBuilder(const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes)
-      : realized_(realized), shapes_(shapes) {}
+  AstBuilder(const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes, const NestedReduceOptions& nested)
+      : realized_(realized), shapes_(shapes), nested_(nested) {}
+
+  // The reduce that defines the kernel's index space (its input shape and axes); others are nested.
+  void set_kernel_reduce(const UOp* r, const ShapeTracker& root) {
+    kernel_reduce_ = r;
+    root_ = root;
+  }
 
   UOpPtr dg(const UOpPtr& buffer) {
     for (size_t i = 0; i < bufs_.size(); i++)
@@ -80,8 +89,15 @@ private:
     }
     case Ops::REDUCE_AXIS: {
       const Shape& in = shapes_.of(n->src[0]);
+      const UOp* outer = space_;
+      space_ = is_kernel_reduce(n, ctx) ? nullptr : n.get();
       UOpPtr v = build(n->src[0], ShapeTracker::from_shape(to_sints_shape(in)));
-      return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
+      space_ = outer;
+      if (is_kernel_reduce(n, ctx)) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
+      // A reduce read at another index (broadcast back, reshaped, inside another reduce): it runs as its
+      // own loop over its input's index space; src[1] maps the enclosing index space to its output.
+      if (nested_.on_nested) nested_.on_nested(n.get(), recompute_factor(ctx));
+      return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
     case Ops::CONTIGUOUS:
     case Ops::DETACH:
@@ -95,15 +111,87 @@ private:
     return UOp::make(n->op, dt, std::move(src), n->arg);
   }
 
+  // A reduce shares the kernel's loops when it is read at the kernel's own index (the root tracker)
+  // and reduces the same input shape over the same axes as the kernel's reduce.
+  bool is_kernel_reduce(const UOpPtr& n, const ShapeTracker& ctx) {
+    if (!kernel_reduce_) return false;
+    if (n.get() != kernel_reduce_) {
+      if (shapes_.of(n->src[0]) != shapes_.of(kernel_reduce_->src[0])) return false;
+      if (!(n->arg.as_tuple()[1] == kernel_reduce_->arg.as_tuple()[1])) return false;
+    }
+    ShapeTracker c = ctx.simplify();
+    return c.contiguous() && c.shape() == root_->shape();
+  }
+
+  // The loops of the index space being built, outermost first: the kernel's (output axes, then the
+  // kernel reduce's axes) or, inside a nested reduce, that reduce's own axes.
+  std::vector<int64_t> loop_axes(size_t ndim) const {
+    std::vector<int64_t> order;
+    const UOp* r = space_ ? space_ : kernel_reduce_;
+    std::vector<int64_t> reduced;
+    if (r && shapes_.of(r->src[0]).size() == ndim)
+      for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) reduced.push_back(a.as_int());
+    if (!space_)
+      for (size_t i = 0; i < ndim; i++)
+        if (std::find(reduced.begin(), reduced.end(), int64_t(i)) == reduced.end()) order.push_back(int64_t(i));
+    std::sort(reduced.begin(), reduced.end());
+    order.insert(order.end(), reduced.begin(), reduced.end());
+    return order;
+  }
+
+  // How often a nested reduce read through ctx is computed per value it produces: the sizes of the
+  // enclosing loops its index does not use, outside the innermost loop it does use (all of them, when
+  // each kernel element is a thread).
+  int64_t recompute_factor(const ShapeTracker& ctx) const {
+    const sints& shape = ctx.shape();
+    UOpList ranges;
+    for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].as_int(), int64_t(i)));
+    auto [idx, valid] = ctx.to_indexed(ranges);
+    std::unordered_set<const UOp*> used;
+    for (const UOpPtr& e : {idx, valid})
+      for (const UOp* x : e->toposort())
+        if (x->op == Ops::RANGE) used.insert(x);
+    std::vector<int64_t> loops = loop_axes(shape.size());
+    int64_t factor = 1, pending = 1;
+    for (int64_t a : loops) {
+      if (used.count(ranges[a].get())) {
+        factor *= pending;
+        pending = 1;
+      } else {
+        pending *= shape[a].as_int();
+      }
+    }
+    if (nested_.threads_per_element && !space_) {
+      factor = 1;
+      for (size_t a = 0; a < shape.size(); a++)
+        if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
+    }
+    return factor;
+  }
+
   const std::function<UOpPtr(const UOp*)>& realized_;
   ShapeMemo& shapes_;
+  const NestedReduceOptions& nested_;
+  const UOp* space_ = nullptr;  // the nested reduce whose input space is being built (null: the kernel's)
+  const UOp* kernel_reduce_ = nullptr;
+  std::optional<ShapeTracker> root_;
   std::vector<UOpPtr> bufs_, globals_;
   std::map<std::pair<const UOp*, std::string>, UOpPtr> memo_;
   std::vector<UOpPtr> keep_;
 };
 
+bool plain_reshape(const UOp* v, ShapeMemo& shapes) {
+  ShapeTracker st = v->arg.object<ShapeTracker>()->simplify();
+  if (!st.contiguous()) return false;
+  int64_t n = 1;
+  for (int64_t d : shapes.of(v->src[0])) n *= d;
+  int64_t m = 1;
+  for (const sint& d : st.shape()) m *= d.as_int();
+  return n == m;
+}
+
 // The reduce in this kernel (if any), reached through elementwise ops and plain reshapes.
-const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*)>& realized) {
+const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes) {
   std::vector<const UOp*> stack{body.get()};
   std::unordered_set<const UOp*> seen;
   while (!stack.empty()) {
@@ -113,6 +201,7 @@ const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*
     if (n != body.get() && realized(n)) continue;
     if (n->op == Ops::REDUCE_AXIS) return n;
     if (n->op == Ops::BUFFER) continue;
+    if (n->op == Ops::VIEW && !plain_reshape(n, shapes)) continue;  // a reduce behind it is nested
     for (const UOpPtr& s : n->src) stack.push_back(s.get());
   }
   return nullptr;
@@ -121,14 +210,16 @@ const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*
 } // namespace
 
 KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOpPtr& out_buffer,
-                           const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes) {
-  AstBuilder b(realized, shapes);
+                           const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes,
+                           const NestedReduceOptions& nested) {
+  AstBuilder b(realized, shapes, nested);
   b.dg(out_buffer);
   // With a reduce, the kernel's index space is the reduce's output shape (its rank, 1s where reduced).
   ShapeTracker root = ShapeTracker::from_shape(to_sints_shape(out_shape));
-  if (const UOp* r = find_reduce(body, realized)) {
+  if (const UOp* r = find_reduce(body, realized, shapes)) {
     const Shape& rs = shapes.of(r->ptr());
     if (rs != out_shape) root = root.reshape(to_sints_shape(rs));
+    b.set_kernel_reduce(r, root);
   }
   UOpPtr value = b.build(body, root);
   DType out_dt = dtypes::strong(out_buffer->dtype);

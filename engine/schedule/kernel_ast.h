@@ -7,6 +7,7 @@
 
 #include "ir/uop.h"
 #include "schedule/lazy_shape.h"
+#include "shape/shapetracker.h"
 
 namespace loupe {
 
@@ -15,8 +16,20 @@ struct KernelAst {
   std::vector<UOpPtr> bufs;  // BUFFER per DEFINE_GLOBAL index
 };
 
+// How nested reduces may form. A nested reduce is recomputed for every combination of the enclosing
+// axes its index does not use that lie outside its loop; on_nested gets that factor and may throw to
+// veto the fusion (the scheduler then realizes that reduce).
+struct NestedReduceOptions {
+  bool threads_per_element = false;  // GPU-style: every element of the kernel is its own thread
+  std::function<void(const UOp* reduce, int64_t recompute_factor)> on_nested;
+};
+
 // `realized(n)` returns the BUFFER holding node n when n is computed by another kernel, else null.
+// A reduce read at the kernel's own index shares the kernel's loops: REDUCE_AXIS(value). Any other
+// reduce is nested: REDUCE_AXIS(value, VIEW), its value indexed over its own input shape and the VIEW
+// mapping the enclosing index space to its output (the lowerer gives it loops of its own).
 KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOpPtr& out_buffer,
-                           const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes);
+                           const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes,
+                           const NestedReduceOptions& nested = {});
 
 } // namespace loupe

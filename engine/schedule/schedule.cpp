@@ -10,6 +10,7 @@
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
+#include "runtime/device.h"
 #include "tensor/buffer_ref.h"
 
 namespace loupe {
@@ -58,6 +59,15 @@ bool is_buffer_view(const UOpPtr& u, ShapeMemo& shapes) {
   return u->op == Ops::VIEW && u->src[0]->op == Ops::BUFFER;
 }
 
+// Devices that run one thread per kernel element recompute a nested reduce in every thread.
+bool threads_per_element(const std::string& device) {
+  try {
+    return get_device(device).renderer().caps().has_local;
+  } catch (const Error&) {
+    return false;  // the device's own error comes when the kernels run
+  }
+}
+
 class Scheduler {
 public:
   Scheduler(ShapeMemo& shapes) : shapes_(shapes) {}
@@ -66,10 +76,19 @@ public:
     UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
     UOpPtr g = graph_rewrite(sink, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
     decide_realizes(g);
-    Schedule sched;
-    build_kernels(g, sched);
-    for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
-    return sched;
+    for (;;) {
+      try {
+        Schedule sched;
+        build_kernels(g, sched);
+        for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
+        return sched;
+      } catch (const TooMuchRecompute& veto) {
+        // that reduce gets a kernel of its own after all; the others may now have a single consumer
+        realized_.insert(veto.reduce);
+        settle_reduces(g->toposort());
+        buffer_of_.clear();
+      }
+    }
   }
 
 private:
@@ -92,7 +111,11 @@ private:
           continue;  // contiguous already
         realized_.insert(u);
       }
-    // Reduces that cannot fuse into their consumers are realized; repeat until nothing changes.
+    settle_reduces(order);
+  }
+
+  // Reduces that cannot fuse into their consumers are realized; repeat until nothing changes.
+  void settle_reduces(const std::vector<const UOp*>& order) {
     for (bool changed = true; changed;) {
       changed = false;
       for (const UOp* u : order) {
@@ -105,25 +128,33 @@ private:
     }
   }
 
-  // Walk the consumers of a reduce up to the kernel roots that would contain it.
+  // A reduce fuses into the one kernel that consumes it, also when that kernel reads it broadcast or
+  // inside another reduce (it becomes a nested loop there, see kernel_ast.h). Read by several kernels,
+  // it is realized once instead of being computed in each.
   bool reduce_must_realize(const UOp* r) {
     std::unordered_set<const UOp*> roots, seen;
-    std::function<bool(const UOp*)> up = [&](const UOp* n) -> bool {
-      if (!seen.insert(n).second) return false;
+    std::function<void(const UOp*)> up = [&](const UOp* n) {
+      if (!seen.insert(n).second) return;
       if (realized_.count(n)) {
         roots.insert(n);
-        return false;
+        return;
       }
-      for (const UOp* c : children_[n]) {
-        if (c->op == Ops::SINK) continue;
-        if (c->op == Ops::REDUCE_AXIS) return true;  // one reduce per kernel
-        if (c->op == Ops::VIEW && !same_size_plain(st_of(c->ptr()), shapes_.of(c->src[0]))) return true;
-        if (up(c)) return true;
-      }
-      return false;
+      for (const UOp* c : children_[n])
+        if (c->op != Ops::SINK) up(c);
     };
-    if (up(r)) return true;
-    return roots.size() > 1;  // do not compute a reduce twice
+    up(r);
+    return roots.size() > 1;
+  }
+
+  // A nested reduce is recomputed for every value of the enclosing axes its index does not use that
+  // sit outside its loop (on devices with threads: all of them). Small cases fuse anyway, as tinygrad
+  // does; beyond this budget of recomputed elements the reduce gets its own kernel.
+  static constexpr int64_t kRecomputeBudget = 1 << 16;
+  struct TooMuchRecompute {
+    const UOp* reduce;
+  };
+  void check_recompute(const UOp* reduce, int64_t factor) {
+    if (factor > 1 && factor * numel(shapes_.of(reduce->src[0])) > kRecomputeBudget) throw TooMuchRecompute{reduce};
   }
 
   // ---- kernels ----
@@ -138,12 +169,17 @@ private:
       buffer_of_[u] = buf;
       if (numel(shape) == 0) continue;
       UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
-      KernelAst k = build_kernel_ast(body, shape, buf, [&](const UOp* n) -> UOpPtr {
-        if (n == u) return nullptr;
-        auto it = buffer_of_.find(n);
-        if (it != buffer_of_.end()) return it->second;
-        return nullptr;
-      }, shapes_);
+      KernelAst k = build_kernel_ast(
+          body, shape, buf,
+          [&](const UOp* n) -> UOpPtr {
+            if (n == u) return nullptr;
+            auto it = buffer_of_.find(n);
+            if (it != buffer_of_.end()) return it->second;
+            return nullptr;
+          },
+          shapes_, {.threads_per_element = threads_per_element_, .on_nested = [&](const UOp* r, int64_t factor) {
+                      check_recompute(r, factor);
+                    }});
       sched.items.push_back({k.ast, k.bufs});
     }
   }
@@ -158,6 +194,7 @@ private:
   }
 
   ShapeMemo& shapes_;
+  bool threads_per_element_ = threads_per_element(options().device.empty() ? "CPU" : options().device);
   std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
   std::unordered_set<const UOp*> realized_;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;

@@ -2,6 +2,8 @@
 // views reach the loads (reference map §8.4 for tinygrad's counts).
 #include <QtTest>
 
+#include <cmath>
+
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
@@ -44,17 +46,75 @@ private slots:
     QCOMPARE(n[0], std::string("r_16_16_16"));
   }
 
-  void expanded_reduce_is_realized() {
-    // softmax: the max and the sum are both broadcast back, so 3 kernels (tinygrad: 3)
+  void broadcast_reduces_nest_into_one_kernel() {
+    // softmax: the max and the sum are read broadcast back; as in tinygrad 0.13 both become loops
+    // nested inside the one kernel (tinygrad 0.10.2 made 3 kernels)
     Tensor x = arange2d(32, 10);
     Tensor m = x - x.max(1, true);
     Tensor e = m.exp();
-    QCOMPARE(kernel_names({e / e.sum(1, true)}).size(), size_t(3));
+    QCOMPARE(kernel_names({e / e.sum(1, true)}), Names{"r_32_10"});
+    QCOMPARE(kernel_names({x.sum(1).sum()}).size(), size_t(1));                 // a reduce of a reduce
+    QCOMPARE(kernel_names({(x - x.mean(0, true)).square().sum(0)}).size(), size_t(1));  // var's two passes
   }
 
-  void reduce_of_reduce_is_two_kernels() {
-    Tensor x = arange2d(8, 8);
-    QCOMPARE(kernel_names({x.sum(1).sum()}).size(), size_t(2));
+  void nested_reduce_values_match_two_passes() {
+    const int64_t R = 7, C = 12;
+    Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;
+    std::vector<double> host = x.to_vector();
+    std::vector<double> var0 = x.var(0).to_vector(), soft = x.softmax(1).to_vector();
+    QCOMPARE(kernel_names({x.var(0)}).size(), size_t(1));
+    for (int64_t c = 0; c < C; c++) {
+      double mean = 0, ss = 0;
+      for (int64_t r = 0; r < R; r++) mean += host[r * C + c] / R;
+      for (int64_t r = 0; r < R; r++) ss += (host[r * C + c] - mean) * (host[r * C + c] - mean);
+      QVERIFY2(std::abs(var0[c] - ss / (R - 1)) < 1e-4, qPrintable(QString::number(c)));
+    }
+    for (int64_t r = 0; r < R; r++) {
+      double mx = -1e30, sum = 0;
+      for (int64_t c = 0; c < C; c++) mx = std::max(mx, host[r * C + c]);
+      for (int64_t c = 0; c < C; c++) sum += std::exp(host[r * C + c] - mx);
+      for (int64_t c = 0; c < C; c++) QVERIFY(std::abs(soft[r * C + c] - std::exp(host[r * C + c] - mx) / sum) < 1e-6);
+    }
+  }
+
+  void nested_reduce_runs_once_outside_the_loops_it_does_not_use() {
+    // softmax over rows: per row, the max loop and the sum loop finish before the output loop opens
+    Tensor x = arange2d(4, 8);
+    Tensor e = (x - x.max(1, true)).exp();
+    Schedule s = create_schedule({(e / e.sum(1, true)).uop()});
+    QCOMPARE(s.items.size(), size_t(1));
+    Kernel k(s.items[0].ast);
+    QVERIFY(k.has_nested_reduce());
+    std::vector<UOpPtr> lin = linearize(lower_kernel(k, k.optimized_ast()));
+    std::vector<std::string> structure;
+    for (const UOpPtr& u : lin)
+      if (u->op == Ops::RANGE || u->op == Ops::ENDRANGE || u->op == Ops::STORE)
+        structure.push_back(std::string(op_name(u->op)) +
+                            (u->op == Ops::RANGE ? (u->arg.as_int() >= kFirstNestedRangeId ? " nested" : " kernel") : ""));
+    Names want{"RANGE kernel", "RANGE nested", "ENDRANGE", "RANGE nested", "ENDRANGE", "RANGE kernel", "STORE", "ENDRANGE", "ENDRANGE"};
+    QCOMPARE(structure, want);
+  }
+
+  void costly_recompute_gets_its_own_kernel() {
+    // (a @ b) @ c nested would recompute a @ b for every column of the result: fine for a 3x4x5x2 chain
+    // (tinygrad fuses it too), not for 64x64 matrices, where a @ b is realized first
+    Tensor a = arange2d(3, 4), b = arange2d(4, 5), c = arange2d(5, 2);
+    QCOMPARE(kernel_names({a.matmul(b).matmul(c)}).size(), size_t(1));
+    Tensor A = arange2d(64, 64), B = arange2d(64, 64), C = arange2d(64, 64);
+    QCOMPARE(kernel_names({A.matmul(B).matmul(C)}).size(), size_t(2));
+    // a reduce read by two kernels is computed once
+    Tensor x = arange2d(6, 6);
+    Tensor sum = x.sum(1, true);
+    QCOMPARE(kernel_names({x / sum, x * sum}).size(), size_t(3));
+  }
+
+  void unrolling_an_axis_a_nested_reduce_reads_is_refused() {
+    Tensor a = arange2d(3, 4), b = arange2d(4, 5), c = arange2d(5, 2);
+    Schedule s = create_schedule({a.matmul(b).matmul(c).uop()});
+    Kernel k(s.items[0].ast);
+    QVERIFY(k.has_nested_reduce());
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, k.apply_opt({OptOp::UNROLL, 0, 0}));
+    k.apply_opt({OptOp::UPCAST, 0, 3});  // output axes are fine: one accumulator per upcast value
   }
 
   void contiguous_view_of_a_buffer_needs_no_kernel() {

@@ -115,7 +115,7 @@ private Q_SLOTS:
     const QString src = qEnvironmentVariable("LOUPE_SOURCE_DIR");
     if (!cli.isEmpty() && !src.isEmpty()) {
       QProcess p;
-      p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/mlp_forward.py")),
+      p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/train_cnn.py")),
                     QStringLiteral("--trace"), trace_, QStringLiteral("--compare-noopt")});
       if (p.waitForFinished(300000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) recordedBy_ = QStringLiteral("loupe-cli");
       else qWarning("loupe-cli run failed (%s); recording in-process instead", p.readAllStandardError().constData());

@@ -12,7 +12,7 @@
 
 namespace session_traces {
 
-// (a @ b).relu() summed over rows, and an elementwise kernel: a schedule context, several kernel
+// (a @ b).relu(), its row sums, and an elementwise kernel: a schedule context, several kernel
 // contexts with hundreds of matches, kernel runs, sources (opt and noopt) and buffer ShapeTrackers.
 inline void recordMatmulTrace(const QString& path) {
   using namespace loupe;
@@ -23,7 +23,9 @@ inline void recordMatmulTrace(const QString& path) {
   s.writer().record_peaks({"CPU", 120.0, 18.0});
   Tensor a = Tensor::arange(256).reshape({16, 16}).cast(dtypes::float32);
   Tensor b = Tensor::arange(256).reshape({16, 16}).cast(dtypes::float32) * 0.5;
-  Tensor c = a.matmul(b).relu().sum({1});
+  Tensor m = a.matmul(b).relu();
+  m.realize();
+  Tensor c = m.sum({1});
   c.realize();
   Tensor d = (c.reshape({4, 4}) * 2.0 + 1.0).max({0});
   d.realize();
