@@ -1,7 +1,7 @@
 #include "codegen/linearizer.h"
 
 #include <algorithm>
-#include <map>
+#include <bitset>
 #include <set>
 #include <unordered_map>
 
@@ -12,221 +12,251 @@ namespace loupe {
 
 namespace {
 
-using Scope = std::set<const UOp*>;  // RANGE (and IF) nodes a value lives inside
+// The loops a value lives inside, one bit per RANGE in nesting order (bit i: the i-th loop by axis id).
+constexpr size_t kMaxLoops = 256;
+using LoopSet = std::bitset<kMaxLoops>;
 
-// Loops nest by axis id; a scope is listed outermost first.
 int64_t range_order(const UOp* r) { return r->arg.is_int() ? r->arg.as_int() : 0; }
 
-std::vector<const UOp*> ordered(const Scope& s) {
-  std::vector<const UOp*> v(s.begin(), s.end());
-  std::sort(v.begin(), v.end(), [](const UOp* a, const UOp* b) { return range_order(a) < range_order(b); });
-  return v;
-}
+class Linearizer {
+public:
+  explicit Linearizer(const UOpPtr& sink) : topo_(sink->toposort()) {
+    n_ = topo_.size();
+    for (uint32_t i = 0; i < n_; i++) index_[topo_[i]] = i;
+    number_loops();
+    compute_scopes();
+    find_waits();
+  }
 
-std::set<const UOp*> acc_ranges(const UOp* acc) {
-  std::set<const UOp*> out;
-  for (size_t i = 1; i < acc->src.size(); i++)
-    if (acc->src[i]->op == Ops::RANGE) out.insert(acc->src[i].get());  // not a loop folded to a constant
+  std::vector<UOpPtr> run();
+
+private:
+  // ---- loops and their groups ----
+  // Loops nest in axis order (global axes outside reduce axes). The loops of a nested reduce (a group
+  // per accumulator, ids from kFirstNestedRangeId) nest the same way among themselves, inside the loops
+  // their accumulator needs, but not inside the kernel's later axes: a nested reduce that does not
+  // depend on them runs once before them.
+  void number_loops() {
+    std::vector<const UOp*> ranges;
+    for (const UOp* u : topo_)
+      if (u->op == Ops::RANGE) ranges.push_back(u);
+    std::stable_sort(ranges.begin(), ranges.end(), [](const UOp* a, const UOp* b) { return range_order(a) < range_order(b); });
+    LOUPE_ASSERT(ranges.size() <= kMaxLoops, "a kernel with ", ranges.size(), " loops");
+    loop_bit_.assign(n_, -1);
+    for (size_t b = 0; b < ranges.size(); b++) {
+      loops_.push_back(index_.at(ranges[b]));
+      loop_bit_[index_.at(ranges[b])] = static_cast<int>(b);
+    }
+    // group 0: the kernel's loops; group k: the loops of the k-th nested accumulator
+    group_.assign(loops_.size(), 0);
+    std::unordered_map<const UOp*, int> group_id;
+    for (const UOp* u : topo_) {
+      if (u->op != Ops::DEFINE_ACC) continue;
+      for (size_t i = 1; i < u->src.size(); i++) {
+        const UOp* r = u->src[i].get();
+        if (r->op != Ops::RANGE || range_order(r) < kFirstNestedRangeId) continue;
+        auto [it, fresh] = group_id.emplace(u, static_cast<int>(group_id.size()) + 1);
+        group_[loop_bit_[index_.at(r)]] = it->second;
+        group_acc_.resize(group_id.size() + 1, 0);
+        group_acc_[it->second] = index_.at(u);
+      }
+    }
+    groups_ = group_id.size() + 1;
+    around_.assign(groups_, LoopSet());
+    prefix_.assign(loops_.size(), LoopSet());
+    for (size_t b = 0; b < loops_.size(); b++)
+      for (size_t c = 0; c <= b; c++)
+        if (group_[c] == group_[b]) prefix_[b].set(c);
+  }
+
+  LoopSet close(const LoopSet& s) const {
+    LoopSet out;
+    for (size_t b = 0; b < loops_.size(); b++)
+      if (s.test(b)) {
+        out |= prefix_[b];
+        if (group_[b]) out |= around_[group_[b]];
+      }
+    return out;
+  }
+
+  LoopSet acc_loops(const UOp* acc) const {
+    LoopSet out;
+    for (size_t i = 1; i < acc->src.size(); i++)
+      if (acc->src[i]->op == Ops::RANGE) out.set(loop_bit_[index_.at(acc->src[i].get())]);  // not a loop folded to a constant
+    return out;
+  }
+
+  // ---- 1. scopes (again while the loops around nested reduces grow) ----
+  void compute_scopes() {
+    scope_.assign(n_, LoopSet());
+    provides_.assign(n_, LoopSet());
+    for (int pass = 0; pass < 8; pass++) {
+      for (uint32_t i = 0; i < n_; i++) {
+        const UOp* u = topo_[i];
+        if (u->op == Ops::DEFINE_ACC) {
+          // its own scope comes from its ASSIGN below; whatever reads the accumulator runs inside its loops
+          scope_[i].reset();
+          provides_[i] = close(acc_loops(u));
+          continue;
+        }
+        LoopSet s;
+        for (const UOpPtr& src : u->src) s |= provides_[index_.at(src.get())];
+        if (u->op == Ops::ASSIGN) {
+          const UOp* acc = u->src[0].get();
+          LoopSet rs = acc_loops(acc), outside = s & ~rs;
+          scope_[index_.at(acc)] = close(outside);
+          scope_[i] = close(s | rs);
+          provides_[i] = close(outside);  // consumers see the finished value
+          continue;
+        }
+        scope_[i] = close(s);
+        provides_[i] = scope_[i];
+        if (u->op == Ops::RANGE) provides_[i].set(loop_bit_[i]);
+      }
+      bool changed = false;
+      for (size_t g = 1; g < groups_; g++)
+        if (scope_[group_acc_[g]] != around_[g]) {
+          around_[g] = scope_[group_acc_[g]];
+          changed = true;
+        }
+      if (!changed) break;
+    }
+  }
+
+  // A loop may open only when the nested reduces its body reads from outside it are finished: their
+  // loops cannot open inside it (a loop opens once).
+  void find_waits() {
+    waits_for_.assign(loops_.size(), {});
+    if (groups_ == 1) return;
+    std::vector<std::vector<uint32_t>> consumers(n_);
+    for (uint32_t i = 0; i < n_; i++)
+      for (const UOpPtr& src : topo_[i]->src) consumers[index_.at(src.get())].push_back(i);
+    for (uint32_t a = 0; a < n_; a++) {
+      if (topo_[a]->op != Ops::ASSIGN) continue;
+      LoopSet own = acc_loops(topo_[a]->src[0].get());
+      bool nested = false;
+      for (size_t b = 0; b < loops_.size(); b++) nested = nested || (own.test(b) && group_[b]);
+      if (!nested) continue;
+      LoopSet blocked;
+      std::vector<bool> seen(n_);
+      std::vector<uint32_t> stack{a};
+      seen[a] = true;
+      while (!stack.empty()) {
+        uint32_t u = stack.back();
+        stack.pop_back();
+        blocked |= scope_[u] & ~scope_[a] & ~own;
+        for (uint32_t c : consumers[u])
+          if (!seen[c]) {
+            seen[c] = true;
+            stack.push_back(c);
+          }
+      }
+      for (size_t b = 0; b < loops_.size(); b++)
+        if (blocked.test(b)) waits_for_[b].push_back(a);
+    }
+  }
+
+  std::vector<const UOp*> topo_;
+  uint32_t n_ = 0;
+  std::unordered_map<const UOp*, uint32_t> index_;
+  std::vector<uint32_t> loops_;   // node index of each loop, by bit
+  std::vector<int> loop_bit_;     // per node: its bit, or -1
+  std::vector<int> group_;        // per loop bit: 0 (kernel) or its nested group
+  std::vector<uint32_t> group_acc_;  // per nested group: the node index of its accumulator
+  size_t groups_ = 1;
+  std::vector<LoopSet> prefix_, around_;
+  std::vector<LoopSet> scope_;     // where the node is computed
+  std::vector<LoopSet> provides_;  // what a consumer inherits from it
+  std::vector<std::vector<uint32_t>> waits_for_;  // per loop bit: nested ASSIGNs to finish first
+};
+
+// 2. schedule: emit ready nodes of the current scope (in graph order); open the outermost missing loop
+// of a node that waits only for loops; else close the innermost loop.
+std::vector<UOpPtr> Linearizer::run() {
+  std::vector<UOpPtr> out;
+  std::vector<int> pending(n_, 0), pending_values(n_, 0);  // unfinished dependencies (that are not loops)
+  std::vector<std::vector<uint32_t>> users(n_);
+  std::vector<bool> listed(n_, false), done(n_, false), opened(n_, false);
+  size_t remaining = 0;
+  for (uint32_t i = 0; i < n_; i++) {
+    const UOp* u = topo_[i];
+    if (u->op == Ops::SINK) continue;
+    listed[i] = true;
+    remaining++;
+    for (const UOpPtr& src : u->src) {
+      if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
+      pending[i]++;
+      if (src->op != Ops::RANGE) pending_values[i]++;
+      users[index_.at(src.get())].push_back(i);
+    }
+  }
+  std::unordered_map<LoopSet, std::set<uint32_t>> ready;  // by scope, in graph order
+  auto is_ready = [&](uint32_t i) {
+    auto it = ready.find(scope_[i]);
+    return it != ready.end() && it->second.count(i);
+  };
+  for (uint32_t i = 0; i < n_; i++)
+    if (listed[i] && pending[i] == 0 && topo_[i]->op != Ops::RANGE) ready[scope_[i]].insert(i);
+  std::vector<uint32_t> open;  // the loop stack
+  LoopSet current;
+  auto finish = [&](uint32_t i) {
+    out.push_back(topo_[i]->ptr());
+    done[i] = true;
+    remaining--;
+    for (uint32_t c : users[i]) {
+      if (topo_[i]->op != Ops::RANGE) pending_values[c]--;
+      if (--pending[c] == 0 && topo_[c]->op != Ops::RANGE) ready[scope_[c]].insert(c);
+    }
+  };
+  auto loop_ready = [&](size_t bit) {
+    uint32_t r = loops_[bit];
+    if (pending[r] != 0 || opened[r]) return false;
+    for (uint32_t a : waits_for_[bit])
+      if (!done[a]) return false;
+    return true;
+  };
+  while (remaining > 0) {
+    if (auto it = ready.find(current); it != ready.end() && !it->second.empty()) {
+      uint32_t pick = *it->second.begin();
+      it->second.erase(it->second.begin());
+      finish(pick);
+      continue;
+    }
+    int to_open = -1;
+    for (uint32_t i = 0; i < n_ && to_open < 0; i++) {
+      if (!listed[i] || done[i] || pending_values[i] != 0 || topo_[i]->op == Ops::RANGE) continue;
+      if (pending[i] == 0 && !is_ready(i)) continue;
+      const LoopSet& s = scope_[i];
+      if ((s & current) != current) continue;
+      for (size_t b = 0; b < loops_.size(); b++)
+        if (s.test(b) && !current.test(b)) {
+          if (loop_ready(b)) to_open = static_cast<int>(b);
+          break;
+        }
+    }
+    if (to_open >= 0) {
+      uint32_t r = loops_[to_open];
+      open.push_back(r);
+      opened[r] = true;
+      current.set(to_open);
+      finish(r);
+      continue;
+    }
+    LOUPE_ASSERT(!open.empty(), "linearizer is stuck with ", remaining, " nodes left");
+    uint32_t r = open.back();
+    open.pop_back();
+    current.reset(loop_bit_[r]);
+    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {topo_[r]->ptr()}));
+  }
+  while (!open.empty()) {
+    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {topo_[open.back()]->ptr()}));
+    open.pop_back();
+  }
   return out;
 }
 
 } // namespace
 
-std::vector<UOpPtr> linearize(const UOpPtr& sink) {
-  std::vector<const UOp*> topo = sink->toposort();
-  std::unordered_map<const UOp*, size_t> topo_index;
-  for (size_t i = 0; i < topo.size(); i++) topo_index[topo[i]] = i;
-
-  // Loops nest in axis order (global axes outside reduce axes): a value that needs an inner loop is
-  // computed inside every loop around it. The loops of a nested reduce (a group per accumulator) nest
-  // the same way among themselves, but not inside the kernel's later axes: a nested reduce that does
-  // not depend on them runs once before them.
-  std::map<const UOp*, const UOp*> group_of;  // RANGE -> its nested accumulator (null: the kernel's)
-  std::map<const UOp*, std::vector<const UOp*>> groups;
-  for (const UOp* u : topo) {
-    if (u->op == Ops::RANGE && !group_of.count(u)) group_of[u] = nullptr;
-    if (u->op == Ops::DEFINE_ACC)
-      for (const UOp* r : acc_ranges(u))
-        if (r->op == Ops::RANGE && range_order(r) >= kFirstNestedRangeId) group_of[r] = u;
-  }
-  for (auto& [r, g] : group_of) groups[g].push_back(r);
-  for (auto& [g, rs] : groups)
-    std::sort(rs.begin(), rs.end(), [](const UOp* a, const UOp* b) { return range_order(a) < range_order(b); });
-  // A nested reduce's loops run inside the loops its accumulator lives in (known after a pass).
-  std::map<const UOp*, Scope> around;
-  auto close = [&](const Scope& s) {
-    Scope out;
-    for (const auto& [g, rs] : groups) {
-      int64_t deepest = -1;
-      for (size_t i = 0; i < rs.size(); i++)
-        if (s.count(rs[i])) deepest = static_cast<int64_t>(i);
-      for (int64_t i = 0; i <= deepest; i++) out.insert(rs[i]);
-      if (g && deepest >= 0) out.insert(around[g].begin(), around[g].end());
-    }
-    for (const UOp* x : s)
-      if (x->op != Ops::RANGE) out.insert(x);
-    return out;
-  };
-
-  // 1. scopes (again while the loops around nested reduces grow)
-  std::unordered_map<const UOp*, Scope> scope;       // where the node is computed
-  std::unordered_map<const UOp*, Scope> provides;    // what a consumer inherits from it
-  for (int pass = 0; pass < 8; pass++) {
-    scope.clear();
-    provides.clear();
-    for (const UOp* u : topo) {
-      Scope s;
-      if (u->op == Ops::DEFINE_ACC) {
-        // its own scope comes from its ASSIGN below; whatever reads the accumulator runs inside its loops
-        scope[u] = {};
-        Scope inside;
-        for (const UOp* r : acc_ranges(u))
-          if (r->op == Ops::RANGE) inside.insert(r);
-        provides[u] = close(inside);
-        continue;
-      }
-      for (const UOpPtr& src : u->src) {
-        const Scope& p = provides[src.get()];
-        s.insert(p.begin(), p.end());
-      }
-      if (u->op == Ops::ASSIGN) {
-        const UOp* acc = u->src[0].get();
-        std::set<const UOp*> rs = acc_ranges(acc);
-        Scope outside;
-        for (const UOp* r : s)
-          if (!rs.count(r)) outside.insert(r);
-        scope[acc] = close(outside);
-        s.insert(rs.begin(), rs.end());
-        scope[u] = close(s);
-        provides[u] = close(outside);  // consumers see the finished value
-        continue;
-      }
-      s = close(s);
-      scope[u] = s;
-      Scope prov = s;
-      if (u->op == Ops::RANGE) prov.insert(u);
-      provides[u] = prov;
-    }
-    bool changed = false;
-    for (auto& [g, rs] : groups)
-      if (g && scope[g] != around[g]) {
-        around[g] = scope[g];
-        changed = true;
-      }
-    if (!changed) break;
-  }
-  // a range opens in its own scope (what its bound depends on)
-
-  // A loop may open only when the nested reduces its body reads from outside it are finished: their
-  // loops cannot open inside it (a loop opens once).
-  std::unordered_map<const UOp*, std::vector<const UOp*>> waits_for;  // RANGE -> nested ASSIGNs
-  {
-    std::unordered_map<const UOp*, std::vector<const UOp*>> consumers;
-    for (const UOp* u : topo)
-      for (const UOpPtr& src : u->src) consumers[src.get()].push_back(u);
-    for (const UOp* a : topo) {
-      if (a->op != Ops::ASSIGN || groups.size() == 1) continue;
-      bool nested = false;
-      for (const UOp* r : acc_ranges(a->src[0].get())) nested = nested || (group_of.count(r) && group_of.at(r));
-      if (!nested) continue;
-      std::set<const UOp*> seen{a}, blocked;
-      std::vector<const UOp*> stack{a};
-      while (!stack.empty()) {
-        const UOp* u = stack.back();
-        stack.pop_back();
-        for (const UOp* r : scope[u])
-          if (r->op == Ops::RANGE && !scope[a].count(r) && !acc_ranges(a->src[0].get()).count(r)) blocked.insert(r);
-        for (const UOp* c : consumers[u])
-          if (seen.insert(c).second) stack.push_back(c);
-      }
-      for (const UOp* r : blocked) waits_for[r].push_back(a);
-    }
-  }
-
-  // 2. schedule: emit ready nodes of the current scope; open a range some ready node needs; else close
-  std::vector<UOpPtr> out;
-  std::unordered_map<const UOp*, int> pending;  // unfinished dependencies
-  std::unordered_map<const UOp*, int> pending_values;  // unfinished dependencies that are not loops
-  std::unordered_map<const UOp*, std::vector<const UOp*>> users;
-  for (const UOp* u : topo) {
-    if (u->op == Ops::SINK) continue;
-    int deps = 0;
-    pending_values[u] = 0;
-    for (const UOpPtr& src : u->src) {
-      if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
-      deps++;
-      if (src->op != Ops::RANGE) pending_values[u]++;
-      users[src.get()].push_back(u);
-    }
-    pending[u] = deps;
-  }
-  auto by_topo = [&](const UOp* a, const UOp* b) { return topo_index[a] < topo_index[b]; };
-  std::set<const UOp*, decltype(by_topo)> ready(by_topo);
-  for (auto& [u, n] : pending)
-    if (n == 0 && u->op != Ops::RANGE) ready.insert(u);
-  std::vector<const UOp*> open;  // the loop stack
-  std::set<const UOp*> opened, done;
-  size_t remaining = pending.size();
-  auto finish = [&](const UOp* u) {
-    out.push_back(u->ptr());
-    done.insert(u);
-    remaining--;
-    for (const UOp* c : users[u]) {
-      if (u->op != Ops::RANGE) pending_values[c]--;
-      if (--pending[c] == 0 && c->op != Ops::RANGE) ready.insert(c);
-    }
-  };
-  // ranges become emittable when their bound is; we open them on demand
-  auto range_ready = [&](const UOp* r) {
-    if (pending[r] != 0 || opened.count(r)) return false;
-    auto w = waits_for.find(r);
-    if (w != waits_for.end())
-      for (const UOp* a : w->second)
-        if (!done.count(a)) return false;
-    return true;
-  };
-  while (remaining > 0) {
-    Scope current(open.begin(), open.end());
-    const UOp* pick = nullptr;
-    for (const UOp* u : ready)
-      if (scope[u] == current) {
-        pick = u;
-        break;
-      }
-    if (pick) {
-      ready.erase(pick);
-      finish(pick);
-      continue;
-    }
-    // open the outermost missing range of a node that waits only for loops and lives inside this scope
-    const UOp* to_open = nullptr;
-    for (const auto& [u, n] : pending_values) {
-      if (n != 0 || u->op == Ops::RANGE || (pending[u] == 0 && !ready.count(u))) continue;
-      const Scope& s = scope[u];
-      if (!std::includes(s.begin(), s.end(), current.begin(), current.end())) continue;
-      for (const UOp* r : ordered(s))
-        if (!current.count(r)) {
-          if (range_ready(r)) to_open = r;
-          break;
-        }
-      if (to_open) break;
-    }
-    if (to_open) {
-      open.push_back(to_open);
-      opened.insert(to_open);
-      finish(to_open);
-      continue;
-    }
-    LOUPE_ASSERT(!open.empty(), "linearizer is stuck with ", remaining, " nodes left");
-    const UOp* r = open.back();
-    open.pop_back();
-    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {r->ptr()}));
-  }
-  while (!open.empty()) {
-    out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {open.back()->ptr()}));
-    open.pop_back();
-  }
-  return out;
-}
+std::vector<UOpPtr> linearize(const UOpPtr& sink) { return Linearizer(sink).run(); }
 
 } // namespace loupe
