@@ -68,7 +68,8 @@ int run_main(const Args& args) {
     info.script = source;
     info.settings = {{"DEVICE", default_device()},       {"NOOPT", o.noopt ? "1" : "0"},
                      {"BEAM", std::to_string(o.beam)},    {"DEBUG", std::to_string(o.debug)},
-                     {"THREADS", std::to_string(o.threads)}, {"COMPARE_NOOPT", o.compare_noopt ? "1" : "0"}};
+                     {"THREADS", std::to_string(o.threads)}, {"COMPARE_NOOPT", o.compare_noopt ? "1" : "0"},
+                     {"TRAINING", o.training ? "1" : "0"}};
     session->writer().record_run_info(info);
     record_cpu_peaks(*session);
   }

@@ -1,19 +1,17 @@
 // Modules and state dicts: listing a module's tensors by name, loading them back, and the training flag.
-#include <atomic>
 #include <set>
+#include <utility>
 
 #include "nn/module.h"
 #include "support/error.h"
+#include "support/options.h"
 
 namespace loupe::nn {
 
-namespace {
-std::atomic<bool> training_flag{false};
-}
-
-bool training() { return training_flag.load(); }
-TrainingScope::TrainingScope(bool on) : previous_(training_flag.exchange(on)) {}
-TrainingScope::~TrainingScope() { training_flag.store(previous_); }
+// The flag lives in the options, so that Tensor::dropout (below nn) sees it too.
+bool training() { return options().training; }
+TrainingScope::TrainingScope(bool on) : previous_(std::exchange(options().training, on)) {}
+TrainingScope::~TrainingScope() { options().training = previous_; }
 
 std::vector<NamedTensor> Module::named_tensors(const std::string& prefix) {
   std::vector<NamedTensor> out;

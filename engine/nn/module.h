@@ -35,8 +35,9 @@ public:
   std::vector<NamedTensor> named_tensors(const std::string& prefix = "");
 };
 
-// Training mode (tinygrad's TRAINING / Tensor.training): BatchNorm uses batch statistics and updates
-// its running statistics only while it is on. Off by default, as in tinygrad.
+// Training mode (tinygrad's TRAINING, Options::training; TRAINING=1 in the environment): BatchNorm uses
+// batch statistics and updates its running statistics, and dropout applies, only while it is on.
+// Off by default, as in tinygrad.
 bool training();
 class TrainingScope {
 public:

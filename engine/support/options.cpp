@@ -26,6 +26,7 @@ Options Options::from_env() {
   o.trace_path = env_str("LOUPE_TRACE");
   o.threads = env_int("THREADS", 0);
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
+  o.training = env_int("TRAINING", 0) != 0;
   return o;
 }
 

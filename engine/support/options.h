@@ -1,6 +1,6 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
 // settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
-// COMPARE_NOOPT.
+// COMPARE_NOOPT, TRAINING.
 #pragma once
 #include <string>
 
@@ -15,6 +15,7 @@ struct Options {
   std::string trace_path;   // LOUPE_TRACE: write a trace here
   int threads = 0;          // CPU threads per kernel (0 = all cores)
   bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
+  bool training = false;    // TRAINING: dropout applies, BatchNorm normalizes with batch statistics
 
   static Options from_env();
 };

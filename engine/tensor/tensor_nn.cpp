@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/options.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -110,7 +111,12 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 
 Tensor Tensor::dropout(double p) const {
   if (!(p >= 0 && p <= 1)) throw Error(loupe::cat("dropout: p=", p, " is out of range [0, 1]"));
-  return *this;  // tinygrad applies dropout only in training mode, which scripts never enter
+  if (!options().training || p == 0) return *this;  // as tinygrad: only in training mode
+  if (p == 1) return zeros_like();
+  // each element kept with probability 1-p and scaled up so the expectation is unchanged; the mask is
+  // its own kernel (as tinygrad's contiguous), so backward reuses the same draw
+  Tensor keep = rand(shape(), dtypes::default_float).ge(Tensor(p)).contiguous();
+  return keep.where(*this, Tensor(0.0)) / Tensor(1.0 - p);
 }
 
 } // namespace loupe
