@@ -1,6 +1,8 @@
 #include "runtime/buffer.h"
 
 #include <atomic>
+#include <cstdint>
+#include <vector>
 
 #include "runtime/device.h"
 #include "support/error.h"
@@ -81,6 +83,30 @@ void Buffer::copyout(void* dst, size_t nbytes) {
   int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyout(dst, handle_, nbytes);
   if (w) record_host_copy(*w, device_->name(), false, nbytes, start);
+}
+
+void Buffer::copy_from(Buffer& src) {
+  if (src.dtype_ != dtype_ || src.nbytes_ != nbytes_)
+    throw Error(cat("copy to a ", device_->name(), " buffer of ", size_, " x ", dtype_.short_name(), " from a ",
+                    src.device_->name(), " buffer of ", src.size_, " x ", src.dtype_.short_name()));
+  LOUPE_ASSERT(src.allocated_, "copy from a ", src.device_->name(), " buffer that was never allocated");
+  ensure_allocated();
+  TraceWriter* w = trace_writer();
+  int64_t start = w ? w->now_ns() : 0;
+  src.device_->synchronize();
+  std::vector<uint8_t> staging(nbytes_);
+  src.device_->allocator().copyout(staging.data(), src.handle_, nbytes_);
+  device_->allocator().copyin(handle_, staging.data(), nbytes_);
+  if (w) {
+    BufferCopy c;
+    c.src_device = src.device_->name();
+    c.dst_device = device_->name();
+    c.bytes = static_cast<int64_t>(nbytes_);
+    c.start_ns = start;
+    c.duration_ns = w->now_ns() - start;
+    c.name = cat("copy ", nbytes_, ", ", c.dst_device, " <- ", c.src_device);
+    w->record_copy(c);
+  }
 }
 
 } // namespace loupe

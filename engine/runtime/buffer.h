@@ -33,6 +33,9 @@ public:
   // Host <-> device copies of exactly nbytes() bytes (a mismatch is a loupe::Error naming both sizes).
   void copyin(const void* src, size_t nbytes);
   void copyout(void* dst, size_t nbytes);  // the buffer must have been allocated
+  // Device-to-device copy of a buffer of the same dtype and size, staged through host memory (one
+  // copy event in the trace: "copy N, DST <- SRC").
+  void copy_from(Buffer& src);
 
   template <typename T> std::vector<T> read() {
     std::vector<T> out(nbytes_ / sizeof(T));

@@ -97,6 +97,14 @@ private:
     std::vector<const UOp*> order = g->toposort();
     for (const UOp* u : order)
       for (const UOpPtr& s : u->src) children_[s.get()].push_back(u);
+    find_devices(order);
+    // a COPY moves a buffer: its source is realized first (unless it is one already)
+    for (const UOp* u : order)
+      if (u->op == Ops::COPY) {
+        realized_.insert(u);
+        const UOpPtr& x = u->src[0];
+        if (!is_plain_buffer(x)) realized_.insert(x.get());
+      }
     for (const UOpPtr& out : g->src) {
       if (out->op == Ops::BUFFER) continue;
       if (out->op == Ops::VIEW && out->src[0]->op == Ops::BUFFER &&
@@ -157,6 +165,33 @@ private:
     if (factor > 1 && factor * numel(shapes_.of(reduce->src[0])) > kRecomputeBudget) throw TooMuchRecompute{reduce};
   }
 
+  // ---- devices ----
+  // Every node's device: a buffer's, a COPY's target, else its operands' (which must agree).
+  void find_devices(const std::vector<const UOp*>& order) {
+    for (const UOp* u : order) {
+      std::string d;
+      if (u->op == Ops::BUFFER) d = static_cast<const BufferRef&>(u->arg.as_object()).device;
+      else if (u->op == Ops::COPY) d = u->arg.as_string();
+      else
+        for (const UOpPtr& s : u->src) {
+          const std::string& sd = device_[s.get()];
+          if (sd.empty()) continue;
+          if (!d.empty() && d != sd)
+            throw Error(cat(op_name(u->op), ": operands on ", d, " and ", sd, "; move one with .to('", d, "')"));
+          d = sd;
+        }
+      device_[u] = d;
+    }
+  }
+  const std::string& device_of(const UOp* u) {
+    const std::string& d = device_[u];
+    return d.empty() ? home_device_ : d;
+  }
+
+  bool is_plain_buffer(const UOpPtr& x) {
+    return x->op == Ops::BUFFER || (x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER && same_size_plain(st_of(x), shapes_.of(x->src[0])));
+  }
+
   // ---- kernels ----
   void build_kernels(const UOpPtr& g, Schedule& sched) {
     for (const UOp* u : g->toposort()) {
@@ -164,20 +199,28 @@ private:
       UOpPtr root = u->ptr();
       const Shape& shape = shapes_.of(root);
       DType dt = dtypes::strong(root->dtype);
-      auto ref = BufferRef::make_new(options().device.empty() ? "CPU" : options().device, dt, numel(shape));
+      auto ref = BufferRef::make_new(device_of(u), dt, numel(shape));
       UOpPtr buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
       buffer_of_[u] = buf;
       if (numel(shape) == 0) continue;
+      if (root->op == Ops::COPY) {
+        const UOpPtr& x = root->src[0];
+        UOpPtr src = x->op == Ops::BUFFER ? x : x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER ? x->src[0] : buffer_of_.at(x.get());
+        sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}});
+        continue;
+      }
       UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
       KernelAst k = build_kernel_ast(
           body, shape, buf,
           [&](const UOp* n) -> UOpPtr {
             if (n == u) return nullptr;
             auto it = buffer_of_.find(n);
-            if (it != buffer_of_.end()) return it->second;
-            return nullptr;
+            if (it == buffer_of_.end()) return nullptr;
+            // a device-less value (from constants) realized elsewhere for a COPY is recomputed here
+            if (device_of(n) != device_of(u)) return nullptr;
+            return it->second;
           },
-          shapes_, {.threads_per_element = threads_per_element_, .on_nested = [&](const UOp* r, int64_t factor) {
+          shapes_, {.threads_per_element = threads_per_element(device_of(u)), .on_nested = [&](const UOp* r, int64_t factor) {
                       check_recompute(r, factor);
                     }});
       sched.items.push_back({k.ast, k.bufs});
@@ -194,7 +237,8 @@ private:
   }
 
   ShapeMemo& shapes_;
-  bool threads_per_element_ = threads_per_element(options().device.empty() ? "CPU" : options().device);
+  std::string home_device_ = options().device.empty() ? "CPU" : options().device;
+  std::unordered_map<const UOp*, std::string> device_;
   std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
   std::unordered_set<const UOp*> realized_;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;

@@ -1,7 +1,7 @@
 // The scheduler (reference map §8): turns a lazy tensor graph into an ordered list of kernels.
 //  1. "movement to views": every movement op becomes VIEW(base, ShapeTracker) (a graph_rewrite).
-//  2. realize decisions: outputs, CONTIGUOUS, and reduces that cannot fuse into their consumer
-//     (consumed by another reduce, through a view that is not a plain reshape, or by several kernels).
+//  2. realize decisions: outputs, CONTIGUOUS, COPY (and its source), and reduces read by several
+//     kernels or whose nesting into their consumer would recompute too much (kernel_ast.h).
 //  3. one SINK(STORE) kernel AST per realized node: views are composed down to the loads
 //     (view_left), masked views over computed values gate with VALID.
 #pragma once
@@ -12,7 +12,8 @@
 namespace loupe {
 
 struct ScheduleItem {
-  UOpPtr ast;                 // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value))
+  UOpPtr ast;                 // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
+                              // device) copying bufs[1] into bufs[0]
   std::vector<UOpPtr> bufs;   // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
 };
 

@@ -256,6 +256,7 @@ void elementwise(Table& t) {
 }
 
 void dtype_methods(Table& t) {
+  put(t, "to", {req("device")}, false, [](const Tensor* s, const Args& a) { return wrap(s->to(a.str("device"))); });
   put(t, "cast", {req("dtype")}, false, [](const Tensor* s, const Args& a) { return wrap(s->cast(to_dtype(a["dtype"], what(a, "dtype")))); });
   put(t, "bitcast", {req("dtype")}, false, [](const Tensor* s, const Args& a) { return wrap(s->bitcast(to_dtype(a["dtype"], what(a, "dtype")))); });
   const std::pair<const char*, DType> casts[] = {{"float", dtypes::float32}, {"half", dtypes::float16}, {"double", dtypes::float64},

@@ -76,6 +76,7 @@ Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
     return reduce_gradient(g, ret, src(0), op, u->arg.as_tuple()[1].as_ints());
   }
   case Ops::CONTIGUOUS: return {g};
+  case Ops::COPY: return {g.to(src(0).device())};
   case Ops::CONTIGUOUS_BACKWARD: return {g.contiguous()};
   case Ops::RESHAPE: return {g.reshape(shapes.of(u->src[0]))};
   case Ops::EXPAND: return {g};  // summed back to the source's shape by the caller

@@ -140,11 +140,33 @@ std::string debug_line(const std::string& device, int64_t count, const std::stri
   return buf;
 }
 
+namespace {
+// A COPY item: the source buffer's bytes into the new buffer on the target device.
+void run_copy(const ScheduleItem& item) {
+  std::shared_ptr<Buffer> dst = buffer_storage(item.bufs[0]), src = buffer_storage(item.bufs[1]);
+  auto t0 = std::chrono::steady_clock::now();
+  dst->copy_from(*src);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto& counters = global_counters();
+  counters.copy_count++;
+  if (options().debug >= 2)
+    std::cout << debug_line(dst->device().name(), counters.kernel_count,
+                            cat("copy ", dst->nbytes(), ", ", dst->device().name(), " <- ", src->device().name()), 2, seconds,
+                            counters.time_sum_ns / 1e9, 0, static_cast<int64_t>(2 * dst->nbytes()), 0,
+                            dst->device().allocator().used_bytes())
+              << "\n";
+}
+} // namespace
+
 void run_schedule(const Schedule& schedule) {
   auto& counters = global_counters();
   int debug = options().debug;
   TraceSession* trace = TraceSession::current();
   for (const ScheduleItem& item : schedule.items) {
+    if (item.ast->op == Ops::COPY) {
+      run_copy(item);
+      continue;
+    }
     Device& dev = get_device(device_of(item.bufs[0]));
     std::shared_ptr<CompiledKernel> ck = compile(item, dev);
     // every buffer is allocated (an output may be read later even if folding left it untouched), but the

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <mutex>
 #include <numeric>
+#include <unordered_set>
 
+#include "runtime/device.h"
 #include "support/error.h"
 #include "support/options.h"
 #include "tensor/buffer_ref.h"
@@ -28,7 +30,8 @@ double ConstVal::as_double() const {
 
 namespace {
 
-std::string default_device() {
+// Where new tensors live: DEVICE, else the CPU.
+std::string home_device() {
   const std::string& d = options().device;
   return d.empty() ? "CPU" : d;
 }
@@ -110,7 +113,7 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
     d = all_bool ? dtypes::bool_ : any_float ? dtypes::default_float : dtypes::default_int;
   }
   d = dtypes::strong(d);
-  auto ref = BufferRef::make_new(default_device(), d, static_cast<int64_t>(values.size()));
+  auto ref = BufferRef::make_new(home_device(), d, static_cast<int64_t>(values.size()));
   std::vector<uint8_t> bytes(values.size() * d.itemsize());
   for (size_t i = 0; i < values.size(); i++) {
     const ConstVal& v = values[i];
@@ -131,9 +134,29 @@ int64_t Tensor::numel() const {
 }
 
 std::string Tensor::device() const {
-  for (const UOp* u : s_->uop->toposort())
-    if (u->op == Ops::BUFFER) return static_cast<const BufferRef&>(u->arg.as_object()).device;
-  return default_device();
+  // the nearest COPY or buffer below (the operands of one op share a device)
+  std::vector<const UOp*> level{s_->uop.get()};
+  std::unordered_set<const UOp*> seen;
+  while (!level.empty()) {
+    std::vector<const UOp*> next;
+    for (const UOp* u : level) {
+      if (u->op == Ops::COPY) return u->arg.as_string();
+      if (u->op == Ops::BUFFER) return static_cast<const BufferRef&>(u->arg.as_object()).device;
+      for (const UOpPtr& s : u->src)
+        if (seen.insert(s.get()).second) next.push_back(s.get());
+    }
+    level = std::move(next);
+  }
+  return home_device();
+}
+
+Tensor Tensor::to(const std::string& device) const {
+  DeviceStatus st = device_status(device);
+  if (!st.available)
+    throw Error(loupe::cat("to('", device, "'): ", st.reason.empty() ? "no such device" : st.reason));
+  if (st.name == this->device()) return *this;
+  Tensor src = dtype().is_weak() ? cast(dtypes::strong(dtype())) : *this;
+  return Tensor(UOp::make(Ops::COPY, src.dtype(), {src.uop()}, Arg(st.name)), s_->shape);
 }
 
 int64_t Tensor::resolve_axis(int64_t axis) const {
@@ -151,7 +174,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
   for (int64_t s : shape)
     if (s < 0) throw Error(loupe::cat("Tensor.empty: negative dimension in shape ", shape_str(shape)));
   int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
-  auto ref = BufferRef::make_new(default_device(), dtypes::strong(dtype), n);
+  auto ref = BufferRef::make_new(home_device(), dtypes::strong(dtype), n);
   Tensor t(UOp::make(Ops::BUFFER, dtypes::strong(dtype), {}, Arg(std::static_pointer_cast<const ArgObject>(ref))),
            Shape{n});
   return t.reshape(shape);

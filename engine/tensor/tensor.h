@@ -117,7 +117,10 @@ public:
   int64_t ndim() const { return static_cast<int64_t>(s_->shape.size()); }
   int64_t numel() const;
   const UOpPtr& uop() const { return s_->uop; }
-  std::string device() const;
+  std::string device() const;  // canonical ("CPU", "OPENCL"): where its buffers are or will be
+  // The same values on another device: a COPY (staged through host memory), or this tensor when it is
+  // there already. loupe::Error for an unknown or unavailable device, with the reason.
+  Tensor to(const std::string& device) const;
 
   // ---- elementwise: math ----
   Tensor add(const Tensor& o) const;
