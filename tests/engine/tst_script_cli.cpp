@@ -4,6 +4,7 @@
 // scripts computing what tinygrad computes.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "support/json.h"
@@ -45,6 +46,29 @@ class TestScriptCli : public QObject {
 private slots:
   void initTestCase() {
     if (qEnvironmentVariable("LOUPE_CLI").isEmpty()) QSKIP("LOUPE_CLI is not set (CTest sets it)");
+  }
+
+  void devices_lists_every_kind_with_a_reason() {
+    Result r = cli({"devices", "--json"});
+    QCOMPARE(r.code, 0);
+    json::Value v = parse_line(r.out.trimmed());
+    std::vector<std::string> names;
+    int defaults = 0;
+    for (const json::Value& d : v.as_array()) {
+      names.push_back(d.at("name").as_string());
+      defaults += d.at("default").as_bool();
+      // an unavailable device always says why, an available one has no reason
+      QCOMPARE(d.at("reason").as_string().empty(), d.at("available").as_bool());
+      if (d.at("name").as_string() == "CPU") QVERIFY(d.at("available").as_bool());
+    }
+    QCOMPARE(defaults, 1);
+    for (const char* k : {"CPU", "OPENCL", "CUDA"}) QVERIFY2(std::count(names.begin(), names.end(), k) == 1, k);
+    Result text = cli({"devices"});
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.out.contains("* ") && text.out.contains("CPU"), qPrintable(text.out));
+    Result bad = cli({"devices", "--bogus"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--bogus"), qPrintable(bad.err));
   }
 
   void eval_single() {
