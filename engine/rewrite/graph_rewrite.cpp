@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <unordered_map>
 
 #include "rewrite/listener.h"
 #include "support/error.h"
@@ -18,7 +19,7 @@ public:
       : pm_(pm), opts_(opts), pass_(std::move(pass)), observed_(any_listener()) {}
 
   UOpPtr top_down(const UOpPtr& n) {
-    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    if (const UOpPtr* done = find(n.get())) return *done;
     UOpList new_src;
     new_src.reserve(n->src.size());
     bool changed = false;
@@ -28,12 +29,12 @@ public:
     }
     UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : apply(n);
     UOpPtr result = next ? top_down(next) : n;
-    memo_[n] = result;
+    remember(n, result);
     return result;
   }
 
   UOpPtr bottom_up(const UOpPtr& n) {
-    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    if (const UOpPtr* done = find(n.get())) return *done;
     UOpPtr last = n;
     while (UOpPtr next = apply(last)) last = next;
     UOpList new_src;
@@ -44,14 +45,21 @@ public:
       changed = changed || new_src.back() != s;
     }
     UOpPtr result = changed ? bottom_up(UOp::make(last->op, last->dtype, std::move(new_src), last->arg)) : last;
-    memo_[n] = result;
+    remember(n, result);
     return result;
   }
 
   UOpPtr run(const UOpPtr& root) { return opts_.bottom_up ? bottom_up(root) : top_down(root); }
-  const UOpMap<UOpPtr>& memo() const { return memo_; }
+  const UOpPtr* find(const UOp* n) const {
+    auto it = memo_.find(n);
+    return it != memo_.end() ? &it->second.second : nullptr;
+  }
 
 private:
+  // Keyed by address (no reference counting per lookup); the key node is kept alive with its entry so
+  // an address is never reused during the pass.
+  void remember(const UOpPtr& n, const UOpPtr& result) { memo_.emplace(n.get(), std::make_pair(n, result)); }
+
   UOpPtr apply(const UOpPtr& n) {
     auto start = observed_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
@@ -72,7 +80,7 @@ private:
   PassInfo pass_;
   bool observed_;
   size_t steps_ = 0;
-  UOpMap<UOpPtr> memo_;
+  std::unordered_map<const UOp*, std::pair<UOpPtr, UOpPtr>> memo_;
 };
 
 PassInfo make_pass(const RewriteOptions& opts, const std::source_location& loc) {
@@ -118,8 +126,8 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
     UOpPtr result = rw.run(sink);
     for (const UOp* n : sink->toposort()) {
       UOpPtr p = n->ptr();
-      auto it = rw.memo().find(p);
-      out[p] = it != rw.memo().end() ? it->second : rw.run(p);
+      const UOpPtr* done = rw.find(n);
+      out[p] = done ? *done : rw.run(p);
     }
     return std::pair<UOpPtr, int>{result, 0};
   });
@@ -127,20 +135,26 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
 }
 
 UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
-  UOpMap<UOpPtr> memo;
+  // every node of root's graph stays alive through root, so addresses are stable keys
+  std::unordered_map<const UOp*, UOpPtr> memo;
   std::vector<const UOp*> order = root->toposort();
+  memo.reserve(order.size());
   for (const UOp* n : order) {
-    UOpPtr p = n->ptr();
-    if (auto it = replacements.find(p); it != replacements.end()) {
-      memo[p] = it->second;
-      continue;
-    }
+    if (!replacements.empty())
+      if (auto it = replacements.find(n->ptr()); it != replacements.end()) {
+        memo.emplace(n, it->second);
+        continue;
+      }
+    bool changed = false;
     UOpList src;
     src.reserve(n->src.size());
-    for (const UOpPtr& s : n->src) src.push_back(memo.at(s));
-    memo[p] = n->replace_src(std::move(src));
+    for (const UOpPtr& s : n->src) {
+      src.push_back(memo.at(s.get()));
+      changed = changed || src.back() != s;
+    }
+    memo.emplace(n, changed ? n->replace_src(std::move(src)) : n->ptr());
   }
-  return memo.at(root);
+  return memo.at(root.get());
 }
 
 } // namespace loupe
