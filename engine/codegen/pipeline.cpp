@@ -11,12 +11,27 @@
 
 namespace loupe {
 
+Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer) {
+  const RendererCaps& caps = renderer.caps();
+  return Kernel(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max});
+}
+
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) {
+  Kernel k = kernel_for(ast, renderer);
+  if (!noopt) k.hand_coded_optimizations();
+  return plan_from_kernel(k, ast, renderer);
+}
+
+KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, const std::vector<Opt>& opts) {
+  Kernel k = kernel_for(ast, renderer);
+  k.apply_opts(opts);
+  return plan_from_kernel(k, ast, renderer);
+}
+
+KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer) {
   KernelPlan plan;
   plan.ast = ast;
   const RendererCaps& caps = renderer.caps();
-  Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max});
-  if (!noopt) k.hand_coded_optimizations();
   for (const Opt& o : k.applied_opts()) plan.applied_opts.push_back(o.str());
   plan.name = k.name();
   plan.full_shape = k.full_shape();

@@ -22,6 +22,13 @@ struct KernelPlan {
   Estimates estimates;
 };
 
+// The hand-coded heuristics (or no opts with noopt).
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt);
+// Exactly these opts (BEAM's choice; a KernelOptError when one does not apply).
+KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, const std::vector<Opt>& opts);
+// The rest of the pipeline for a kernel whose opts are applied already.
+KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer);
+// The Kernel of an AST for this renderer's target.
+Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer);
 
 } // namespace loupe

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 
+#include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "ir/print.h"
 #include "rewrite/listener.h"
@@ -75,9 +77,53 @@ void plan_noopt(CompiledKernel& ck, Device& dev) {
   ck.noopt_plan = std::make_shared<const KernelPlan>(plan_kernel(ck.plan.ast, dev.renderer(), true));
 }
 
+// BEAM's timer: compile the candidate, run it on the kernel's real inputs with a scratch output,
+// best of 3 (a candidate already 4x slower than the best so far is not run again).
+CandidateTimer beam_timer(const ScheduleItem& item, Device& dev, double& best) {
+  return [&item, &dev, &best](const RenderedKernel& rk) {
+    try {
+      std::shared_ptr<Program> program = dev.compile(rk);
+      std::vector<std::shared_ptr<Buffer>> scratch;
+      std::vector<void*> handles;
+      for (const BufferParam& p : rk.buffers) {
+        std::shared_ptr<Buffer> b = buffer_storage(item.bufs.at(p.index));
+        if (p.is_mutable) {
+          scratch.push_back(std::make_shared<Buffer>(b->device().name(), b->dtype(), b->size()));
+          b = scratch.back();
+        }
+        handles.push_back(b->handle());
+      }
+      double t = program->run(handles, {}, rk.global, rk.local, true);
+      for (int i = 1; i < 3 && t < 4 * best; i++) t = std::min(t, program->run(handles, {}, rk.global, rk.local, true));
+      best = std::min(best, t);
+      return t;
+    } catch (const Error&) {
+      return std::numeric_limits<double>::infinity();
+    }
+  };
+}
+
+KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width) {
+  double best = std::numeric_limits<double>::infinity();
+  BeamResult r = beam_search(item.ast, dev.renderer(), dev.name(), width, beam_timer(item, dev, best));
+  KernelPlan plan = plan_kernel(item.ast, dev.renderer(), r.opts);
+  if (options().debug >= 2) {
+    std::string opts;
+    for (const Opt& o : r.opts) opts += (opts.empty() ? "" : ", ") + o.str();
+    if (r.cached)
+      std::cout << "BEAM=" << width << " " << plan.name << ": cached opts [" << opts << "]\n";
+    else
+      std::cout << "BEAM=" << width << " " << plan.name << ": " << r.candidates << " candidates in " << r.rounds
+                << " rounds, " << static_cast<int64_t>(r.search_seconds * 1000) << " ms; " << r.start_seconds * 1e6
+                << " us -> " << r.seconds * 1e6 << " us with [" << opts << "]\n";
+  }
+  return plan;
+}
+
 std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   const bool noopt = options().noopt;
-  std::string key = dev.name() + "|" + (noopt ? "1" : "0") + "|" + item.ast->key().hex();
+  const int beam = noopt ? 0 : options().beam;
+  std::string key = dev.name() + "|" + (noopt ? "1" : beam > 0 ? "b" + std::to_string(beam) : "0") + "|" + item.ast->key().hex();
   {
     std::lock_guard lock(cache_mutex);
     if (auto it = kernel_cache.find(key); it != kernel_cache.end()) return it->second;
@@ -90,7 +136,7 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
       name = Kernel(item.ast).base_name();
     }
     TraceContextScope ctx("kernel", name);
-    ck->plan = plan_kernel(item.ast, dev.renderer(), noopt);
+    ck->plan = beam > 0 ? plan_with_beam(item, dev, beam) : plan_kernel(item.ast, dev.renderer(), noopt);
     TraceSession* s = TraceSession::current();
     if (s || options().compare_noopt) plan_noopt(*ck, dev);
     if (s) record_kernel(*s, *ck, dev.name());

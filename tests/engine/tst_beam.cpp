@@ -1,0 +1,142 @@
+// BEAM=N search: kernels found by timing candidates compute what NOOPT computes, the chosen opts
+// apply to a fresh kernel, are cached on disk so a second run does not search again, and are never
+// slower than the kernel without opts by the search's own timings.
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+#include "codegen/beam_search.h"
+#include "codegen/pipeline.h"
+#include "runtime/device.h"
+#include "schedule/schedule.h"
+#include "support/options.h"
+#include "tensor/realize.h"
+#include "tensor/tensor.h"
+
+using namespace loupe;
+
+namespace {
+
+struct OptionsScope {
+  Options saved = options();
+  OptionsScope(int beam, bool noopt) {
+    options().beam = beam;
+    options().noopt = noopt;
+  }
+  ~OptionsScope() { options() = saved; }
+};
+
+Tensor data(const Shape& shape, double scale) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  Tensor t = (Tensor::arange(n).cast(dtypes::float32) * scale).sin().reshape(shape);
+  t.realize();  // inputs live in buffers, so the searched kernel reads memory
+  return t;
+}
+
+using TensorProgram = std::function<Tensor()>;
+
+} // namespace
+
+Q_DECLARE_METATYPE(TensorProgram)
+
+class TestBeam : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() {
+    // a private compile cache, so the first search really searches
+    QVERIFY(cache_.isValid());
+    qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());
+    qunsetenv("DISABLE_COMPILER_CACHE");
+  }
+
+  void same_values_as_noopt_data() {
+    QTest::addColumn<TensorProgram>("program");
+    QTest::newRow("matmul") << TensorProgram([] { return data({12, 20}, 0.3).matmul(data({20, 8}, 0.7)); });
+    QTest::newRow("reduce") << TensorProgram([] { return data({16, 24}, 0.11).exp().sum(1); });
+    QTest::newRow("broadcast") << TensorProgram([] { return data({8, 1}, 0.5) * data({1, 12}, 0.2) + 1.0; });
+    QTest::newRow("padded window") << TensorProgram([] {
+      Tensor x = data({1, 1, 6, 6}, 0.4);
+      return x.conv2d(data({2, 1, 3, 3}, 0.9), std::nullopt, 1, {1}, {1}, {1});
+    });
+  }
+  void same_values_as_noopt() {
+    QFETCH(TensorProgram, program);
+    std::vector<double> want, got;
+    {
+      OptionsScope o(0, true);
+      want = program().to_vector();
+    }
+    int before = beam_searches_run();
+    {
+      OptionsScope o(2, false);
+      clear_kernel_cache();
+      got = program().to_vector();
+    }
+    QVERIFY2(beam_searches_run() > before, "BEAM=2 searched");
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); i++)
+      QVERIFY2(std::abs(got[i] - want[i]) <= 1e-4 * (1 + std::abs(want[i])), qPrintable(QString::number(i)));
+  }
+
+  void choice_is_valid_cached_and_not_slower() {
+    Device& dev = get_device("CPU");
+    Tensor a = data({16, 32}, 0.21), b = data({32, 16}, 0.13);
+    Schedule s = create_schedule({a.matmul(b).uop()});
+    QCOMPARE(s.items.size(), size_t(1));
+    const UOpPtr& ast = s.items[0].ast;
+    int timed = 0;
+    // a timer that prefers fewer instructions, so the search has something to find without clocks
+    CandidateTimer by_size = [&](const RenderedKernel& rk) {
+      timed++;
+      return 1e-6 * static_cast<double>(rk.source.size()) / (1 + rk.global[0]);
+    };
+    BeamResult r = beam_search(ast, dev.renderer(), "TESTDEV", 2, by_size);
+    QVERIFY(!r.cached);
+    QVERIFY(r.candidates > 1 && timed == r.candidates);
+    QVERIFY(r.seconds <= r.start_seconds);
+    // the opts apply to a fresh kernel and plan to code
+    KernelPlan plan = plan_kernel(ast, dev.renderer(), r.opts);
+    QCOMPARE(plan.applied_opts.size(), r.opts.size());
+    // cached on disk: the second search reads the file and times nothing
+    std::optional<std::vector<Opt>> stored = beam_cache_load(beam_cache_key(ast, "TESTDEV", 2));
+    QVERIFY(stored);
+    QVERIFY(*stored == r.opts);
+    int searches = beam_searches_run();
+    timed = 0;
+    BeamResult again = beam_search(ast, dev.renderer(), "TESTDEV", 2, by_size);
+    QVERIFY(again.cached);
+    QCOMPARE(timed, 0);
+    QCOMPARE(beam_searches_run(), searches);
+    QVERIFY(again.opts == r.opts);
+    // another width or device is another entry
+    QVERIFY(!beam_cache_load(beam_cache_key(ast, "TESTDEV", 3)));
+    QVERIFY(!beam_cache_load(beam_cache_key(ast, "OTHER", 2)));
+  }
+
+  void failing_candidates_are_skipped() {
+    Device& dev = get_device("CPU");
+    Schedule s = create_schedule({(data({8, 8}, 0.3) + 2.0).uop()});
+    const UOpPtr& ast = s.items[0].ast;
+    // every candidate with opts fails to compile or run: the search keeps the kernel without opts
+    const std::string plain = plan_kernel(ast, dev.renderer(), true).rendered.source;
+    int failed = 0;
+    CandidateTimer only_plain = [&](const RenderedKernel& rk) {
+      if (rk.source == plain) return 1e-3;
+      failed++;
+      return std::numeric_limits<double>::infinity();
+    };
+    BeamResult r = beam_search(ast, dev.renderer(), "FAILDEV", 2, only_plain);
+    QVERIFY(!r.cached);
+    QVERIFY(failed > 0);
+    QVERIFY(r.opts.empty());
+    QCOMPARE(r.seconds, 1e-3);
+  }
+
+private:
+  QTemporaryDir cache_;
+};
+
+QTEST_APPLESS_MAIN(TestBeam)
+#include "tst_beam.moc"
