@@ -2,6 +2,7 @@
 // every tracker), and tinygrad's hand-coded heuristics.
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "codegen/kernel.h"
 
@@ -217,7 +218,17 @@ void Kernel::hand_coded_optimizations() {
     for (size_t i = 0; i < first_reduce(); i++) n *= s[i];
     return n;
   };
-  while (global_elems() >= 1024 && upcast_product < 64) {
+  // As tinygrad: each axis at most once, and only for a buffer that is broadcast along it and not yet
+  // along an upcast axis (so matmul gets a square register tile, not one long row).
+  std::set<size_t> upcast_axes;
+  auto broadcast_upcast = [&](size_t b) {
+    for (size_t u = first_upcast(); u < shape_len(); u++) {
+      auto st = stride_of(b, u);
+      if (st && *st == 0) return true;
+    }
+    return false;
+  };
+  while (global_elems() >= 1024) {
     std::vector<int64_t> s = full_shape();
     struct Choice {
       int64_t nonzero, stride_sum;
@@ -227,12 +238,12 @@ void Kernel::hand_coded_optimizations() {
     std::optional<Choice> best;
     for (size_t a = 0; a < first_reduce(); a++) {
       for (int64_t amt : {3, 4}) {
-        if (s[a] % amt != 0 || s[a] == amt) continue;
+        if (upcast_axes.count(a) || s[a] % amt != 0 || s[a] == amt) continue;
         bool broadcast_somewhere = false;
         int64_t nonzero = 0, stride_sum = 0;
         for (size_t b = 0; b < nbufs; b++) {
           auto st = stride_of(b, a);
-          if (st && *st == 0) broadcast_somewhere = true;
+          if (st && *st == 0 && !broadcast_upcast(b)) broadcast_somewhere = true;
           if (!st || *st != 0) nonzero++;
           stride_sum += st ? std::abs(*st) : 0;
         }
@@ -243,6 +254,7 @@ void Kernel::hand_coded_optimizations() {
       }
     }
     if (!best || !try_opt({OptOp::UPCAST, static_cast<int64_t>(best->axis), best->amt})) break;
+    upcast_axes.insert(best->axis);
     upcast_product *= best->amt;
   }
   // unroll the reduce
