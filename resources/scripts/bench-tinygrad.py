@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Times the `loupe-cli bench` workloads under tinygrad on this machine, for ratios measured in the
+same session (issue 7). Prints one JSON object shaped like `loupe-cli bench --json`'s "workloads".
+
+  resources/scripts/bench-tinygrad.py --tinygrad /tmp/tg [--only matmul_1024,add_16m] [--runs 5]
+
+The checkout is put first on sys.path; its clang CPU backend is chosen with CPU=1 (v0.10.2) and
+DEV=CPU (newer); the device used is printed. Inputs are realized before timing; each timed run builds the lazy expression afresh and
+realizes it (so schedule and cached kernels count, as in Loupe's bench), best of --runs after one
+warm-up run. FLOPs and bytes are the workloads' nominal counts (not tinygrad's estimates).
+"""
+import argparse, json, os, sys, time
+
+def workloads(Tensor):
+  def mm(n):
+    a, b = Tensor.rand(n, n).realize(), Tensor.rand(n, n).realize()
+    return (lambda: a @ b), 2 * n ** 3, 3 * 4 * n * n
+  def ew(fn, arrays):
+    n = 16 * 1024 * 1024
+    xs = [Tensor.rand(n).realize() for _ in range(arrays)]
+    return (lambda: fn(*xs)), n * arrays, 4 * n * (arrays + 1)
+  def softmax():
+    x = Tensor.rand(4096, 1024).realize()
+    return (lambda: x.softmax(1)), 5 * 4096 * 1024, 2 * 4 * 4096 * 1024
+  def rows(axis):
+    x = Tensor.rand(4096, 4096).realize()
+    return (lambda: x.sum(axis)), 4096 * 4096, 4 * 4096 * 4097
+  def conv():
+    x, w = Tensor.rand(8, 64, 56, 56).realize(), Tensor.rand(64, 64, 3, 3).realize()
+    return (lambda: x.conv2d(w, padding=1)), 2 * 8 * 64 * 56 * 56 * 64 * 9, 4 * (8 * 64 * 56 * 56 * 2 + 64 * 64 * 9)
+  return {
+    "matmul_256": lambda: mm(256), "matmul_512": lambda: mm(512), "matmul_1024": lambda: mm(1024),
+    "add_16m": lambda: ew(lambda a, b: a + b, 2), "fused_16m": lambda: ew(lambda a, b, c: (a * b + c).relu(), 3),
+    "sum_16m": lambda: ew(lambda a: a.sum(), 1), "rowsum_4096": lambda: rows(1), "colsum_4096": lambda: rows(0),
+    "softmax_4096x1024": softmax, "conv2d_resnet": conv,
+  }
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  ap.add_argument("--tinygrad", required=True, help="path of a tinygrad checkout")
+  ap.add_argument("--only", default="", help="comma-separated workload names")
+  ap.add_argument("--runs", type=int, default=5)
+  args = ap.parse_args()
+  os.environ.setdefault("CPU", "1")  # v0.10.2 names its clang backend CPU (CLANG before it)
+  os.environ.setdefault("DEV", "CPU")
+  sys.path.insert(0, os.path.abspath(args.tinygrad))
+  from tinygrad import Tensor, Device  # noqa: E402
+  import tinygrad
+  table = workloads(Tensor)
+  names = [n for n in args.only.split(",") if n] or list(table)
+  unknown = [n for n in names if n not in table]
+  if unknown: sys.exit(f"bench-tinygrad: unknown workload(s) {', '.join(unknown)} (known: {', '.join(table)})")
+  out = []
+  for name in names:
+    build, flops, nbytes = table[name]()
+    times = []
+    for i in range(args.runs + 1):
+      t0 = time.perf_counter()
+      build().realize()
+      Device[Device.DEFAULT].synchronize()
+      if i: times.append(time.perf_counter() - t0)  # the first run compiles
+    s = min(times)
+    out.append({"name": name, "seconds": s, "gflops": flops / s / 1e9, "gbs": nbytes / s / 1e9})
+    print(f"{name}: {s * 1e3:.2f} ms", file=sys.stderr)
+  version = getattr(tinygrad, "__version__", "") or os.path.basename(os.path.abspath(args.tinygrad))
+  print(json.dumps({"tinygrad": {"path": os.path.abspath(args.tinygrad), "version": version, "device": Device.DEFAULT},
+                    "workloads": out}))
+
+if __name__ == "__main__":
+  main()
