@@ -107,6 +107,13 @@ KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width) {
   double best = std::numeric_limits<double>::infinity();
   BeamResult r = beam_search(item.ast, dev.renderer(), dev.name(), width, beam_timer(item, dev, best));
   KernelPlan plan = plan_kernel(item.ast, dev.renderer(), r.opts);
+  if (options().debug >= 2 && !r.cached) {
+    // what the search bought over the hand-coded heuristics (timed the same way)
+    double hand_best = std::numeric_limits<double>::infinity();  // its own: all 3 runs, no early stop
+    double hand = beam_timer(item, dev, hand_best)(plan_kernel(item.ast, dev.renderer(), false).rendered);
+    std::cout << "BEAM=" << width << " " << plan.name << ": hand-coded opts " << hand * 1e6 << " us, "
+              << (r.seconds > 0 ? hand / r.seconds : 0) << "x slower than BEAM's choice\n";
+  }
   if (options().debug >= 2) {
     std::string opts;
     for (const Opt& o : r.opts) opts += (opts.empty() ? "" : ", ") + o.str();
