@@ -3,7 +3,6 @@
 #include <map>
 #include <mutex>
 #include <numeric>
-#include <unordered_set>
 
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
@@ -37,21 +36,8 @@ const char* axis_kind_colour(AxisKind k) {
 bool is_nested_reduce(const UOp* u) { return u->op == Ops::REDUCE_AXIS && u->src.size() == 2; }
 
 std::vector<const UOp*> kernel_scope_toposort(const UOpPtr& root) {
-  std::vector<const UOp*> order;
-  std::unordered_set<const UOp*> seen{root.get()};
-  std::vector<std::pair<const UOp*, size_t>> stack{{root.get(), 0}};
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (next == 0 && is_nested_reduce(node)) next = 1;  // its value is in another index space
-    if (next < node->src.size()) {
-      const UOp* child = node->src[next++].get();
-      if (seen.insert(child).second) stack.emplace_back(child, 0);
-    } else {
-      order.push_back(node);
-      stack.pop_back();
-    }
-  }
-  return order;
+  // a nested reduce's value (src 0) is in another index space
+  return root->toposort([](const UOp* node, size_t i) { return i != 0 || !is_nested_reduce(node); });
 }
 
 namespace {

@@ -66,6 +66,8 @@ public:
 
   // Sources first, in DFS order over src; the node itself last.
   std::vector<const UOp*> toposort() const;
+  // The same walk entering only the sources `follow(node, i)` accepts.
+  template <typename Follow> std::vector<const UOp*> toposort(Follow&& follow) const;
   // Convenience for variables.
   std::string var_name() const;  // DEFINE_VAR name; RANGE "ridxN"; SPECIAL its name
 
@@ -119,5 +121,23 @@ using UOpSet = std::unordered_set<UOpPtr, UOpPtrHash>;
 
 // Number of live interned nodes (for tests and statistics).
 size_t live_uop_count();
+
+template <typename Follow> std::vector<const UOp*> UOp::toposort(Follow&& follow) const {
+  std::vector<const UOp*> order;
+  std::unordered_set<const UOp*> seen{this};
+  std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    while (next < node->src.size() && !follow(node, next)) next++;
+    if (next < node->src.size()) {
+      const UOp* child = node->src[next++].get();
+      if (seen.insert(child).second) stack.emplace_back(child, 0);
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
 
 } // namespace loupe

@@ -180,16 +180,6 @@ private:
   std::vector<UOpPtr> keep_;
 };
 
-bool plain_reshape(const UOp* v, ShapeMemo& shapes) {
-  ShapeTracker st = v->arg.object<ShapeTracker>()->simplify();
-  if (!st.contiguous()) return false;
-  int64_t n = 1;
-  for (int64_t d : shapes.of(v->src[0])) n *= d;
-  int64_t m = 1;
-  for (const sint& d : st.shape()) m *= d.as_int();
-  return n == m;
-}
-
 // The reduce in this kernel (if any), reached through elementwise ops and plain reshapes.
 const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes) {
   std::vector<const UOp*> stack{body.get()};
@@ -201,7 +191,7 @@ const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*
     if (n != body.get() && realized(n)) continue;
     if (n->op == Ops::REDUCE_AXIS) return n;
     if (n->op == Ops::BUFFER) continue;
-    if (n->op == Ops::VIEW && !plain_reshape(n, shapes)) continue;  // a reduce behind it is nested
+    if (n->op == Ops::VIEW && !is_plain_reshape(n->ptr(), shapes)) continue;  // a reduce behind it is nested
     for (const UOpPtr& s : n->src) stack.push_back(s.get());
   }
   return nullptr;

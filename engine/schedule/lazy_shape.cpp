@@ -1,5 +1,8 @@
 #include "schedule/lazy_shape.h"
 
+#include <functional>
+#include <numeric>
+
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "tensor/buffer_ref.h"
@@ -49,6 +52,13 @@ const Shape& ShapeMemo::of(const UOpPtr& u) {
   }
   keep_.push_back(u);
   return memo_.emplace(u.get(), std::move(s)).first->second;
+}
+
+int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
+
+bool is_plain_reshape(const UOpPtr& view, ShapeMemo& shapes) {
+  ShapeTracker st = view->arg.object<ShapeTracker>()->simplify();
+  return st.contiguous() && st.size() == numel(shapes.of(view->src[0]));
 }
 
 } // namespace loupe

@@ -10,6 +10,8 @@ namespace loupe {
 
 using Shape = std::vector<int64_t>;
 
+int64_t numel(const Shape& s);
+
 class ShapeMemo {
 public:
   const Shape& of(const UOpPtr& u);
@@ -18,5 +20,8 @@ private:
   std::unordered_map<const UOp*, Shape> memo_;
   std::vector<UOpPtr> keep_;  // keeps memoized nodes alive so their addresses stay unique
 };
+
+// A VIEW that only reshapes its source: one contiguous view over all of its elements.
+bool is_plain_reshape(const UOpPtr& view, ShapeMemo& shapes);
 
 } // namespace loupe

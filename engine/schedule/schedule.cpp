@@ -19,12 +19,6 @@ namespace {
 
 const ShapeTracker& st_of(const UOpPtr& view) { return *view->arg.object<ShapeTracker>(); }
 
-int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
-
-bool same_size_plain(const ShapeTracker& st, const Shape& base_shape) {
-  ShapeTracker s = st.simplify();
-  return s.contiguous() && s.size() == numel(base_shape);
-}
 
 const PatternMatcher& movement_to_views() {
   static const PatternMatcher pm{
@@ -108,14 +102,14 @@ private:
     for (const UOpPtr& out : g->src) {
       if (out->op == Ops::BUFFER) continue;
       if (out->op == Ops::VIEW && out->src[0]->op == Ops::BUFFER &&
-          same_size_plain(st_of(out), shapes_.of(out->src[0])))
+          is_plain_reshape(out, shapes_))
         continue;  // a contiguous view of a buffer needs no kernel
       realized_.insert(out.get());
     }
     for (const UOp* u : order)
       if (u->op == Ops::CONTIGUOUS) {
         const UOpPtr& x = u->src[0];
-        if (is_buffer_view(x, shapes_) && (x->op == Ops::BUFFER || same_size_plain(st_of(x), shapes_.of(x->src[0]))))
+        if (is_buffer_view(x, shapes_) && (x->op == Ops::BUFFER || is_plain_reshape(x, shapes_)))
           continue;  // contiguous already
         realized_.insert(u);
       }
@@ -189,7 +183,7 @@ private:
   }
 
   bool is_plain_buffer(const UOpPtr& x) {
-    return x->op == Ops::BUFFER || (x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER && same_size_plain(st_of(x), shapes_.of(x->src[0])));
+    return x->op == Ops::BUFFER || (x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER && is_plain_reshape(x, shapes_));
   }
 
   // ---- kernels ----
