@@ -7,34 +7,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli_process.h"
 #include "support/json.h"
 
 using namespace loupe;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  QString out, err;
-};
-
-Result cli(const QStringList& args, const QByteArray& input = {}) {
-  QProcess p;
-  p.start(qEnvironmentVariable("LOUPE_CLI"), args);
-  if (!p.waitForStarted()) return {};
-  p.write(input);
-  p.closeWriteChannel();
-  p.waitForFinished(600000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = testing::CliResult;
+Result cli(const QStringList& args, const QByteArray& input = {}) { return testing::run_cli(args, input); }
 
 QString write_script(QTemporaryDir& dir, const QString& name, const QString& text) {
-  QString path = dir.filePath(name);
-  QFile f(path);
-  f.open(QIODevice::WriteOnly);
-  f.write(text.toUtf8());
-  return path;
+  return testing::write_script(dir.path(), name, text.toUtf8());
 }
 
 json::Value parse_line(const QString& line) { return json::parse(line.toStdString()); }
