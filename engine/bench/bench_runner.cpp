@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "bench/gpu_probe.h"
 #include "bench/machine_probe.h"
 #include "bench/workloads.h"
 #include "codegen/pipeline.h"
@@ -121,9 +122,20 @@ std::string error_text(const std::exception& e) {
 } // namespace
 
 BenchReport run_bench(const BenchOptions& opts) {
+  std::string saved_device = options().device;
+  if (!opts.device.empty()) options().device = get_device(opts.device).name();
+  struct Restore {
+    std::string d;
+    ~Restore() { options().device = d; }
+  } restore{saved_device};
+  Device& dev = get_device(options().device.empty() ? default_device() : options().device);
+  options().device = dev.name();
+  const bool gpu = dev.renderer().caps().device == "CUDA";  // OPENCL here is PoCL on the CPU
+
   std::vector<const Workload*> selected;
   if (opts.only.empty()) {
-    for (const Workload& w : workloads()) selected.push_back(&w);
+    for (const Workload& w : workloads())
+      if (gpu || !w.gpu_sized) selected.push_back(&w);
   } else {
     for (const std::string& n : opts.only) {
       const Workload* w = find_workload(n);
@@ -135,14 +147,6 @@ BenchReport run_bench(const BenchOptions& opts) {
       selected.push_back(w);
     }
   }
-  std::string saved_device = options().device;
-  if (!opts.device.empty()) options().device = get_device(opts.device).name();
-  struct Restore {
-    std::string d;
-    ~Restore() { options().device = d; }
-  } restore{saved_device};
-  Device& dev = get_device(options().device.empty() ? default_device() : options().device);
-  options().device = dev.name();
   auto say = [&](const std::string& s) {
     if (opts.progress) opts.progress(s);
   };
@@ -150,7 +154,14 @@ BenchReport run_bench(const BenchOptions& opts) {
   BenchReport rep;
   rep.machine.device = dev.name();
   rep.machine.threads = cpu_thread_count();
-  if (opts.measure_machine) {
+  if (opts.measure_machine && gpu) {
+    say("machine: GPU FP32 FMA peak and copy bandwidth");
+    if (std::optional<GpuPeaks> g = measure_gpu_peaks(dev)) {
+      rep.machine.peak_gflops = g->fp32_gflops;
+      rep.machine.bandwidth_gbs = g->bandwidth_gbs;
+      rep.machine.isa = "gpu fp32 fma";
+    }
+  } else if (opts.measure_machine) {
     say("machine: FP32 FMA peak");
     PeakResult peak = measure_peak_gflops(rep.machine.threads);
     rep.machine.peak_gflops = peak.gflops;

@@ -27,6 +27,16 @@ Workload matmul(int64_t n) {
           }};
 }
 
+// (4096x4096) @ (4096x4096) in `dt`; a half product accumulates in float32 and is stored as half.
+Workload matmul_4096(DType dt) {
+  std::string name = dt == dtypes::float32 ? "matmul_4096" : cat("matmul_4096_", dt.short_name());
+  return {name, cat(dt.short_name(), " (4096x4096) @ (4096x4096)"), [dt] {
+            Tensor a = bench_data({4096, 4096}, 1).cast(dt).contiguous().realize();
+            Tensor b = bench_data({4096, 4096}, 2).cast(dt).contiguous().realize();
+            return OutputBuilder([a, b] { return std::vector<Tensor>{a.matmul(b)}; });
+          }, true};
+}
+
 constexpr int64_t k16m = int64_t(1) << 24;
 
 Workload add_16m() {
@@ -134,7 +144,8 @@ const std::vector<Workload>& workloads() {
       matmul(256), matmul(512), matmul(1024), matmul(2048),
       add_16m(), fused_16m(), sum_16m(),
       axis_sum("rowsum_4096", 1), axis_sum("colsum_4096", 0),
-      softmax_4096x1024(), conv2d_resnet(), transformer_block(), cnn_train_step()};
+      softmax_4096x1024(), conv2d_resnet(), transformer_block(), cnn_train_step(),
+      matmul_4096(dtypes::float32), matmul_4096(dtypes::float16)};
   return all;
 }
 

@@ -16,9 +16,10 @@ struct Workload {
   std::string name;
   std::string description;
   std::function<OutputBuilder()> prepare;  // realizes the inputs (on Options::device)
+  bool gpu_sized = false;  // too big for a CPU run by default (seconds per NOOPT call): GPUs, or --only
 };
 
-// Every workload, in the order of DESIGN.md §9.
+// Every workload, in the order of DESIGN.md §9, then the GPU-sized ones.
 const std::vector<Workload>& workloads();
 const Workload* find_workload(const std::string& name);
 

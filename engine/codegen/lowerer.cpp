@@ -33,28 +33,35 @@ bool is_false(const UOpPtr& u) { return u->op == Ops::CONST && u->const_value() 
 
 // Launch dimensions (reference map §10.2): at most three per kind, each within its limit (0 = none).
 // Too many dims merge neighbours; an oversized dim splits by its smallest factor into the next one.
-// Returns one index expression per original dim.
-std::optional<std::vector<int64_t>> merge_dims(std::vector<int64_t> dims, const std::array<int64_t, 3>& max) {
+// A run of adjacent original dims [first, last] that became one launch dim.
+struct DimGroup {
+  int64_t size;
+  size_t first, last;
+};
+
+std::optional<std::vector<DimGroup>> merge_dims(const std::vector<int64_t>& dims, const std::array<int64_t, 3>& max) {
   auto lim = [&](size_t i) { return max[i] > 0 ? max[i] : std::numeric_limits<int64_t>::max(); };
+  std::vector<DimGroup> groups;
+  for (size_t i = 0; i < dims.size(); i++) groups.push_back({dims[i], i, i});
   auto fits = [&] {
-    if (dims.size() > 3) return false;
-    for (size_t i = 0; i < dims.size(); i++)
-      if (dims[i] > lim(i)) return false;
+    if (groups.size() > 3) return false;
+    for (size_t i = 0; i < groups.size(); i++)
+      if (groups[i].size > lim(i)) return false;
     return true;
   };
   while (!fits()) {
     bool merged = false;
-    for (size_t i = 0; i < 3 && i + 1 < dims.size(); i++) {
-      if (dims[i] <= lim(i) / std::max<int64_t>(dims[i + 1], 1)) {
-        dims[i] *= dims[i + 1];
-        dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    for (size_t i = 0; i < 3 && i + 1 < groups.size(); i++) {
+      if (groups[i].size <= lim(i) / std::max<int64_t>(groups[i + 1].size, 1)) {
+        groups[i] = {groups[i].size * groups[i + 1].size, groups[i].first, groups[i + 1].last};
+        groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         merged = true;
         break;
       }
     }
     if (!merged) return std::nullopt;
   }
-  return dims;
+  return groups;
 }
 
 std::vector<int64_t> split_dims(const std::vector<int64_t>& dims, const std::array<int64_t, 3>& max) {
@@ -88,31 +95,30 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
   if (dims.empty()) return {};
   if (reverse) std::reverse(dims.begin(), dims.end());
   // merging first; where that cannot satisfy the limits, splitting the original dims
-  std::optional<std::vector<int64_t>> merged = merge_dims(dims, max);
+  std::optional<std::vector<DimGroup>> merged = merge_dims(dims, max);
   if (!merged && dims.size() > 3)
     throw Error(cat("cannot fit ", dims.size(), " launch dims with prefix ", prefix, " into the device limits"));
-  std::vector<int64_t> limited = !merged || *merged == dims ? split_dims(dims, max) : *merged;
+  const bool merges = merged && merged->size() < dims.size();
+  std::vector<int64_t> limited;
+  if (merges)
+    for (const DimGroup& g : *merged) limited.push_back(g.size);
+  else limited = split_dims(dims, max);
   UOpList raw;
   for (size_t i = 0; i < limited.size(); i++)
     raw.push_back(UOp::make(Ops::SPECIAL, dtypes::index, {UOp::cnst_int(dtypes::index, limited[i])},
                             Arg(prefix + std::to_string(i))));
   UOpList out;
-  if (limited.size() < dims.size()) {
-    // each launch dim covers a run of adjacent original dims (first one fastest)
-    size_t d = 0;
-    for (size_t i = 0; i < limited.size(); i++) {
+  if (merges) {
+    // each launch dim covers its group of adjacent original dims, the first one fastest
+    for (size_t i = 0; i < merged->size(); i++) {
+      const DimGroup& g = (*merged)[i];
       UOpPtr idx = raw[i];
-      int64_t covered = 1;
-      while (d < dims.size() && covered * dims[d] < limited[i]) {
-        out.push_back(floormod(idx, dims[d]));
-        idx = floordiv(idx, dims[d]);
-        covered *= dims[d++];
+      for (size_t d = g.first; d < g.last; d++) {
+        out.push_back(dims[d] == 1 ? UOp::cnst_int(dtypes::index, 0) : floormod(idx, dims[d]));
+        idx = dims[d] == 1 ? idx : floordiv(idx, dims[d]);
       }
-      out.push_back(idx);
-      d++;
-      while (d < dims.size() && dims[d] == 1) out.push_back(UOp::cnst_int(dtypes::index, 0)), d++;
+      out.push_back(dims[g.last] == 1 ? UOp::cnst_int(dtypes::index, 0) : idx);
     }
-    while (d++ < dims.size()) out.push_back(UOp::cnst_int(dtypes::index, 0));  // trailing dims of size 1
   } else if (limited != dims) {
     // split dims: number the launch ids row-major and read the original dims back row-major from that
     // number (tinygrad's formulas for 1 -> 2/3 and 2 -> 3 dims are this; it keeps raw ids when the count

@@ -176,6 +176,7 @@ private:
   std::string vec_literal(DType vt, const std::vector<std::string>& lanes);
   std::string constant(const UOp* u);
   std::string scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs);
+  std::string explicit_fma(Ops op, DType m, const std::vector<Operand>& xs);
   std::string value_expr(const UOp* u);
   std::string index_expr(const UOp* u);
   const UOp* buffer_of(const UOp* u) const;
@@ -366,7 +367,8 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
     if (!m.is_unsigned() && (d->vmin() > 0 || d->vmax() < 0)) return num.node->vmin() > m.min_int();
     return false;
   };
-  std::string e;
+  std::string e = explicit_fma(op, m, xs);
+  if (!e.empty()) return e;
   switch (op) {
   case Ops::ADD: e = bin("+"); break;
   case Ops::SUB: e = "(" + a[0] + "-" + paren_if_negative(a[1]) + ")"; break;
@@ -429,6 +431,21 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
     return "((" + R.scalar_name(m) + ")" + e + ")";
   }
   return e;
+}
+
+// clang's contraction rule (CodeGen's tryEmitFMulAdd): an fadd/fsub whose left, else right, operand is
+// a multiply written in the same expression fuses with it; one through a named variable does not.
+std::string KernelWriter::explicit_fma(Ops op, DType m, const std::vector<Operand>& xs) {
+  if (!L.explicit_fma || (op != Ops::ADD && op != Ops::SUB) || (m != dtypes::float32 && m != dtypes::float64)) return {};
+  auto fusable = [&](const Operand& o) { return o.inlined && o.node->op == Ops::MUL && o.type == m && o.node->dtype.count == 1; };
+  int k = fusable(xs[0]) ? 0 : fusable(xs[1]) ? 1 : -1;
+  if (k < 0) return {};
+  const UOp* mul = xs[k].node;
+  std::string x = conv(operand(mul->src[0].get()), m), y = conv(operand(mul->src[1].get()), m);
+  std::string other = xs[1 - k].text;
+  if (op == Ops::SUB && k == 0) other = "-" + paren_if_negative(other);
+  if (op == Ops::SUB && k == 1) x = "-" + paren_if_negative(x);
+  return cat(m == dtypes::float64 ? "fma(" : "fmaf(", x, ", ", y, ", ", other, ")");
 }
 
 std::string KernelWriter::index_expr(const UOp* u) {

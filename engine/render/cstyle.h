@@ -24,6 +24,10 @@ struct CLanguage {
   // Vector literals: "(float4){a,b}" when true, "(float4)(a,b)" when false.
   bool vector_literal_braces = true;
   bool gep_brackets = true;           // x[1] (true) or x.y (false)
+  // Spell clang's -ffp-contract=on explicitly: a float ADD/SUB with an inlined MUL operand becomes
+  // fma(). For compilers that would otherwise contract across statements (NVRTC, run with
+  // --fmad=false), so every backend rounds like the CPU's C code.
+  bool explicit_fma = false;
 };
 
 class CStyleRenderer : public Renderer {

@@ -31,6 +31,7 @@ CLanguage cuda_language() {
   l.helper_prefix = "static __device__ __forceinline__";
   l.vector_literal_braces = true;
   l.gep_brackets = false;
+  l.explicit_fma = true;
   return l;
 }
 

@@ -1,6 +1,7 @@
 #include "script/lexer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 

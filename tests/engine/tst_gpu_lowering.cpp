@@ -57,6 +57,9 @@ private slots:
     QTest::newRow("collapse next") << V{2, 3, 4, 5} << V{4, 16, 16} << false << V{2, 12, 5};
     QTest::newRow("collapse next reversed") << V{2, 3, 4, 5} << V{16, 16, 16} << true << V{5, 12, 2};
     QTest::newRow("no limits, four dims") << V{7, 3, 5, 2} << V{0, 0, 0} << true << V{10, 3, 7};
+    QTest::newRow("size-one dims merge") << V{1, 5, 5, 1} << V{2147483647, 65535, 65535} << true << V{5, 5};  // a launch dim of size 1 is never read
+    QTest::newRow("ones among five") << V{1, 1, 3, 1, 2} << V{16, 16, 16} << false << V{3, 2};
+    QTest::newRow("split drops ones") << V{64, 1, 1} << V{16, 16, 16} << false << V{16, 4};
     QTest::newRow("prime too large") << V{23} << V{16, 16, 16} << false << V{};
     QTest::newRow("cannot split") << V{128, 3, 4} << V{16, 2, 2} << false << V{};
     QTest::newRow("too many dims") << V{2, 3, 4, 5, 6} << V{16, 16, 16} << false << V{};

@@ -163,7 +163,10 @@ CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
   nvrtc_version_ = cat(vmaj, ".", vmin);
   check(drv_, drv_.DevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
   // PTX for the GPU's own virtual architecture: the driver finishes it for the exact chip
-  options_ = {cat("--gpu-architecture=compute_", major, minor)};
+  // --fmad=false: NVVM would fuse any multiply and add, even across statements, so one expression computed
+  // twice could round two ways (an argmin's compare would miss its own max); the renderer writes the
+  // fma() calls clang's C would form instead (CLanguage::explicit_fma)
+  options_ = {cat("--gpu-architecture=compute_", major, minor), "--fmad=false"};
   std::vector<std::string> includes;
   if (const char* p = std::getenv("CUDA_PATH")) includes.push_back(std::string(p) + "/include");
   for (const char* d : {"/usr/local/cuda/include", "/opt/cuda/include", "/usr/include"}) includes.push_back(d);
