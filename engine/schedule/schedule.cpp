@@ -47,6 +47,54 @@ const PatternMatcher& movement_to_views() {
   return pm;
 }
 
+// A reduce of many elements into few outputs leaves most of the machine idle (one thread, or one
+// work-group, per output). Like tinygrad's split_reduceop: when each output reduces 32768 or more
+// elements, one reduced axis is split by a divisor d (256 down to 8, at most 2^22 partial results) and
+// reduced in two kernels: d partial results per output, then those. The partials are realized
+// (CONTIGUOUS), else the second reduce would fuse the first back in as a nested loop. The first reduce is
+// not split again (tinygrad's sum of 2^24 is two kernels too).
+struct SplitContext {
+  ShapeMemo& shapes;
+  std::unordered_set<const UOp*> made;  // reduces this pass created
+};
+
+const PatternMatcher& split_big_reduces() {
+  static const PatternMatcher pm{
+      rule("split_reduceop", UPat::op(Ops::REDUCE_AXIS, {UPat::var("x")}, "r"), [](const Match& m) -> UOpPtr {
+        const UOpPtr &r = m["r"], &x = m["x"];
+        auto& ctx = m.ctx<SplitContext>();
+        if (ctx.made.count(r.get())) return nullptr;
+        const Shape in = ctx.shapes.of(x), out = ctx.shapes.of(r);
+        int64_t n_out = numel(out);
+        if (n_out == 0 || numel(in) / n_out < 32768) return nullptr;
+        std::vector<int64_t> axes;
+        for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) axes.push_back(a.as_int());
+        for (int64_t axis : axes)
+          for (int64_t d = std::min<int64_t>(256, (int64_t(1) << 22) / n_out); d >= 8; d--) {
+            if (in[axis] % d) continue;
+            Shape split = in;
+            split[axis] = in[axis] / d;
+            split.insert(split.begin() + axis, d);
+            std::vector<int64_t> order;  // the split-off axis last: the second kernel reads it contiguously
+            for (int64_t i = 0; i < static_cast<int64_t>(split.size()); i++)
+              if (i != axis) order.push_back(i);
+            order.push_back(axis);
+            DType dt = x->dtype;
+            UOpPtr v = UOp::make(Ops::PERMUTE, dt, {UOp::make(Ops::RESHAPE, dt, {x}, Arg::ints(split))}, Arg::ints(order));
+            UOpPtr first = UOp::make(Ops::REDUCE_AXIS, dt, {v}, r->arg);
+            ctx.made.insert(first.get());
+            UOpPtr partial = UOp::make(Ops::CONTIGUOUS, dt, {first});
+            Arg last(Arg::Tuple{r->arg.as_tuple()[0], Arg::ints({static_cast<int64_t>(out.size())})});
+            UOpPtr total = UOp::make(Ops::REDUCE_AXIS, dt, {partial}, last);
+            ctx.made.insert(total.get());
+            return UOp::make(Ops::RESHAPE, dt, {total}, Arg::ints(out));
+          }
+        return nullptr;
+      }),
+  };
+  return pm;
+}
+
 // Is this node (after the view pass) a value that lives in a buffer already, read through a view?
 bool is_buffer_view(const UOpPtr& u, ShapeMemo& shapes) {
   if (u->op == Ops::BUFFER) return true;
@@ -68,7 +116,9 @@ public:
 
   Schedule run(const std::vector<UOpPtr>& outputs) {
     UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
-    UOpPtr g = graph_rewrite(sink, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
+    SplitContext split_ctx{shapes_, {}};
+    UOpPtr split = graph_rewrite(sink, split_big_reduces(), {.ctx = &split_ctx, .name = "split big reduces"});
+    UOpPtr g = graph_rewrite(split, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
     decide_realizes(g);
     for (;;) {
       try {

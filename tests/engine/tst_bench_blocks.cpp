@@ -152,7 +152,7 @@ private slots:
     std::vector<std::string> want = {"matmul_256",  "matmul_512",  "matmul_1024",       "matmul_2048",
                                      "add_16m",     "fused_16m",   "sum_16m",           "rowsum_4096",
                                      "colsum_4096", "softmax_4096x1024", "conv2d_resnet", "transformer_block",
-                                     "cnn_train_step"};
+                                     "cnn_train_step", "matmul_4096", "matmul_4096_float16"};
     QCOMPARE(int(workloads().size()), int(want.size()));
     for (size_t i = 0; i < want.size(); i++) {
       QCOMPARE(workloads()[i].name, want[i]);

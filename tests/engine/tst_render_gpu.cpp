@@ -164,9 +164,9 @@ __device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float
 __device__ double __longlong_as_double(long long); __device__ long long __double_as_longlong(double);
 __device__ void __syncthreads();
 __device__ float sqrtf(float); __device__ float truncf(float); __device__ float floorf(float);
-__device__ float fmodf(float, float); __device__ float copysignf(float, float);
+__device__ float fmodf(float, float); __device__ float copysignf(float, float); __device__ float fmaf(float, float, float);
 __device__ double sqrt(double); __device__ double trunc(double); __device__ double floor(double);
-__device__ double fmod(double, double); __device__ double copysign(double, double);
+__device__ double fmod(double, double); __device__ double copysign(double, double); __device__ double fma(double, double, double);
 extern "C" __device__ void* memcpy(void*, const void*, unsigned long);
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 )");

@@ -16,9 +16,9 @@ extern "C" __global__ void __launch_bounds__(2) r_4_5_10_2_3_3_3_2(float* data0,
         bool alu4 = ((((gidx1+lidx0+ridx5)<1)!=1)&((alu1<11)&((alu3<11)&((alu3<1)!=1))));
         float val0 = (alu4?*(data1+alu2+-11):0.0f);
         float val1 = *(data2+(gidx2*27)+(ridx4*9)+(ridx5*3)+ridx6);
-        acc0 = (acc0+(val0*val1));
+        acc0 = fmaf(val0, val1, acc0);
         float val2 = (alu4?*(data1+alu2+289):0.0f);
-        acc1 = (acc1+(val2*val1));
+        acc1 = fmaf(val2, val1, acc1);
       }
     }
   }

@@ -22,22 +22,22 @@ extern "C" __global__ void __launch_bounds__(4) r_16_3_2_2_12_4_4(float* data0, 
     float val5 = *(data2+alu4+48);
     float val6 = *(data1+alu3+3);
     float val7 = *(data2+alu4+72);
-    acc0 = (acc0+(val0*val1)+(val2*val3)+(val4*val5)+(val6*val7));
+    acc0 = fmaf(val6, val7, fmaf(val4, val5, fmaf(val2, val3, fmaf(val0, val1, acc0))));
     float val8 = *(data2+alu4+1);
     float val9 = *(data2+alu4+25);
     float val10 = *(data2+alu4+49);
     float val11 = *(data2+alu4+73);
-    acc1 = (acc1+(val0*val8)+(val2*val9)+(val4*val10)+(val6*val11));
+    acc1 = fmaf(val6, val11, fmaf(val4, val10, fmaf(val2, val9, fmaf(val0, val8, acc1))));
     float val12 = *(data2+alu4+2);
     float val13 = *(data2+alu4+26);
     float val14 = *(data2+alu4+50);
     float val15 = *(data2+alu4+74);
-    acc2 = (acc2+(val0*val12)+(val2*val13)+(val4*val14)+(val6*val15));
+    acc2 = fmaf(val6, val15, fmaf(val4, val14, fmaf(val2, val13, fmaf(val0, val12, acc2))));
     float val16 = *(data2+alu4+3);
     float val17 = *(data2+alu4+27);
     float val18 = *(data2+alu4+51);
     float val19 = *(data2+alu4+75);
-    acc3 = (acc3+(val0*val16)+(val2*val17)+(val4*val18)+(val6*val19));
+    acc3 = fmaf(val6, val19, fmaf(val4, val18, fmaf(val2, val17, fmaf(val0, val16, acc3))));
   }
   *(data0+alu2) = acc0;
   *(data0+alu2+1) = acc1;
