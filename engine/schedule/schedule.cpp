@@ -48,11 +48,14 @@ const PatternMatcher& movement_to_views() {
 }
 
 // A reduce of many elements into few outputs leaves most of the machine idle (one thread, or one
-// work-group, per output). Like tinygrad's split_reduceop: when each output reduces 32768 or more
-// elements, one reduced axis is split by a divisor d (256 down to 8, at most 2^22 partial results) and
+// work-group, per output). Like tinygrad's split_reduceop: when each output reduces 131072 or more
+// elements (tinygrad 0.10.2 splits from 32768; 0.13 keeps a 65536-element sum in one kernel, and at that
+// size one kernel takes microseconds), one reduced axis is split by a divisor d (256 down to 8, at most 2^22 partial results) and
 // reduced in two kernels: d partial results per output, then those. The partials are realized
 // (CONTIGUOUS), else the second reduce would fuse the first back in as a nested loop. The first reduce is
 // not split again (tinygrad's sum of 2^24 is two kernels too).
+constexpr int64_t kSplitReduceThreshold = 1 << 17;
+
 struct SplitContext {
   ShapeMemo& shapes;
   std::unordered_set<const UOp*> made;  // reduces this pass created
@@ -66,7 +69,7 @@ const PatternMatcher& split_big_reduces() {
         if (ctx.made.count(r.get())) return nullptr;
         const Shape in = ctx.shapes.of(x), out = ctx.shapes.of(r);
         int64_t n_out = numel(out);
-        if (n_out == 0 || numel(in) / n_out < 32768) return nullptr;
+        if (n_out == 0 || numel(in) / n_out < kSplitReduceThreshold) return nullptr;
         std::vector<int64_t> axes;
         for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) axes.push_back(a.as_int());
         for (int64_t axis : axes)

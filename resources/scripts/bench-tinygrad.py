@@ -3,9 +3,12 @@
 same session (issue 7). Prints one JSON object shaped like `loupe-cli bench --json`'s "workloads".
 
   resources/scripts/bench-tinygrad.py --tinygrad /tmp/tg [--only matmul_1024,add_16m] [--runs 5]
+                                      [--device CUDA] [--kernel-time]
 
-The checkout is put first on sys.path; its clang CPU backend is chosen with CPU=1 (v0.10.2) and
-DEV=CPU (newer); the device used is printed. Inputs are realized before timing; each timed run builds the lazy expression afresh and
+The checkout is put first on sys.path; its backend is chosen with <DEVICE>=1 (v0.10.2; CPU is its
+clang backend) and DEV=<DEVICE> (newer); the device used is printed. --kernel-time reports the
+kernels' own time (tinygrad's GlobalCounters at DEBUG=2, output discarded) instead of the wall clock
+of the whole call, which on a GPU is mostly Python. Inputs are realized before timing; each timed run builds the lazy expression afresh and
 realizes it (so schedule and cached kernels count, as in Loupe's bench), best of --runs after one
 warm-up run. FLOPs and bytes are the workloads' nominal counts (not tinygrad's estimates).
 """
@@ -28,11 +31,16 @@ def workloads(Tensor):
   def conv():
     x, w = Tensor.rand(8, 64, 56, 56).realize(), Tensor.rand(64, 64, 3, 3).realize()
     return (lambda: x.conv2d(w, padding=1)), 2 * 8 * 64 * 56 * 56 * 64 * 9, 4 * (8 * 64 * 56 * 56 * 2 + 64 * 64 * 9)
+  def mm_half(n):
+    from tinygrad import dtypes
+    a, b = Tensor.rand(n, n, dtype=dtypes.half).realize(), Tensor.rand(n, n, dtype=dtypes.half).realize()
+    return (lambda: a @ b), 2 * n ** 3, 3 * 2 * n * n
   return {
     "matmul_256": lambda: mm(256), "matmul_512": lambda: mm(512), "matmul_1024": lambda: mm(1024),
     "add_16m": lambda: ew(lambda a, b: a + b, 2), "fused_16m": lambda: ew(lambda a, b, c: (a * b + c).relu(), 3),
     "sum_16m": lambda: ew(lambda a: a.sum(), 1), "rowsum_4096": lambda: rows(1), "colsum_4096": lambda: rows(0),
     "softmax_4096x1024": softmax, "conv2d_resnet": conv,
+    "matmul_4096": lambda: mm(4096), "matmul_4096_float16": lambda: mm_half(4096),
   }
 
 def main():
@@ -40,12 +48,16 @@ def main():
   ap.add_argument("--tinygrad", required=True, help="path of a tinygrad checkout")
   ap.add_argument("--only", default="", help="comma-separated workload names")
   ap.add_argument("--runs", type=int, default=5)
+  ap.add_argument("--device", default="CPU")
+  ap.add_argument("--kernel-time", action="store_true")
   args = ap.parse_args()
-  os.environ.setdefault("CPU", "1")  # v0.10.2 names its clang backend CPU (CLANG before it)
-  os.environ.setdefault("DEV", "CPU")
+  os.environ.setdefault(args.device, "1")  # v0.10.2 names its clang backend CPU (CLANG before it)
+  os.environ.setdefault("DEV", args.device)
   sys.path.insert(0, os.path.abspath(args.tinygrad))
   from tinygrad import Tensor, Device  # noqa: E402
   import tinygrad
+  from tinygrad.helpers import GlobalCounters, Context
+  import contextlib, io
   table = workloads(Tensor)
   names = [n for n in args.only.split(",") if n] or list(table)
   unknown = [n for n in names if n not in table]
@@ -55,10 +67,12 @@ def main():
     build, flops, nbytes = table[name]()
     times = []
     for i in range(args.runs + 1):
-      t0 = time.perf_counter()
-      build().realize()
+      t0, k0 = time.perf_counter(), GlobalCounters.time_sum_s
+      if args.kernel_time:
+        with Context(DEBUG=2), contextlib.redirect_stdout(io.StringIO()): build().realize()
+      else: build().realize()
       Device[Device.DEFAULT].synchronize()
-      if i: times.append(time.perf_counter() - t0)  # the first run compiles
+      if i: times.append(GlobalCounters.time_sum_s - k0 if args.kernel_time else time.perf_counter() - t0)  # the first run compiles
     s = min(times)
     out.append({"name": name, "seconds": s, "gflops": flops / s / 1e9, "gbs": nbytes / s / 1e9})
     print(f"{name}: {s * 1e3:.2f} ms", file=sys.stderr)
