@@ -45,6 +45,7 @@ Estimates estimate_linear(const std::vector<UOpPtr>& linear) {
     case Ops::DEFINE_GLOBAL:
       touched[u->arg.as_int()] = u->dtype.base().itemsize() * std::max<int64_t>(u->dtype.ptr_size, 0);
       break;
+    case Ops::WMMA: e.ops += mult * 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
     default:
       if (is_alu(u->op) && !addressing.count(u.get())) e.ops += mult * (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
     }

@@ -39,6 +39,18 @@ public:
 struct KernelTarget {
   bool has_local = false, has_shared = false;
   int64_t shared_max = 0;
+  bool tensor_cores = false;  // mma.sync m16n8k16 for half and bfloat16 (CUDA sm_80 and newer)
+};
+
+// A TC opt (see tensor_core.cpp): one warp computes a 16x8 tile of the output over K steps of 16 with
+// mma.sync m16n8k16. Its axes, placed by apply_opt: the first two local axes are the warp's lanes
+// (4 along N, 8 along M: lane = 4*m_lane + n_lane, so threadIdx.x is the N one); the first three
+// axes of the upcast region are K16 (the 16 of K one mma consumes), M2 (rows m_lane and m_lane+8) and
+// N2 (two adjacent columns).
+struct TensorCoreUse {
+  int a_operand = 0;  // which source of the reduce's MUL is A (M x K); the other is B (K x N)
+  DType dtype_in;     // float16 or bfloat16; the accumulator is float32
+  size_t buf_a = 0, buf_b = 0;  // their trackers
 };
 const char* axis_kind_name(AxisKind k);
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
@@ -66,6 +78,7 @@ public:
   size_t local_dims() const { return local_dims_; }
   size_t group_for_reduces() const { return group_for_reduces_; }
   bool dont_use_locals() const { return dont_use_locals_; }
+  const std::optional<TensorCoreUse>& tensor_core() const { return tc_; }
   const KernelTarget& target() const { return target_; }
 
   const UOpPtr& ast() const { return ast_; }
@@ -98,6 +111,8 @@ private:
   void simplify_merge_adjacent();
   void apply_local_heuristic();  // GPU targets: LOCAL opts (part of hand_coded_optimizations)
   void shift_to(size_t axis, int64_t amount, bool top, std::optional<size_t> insert_before);
+  void apply_tensor_core(const Opt& opt);
+  bool tensor_core_heuristics();  // TC and the warp tiles around it, when the kernel takes it
   size_t real_axis(const Opt& opt) const;
   // For the heuristics: does buffer i broadcast along axis (stride 0), what is its stride there.
   std::optional<int64_t> stride_of(size_t buf, size_t axis) const;
@@ -110,6 +125,7 @@ private:
   size_t upcasted_ = 0, local_dims_ = 0, group_for_reduces_ = 0;
   bool dont_use_locals_ = false;
   bool has_nested_ = false;
+  std::optional<TensorCoreUse> tc_;
   std::vector<Opt> applied_opts_;
 };
 

@@ -70,7 +70,17 @@ void Kernel::shift_to(size_t axis, int64_t amount, bool top, std::optional<size_
 void Kernel::apply_opt(const Opt& opt) {
   if (dont_use_locals_)
     check(opt.op != OptOp::LOCAL && opt.op != OptOp::GROUP && opt.op != OptOp::GROUPTOP, opt, "not using locals");
-  check(opt.op != OptOp::TC, opt, "no tensor cores on this target");
+  if (opt.op == OptOp::TC) {
+    apply_tensor_core(opt);
+    applied_opts_.push_back(opt);
+    simplify_ones();
+    return;
+  }
+  if (tc_) {  // the warp's lanes and the mma's own axes stay where the lowerer expects them
+    check(opt.op == OptOp::UPCAST || opt.op == OptOp::LOCAL, opt, "after TC only UPCAST and LOCAL of global axes apply");
+    check(static_cast<size_t>(opt.axis) < global_dims(), opt, "after TC only UPCAST and LOCAL of global axes apply");
+    check(opt.op != OptOp::LOCAL || local_dims_ < 3, opt, "a TC kernel has at most one more local axis");
+  }
   size_t axis = real_axis(opt);
   std::vector<int64_t> fs = full_shape();
   check(axis < fs.size(), opt, cat("invalid axis for a kernel of ", fs.size(), " axes"));
@@ -183,6 +193,7 @@ void Kernel::hand_coded_optimizations() {
       return false;
     }
   };
+  if (tensor_core_heuristics()) return;
   // GPU: a reduce with few outputs splits its reduce across a work-group (GROUPTOP through shared memory)
   if (target_.has_local && target_.has_shared && has_reduce() && first_reduce() <= 2 && first_reduce() + 1 <= shape_len()) {
     int64_t outputs = 1;

@@ -22,6 +22,13 @@ struct LowerContext {
   // GPU GROUP/GROUPTOP: reduce axes split across the threads of a work-group (they index by lidx)
   std::vector<int64_t> group_axes;
   std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
+  // A TC kernel (kernel.h TensorCoreUse): the lane ids and the placeholders of the mma's own axes.
+  struct TensorCore {
+    TensorCoreUse use;
+    UOpPtr lane_n, lane_m, k16, m2, n2;
+    int64_t k16_axis = 0;
+  };
+  std::optional<TensorCore> tc;
   std::vector<int64_t> full_shape;
   int64_t temp_count = 0;
 };
@@ -141,6 +148,53 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 
 namespace {
 
+// A TC reduce (tensor_core.cpp): each lane gathers its mma fragments by substituting the mma's axes in
+// the two factors (A: 8 values at rows lane_m + 8*M2, columns 2*lane_n + {0,1} + 8*{0,1} of the K16 step;
+// B: 4 values at rows 2*lane_n + {0,1} + 8*{0,1}, column lane_m of the tile), keeps its four results in
+// float accumulators, and the M2 x N2 upcast lanes pick result 2*M2 + N2 (the expander makes those
+// constant, symbolic then folds the choice).
+UOpPtr lower_tensor_core_reduce(LowerContext& ctx, const UOpPtr& red, const UOpPtr& x) {
+  const LowerContext::TensorCore& tc = *ctx.tc;
+  auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
+  const UOpPtr& mul = x->op == Ops::CAST ? x->src[0] : x;
+  LOUPE_ASSERT(mul->op == Ops::MUL, "TC reduce of ", op_name(mul->op));
+  UOpPtr fa = mul->src[tc.use.a_operand], fb = mul->src[1 - tc.use.a_operand];
+  if (fa->op == Ops::CAST && fa->dtype != tc.use.dtype_in) fa = fa->src[0];
+  if (fb->op == Ops::CAST && fb->dtype != tc.use.dtype_in) fb = fb->src[0];
+  UOpList src;
+  for (int i = 0; i < 8; i++)
+    src.push_back(substitute(fa, {{tc.m2, c((i >> 1) & 1)}, {tc.k16, tc.lane_n * 2 + c((i & 1) + 8 * (i >> 2))}}));
+  UOpPtr fb_lane = substitute(fb, {{tc.lane_n, floordiv(tc.lane_m, 2)}, {tc.n2, floormod(tc.lane_m, 2)}});
+  for (int i = 0; i < 4; i++) src.push_back(substitute(fb_lane, {{tc.k16, tc.lane_n * 2 + c((i & 1) + 8 * (i >> 1))}}));
+  UOpList loops;
+  for (int64_t a : red->arg.as_tuple()[1].as_ints())
+    if (a != tc.k16_axis && ctx.full_shape[a] > 1) loops.push_back(ctx.idxs[a]);
+  UOpList accs;
+  for (int i = 0; i < 4; i++) {
+    if (loops.empty()) {
+      src.push_back(UOp::cnst(dtypes::float32, 0));
+      continue;
+    }
+    UOpList acc_src{UOp::cnst(dtypes::float32, 0)};
+    acc_src.insert(acc_src.end(), loops.begin(), loops.end());
+    acc_src.insert(acc_src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
+    accs.push_back(UOp::make(Ops::DEFINE_ACC, dtypes::float32, std::move(acc_src), Arg(Arg::Tuple{Arg(ctx.acc_count++)})));
+    src.push_back(accs.back());
+  }
+  std::string kind = tc.use.dtype_in == dtypes::bfloat16 ? "m16n8k16_bf16_f32" : "m16n8k16_f16_f32";
+  UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(4), std::move(src), Arg(kind));
+  UOpList result;
+  for (int64_t i = 0; i < 4; i++) {
+    UOpPtr r = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));
+    result.push_back(accs.empty() ? r : UOp::make(Ops::ASSIGN, dtypes::float32, {accs[i], r}));
+  }
+  UOpPtr lane = tc.m2 * 2 + tc.n2;
+  UOpPtr v = result[3];
+  for (int i = 2; i >= 0; i--)
+    v = UOp::make(Ops::WHERE, dtypes::float32, {UOp::make(Ops::CMPNE, dtypes::bool_, {lane, c(i)}), v, result[i]});
+  return v;
+}
+
 // The second half of a GROUP reduce: each thread stores its partial result into a shared temp laid out
 // over the local, group and upcast axes, waits at a barrier, and every thread folds the group's partials
 // (unrolled: the linearizer nests loops by axis order, and this fold must follow the partial loops).
@@ -230,6 +284,7 @@ const PatternMatcher& lowerer_rules() {
            [](const Match& m) -> UOpPtr {
              auto& ctx = m.ctx<LowerContext>();
              const UOpPtr& red = m["red"];
+             if (ctx.tc) return lower_tensor_core_reduce(ctx, red, m["x"]);
              Ops op = red->arg.as_tuple()[0].as_op();
              UOpList src{reduce_identity(op, red->dtype)};
              std::vector<int64_t> grouped;
@@ -390,6 +445,17 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
       if (kinds[i] == AxisKind::Local || kinds[i] == AxisKind::GroupReduce || kinds[i] == AxisKind::Upcast)
         ctx.shared_axes.push_back(static_cast<int64_t>(i));
     }
+  }
+  if (k.tensor_core()) {
+    LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 3, "a TC kernel without its lanes and mma axes");
+    size_t gd = k.global_dims(), fu = k.first_upcast();
+    LowerContext::TensorCore tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], ctx.idxs[fu + 1],
+                                ctx.idxs[fu + 2], static_cast<int64_t>(fu)};
+    LOUPE_ASSERT(tc.lane_n->op == Ops::SPECIAL && tc.lane_m->op == Ops::SPECIAL, "TC lanes must be plain local ids");
+    // M2 and N2 pick a result (the accumulators are not per lane of them); K16 is spread over the lanes
+    std::erase_if(ctx.upcast_ranges, [&](const UOpPtr& r) { return r == tc.m2 || r == tc.n2; });
+    expand.unroll.erase(tc.k16.get());
+    ctx.tc = tc;
   }
   NestedLowering nested;
   UOpPtr lowered = lower_scope(ast, ctx, nested, "lowerer");

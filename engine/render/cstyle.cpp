@@ -607,6 +607,13 @@ void KernelWriter::render_one(const UOp* u) {
   case Ops::NOOP: text_[u] = text(u->src.at(0).get()); return;
   case Ops::INDEX: text_[u] = index_expr(u); return;
   case Ops::DEFINE_ACC: declare(u, "acc", text(u->src.at(0).get())); return;
+  case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
+    if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
+    std::string args;
+    for (const UOpPtr& s : u->src) args += (args.empty() ? "" : ", ") + text(s.get());
+    declare(u, "wmma", call("wmma_" + u->arg.as_string(), rtype(u->src.at(0).get()), args));
+    return;
+  }
   case Ops::ASSIGN:
     text_[u] = text(u->src.at(0).get());
     emit(text_[u] + " = " + text(u->src.at(1).get()) + ";");

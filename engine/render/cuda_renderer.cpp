@@ -50,6 +50,8 @@ std::string intrinsic_bitcast(DType from, DType to, const std::string& x) {
 
 CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_caps(), cuda_language()) {}
 
+void CUDARenderer::set_compute_capability(int major, int /*minor*/) { caps_.tensor_cores = major >= 8; }
+
 RenderedKernel CUDARenderer::render(const std::string& name, const UOpList& uops) const {
   RenderedKernel k = CStyleRenderer::render(name, strip_barrier_sources(uops));
   // the block size is known here, so the compiler can budget registers for it
@@ -99,7 +101,32 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
   return intrinsic_bitcast(from, to, x);
 }
 
+namespace {
+// mma.sync.m16n8k16 with float accumulators: 8 A and 4 B values of this lane packed two per register
+// (the lower-numbered element in the low half), 4 C values in, 4 D values out.
+CHelper wmma_helper(const CUDARenderer& r, const std::string& kind, DType in) {
+  const bool bf16 = in.scalar_type == Scalar::BFloat16;
+  std::string name = "loupe_" + kind, T = r.type_name(in.scalar());
+  std::string params, pack;
+  for (int i = 0; i < 8; i++) params += cat(T, " a", i, ", ");
+  for (int i = 0; i < 4; i++) params += cat(T, " b", i, ", ");
+  for (int i = 0; i < 4; i++) params += cat("float c", i, i < 3 ? ", " : "");
+  auto bits = [&](const std::string& v) { return bf16 ? "(unsigned)" + v : "(unsigned)__half_as_ushort(" + v + ")"; };
+  for (int i = 0; i < 4; i++) pack += cat("a[", i, "] = ", bits(cat("a", 2 * i)), " | (", bits(cat("a", 2 * i + 1)), " << 16); ");
+  for (int i = 0; i < 2; i++) pack += cat("b[", i, "] = ", bits(cat("b", 2 * i)), " | (", bits(cat("b", 2 * i + 1)), " << 16); ");
+  std::string code = cat(
+      "static __device__ __forceinline__ float4 ", name, "(", params, ") {\n  unsigned a[4], b[2];\n  ", pack,
+      "\n  float4 d;\n  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.", bf16 ? "bf16.bf16" : "f16.f16",
+      ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\"\n"
+      "      : \"=f\"(d.x), \"=f\"(d.y), \"=f\"(d.z), \"=f\"(d.w)\n"
+      "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]), \"f\"(c0), \"f\"(c1), \"f\"(c2), \"f\"(c3));\n"
+      "  return d;\n}");
+  return {name, code};
+}
+} // namespace
+
 CHelper CUDARenderer::helper(const std::string& kind, DType t, DType to) const {
+  if (kind.rfind("wmma_", 0) == 0) return wmma_helper(*this, kind, t);
   if (kind == "bitcast") {  // pairs without an intrinsic copy the bytes (memcpy is a device builtin)
     std::string name = "loupe_bitcast_" + dtype_tag(t) + "_" + dtype_tag(to), To = type_name(to);
     return {name, lang_.helper_prefix + " " + To + " " + name + "(" + type_name(t) + " x) { " + To +

@@ -24,6 +24,8 @@ struct RendererCaps {
   // CPU: the kernel takes [start, end) of its outermost parallel loop as two extra int parameters, so a
   // thread pool can split it; global[0] of such a kernel is that loop's extent.
   bool splits_outer_loop = false;
+  // mma.sync m16n8k16 (WMMA ops, the TC opt) for half and bfloat16: CUDA on sm_80 and newer.
+  bool tensor_cores = false;
 };
 
 // A buffer parameter: DEFINE_GLOBAL index, pointer dtype, and whether the kernel writes it.

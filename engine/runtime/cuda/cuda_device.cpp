@@ -155,6 +155,7 @@ CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
   check(drv_, drv_.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "reading the compute capability");
   check(drv_, drv_.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "reading the compute capability");
   arch_ = cat("sm_", major, minor);
+  renderer_.set_compute_capability(major, minor);
   char buf[256] = {};
   drv_.DeviceGetName(buf, sizeof buf - 1, dev_);
   gpu_ = buf;

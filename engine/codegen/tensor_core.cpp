@@ -1,0 +1,156 @@
+// The TC opt: a float32 sum of products of two half (or bfloat16) loads, computed by tensor cores.
+// One warp owns a 16x8 tile of the output (M x N) and walks K 16 at a time with mma.sync.m16n8k16; the
+// lowerer (lower_tensor_core_reduce) gathers each lane's fragments from the loads and the expander
+// spreads the four results over the M2 x N2 upcast lanes. Fragment layouts: PTX ISA, "Matrix Fragments
+// for mma.m16n8k16".
+#include "codegen/kernel.h"
+
+namespace loupe {
+
+namespace {
+
+struct Factors {
+  const UOp* mul_src[2] = {nullptr, nullptr};  // the two LOADs
+  DType dtype_in;
+};
+
+// REDUCE(CAST(MUL(ld, ld) in half) to float) or REDUCE(MUL(CAST(ld), CAST(ld)) in float).
+std::optional<Factors> factors_of(const UOp* red) {
+  const UOp* x = red->src[0].get();
+  Factors f;
+  if (x->op == Ops::CAST && x->src[0]->op == Ops::MUL) {
+    const UOp* mul = x->src[0].get();
+    f.dtype_in = mul->dtype;
+    for (int i = 0; i < 2; i++) f.mul_src[i] = mul->src[i].get();
+  } else if (x->op == Ops::MUL && x->src[0]->op == Ops::CAST && x->src[1]->op == Ops::CAST &&
+             x->src[0]->src[0]->dtype == x->src[1]->src[0]->dtype) {
+    f.dtype_in = x->src[0]->src[0]->dtype;
+    for (int i = 0; i < 2; i++) f.mul_src[i] = x->src[i]->src[0].get();
+  } else {
+    return std::nullopt;
+  }
+  if (f.mul_src[0]->op != Ops::LOAD || f.mul_src[1]->op != Ops::LOAD) return std::nullopt;
+  return f;
+}
+
+} // namespace
+
+void Kernel::apply_tensor_core(const Opt& opt) {
+  auto fail = [&](const std::string& why) { throw KernelOptError(cat(opt.str(), ": ", why)); };
+  if (!target_.tensor_cores) fail("no tensor cores on this target");
+  if (!applied_opts_.empty() || dont_use_locals_) fail("TC must be the first opt");
+  if (reduceops_.size() != 1 || has_nested_) fail("TC needs exactly one reduce");
+  const UOp* red = reduceops_[0];
+  if (red->arg.as_tuple()[0].as_op() != Ops::ADD || red->dtype != dtypes::float32) fail("TC needs a float32 sum");
+  std::optional<Factors> f = factors_of(red);
+  if (!f) fail("TC needs a sum of products of two loads");
+  if (f->dtype_in != dtypes::float16 && f->dtype_in != dtypes::bfloat16) fail("TC multiplies half or bfloat16 only");
+  size_t buf[2];
+  for (int i = 0; i < 2; i++) {
+    auto it = std::find_if(bufs_.begin(), bufs_.end(), [&](const UOpPtr& b) { return b.get() == f->mul_src[i]; });
+    LOUPE_ASSERT(it != bufs_.end(), "a load without a tracker");
+    buf[i] = static_cast<size_t>(it - bufs_.begin());
+  }
+  // A (M x K) does not move along N, B (K x N) not along M; both move along K
+  auto reads_along = [&](size_t b, size_t axis) {
+    std::optional<int64_t> st = stride_of(b, axis);
+    return !st || *st != 0;
+  };
+  std::vector<int64_t> fs = full_shape();
+  size_t fr = first_reduce(), fu = first_upcast();
+  struct Choice {
+    int a;
+    size_t n, m, k;
+  };
+  std::vector<Choice> choices;
+  for (int a = 0; a < 2; a++)
+    for (size_t n = 0; n < fr; n++)
+      for (size_t m = 0; m < fr; m++)
+        for (size_t k = fr; k < fu; k++) {
+          size_t A = buf[a], B = buf[1 - a];
+          if (n == m || fs[n] % 8 || fs[m] % 16 || fs[k] % 16) continue;
+          if (!reads_along(A, n) && reads_along(B, n) && reads_along(A, m) && !reads_along(B, m) && reads_along(A, k) &&
+              reads_along(B, k))
+            choices.push_back({a, n, m, k});
+        }
+  if (choices.empty()) fail("no axes fit a 16x8x16 tile (M a multiple of 16, N of 8, K of 16)");
+  if (opt.axis < 0 || opt.axis >= static_cast<int64_t>(choices.size()))
+    fail(cat("axis picks one of ", choices.size(), " (N, M, K) choices"));
+  const Choice c = choices[choices.size() - 1 - static_cast<size_t>(opt.axis)];  // innermost axes first
+
+  // Split M -> (M/16, M2, M8), N -> (N/8, N4, N2), K -> (K/16, K16), then order the parts:
+  // [globals | N4 M8 | reduces | K16 M2 N2]  (m = 16*tile + 8*M2 + M8, n = 8*tile + 2*N4 + N2).
+  // A tile count of 1 is left out here: simplify_ones could not tell it from a local axis.
+  size_t len = shape_len();
+  std::vector<std::vector<int64_t>> parts(len);
+  for (size_t i = 0; i < len; i++) {
+    if (i == c.m) parts[i] = {fs[i] / 16, 2, 8};
+    else if (i == c.n) parts[i] = {fs[i] / 8, 4, 2};
+    else if (i == c.k) parts[i] = {fs[i] / 16, 16};
+    else parts[i] = {fs[i]};
+  }
+  std::vector<std::vector<int64_t>> index(len);  // the split axis of each part, -1 when left out
+  int64_t pos = 0;
+  for (size_t i = 0; i < len; i++)
+    for (size_t p = 0; p < parts[i].size(); p++) index[i].push_back(p == 0 && parts[i].size() > 1 && parts[i][0] == 1 ? -1 : pos++);
+  std::vector<int64_t> perm;
+  auto place = [&](size_t i, size_t p) {
+    if (index[i][p] >= 0) perm.push_back(index[i][p]);
+  };
+  for (size_t i = 0; i < fr; i++) place(i, 0);
+  place(c.n, 1);
+  place(c.m, 2);
+  for (size_t i = fr; i < len; i++) place(i, 0);
+  place(c.k, 1);
+  place(c.m, 1);
+  place(c.n, 2);
+  reshape_and_permute(
+      [&](const sints& s) {
+        sints out;
+        for (size_t i = 0; i < s.size(); i++)
+          for (size_t p = 0; p < parts[i].size(); p++)
+            if (index[i][p] >= 0) out.push_back(sint(s[i].as_int() == 1 ? 1 : parts[i][p]));
+        return out;
+      },
+      &perm);
+  local_dims_ = 2;
+  upcasted_ = 3;
+  tc_ = TensorCoreUse{c.a, f->dtype_in, buf[c.a], buf[1 - c.a]};
+}
+
+// tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
+// and a work-group holds up to 4 warps along N (LOCAL).
+bool Kernel::tensor_core_heuristics() {
+  if (!target_.tensor_cores) return false;
+  try {
+    apply_opt({OptOp::TC, 0, 0});
+  } catch (const KernelOptError&) {
+    return false;
+  }
+  // the tile axes: global axes along which only A (M) or only B (N) moves
+  auto tile_axis = [&](size_t moves, size_t still) -> std::optional<size_t> {
+    for (size_t a = global_dims(); a-- > 0;) {
+      std::optional<int64_t> sm = stride_of(moves, a), ss = stride_of(still, a);
+      if ((!sm || *sm != 0) && ss && *ss == 0) return a;
+    }
+    return std::nullopt;
+  };
+  auto try_opt = [&](OptOp op, std::optional<size_t> axis, std::initializer_list<int64_t> sizes) {
+    if (!axis) return;
+    int64_t n = full_shape()[*axis];
+    for (int64_t sz : sizes)
+      if (n % sz == 0) {
+        try {
+          apply_opt({op, static_cast<int64_t>(*axis), sz});
+          return;
+        } catch (const KernelOptError&) {
+        }
+      }
+  };
+  try_opt(OptOp::UPCAST, tile_axis(tc_->buf_b, tc_->buf_a), {4, 3, 2});  // N tiles
+  try_opt(OptOp::UPCAST, tile_axis(tc_->buf_a, tc_->buf_b), {4, 3, 2});  // M tiles
+  try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
+  return true;
+}
+
+} // namespace loupe
