@@ -96,13 +96,14 @@ const std::vector<Opt>& beam_actions() {
     a.push_back({OptOp::LOCAL, 6, 2});
     for (int64_t a0 = 0; a0 < 5; a0++)
       for (int64_t a1 = a0 + 1; a1 < 5; a1++) a.push_back({OptOp::SWAP, a0, a1});
+    for (int64_t axis = 0; axis < 9; axis++) a.push_back({OptOp::TC, axis, 0});  // refused unless first, on a TC target
     return a;
   }();
   return actions;
 }
 
 std::string beam_cache_key(const UOpPtr& ast, const std::string& device, int width) {
-  return cache_key({"beam-v1", ast->key().hex(), device, std::to_string(width)});
+  return cache_key({"beam-v3", ast->key().hex(), device, std::to_string(width)});
 }
 
 std::optional<std::vector<Opt>> beam_cache_load(const std::string& key) {
@@ -149,6 +150,11 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   double start_time = time_kernel(start);
   result.start_seconds = start_time;
   std::vector<Candidate> beam{{start, start_time}};
+  // the hand-coded kernel starts in the beam too, so the search never settles on something slower
+  Kernel hand = kernel_for(ast, renderer);
+  hand.hand_coded_optimizations();
+  if (double s = time_kernel(hand); s >= 0 && std::isfinite(s)) beam.push_back({std::move(hand), s});
+  std::stable_sort(beam.begin(), beam.end(), [](const Candidate& a, const Candidate& b) { return a.seconds < b.seconds; });
   width = std::max(width, 1);
   for (;;) {
     result.rounds++;

@@ -1,5 +1,7 @@
 #include "codegen/expander.h"
 
+#include <algorithm>
+
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
 
@@ -58,9 +60,12 @@ UOpPtr upcast_stores(const Match& m) {
   const UOpPtr& sink = m.root();
   UOpList out;
   bool changed = false;
+  // axis order, not address order: the same kernel always comes out the same
+  std::vector<const UOp*> upcast(axes.upcast.begin(), axes.upcast.end());
+  std::sort(upcast.begin(), upcast.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
   for (const UOpPtr& store : sink->src) {
     std::vector<UOpPtr> copies{store};
-    for (const UOp* r : axes.upcast) {
+    for (const UOp* r : upcast) {
       std::vector<UOpPtr> next;
       for (const UOpPtr& c : copies) {
         if (!depends_on(c, r)) {

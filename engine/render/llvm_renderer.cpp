@@ -52,7 +52,6 @@ std::string mem_type(DType dt) {
 }
 
 bool is_bf16(DType t) { return t.scalar_type == Scalar::BFloat16; }
-bool is_fp(DType t) { return t.is_float() && !is_bf16(t); }  // a float type LLVM computes in directly
 bool is_signed_int(DType t) { return t.is_int() && !t.is_unsigned(); }
 
 std::string hex_double(double v) {

@@ -24,7 +24,7 @@ struct PlannedKernel {
 
 inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const std::vector<Opt>& opts) {
   const RendererCaps& caps = r.caps();
-  Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max});
+  Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores});
   k.apply_opts(opts);
   UOpPtr lowered = lower_kernel(k, k.optimized_ast(), LaunchLimits{caps.global_max, caps.local_max});
   UOpPtr s = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
@@ -54,6 +54,10 @@ inline Tensor golden_expression(const std::string& name) {
   if (name == "conv") {
     Tensor x = Tensor::empty({2, 3, 10, 10}), w = Tensor::empty({4, 3, 3, 3});
     return x.conv2d(w, std::nullopt, 1, {1}, {1}, {1});
+  }
+  if (name == "tc_matmul_half" || name == "tc_matmul_bf16") {  // tensor cores: realized half/bf16 factors
+    DType t = name == "tc_matmul_half" ? dtypes::float16 : dtypes::bfloat16;
+    return Tensor::empty({32, 32}, t).matmul(Tensor::empty({32, 16}, t));
   }
   if (name == "int_divmod") {
     Tensor a = Tensor::empty({64}, dtypes::int32), b = Tensor::empty({64}, dtypes::int32);

@@ -8,6 +8,7 @@
 #include "codegen/lowerer.h"
 #include "codegen/pipeline.h"
 #include "render/c_renderer.h"
+#include "render/cuda_renderer.h"
 #include "render/opencl_renderer.h"
 #include "tst_gpu_kernels.h"
 #include "ir/eval.h"
@@ -108,6 +109,93 @@ private slots:
 
   // tinygrad's GPU heuristics: a reduce with few outputs is grouped (GROUPTOP 256 for <= 32 outputs, else
   // 16), other kernels get work-groups of at most 128 threads from LOCAL; the CPU gets neither.
+  // Tensor cores: every lane's mma fragments come from the places the PTX ISA gives for m16n8k16
+  // (A: rows g and g+8, columns 2t..2t+1 and 8+2t..; B: rows 2t.. and 8+2t.., column g; D: rows g and
+  // g+8, columns 2t..2t+1; lane = 4g + t), checked by evaluating the load and store addresses per lane.
+  void tensor_core_fragments_follow_the_ptx_layout() {
+    CUDARenderer r;
+    r.set_compute_capability(8, 0);
+    for (DType t : {dtypes::float16, dtypes::bfloat16}) {
+      // M 32, K 16, N 8: A (32x16) and B (16x8) can only take their own roles
+      Tensor a = Tensor::empty({32, 16}, t), b = Tensor::empty({16, 8}, t);
+      test::PlannedKernel p = test::plan_with_opts(test::last_kernel(a.matmul(b)).ast, r, {{OptOp::TC, 0, 0}});
+      const UOp* mma = nullptr;
+      std::vector<const UOp*> stores;
+      for (const UOpPtr& u : p.linear) {
+        if (u->op == Ops::WMMA) mma = u.get();
+        if (u->op == Ops::STORE) stores.push_back(u.get());
+      }
+      QVERIFY(mma != nullptr);
+      QCOMPARE(mma->src.size(), size_t(16));
+      QCOMPARE(stores.size(), size_t(4));
+      QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(32));
+      auto address = [](const UOp* ld, const VarValues& v) {
+        const UOp* index = ld->src[0].get();
+        return std::make_pair(index->src[0]->dtype.ptr_size, eval_int(index->src[1], v));
+      };
+      for (int64_t tile = 0; tile < 2; tile++)
+        for (int64_t lane = 0; lane < 32; lane++) {
+          int64_t g = lane >> 2, tg = lane & 3;
+          VarValues v{{"lidx0", tg}, {"lidx1", g}, {"gidx0", tile}};
+          for (int i = 0; i < 8; i++) {
+            auto [size, at] = address(mma->src[i].get(), v);
+            QCOMPARE(size, int64_t(32 * 16));
+            QCOMPARE(at / 16, 16 * tile + g + 8 * ((i >> 1) & 1));
+            QCOMPARE(at % 16, 2 * tg + (i & 1) + 8 * (i >> 2));
+          }
+          for (int i = 0; i < 4; i++) {
+            auto [size, at] = address(mma->src[8 + i].get(), v);
+            QCOMPARE(size, int64_t(16 * 8));
+            QCOMPARE(at / 8, 2 * tg + (i & 1) + 8 * (i >> 1));
+            QCOMPARE(at % 8, g);
+          }
+          for (const UOp* st : stores) {
+            const UOp* val = st->src[1].get();
+            while (val->op == Ops::CAST) val = val->src[0].get();
+            QCOMPARE(val->op, Ops::GEP);
+            QCOMPARE(val->src[0].get(), mma);
+            int64_t i = val->arg.as_tuple()[0].as_int(), at = eval_int(st->src[0]->src[1], v);
+            QCOMPARE(at / 8, 16 * tile + g + 8 * (i >> 1));
+            QCOMPARE(at % 8, 2 * tg + (i & 1));
+          }
+        }
+    }
+  }
+
+  void tensor_core_opt_checks() {
+    CUDARenderer tc, plain;
+    tc.set_compute_capability(9, 0);
+    plain.set_compute_capability(7, 5);
+    auto kernel = [](const Renderer& r, const Tensor& out) {
+      const RendererCaps& c = r.caps();
+      return Kernel(test::last_kernel(out).ast, KernelTarget{c.has_local, c.has_shared, c.shared_max, c.tensor_cores});
+    };
+    Tensor h = Tensor::empty({64, 64}, dtypes::float16);
+    const Opt TC{OptOp::TC, 0, 0};
+    Kernel ok = kernel(tc, h.matmul(h));
+    ok.apply_opt(TC);
+    QCOMPARE(ok.local_dims(), size_t(2));
+    std::vector<int64_t> fs = ok.full_shape();
+    QCOMPARE(fs[ok.global_dims()], int64_t(4));      // lanes along N
+    QCOMPARE(fs[ok.global_dims() + 1], int64_t(8));  // lanes along M
+    ok.apply_opt({OptOp::LOCAL, 0, 2});              // more warps: fine
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::UNROLL, 0, 2}));
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(plain, h.matmul(h)).apply_opt(TC));  // sm_75: none
+    Tensor f = Tensor::empty({64, 64});
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, f.matmul(f)).apply_opt(TC));     // float32 factors
+    Tensor odd = Tensor::empty({20, 64}, dtypes::float16), odd_b = Tensor::empty({64, 20}, dtypes::float16);
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, odd.matmul(odd_b)).apply_opt(TC));  // no 16x8 tile fits
+    Kernel late = kernel(tc, h.matmul(h));
+    late.apply_opt({OptOp::UPCAST, 0, 2});
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, late.apply_opt(TC));  // TC comes first
+    Kernel fused = kernel(tc, (h + Tensor(1.0)).matmul(h));
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, fused.apply_opt(TC));  // a factor that is not a plain load
+    // the heuristics take TC where it applies
+    Kernel auto_tc = kernel(tc, h.matmul(h));
+    auto_tc.hand_coded_optimizations();
+    QCOMPARE(auto_tc.applied_opts().at(0), TC);
+  }
+
   void gpu_heuristics_data() {
     QTest::addColumn<QString>("expr");
     QTest::addColumn<QString>("gpu_opt");

@@ -32,7 +32,11 @@ std::string read_file(const std::string& path) {
 
 const Renderer& renderer_for(const std::string& backend) {
   static OpenCLRenderer ocl;
-  static CUDARenderer cuda;
+  static CUDARenderer cuda = [] {
+    CUDARenderer r;
+    r.set_compute_capability(8, 0);  // tensor cores for the tc_* goldens; the heuristics never run here
+    return r;
+  }();
   static MetalRenderer metal;
   if (backend == "opencl") return ocl;
   if (backend == "cuda") return cuda;
@@ -49,6 +53,7 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
   if (kernel == "conv") return {{O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}};
+  if (kernel.rfind("tc_", 0) == 0) return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}};
   return {};
 }
 
@@ -80,6 +85,7 @@ private slots:
       for (const char* k : {"elementwise", "reduce", "max_reduce", "matmul", "conv", "int_divmod", "gated_load", "floor_divmod",
                             "float4_scale"})
         QTest::newRow((std::string(b) + " " + k).c_str()) << b << k;
+    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16"}) QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
   }
 
   void golden() {
