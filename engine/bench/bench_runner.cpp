@@ -159,6 +159,7 @@ BenchReport run_bench(const BenchOptions& opts) {
     if (std::optional<GpuPeaks> g = measure_gpu_peaks(dev)) {
       rep.machine.peak_gflops = g->fp32_gflops;
       rep.machine.bandwidth_gbs = g->bandwidth_gbs;
+      rep.machine.tensor_gflops = g->tensor_gflops;
       rep.machine.isa = "gpu fp32 fma";
     }
   } else if (opts.measure_machine) {
@@ -221,6 +222,7 @@ json::Value to_json(const BenchReport& r) {
   }
   json::Object machine{{"device", r.machine.device}, {"threads", r.machine.threads},
                        {"peak_gflops", r.machine.peak_gflops}, {"bandwidth_gbs", r.machine.bandwidth_gbs}};
+  if (r.machine.tensor_gflops > 0) machine.emplace_back("tensor_peak_gflops", r.machine.tensor_gflops);
   return json::Object{{"machine", std::move(machine)}, {"workloads", std::move(ws)}, {"pipeline", std::move(ps)}};
 }
 
@@ -231,6 +233,10 @@ std::string to_table(const BenchReport& r) {
                 r.machine.device.c_str(), r.machine.threads, r.machine.peak_gflops, r.machine.isa.c_str(),
                 r.machine.bandwidth_gbs);
   out += line;
+  if (r.machine.tensor_gflops > 0) {
+    std::snprintf(line, sizeof line, "tensor cores: half mma.sync %.1f GFLOPS\n", r.machine.tensor_gflops);
+    out.insert(out.size() - 1, line);  // before the blank line
+  }
   std::snprintf(line, sizeof line, "%-19s %10s %9s %8s %6s %6s %11s %9s %8s %9s %8s\n", "workload", "opt ms", "GFLOPS",
                 "GB/s", "%peak", "%bw", "noopt ms", "speed-up", "kernels", "first ms", "(cc ms)");
   out += line;

@@ -25,6 +25,7 @@ struct MachineResult {
   int threads = 1;
   double peak_gflops = 0;
   double bandwidth_gbs = 0;
+  double tensor_gflops = 0;  // GPUs with tensor cores: half mma rate (gpu_probe.h); else 0
   std::string isa;  // what the peak loop used ("avx2+fma" or "scalar")
 };
 

@@ -29,6 +29,23 @@ const char* kCudaCopy = R"(extern "C" __global__ void __launch_bounds__(256) lou
   for (int i = blockIdx.x * 256 + threadIdx.x; i < n4; i += gridDim.x * 256) dst[i] = src[i];
 })";
 
+// Four independent accumulator sets per warp keep the tensor cores busy (an mma's latency is several
+// issues); the operands are halves of 1.0, so the sums stay finite.
+const char* kCudaMma = R"(extern "C" __global__ void __launch_bounds__(256) loupe_probe_mma(float* out, const int iters) {
+  unsigned a0 = 0x3c003c00u, a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0;
+  float c[4][4] = {};
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                   : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+  float s = 0.0f;
+  for (int j = 0; j < 4; j++) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
+  out[blockIdx.x * 256 + threadIdx.x] = s;
+})";
+
 RenderedKernel probe_kernel(const std::string& name, const char* source, int nbufs, const std::string& var, int64_t var_max,
                             int64_t blocks) {
   RenderedKernel k;
@@ -68,6 +85,17 @@ std::optional<GpuPeaks> measure_gpu_peaks(Device& dev) {
     mem.free(out, bytes);
     double flops = static_cast<double>(blocks) * 256 * iters * 16 * 8 * 2;
     r.fp32_gflops = flops / s * 1e-9;
+  }
+  if (dev.renderer().caps().tensor_cores) {
+    const int64_t blocks = 132 * 16;
+    const int iters = 1024;
+    auto prog = dev.compile(probe_kernel("loupe_probe_mma", kCudaMma, 1, "iters", 1 << 20, blocks));
+    size_t bytes = static_cast<size_t>(blocks) * 256 * sizeof(float);
+    void* out = mem.alloc(bytes);
+    double s = best_seconds(*prog, {out}, iters, 5);
+    mem.free(out, bytes);
+    double flops = static_cast<double>(blocks) * (256 / 32) * iters * 4 * (2.0 * 16 * 8 * 16);
+    r.tensor_gflops = flops / s * 1e-9;
   }
   {
     const int64_t n4 = int64_t(1) << 26;  // 1 GiB per array
