@@ -12,7 +12,7 @@ of the whole call, which on a GPU is mostly Python. Inputs are realized before t
 realizes it (so schedule and cached kernels count, as in Loupe's bench), best of --runs after one
 warm-up run. FLOPs and bytes are the workloads' nominal counts (not tinygrad's estimates).
 """
-import argparse, json, os, sys, time
+import argparse, json, math, os, sys, time
 
 def workloads(Tensor):
   def mm(n):
@@ -35,12 +35,46 @@ def workloads(Tensor):
     from tinygrad import dtypes
     a, b = Tensor.rand(n, n, dtype=dtypes.half).realize(), Tensor.rand(n, n, dtype=dtypes.half).realize()
     return (lambda: a @ b), 2 * n ** 3, 3 * 2 * n * n
+  def transformer_block():  # as Loupe's workloads.cpp: pre-LN block, seq 128, dim 768, 12 heads, MLP 3072
+    seq, dim, heads, hd, mlp = 128, 768, 12, 64, 3072
+    r = lambda *s, scale=1.0: ((Tensor.rand(*s) * 2 - 1) * scale).realize()
+    x, ln1w, ln1b = r(seq, dim), r(dim, scale=0.1) + 1, r(dim, scale=0.1)
+    wqkv, bqkv, wo, bo = r(dim, 3 * dim, scale=0.02), r(3 * dim, scale=0.02), r(dim, dim, scale=0.02), r(dim, scale=0.02)
+    ln2w, ln2b = r(dim, scale=0.1) + 1, r(dim, scale=0.1)
+    w1, b1, w2, b2 = r(dim, mlp, scale=0.02), r(mlp, scale=0.02), r(mlp, dim, scale=0.02), r(dim, scale=0.02)
+    def ln(t, w, b):
+      c = t - t.mean(-1, keepdim=True)
+      return c * ((c * c).mean(-1, keepdim=True) + 1e-5).rsqrt() * w + b
+    def gelu(t): return 0.5 * t * (1 + ((2 / math.pi) ** 0.5 * (t + 0.044715 * t * t * t)).tanh())
+    def run():
+      qkv = ln(x, ln1w, ln1b) @ wqkv + bqkv
+      q, k, v = [qkv.shrink((None, (i * dim, (i + 1) * dim))).reshape(seq, heads, hd).permute(1, 0, 2) for i in range(3)]
+      att = (q @ k.transpose(-1, -2) * (1 / hd ** 0.5)).softmax(-1)
+      o = (att @ v).permute(1, 0, 2).reshape(seq, dim)
+      h = x + o @ wo + bo
+      return h + gelu(ln(h, ln2w, ln2b) @ w1 + b1) @ w2 + b2
+    flops = 2 * seq * dim * (3 * dim + dim + 2 * mlp) + 4 * heads * seq * seq * hd
+    return run, flops, 4 * (dim * (4 * dim + 2 * mlp) + 2 * seq * dim)
+  def cnn_train_step():  # conv 1->8, relu, conv 8->16, relu, linear 9216->10, SGD, batch 32
+    x = Tensor.rand(32, 1, 28, 28).realize()
+    labels = Tensor.eye(10)[[i % 10 for i in range(32)]].realize()
+    w1 = (Tensor.rand(8, 1, 3, 3) * 0.3).realize()
+    w2 = (Tensor.rand(16, 8, 3, 3) * 0.1).realize()
+    w3 = (Tensor.rand(9216, 10) * 0.01).realize()
+    def run():
+      ws = [w.detach().requires_grad_() for w in (w1, w2, w3)]
+      h = x.conv2d(ws[0]).relu().conv2d(ws[1]).relu().reshape(32, 9216)
+      loss = -((h @ ws[2]).log_softmax(-1) * labels).sum(-1).mean()
+      loss.backward()
+      return Tensor.cat(*[(w - 0.01 * w.grad).flatten() for w in ws])  # one realize for all three
+    return run, 3 * 2 * 32 * (8 * 26 * 26 * 9 + 16 * 24 * 24 * 72 + 9216 * 10), 4 * (9216 * 10 * 2)
   return {
     "matmul_256": lambda: mm(256), "matmul_512": lambda: mm(512), "matmul_1024": lambda: mm(1024),
     "add_16m": lambda: ew(lambda a, b: a + b, 2), "fused_16m": lambda: ew(lambda a, b, c: (a * b + c).relu(), 3),
     "sum_16m": lambda: ew(lambda a: a.sum(), 1), "rowsum_4096": lambda: rows(1), "colsum_4096": lambda: rows(0),
     "softmax_4096x1024": softmax, "conv2d_resnet": conv,
     "matmul_4096": lambda: mm(4096), "matmul_4096_float16": lambda: mm_half(4096),
+    "transformer_block": transformer_block, "cnn_train_step": cnn_train_step,
   }
 
 def main():
