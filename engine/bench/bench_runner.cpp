@@ -60,54 +60,58 @@ double run_kernels(const Schedule& s, int64_t& kernels_ran) {
   return static_cast<double>(c.time_sum_ns.load() - t0) * 1e-9;
 }
 
-// The first (cold) call of a variant: schedule, plan, compile (or load from the compile cache), run; then
-// a second warm-up, which lets the CPU runtime chunk split loops by their measured time. Returns the
-// variant without timings and its warm time.
-VariantResult prepare_variant(const OutputBuilder& build, const Device& dev, bool noopt, double& warm) {
+// A variant after its first (cold) call: schedule, plan, compile (or load from the compile cache), run;
+// then a second warm-up, which lets the CPU runtime chunk split loops by their measured time.
+struct PreparedVariant {
+  VariantResult r;  // everything but the timings
+  int64_t ops = 0, mem = 0;
+  double warm = 0;  // kernel seconds of the last warm-up
+};
+
+PreparedVariant prepare_variant(const OutputBuilder& build, const Device& dev, bool noopt) {
   NooptScope scope(noopt);
-  VariantResult r;
+  PreparedVariant p;
+  VariantResult& r = p.r;
   const auto* cpu = dynamic_cast<const CpuDevice*>(&dev);
   double cc0 = cpu ? cpu->compiler_seconds() : 0;
   double first0 = wall_now();
   Schedule s = create_schedule(uops_of(build()));
   int64_t ran = 0;
-  warm = run_kernels(s, ran);
+  p.warm = run_kernels(s, ran);
   r.first_seconds = wall_now() - first0;
   r.compile_seconds = cpu ? cpu->compiler_seconds() - cc0 : 0;
   r.kernels = static_cast<int64_t>(s.items.size());
   if (ran != r.kernels) throw InternalError(cat("ran ", ran, " kernels of a schedule of ", r.kernels));
-  int64_t ops = 0, mem = 0;
   for (const ScheduleItem& item : s.items) {
     KernelPlan plan = plan_kernel(item.ast, dev.renderer(), noopt);
     r.names.push_back(plan.name);
-    ops += plan.estimates.ops;
-    mem += plan.estimates.mem;
+    p.ops += plan.estimates.ops;
+    p.mem += plan.estimates.mem;
   }
-  r.gflops = static_cast<double>(ops);  // totals until finish_variant divides by the time
-  r.gbs = static_cast<double>(mem);
-  if (warm < 1.0) warm = run_kernels(create_schedule(uops_of(build())), ran);
-  return r;
+  if (p.warm < 1.0) p.warm = run_kernels(create_schedule(uops_of(build())), ran);
+  return p;
 }
 
-void finish_variant(VariantResult& r, const std::vector<double>& times) {
+VariantResult finish_variant(PreparedVariant p, const std::vector<double>& times) {
+  VariantResult r = std::move(p.r);
   r.runs = static_cast<int>(times.size());
   r.seconds = median(times);
   double s_safe = std::max(r.seconds, 1e-12);
-  r.gflops = r.gflops / s_safe * 1e-9;
-  r.gbs = r.gbs / s_safe * 1e-9;
+  r.gflops = static_cast<double>(p.ops) / s_safe * 1e-9;
+  r.gbs = static_cast<double>(p.mem) / s_safe * 1e-9;
+  return r;
 }
 
 // Optimized and NOOPT, their timed runs interleaved: whatever drifts during a measurement (caches, page
 // reuse, clocks) drifts for both. Measured one after the other, the first variant ran up to 25% slower
 // on identical code.
 void measure_variants(const OutputBuilder& build, const Device& dev, const BenchOptions& opts, WorkloadResult& wr) {
-  double warm[2] = {0, 0};
-  VariantResult* v[2] = {&wr.opt, &wr.noopt};
-  for (int i = 0; i < 2; i++) *v[i] = prepare_variant(build, dev, i == 1, warm[i]);
+  PreparedVariant v[2] = {prepare_variant(build, dev, false), prepare_variant(build, dev, true)};
   int runs[2];
   for (int i = 0; i < 2; i++) {
+    double warm = v[i].warm;
     runs[i] = std::max(1, opts.runs);
-    if (warm[i] > 0) runs[i] = std::clamp(static_cast<int>(opts.budget_seconds / warm[i]), std::min(runs[i], warm[i] < 3.0 ? 3 : 1), runs[i]);
+    if (warm > 0) runs[i] = std::clamp(static_cast<int>(opts.budget_seconds / warm), std::min(runs[i], warm < 3.0 ? 3 : 1), runs[i]);
   }
   std::vector<double> times[2];
   while (static_cast<int>(times[0].size()) < runs[0] || static_cast<int>(times[1].size()) < runs[1])
@@ -117,7 +121,8 @@ void measure_variants(const OutputBuilder& build, const Device& dev, const Bench
       int64_t ran = 0;
       times[i].push_back(run_kernels(create_schedule(uops_of(build())), ran));
     }
-  for (int i = 0; i < 2; i++) finish_variant(*v[i], times[i]);
+  wr.opt = finish_variant(std::move(v[0]), times[0]);
+  wr.noopt = finish_variant(std::move(v[1]), times[1]);
 }
 
 // schedule -> optimize -> lower -> render for every kernel, CPU time of this thread (median of 3
@@ -252,14 +257,15 @@ json::Value to_json(const BenchReport& r) {
 std::string to_table(const BenchReport& r) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "machine: %s, %d threads, FP32 FMA peak %.1f GFLOPS (%s), copy bandwidth %.1f GB/s\n\n",
+  std::snprintf(line, sizeof line, "machine: %s, %d threads, FP32 FMA peak %.1f GFLOPS (%s), copy bandwidth %.1f GB/s\n",
                 r.machine.device.c_str(), r.machine.threads, r.machine.peak_gflops, r.machine.isa.c_str(),
                 r.machine.bandwidth_gbs);
   out += line;
   if (r.machine.tensor_gflops > 0) {
     std::snprintf(line, sizeof line, "tensor cores: half mma.sync %.1f GFLOPS\n", r.machine.tensor_gflops);
-    out.insert(out.size() - 1, line);  // before the blank line
+    out += line;
   }
+  out += "\n";
   std::snprintf(line, sizeof line, "%-19s %10s %9s %8s %6s %6s %11s %9s %8s %9s %8s\n", "workload", "opt ms", "GFLOPS",
                 "GB/s", "%peak", "%bw", "noopt ms", "speed-up", "kernels", "first ms", "(cc ms)");
   out += line;

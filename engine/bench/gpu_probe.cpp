@@ -69,35 +69,29 @@ double best_seconds(Program& p, const std::vector<void*>& bufs, int64_t var, int
   return best;
 }
 
+// GFLOPS of a compute probe: `blocks` blocks of 256 threads, `flops_per_block` per iteration.
+double compute_gflops(Device& dev, const char* name, const char* source, int64_t blocks, int iters, double flops_per_block) {
+  auto prog = dev.compile(probe_kernel(name, source, 1, "iters", 1 << 20, blocks));
+  Allocator& mem = dev.allocator();
+  size_t bytes = static_cast<size_t>(blocks) * 256 * sizeof(float);
+  void* out = mem.alloc(bytes);
+  double s = best_seconds(*prog, {out}, iters, 5);
+  mem.free(out, bytes);
+  return static_cast<double>(blocks) * iters * flops_per_block / s * 1e-9;
+}
+
 } // namespace
 
 std::optional<GpuPeaks> measure_gpu_peaks(Device& dev) {
   if (dev.renderer().caps().device != "CUDA") return std::nullopt;
   GpuPeaks r;
-  Allocator& mem = dev.allocator();
+  // many waves on any current GPU (an H100 has 132 SMs); per iteration a thread does 16 x 8 FMAs, a warp
+  // 4 mmas of 16x8x16
+  r.fp32_gflops = compute_gflops(dev, "loupe_probe_fma", kCudaFma, 132 * 32, 256, 256 * 16 * 8 * 2.0);
+  if (dev.renderer().caps().tensor_cores)
+    r.tensor_gflops = compute_gflops(dev, "loupe_probe_mma", kCudaMma, 132 * 16, 1024, (256 / 32) * 4 * (2.0 * 16 * 8 * 16));
   {
-    const int64_t blocks = 132 * 32;  // many waves on any current GPU (an H100 has 132 SMs)
-    const int iters = 256;
-    auto prog = dev.compile(probe_kernel("loupe_probe_fma", kCudaFma, 1, "iters", 1 << 20, blocks));
-    size_t bytes = static_cast<size_t>(blocks) * 256 * sizeof(float);
-    void* out = mem.alloc(bytes);
-    double s = best_seconds(*prog, {out}, iters, 5);
-    mem.free(out, bytes);
-    double flops = static_cast<double>(blocks) * 256 * iters * 16 * 8 * 2;
-    r.fp32_gflops = flops / s * 1e-9;
-  }
-  if (dev.renderer().caps().tensor_cores) {
-    const int64_t blocks = 132 * 16;
-    const int iters = 1024;
-    auto prog = dev.compile(probe_kernel("loupe_probe_mma", kCudaMma, 1, "iters", 1 << 20, blocks));
-    size_t bytes = static_cast<size_t>(blocks) * 256 * sizeof(float);
-    void* out = mem.alloc(bytes);
-    double s = best_seconds(*prog, {out}, iters, 5);
-    mem.free(out, bytes);
-    double flops = static_cast<double>(blocks) * (256 / 32) * iters * 4 * (2.0 * 16 * 8 * 16);
-    r.tensor_gflops = flops / s * 1e-9;
-  }
-  {
+    Allocator& mem = dev.allocator();
     const int64_t n4 = int64_t(1) << 26;  // 1 GiB per array
     size_t bytes = static_cast<size_t>(n4) * 16;
     auto prog = dev.compile(probe_kernel("loupe_probe_copy", kCudaCopy, 2, "n4", n4, 132 * 16));

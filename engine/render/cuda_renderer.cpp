@@ -115,7 +115,7 @@ CHelper wmma_helper(const CUDARenderer& r, const std::string& kind, DType in) {
   for (int i = 0; i < 4; i++) pack += cat("a[", i, "] = ", bits(cat("a", 2 * i)), " | (", bits(cat("a", 2 * i + 1)), " << 16); ");
   for (int i = 0; i < 2; i++) pack += cat("b[", i, "] = ", bits(cat("b", 2 * i)), " | (", bits(cat("b", 2 * i + 1)), " << 16); ");
   std::string code = cat(
-      "static __device__ __forceinline__ float4 ", name, "(", params, ") {\n  unsigned a[4], b[2];\n  ", pack,
+      r.lang().helper_prefix, " float4 ", name, "(", params, ") {\n  unsigned a[4], b[2];\n  ", pack,
       "\n  float4 d;\n  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.", bf16 ? "bf16.bf16" : "f16.f16",
       ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\"\n"
       "      : \"=f\"(d.x), \"=f\"(d.y), \"=f\"(d.z), \"=f\"(d.w)\n"

@@ -50,15 +50,16 @@ const PatternMatcher& movement_to_views() {
 // A reduce of many elements into few outputs leaves most of the machine idle (one thread, or one
 // work-group, per output). Like tinygrad's split_reduceop: when each output reduces 131072 or more
 // elements (tinygrad 0.10.2 splits from 32768; 0.13 keeps a 65536-element sum in one kernel, and at that
-// size one kernel takes microseconds), one reduced axis is split by a divisor d (256 down to 8, at most 2^22 partial results) and
-// reduced in two kernels: d partial results per output, then those. The partials are realized
-// (CONTIGUOUS), else the second reduce would fuse the first back in as a nested loop. The first reduce is
-// not split again (tinygrad's sum of 2^24 is two kernels too).
+// size one kernel takes microseconds), one reduced axis is split by a divisor d (256 down to 8, at most
+// 2^22 partial results) and reduced in two kernels: d partial results per output, then those. The
+// partials are realized (CONTIGUOUS), else the second reduce would fuse the first back in as a nested
+// loop. The first reduce is not split again (tinygrad's sum of 2^24 is two kernels too); the second
+// reduces d <= 256 elements per output, far below the threshold.
 constexpr int64_t kSplitReduceThreshold = 1 << 17;
 
 struct SplitContext {
   ShapeMemo& shapes;
-  std::unordered_set<const UOp*> made;  // reduces this pass created
+  std::unordered_set<const UOp*> made;  // first halves of splits this pass created
 };
 
 const PatternMatcher& split_big_reduces() {
@@ -70,29 +71,32 @@ const PatternMatcher& split_big_reduces() {
         const Shape in = ctx.shapes.of(x), out = ctx.shapes.of(r);
         int64_t n_out = numel(out);
         if (n_out == 0 || numel(in) / n_out < kSplitReduceThreshold) return nullptr;
-        std::vector<int64_t> axes;
-        for (const Arg& a : r->arg.as_tuple()[1].as_tuple()) axes.push_back(a.as_int());
-        for (int64_t axis : axes)
-          for (int64_t d = std::min<int64_t>(256, (int64_t(1) << 22) / n_out); d >= 8; d--) {
-            if (in[axis] % d) continue;
-            Shape split = in;
-            split[axis] = in[axis] / d;
-            split.insert(split.begin() + axis, d);
-            std::vector<int64_t> order;  // the split-off axis last: the second kernel reads it contiguously
-            for (int64_t i = 0; i < static_cast<int64_t>(split.size()); i++)
-              if (i != axis) order.push_back(i);
-            order.push_back(axis);
-            DType dt = x->dtype;
-            UOpPtr v = UOp::make(Ops::PERMUTE, dt, {UOp::make(Ops::RESHAPE, dt, {x}, Arg::ints(split))}, Arg::ints(order));
-            UOpPtr first = UOp::make(Ops::REDUCE_AXIS, dt, {v}, r->arg);
-            ctx.made.insert(first.get());
-            UOpPtr partial = UOp::make(Ops::CONTIGUOUS, dt, {first});
-            Arg last(Arg::Tuple{r->arg.as_tuple()[0], Arg::ints({static_cast<int64_t>(out.size())})});
-            UOpPtr total = UOp::make(Ops::REDUCE_AXIS, dt, {partial}, last);
-            ctx.made.insert(total.get());
-            return UOp::make(Ops::RESHAPE, dt, {total}, Arg::ints(out));
+        auto largest_divisor = [&](int64_t n) -> int64_t {
+          for (int64_t d = std::min<int64_t>(256, (int64_t(1) << 22) / n_out); d >= 8; d--)
+            if (n % d == 0) return d;
+          return 0;
+        };
+        int64_t axis = -1, d = 0;  // the first reduced axis with a divisor in range
+        for (int64_t a : r->arg.as_tuple()[1].as_ints())
+          if ((d = largest_divisor(in[a])) != 0) {
+            axis = a;
+            break;
           }
-        return nullptr;
+        if (axis < 0) return nullptr;
+        Shape split = in;
+        split[axis] = in[axis] / d;
+        split.insert(split.begin() + axis, d);
+        std::vector<int64_t> order;  // the split-off axis last: the second kernel reads it contiguously
+        for (int64_t i = 0; i < static_cast<int64_t>(split.size()); i++)
+          if (i != axis) order.push_back(i);
+        order.push_back(axis);
+        DType dt = x->dtype;
+        UOpPtr v = UOp::make(Ops::PERMUTE, dt, {UOp::make(Ops::RESHAPE, dt, {x}, Arg::ints(split))}, Arg::ints(order));
+        UOpPtr first = UOp::make(Ops::REDUCE_AXIS, dt, {v}, r->arg);
+        ctx.made.insert(first.get());
+        Arg last(Arg::Tuple{r->arg.as_tuple()[0], Arg::ints({static_cast<int64_t>(out.size())})});
+        UOpPtr total = UOp::make(Ops::REDUCE_AXIS, dt, {UOp::make(Ops::CONTIGUOUS, dt, {first})}, last);
+        return UOp::make(Ops::RESHAPE, dt, {total}, Arg::ints(out));
       }),
   };
   return pm;
