@@ -1,6 +1,7 @@
 #include "codegen/expander.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
@@ -8,12 +9,6 @@
 namespace loupe {
 
 namespace {
-
-bool depends_on(const UOpPtr& u, const UOp* r) {
-  for (const UOp* x : u->toposort())
-    if (x == r) return true;
-  return false;
-}
 
 int64_t extent(const UOp* r) { return r->src[0]->const_int(); }
 
@@ -54,34 +49,90 @@ UOpPtr unroll_reduce(const Match& m) {
   return UOp::make(Ops::ASSIGN, assign->dtype, {new_acc, chain});
 }
 
-// Each store that depends on upcast axes becomes one store per combination of their values.
-UOpPtr upcast_stores(const Match& m) {
-  const auto& axes = m.ctx<ExpandAxes>();
-  const UOpPtr& sink = m.root();
-  UOpList out;
-  bool changed = false;
-  // axis order, not address order: the same kernel always comes out the same
-  std::vector<const UOp*> upcast(axes.upcast.begin(), axes.upcast.end());
-  std::sort(upcast.begin(), upcast.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
-  for (const UOpPtr& store : sink->src) {
-    std::vector<UOpPtr> copies{store};
-    for (const UOp* r : upcast) {
-      std::vector<UOpPtr> next;
-      for (const UOpPtr& c : copies) {
-        if (!depends_on(c, r)) {
-          next.push_back(c);
-          continue;
-        }
-        changed = true;
-        for (int64_t k = 0; k < extent(r); k++) next.push_back(substitute(c, {{r->ptr(), UOp::cnst_int(r->dtype, k)}}));
-      }
-      copies = std::move(next);
-    }
-    out.insert(out.end(), copies.begin(), copies.end());
+// The lanes of every node over the upcast axes it depends on, built once per node from its sources'
+// lanes (a whole-graph substitution per lane cost the size of the graph for every lane).
+class LaneExpansion {
+public:
+  explicit LaneExpansion(const ExpandAxes& axes) {
+    for (const UOp* r : axes.upcast) axes_.push_back(r);
+    // axis order, not address order: the same kernel always comes out the same
+    std::sort(axes_.begin(), axes_.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
+    LOUPE_ASSERT(axes_.size() <= 32, "a kernel with ", axes_.size(), " upcast axes");
   }
-  if (!changed) return nullptr;
-  return UOp::make(Ops::SINK, dtypes::void_, out, sink->arg);
-}
+
+  // Each store that depends on upcast axes -> one store per combination of their values, first axis
+  // outermost; nullptr if no store does.
+  UOpPtr expand_sink(const UOpPtr& sink) {
+    UOpList out;
+    bool changed = false;
+    for (const UOpPtr& store : sink->src) {
+      const Lanes& l = lanes(store);
+      changed = changed || l.mask != 0;
+      out.insert(out.end(), l.values.begin(), l.values.end());
+    }
+    if (!changed) return nullptr;
+    return UOp::make(Ops::SINK, dtypes::void_, out, sink->arg);
+  }
+
+private:
+  struct Lanes {
+    uint32_t mask = 0;     // the upcast axes (bits in axis order) the node depends on
+    UOpList values;        // one per combination of those axes' values, first axis outermost
+  };
+
+  const Lanes& lanes(const UOpPtr& u) {
+    if (auto it = memo_.find(u.get()); it != memo_.end()) return it->second;
+    Lanes l;
+    auto axis = std::find(axes_.begin(), axes_.end(), u.get());
+    if (axis != axes_.end()) {
+      l.mask = 1u << (axis - axes_.begin());
+      for (int64_t k = 0; k < extent(u.get()); k++) l.values.push_back(UOp::cnst_int(u->dtype, k));
+    } else {
+      std::vector<const Lanes*> srcs;
+      for (const UOpPtr& s : u->src) {
+        srcs.push_back(&lanes(s));
+        l.mask |= srcs.back()->mask;
+      }
+      if (l.mask == 0) {
+        l.values = {u};
+      } else {
+        for (size_t combo = 0; combo < combinations(l.mask); combo++) {
+          UOpList src;
+          for (const Lanes* s : srcs) src.push_back(s->values[project(combo, l.mask, s->mask)]);
+          l.values.push_back(UOp::make(u->op, u->dtype, std::move(src), u->arg));
+        }
+      }
+    }
+    return memo_.emplace(u.get(), std::move(l)).first->second;
+  }
+
+  size_t combinations(uint32_t mask) const {
+    size_t n = 1;
+    for (size_t i = 0; i < axes_.size(); i++)
+      if (mask >> i & 1) n *= static_cast<size_t>(extent(axes_[i]));
+    return n;
+  }
+
+  // The index, among the combinations of `sub`'s axes, of combination `combo` of `mask`'s axes.
+  size_t project(size_t combo, uint32_t mask, uint32_t sub) const {
+    size_t out = 0, scale = 1;
+    for (size_t i = axes_.size(); i-- > 0;) {
+      if (!(mask >> i & 1)) continue;
+      size_t n = static_cast<size_t>(extent(axes_[i])), digit = combo % n;
+      combo /= n;
+      if (sub >> i & 1) {
+        out += digit * scale;
+        scale *= n;
+      }
+    }
+    return out;
+  }
+
+  std::vector<const UOp*> axes_;
+  std::unordered_map<const UOp*, Lanes> memo_;
+};
+
+UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }
 
 // After upcasting, an accumulator's lane values sit in its sources; they move to its arg so the
 // sources are only the init value and loops again (and lanes stay distinct accumulators).

@@ -40,6 +40,7 @@ struct KernelTarget {
   bool has_local = false, has_shared = false;
   int64_t shared_max = 0;
   bool tensor_cores = false;  // mma.sync m16n8k16 for half and bfloat16 (CUDA sm_80 and newer)
+  int vector_registers = 16;  // CPU: how many accumulators a register tile may hold
 };
 
 // A TC opt (see tensor_core.cpp): one warp computes a 16x8 tile of the output over K steps of 16 with

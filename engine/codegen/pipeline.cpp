@@ -6,6 +6,7 @@
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
 #include "codegen/transcendental.h"
+#include "codegen/vectorizer.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/symbolic.h"
 
@@ -13,7 +14,7 @@ namespace loupe {
 
 Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer) {
   const RendererCaps& caps = renderer.caps();
-  return Kernel(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores});
+  return Kernel(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores, caps.vector_registers});
 }
 
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) {
@@ -45,6 +46,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   auto it = late_rules.find(caps.device);
   if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
   simplified = graph_rewrite(simplified, it->second, {.name = "transcendental and late rewrites"});
+  simplified = vectorize_stores(simplified, VectorTarget{caps.vector_bytes, caps.vector_ops});
   plan.linear = linearize(simplified);
   plan.rendered = renderer.render(plan.name, plan.linear);
   plan.estimates = estimate_linear(plan.linear);

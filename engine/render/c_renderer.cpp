@@ -16,6 +16,14 @@ OpSet c_native_ops() {
 }
 
 namespace {
+int host_vector_registers() {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  return __builtin_cpu_supports("avx512vl") ? 32 : 16;
+#else
+  return 32;  // AArch64 NEON
+#endif
+}
+
 RendererCaps c_caps() {
   RendererCaps c;
   c.device = "CPU";
@@ -24,6 +32,10 @@ RendererCaps c_caps() {
   c.supports_float4 = true;
   c.code_for_op = c_native_ops();
   c.splits_outer_loop = true;
+  c.vector_bytes = 32;  // AVX2: 8 floats
+  c.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::NEG, Ops::MULACC, Ops::RECIP};
+  // kernels are compiled with -march=native: AVX-512VL gives the AVX2 code 32 registers instead of 16
+  c.vector_registers = host_vector_registers();
   return c;
 }
 

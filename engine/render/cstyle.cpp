@@ -178,6 +178,15 @@ private:
   std::string scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs);
   std::string explicit_fma(Ops op, DType m, const std::vector<Operand>& xs);
   std::string value_expr(const UOp* u);
+  // A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
+  bool vector_operator(const UOp* u) const {
+    if (u->dtype.count == 1 || !is_alu(u->op) || !R.caps().vector_ops.has(u->op)) return false;
+    DType e = u->dtype.scalar();  // half and bfloat16 compute in float, lane by lane
+    if (e != dtypes::float32 && e != dtypes::float64 && e != dtypes::int32 && e != dtypes::int64) return false;
+    // a scalar of the element type joins by broadcast, which C vector extensions do implicitly
+    return std::all_of(u->src.begin(), u->src.end(),
+                       [&](const UOpPtr& s) { return s->dtype == u->dtype || s->dtype == u->dtype.scalar(); });
+  }
   std::string index_expr(const UOp* u);
   const UOp* buffer_of(const UOp* u) const;
   void declare(const UOp* u, const std::string& prefix, const std::string& expr);
@@ -206,7 +215,7 @@ void KernelWriter::analyze() {
     if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos_[u]);
     if (u->op == Ops::STORE) mutable_[buffer_of(u->src[0].get())] = true;
     // A vector value read lane by lane needs a name, unless its lanes can be spelled directly.
-    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && (is_alu(u->op) || u->op == Ops::CAST));
+    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || u->op == Ops::CAST));
     if (lanewise)
       for (const UOpPtr& s : u->src)
         if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE &&
@@ -496,7 +505,7 @@ std::string KernelWriter::value_expr(const UOp* u) {
     return vec_literal(t, lanes);
   }
   LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
-  if (n == 1) {
+  if (n == 1 || vector_operator(u)) {  // a vector operator spells the same as its scalar op
     std::vector<Operand> xs;
     for (const UOpPtr& s : u->src) xs.push_back(operand(s.get()));
     return scalar_alu(u, u->op, t.scalar(), xs);

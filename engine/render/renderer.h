@@ -26,6 +26,11 @@ struct RendererCaps {
   bool splits_outer_loop = false;
   // mma.sync m16n8k16 (WMMA ops, the TC opt) for half and bfloat16: CUDA on sm_80 and newer.
   bool tensor_cores = false;
+  // Vector registers of this many bytes (0: none): the vectorizer joins the upcast lanes of a store
+  // into vector loads, stores and the ALU ops in vector_ops, which the renderer spells as operators.
+  int vector_bytes = 0;
+  OpSet vector_ops;
+  int vector_registers = 16;  // of vector_bytes each: bounds a CPU register tile
 };
 
 // A buffer parameter: DEFINE_GLOBAL index, pointer dtype, and whether the kernel writes it.

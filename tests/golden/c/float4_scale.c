@@ -3,8 +3,7 @@ void float4_scale(float* restrict data0, const float* restrict data1, const int 
   for (int ridx0 = loop_start; ridx0 < loop_end; ridx0++) {
     int alu0 = (ridx0*4);
     float4 val0 = *((const float4*)((data1+alu0)));
-    float4 alu1 = (float4){(val0[0]*2.0f),(val0[1]*2.0f),(val0[2]*2.0f),(val0[3]*2.0f)};
     float cast0 = ((float)ridx0);
-    *((float4*)((data0+alu0))) = (float4){(alu1[0]+cast0),(alu1[1]+cast0),(alu1[2]+cast0),(alu1[3]+cast0)};
+    *((float4*)((data0+alu0))) = ((val0*(float4){2.0f,2.0f,2.0f,2.0f})+(float4){cast0,cast0,cast0,cast0});
   }
 }

@@ -1,0 +1,259 @@
+#include "codegen/vectorizer.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_set>
+
+#include "rewrite/graph_rewrite.h"
+
+namespace loupe {
+
+namespace {
+
+bool vector_element(DType t) {
+  if (t.is_ptr || t.count != 1) return false;
+  return t == dtypes::float32 || t == dtypes::float64 || t == dtypes::int32 || t == dtypes::int64;
+}
+
+// A lane's address as (base, constant offset): symbolic leaves `base + c` with the constant last.
+struct IndexParts {
+  const UOp* base = nullptr;  // null: the address is the constant alone
+  int64_t offset = 0;
+};
+
+IndexParts split_index(const UOpPtr& idx) {
+  if (idx->op == Ops::CONST) return {nullptr, idx->const_int()};
+  if (idx->op == Ops::ADD && idx->src[1]->op == Ops::CONST) return {idx->src[0].get(), idx->src[1]->const_int()};
+  return {idx.get(), 0};
+}
+
+class Vectorizer {
+public:
+  explicit Vectorizer(const VectorTarget& t) : target_(t) {}
+
+  // Runs of stores to consecutive addresses -> vector stores; nullptr when there is none.
+  UOpPtr run(const UOpPtr& sink) {
+    struct Key {
+      const UOp *buf, *base, *gate;
+      DType dtype;
+      bool operator<(const Key& o) const {
+        return std::tie(buf, base, gate, dtype.scalar_type) < std::tie(o.buf, o.base, o.gate, o.dtype.scalar_type);
+      }
+    };
+    std::map<Key, std::vector<std::pair<int64_t, size_t>>> groups;  // -> (offset, position in the sink)
+    for (size_t i = 0; i < sink->src.size(); i++) {
+      const UOpPtr& st = sink->src[i];
+      if (st->op != Ops::STORE || st->src[0]->op != Ops::INDEX || !vector_element(st->src[1]->dtype)) continue;
+      IndexParts p = split_index(st->src[0]->src[1]);
+      const UOp* gate = st->src.size() > 2 ? st->src[2].get() : nullptr;
+      groups[{st->src[0]->src[0].get(), p.base, gate, st->src[1]->dtype}].push_back({p.offset, i});
+    }
+    // each store position -> the vector store that replaces it (first lane) or nothing (other lanes)
+    std::map<size_t, UOpPtr> replaced;
+    for (auto& [key, lanes] : groups) {
+      std::sort(lanes.begin(), lanes.end());
+      int item = key.dtype.itemsize();
+      int widest = target_.vector_bytes / item, narrowest = std::max(2, 16 / item);
+      size_t start = 0;
+      while (start < lanes.size()) {
+        size_t end = start + 1;  // a run of consecutive offsets
+        while (end < lanes.size() && lanes[end].first == lanes[end - 1].first + 1) end++;
+        for (size_t pos = start; end - pos >= static_cast<size_t>(narrowest);) {
+          int w = widest;
+          while (static_cast<size_t>(w) > end - pos) w /= 2;
+          if (w < narrowest) break;
+          UOpList stores;
+          for (int k = 0; k < w; k++) stores.push_back(sink->src[lanes[pos + k].second]);
+          replaced[lanes[pos].second] = vector_store(stores);
+          for (int k = 1; k < w; k++) replaced[lanes[pos + k].second] = nullptr;
+          pos += w;
+        }
+        start = end;
+      }
+    }
+    if (replaced.empty()) return nullptr;
+    UOpList out;
+    for (size_t i = 0; i < sink->src.size(); i++) {
+      auto it = replaced.find(i);
+      if (it == replaced.end()) out.push_back(sink->src[i]);
+      else if (it->second) out.push_back(it->second);
+    }
+    UOpPtr result = UOp::make(Ops::SINK, dtypes::void_, std::move(out), sink->arg);
+    // a lane's reduce result still read on its own takes its lane of the vector accumulator instead of
+    // running the reduce a second time
+    return assign_lanes_.empty() ? result : substitute(result, assign_lanes_);
+  }
+
+private:
+  UOpPtr vector_store(const UOpList& stores) {
+    UOpList indices, values;
+    for (const UOpPtr& s : stores) {
+      indices.push_back(s->src[0]);
+      values.push_back(s->src[1]);
+    }
+    UOpList src{vector_pointer(indices), vec(values)};
+    if (stores[0]->src.size() > 2) src.push_back(stores[0]->src[2]);
+    return UOp::make(Ops::STORE, dtypes::void_, std::move(src));
+  }
+
+  // INDEXes of consecutive elements of one buffer -> a pointer to a vector at the first, else null.
+  static UOpPtr consecutive_pointer(const UOpList& indices) {
+    const UOpPtr& first = indices[0];
+    if (first->op != Ops::INDEX) return nullptr;
+    IndexParts p0 = split_index(first->src[1]);
+    for (size_t k = 1; k < indices.size(); k++) {
+      const UOpPtr& ix = indices[k];
+      if (ix->op != Ops::INDEX || ix->src[0] != first->src[0]) return nullptr;
+      IndexParts p = split_index(ix->src[1]);
+      if (p.base != p0.base || p.offset != p0.offset + static_cast<int64_t>(k)) return nullptr;
+    }
+    return vector_pointer(indices);
+  }
+
+  static UOpPtr vector_pointer(const UOpList& indices) {
+    DType ptr = indices[0]->dtype;
+    DType vt = ptr.base().vec(static_cast<int>(indices.size())).ptr(-1, ptr.local);
+    return UOp::make(Ops::CAST, vt, {indices[0]});
+  }
+
+  // The vector of these scalar lanes, joined where the lanes allow it, packed otherwise.
+  UOpPtr vec(const UOpList& lanes) {
+    std::vector<const UOp*> key;
+    for (const UOpPtr& l : lanes) key.push_back(l.get());
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    UOpPtr v = join(lanes);
+    if (!v) v = pack(lanes);
+    memo_[key] = v;
+    return v;
+  }
+
+  // Lanes with no vector form, packed into one. Lanes of one value op (a MAX, a select, a cast) still
+  // read their sources from the sources' vectors, so what lies below them (a reduce, loads) is joined.
+  UOpPtr pack(const UOpList& lanes) {
+    const UOpPtr& a = lanes[0];
+    DType vt = a->dtype.vec(static_cast<int>(lanes.size()));
+    bool value_op = is_alu(a->op) || a->op == Ops::CAST || a->op == Ops::BITCAST;
+    for (const UOpPtr& l : lanes)
+      value_op = value_op && l->op == a->op && l->dtype == a->dtype && l->src.size() == a->src.size() && l->arg == a->arg;
+    if (!value_op || a->dtype.count != 1) return UOp::make(Ops::VECTORIZE, vt, lanes);
+    std::vector<UOpPtr> vectors;  // per source: its joined vector, or null to keep the scalar lanes
+    for (size_t i = 0; i < a->src.size(); i++) {
+      UOpList column;
+      for (const UOpPtr& l : lanes) column.push_back(l->src[i]);
+      bool uniform = std::all_of(column.begin(), column.end(), [&](const UOpPtr& x) { return x == column[0]; });
+      UOpPtr v = uniform ? nullptr : vec(column);
+      bool computed = v && v->op != Ops::VECTORIZE && v->op != Ops::VCONST && v->op != Ops::CONST;
+      vectors.push_back(computed ? v : nullptr);
+    }
+    UOpList out;
+    for (size_t k = 0; k < lanes.size(); k++) {
+      UOpList src;
+      for (size_t i = 0; i < a->src.size(); i++)
+        src.push_back(vectors[i] ? gep(vectors[i], k) : lanes[k]->src[i]);
+      out.push_back(UOp::make(a->op, a->dtype, std::move(src), a->arg));
+    }
+    return UOp::make(Ops::VECTORIZE, vt, std::move(out));
+  }
+
+  static UOpPtr gep(const UOpPtr& v, size_t k) {
+    return UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(static_cast<int64_t>(k))}));
+  }
+
+  // Sources of a vector ALU op; one value on every lane stays scalar (the renderer broadcasts it).
+  UOpList alu_sources(const UOpList& lanes) {
+    UOpList out;
+    for (size_t i = 0; i < lanes[0]->src.size(); i++) {
+      UOpList column;
+      for (const UOpPtr& l : lanes) column.push_back(l->src[i]);
+      bool uniform = std::all_of(column.begin(), column.end(), [&](const UOpPtr& x) { return x == column[0]; });
+      out.push_back(uniform ? column[0] : vec(column));
+    }
+    return out;
+  }
+
+  UOpPtr join(const UOpList& lanes) {
+    const UOpPtr& a = lanes[0];
+    int n = static_cast<int>(lanes.size());
+    DType vt = a->dtype.vec(n);
+    bool same_node = std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l == a; });
+    if (same_node) return a->op == Ops::CONST ? UOp::make(Ops::CONST, vt, {}, a->arg) : nullptr;  // a broadcast
+    if (!vector_element(a->dtype)) return nullptr;
+    for (const UOpPtr& l : lanes)
+      if (l->op != a->op || l->dtype != a->dtype || l->src.size() != a->src.size()) return nullptr;
+    auto same_source = [&](size_t i) {
+      return std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l->src[i] == a->src[i]; });
+    };
+    switch (a->op) {
+    case Ops::CONST: {
+      Arg::Tuple values;
+      for (const UOpPtr& l : lanes) values.push_back(l->arg);
+      return UOp::make(Ops::VCONST, vt, {}, Arg(std::move(values)));
+    }
+    case Ops::LOAD: {  // (INDEX) or (INDEX, alt, gate) with one gate for every lane
+      if (a->src.size() != 1 && !(a->src.size() == 3 && same_source(2))) return nullptr;
+      UOpList indices;
+      for (const UOpPtr& l : lanes) indices.push_back(l->src[0]);
+      UOpPtr ptr = consecutive_pointer(indices);
+      if (!ptr) return nullptr;
+      UOpList src{ptr};
+      if (a->src.size() == 3) {
+        UOpList alts;
+        for (const UOpPtr& l : lanes) alts.push_back(l->src[1]);
+        src.push_back(vec(alts));
+        src.push_back(a->src[2]);
+      }
+      return UOp::make(Ops::LOAD, vt, std::move(src));
+    }
+    case Ops::DEFINE_ACC: {  // the same loops and start value: one accumulator, a lane each
+      for (size_t i = 0; i < a->src.size(); i++)
+        if (!same_source(i)) return nullptr;
+      Arg::Tuple ids;
+      for (const UOpPtr& l : lanes) ids.push_back(l->arg);
+      UOpList src{UOp::make(Ops::CONST, vt, {}, a->src[0]->arg)};
+      if (a->src[0]->op != Ops::CONST) src[0] = vec(UOpList(n, a->src[0]));
+      src.insert(src.end(), a->src.begin() + 1, a->src.end());
+      return UOp::make(Ops::DEFINE_ACC, vt, std::move(src), Arg(std::move(ids)));
+    }
+    case Ops::ASSIGN: {
+      UOpList accs;
+      for (const UOpPtr& l : lanes) accs.push_back(l->src[0]);
+      UOpPtr acc = vec(accs);
+      if (acc->op != Ops::DEFINE_ACC) return nullptr;
+      UOpList updates;
+      for (const UOpPtr& l : lanes) updates.push_back(l->src[1]);
+      UOpPtr update = vec(updates);
+      // an update that packs a lane's own scalar accumulator cannot become the vector's
+      std::unordered_set<const UOp*> scalar_accs;
+      for (const UOpPtr& x : accs) scalar_accs.insert(x.get());
+      for (const UOp* x : update->toposort())
+        if (scalar_accs.count(x)) return nullptr;
+      UOpPtr assign = UOp::make(Ops::ASSIGN, vt, {acc, update});
+      for (int k = 0; k < n; k++) assign_lanes_[lanes[k]] = gep(assign, static_cast<size_t>(k));
+      return assign;
+    }
+    default:
+      if (!is_alu(a->op) || !target_.alu_ops.has(a->op)) return nullptr;
+      for (const UOpPtr& l : lanes)
+        if (!(l->arg == a->arg)) return nullptr;
+      return UOp::make(a->op, vt, alu_sources(lanes), a->arg);
+    }
+  }
+
+  const VectorTarget& target_;
+  std::map<std::vector<const UOp*>, UOpPtr> memo_;
+  UOpMap<UOpPtr> assign_lanes_;  // scalar lane of a joined reduce -> GEP of the vector one
+};
+
+UOpPtr join_stores(const Match& m) { return Vectorizer(m.ctx<VectorTarget>()).run(m.root()); }
+
+} // namespace
+
+UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
+  if (target.vector_bytes == 0) return sink;
+  static const PatternMatcher pm{rule("join_stores", UPat::op_any_src(Ops::SINK), join_stores)};
+  VectorTarget ctx = target;
+  return graph_rewrite(sink, pm, {.ctx = &ctx, .name = "vectorize stores"});
+}
+
+} // namespace loupe

@@ -1,0 +1,22 @@
+// The vectorizer: after the expander, the lanes of an upcast axis are separate scalar stores to
+// consecutive addresses. This pass joins each run of them into one vector store and carries the vector
+// down the stored value: consecutive loads become one vector load, the same ALU op on every lane one
+// vector op, the lanes' accumulators one vector accumulator. What cannot be joined (a gather, a
+// transcendental, a select) is packed lane by lane, each lane reading its sources' vectors where
+// those were joined.
+#pragma once
+#include "ir/ops.h"
+#include "ir/uop.h"
+
+namespace loupe {
+
+struct VectorTarget {
+  int vector_bytes = 0;  // width of a vector register; runs are cut to it (and to at least 16 bytes)
+  OpSet alu_ops;         // ALU ops the backend computes on whole vectors
+};
+
+// Applies to a lowered kernel (a SINK of STOREs after expansion and simplification). A target with
+// vector_bytes 0 leaves the kernel as it is.
+UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target);
+
+} // namespace loupe

@@ -1,0 +1,136 @@
+// The vectorizer of the C backend: register tiles come out as vector loads, stores and vector FMAs;
+// what cannot be joined (gated loads that differ per lane, selects, transcendentals, max) is packed
+// from scalars. Differential: every kernel gives bit for bit the same output as the same plan
+// rendered without vectors, run on the same inputs.
+#include <QtTest>
+
+#include <cstring>
+#include <functional>
+
+#include "codegen/pipeline.h"
+#include "codegen/vectorizer.h"
+#include "render/c_renderer.h"
+#include "runtime/device.h"
+#include "schedule/schedule.h"
+#include "tensor/tensor.h"
+
+using namespace loupe;
+
+namespace {
+
+// The C backend with the vectorizer off, for the differential check.
+class ScalarCRenderer : public CRenderer {
+public:
+  ScalarCRenderer() { caps_.vector_bytes = 0; }
+};
+
+using Build = std::function<Tensor()>;
+
+UOpPtr last_ast(const Tensor& t) { return create_schedule({t.uop()}).items.back().ast; }
+
+// Runs a rendered kernel on deterministic float inputs; returns the output buffer's bits.
+std::vector<uint32_t> run_bits(const RenderedKernel& rk) {
+  Device& cpu = get_device("CPU");
+  auto prg = cpu.compile(rk);
+  std::vector<std::vector<float>> bufs;
+  std::vector<void*> ptrs;
+  for (const BufferParam& b : rk.buffers) {
+    std::vector<float> v(static_cast<size_t>(b.dtype.ptr_size));
+    for (size_t i = 0; i < v.size(); i++) v[i] = static_cast<float>((i * 331 + b.index * 17) % 1009) / 7.0f - 50.0f;
+    bufs.push_back(std::move(v));
+  }
+  for (auto& v : bufs) ptrs.push_back(v.data());
+  prg->run(ptrs, {}, rk.global, rk.local);
+  std::vector<uint32_t> out(bufs[0].size());
+  std::memcpy(out.data(), bufs[0].data(), out.size() * 4);
+  return out;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+} // namespace
+
+Q_DECLARE_METATYPE(Build)
+
+class TestVectorizer : public QObject {
+  Q_OBJECT
+private slots:
+  void c_backend_has_vectors() {
+    const RendererCaps& c = CRenderer().caps();
+    QCOMPARE(c.vector_bytes, 32);
+    QVERIFY(c.vector_ops.has(Ops::ADD) && c.vector_ops.has(Ops::MUL));
+    QVERIFY(!c.vector_ops.has(Ops::MAX));  // its NaN rule needs a select, which C vectors lack
+  }
+
+  // A matmul's register tile: vector accumulators, vector loads of the contiguous operand, the other
+  // operand broadcast as a scalar, vector FMAs written as operators and vector stores.
+  void matmul_tile_is_vector_code() {
+    Tensor x = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64}));
+    KernelPlan p = plan_kernel(last_ast(x), CRenderer(), false);
+    const std::string& src = p.rendered.source;
+    QVERIFY2(contains(src, "typedef float float8 __attribute__((aligned(4),vector_size(32)));"), src.c_str());
+    QVERIFY2(contains(src, "float8 acc0 = (float8){0.0f,0.0f,0.0f,0.0f,0.0f,0.0f,0.0f,0.0f};"), src.c_str());
+    QVERIFY2(contains(src, "float8 val1 = *((const float8*)((data2+"), src.c_str());
+    QVERIFY2(contains(src, "acc0 = (acc0+(val0*val1)+"), src.c_str());  // clang contracts each a*b+c
+    QVERIFY2(contains(src, "*((float8*)((data0+"), src.c_str());
+    QVERIFY2(!contains(src, "(float8){(val"), src.c_str());  // no lane-by-lane arithmetic
+    // the plan is the same work: 2*64^3 flops, each load and store counted with all its lanes
+    QCOMPARE(p.estimates.ops, int64_t(2) * 64 * 64 * 64);
+  }
+
+  void lanes_that_cannot_join_are_packed() {
+    // a select per lane after the reduce: the accumulator is a vector, the relu is per lane
+    Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).relu();
+    std::string src = plan_kernel(last_ast(x), CRenderer(), false).rendered.source;
+    QVERIFY2(contains(src, "float8 acc0"), src.c_str());
+    QVERIFY2(contains(src, "acc0[7]"), src.c_str());        // the lanes read back for the MAX
+    QVERIFY2(contains(src, "*((float8*)((data0+"), src.c_str());  // stored as one vector again
+  }
+
+  void a_kernel_without_upcasts_is_unchanged() {
+    Tensor x = Tensor::empty({1000}) + Tensor::empty({1000});
+    UOpPtr ast = last_ast(x);
+    QCOMPARE(plan_kernel(ast, CRenderer(), false).rendered.source.find("float8"), std::string::npos);
+  }
+
+  void same_bits_as_scalar_code_data() {
+    QTest::addColumn<Build>("build");
+    QTest::addColumn<bool>("vectorized");
+    QTest::newRow("matmul 64x64x64") << Build([] { return Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})); }) << true;
+    QTest::newRow("matmul 40x72x48") << Build([] { return Tensor::empty({40, 72}).matmul(Tensor::empty({72, 48})); }) << true;
+    QTest::newRow("matmul bias relu") << Build([] {
+      return (Tensor::empty({64, 48}).matmul(Tensor::empty({48, 128})) + Tensor::empty({128})).relu();
+    }) << true;
+    QTest::newRow("column sum") << Build([] { return Tensor::empty({64, 256}).sum(0); }) << false;
+    QTest::newRow("padded conv") << Build([] {
+      return Tensor::empty({2, 3, 16, 16}).conv2d(Tensor::empty({16, 3, 3, 3}), {}, 1, {1}, {1}, {1});
+    }) << true;
+    QTest::newRow("softmax rows") << Build([] {
+      Tensor x = Tensor::empty({64, 96});
+      Tensor e = (x - x.max(1, true)).exp();
+      return e / e.sum(1, true);
+    }) << false;
+    QTest::newRow("batched matmul sub exp") << Build([] {
+      Tensor a = Tensor::empty({4, 16, 24}), b = Tensor::empty({4, 24, 32});
+      return (a.matmul(b) - Tensor::empty({4, 16, 1})).exp();
+    }) << true;
+  }
+  void same_bits_as_scalar_code() {
+    QFETCH(Build, build);
+    QFETCH(bool, vectorized);
+    Schedule s = create_schedule({build().uop()});
+    bool any_vector = false;
+    for (const ScheduleItem& item : s.items) {
+      KernelPlan vec = plan_kernel(item.ast, CRenderer(), false);
+      KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
+      QCOMPARE(vec.applied_opts, scalar.applied_opts);
+      QCOMPARE(scalar.rendered.source.find("float8"), std::string::npos);
+      any_vector = any_vector || contains(vec.rendered.source, "float8") || contains(vec.rendered.source, "float4");
+      QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), vec.rendered.source.c_str());
+    }
+    if (vectorized) QVERIFY(any_vector);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestVectorizer)
+#include "tst_vectorizer.moc"
