@@ -96,7 +96,7 @@ private:
       if (is_kernel_reduce(n, ctx)) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
       // A reduce read at another index (broadcast back, reshaped, inside another reduce): it runs as its
       // own loop over its input's index space; src[1] maps the enclosing index space to its output.
-      if (nested_.on_nested) nested_.on_nested(n.get(), recompute_factor(ctx));
+      if (nested_.on_nested) nested_.on_nested(n.get(), recompute_factor(ctx, numel(shapes_.of(n))));
       return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
     case Ops::CONTIGUOUS:
@@ -141,8 +141,10 @@ private:
 
   // How often a nested reduce read through ctx is computed per value it produces: the sizes of the
   // enclosing loops its index does not use, outside the innermost loop it does use (all of them, when
-  // each kernel element is a thread).
-  int64_t recompute_factor(const ShapeTracker& ctx) const {
+  // each kernel element is a thread). An index that uses every loop can still take few values (a batch
+  // index behind divisions and modulos), so it is also at least the iterations around the reduce over
+  // its `distinct` output values.
+  int64_t recompute_factor(const ShapeTracker& ctx, int64_t distinct) const {
     const sints& shape = ctx.shape();
     UOpList ranges;
     for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].as_int(), int64_t(i)));
@@ -152,11 +154,13 @@ private:
       for (const UOp* x : e->toposort())
         if (x->op == Ops::RANGE) used.insert(x);
     std::vector<int64_t> loops = loop_axes(shape.size());
-    int64_t factor = 1, pending = 1;
+    int64_t factor = 1, pending = 1, iterations = 1, around = 1;
     for (int64_t a : loops) {
+      iterations *= shape[a].as_int();
       if (used.count(ranges[a].get())) {
         factor *= pending;
         pending = 1;
+        around = iterations;
       } else {
         pending *= shape[a].as_int();
       }
@@ -165,8 +169,9 @@ private:
       factor = 1;
       for (size_t a = 0; a < shape.size(); a++)
         if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
+      around = iterations;
     }
-    return factor;
+    return std::max(factor, distinct > 0 ? around / distinct : 1);
   }
 
   const std::function<UOpPtr(const UOp*)>& realized_;

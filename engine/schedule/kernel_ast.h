@@ -17,8 +17,9 @@ struct KernelAst {
 };
 
 // How nested reduces may form. A nested reduce is recomputed for every combination of the enclosing
-// axes its index does not use that lie outside its loop; on_nested gets that factor and may throw to
-// veto the fusion (the scheduler then realizes that reduce).
+// axes its index does not use that lie outside its loop, and at least as often as the iterations
+// around it exceed its distinct values; on_nested gets that factor and may throw to veto the fusion
+// (the scheduler then realizes that reduce).
 struct NestedReduceOptions {
   bool threads_per_element = false;  // GPU-style: every element of the kernel is its own thread
   std::function<void(const UOp* reduce, int64_t recompute_factor)> on_nested;

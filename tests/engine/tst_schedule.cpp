@@ -76,6 +76,21 @@ private slots:
     QCOMPARE(kernel_names({Tensor::arange(131101).cast(dtypes::float32).sum()}).size(), size_t(1));
   }
 
+  // s[k % 32] read inside a reduce over k: the index uses the only loop, yet each of the 32 sums
+  // would be recomputed 6 times (6 * 32 * 9216 adds over the budget): s gets its own kernel
+  void nested_reduce_with_few_values_behind_a_modulo_is_realized() {
+    Tensor a = Tensor::arange(32 * 9216).mod(Tensor(5)).cast(dtypes::float32).reshape({32, 9216});
+    Tensor s = a.sum(1);
+    Tensor spread = s.reshape({32, 1}).expand({32, 6}).permute({1, 0}).reshape({192});
+    Tensor out = (spread * Tensor::arange(192).mod(Tensor(3)).cast(dtypes::float32)).sum();
+    QCOMPARE(kernel_names({out}).size(), size_t(2));
+    std::vector<double> row(32, 0.0);
+    for (int64_t i = 0; i < 32 * 9216; i++) row[i / 9216] += double(i % 5);
+    double want = 0;
+    for (int64_t k = 0; k < 192; k++) want += row[k % 32] * double(k % 3);
+    QCOMPARE(out.to_vector().at(0), want);  // integers below 2^24 all the way: exact
+  }
+
   void nested_reduce_values_match_two_passes() {
     const int64_t R = 7, C = 12;
     Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;
