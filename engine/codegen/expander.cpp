@@ -99,11 +99,25 @@ private:
         for (size_t combo = 0; combo < combinations(l.mask); combo++) {
           UOpList src;
           for (const Lanes* s : srcs) src.push_back(s->values[project(combo, l.mask, s->mask)]);
-          l.values.push_back(UOp::make(u->op, u->dtype, std::move(src), u->arg));
+          l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
+                                                      : UOp::make(u->op, u->dtype, std::move(src), u->arg));
         }
       }
     }
     return memo_.emplace(u.get(), std::move(l)).first->second;
+  }
+
+  // An accumulator's lane: the values of its upcast axes move from its sources to its arg, so the
+  // sources are the init value and loops again (and lanes stay distinct accumulators).
+  UOpPtr accumulator_lane(const UOpPtr& acc, UOpList src) const {
+    UOpList kept{src[0]};
+    Arg::Tuple arg = acc->arg.as_tuple();
+    for (size_t i = 1; i < src.size(); i++) {
+      bool axis = std::find(axes_.begin(), axes_.end(), acc->src[i].get()) != axes_.end();
+      if (axis) arg.push_back(Arg(src[i]->const_int()));
+      else kept.push_back(src[i]);
+    }
+    return UOp::make(Ops::DEFINE_ACC, acc->dtype, std::move(kept), Arg(std::move(arg)));
   }
 
   size_t combinations(uint32_t mask) const {
@@ -134,25 +148,6 @@ private:
 
 UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }
 
-// After upcasting, an accumulator's lane values sit in its sources; they move to its arg so the
-// sources are only the init value and loops again (and lanes stay distinct accumulators).
-UOpPtr lanes_to_arg(const Match& m) {
-  const UOpPtr& acc = m.root();
-  UOpList src{acc->src[0]};
-  Arg::Tuple arg = acc->arg.as_tuple();
-  bool moved = false;
-  for (size_t i = 1; i < acc->src.size(); i++) {
-    if (acc->src[i]->op == Ops::CONST) {
-      arg.push_back(Arg(acc->src[i]->const_int()));
-      moved = true;
-    } else {
-      src.push_back(acc->src[i]);
-    }
-  }
-  if (!moved) return nullptr;
-  return UOp::make(Ops::DEFINE_ACC, acc->dtype, std::move(src), Arg(std::move(arg)));
-}
-
 const PatternMatcher& expander_rules() {
   static const PatternMatcher pm{
       rule("unroll_reduce", UPat::op_any_src(Ops::ASSIGN), unroll_reduce),
@@ -161,18 +156,12 @@ const PatternMatcher& expander_rules() {
   return pm;
 }
 
-const PatternMatcher& acc_lane_rules() {
-  static const PatternMatcher pm{rule("accumulator_lanes_to_arg", UPat::op_any_src(Ops::DEFINE_ACC), lanes_to_arg)};
-  return pm;
-}
-
 } // namespace
 
 UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes) {
   if (axes.upcast.empty() && axes.unroll.empty()) return sink;
   ExpandAxes ctx = axes;
-  UOpPtr expanded = graph_rewrite(sink, expander_rules(), {.ctx = &ctx, .name = "expander"});
-  return graph_rewrite(expanded, acc_lane_rules(), {.name = "accumulator lanes"});
+  return graph_rewrite(sink, expander_rules(), {.ctx = &ctx, .name = "expander"});
 }
 
 } // namespace loupe

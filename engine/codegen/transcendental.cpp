@@ -40,7 +40,6 @@ UOpPtr band(const UOpPtr& a, const UOpPtr& b) { return bin(Ops::AND, a, b); }
 UOpPtr bor(const UOpPtr& a, const UOpPtr& b) { return bin(Ops::OR, a, b); }
 UOpPtr shl(const UOpPtr& a, int k) { return bin(Ops::SHL, a, CI(a->dtype, k)); }
 UOpPtr shr(const UOpPtr& a, int k) { return bin(Ops::SHR, a, CI(a->dtype, k)); }
-UOpPtr shr_var(const UOpPtr& a, const UOpPtr& amount) { return bin(Ops::SHR, a, amount); }
 UOpPtr neg(const UOpPtr& a) { return UOp::make(Ops::NEG, a->dtype, {a}); }
 UOpPtr less(const UOpPtr& a, const UOpPtr& b) { return UOp::make(Ops::CMPLT, dtypes::bool_.vec(a->dtype.count), {a, b}); }
 UOpPtr noteq(const UOpPtr& a, const UOpPtr& b) { return UOp::make(Ops::CMPNE, dtypes::bool_.vec(a->dtype.count), {a, b}); }
@@ -48,7 +47,6 @@ UOpPtr sel(const UOpPtr& c, const UOpPtr& a, const UOpPtr& b) { return UOp::make
 UOpPtr to(const UOpPtr& a, DType d) { return a->dtype == d ? a : UOp::make(Ops::CAST, d, {a}); }
 UOpPtr bits(const UOpPtr& a, DType d) { return UOp::make(Ops::BITCAST, d, {a}); }
 UOpPtr lo32(const UOpPtr& a) { return band(a, CI(a->dtype, 0xffffffffll)); }
-UOpPtr hi32(const UOpPtr& a) { return shr(a, 32); }
 
 // a + b = s + e exactly (Knuth's TwoSum; no ordering assumption).
 std::pair<UOpPtr, UOpPtr> two_sum(const UOpPtr& a, const UOpPtr& b) {
@@ -321,6 +319,14 @@ PatternMatcher transcendental_rules(const OpSet& supported) {
                          }),
                          [](const Match& m) { return xpow(m["b"], m["e"]); }));
   return PatternMatcher(rules);
+}
+
+bool needs_transcendental_rules(const UOpPtr& sink, const OpSet& supported) {
+  for (const UOp* u : sink->toposort()) {
+    bool approximated = u->op == Ops::EXP2 || u->op == Ops::LOG2 || u->op == Ops::SIN || u->op == Ops::SQRT || u->op == Ops::POW;
+    if (approximated && !supported.has(u->op)) return true;
+  }
+  return false;
 }
 
 } // namespace loupe

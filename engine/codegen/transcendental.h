@@ -31,5 +31,7 @@ UOpPtr xpow(const UOpPtr& base, const UOpPtr& exponent);
 // Rewrites EXP2, LOG2, SIN, SQRT (as x**0.5) and POW on the dtypes above into the functions above,
 // for each of those ops that `supported_ops` (a renderer's code_for_op) lacks.
 PatternMatcher transcendental_rules(const OpSet& supported_ops);
+// Whether the graph has an op those rules would rewrite.
+bool needs_transcendental_rules(const UOpPtr& sink, const OpSet& supported_ops);
 
 } // namespace loupe
