@@ -137,20 +137,23 @@ private:
     for (const UOpPtr& l : lanes)
       value_op = value_op && l->op == a->op && l->dtype == a->dtype && l->src.size() == a->src.size() && l->arg == a->arg;
     if (!value_op || a->dtype.count != 1) return UOp::make(Ops::VECTORIZE, vt, lanes);
-    std::vector<UOpPtr> vectors;  // per source: its joined vector, or null to keep the scalar lanes
+    // per source: its vector (a lane of a joined one is read with GEP, a packed one's rebuilt lanes are
+    // taken as they are), or null to keep the scalar lanes
+    std::vector<UOpPtr> vectors;
     for (size_t i = 0; i < a->src.size(); i++) {
       UOpList column;
       for (const UOpPtr& l : lanes) column.push_back(l->src[i]);
       bool uniform = std::all_of(column.begin(), column.end(), [&](const UOpPtr& x) { return x == column[0]; });
       UOpPtr v = uniform ? nullptr : vec(column);
-      bool computed = v && v->op != Ops::VECTORIZE && v->op != Ops::VCONST && v->op != Ops::CONST;
-      vectors.push_back(computed ? v : nullptr);
+      vectors.push_back(v && v->op != Ops::VCONST && v->op != Ops::CONST ? v : nullptr);
     }
     UOpList out;
     for (size_t k = 0; k < lanes.size(); k++) {
       UOpList src;
-      for (size_t i = 0; i < a->src.size(); i++)
-        src.push_back(vectors[i] ? gep(vectors[i], k) : lanes[k]->src[i]);
+      for (size_t i = 0; i < a->src.size(); i++) {
+        const UOpPtr& v = vectors[i];
+        src.push_back(!v ? lanes[k]->src[i] : v->op == Ops::VECTORIZE ? v->src[k] : gep(v, k));
+      }
       out.push_back(UOp::make(a->op, a->dtype, std::move(src), a->arg));
     }
     return UOp::make(Ops::VECTORIZE, vt, std::move(out));
