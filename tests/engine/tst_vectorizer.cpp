@@ -56,7 +56,8 @@ class TestVectorizer : public QObject {
   Q_OBJECT
 private slots:
   void c_backend_has_vectors() {
-    const RendererCaps& c = CRenderer().caps();
+    CRenderer renderer;
+    const RendererCaps& c = renderer.caps();
     QCOMPARE(c.vector_bytes, 32);
     QVERIFY(c.vector_ops.has(Ops::ADD) && c.vector_ops.has(Ops::MUL));
     QVERIFY(!c.vector_ops.has(Ops::MAX));  // its NaN rule needs a select, which C vectors lack
