@@ -316,6 +316,27 @@ void Kernel::hand_coded_optimizations() {
     size_t a = first_reduce() - 1;
     if (s[a] % 4 == 0 && s[a] > 4) try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
   }
+  // A CPU kernel without a reduce of its own whose nested reduce is read along every output axis runs
+  // that reduce once per output element (a weight gradient summing over the batch). Upcasting an axis
+  // by 4 computes the part of it that does not depend on the axis (the softmax backward) once for 4
+  // outputs. A nested reduce some axis does not read (a softmax's row max) already runs once outside
+  // that axis's loop: nothing to share, so nothing is upcast.
+  if (!target_.has_local && upcasted_ == 0 && !has_reduce() && has_nested_reduce()) {
+    std::vector<int64_t> s = full_shape();
+    auto read_along = [&](size_t b, size_t a) {
+      std::optional<int64_t> st = stride_of(b, a);
+      return !st || *st != 0;
+    };
+    bool per_element = false;
+    for (size_t b = 0; b < nbufs; b++) {
+      if (!is_nested_reduce(bufs_[b].get())) continue;
+      bool every_axis = true;
+      for (size_t a = 0; a < first_reduce(); a++) every_axis = every_axis && (s[a] == 1 || read_along(b, a));
+      per_element = per_element || every_axis;
+    }
+    for (size_t a = first_reduce(); per_element && a-- > 0;)
+      if (s[a] % 4 == 0 && s[a] > 4 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4})) break;
+  }
   if (target_.has_local) apply_local_heuristic();
 }
 

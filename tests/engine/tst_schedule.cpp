@@ -91,6 +91,28 @@ private slots:
     QCOMPARE(out.to_vector().at(0), want);  // integers below 2^24 all the way: exact
   }
 
+  // An SGD update of a weight whose gradient sums over the batch: the gradient is a nested reduce read
+  // along both output axes, so each weight would recompute the exp of the batch's logits; the CPU
+  // heuristic upcasts an axis by 4 to share it. A softmax's row reduces are not read along the column
+  // axis (they run once per row already): no upcast there.
+  void nested_reduce_per_output_element_gets_an_upcast() {
+    Tensor h = Tensor::empty({32, 64}), logits = Tensor::empty({32, 10}), w = Tensor::empty({64, 10});
+    Tensor grad = logits.exp().transpose(0, 1).matmul(h).transpose(0, 1);  // (10, 64) read transposed
+    Schedule s = create_schedule({(w - grad * Tensor(0.01)).uop()});
+    QCOMPARE(s.items.size(), size_t(1));
+    Kernel k(s.items[0].ast);
+    QVERIFY(k.has_nested_reduce());
+    k.hand_coded_optimizations();
+    QCOMPARE(k.applied_opts().size(), size_t(1));
+    QCOMPARE(k.applied_opts()[0].str(), std::string("Opt(op=OptOps.UPCAST, axis=0, arg=4)"));
+    Tensor x = Tensor::empty({64, 96});
+    Tensor e = (x - x.max(1, true)).exp();
+    Schedule soft = create_schedule({(e / e.sum(1, true)).uop()});
+    Kernel ks(soft.items.back().ast);
+    ks.hand_coded_optimizations();
+    QVERIFY(ks.applied_opts().empty());
+  }
+
   void nested_reduce_values_match_two_passes() {
     const int64_t R = 7, C = 12;
     Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;
