@@ -283,9 +283,14 @@ void Kernel::hand_coded_optimizations() {
       if (st && *st > 0 && (!contiguous || *st < contiguous->first)) contiguous = std::make_pair(*st, a);
     }
     std::vector<int64_t> s = full_shape();
-    if (contiguous && s[contiguous->second] % 4 == 0 && s[contiguous->second] > 4 &&
-        try_opt({OptOp::UPCAST, static_cast<int64_t>(contiguous->second), 4})) {
-      upcast_product *= 4;
+    // by 4 (a 4x16 tile), else by 2 (an output row of 56 = 14 * 4 in a conv: 4x8)
+    int64_t grow = 0;
+    for (int64_t amt : {4, 2})
+      if (!grow && contiguous && s[contiguous->second] % amt == 0 && s[contiguous->second] > amt &&
+          try_opt({OptOp::UPCAST, static_cast<int64_t>(contiguous->second), amt}))
+        grow = amt;
+    if (grow) {
+      upcast_product *= grow;
       cpu_tile = true;
       // With 32 vector registers the tile doubles its rows to 8x16: 16 accumulators, and each column
       // panel of the broadcast operand is read half as often (matmul_1024: 108 -> 174 GFLOPS)
