@@ -108,6 +108,9 @@ private slots:
     QTest::newRow("padded conv") << Build([] {
       return Tensor::empty({2, 3, 16, 16}).conv2d(Tensor::empty({16, 3, 3, 3}), {}, 1, {1}, {1}, {1});
     }) << true;
+    QTest::newRow("padded conv, 24-wide rows") << Build([] {  // 24 = 6 * 4: the row grows by 2, 8 lanes
+      return Tensor::empty({2, 8, 24, 24}).conv2d(Tensor::empty({16, 8, 3, 3}), {}, 1, {1}, {1}, {1});
+    }) << true;
     QTest::newRow("softmax rows") << Build([] {
       Tensor x = Tensor::empty({64, 96});
       Tensor e = (x - x.max(1, true)).exp();
