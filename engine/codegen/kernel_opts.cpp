@@ -272,6 +272,24 @@ void Kernel::hand_coded_optimizations() {
     upcast_axes.insert(best->axis);
     upcast_product *= best->amt;
   }
+  // CPU: a reduce kernel whose output axis is too small for 3 or 4 to divide (a classifier's 10 classes)
+  // and has a loaded operand broadcast along it upcasts that axis whole, so the operand is loaded once
+  // for all of it instead of once per output
+  if (!target_.has_local && has_reduce() && upcast_axes.empty()) {
+    std::vector<int64_t> s = full_shape();
+    for (size_t a = 0; a < first_reduce(); a++) {
+      if (s[a] < 5 || s[a] > 16 || s[a] % 4 == 0 || s[a] % 3 == 0) continue;
+      bool broadcast = false;
+      for (size_t b = 0; b < nbufs; b++) {
+        auto st = stride_of(b, a);
+        broadcast = broadcast || (st && *st == 0 && bufs_[b]->op == Ops::LOAD);
+      }
+      if (broadcast && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 0})) {
+        upcast_product *= s[a];
+        break;
+      }
+    }
+  }
   // CPU (no work-groups; clang vectorizes the upcast lanes into AVX registers): a 4x4 tile leaves the
   // FMA units idle, so a two-axis tile grows along its contiguous output axis to 4x16, and its reduce is
   // still unrolled by 4. BEAM=2 picks exactly this for matmul_1024 (4.7x the 4x4 tile's GFLOPS).

@@ -113,6 +113,16 @@ private slots:
     QVERIFY(ks.applied_opts().empty());
   }
 
+  // A classifier head, (32 x 512) @ (512 x 10): 10 divides by neither 3 nor 4, so the CPU heuristic
+  // upcasts the class axis whole (the input row is loaded once for all 10 classes)
+  void small_output_axis_with_a_broadcast_operand_is_upcast_whole() {
+    Tensor logits = Tensor::empty({32, 512}).matmul(Tensor::empty({512, 10}));
+    Kernel k(create_schedule({logits.uop()}).items.back().ast);
+    k.hand_coded_optimizations();
+    QVERIFY(!k.applied_opts().empty());
+    QCOMPARE(k.applied_opts()[0].str(), std::string("Opt(op=OptOps.UPCAST, axis=1, arg=0)"));
+  }
+
   void nested_reduce_values_match_two_passes() {
     const int64_t R = 7, C = 12;
     Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;

@@ -104,6 +104,9 @@ private slots:
     QTest::newRow("matmul bias relu") << Build([] {
       return (Tensor::empty({64, 48}).matmul(Tensor::empty({48, 128})) + Tensor::empty({128})).relu();
     }) << true;
+    QTest::newRow("classifier head 32x512x10") << Build([] {  // 10 classes upcast whole: a run of 8 + 2
+      return Tensor::empty({32, 512}).matmul(Tensor::empty({512, 10}));
+    }) << true;
     QTest::newRow("column sum") << Build([] { return Tensor::empty({64, 256}).sum(0); }) << false;
     QTest::newRow("padded conv") << Build([] {
       return Tensor::empty({2, 3, 16, 16}).conv2d(Tensor::empty({16, 3, 3, 3}), {}, 1, {1}, {1}, {1});
