@@ -18,6 +18,7 @@ OpSet c_native_ops() {
 namespace {
 int host_vector_registers() {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  __builtin_cpu_init();  // idempotent; needed when asked from a static initializer
   return __builtin_cpu_supports("avx512vl") ? 32 : 16;
 #else
   return 32;  // AArch64 NEON
