@@ -5,15 +5,24 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
 
 namespace loupe {
 
 namespace {
 
-bool vector_element(DType t) {
-  if (t.is_ptr || t.count != 1) return false;
-  return t == dtypes::float32 || t == dtypes::float64 || t == dtypes::int32 || t == dtypes::int64;
+bool vector_element(DType t) { return !t.is_ptr && t.count == 1 && is_vector_alu_element(t); }
+
+// Source i of every lane.
+UOpList column(const UOpList& lanes, size_t i) {
+  UOpList out;
+  for (const UOpPtr& l : lanes) out.push_back(l->src[i]);
+  return out;
+}
+
+bool uniform(const UOpList& xs) {
+  return std::all_of(xs.begin(), xs.end(), [&](const UOpPtr& x) { return x == xs[0]; });
 }
 
 // A lane's address as (base, constant offset): symbolic leaves `base + c` with the constant last.
@@ -141,10 +150,8 @@ private:
     // taken as they are), or null to keep the scalar lanes
     std::vector<UOpPtr> vectors;
     for (size_t i = 0; i < a->src.size(); i++) {
-      UOpList column;
-      for (const UOpPtr& l : lanes) column.push_back(l->src[i]);
-      bool uniform = std::all_of(column.begin(), column.end(), [&](const UOpPtr& x) { return x == column[0]; });
-      UOpPtr v = uniform ? nullptr : vec(column);
+      UOpList c = column(lanes, i);
+      UOpPtr v = uniform(c) ? nullptr : vec(c);
       vectors.push_back(v && v->op != Ops::VCONST && v->op != Ops::CONST ? v : nullptr);
     }
     UOpList out;
@@ -167,10 +174,8 @@ private:
   UOpList alu_sources(const UOpList& lanes) {
     UOpList out;
     for (size_t i = 0; i < lanes[0]->src.size(); i++) {
-      UOpList column;
-      for (const UOpPtr& l : lanes) column.push_back(l->src[i]);
-      bool uniform = std::all_of(column.begin(), column.end(), [&](const UOpPtr& x) { return x == column[0]; });
-      out.push_back(uniform ? column[0] : vec(column));
+      UOpList c = column(lanes, i);
+      out.push_back(uniform(c) ? c[0] : vec(c));
     }
     return out;
   }
@@ -179,14 +184,11 @@ private:
     const UOpPtr& a = lanes[0];
     int n = static_cast<int>(lanes.size());
     DType vt = a->dtype.vec(n);
-    bool same_node = std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l == a; });
-    if (same_node) return a->op == Ops::CONST ? UOp::make(Ops::CONST, vt, {}, a->arg) : nullptr;  // a broadcast
+    if (uniform(lanes)) return a->op == Ops::CONST ? UOp::make(Ops::CONST, vt, {}, a->arg) : nullptr;  // a broadcast
     if (!vector_element(a->dtype)) return nullptr;
     for (const UOpPtr& l : lanes)
       if (l->op != a->op || l->dtype != a->dtype || l->src.size() != a->src.size()) return nullptr;
-    auto same_source = [&](size_t i) {
-      return std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l->src[i] == a->src[i]; });
-    };
+    auto same_source = [&](size_t i) { return uniform(column(lanes, i)); };
     switch (a->op) {
     case Ops::CONST: {
       Arg::Tuple values;
@@ -195,15 +197,11 @@ private:
     }
     case Ops::LOAD: {  // (INDEX) or (INDEX, alt, gate) with one gate for every lane
       if (a->src.size() != 1 && !(a->src.size() == 3 && same_source(2))) return nullptr;
-      UOpList indices;
-      for (const UOpPtr& l : lanes) indices.push_back(l->src[0]);
-      UOpPtr ptr = consecutive_pointer(indices);
+      UOpPtr ptr = consecutive_pointer(column(lanes, 0));
       if (!ptr) return nullptr;
       UOpList src{ptr};
       if (a->src.size() == 3) {
-        UOpList alts;
-        for (const UOpPtr& l : lanes) alts.push_back(l->src[1]);
-        src.push_back(vec(alts));
+        src.push_back(vec(column(lanes, 1)));
         src.push_back(a->src[2]);
       }
       return UOp::make(Ops::LOAD, vt, std::move(src));
@@ -219,13 +217,10 @@ private:
       return UOp::make(Ops::DEFINE_ACC, vt, std::move(src), Arg(std::move(ids)));
     }
     case Ops::ASSIGN: {
-      UOpList accs;
-      for (const UOpPtr& l : lanes) accs.push_back(l->src[0]);
+      UOpList accs = column(lanes, 0);
       UOpPtr acc = vec(accs);
       if (acc->op != Ops::DEFINE_ACC) return nullptr;
-      UOpList updates;
-      for (const UOpPtr& l : lanes) updates.push_back(l->src[1]);
-      UOpPtr update = vec(updates);
+      UOpPtr update = vec(column(lanes, 1));
       // an update that packs a lane's own scalar accumulator cannot become the vector's
       std::unordered_set<const UOp*> scalar_accs;
       for (const UOpPtr& x : accs) scalar_accs.insert(x.get());

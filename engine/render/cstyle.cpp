@@ -181,8 +181,7 @@ private:
   // A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
   bool vector_operator(const UOp* u) const {
     if (u->dtype.count == 1 || !is_alu(u->op) || !R.caps().vector_ops.has(u->op)) return false;
-    DType e = u->dtype.scalar();  // half and bfloat16 compute in float, lane by lane
-    if (e != dtypes::float32 && e != dtypes::float64 && e != dtypes::int32 && e != dtypes::int64) return false;
+    if (!is_vector_alu_element(u->dtype.scalar())) return false;
     // a scalar of the element type joins by broadcast, which C vector extensions do implicitly
     return std::all_of(u->src.begin(), u->src.end(),
                        [&](const UOpPtr& s) { return s->dtype == u->dtype || s->dtype == u->dtype.scalar(); });
