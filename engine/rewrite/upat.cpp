@@ -12,6 +12,8 @@ UPat make(UPat::Node n) {
   for (const UPat& s : n.src)
     if (s.node->ops && s.node->ops->size() == 1) n.early_reject = n.early_reject | *s.node->ops;
   if (n.kind == UPat::SrcKind::Repeated) n.early_reject = OpSet();  // a node with no sources matches too
+  n.src_nodes.clear();
+  for (const UPat& s : n.src) n.src_nodes.push_back(s.node.get());
   UPat p;
   p.node = std::make_shared<const UPat::Node>(std::move(n));
   return p;
@@ -98,21 +100,60 @@ const OpSet& UPat::early_reject() const { return node->early_reject; }
 
 namespace {
 
-bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std::function<bool()>& k);
+using Continuation = FunctionRef<bool()>;
 
-bool match_seq(const std::vector<const UPat::Node*>& pats, const UOpList& srcs, size_t i, Captures& caps,
-               const std::function<bool()>& k) {
-  if (i == pats.size()) return k();
-  return match_node(*pats[i], srcs[i], caps, [&] { return match_seq(pats, srcs, i + 1, caps, k); });
+bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, Continuation k);
+
+bool match_seq(const UPat::Node* const* pats, size_t n, const UOpList& srcs, size_t i, Captures& caps, Continuation k) {
+  if (i == n) return k();
+  return match_node(*pats[i], srcs[i], caps, [&] { return match_seq(pats, n, srcs, i + 1, caps, k); });
 }
 
-bool match_repeated(const UPat::Node& each, const UOpList& srcs, size_t i, Captures& caps,
-                    const std::function<bool()>& k) {
+bool match_repeated(const UPat::Node& each, const UOpList& srcs, size_t i, Captures& caps, Continuation k) {
   if (i == srcs.size()) return k();
   return match_node(each, srcs[i], caps, [&] { return match_repeated(each, srcs, i + 1, caps, k); });
 }
 
-bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std::function<bool()>& k) {
+// Every order of the sources; two orders that bind the same nodes are one match (x+x matches once).
+bool match_permuted(const UPat::Node& p, const UOpList& srcs, Captures& caps, Continuation k) {
+  constexpr size_t kInline = 8;
+  const size_t n = p.src_nodes.size();
+  std::array<size_t, kInline> order_inline{};
+  std::array<const UPat::Node*, kInline> perm_inline{};
+  std::vector<size_t> order_heap;
+  std::vector<const UPat::Node*> perm_heap;
+  if (n > kInline) {
+    order_heap.resize(n);
+    perm_heap.resize(n);
+  }
+  size_t* order = n > kInline ? order_heap.data() : order_inline.data();
+  const UPat::Node** perm = n > kInline ? perm_heap.data() : perm_inline.data();
+  std::iota(order, order + n, size_t{0});
+  // bindings already offered to k, flattened (one signature of caps.size() entries each)
+  std::vector<std::pair<std::string_view, const UOp*>> seen;
+  std::vector<size_t> seen_ends;
+  auto once = [&] {
+    std::span<const Captures::Item> items = caps.items();
+    size_t begin = 0;
+    for (size_t end : seen_ends) {
+      bool same = end - begin == items.size();
+      for (size_t j = 0; same && j < items.size(); j++)
+        same = seen[begin + j].first == items[j].first && seen[begin + j].second == items[j].second->get();
+      if (same) return false;
+      begin = end;
+    }
+    for (const Captures::Item& it : items) seen.emplace_back(it.first, it.second->get());
+    seen_ends.push_back(seen.size());
+    return k();
+  };
+  do {
+    for (size_t i = 0; i < n; i++) perm[i] = p.src_nodes[order[i]];
+    if (match_seq(perm, n, srcs, 0, caps, once)) return true;
+  } while (std::next_permutation(order, order + n));
+  return false;
+}
+
+bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, Continuation k) {
   if (p.ops && !p.ops->has(u->op)) return false;
   if (!p.dtypes.empty()) {
     bool ok = false;
@@ -133,33 +174,13 @@ bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std:
   const UOpList& srcs = u->src;
   switch (p.kind) {
   case UPat::SrcKind::Any: done = k(); break;
-  case UPat::SrcKind::Repeated: done = match_repeated(*p.src[0].node, srcs, 0, caps, k); break;
+  case UPat::SrcKind::Repeated: done = match_repeated(*p.src_nodes[0], srcs, 0, caps, k); break;
   case UPat::SrcKind::Ordered:
   case UPat::SrcKind::Permuted: {
-    size_t n = p.src.size();
+    size_t n = p.src_nodes.size();
     if (p.allow_any_len ? srcs.size() < n : srcs.size() != n) break;
-    std::vector<const UPat::Node*> pats;
-    for (const UPat& s : p.src) pats.push_back(s.node.get());
-    if (p.kind == UPat::SrcKind::Ordered) {
-      done = match_seq(pats, srcs, 0, caps, k);
-      break;
-    }
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    // Two orders that bind the same nodes are one match (x+x matches once).
-    std::vector<std::vector<std::pair<std::string_view, const UOp*>>> seen;
-    auto once = [&] {
-      std::vector<std::pair<std::string_view, const UOp*>> sig;
-      for (const auto& [name, node] : caps.items()) sig.emplace_back(name, node->get());
-      if (std::find(seen.begin(), seen.end(), sig) != seen.end()) return false;
-      seen.push_back(std::move(sig));
-      return k();
-    };
-    do {
-      std::vector<const UPat::Node*> perm;
-      for (size_t i : order) perm.push_back(pats[i]);
-      if ((done = match_seq(perm, srcs, 0, caps, once))) break;
-    } while (std::next_permutation(order.begin(), order.end()));
+    done = p.kind == UPat::SrcKind::Ordered ? match_seq(p.src_nodes.data(), n, srcs, 0, caps, k)
+                                            : match_permuted(p, srcs, caps, k);
     break;
   }
   }
@@ -169,7 +190,7 @@ bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, const std:
 
 } // namespace
 
-bool UPat::match(const UOpPtr& u, Captures& caps, const std::function<bool()>& k) const {
+bool UPat::match(const UOpPtr& u, Captures& caps, FunctionRef<bool()> k) const {
   return match_node(*node, u, caps, k);
 }
 

@@ -2,32 +2,52 @@
 // repeated name must bind the same node), and sources that are ordered, permuted (commutative ops),
 // repeated (every source matches one pattern) or unconstrained; optionally a prefix of any length.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ir/uop.h"
+#include "support/function_ref.h"
 
 namespace loupe {
 
-// Named nodes bound during a match; references stay valid while the matched root is alive.
+// Named nodes bound during a match; references stay valid while the matched root is alive. The first
+// few live inline: a match attempt runs for every node and rule, and must not touch the heap.
 class Captures {
 public:
+  using Item = std::pair<std::string_view, const UOpPtr*>;
   const UOpPtr* find(std::string_view name) const {
-    for (const auto& [n, u] : items_)
-      if (n == name) return u;
+    for (const Item& it : items())
+      if (it.first == name) return it.second;
     return nullptr;
   }
-  void push(std::string_view name, const UOpPtr* u) { items_.emplace_back(name, u); }
-  size_t size() const { return items_.size(); }
-  void truncate(size_t n) { items_.resize(n); }
-  const auto& items() const { return items_; }
+  void push(std::string_view name, const UOpPtr* u) {
+    if (size_ < kInline) {
+      inline_[size_] = {name, u};
+    } else {
+      if (size_ == kInline) overflow_.assign(inline_.begin(), inline_.end());
+      overflow_.resize(size_);
+      overflow_.emplace_back(name, u);
+    }
+    size_++;
+  }
+  size_t size() const { return size_; }
+  void truncate(size_t n) { size_ = std::min(size_, n); }
+  std::span<const Item> items() const {
+    return {size_ <= kInline ? inline_.data() : overflow_.data(), size_};
+  }
 
 private:
-  std::vector<std::pair<std::string_view, const UOpPtr*>> items_;
+  static constexpr size_t kInline = 16;
+  std::array<Item, kInline> inline_{};
+  std::vector<Item> overflow_;  // every item, once there are more than kInline
+  size_t size_ = 0;
 };
 
 class UPat {
@@ -55,7 +75,7 @@ public:
   UPat any_len() const;           // sources form a prefix of the node's sources
 
   // Calls k for every consistent binding; stops (and returns true) when k returns true.
-  bool match(const UOpPtr& u, Captures& caps, const std::function<bool()>& k) const;
+  bool match(const UOpPtr& u, Captures& caps, FunctionRef<bool()> k) const;
 
   const OpSet* root_ops() const;  // null if any op
   const OpSet& early_reject() const;
@@ -73,6 +93,7 @@ struct UPat::Node {
   Predicate pred;
   SrcKind kind = SrcKind::Any;
   std::vector<UPat> src;
+  std::vector<const Node*> src_nodes;  // src's nodes, for matching without reference counting
   bool allow_any_len = false;
   OpSet early_reject;  // ops that must be among the node's sources (from single-op source patterns)
 };
