@@ -104,7 +104,7 @@ const std::vector<Opt>& beam_actions() {
 
 std::string beam_cache_key(const UOpPtr& ast, const std::string& device, int width) {
   // v4: the C backend writes vector code, so opts timed before it may no longer be the fastest
-  return cache_key({"beam-v4", ast->key().hex(), device, std::to_string(width)});
+  return cache_key({"beam-v5", ast->key().hex(), device, std::to_string(width)});
 }
 
 std::optional<std::vector<Opt>> beam_cache_load(const std::string& key) {

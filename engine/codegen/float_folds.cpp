@@ -1,5 +1,6 @@
 #include "codegen/float_folds.h"
 
+#include "ir/alu_eval.h"
 #include "rewrite/rule.h"
 
 namespace loupe {
@@ -11,7 +12,12 @@ bool float_pred(const UOp& u) { return u.dtype.is_float() && !u.dtype.is_ptr; }
 UOpPtr alu(Ops op, const UOpPtr& a, const UOpPtr& b) { return UOp::make(op, a->dtype, {a, b}); }
 UOpPtr add(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::ADD, a, b); }
 UOpPtr mul(const UOpPtr& a, const UOpPtr& b) { return alu(Ops::MUL, a, b); }
-// c0 + c1 and c0 * c1 stay nodes here: the constant folding of symbolic() evaluates them in the dtype
+// c0 * c1 of two constants the rules bring together is folded here (symbolic() leaves float products of
+// constants to fold_contracted_constants); c0 + c1 stays a node for symbolic() to fold in the dtype
+UOpPtr const_product(const UOpPtr& a, const UOpPtr& b) {
+  std::optional<Arg> r = exec_alu(Ops::MUL, a->dtype, {a->arg, b->arg}, {a->dtype, b->dtype});
+  return r ? UOp::make(Ops::CONST, a->dtype, {}, *r) : mul(a, b);
+}
 UOpPtr plus_one(const UOpPtr& c) { return add(c, UOp::const_like(c, 1.0)); }
 
 // a rule whose callback may decline by returning the root itself
@@ -36,10 +42,10 @@ const PatternMatcher& float_folds() {
           return m["b"]->dtype == m["x"]->dtype ? m["x"] : nullptr;
         }),
         frule("float_add_consts_fold", (x + c0) + c1, [](const Match& m) { return add(m["x"], add(m["c0"], m["c1"])); }),
-        frule("float_mul_consts_fold", (x * c0) * c1, [](const Match& m) { return mul(m["x"], mul(m["c0"], m["c1"])); }),
+        frule("float_mul_consts_fold", (x * c0) * c1, [](const Match& m) { return mul(m["x"], const_product(m["c0"], m["c1"])); }),
         frule("float_neg_of_sum", (x + c) * -1.0, [](const Match& m) {
           UOpPtr m1 = UOp::const_like(m["x"], -1.0);
-          return add(mul(m["x"], m1), mul(m["c"], m1));
+          return add(mul(m["x"], m1), const_product(m["c"], m1));
         }),
         frule("float_like_terms", x * c0 + x * c1, [](const Match& m) { return mul(m["x"], add(m["c0"], m["c1"])); }),
         frule("float_like_terms_in_sum", (y + x * c0) + x * c1,

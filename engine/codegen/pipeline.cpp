@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "codegen/contracted_fold.h"
 #include "codegen/float_folds.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
@@ -49,6 +50,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
     if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
     simplified = graph_rewrite(simplified, it->second, {.name = "transcendental and late rewrites"});
   }
+  simplified = fold_contracted_constants(simplified);
   simplified = vectorize_stores(simplified, VectorTarget{caps.vector_bytes, caps.vector_ops});
   plan.linear = linearize(simplified);
   plan.rendered = renderer.render(plan.name, plan.linear);

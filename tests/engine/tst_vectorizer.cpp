@@ -4,17 +4,17 @@
 // rendered without vectors, run on the same inputs.
 #include <QtTest>
 
-#include <cstring>
 #include <functional>
 
 #include "codegen/pipeline.h"
 #include "codegen/vectorizer.h"
+#include "engine/kernel_bits.h"
 #include "render/c_renderer.h"
-#include "runtime/device.h"
 #include "schedule/schedule.h"
 #include "tensor/tensor.h"
 
 using namespace loupe;
+using loupe::test::run_bits;
 
 namespace {
 
@@ -27,24 +27,6 @@ public:
 using Build = std::function<Tensor()>;
 
 UOpPtr last_ast(const Tensor& t) { return create_schedule({t.uop()}).items.back().ast; }
-
-// Runs a rendered kernel on deterministic float inputs; returns the output buffer's bits.
-std::vector<uint32_t> run_bits(const RenderedKernel& rk) {
-  Device& cpu = get_device("CPU");
-  auto prg = cpu.compile(rk);
-  std::vector<std::vector<float>> bufs;
-  std::vector<void*> ptrs;
-  for (const BufferParam& b : rk.buffers) {
-    std::vector<float> v(static_cast<size_t>(b.dtype.ptr_size));
-    for (size_t i = 0; i < v.size(); i++) v[i] = static_cast<float>((i * 331 + b.index * 17) % 1009) / 7.0f - 50.0f;
-    bufs.push_back(std::move(v));
-  }
-  for (auto& v : bufs) ptrs.push_back(v.data());
-  prg->run(ptrs, {}, rk.global, rk.local);
-  std::vector<uint32_t> out(bufs[0].size());
-  std::memcpy(out.data(), bufs[0].data(), out.size() * 4);
-  return out;
-}
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -1,0 +1,93 @@
+#include "codegen/contracted_fold.h"
+
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+
+#include "symbolic/const_fold.h"
+
+namespace loupe {
+
+namespace {
+
+bool scalar_fp(DType d) { return d.count == 1 && !d.is_ptr && (d == dtypes::float32 || d == dtypes::float64); }
+
+class ContractedFolder {
+public:
+  explicit ContractedFolder(const std::vector<const UOp*>& order) {
+    for (const UOp* u : order)
+      for (const UOpPtr& s : u->src) uses_[s.get()]++;
+  }
+
+  UOpPtr fold(const std::vector<const UOp*>& order) {
+    for (const UOp* u : order) out_[u] = fold_node(u);
+    return out_.at(order.back());
+  }
+
+private:
+  // A multiply the compiler fuses into the add reading it: written in the same expression (single
+  // use), possibly under a single-use negation.
+  struct Product {
+    const UOp* mul;
+    bool negated;
+  };
+  std::optional<Product> fusable(const UOp* operand) {
+    bool negated = false;
+    if (operand->op == Ops::NEG && uses_[operand] == 1) {
+      operand = operand->src[0].get();
+      negated = true;
+    }
+    if (operand->op != Ops::MUL || uses_[operand] != 1 || !scalar_fp(operand->dtype)) return std::nullopt;
+    return Product{operand, negated};
+  }
+
+  const UOpPtr& folded(const UOpPtr& s) const { return out_.at(s.get()); }
+
+  // a*b + c (or a subtraction) of constants as the fused multiply-add computes it; null when an
+  // operand is not constant or the add fuses no multiply
+  UOpPtr fused(const UOp* u) {
+    if ((u->op != Ops::ADD && u->op != Ops::SUB) || !scalar_fp(u->dtype)) return nullptr;
+    int k = 0;
+    std::optional<Product> p = fusable(u->src[0].get());
+    if (!p) {
+      k = 1;
+      p = fusable(u->src[1].get());
+    }
+    if (!p) return nullptr;
+    const UOpPtr &a = folded(p->mul->src[0]), &b = folded(p->mul->src[1]), &c = folded(u->src[1 - k]);
+    if (a->op != Ops::CONST || b->op != Ops::CONST || c->op != Ops::CONST) return nullptr;
+    bool sub = u->op == Ops::SUB;
+    double sign_mul = (p->negated != (sub && k == 1)) ? -1.0 : 1.0, sign_other = sub && k == 0 ? -1.0 : 1.0;
+    double x = sign_mul * a->const_value(), y = b->const_value(), z = sign_other * c->const_value();
+    double r = u->dtype == dtypes::float64
+                   ? std::fma(x, y, z)
+                   : static_cast<double>(std::fmaf(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
+    return UOp::cnst(u->dtype, r);
+  }
+
+  UOpPtr fold_node(const UOp* u) {
+    if (UOpPtr f = fused(u)) return f;
+    UOpList src;
+    src.reserve(u->src.size());
+    for (const UOpPtr& s : u->src) src.push_back(folded(s));
+    UOpPtr n = u->replace_src(std::move(src));
+    if (n->op == Ops::WHERE && n->src[0]->op == Ops::CONST) return n->src[0]->const_value() != 0 ? n->src[1] : n->src[2];
+    if (UOpPtr c = sym::fold_constant_node(n)) return c;
+    return n;
+  }
+
+  std::unordered_map<const UOp*, int> uses_;
+  std::unordered_map<const UOp*, UOpPtr> out_;
+};
+
+} // namespace
+
+UOpPtr fold_contracted_constants(const UOpPtr& sink) {
+  std::vector<const UOp*> order = sink->toposort();
+  bool any = false;
+  for (const UOp* u : order) any = any || sym::is_pending_product(*u);
+  if (!any) return sink;
+  return ContractedFolder(order).fold(order);
+}
+
+} // namespace loupe
