@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <optional>
-#include <unordered_map>
 
 #include "symbolic/const_fold.h"
 
@@ -14,14 +13,14 @@ bool scalar_fp(DType d) { return d.count == 1 && !d.is_ptr && (d == dtypes::floa
 
 class ContractedFolder {
 public:
-  explicit ContractedFolder(const std::vector<const UOp*>& order) {
+  explicit ContractedFolder(const std::vector<const UOp*>& order) : uses_(order.size()), out_(order.size()) {
     for (const UOp* u : order)
       for (const UOpPtr& s : u->src) uses_[s.get()]++;
   }
 
   UOpPtr fold(const std::vector<const UOp*>& order) {
     for (const UOp* u : order) out_[u] = fold_node(u);
-    return out_.at(order.back());
+    return *out_.find(order.back());
   }
 
 private:
@@ -41,7 +40,7 @@ private:
     return Product{operand, negated};
   }
 
-  const UOpPtr& folded(const UOpPtr& s) const { return out_.at(s.get()); }
+  const UOpPtr& folded(const UOpPtr& s) const { return *out_.find(s.get()); }
 
   // a*b + c (or a subtraction) of constants as the fused multiply-add computes it; null when an
   // operand is not constant or the add fuses no multiply
@@ -76,8 +75,8 @@ private:
     return n;
   }
 
-  std::unordered_map<const UOp*, int> uses_;
-  std::unordered_map<const UOp*, UOpPtr> out_;
+  FlatPtrMap<const UOp*, int> uses_;
+  FlatPtrMap<const UOp*, UOpPtr> out_;
 };
 
 } // namespace

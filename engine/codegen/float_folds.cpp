@@ -23,7 +23,7 @@ UOpPtr plus_one(const UOpPtr& c) { return add(c, UOp::const_like(c, 1.0)); }
 // a rule whose callback may decline by returning the root itself
 Rule frule(std::string name, UPat pattern, RuleFn fn, std::source_location loc = std::source_location::current()) {
   return rule(
-      std::move(name), std::move(pattern).pred(float_pred),
+      std::move(name), std::move(pattern).pred(float_pred).only(kClassFloat),
       [fn = std::move(fn)](const Match& m) -> UOpPtr {
         UOpPtr out = fn(m);
         return out == m.root() ? nullptr : out;

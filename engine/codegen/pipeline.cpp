@@ -42,13 +42,14 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
   static const PatternMatcher after_lowering = symbolic() + float_folds();
   UOpPtr simplified = graph_rewrite(lowered, after_lowering, {.name = "symbolic after lowering"});
-  // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does); a
-  // kernel without such ops is already at symbolic's fixed point and skips the pass
-  if (needs_transcendental_rules(simplified, caps.code_for_op)) {
+  // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does); the
+  // parts of the kernel without such ops are at symbolic's fixed point already and are not revisited
+  FlatPtrSet<const UOp*> settled = outside_transcendentals(simplified, caps.code_for_op);
+  if (!settled.contains(simplified.get())) {
     static thread_local std::map<std::string, PatternMatcher> late_rules;
     auto it = late_rules.find(caps.device);
     if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
-    simplified = graph_rewrite(simplified, it->second, {.name = "transcendental and late rewrites"});
+    simplified = graph_rewrite(simplified, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
   }
   simplified = fold_contracted_constants(simplified);
   simplified = vectorize_stores(simplified, VectorTarget{caps.vector_bytes, caps.vector_ops});

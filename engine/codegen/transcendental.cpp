@@ -321,12 +321,16 @@ PatternMatcher transcendental_rules(const OpSet& supported) {
   return PatternMatcher(rules);
 }
 
-bool needs_transcendental_rules(const UOpPtr& sink, const OpSet& supported) {
-  for (const UOp* u : sink->toposort()) {
+FlatPtrSet<const UOp*> outside_transcendentals(const UOpPtr& sink, const OpSet& supported) {
+  std::vector<const UOp*> order = sink->toposort();
+  FlatPtrSet<const UOp*> outside(order.size());
+  for (const UOp* u : order) {
     bool approximated = u->op == Ops::EXP2 || u->op == Ops::LOG2 || u->op == Ops::SIN || u->op == Ops::SQRT || u->op == Ops::POW;
-    if (approximated && !supported.has(u->op)) return true;
+    bool clean = !(approximated && !supported.has(u->op));
+    for (const UOpPtr& s : u->src) clean = clean && outside.contains(s.get());
+    if (clean) outside.insert(u);
   }
-  return false;
+  return outside;
 }
 
 } // namespace loupe

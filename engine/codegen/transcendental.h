@@ -31,7 +31,9 @@ UOpPtr xpow(const UOpPtr& base, const UOpPtr& exponent);
 // Rewrites EXP2, LOG2, SIN, SQRT (as x**0.5) and POW on the dtypes above into the functions above,
 // for each of those ops that `supported_ops` (a renderer's code_for_op) lacks.
 PatternMatcher transcendental_rules(const OpSet& supported_ops);
-// Whether the graph has an op those rules would rewrite.
-bool needs_transcendental_rules(const UOpPtr& sink, const OpSet& supported_ops);
+// The nodes of the graph with no op those rules would rewrite anywhere below them (the sink is among
+// them when the rules have nothing to do): a rewrite with these rules plus symbolic() can keep them as
+// they are when symbolic() has simplified the graph already.
+FlatPtrSet<const UOp*> outside_transcendentals(const UOpPtr& sink, const OpSet& supported_ops);
 
 } // namespace loupe

@@ -15,6 +15,7 @@
 #include "ir/arg.h"
 #include "ir/dtype.h"
 #include "ir/ops.h"
+#include "support/flat_ptr_map.h"
 #include "support/hash.h"
 
 namespace loupe {
@@ -124,14 +125,15 @@ size_t live_uop_count();
 
 template <typename Follow> std::vector<const UOp*> UOp::toposort(Follow&& follow) const {
   std::vector<const UOp*> order;
-  std::unordered_set<const UOp*> seen{this};
+  FlatPtrSet<const UOp*> seen;
+  seen.insert(this);
   std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     while (next < node->src.size() && !follow(node, next)) next++;
     if (next < node->src.size()) {
       const UOp* child = node->src[next++].get();
-      if (seen.insert(child).second) stack.emplace_back(child, 0);
+      if (seen.insert(child)) stack.emplace_back(child, 0);
     } else {
       order.push_back(node);
       stack.pop_back();

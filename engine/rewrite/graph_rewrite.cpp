@@ -19,6 +19,7 @@ public:
       : pm_(pm), opts_(opts), pass_(std::move(pass)), observed_(any_listener()) {}
 
   UOpPtr top_down(const UOpPtr& n) {
+    if (opts_.settled && opts_.settled->contains(n.get())) return n;
     if (const UOpPtr* done = find(n.get())) return *done;
     UOpList new_src;
     new_src.reserve(n->src.size());
@@ -51,14 +52,17 @@ public:
 
   UOpPtr run(const UOpPtr& root) { return opts_.bottom_up ? bottom_up(root) : top_down(root); }
   const UOpPtr* find(const UOp* n) const {
-    auto it = memo_.find(n);
-    return it != memo_.end() ? &it->second.second : nullptr;
+    const auto* entry = memo_.find(n);
+    return entry ? &entry->second : nullptr;
   }
 
 private:
   // Keyed by address (no reference counting per lookup); the key node is kept alive with its entry so
   // an address is never reused during the pass.
-  void remember(const UOpPtr& n, const UOpPtr& result) { memo_.emplace(n.get(), std::make_pair(n, result)); }
+  void remember(const UOpPtr& n, const UOpPtr& result) {
+    auto [entry, fresh] = memo_.try_emplace(n.get());
+    if (fresh) *entry = {n, result};
+  }
 
   UOpPtr apply(const UOpPtr& n) {
     auto start = observed_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -80,7 +84,7 @@ private:
   PassInfo pass_;
   bool observed_;
   size_t steps_ = 0;
-  std::unordered_map<const UOp*, std::pair<UOpPtr, UOpPtr>> memo_;
+  FlatPtrMap<const UOp*, std::pair<UOpPtr, UOpPtr>> memo_;
 };
 
 PassInfo make_pass(const RewriteOptions& opts, const std::source_location& loc) {
@@ -136,25 +140,24 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
 
 UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
   // every node of root's graph stays alive through root, so addresses are stable keys
-  std::unordered_map<const UOp*, UOpPtr> memo;
   std::vector<const UOp*> order = root->toposort();
-  memo.reserve(order.size());
+  FlatPtrMap<const UOp*, UOpPtr> memo(order.size());
   for (const UOp* n : order) {
     if (!replacements.empty())
       if (auto it = replacements.find(n->ptr()); it != replacements.end()) {
-        memo.emplace(n, it->second);
+        memo[n] = it->second;
         continue;
       }
     bool changed = false;
     UOpList src;
     src.reserve(n->src.size());
     for (const UOpPtr& s : n->src) {
-      src.push_back(memo.at(s.get()));
+      src.push_back(*memo.find(s.get()));
       changed = changed || src.back() != s;
     }
-    memo.emplace(n, changed ? n->replace_src(std::move(src)) : n->ptr());
+    memo[n] = changed ? n->replace_src(std::move(src)) : n->ptr();
   }
-  return memo.at(root.get());
+  return *memo.find(root.get());
 }
 
 } // namespace loupe

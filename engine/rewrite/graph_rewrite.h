@@ -17,6 +17,9 @@ struct RewriteOptions {
   bool bottom_up = false;
   std::string name;         // the pass's name in traces; defaults to the call site
   size_t step_limit = 2'000'000;  // rule applications before the pass is declared runaway
+  // Nodes the caller knows are at this matcher's fixed point, with everything below them (a previous
+  // pass left them so and no rule of this one can apply there): kept as they are without a visit.
+  const FlatPtrSet<const UOp*>* settled = nullptr;
 };
 
 UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},

@@ -1,5 +1,6 @@
 #include "rewrite/pattern_matcher.h"
 
+#include <bit>
 #include <chrono>
 
 #include "rewrite/listener.h"
@@ -8,10 +9,15 @@ namespace loupe {
 
 PatternMatcher::PatternMatcher(std::vector<Rule> rules) : rules_(std::move(rules)) {
   for (int i = 0; i < static_cast<int>(rules_.size()); i++) {
+    uint8_t classes = rules_[i].pattern.root_classes();
+    auto add = [&](std::array<std::vector<int>, 4>& lists) {
+      for (size_t c = 0; c < 4; c++)
+        if (classes & (1u << c)) lists[c].push_back(i);
+    };
     if (const OpSet* ops = rules_[i].pattern.root_ops())
-      ops->for_each([&](Ops o) { by_op_[static_cast<size_t>(o)].push_back(i); });
+      ops->for_each([&](Ops o) { add(by_op_[static_cast<size_t>(o)]); });
     else
-      for (auto& list : by_op_) list.push_back(i);
+      for (auto& lists : by_op_) add(lists);
   }
 }
 
@@ -22,7 +28,7 @@ PatternMatcher PatternMatcher::operator+(const PatternMatcher& o) const {
 }
 
 PatternMatcher::Result PatternMatcher::rewrite(const UOpPtr& u, void* ctx) const {
-  const auto& candidates = by_op_[static_cast<size_t>(u->op)];
+  const auto& candidates = by_op_[static_cast<size_t>(u->op)][static_cast<size_t>(std::countr_zero(dtype_class(u->dtype)))];
   if (candidates.empty()) return {};
   OpSet src_ops;
   for (const UOpPtr& s : u->src) src_ops.add(s->op);

@@ -1,5 +1,5 @@
-// An ordered set of rules, indexed by the op at the pattern's root. The first rule whose callback
-// returns a node wins. Rule sets compose with `+` (left rules first).
+// An ordered set of rules, indexed by the op at the pattern's root and the class of its dtype. The
+// first rule whose callback returns a node wins. Rule sets compose with `+` (left rules first).
 #pragma once
 #include <array>
 #include <vector>
@@ -25,7 +25,8 @@ public:
 
 private:
   std::vector<Rule> rules_;
-  std::array<std::vector<int>, kNumOps> by_op_;
+  // rule indices by root op and by the class of the root's dtype (dtype_class bit index)
+  std::array<std::array<std::vector<int>, 4>, kNumOps> by_op_;
 };
 
 } // namespace loupe

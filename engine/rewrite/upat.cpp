@@ -86,6 +86,7 @@ UPat UPat::pred(Predicate p) const {
     }
   });
 }
+UPat UPat::only(uint8_t classes) const { return modify(*this, [&](Node& n) { n.classes = classes; }); }
 UPat UPat::permuted() const { return modify(*this, [](Node& n) { n.kind = SrcKind::Permuted; }); }
 UPat UPat::repeated(UPat each) const {
   return modify(*this, [&](Node& n) {
@@ -97,6 +98,7 @@ UPat UPat::any_len() const { return modify(*this, [](Node& n) { n.allow_any_len 
 
 const OpSet* UPat::root_ops() const { return node->ops ? &*node->ops : nullptr; }
 const OpSet& UPat::early_reject() const { return node->early_reject; }
+uint8_t UPat::root_classes() const { return node->classes; }
 
 namespace {
 
@@ -155,6 +157,7 @@ bool match_permuted(const UPat::Node& p, const UOpList& srcs, Captures& caps, Co
 
 bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, Continuation k) {
   if (p.ops && !p.ops->has(u->op)) return false;
+  if (p.classes != kClassAll && !(p.classes & dtype_class(u->dtype))) return false;
   if (!p.dtypes.empty()) {
     bool ok = false;
     for (const DType& d : p.dtypes) ok = ok || d == u->dtype || d == u->dtype.scalar();

@@ -50,6 +50,17 @@ private:
   size_t size_ = 0;
 };
 
+// Coarse classes of a dtype (vectors by their scalar). A pattern may declare the classes its node can
+// have: the pattern matcher then never tries a rule on nodes of other classes (most symbolic rules
+// are for integers, the float folds for floats, and a kernel is mostly float arithmetic).
+enum DTypeClass : uint8_t { kClassBool = 1, kClassInt = 2, kClassFloat = 4, kClassOther = 8, kClassAll = 15 };
+inline uint8_t dtype_class(const DType& d) {
+  if (d.is_ptr) return kClassOther;
+  if (d.is_bool()) return kClassBool;
+  if (d.is_int()) return kClassInt;
+  return d.is_float() ? kClassFloat : kClassOther;
+}
+
 class UPat {
 public:
   enum class SrcKind : uint8_t { Any, Ordered, Permuted, Repeated };
@@ -70,6 +81,7 @@ public:
   UPat dtypes(std::vector<DType> dts) const;
   UPat arg(Arg a) const;
   UPat pred(Predicate p) const;   // extra condition on the node itself
+  UPat only(uint8_t classes) const;  // the node's dtype is of these DTypeClasses
   UPat permuted() const;          // the sources match in any order
   UPat repeated(UPat each) const; // every source matches `each`
   UPat any_len() const;           // sources form a prefix of the node's sources
@@ -79,6 +91,7 @@ public:
 
   const OpSet* root_ops() const;  // null if any op
   const OpSet& early_reject() const;
+  uint8_t root_classes() const;
   std::string str() const;        // a readable form for the app's rule view
 
   struct Node;
@@ -95,6 +108,7 @@ struct UPat::Node {
   std::vector<UPat> src;
   std::vector<const Node*> src_nodes;  // src's nodes, for matching without reference counting
   bool allow_any_len = false;
+  uint8_t classes = kClassAll;
   OpSet early_reject;  // ops that must be among the node's sources (from single-op source patterns)
 };
 

@@ -55,11 +55,11 @@ std::vector<Rule> const_fold_rules() {
         return u->src.size() == 1 && u->src[0]->dtype == u->dtype ? u->src[0] : nullptr;
       }),
       // bools: MUL is AND, ADD and MAX are OR (keeps the integer rules away from them)
-      srule("bool_mul_is_and", P::var("x", {dtypes::bool_}) * P::var("y", {dtypes::bool_}),
+      srule("bool_mul_is_and", (P::var("x", {dtypes::bool_}) * P::var("y", {dtypes::bool_})).only(kClassBool),
             [](const Match& m) { return logical_and(m["x"], m["y"]); }),
-      srule("bool_add_is_or", P::var("x", {dtypes::bool_}) + P::var("y", {dtypes::bool_}),
+      srule("bool_add_is_or", (P::var("x", {dtypes::bool_}) + P::var("y", {dtypes::bool_})).only(kClassBool),
             [](const Match& m) { return logical_or(m["x"], m["y"]); }),
-      srule("bool_max_is_or", pmax(P::var("x", {dtypes::bool_}), P::var("y", {dtypes::bool_})),
+      srule("bool_max_is_or", pmax(P::var("x", {dtypes::bool_}), P::var("y", {dtypes::bool_})).only(kClassBool),
             [](const Match& m) { return logical_or(m["x"], m["y"]); }),
   };
 }

@@ -287,7 +287,7 @@ UOpPtr fold_divmod(const UOpPtr& d) {
 
 std::vector<Rule> divmod_rules() {
   return {
-      srule("divmod_fold", P::ops_any_src(OpSet{Ops::FLOORDIV, Ops::FLOORMOD}, "d").pred([](const UOp& u) { return is_index(u); }),
+      srule("divmod_fold", P::ops_any_src(OpSet{Ops::FLOORDIV, Ops::FLOORMOD}, "d").pred([](const UOp& u) { return is_index(u); }).only(kClassInt),
             [](const Match& m) {
               // candidates are compared by simplifying them: remember foldings for the whole call
               MemoScope scope;

@@ -154,8 +154,8 @@ bool index_operands(const UOp& u) { return is_index(*u.src[0]) && is_index(*u.sr
 
 std::vector<Rule> lt_rules() {
   return {
-      srule("lt_fold", P::op_any_src(Ops::CMPLT, "u").pred(index_operands), [](const Match& m) { return fold_lt(m["u"]); }),
-      srule("ne_fold", P::op_any_src(Ops::CMPNE, "u").pred(index_operands), [](const Match& m) { return fold_ne(m["u"]); }),
+      srule("lt_fold", P::op_any_src(Ops::CMPLT, "u").pred(index_operands).only(kClassBool), [](const Match& m) { return fold_lt(m["u"]); }),
+      srule("ne_fold", P::op_any_src(Ops::CMPNE, "u").pred(index_operands).only(kClassBool), [](const Match& m) { return fold_ne(m["u"]); }),
   };
 }
 

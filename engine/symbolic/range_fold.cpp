@@ -40,7 +40,7 @@ UOpPtr max_decided(const UOpPtr& x, const UOpPtr& y) {
 
 std::vector<Rule> range_fold_rules() {
   return {
-      srule("range_to_const", P::any("u").pred(folds_to_const), [](const Match& m) { return to_const(m["u"]); }),
+      srule("range_to_const", P::any("u").pred(folds_to_const).only(kClassInt | kClassBool), [](const Match& m) { return to_const(m["u"]); }),
       srule("max_decided", pmax(P::var("x"), P::var("y")), [](const Match& m) -> UOpPtr {
         if (!(m["x"]->dtype.is_int() && m["x"]->dtype.count == 1)) return nullptr;
         return max_decided(m["x"], m["y"]);

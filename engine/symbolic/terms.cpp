@@ -266,9 +266,9 @@ std::vector<Rule> term_rules(bool flat) {
   auto fold = [](Ops op, const UOpPtr& a, const UOpPtr& b) { return UOp::make(op, a->dtype, {a, b}); };
   std::vector<Rule> rules = {
       // ** index math: one canonical shape **
-      srule("sum_canonical", P::op_any_src(Ops::ADD, "u").pred(index_pred),
+      srule("sum_canonical", P::op_any_src(Ops::ADD, "u").pred(index_pred).only(kClassInt),
             [flat](const Match& m) { return canonical_sum(m["u"], flat); }),
-      srule("product_canonical", P::op_any_src(Ops::MUL, "u").pred(index_pred),
+      srule("product_canonical", P::op_any_src(Ops::MUL, "u").pred(index_pred).only(kClassInt),
             [flat](const Match& m) { return canonical_product(m["u"], flat); }),
       // commutative ops other than ADD/MUL: operands in canonical order
       srule("commutative_order", P::ops_any_src(OpSet{Ops::MAX, Ops::AND, Ops::OR, Ops::XOR, Ops::CMPNE}, "u"),
@@ -279,19 +279,19 @@ std::vector<Rule> term_rules(bool flat) {
               return UOp::make(u->op, u->dtype, {u->src[1], u->src[0]}, u->arg);
             }),
       // ** fixed-width ints (wrapping arithmetic is a ring: these hold modulo 2^n) **
-      srule("like_terms", (x * c0 + x * c1).pred(strong_int_pred),
+      srule("like_terms", (x * c0 + x * c1).pred(strong_int_pred).only(kClassInt),
             [](const Match& m) { return m["x"] * (m["c0"]->const_int() + m["c1"]->const_int()); }),
-      srule("like_terms_one", (x + x * c0).pred(strong_int_pred),
+      srule("like_terms_one", (x + x * c0).pred(strong_int_pred).only(kClassInt),
             [](const Match& m) { return m["x"] * (m["c0"]->const_int() + 1); }),
-      srule("add_self", (x + x).pred(strong_int_pred), [](const Match& m) { return m["x"] * 2; }),
-      srule("add_consts_fold", ((x + c0) + c1).pred(strong_int_pred),
+      srule("add_self", (x + x).pred(strong_int_pred).only(kClassInt), [](const Match& m) { return m["x"] * 2; }),
+      srule("add_consts_fold", ((x + c0) + c1).pred(strong_int_pred).only(kClassInt),
             [fold](const Match& m) { return m["x"] + fold(Ops::ADD, m["c0"], m["c1"]); }),
-      srule("mul_consts_fold", ((x * c0) * c1).pred(strong_int_pred),
+      srule("mul_consts_fold", ((x * c0) * c1).pred(strong_int_pred).only(kClassInt),
             [fold](const Match& m) { return m["x"] * fold(Ops::MUL, m["c0"], m["c1"]); }),
-      srule("add_const_to_end", ((x + c0) + y).pred(strong_int_pred), [](const Match& m) -> UOpPtr {
+      srule("add_const_to_end", ((x + c0) + y).pred(strong_int_pred).only(kClassInt), [](const Match& m) -> UOpPtr {
         return m["y"]->op == Ops::CONST ? nullptr : (m["x"] + m["y"]) + m["c0"];
       }),
-      srule("mul_const_to_end", ((x * c0) * y).pred(strong_int_pred), [](const Match& m) -> UOpPtr {
+      srule("mul_const_to_end", ((x * c0) * y).pred(strong_int_pred).only(kClassInt), [](const Match& m) -> UOpPtr {
         return m["y"]->op == Ops::CONST ? nullptr : (m["x"] * m["y"]) * m["c0"];
       }),
       // associative bitwise/max ops with two constants
