@@ -23,11 +23,59 @@ Hash128 content_key(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
   return h.finish();
 }
 
-// The intern table holds weak references; a node leaves it when its last owner lets go.
-struct InternTable {
+// The intern table: every live node by content hash, in an open-addressing array of raw pointers
+// (linear probing; a removed node leaves a tombstone until the next rebuild). It owns nothing: a node
+// leaves it when its last owner lets go, and a lookup that meets a dying node skips it.
+class InternTable {
+public:
   std::mutex mutex;
-  std::unordered_map<uint64_t, std::vector<std::pair<const UOp*, std::weak_ptr<const UOp>>>> buckets;
-  size_t live = 0;
+
+  template <typename Same> UOpPtr find(uint64_t hash, Same&& same) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const UOp* n = slots_[i];
+      if (n == nullptr) return nullptr;
+      if (n != tombstone() && n->hash() == hash && same(*n))
+        if (UOpPtr live = n->weak_from_this().lock()) return live;
+    }
+  }
+  void insert(const UOp* node) {
+    if ((used_ + 1) * 10 > slots_.size() * 7) rebuild();
+    size_t i = node->hash() & mask_;
+    while (slots_[i] != nullptr && slots_[i] != tombstone()) i = (i + 1) & mask_;
+    if (slots_[i] == nullptr) used_++;
+    slots_[i] = node;
+    live_++;
+  }
+  void erase(const UOp* node) {
+    if (slots_.empty()) return;
+    for (size_t i = node->hash() & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i] == nullptr) return;
+      if (slots_[i] == node) {
+        slots_[i] = tombstone();
+        live_--;
+        return;
+      }
+    }
+  }
+  size_t live() const { return live_; }
+
+private:
+  static const UOp* tombstone() { return reinterpret_cast<const UOp*>(alignof(UOp)); }
+  void rebuild() {
+    size_t cap = 1024;
+    while (cap * 7 < (live_ + 1) * 20) cap *= 2;  // at most 35% full after a rebuild
+    std::vector<const UOp*> old(cap, nullptr);
+    old.swap(slots_);
+    mask_ = cap - 1;
+    used_ = live_ = 0;
+    for (const UOp* n : old)
+      if (n != nullptr && n != tombstone()) insert(n);
+  }
+  std::vector<const UOp*> slots_;
+  size_t mask_ = 0;
+  size_t used_ = 0;  // live nodes and tombstones
+  size_t live_ = 0;
 };
 
 InternTable& table() {
@@ -42,18 +90,7 @@ void free_node(const UOp* node) {
   {
     InternTable& t = table();
     std::lock_guard lock(t.mutex);
-    auto it = t.buckets.find(node->hash());
-    if (it != t.buckets.end()) {
-      auto& bucket = it->second;
-      for (size_t i = 0; i < bucket.size(); i++)
-        if (bucket[i].first == node) {
-          bucket[i] = std::move(bucket.back());
-          bucket.pop_back();
-          break;
-        }
-      if (bucket.empty()) t.buckets.erase(it);
-    }
-    t.live--;
+    t.erase(node);
   }
   if (pending_frees) {
     pending_frees->push_back(node);
@@ -93,12 +130,10 @@ struct UOpBuilder {
   static UOpPtr build(Ops op, DType dtype, UOpList src, Arg arg) {
     Hash128 key = content_key(op, dtype, src, arg);
     InternTable& t = table();
+    auto same = [&](const UOp& n) { return same_structure(n, op, dtype, src, arg); };
     {
       std::lock_guard lock(t.mutex);
-      auto it = t.buckets.find(key.lo);
-      if (it != t.buckets.end())
-        for (auto& [raw, weak] : it->second)
-          if (auto live = weak.lock(); live && same_structure(*live, op, dtype, src, arg)) return live;
+      if (UOpPtr live = t.find(key.lo, same)) return live;
     }
     auto [lo, hi] = compute_bounds(op, dtype, src, arg);
     auto* node = new UOp(op, dtype, std::move(src), std::move(arg), key);
@@ -107,11 +142,9 @@ struct UOpBuilder {
     UOpPtr ptr(node, [](const UOp* n) { free_node(n); });
     std::lock_guard lock(t.mutex);
     // Another thread may have built the same node meanwhile: keep the first.
-    auto& bucket = t.buckets[key.lo];
-    for (auto& [raw, weak] : bucket)
-      if (auto live = weak.lock(); live && same_structure(*live, op, dtype, node->src, node->arg)) return live;
-    bucket.emplace_back(node, ptr);
-    t.live++;
+    auto same_built = [&](const UOp& n) { return same_structure(n, op, dtype, node->src, node->arg); };
+    if (UOpPtr live = t.find(key.lo, same_built)) return live;
+    t.insert(node);
     return ptr;
   }
 };
@@ -122,7 +155,7 @@ UOp::~UOp() = default;
 
 size_t live_uop_count() {
   std::lock_guard lock(table().mutex);
-  return table().live;
+  return table().live();
 }
 
 UOpPtr UOp::make(Ops op, DType dtype, UOpList src, Arg arg) {

@@ -2,11 +2,6 @@
 
 namespace loupe {
 
-void StableHasher::mix(uint64_t v) {
-  a_ = mix64(a_ ^ v) + 0x632BE59BD9B4E019ull;
-  b_ = mix64(b_ + v * 0x9FB21C651E98DF25ull) ^ (a_ >> 17);
-}
-
 void StableHasher::bytes(const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);
   while (n >= 8) {

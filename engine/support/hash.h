@@ -34,7 +34,7 @@ public:
   Hash128 finish() const;
 
 private:
-  void mix(uint64_t v);
+  inline void mix(uint64_t v);
   uint64_t a_ = 0x9E3779B97F4A7C15ull, b_ = 0xC2B2AE3D27D4EB4Full;
 };
 
@@ -45,6 +45,12 @@ inline uint64_t mix64(uint64_t x) {
   x *= 0x94D049BB133111EBull;
   x ^= x >> 31;
   return x;
+}
+
+// inline: every UOp built hashes its op, dtype, arg and sources through it
+inline void StableHasher::mix(uint64_t v) {
+  a_ = mix64(a_ ^ v) + 0x632BE59BD9B4E019ull;
+  b_ = mix64(b_ + v * 0x9FB21C651E98DF25ull) ^ (a_ >> 17);
 }
 
 } // namespace loupe
