@@ -23,7 +23,7 @@ Hash128 content_key(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
   return h.finish();
 }
 
-// The intern table: every live node by content hash, in an open-addressing array of raw pointers
+// The intern table: every live node by content hash, in an open-addressing array of node pointers
 // (linear probing; a removed node leaves a tombstone until the next rebuild). It owns nothing: a node
 // leaves it when its last owner lets go, and a lookup that meets a dying node skips it.
 class InternTable {
@@ -33,26 +33,26 @@ public:
   template <typename Same> UOpPtr find(uint64_t hash, Same&& same) const {
     if (slots_.empty()) return nullptr;
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      const UOp* n = slots_[i];
-      if (n == nullptr) return nullptr;
-      if (n != tombstone() && n->hash() == hash && same(*n))
-        if (UOpPtr live = n->weak_from_this().lock()) return live;
+      const Slot& slot = slots_[i];
+      if (slot.node == nullptr) return nullptr;
+      if (slot.hash == hash && slot.node != tombstone() && same(*slot.node))
+        if (UOpPtr live = slot.node->weak_from_this().lock()) return live;
     }
   }
   void insert(const UOp* node) {
     if ((used_ + 1) * 10 > slots_.size() * 7) rebuild();
     size_t i = node->hash() & mask_;
-    while (slots_[i] != nullptr && slots_[i] != tombstone()) i = (i + 1) & mask_;
-    if (slots_[i] == nullptr) used_++;
-    slots_[i] = node;
+    while (slots_[i].node != nullptr && slots_[i].node != tombstone()) i = (i + 1) & mask_;
+    if (slots_[i].node == nullptr) used_++;
+    slots_[i] = {node->hash(), node};
     live_++;
   }
   void erase(const UOp* node) {
     if (slots_.empty()) return;
     for (size_t i = node->hash() & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i] == nullptr) return;
-      if (slots_[i] == node) {
-        slots_[i] = tombstone();
+      if (slots_[i].node == nullptr) return;
+      if (slots_[i].node == node) {
+        slots_[i].node = tombstone();
         live_--;
         return;
       }
@@ -65,14 +65,19 @@ private:
   void rebuild() {
     size_t cap = 1024;
     while (cap * 7 < (live_ + 1) * 20) cap *= 2;  // at most 35% full after a rebuild
-    std::vector<const UOp*> old(cap, nullptr);
+    std::vector<Slot> old(cap);
     old.swap(slots_);
     mask_ = cap - 1;
     used_ = live_ = 0;
-    for (const UOp* n : old)
-      if (n != nullptr && n != tombstone()) insert(n);
+    for (const Slot& s : old)
+      if (s.node != nullptr && s.node != tombstone()) insert(s.node);
   }
-  std::vector<const UOp*> slots_;
+  // the hash beside the pointer: a probe reads no node it does not match
+  struct Slot {
+    uint64_t hash = 0;
+    const UOp* node = nullptr;
+  };
+  std::vector<Slot> slots_;
   size_t mask_ = 0;
   size_t used_ = 0;  // live nodes and tombstones
   size_t live_ = 0;

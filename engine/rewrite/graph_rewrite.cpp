@@ -21,13 +21,19 @@ public:
   UOpPtr top_down(const UOpPtr& n) {
     if (opts_.settled && opts_.settled->contains(n.get())) return n;
     if (const UOpPtr* done = find(n.get())) return *done;
+    // the new sources are copied out only once one of them changed (most nodes keep theirs)
     UOpList new_src;
-    new_src.reserve(n->src.size());
-    bool changed = false;
-    for (const UOpPtr& s : n->src) {
-      new_src.push_back(top_down(s));
-      changed = changed || new_src.back() != s;
+    for (size_t i = 0; i < n->src.size(); i++) {
+      UOpPtr s = top_down(n->src[i]);
+      if (new_src.empty() && s != n->src[i]) {
+        new_src.reserve(n->src.size());
+        new_src.assign(n->src.begin(), n->src.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (new_src.empty()) {
+        continue;
+      }
+      new_src.push_back(std::move(s));
     }
+    bool changed = !new_src.empty();
     UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : apply(n);
     UOpPtr result = next ? top_down(next) : n;
     remember(n, result);
