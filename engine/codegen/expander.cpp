@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/alu_eval.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
 
@@ -11,6 +12,60 @@ namespace loupe {
 namespace {
 
 int64_t extent(const UOp* r) { return r->src[0]->const_int(); }
+
+UOpPtr cint(DType dtype, __int128 v) { return UOp::make(Ops::CONST, dtype, {}, wrap_int(v, dtype)); }
+
+// A node of a lane. Integer sums and products with the lane's constants are folded as they are built
+// (x*0, x*1, x+0, constants, constants last, (x+a)+b, (x*a)*b, (x+a)*b, (x+c)+y), so lane k of an
+// address comes out as base + offset, the way symbolic() leaves it: the pass after lowering then keeps
+// the loads and all the arithmetic above them instead of rebuilding every node of every lane. (Ring
+// identities: they hold in wrapping arithmetic.)
+UOpPtr fold_int_lane(Ops op, DType dtype, UOpList src, const Arg& arg) {
+  bool int_alu = (op == Ops::ADD || op == Ops::MUL) && dtype.count == 1 && dtype.is_int() && src.size() == 2;
+  if (!int_alu) return UOp::make(op, dtype, std::move(src), arg);
+  UOpPtr a = src[0], b = src[1];
+  auto is_c = [](const UOpPtr& u) { return u->op == Ops::CONST; };
+  if (is_c(a) && is_c(b)) {
+    __int128 x = a->const_int(), y = b->const_int();
+    return cint(dtype, op == Ops::ADD ? x + y : x * y);
+  }
+  if (is_c(a)) std::swap(a, b);
+  if (is_c(b)) {
+    int64_t v = b->const_int();
+    if (op == Ops::MUL && v == 0) return b;
+    if ((op == Ops::MUL && v == 1) || (op == Ops::ADD && v == 0)) return a;
+    bool inner_c = a->op != Ops::CONST && a->src.size() == 2 && is_c(a->src[1]);
+    if (inner_c && a->op == op)  // (x+a)+b, (x*a)*b
+      return fold_int_lane(op, dtype, {a->src[0], fold_int_lane(op, dtype, {a->src[1], b}, {})}, {});
+    if (inner_c && op == Ops::MUL && a->op == Ops::ADD)  // (x+a)*b -> x*b + a*b
+      return fold_int_lane(Ops::ADD, dtype, {fold_int_lane(Ops::MUL, dtype, {a->src[0], b}, {}), cint(dtype, __int128(a->src[1]->const_int()) * v)}, {});
+    return UOp::make(op, dtype, {a, b}, arg);
+  }
+  // (x + c) + y -> (x + y) + c: the lane's offset moves to the end of the sum
+  if (op == Ops::ADD && a->op == Ops::ADD && is_c(a->src[1]))
+    return fold_int_lane(Ops::ADD, dtype, {fold_int_lane(Ops::ADD, dtype, {a->src[0], b}, {}), a->src[1]}, {});
+  return UOp::make(op, dtype, {a, b}, arg);
+}
+
+// substitute() that builds the changed nodes with fold_int_lane.
+UOpPtr substitute_lane(const UOpPtr& root, const UOpPtr& from, const UOpPtr& to) {
+  std::unordered_map<const UOp*, UOpPtr> memo;
+  for (const UOp* n : root->toposort()) {
+    if (n == from.get()) {
+      memo.emplace(n, to);
+      continue;
+    }
+    bool changed = false;
+    UOpList src;
+    src.reserve(n->src.size());
+    for (const UOpPtr& s : n->src) {
+      src.push_back(memo.at(s.get()));
+      changed = changed || src.back() != s;
+    }
+    memo.emplace(n, changed ? fold_int_lane(n->op, n->dtype, std::move(src), n->arg) : n->ptr());
+  }
+  return memo.at(root.get());
+}
 
 // ASSIGN(acc, acc op x) over an unrolled axis -> one update per value of the axis.
 UOpPtr unroll_reduce(const Match& m) {
@@ -25,27 +80,32 @@ UOpPtr unroll_reduce(const Match& m) {
     else kept.push_back(acc->src[i]);
   }
   if (unrolled.empty()) return nullptr;
-  LOUPE_ASSERT(update->src.size() == 2 && update->src[0] == acc, "reduce update is not acc op x");
-  Ops op = update->op;
-  const UOpPtr& x = update->src[1];
-  // every combination of the unrolled axes, first axis outermost
-  std::vector<UOpPtr> values{x};
+  // acc op x (or x op acc) becomes a chain of the x_k; any other update (symbolic may have reshaped
+  // it) is applied to the previous update's result, k after k, through a stand-in for the accumulator
+  // (whose own sources hold the unrolled axes, which must not be substituted).
+  const bool plain = update->src.size() == 2 && (update->src[0] == acc || update->src[1] == acc);
+  const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
+  std::vector<UOpPtr> values{plain ? (update->src[0] == acc ? update->src[1] : update->src[0])
+                                   : substitute(update, {{acc, previous}})};
   for (const UOp* r : unrolled) {
     std::vector<UOpPtr> next;
     for (const UOpPtr& v : values)
-      for (int64_t k = 0; k < extent(r); k++) next.push_back(substitute(v, {{r->ptr(), UOp::cnst_int(r->dtype, k)}}));
+      for (int64_t k = 0; k < extent(r); k++) next.push_back(substitute_lane(v, r->ptr(), UOp::cnst_int(r->dtype, k)));
     values = std::move(next);
   }
+  auto then = [&](const UOpPtr& chain, const UOpPtr& v) {
+    return plain ? UOp::make(update->op, assign->dtype, {chain, v}) : substitute(v, {{previous, chain}});
+  };
   bool has_loops = false;
   for (size_t i = 1; i < kept.size(); i++) has_loops = has_loops || !axes.upcast.count(kept[i].get());
-  if (!has_loops) {  // fully unrolled: no accumulator left
-    UOpPtr chain = values[0];
-    for (size_t i = 1; i < values.size(); i++) chain = UOp::make(op, assign->dtype, {chain, values[i]});
+  if (!has_loops) {  // fully unrolled: no accumulator left (a plain chain starts at x_0, not at the identity)
+    UOpPtr chain = plain ? values[0] : substitute(values[0], {{previous, acc->src[0]}});
+    for (size_t i = 1; i < values.size(); i++) chain = then(chain, values[i]);
     return chain;
   }
   UOpPtr new_acc = UOp::make(Ops::DEFINE_ACC, acc->dtype, kept, acc->arg);
   UOpPtr chain = new_acc;
-  for (const UOpPtr& v : values) chain = UOp::make(op, assign->dtype, {chain, v});
+  for (const UOpPtr& v : values) chain = then(chain, v);
   return UOp::make(Ops::ASSIGN, assign->dtype, {new_acc, chain});
 }
 
@@ -100,7 +160,7 @@ private:
           UOpList src;
           for (const Lanes* s : srcs) src.push_back(s->values[project(combo, l.mask, s->mask)]);
           l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
-                                                      : UOp::make(u->op, u->dtype, std::move(src), u->arg));
+                                                      : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include "ir/alu_eval.h"
 #include "rewrite/rule.h"
+#include "symbolic/symbolic.h"
 
 namespace loupe {
 
@@ -67,6 +68,11 @@ const PatternMatcher& float_folds() {
     };
     return PatternMatcher(rules);
   }();
+  return pm;
+}
+
+const PatternMatcher& lowered_kernel_rules() {
+  static const PatternMatcher pm = symbolic() + float_folds();
   return pm;
 }
 

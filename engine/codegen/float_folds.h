@@ -14,5 +14,7 @@
 namespace loupe {
 
 const PatternMatcher& float_folds();
+// symbolic() + float_folds(): what a lowered kernel is simplified with.
+const PatternMatcher& lowered_kernel_rules();
 
 } // namespace loupe

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "codegen/expander.h"
+#include "codegen/float_folds.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/symbolic.h"
 #include "support/error.h"
@@ -459,6 +460,9 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
   }
   NestedLowering nested;
   UOpPtr lowered = lower_scope(ast, ctx, nested, "lowerer");
+  if (expand.upcast.empty() && expand.unroll.empty()) return lowered;
+  // simplified once per template, not once per lane: the lanes come out (nearly) simplified already
+  lowered = graph_rewrite(lowered, lowered_kernel_rules(), {.name = "symbolic before expansion"});
   return expand_placeholders(lowered, expand);
 }
 

@@ -40,8 +40,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   plan.axes = k.axis_kinds();
   plan.optimized_ast = k.optimized_ast();
   UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
-  static const PatternMatcher after_lowering = symbolic() + float_folds();
-  UOpPtr simplified = graph_rewrite(lowered, after_lowering, {.name = "symbolic after lowering"});
+  UOpPtr simplified = graph_rewrite(lowered, lowered_kernel_rules(), {.name = "symbolic after lowering"});
   // backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does); the
   // parts of the kernel without such ops are at symbolic's fixed point already and are not revisited
   FlatPtrSet<const UOp*> settled = outside_transcendentals(simplified, caps.code_for_op);

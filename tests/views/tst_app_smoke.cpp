@@ -211,10 +211,12 @@ private Q_SLOTS:
     const int64_t passAfter = s->selection().pass;
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Left);
     QVERIFY(s->selection().pass != passAfter || s->selection().step == expected.back().second - 1);
+    // Down: the next pass in the trace (matched or not), at its input graph
+    const int64_t passBeforeDown = s->selection().pass;
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Down);
     QCOMPARE(s->selection().step, int64_t(0));
     const int64_t passDown = s->selection().pass;
-    QCOMPARE(passDown, t.passes[size_t(t.passIndex.value(passAfter) + (s->selection().pass == passAfter ? 0 : 1))].id);
+    QCOMPARE(passDown, t.passes[size_t(t.passIndex.value(passBeforeDown) + 1)].id);
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Up);
     QVERIFY(s->selection().pass != passDown);
     const int64_t kernelBefore = s->selection().kernel;

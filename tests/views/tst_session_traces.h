@@ -13,7 +13,7 @@
 namespace session_traces {
 
 // (a @ b).relu(), its row sums, and an elementwise kernel: a schedule context, several kernel
-// contexts with hundreds of matches, kernel runs, sources (opt and noopt) and buffer ShapeTrackers.
+// contexts with dozens of matches, kernel runs, sources (opt and noopt) and buffer ShapeTrackers.
 inline void recordMatmulTrace(const QString& path) {
   using namespace loupe;
   TraceWriterOptions opts;
