@@ -417,7 +417,8 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 
 } // namespace
 
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits) {
+UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits,
+                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion) {
   LowerContext ctx;
   ExpandAxes expand;
   std::vector<int64_t> fs = k.full_shape();
@@ -463,6 +464,7 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
   if (expand.upcast.empty() && expand.unroll.empty()) return lowered;
   // simplified once per template, not once per lane: the lanes come out (nearly) simplified already
   lowered = graph_rewrite(lowered, lowered_kernel_rules(), {.name = "symbolic before expansion"});
+  if (before_expansion) lowered = before_expansion(lowered);
   return expand_placeholders(lowered, expand);
 }
 

@@ -4,6 +4,7 @@
 // becomes an accumulator (DEFINE_ACC) updated by ASSIGN inside the reduce loops.
 #pragma once
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,11 @@ struct LaunchLimits {
 
 // On a target with locals, global axes become SPECIAL gidx (idx with NOLOCALS) and local/group axes lidx,
 // and GROUP reduces go through a shared temp and a barrier; elsewhere every axis is a RANGE.
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {});
+// A kernel with upcast or unrolled axes is lowered as a template with placeholder loops for them,
+// simplified once (symbolic + float folds, then `before_expansion` when given: the pipeline's
+// transcendental pass), and only then expanded lane by lane.
+UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {},
+                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {});
 
 // Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
 // at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where
