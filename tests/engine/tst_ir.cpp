@@ -84,6 +84,23 @@ private slots:
     QCOMPARE(live_uop_count(), before);
   }
 
+  // Nodes dying in bulk leave tombstones in the intern table and make it rebuild; the survivors are
+  // still found (built again they are the same node) and the count of live nodes stays exact.
+  void interning_survives_churn() {
+    size_t before = live_uop_count();
+    auto v = UOp::variable("churn", 0, 1000);
+    std::vector<UOpPtr> kept;
+    for (int i = 0; i < 500; i++) kept.push_back(v * (i + 2) + i);
+    for (int round = 0; round < 20; round++) {
+      std::vector<UOpPtr> garbage;
+      for (int i = 0; i < 5000; i++) garbage.push_back(v * (100000 + round * 5000 + i));
+    }
+    for (int i = 0; i < 500; i++) QVERIFY(v * (i + 2) + i == kept[size_t(i)]);
+    kept.clear();
+    v.reset();
+    QCOMPARE(live_uop_count(), before);
+  }
+
   void concurrent_interning() {
     std::vector<std::thread> threads;
     std::vector<UOpPtr> results(8);
