@@ -208,11 +208,13 @@ private:
 
 UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }
 
-const PatternMatcher& expander_rules() {
-  static const PatternMatcher pm{
-      rule("unroll_reduce", UPat::op_any_src(Ops::ASSIGN), unroll_reduce),
-      rule("upcast_stores", UPat::op_any_src(Ops::SINK), upcast_stores),
-  };
+const PatternMatcher& unroll_rules() {
+  static const PatternMatcher pm{rule("unroll_reduce", UPat::op_any_src(Ops::ASSIGN), unroll_reduce)};
+  return pm;
+}
+
+const PatternMatcher& upcast_rules() {
+  static const PatternMatcher pm{rule("upcast_stores", UPat::op_any_src(Ops::SINK), upcast_stores)};
   return pm;
 }
 
@@ -221,7 +223,11 @@ const PatternMatcher& expander_rules() {
 UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes) {
   if (axes.upcast.empty() && axes.unroll.empty()) return sink;
   ExpandAxes ctx = axes;
-  return graph_rewrite(sink, expander_rules(), {.ctx = &ctx, .name = "expander"});
+  UOpPtr out = sink;
+  if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &ctx, .name = "unroll reduces"});
+  // the lanes are built complete in one step at the sink: nothing in them to visit again
+  if (!axes.upcast.empty()) out = rewrite_root(out, upcast_rules(), {.ctx = &ctx, .name = "upcast lanes"});
+  return out;
 }
 
 } // namespace loupe

@@ -57,6 +57,10 @@ public:
   }
 
   UOpPtr run(const UOpPtr& root) { return opts_.bottom_up ? bottom_up(root) : top_down(root); }
+  UOpPtr run_at_root(const UOpPtr& root) {
+    UOpPtr next = apply(root);
+    return next ? next : root;
+  }
   const UOpPtr* find(const UOp* n) const {
     const auto* entry = memo_.find(n);
     return entry ? &entry->second : nullptr;
@@ -123,6 +127,15 @@ UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const Rewrite
   return observed_pass(pass, sink, [&] {
            Rewriter rw(pm, opts, pass);
            return std::pair<UOpPtr, int>{rw.run(sink), 0};
+         })
+      .first;
+}
+
+UOpPtr rewrite_root(const UOpPtr& root, const PatternMatcher& pm, const RewriteOptions& opts, std::source_location loc) {
+  PassInfo pass = make_pass(opts, loc);
+  return observed_pass(pass, root, [&] {
+           Rewriter rw(pm, opts, pass);
+           return std::pair<UOpPtr, int>{rw.run_at_root(root), 0};
          })
       .first;
 }

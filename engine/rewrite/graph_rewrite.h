@@ -25,6 +25,11 @@ struct RewriteOptions {
 UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
                      std::source_location loc = std::source_location::current());
 
+// The first rule that applies at the root itself, once: no traversal, and the result is not rewritten
+// further (a pass of one step, reported to listeners like any other). The root when no rule applies.
+UOpPtr rewrite_root(const UOpPtr& root, const PatternMatcher& pm, const RewriteOptions& opts = {},
+                    std::source_location loc = std::source_location::current());
+
 // Same rewrite; returns, for every node of the input graph, what it became.
 UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
                                  std::source_location loc = std::source_location::current());
