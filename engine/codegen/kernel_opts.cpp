@@ -318,12 +318,28 @@ void Kernel::hand_coded_optimizations() {
           upcast_product *= 2;
     }
   }
+  // CPU: a reduce that walks down the columns of a loaded input (its output axis contiguous in the
+  // input, its reduce striding across rows: a column sum) uses one float of each cache line it reads per
+  // output; with the output axis upcast by 64 (8 vector accumulators) every row step reads 4 whole lines
+  // (colsum_4096: 72.8 -> 4.4 ms, the opts BEAM=2 picks)
+  bool column_walk = false;
+  if (!target_.has_local && has_reduce() && upcast_axes.empty() && upcasted_ == 0 && first_reduce() > 0) {
+    size_t a = first_reduce() - 1;
+    for (size_t b = 0; b < nbufs; b++) {
+      auto out = stride_of(b, a), across = stride_of(b, first_reduce());
+      column_walk = column_walk || (bufs_[b]->op == Ops::LOAD && out && *out == 1 && across && std::abs(*across) > 1);
+    }
+    for (int64_t amt : {16, 4}) {
+      std::vector<int64_t> s = full_shape();
+      if (column_walk && s[a] % amt == 0 && s[a] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), amt})) upcast_product *= amt;
+    }
+  }
   // unroll the reduce
   if (has_reduce() && first_reduce() < first_upcast()) {
     std::vector<int64_t> s = full_shape();
     size_t last_reduce = first_upcast() - 1;
     int64_t last = s[last_reduce];
-    if (upcast_product < 64 || cpu_tile) {
+    if (upcast_product < 64 || cpu_tile || column_walk) {
       if (last <= 32 && last > 1) {
         try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - first_reduce()), 0});
       } else if (last % 4 == 0) {

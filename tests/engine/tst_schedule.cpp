@@ -123,6 +123,23 @@ private slots:
     QCOMPARE(k.applied_opts()[0].str(), std::string("Opt(op=OptOps.UPCAST, axis=1, arg=0)"));
   }
 
+  // A column sum reads down the columns: the CPU heuristic upcasts the output axis by 64 (16 then 4)
+  // and unrolls the reduce, so each row step reads whole cache lines; a row sum (contiguous reduce)
+  // keeps its plain unroll. The column sum's values stay exact.
+  void column_walking_reduce_upcasts_its_output_axis() {
+    Kernel k(create_schedule({Tensor::empty({256, 512}).sum(0).uop()}).items.back().ast);
+    k.hand_coded_optimizations();
+    std::vector<std::string> opts;
+    for (const Opt& o : k.applied_opts()) opts.push_back(o.str());
+    QCOMPARE(opts, (std::vector<std::string>{"Opt(op=OptOps.UPCAST, axis=0, arg=16)", "Opt(op=OptOps.UPCAST, axis=0, arg=4)",
+                                             "Opt(op=OptOps.UNROLL, axis=0, arg=4)"}));
+    Kernel rows(create_schedule({Tensor::empty({256, 512}).sum(1).uop()}).items.back().ast);
+    rows.hand_coded_optimizations();
+    for (const Opt& o : rows.applied_opts()) QVERIFY(o.op != OptOp::UPCAST);
+    std::vector<double> col = arange2d(96, 128).sum(0).to_vector();
+    for (int64_t c = 0; c < 128; c++) QCOMPARE(col[size_t(c)], double(128 * 96 * 95 / 2 + 96 * c));
+  }
+
   void nested_reduce_values_match_two_passes() {
     const int64_t R = 7, C = 12;
     Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;
