@@ -13,14 +13,15 @@ bool scalar_fp(DType d) { return d.count == 1 && !d.is_ptr && (d == dtypes::floa
 
 class ContractedFolder {
 public:
-  explicit ContractedFolder(const std::vector<const UOp*>& order) : uses_(order.size()), out_(order.size()) {
+  // `order` is a toposort: sources first, the root last
+  explicit ContractedFolder(const std::vector<const UOp*>& order) : order_(order), uses_(order.size()), out_(order.size()) {
     for (const UOp* u : order)
       for (const UOpPtr& s : u->src) uses_[s.get()]++;
   }
 
-  UOpPtr fold(const std::vector<const UOp*>& order) {
-    for (const UOp* u : order) out_[u] = fold_node(u);
-    return *out_.find(order.back());
+  UOpPtr fold() {
+    for (const UOp* u : order_) out_[u] = fold_node(u);
+    return *out_.find(order_.back());
   }
 
 private:
@@ -75,6 +76,7 @@ private:
     return n;
   }
 
+  const std::vector<const UOp*>& order_;
   FlatPtrMap<const UOp*, int> uses_;
   FlatPtrMap<const UOp*, UOpPtr> out_;
 };
@@ -86,7 +88,7 @@ UOpPtr fold_contracted_constants(const UOpPtr& sink) {
   bool any = false;
   for (const UOp* u : order) any = any || sym::is_pending_product(*u);
   if (!any) return sink;
-  return ContractedFolder(order).fold(order);
+  return ContractedFolder(order).fold();
 }
 
 } // namespace loupe

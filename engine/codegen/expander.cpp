@@ -49,22 +49,7 @@ UOpPtr fold_int_lane(Ops op, DType dtype, UOpList src, const Arg& arg) {
 
 // substitute() that builds the changed nodes with fold_int_lane.
 UOpPtr substitute_lane(const UOpPtr& root, const UOpPtr& from, const UOpPtr& to) {
-  std::unordered_map<const UOp*, UOpPtr> memo;
-  for (const UOp* n : root->toposort()) {
-    if (n == from.get()) {
-      memo.emplace(n, to);
-      continue;
-    }
-    bool changed = false;
-    UOpList src;
-    src.reserve(n->src.size());
-    for (const UOpPtr& s : n->src) {
-      src.push_back(memo.at(s.get()));
-      changed = changed || src.back() != s;
-    }
-    memo.emplace(n, changed ? fold_int_lane(n->op, n->dtype, std::move(src), n->arg) : n->ptr());
-  }
-  return memo.at(root.get());
+  return substitute(root, {{from, to}}, [](const UOp& n, UOpList src) { return fold_int_lane(n.op, n.dtype, std::move(src), n.arg); });
 }
 
 // ASSIGN(acc, acc op x) over an unrolled axis -> one update per value of the axis.

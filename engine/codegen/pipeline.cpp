@@ -42,9 +42,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   // Backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does),
   // built on the template before its lanes are expanded when the kernel has upcasts (once, not once per
   // lane). The parts of a graph without such ops are at symbolic's fixed point already: not revisited.
-  bool approximated = false;
   auto approximate_transcendentals = [&](const UOpPtr& g) {
-    approximated = true;
     FlatPtrSet<const UOp*> settled = outside_transcendentals(g, caps.code_for_op);
     if (settled.contains(g.get())) return g;
     static thread_local std::map<std::string, PatternMatcher> late_rules;
@@ -52,10 +50,13 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
     if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
     return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
   };
-  UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max}, approximate_transcendentals);
+  bool expanded = false;  // lower_kernel calls back on the template only when it expands lanes
+  UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max}, [&](const UOpPtr& g) {
+    expanded = true;
+    return approximate_transcendentals(g);
+  });
   // Expanded lanes of a template that had its float folds get symbolic() alone: the folds must not
   // reach into the polynomials, whose arithmetic is built in its final shape.
-  const bool expanded = approximated;
   UOpPtr simplified = graph_rewrite(lowered, expanded ? symbolic() : lowered_kernel_rules(), {.name = "symbolic after lowering"});
   if (!expanded) simplified = approximate_transcendentals(simplified);
   simplified = fold_contracted_constants(simplified);

@@ -326,7 +326,7 @@ FlatPtrSet<const UOp*> outside_transcendentals(const UOpPtr& sink, const OpSet& 
   FlatPtrSet<const UOp*> outside(order.size());
   for (const UOp* u : order) {
     bool approximated = u->op == Ops::EXP2 || u->op == Ops::LOG2 || u->op == Ops::SIN || u->op == Ops::SQRT || u->op == Ops::POW;
-    bool clean = !(approximated && !supported.has(u->op));
+    bool clean = !approximated || supported.has(u->op);
     for (const UOpPtr& s : u->src) clean = clean && outside.contains(s.get());
     if (clean) outside.insert(u);
   }

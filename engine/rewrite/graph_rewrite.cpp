@@ -25,11 +25,10 @@ public:
     UOpList new_src;
     for (size_t i = 0; i < n->src.size(); i++) {
       UOpPtr s = top_down(n->src[i]);
-      if (new_src.empty() && s != n->src[i]) {
+      if (new_src.empty()) {
+        if (s == n->src[i]) continue;
         new_src.reserve(n->src.size());
         new_src.assign(n->src.begin(), n->src.begin() + static_cast<std::ptrdiff_t>(i));
-      } else if (new_src.empty()) {
-        continue;
       }
       new_src.push_back(std::move(s));
     }
@@ -157,7 +156,7 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
   return out;
 }
 
-UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild) {
   // every node of root's graph stays alive through root, so addresses are stable keys
   std::vector<const UOp*> order = root->toposort();
   FlatPtrMap<const UOp*, UOpPtr> memo(order.size());
@@ -174,7 +173,8 @@ UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements) {
       src.push_back(*memo.find(s.get()));
       changed = changed || src.back() != s;
     }
-    memo[n] = changed ? n->replace_src(std::move(src)) : n->ptr();
+    if (!changed) memo[n] = n->ptr();
+    else memo[n] = rebuild ? rebuild(*n, std::move(src)) : n->replace_src(std::move(src));
   }
   return *memo.find(root.get());
 }

@@ -5,6 +5,7 @@
 //  - bottom_up (pre-order): apply the rules at the node to a fixed point first, then rewrite the
 //    sources of the result, rebuild and repeat if they changed.
 #pragma once
+#include <functional>
 #include <source_location>
 #include <string>
 
@@ -34,7 +35,10 @@ UOpPtr rewrite_root(const UOpPtr& root, const PatternMatcher& pm, const RewriteO
 UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
                                  std::source_location loc = std::source_location::current());
 
-// Replace nodes by a lookup table (one bottom-up pass, no rules): `substitute(x, {{a, b}})`.
-UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements);
+// Replace nodes by a lookup table (one bottom-up pass, no rules): `substitute(x, {{a, b}})`. A node
+// whose sources changed is rebuilt by `rebuild(node, new_sources)` when given (a builder that folds as
+// it builds), else with the same op, dtype and arg.
+using Rebuild = std::function<UOpPtr(const UOp&, UOpList)>;
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild = {});
 
 } // namespace loupe

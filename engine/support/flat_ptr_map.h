@@ -47,7 +47,6 @@ public:
     if (cap > keys_.size()) rehash(cap);
   }
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
 
   template <typename F> void for_each(F&& f) const {
     for (size_t i = 0; i < keys_.size(); i++)
@@ -64,10 +63,8 @@ private:
   }
   void grow() { rehash(keys_.empty() ? 16 : keys_.size() * 2); }
   void rehash(size_t cap) {
-    std::vector<K> old_keys(cap, nullptr);
-    std::vector<V> old_values(cap);
-    old_keys.swap(keys_);
-    old_values.swap(values_);
+    std::vector<K> old_keys = std::exchange(keys_, std::vector<K>(cap, nullptr));
+    std::vector<V> old_values = std::exchange(values_, std::vector<V>(cap));
     mask_ = cap - 1;
     size_ = 0;
     for (size_t i = 0; i < old_keys.size(); i++)
@@ -87,8 +84,6 @@ public:
   explicit FlatPtrSet(size_t expected) : map_(expected) {}
   bool insert(K key) { return map_.try_emplace(key).second; }  // true when it was new
   bool contains(K key) const { return map_.contains(key); }
-  size_t size() const { return map_.size(); }
-  void reserve(size_t n) { map_.reserve(n); }
 
 private:
   FlatPtrMap<K, char> map_;

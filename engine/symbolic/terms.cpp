@@ -28,13 +28,6 @@ void add_scaled(Linear& l, const UOpPtr& u, I mul) {
 
 bool is_const_div(const UOpPtr& u, Ops op) { return u->op == op && is_int_const(*u->src[1]); }
 
-UOpPtr negated(const UOpPtr& u) {
-  Linear l = linear_of(u, false);
-  for (Term& t : l.terms) t.coeff = -t.coeff;
-  l.constant = -l.constant;
-  return build(l);
-}
-
 // a == b (mod c): their difference is a multiple of c term by term.
 bool congruent(const UOpPtr& a, const UOpPtr& b, I c) {
   if (!b) return false;
