@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/print.h"
+#include "support/flat_ptr_map.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -129,10 +130,31 @@ private:
   const CStyleRenderer& R;
   const CLanguage& L;
   const UOpList& uops_;
-  std::unordered_map<const UOp*, int> pos_, children_, consumer_pos_;
-  std::unordered_set<const UOp*> must_name_, inlined_;
-  std::unordered_map<const UOp*, std::string> text_;
-  std::unordered_map<const UOp*, bool> mutable_;
+  // What the writer knows of each node it meets (the listed ones and the constants they read).
+  struct NodeInfo {
+    int pos = -1;            // in the linearized list
+    int children = 0;        // uses by listed nodes
+    int consumer_pos = 0;    // position of the last use
+    bool must_name = false;  // needs a variable of its own
+    bool inlined = false;    // its text is an expression written where it is used
+    bool is_mutable = false; // a buffer some STORE writes
+    bool has_text = false;
+    std::string text;
+    std::vector<const UOp*> acc_reads;  // accumulators an inlined expression reads
+  };
+  FlatPtrMap<const UOp*, NodeInfo*> info_;
+  std::deque<NodeInfo> infos_;  // stable addresses as it grows
+  NodeInfo& info(const UOp* u) {
+    auto [slot, added] = info_.try_emplace(u);
+    if (added) *slot = &infos_.emplace_back();
+    return **slot;
+  }
+  bool inlined(const UOp* u) { return info(u).inlined; }
+  void set_text(const UOp* u, std::string t) {
+    NodeInfo& i = info(u);
+    i.text = std::move(t);
+    i.has_text = true;
+  }
   std::map<std::string, int> counters_;
   std::vector<std::string> body_;
   int depth_ = 1;
@@ -193,55 +215,65 @@ private:
 };
 
 const std::string& KernelWriter::text(const UOp* u) {
-  auto it = text_.find(u);
-  if (it != text_.end()) return it->second;
-  if (u->op == Ops::CONST || u->op == Ops::VCONST) return text_[u] = constant(u);
+  NodeInfo& i = info(u);
+  if (i.has_text) return i.text;
+  if (u->op == Ops::CONST || u->op == Ops::VCONST) {
+    set_text(u, constant(u));
+    return i.text;
+  }
   fail(u, "source used before it is rendered (not in the linearized list, or out of order)");
 }
 
 void KernelWriter::analyze() {
+  size_t nodes = uops_.size();
+  for (const UOpPtr& u : uops_) nodes += u ? u->src.size() : 0;
+  info_.reserve(nodes);
   for (size_t i = 0; i < uops_.size(); i++) {
     LOUPE_ASSERT(uops_[i] != nullptr, "null UOp in the linearized kernel at ", i);
-    pos_[uops_[i].get()] = static_cast<int>(i);
+    info(uops_[i].get()).pos = static_cast<int>(i);
   }
-  std::unordered_map<const UOp*, std::vector<int>> assigns;
+  FlatPtrMap<const UOp*, std::vector<int>> assigns;
   for (const UOpPtr& up : uops_) {
     const UOp* u = up.get();
+    int pos = info(u).pos;
     for (const UOpPtr& s : u->src) {
-      children_[s.get()]++;
-      consumer_pos_[s.get()] = pos_[u];
+      NodeInfo& si = info(s.get());
+      si.children++;
+      si.consumer_pos = pos;
     }
-    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos_[u]);
-    if (u->op == Ops::STORE) mutable_[buffer_of(u->src[0].get())] = true;
+    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos);
+    if (u->op == Ops::STORE)
+      if (const UOp* buf = buffer_of(u->src[0].get())) info(buf).is_mutable = true;
     // A vector value read lane by lane needs a name, unless its lanes can be spelled directly.
     bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || u->op == Ops::CAST));
     if (lanewise)
       for (const UOpPtr& s : u->src)
         if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE &&
             s->op != Ops::GEP)
-          must_name_.insert(s.get());
-    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) must_name_.insert(u);
+          info(s.get()).must_name = true;
+    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) info(u).must_name = true;
   }
   // Inline single-use expressions, except where an accumulator they read is assigned between the value's
   // position and its use (the inlined text would read the new value).
-  std::unordered_map<const UOp*, std::vector<const UOp*>> acc_reads;
   for (const UOpPtr& up : uops_) {
     const UOp* u = up.get();
+    NodeInfo& ui = info(u);
     std::vector<const UOp*> reads;
     for (const UOpPtr& s : u->src) {
       if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
-      else if (inlined_.count(s.get())) reads.insert(reads.end(), acc_reads[s.get()].begin(), acc_reads[s.get()].end());
+      else if (const NodeInfo& si = info(s.get()); si.inlined) reads.insert(reads.end(), si.acc_reads.begin(), si.acc_reads.end());
     }
     bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX ||
                   u->op == Ops::NOOP;
-    bool candidate = is_value_op(u->op) && children_[u] == 1 && !must_name_.count(u);
+    bool candidate = is_value_op(u->op) && ui.children == 1 && !ui.must_name;
     if (candidate)
       for (const UOp* acc : reads)
-        for (int p : assigns[acc])
-          if (p > pos_[u] && p < consumer_pos_[u]) candidate = false;
+        if (const std::vector<int>* ps = assigns.find(acc))
+          for (int p : *ps)
+            if (p > ui.pos && p < ui.consumer_pos) candidate = false;
     if (always || candidate) {
-      inlined_.insert(u);
-      acc_reads[u] = std::move(reads);
+      ui.inlined = true;
+      ui.acc_reads = std::move(reads);
     }
   }
 }
@@ -266,16 +298,20 @@ void KernelWriter::find_split_loop() {
   size_t end = uops_.size();
   while (end > 0 && uops_[end - 1]->op == Ops::SINK) end--;
   if (end == 0 || uops_[end - 1]->op != Ops::ENDRANGE || uops_[end - 1]->src[0].get() != range) return;
+  FlatPtrSet<const UOp*> on_range(uops_.size());  // the listed nodes computed from the loop's index (list order is topological)
+  on_range.insert(range);
   for (size_t i = first; i < end; i++) {
     const UOp* u = uops_[i].get();
     if (u->op == Ops::DEFINE_LOCAL || u->op == Ops::BARRIER || u->op == Ops::SPECIAL) return;
     if (u->op == Ops::DEFINE_ACC)
       for (const UOpPtr& s : u->src)
         if (s.get() == range) return;
-    if (u->op == Ops::STORE) {
-      auto order = u->src[0]->toposort();
-      if (std::find(order.begin(), order.end(), range) == order.end()) return;
-    }
+    if (u->op == Ops::STORE && !on_range.contains(u->src[0].get())) return;
+    for (const UOpPtr& s : u->src)
+      if (on_range.contains(s.get())) {
+        on_range.insert(u);
+        break;
+      }
   }
   split_range_ = range;
 }
@@ -328,10 +364,10 @@ std::string KernelWriter::constant(const UOp* u) {
 std::string KernelWriter::lane(const UOp* u, int i) {
   if (u->op == Ops::CONST) return c_constant(R, u->arg, rtype(u).scalar());
   if (u->op == Ops::VCONST) return c_constant(R, u->arg.as_tuple().at(i), rtype(u).scalar());
-  if (u->op == Ops::VECTORIZE && inlined_.count(u)) return text(u->src.at(i).get());
-  if (u->op == Ops::GEP && inlined_.count(u)) return lane(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(i).as_int()));
+  if (u->op == Ops::VECTORIZE && inlined(u)) return text(u->src.at(i).get());
+  if (u->op == Ops::GEP && inlined(u)) return lane(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(i).as_int()));
   if (u->dtype.count == 1) return text(u);  // a scalar broadcast into every lane
-  if (inlined_.count(u)) fail(u, "a vector expression read lane by lane must be named");
+  if (inlined(u)) fail(u, "a vector expression read lane by lane must be named");
   if (L.gep_brackets || u->dtype.count > 4) return text(u) + "[" + std::to_string(i) + "]";
   return text(u) + "." + std::string(1, "xyzw"[i]);
 }
@@ -340,7 +376,7 @@ Operand KernelWriter::operand(const UOp* u, int ln) {
   Operand o;
   o.node = u;
   o.type = rtype(u).scalar();
-  o.inlined = inlined_.count(u) > 0;
+  o.inlined = inlined(u);
   if (u->op == Ops::CONST) o.cval = &u->arg;
   if (u->op == Ops::VCONST && ln >= 0) o.cval = &u->arg.as_tuple().at(ln);
   o.text = ln >= 0 ? lane(u, ln) : text(u);
@@ -460,7 +496,7 @@ std::string KernelWriter::index_expr(const UOp* u) {
   const UOp* buf = u->src.at(0).get();
   const UOp* idx = u->src.at(1).get();
   std::string it = text(idx);
-  if (inlined_.count(idx) && idx->op == Ops::ADD) it = strip_parens(it);
+  if (inlined(idx) && idx->op == Ops::ADD) it = strip_parens(it);
   return "(" + text(buf) + "+" + it + ")";
 }
 
@@ -489,7 +525,7 @@ std::string KernelWriter::value_expr(const UOp* u) {
   }
   if (u->op == Ops::CAST && u->dtype.is_ptr) {  // a vector view of a buffer: ((float4*)(data1+i))
     const UOp* buf = buffer_of(u);
-    bool ro = L.const_buffers && buf && buf->op == Ops::DEFINE_GLOBAL && !mutable_[buf];
+    bool ro = L.const_buffers && buf && buf->op == Ops::DEFINE_GLOBAL && !info(buf).is_mutable;
     std::string pre = u->dtype.local ? L.smem_prefix : L.buffer_prefix;
     use_type(u->dtype.base());
     return "((" + pre + (ro ? "const " : "") + R.type_name(u->dtype) + ")(" + text(u->src[0].get()) + "))";
@@ -522,7 +558,7 @@ std::string KernelWriter::value_expr(const UOp* u) {
 void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::string& expr) {
   DType t = rtype(u);
   std::string name = fresh(prefix);
-  text_[u] = name;
+  set_text(u, name);
   if (t.count > 1 && t.scalar().is_bool()) {
     use_type(t.scalar());
     emit(R.scalar_name(t.scalar()) + " " + name + "[" + std::to_string(t.count) + "] = " + expr + ";");
@@ -541,8 +577,8 @@ void KernelWriter::render_one(const UOp* u) {
                  uop_label(*u));
     for (const BufferParam& b : out_.buffers)
       if (b.index == u->arg.as_int()) fail(u, "two DEFINE_GLOBALs with the same index");
-    text_[u] = "data" + std::to_string(u->arg.as_int());
-    out_.buffers.push_back({u->arg.as_int(), u->dtype, mutable_[u]});
+    set_text(u, "data" + std::to_string(u->arg.as_int()));
+    out_.buffers.push_back({u->arg.as_int(), u->dtype, info(u).is_mutable});
     use_type(u->dtype.base());
     return;
   }
@@ -550,7 +586,7 @@ void KernelWriter::render_one(const UOp* u) {
     const auto& t = u->arg.as_tuple();
     std::string name = t.at(0).as_string();
     if (!is_c_identifier(name)) fail(u, "variable name is not a C identifier");
-    text_[u] = name;
+    set_text(u, name);
     out_.vars.push_back({name, t.at(1).as_int(), t.at(2).as_int()});
     return;
   }
@@ -563,14 +599,14 @@ void KernelWriter::render_one(const UOp* u) {
     int dim = name.back() - '0';
     if (dim < 0 || dim > 2) fail(u, "SPECIAL name must end in 0, 1 or 2");
     (name[0] == 'l' ? out_.local : out_.global)[dim] = size->const_int();
-    text_[u] = name;
+    set_text(u, name);
     emit(R.type_name(rtype(u)) + " " + name + " = " + R.special_expr(name) + "; /* " + std::to_string(size->const_int()) +
          " */");
     return;
   }
   case Ops::DEFINE_LOCAL: {
     std::string name = u->arg.is_string() ? u->arg.as_string() : fresh("temp");
-    text_[u] = name;
+    set_text(u, name);
     use_type(u->dtype.base());
     emit(L.smem_prefix + R.type_name(u->dtype.base()) + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
     return;
@@ -581,7 +617,7 @@ void KernelWriter::render_one(const UOp* u) {
     while (open_axes_.count(axis)) axis++;
     open_axes_.insert(axis);
     std::string name = "ridx" + std::to_string(axis);
-    text_[u] = name;
+    set_text(u, name);
     std::string T = R.type_name(t);
     if (u == split_range_) {
       out_.split_loop = true;
@@ -612,8 +648,8 @@ void KernelWriter::render_one(const UOp* u) {
   case Ops::BARRIER:
     if (!L.barrier.empty()) emit(L.barrier);
     return;
-  case Ops::NOOP: text_[u] = text(u->src.at(0).get()); return;
-  case Ops::INDEX: text_[u] = index_expr(u); return;
+  case Ops::NOOP: set_text(u, text(u->src.at(0).get())); return;
+  case Ops::INDEX: set_text(u, index_expr(u)); return;
   case Ops::DEFINE_ACC: declare(u, "acc", text(u->src.at(0).get())); return;
   case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
     if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
@@ -623,8 +659,8 @@ void KernelWriter::render_one(const UOp* u) {
     return;
   }
   case Ops::ASSIGN:
-    text_[u] = text(u->src.at(0).get());
-    emit(text_[u] + " = " + text(u->src.at(1).get()) + ";");
+    set_text(u, text(u->src.at(0).get()));
+    emit(text(u) + " = " + text(u->src.at(1).get()) + ";");
     return;
   case Ops::LOAD: {
     std::string ptr = text(u->src.at(0).get());
@@ -645,8 +681,8 @@ void KernelWriter::render_one(const UOp* u) {
   }
   if (!is_value_op(u->op) && u->op != Ops::GEP) fail(u, "op not allowed in a linearized C kernel");
   std::string e = value_expr(u);
-  if (inlined_.count(u)) {
-    text_[u] = e;
+  if (inlined(u)) {
+    set_text(u, e);
     return;
   }
   const char* prefix = u->op == Ops::GEP ? "gep" : (u->op == Ops::CAST || u->op == Ops::BITCAST || u->op == Ops::VECTORIZE) ? "cast" : "alu";
