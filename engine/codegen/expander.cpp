@@ -1,11 +1,12 @@
 #include "codegen/expander.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <deque>
 
 #include "ir/alu_eval.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
+#include "support/flat_ptr_map.h"
 
 namespace loupe {
 
@@ -126,7 +127,7 @@ private:
   };
 
   const Lanes& lanes(const UOpPtr& u) {
-    if (auto it = memo_.find(u.get()); it != memo_.end()) return it->second;
+    if (Lanes* const* known = memo_.find(u.get())) return **known;
     Lanes l;
     auto axis = std::find(axes_.begin(), axes_.end(), u.get());
     if (axis != axes_.end()) {
@@ -149,7 +150,9 @@ private:
         }
       }
     }
-    return memo_.emplace(u.get(), std::move(l)).first->second;
+    Lanes& stored = store_.emplace_back(std::move(l));
+    memo_[u.get()] = &stored;
+    return stored;
   }
 
   // An accumulator's lane: the values of its upcast axes move from its sources to its arg, so the
@@ -188,7 +191,8 @@ private:
   }
 
   std::vector<const UOp*> axes_;
-  std::unordered_map<const UOp*, Lanes> memo_;
+  FlatPtrMap<const UOp*, Lanes*> memo_;
+  std::deque<Lanes> store_;  // stable addresses: a node's lanes are read while its sources' are built
 };
 
 UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <bitset>
-#include <set>
+#include <queue>
 #include <unordered_map>
 
 #include "codegen/kernel.h"
 #include "support/error.h"
+#include "support/flat_ptr_map.h"
 
 namespace loupe {
 
@@ -22,6 +23,7 @@ class Linearizer {
 public:
   explicit Linearizer(const UOpPtr& sink) : topo_(sink->toposort()) {
     n_ = topo_.size();
+    index_.reserve(n_);
     for (uint32_t i = 0; i < n_; i++) index_[topo_[i]] = i;
     number_loops();
     compute_scopes();
@@ -44,8 +46,8 @@ private:
     LOUPE_ASSERT(ranges.size() <= kMaxLoops, "a kernel with ", ranges.size(), " loops");
     loop_bit_.assign(n_, -1);
     for (size_t b = 0; b < ranges.size(); b++) {
-      loops_.push_back(index_.at(ranges[b]));
-      loop_bit_[index_.at(ranges[b])] = static_cast<int>(b);
+      loops_.push_back(at(ranges[b]));
+      loop_bit_[at(ranges[b])] = static_cast<int>(b);
     }
     // group 0: the kernel's loops; group k: the loops of the k-th nested accumulator
     group_.assign(loops_.size(), 0);
@@ -56,9 +58,9 @@ private:
         const UOp* r = u->src[i].get();
         if (r->op != Ops::RANGE || range_order(r) < kFirstNestedRangeId) continue;
         auto [it, fresh] = group_id.emplace(u, static_cast<int>(group_id.size()) + 1);
-        group_[loop_bit_[index_.at(r)]] = it->second;
+        group_[loop_bit_[at(r)]] = it->second;
         group_acc_.resize(group_id.size() + 1, 0);
-        group_acc_[it->second] = index_.at(u);
+        group_acc_[it->second] = at(u);
       }
     }
     groups_ = group_id.size() + 1;
@@ -82,7 +84,7 @@ private:
   LoopSet acc_loops(const UOp* acc) const {
     LoopSet out;
     for (size_t i = 1; i < acc->src.size(); i++)
-      if (acc->src[i]->op == Ops::RANGE) out.set(loop_bit_[index_.at(acc->src[i].get())]);  // not a loop folded to a constant
+      if (acc->src[i]->op == Ops::RANGE) out.set(loop_bit_[at(acc->src[i].get())]);  // not a loop folded to a constant
     return out;
   }
 
@@ -100,11 +102,11 @@ private:
           continue;
         }
         LoopSet s;
-        for (const UOpPtr& src : u->src) s |= provides_[index_.at(src.get())];
+        for (const UOpPtr& src : u->src) s |= provides_[at(src.get())];
         if (u->op == Ops::ASSIGN) {
           const UOp* acc = u->src[0].get();
           LoopSet rs = acc_loops(acc), outside = s & ~rs;
-          scope_[index_.at(acc)] = close(outside);
+          scope_[at(acc)] = close(outside);
           scope_[i] = close(s | rs);
           provides_[i] = close(outside);  // consumers see the finished value
           continue;
@@ -130,7 +132,7 @@ private:
     if (groups_ == 1) return;
     std::vector<std::vector<uint32_t>> consumers(n_);
     for (uint32_t i = 0; i < n_; i++)
-      for (const UOpPtr& src : topo_[i]->src) consumers[index_.at(src.get())].push_back(i);
+      for (const UOpPtr& src : topo_[i]->src) consumers[at(src.get())].push_back(i);
     for (uint32_t a = 0; a < n_; a++) {
       if (topo_[a]->op != Ops::ASSIGN) continue;
       LoopSet own = acc_loops(topo_[a]->src[0].get());
@@ -158,7 +160,8 @@ private:
 
   std::vector<const UOp*> topo_;
   uint32_t n_ = 0;
-  std::unordered_map<const UOp*, uint32_t> index_;
+  FlatPtrMap<const UOp*, uint32_t> index_;
+  uint32_t at(const UOp* u) const { return *index_.find(u); }
   std::vector<uint32_t> loops_;   // node index of each loop, by bit
   std::vector<int> loop_bit_;     // per node: its bit, or -1
   std::vector<int> group_;        // per loop bit: 0 (kernel) or its nested group
@@ -187,16 +190,19 @@ std::vector<UOpPtr> Linearizer::run() {
       if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
       pending[i]++;
       if (src->op != Ops::RANGE) pending_values[i]++;
-      users[index_.at(src.get())].push_back(i);
+      users[at(src.get())].push_back(i);
     }
   }
-  std::unordered_map<LoopSet, std::set<uint32_t>> ready;  // by scope, in graph order
-  auto is_ready = [&](uint32_t i) {
-    auto it = ready.find(scope_[i]);
-    return it != ready.end() && it->second.count(i);
+  // ready nodes by scope, each taken in graph order (a min-heap of node indices)
+  using ReadyQueue = std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>>;
+  std::unordered_map<LoopSet, ReadyQueue> ready;
+  std::vector<bool> queued(n_, false);
+  auto make_ready = [&](uint32_t i) {
+    ready[scope_[i]].push(i);
+    queued[i] = true;
   };
   for (uint32_t i = 0; i < n_; i++)
-    if (listed[i] && pending[i] == 0 && topo_[i]->op != Ops::RANGE) ready[scope_[i]].insert(i);
+    if (listed[i] && pending[i] == 0 && topo_[i]->op != Ops::RANGE) make_ready(i);
   std::vector<uint32_t> open;  // the loop stack
   LoopSet current;
   auto finish = [&](uint32_t i) {
@@ -205,7 +211,7 @@ std::vector<UOpPtr> Linearizer::run() {
     remaining--;
     for (uint32_t c : users[i]) {
       if (topo_[i]->op != Ops::RANGE) pending_values[c]--;
-      if (--pending[c] == 0 && topo_[c]->op != Ops::RANGE) ready[scope_[c]].insert(c);
+      if (--pending[c] == 0 && topo_[c]->op != Ops::RANGE) make_ready(c);
     }
   };
   auto loop_ready = [&](size_t bit) {
@@ -217,15 +223,16 @@ std::vector<UOpPtr> Linearizer::run() {
   };
   while (remaining > 0) {
     if (auto it = ready.find(current); it != ready.end() && !it->second.empty()) {
-      uint32_t pick = *it->second.begin();
-      it->second.erase(it->second.begin());
+      uint32_t pick = it->second.top();
+      it->second.pop();
+      queued[pick] = false;
       finish(pick);
       continue;
     }
     int to_open = -1;
     for (uint32_t i = 0; i < n_ && to_open < 0; i++) {
       if (!listed[i] || done[i] || pending_values[i] != 0 || topo_[i]->op == Ops::RANGE) continue;
-      if (pending[i] == 0 && !is_ready(i)) continue;
+      if (pending[i] == 0 && !queued[i]) continue;
       const LoopSet& s = scope_[i];
       if ((s & current) != current) continue;
       for (size_t b = 0; b < loops_.size(); b++)

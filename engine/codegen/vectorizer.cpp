@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_set>
 
 #include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
+#include "support/flat_ptr_map.h"
 
 namespace loupe {
 
@@ -222,10 +222,9 @@ private:
       if (acc->op != Ops::DEFINE_ACC) return nullptr;
       UOpPtr update = vec(column(lanes, 1));
       // an update that packs a lane's own scalar accumulator cannot become the vector's
-      std::unordered_set<const UOp*> scalar_accs;
+      FlatPtrSet<const UOp*> scalar_accs(accs.size()), seen;
       for (const UOpPtr& x : accs) scalar_accs.insert(x.get());
-      for (const UOp* x : update->toposort())
-        if (scalar_accs.count(x)) return nullptr;
+      if (reads_any(update.get(), scalar_accs, seen)) return nullptr;
       UOpPtr assign = UOp::make(Ops::ASSIGN, vt, {acc, update});
       for (int k = 0; k < n; k++) assign_lanes_[lanes[k]] = gep(assign, static_cast<size_t>(k));
       return assign;
@@ -238,7 +237,24 @@ private:
     }
   }
 
+  // Whether u's graph holds one of `accs`: only graphs that hold a scalar accumulator at all are walked.
+  bool reads_any(const UOp* u, const FlatPtrSet<const UOp*>& accs, FlatPtrSet<const UOp*>& seen) {
+    if (!holds_scalar_acc(u) || !seen.insert(u)) return false;
+    if (accs.contains(u)) return true;
+    for (const UOpPtr& s : u->src)
+      if (reads_any(s.get(), accs, seen)) return true;
+    return false;
+  }
+  bool holds_scalar_acc(const UOp* u) {
+    if (const char* known = scalar_acc_below_.find(u)) return *known != 0;
+    bool holds = u->op == Ops::DEFINE_ACC && u->dtype.count == 1;
+    for (const UOpPtr& s : u->src) holds = holds || holds_scalar_acc(s.get());
+    scalar_acc_below_[u] = holds;
+    return holds;
+  }
+
   const VectorTarget& target_;
+  FlatPtrMap<const UOp*, char> scalar_acc_below_;  // char: vector<bool> has no addressable elements
   std::map<std::vector<const UOp*>, UOpPtr> memo_;
   UOpMap<UOpPtr> assign_lanes_;  // scalar lane of a joined reduce -> GEP of the vector one
 };
@@ -251,7 +267,8 @@ UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
   if (target.vector_bytes == 0) return sink;
   static const PatternMatcher pm{rule("join_stores", UPat::op_any_src(Ops::SINK), join_stores)};
   VectorTarget ctx = target;
-  return graph_rewrite(sink, pm, {.ctx = &ctx, .name = "vectorize stores"});
+  // the stores are joined in one step at the sink: nothing below it to visit
+  return rewrite_root(sink, pm, {.ctx = &ctx, .name = "vectorize stores"});
 }
 
 } // namespace loupe
