@@ -104,6 +104,7 @@ public:
     // axis order, not address order: the same kernel always comes out the same
     std::sort(axes_.begin(), axes_.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
     LOUPE_ASSERT(axes_.size() <= 32, "a kernel with ", axes_.size(), " upcast axes");
+    for (const UOp* r : axes_) extents_.push_back(extent(r));
   }
 
   // Each store that depends on upcast axes -> one store per combination of their values, first axis
@@ -132,9 +133,10 @@ private:
     auto axis = std::find(axes_.begin(), axes_.end(), u.get());
     if (axis != axes_.end()) {
       l.mask = 1u << (axis - axes_.begin());
-      for (int64_t k = 0; k < extent(u.get()); k++) l.values.push_back(UOp::cnst_int(u->dtype, k));
+      for (int64_t k = 0; k < extents_[axis - axes_.begin()]; k++) l.values.push_back(UOp::cnst_int(u->dtype, k));
     } else {
       std::vector<const Lanes*> srcs;
+      srcs.reserve(u->src.size());
       for (const UOpPtr& s : u->src) {
         srcs.push_back(&lanes(s));
         l.mask |= srcs.back()->mask;
@@ -142,8 +144,11 @@ private:
       if (l.mask == 0) {
         l.values = {u};
       } else {
-        for (size_t combo = 0; combo < combinations(l.mask); combo++) {
+        size_t n = combinations(l.mask);
+        l.values.reserve(n);
+        for (size_t combo = 0; combo < n; combo++) {
           UOpList src;
+          src.reserve(srcs.size());
           for (const Lanes* s : srcs) src.push_back(s->values[project(combo, l.mask, s->mask)]);
           l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
                                                       : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
@@ -171,7 +176,7 @@ private:
   size_t combinations(uint32_t mask) const {
     size_t n = 1;
     for (size_t i = 0; i < axes_.size(); i++)
-      if (mask >> i & 1) n *= static_cast<size_t>(extent(axes_[i]));
+      if (mask >> i & 1) n *= static_cast<size_t>(extents_[i]);
     return n;
   }
 
@@ -180,7 +185,7 @@ private:
     size_t out = 0, scale = 1;
     for (size_t i = axes_.size(); i-- > 0;) {
       if (!(mask >> i & 1)) continue;
-      size_t n = static_cast<size_t>(extent(axes_[i])), digit = combo % n;
+      size_t n = static_cast<size_t>(extents_[i]), digit = combo % n;
       combo /= n;
       if (sub >> i & 1) {
         out += digit * scale;
@@ -191,6 +196,7 @@ private:
   }
 
   std::vector<const UOp*> axes_;
+  std::vector<int64_t> extents_;  // of axes_
   FlatPtrMap<const UOp*, Lanes*> memo_;
   std::deque<Lanes> store_;  // stable addresses: a node's lanes are read while its sources' are built
 };

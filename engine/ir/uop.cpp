@@ -5,6 +5,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "support/block_pool.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -106,7 +107,8 @@ void free_node(const UOp* node) {
   while (!queue.empty()) {
     const UOp* n = queue.back();
     queue.pop_back();
-    delete n;  // may push its sources
+    n->~UOp();  // may push its sources
+    BlockPool<sizeof(UOp)>::release(const_cast<UOp*>(n));
   }
   pending_frees = nullptr;
 }
@@ -141,10 +143,10 @@ struct UOpBuilder {
       if (UOpPtr live = t.find(key.lo, same)) return live;
     }
     auto [lo, hi] = compute_bounds(op, dtype, src, arg);
-    auto* node = new UOp(op, dtype, std::move(src), std::move(arg), key);
+    auto* node = new (BlockPool<sizeof(UOp)>::allocate()) UOp(op, dtype, std::move(src), std::move(arg), key);
     node->vmin_ = lo;
     node->vmax_ = hi;
-    UOpPtr ptr(node, [](const UOp* n) { free_node(n); });
+    UOpPtr ptr(node, [](const UOp* n) { free_node(n); }, BlockAllocator<UOp>());
     std::lock_guard lock(t.mutex);
     // Another thread may have built the same node meanwhile: keep the first.
     auto same_built = [&](const UOp& n) { return same_structure(n, op, dtype, node->src, node->arg); };

@@ -181,7 +181,11 @@ private:
     }
     return h.name + "(" + args + ")";
   }
-  void emit(const std::string& line) { body_.push_back(std::string(2 * depth_, ' ') + line); }
+  void emit(const std::string& line) {
+    std::string& out = body_.emplace_back();
+    out.reserve(2 * depth_ + line.size());
+    out.append(2 * depth_, ' ').append(line);
+  }
   std::string fresh(const std::string& prefix) { return prefix + std::to_string(counters_[prefix]++); }
 
   void analyze();
@@ -395,6 +399,7 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
   if (op == Ops::WHERE) m = res;
   for (size_t i = op == Ops::WHERE ? 1 : 0; i < xs.size(); i++) m = widen(m, math_of(xs[i].type));
   std::vector<std::string> a;
+  a.reserve(xs.size());
   for (size_t i = 0; i < xs.size(); i++) {
     if (op == Ops::WHERE && i == 0) {
       a.push_back(conv(xs[0], dtypes::bool_));
@@ -542,12 +547,14 @@ std::string KernelWriter::value_expr(const UOp* u) {
   LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
   if (n == 1 || vector_operator(u)) {  // a vector operator spells the same as its scalar op
     std::vector<Operand> xs;
+    xs.reserve(u->src.size());
     for (const UOpPtr& s : u->src) xs.push_back(operand(s.get()));
     return scalar_alu(u, u->op, t.scalar(), xs);
   }
   std::vector<std::string> lanes;
   for (int i = 0; i < n; i++) {
     std::vector<Operand> xs;
+    xs.reserve(u->src.size());
     for (const UOpPtr& s : u->src) xs.push_back(operand(s.get(), s->dtype.count > 1 ? i : -1));
     lanes.push_back(scalar_alu(u, u->op, t.scalar(), xs));
   }
@@ -694,6 +701,7 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   out_.name = name;
   out_.device = R.caps().device;
   analyze();
+  body_.reserve(uops_.size());
   find_split_loop();
   for (const UOpPtr& u : uops_) render_one(u.get());
   LOUPE_ASSERT(depth_ == 1, "unbalanced RANGE/IF in kernel ", name);
@@ -722,7 +730,10 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   src += L.kernel_prefix + "void " + name + "(";
   for (size_t i = 0; i < params.size(); i++) src += (i ? ", " : "") + params[i];
   src += ") {\n";
-  for (const std::string& line : body_) src += line + "\n";
+  size_t body_size = 0;
+  for (const std::string& line : body_) body_size += line.size() + 1;
+  src.reserve(src.size() + body_size + 2);
+  for (const std::string& line : body_) src.append(line).push_back('\n');
   src += "}\n";
   out_.source = std::move(src);
   return out_;
