@@ -1,6 +1,9 @@
 #include "symbolic/linear.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 namespace loupe::sym {
@@ -211,13 +214,25 @@ int compare_arg(const Arg& a, const Arg& b) {
   if (a == b) return 0;
   return cmp3(a.str(), b.str());
 }
+
+// A variable's name (UOp::var_name) without building a string: a RANGE's is written into `buf`.
+std::string_view name_of(const UOp* u, char (&buf)[32]) {
+  if (u->op == Ops::RANGE) {
+    std::memcpy(buf, "ridx", 4);
+    auto end = std::to_chars(buf + 4, buf + sizeof buf, u->arg.is_int() ? u->arg.as_int() : int64_t(0)).ptr;
+    return {buf, static_cast<size_t>(end - buf)};
+  }
+  if (u->op == Ops::DEFINE_VAR) return u->arg.as_tuple()[0].as_string();
+  return u->arg.is_string() ? std::string_view(u->arg.as_string()) : std::string_view(u->arg.as_tuple()[0].as_string());  // SPECIAL
+}
 } // namespace
 
 int compare(const UOp* a, const UOp* b) {
   if (a == b) return 0;
   if (int c = cmp3(rank(a), rank(b))) return c;
   if (rank(a) == 0) {
-    if (int c = cmp3(a->var_name(), b->var_name())) return c;
+    char abuf[32], bbuf[32];
+    if (int c = cmp3(name_of(a, abuf), name_of(b, bbuf))) return c;
   }
   if (int c = cmp3(static_cast<int>(a->op), static_cast<int>(b->op))) return c;
   if (int c = cmp3(static_cast<int>(a->dtype.scalar_type), static_cast<int>(b->dtype.scalar_type))) return c;
