@@ -178,8 +178,10 @@ private:
 std::vector<UOpPtr> Linearizer::run() {
   std::vector<UOpPtr> out;
   std::vector<int> pending(n_, 0), pending_values(n_, 0);  // unfinished dependencies (that are not loops)
-  std::vector<std::vector<uint32_t>> users(n_);
   std::vector<bool> listed(n_, false), done(n_, false), opened(n_, false);
+  // users of each node, in graph order, as one array (users_at[i] .. users_at[i+1])
+  std::vector<uint32_t> users_at(n_ + 1, 0), users;
+  auto counts_as_use = [](const UOp* u, const UOp* src) { return !(u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE); };
   size_t remaining = 0;
   for (uint32_t i = 0; i < n_; i++) {
     const UOp* u = topo_[i];
@@ -187,18 +189,36 @@ std::vector<UOpPtr> Linearizer::run() {
     listed[i] = true;
     remaining++;
     for (const UOpPtr& src : u->src) {
-      if (u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE) continue;
+      if (!counts_as_use(u, src.get())) continue;
       pending[i]++;
       if (src->op != Ops::RANGE) pending_values[i]++;
-      users[at(src.get())].push_back(i);
+      users_at[at(src.get()) + 1]++;
     }
+  }
+  for (uint32_t i = 0; i < n_; i++) users_at[i + 1] += users_at[i];
+  users.resize(users_at[n_]);
+  {
+    std::vector<uint32_t> fill(users_at.begin(), users_at.end() - 1);
+    for (uint32_t i = 0; i < n_; i++)
+      if (listed[i])
+        for (const UOpPtr& src : topo_[i]->src)
+          if (counts_as_use(topo_[i], src.get())) users[fill[at(src.get())]++] = i;
   }
   // ready nodes by scope, each taken in graph order (a min-heap of node indices)
   using ReadyQueue = std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>>;
-  std::unordered_map<LoopSet, ReadyQueue> ready;
+  // scopes numbered once (hashing a LoopSet per step was a tenth of the pass)
+  std::unordered_map<LoopSet, uint32_t> scope_ids;
+  std::vector<uint32_t> scope_id(n_);
+  for (uint32_t i = 0; i < n_; i++)
+    scope_id[i] = scope_ids.emplace(scope_[i], static_cast<uint32_t>(scope_ids.size())).first->second;
+  std::vector<ReadyQueue> ready(scope_ids.size());
+  auto ready_in = [&](const LoopSet& s) -> ReadyQueue* {
+    auto it = scope_ids.find(s);
+    return it == scope_ids.end() ? nullptr : &ready[it->second];
+  };
   std::vector<bool> queued(n_, false);
   auto make_ready = [&](uint32_t i) {
-    ready[scope_[i]].push(i);
+    ready[scope_id[i]].push(i);
     queued[i] = true;
   };
   for (uint32_t i = 0; i < n_; i++)
@@ -209,7 +229,8 @@ std::vector<UOpPtr> Linearizer::run() {
     out.push_back(topo_[i]->ptr());
     done[i] = true;
     remaining--;
-    for (uint32_t c : users[i]) {
+    for (uint32_t k = users_at[i]; k < users_at[i + 1]; k++) {
+      uint32_t c = users[k];
       if (topo_[i]->op != Ops::RANGE) pending_values[c]--;
       if (--pending[c] == 0 && topo_[c]->op != Ops::RANGE) make_ready(c);
     }
@@ -221,10 +242,11 @@ std::vector<UOpPtr> Linearizer::run() {
       if (!done[a]) return false;
     return true;
   };
+  ReadyQueue* here = ready_in(current);
   while (remaining > 0) {
-    if (auto it = ready.find(current); it != ready.end() && !it->second.empty()) {
-      uint32_t pick = it->second.top();
-      it->second.pop();
+    if (here && !here->empty()) {
+      uint32_t pick = here->top();
+      here->pop();
       queued[pick] = false;
       finish(pick);
       continue;
@@ -246,6 +268,7 @@ std::vector<UOpPtr> Linearizer::run() {
       open.push_back(r);
       opened[r] = true;
       current.set(to_open);
+      here = ready_in(current);
       finish(r);
       continue;
     }
@@ -253,6 +276,7 @@ std::vector<UOpPtr> Linearizer::run() {
     uint32_t r = open.back();
     open.pop_back();
     current.reset(loop_bit_[r]);
+    here = ready_in(current);
     out.push_back(UOp::make(Ops::ENDRANGE, dtypes::void_, {topo_[r]->ptr()}));
   }
   while (!open.empty()) {
