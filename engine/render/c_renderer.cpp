@@ -85,8 +85,10 @@ std::vector<std::string> CRenderer::type_preamble(const std::vector<DType>& used
     LOUPE_ASSERT((d.count & (d.count - 1)) == 0, "C vector types need a power-of-two width, got ", d.name());
     int item = d.scalar().itemsize();
     // Aligned only to the element: a float4 access may start at any float (buffer views, odd offsets).
-    lines.push_back("typedef " + scalar_name(d.scalar()) + " " + type_name(d) + " __attribute__((aligned(" +
-                    std::to_string(item) + "),vector_size(" + std::to_string(item * d.count) + ")));");
+    // vector_size comes first: GCC applies the attributes in order, and an aligned() written before
+    // vector_size lowers the element's alignment, not the vector's (its loads then fault off 32 bytes).
+    lines.push_back("typedef " + scalar_name(d.scalar()) + " " + type_name(d) + " __attribute__((vector_size(" +
+                    std::to_string(item * d.count) + "),aligned(" + std::to_string(item) + ")));");
   }
   return lines;
 }

@@ -10,8 +10,7 @@
 
 namespace loupe::test {
 
-inline std::vector<uint32_t> run_bits(const RenderedKernel& rk) {
-  Device& cpu = get_device("CPU");
+inline std::vector<uint32_t> run_bits(const RenderedKernel& rk, Device& cpu = get_device("CPU")) {
   auto prg = cpu.compile(rk);
   std::vector<std::vector<float>> bufs;
   std::vector<void*> ptrs;

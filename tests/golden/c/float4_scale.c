@@ -1,4 +1,4 @@
-typedef float float4 __attribute__((aligned(4),vector_size(16)));
+typedef float float4 __attribute__((vector_size(16),aligned(4)));
 void float4_scale(float* restrict data0, const float* restrict data1, const int loop_start, const int loop_end) {
   for (int ridx0 = loop_start; ridx0 < loop_end; ridx0++) {
     int alu0 = (ridx0*4);
