@@ -1,14 +1,18 @@
 #include "codegen/estimates.h"
 
 #include <map>
-#include <unordered_set>
+#include <vector>
+
+#include "support/flat_ptr_map.h"
 
 namespace loupe {
 
 Estimates estimate_linear(const std::vector<UOpPtr>& linear) {
   Estimates e;
-  // nodes that only compute addresses or gates do not count as work
-  std::unordered_set<const UOp*> addressing;
+  // nodes that only compute addresses or gates do not count as work (a node in the set has its whole
+  // graph in it: one walk over the union, not one per address)
+  FlatPtrSet<const UOp*> addressing(linear.size());
+  std::vector<const UOp*> stack;
   for (const UOpPtr& u : linear) {
     if (u->op != Ops::INDEX && u->op != Ops::IF && !(u->op == Ops::LOAD && u->src.size() > 2) &&
         !(u->op == Ops::STORE && u->src.size() > 2))
@@ -17,24 +21,32 @@ Estimates estimate_linear(const std::vector<UOpPtr>& linear) {
     if (u->op == Ops::INDEX) roots.push_back(u->src[1].get());
     else if (u->op == Ops::IF) roots.push_back(u->src[0].get());
     else roots.push_back(u->src.back().get());  // the gate
-    for (const UOp* r : roots)
-      for (const UOp* x : r->toposort()) addressing.insert(x);
+    for (const UOp* r : roots) {
+      if (!addressing.insert(r)) continue;
+      stack.push_back(r);
+      while (!stack.empty()) {
+        const UOp* x = stack.back();
+        stack.pop_back();
+        for (const UOpPtr& s : x->src)
+          if (addressing.insert(s.get())) stack.push_back(s.get());
+      }
+    }
   }
   int64_t mult = 1;
-  std::vector<int64_t> stack;
+  std::vector<int64_t> loops;
   std::map<int64_t, int64_t> touched;  // DEFINE_GLOBAL index -> bytes
   for (const UOpPtr& u : linear) {
     switch (u->op) {
     case Ops::RANGE: {
       int64_t n = u->src[0]->op == Ops::CONST ? u->src[0]->const_int() : 1;
-      stack.push_back(n);
+      loops.push_back(n);
       mult *= n;
       break;
     }
     case Ops::ENDRANGE:
-      if (!stack.empty()) {
-        mult /= std::max<int64_t>(stack.back(), 1);
-        stack.pop_back();
+      if (!loops.empty()) {
+        mult /= std::max<int64_t>(loops.back(), 1);
+        loops.pop_back();
       }
       break;
     case Ops::SPECIAL:
@@ -47,7 +59,7 @@ Estimates estimate_linear(const std::vector<UOpPtr>& linear) {
       break;
     case Ops::WMMA: e.ops += mult * 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
     default:
-      if (is_alu(u->op) && !addressing.count(u.get())) e.ops += mult * (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
+      if (is_alu(u->op) && !addressing.contains(u.get())) e.ops += mult * (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
     }
   }
   for (auto& [i, b] : touched) e.mem += b;

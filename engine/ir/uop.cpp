@@ -1,5 +1,6 @@
 #include "ir/uop.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -250,8 +251,72 @@ UOpPtr UOp::divides(int64_t v) const {
   return nullptr;
 }
 
+namespace {
+// toposort()'s visited set, kept per thread from walk to walk: a slot counts only when stamped with
+// the current walk's number, so a walk starts in O(1) and the table keeps the size it grew to.
+class WalkMarks {
+public:
+  void begin() {
+    if (++walk_ == 0) {  // the stamps wrapped: forget them all
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      walk_ = 1;
+    }
+    size_ = 0;
+  }
+  bool insert(const UOp* u) {  // true when u is new in this walk
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = slot_of(u);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (s.walk != walk_) {
+        s = {u, walk_};
+        size_++;
+        return true;
+      }
+      if (s.node == u) return false;
+    }
+  }
+
+private:
+  struct Slot {
+    const UOp* node = nullptr;
+    uint32_t walk = 0;
+  };
+  size_t slot_of(const UOp* u) const {
+    uint64_t x = reinterpret_cast<uintptr_t>(u);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return static_cast<size_t>(x) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(256, slots_.size() * 2)));
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.walk == walk_) insert(s.node);
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  uint32_t walk_ = 0;
+};
+} // namespace
+
 std::vector<const UOp*> UOp::toposort() const {
-  return toposort([](const UOp*, size_t) { return true; });
+  thread_local WalkMarks seen;
+  seen.begin();
+  std::vector<const UOp*> order;
+  seen.insert(this);
+  std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->src.size()) {
+      const UOp* child = node->src[next++].get();
+      if (seen.insert(child)) stack.emplace_back(child, 0);
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
 }
 
 std::string UOp::var_name() const {
