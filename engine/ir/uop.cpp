@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <numeric>
 
 #include "support/block_pool.h"
@@ -28,9 +30,24 @@ Hash128 content_key(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
 // The intern table: every live node by content hash, in an open-addressing array of node pointers
 // (linear probing; a removed node leaves a tombstone until the next rebuild). It owns nothing: a node
 // leaves it when its last owner lets go, and a lookup that meets a dying node skips it.
+// The table's lock: held for a probe or an insert, so a spin (yielding when it lasts, as during a
+// rebuild) costs less than a mutex's calls.
+class SpinLock {
+public:
+  void lock() {
+    for (int spins = 0; flag_.test_and_set(std::memory_order_acquire); spins++)
+      while (flag_.test(std::memory_order_relaxed))
+        if (++spins > 64) std::this_thread::yield();
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+private:
+  std::atomic_flag flag_;
+};
+
 class InternTable {
 public:
-  std::mutex mutex;
+  SpinLock mutex;
 
   template <typename Same> UOpPtr find(uint64_t hash, Same&& same) const {
     if (slots_.empty()) return nullptr;
