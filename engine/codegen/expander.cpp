@@ -135,12 +135,14 @@ private:
       l.mask = 1u << (axis - axes_.begin());
       for (int64_t k = 0; k < extents_[axis - axes_.begin()]; k++) l.values.push_back(UOp::cnst_int(u->dtype, k));
     } else {
-      std::vector<const Lanes*> srcs;
-      srcs.reserve(u->src.size());
+      // the sources' lanes, on a stack shared by the recursion (each call pops what it pushed)
+      const size_t base = src_lanes_.size();
       for (const UOpPtr& s : u->src) {
-        srcs.push_back(&lanes(s));
-        l.mask |= srcs.back()->mask;
+        const Lanes* sl = &lanes(s);
+        src_lanes_.push_back(sl);
+        l.mask |= sl->mask;
       }
+      const size_t nsrc = u->src.size();
       if (l.mask == 0) {
         l.values = {u};
       } else {
@@ -148,12 +150,16 @@ private:
         l.values.reserve(n);
         for (size_t combo = 0; combo < n; combo++) {
           UOpList src;
-          src.reserve(srcs.size());
-          for (const Lanes* s : srcs) src.push_back(s->values[project(combo, l.mask, s->mask)]);
+          src.reserve(nsrc);
+          for (size_t i = 0; i < nsrc; i++) {
+            const Lanes* s = src_lanes_[base + i];
+            src.push_back(s->values[project(combo, l.mask, s->mask)]);
+          }
           l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
                                                       : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
         }
       }
+      src_lanes_.resize(base);
     }
     Lanes& stored = store_.emplace_back(std::move(l));
     memo_[u.get()] = &stored;
@@ -199,6 +205,7 @@ private:
   std::vector<int64_t> extents_;  // of axes_
   FlatPtrMap<const UOp*, Lanes*> memo_;
   std::deque<Lanes> store_;  // stable addresses: a node's lanes are read while its sources' are built
+  std::vector<const Lanes*> src_lanes_;
 };
 
 UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }
