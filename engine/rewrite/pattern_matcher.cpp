@@ -37,6 +37,7 @@ PatternMatcher::Result PatternMatcher::rewrite(const UOpPtr& u, void* ctx) const
   for (int i : candidates) {
     const Rule& r = rules_[i];
     if (!r.pattern.early_reject().subset_of(src_ops)) continue;
+    if (const OpSet* within = r.pattern.sources_within(); within && !src_ops.subset_of(*within)) continue;
     auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     UOpPtr out;
     caps.truncate(0);

@@ -12,6 +12,18 @@ UPat make(UPat::Node n) {
   for (const UPat& s : n.src)
     if (s.node->ops && s.node->ops->size() == 1) n.early_reject = n.early_reject | *s.node->ops;
   if (n.kind == UPat::SrcKind::Repeated) n.early_reject = OpSet();  // a node with no sources matches too
+  n.sources_within.reset();
+  if (n.kind == UPat::SrcKind::Repeated) {
+    if (n.src[0].node->ops) n.sources_within = *n.src[0].node->ops;
+  } else if (n.kind != UPat::SrcKind::Any && !n.allow_any_len) {
+    OpSet within;
+    bool named = true;
+    for (const UPat& s : n.src) {
+      named = named && s.node->ops;
+      if (named) within = within | *s.node->ops;
+    }
+    if (named) n.sources_within = within;
+  }
   n.src_nodes.clear();
   for (const UPat& s : n.src) n.src_nodes.push_back(s.node.get());
   UPat p;
@@ -98,6 +110,7 @@ UPat UPat::any_len() const { return modify(*this, [](Node& n) { n.allow_any_len 
 
 const OpSet* UPat::root_ops() const { return node->ops ? &*node->ops : nullptr; }
 const OpSet& UPat::early_reject() const { return node->early_reject; }
+const OpSet* UPat::sources_within() const { return node->sources_within ? &*node->sources_within : nullptr; }
 uint8_t UPat::root_classes() const { return node->classes; }
 
 namespace {

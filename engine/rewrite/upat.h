@@ -91,6 +91,7 @@ public:
 
   const OpSet* root_ops() const;  // null if any op
   const OpSet& early_reject() const;
+  const OpSet* sources_within() const;  // null if a source may be any op
   uint8_t root_classes() const;
   std::string str() const;        // a readable form for the app's rule view
 
@@ -110,6 +111,7 @@ struct UPat::Node {
   bool allow_any_len = false;
   uint8_t classes = kClassAll;
   OpSet early_reject;  // ops that must be among the node's sources (from single-op source patterns)
+  std::optional<OpSet> sources_within;  // ops every source must be among (each source pattern names its ops)
 };
 
 // Sugar: arithmetic on patterns builds ALU patterns (commutative ones permuted); ints and doubles
