@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
+#include <unordered_map>
 
 #include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/flat_ptr_map.h"
+#include "support/hash.h"
 
 namespace loupe {
 
@@ -128,12 +131,14 @@ private:
 
   // The vector of these scalar lanes, joined where the lanes allow it, packed otherwise.
   UOpPtr vec(const UOpList& lanes) {
-    std::vector<const UOp*> key;
-    for (const UOpPtr& l : lanes) key.push_back(l.get());
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    key_.clear();
+    for (const UOpPtr& l : lanes) key_.push_back(l.get());
+    if (auto it = memo_.find(std::span<const UOp* const>(key_)); it != memo_.end()) return it->second;
     UOpPtr v = join(lanes);
     if (!v) v = pack(lanes);
-    memo_[key] = v;
+    key_.clear();  // join and pack call vec() again
+    for (const UOpPtr& l : lanes) key_.push_back(l.get());
+    memo_.emplace(key_, v);
     return v;
   }
 
@@ -255,7 +260,22 @@ private:
 
   const VectorTarget& target_;
   FlatPtrMap<const UOp*, char> scalar_acc_below_;  // char: vector<bool> has no addressable elements
-  std::map<std::vector<const UOp*>, UOpPtr> memo_;
+  // vectors built, by their lanes (looked up without copying the lane list)
+  struct LanesHash {
+    using is_transparent = void;
+    size_t operator()(std::span<const UOp* const> lanes) const {
+      uint64_t h = lanes.size();
+      for (const UOp* l : lanes) h = mix64(h ^ reinterpret_cast<uintptr_t>(l));
+      return static_cast<size_t>(h);
+    }
+    size_t operator()(const std::vector<const UOp*>& lanes) const { return (*this)(std::span<const UOp* const>(lanes)); }
+  };
+  struct LanesEqual {
+    using is_transparent = void;
+    bool operator()(std::span<const UOp* const> a, std::span<const UOp* const> b) const { return std::ranges::equal(a, b); }
+  };
+  std::unordered_map<std::vector<const UOp*>, UOpPtr, LanesHash, LanesEqual> memo_;
+  std::vector<const UOp*> key_;
   UOpMap<UOpPtr> assign_lanes_;  // scalar lane of a joined reduce -> GEP of the vector one
 };
 
