@@ -114,7 +114,10 @@ std::string strip_parens(const std::string& s) {
 // One operand of an ALU op: its text, its C type, and the constant behind it (re-spelled in another type
 // instead of cast).
 struct Operand {
-  std::string text;
+  // its text: a rendered node's own (not copied) or a lane spelled for it
+  const std::string& text() const { return shown ? *shown : spelled; }
+  const std::string* shown = nullptr;
+  std::string spelled;
   DType type;
   const UOp* node = nullptr;
   const Arg* cval = nullptr;
@@ -155,7 +158,8 @@ private:
     i.text = std::move(t);
     i.has_text = true;
   }
-  std::map<std::string, int> counters_;
+  std::vector<std::pair<std::string, int>> counters_;  // per name prefix (a handful)
+  std::vector<std::pair<DType, std::string>> type_names_;  // C names of the types declared so far
   std::vector<std::string> body_;
   int depth_ = 1;
   std::vector<std::string> helper_order_;
@@ -186,7 +190,16 @@ private:
     out.reserve(2 * depth_ + line.size());
     out.append(2 * depth_, ' ').append(line);
   }
-  std::string fresh(const std::string& prefix) { return prefix + std::to_string(counters_[prefix]++); }
+  std::string fresh(const std::string& prefix) {
+    auto it = std::find_if(counters_.begin(), counters_.end(), [&](const auto& c) { return c.first == prefix; });
+    if (it == counters_.end()) it = counters_.insert(counters_.end(), {prefix, 0});
+    return prefix + std::to_string(it->second++);
+  }
+  const std::string& type_name(DType t) {
+    for (const auto& [dt, name] : type_names_)
+      if (dt == t) return name;
+    return type_names_.emplace_back(t, R.type_name(t)).second;
+  }
 
   void analyze();
   void find_split_loop();
@@ -195,9 +208,9 @@ private:
   std::string lane(const UOp* u, int i);
   std::string convert(const std::string& x, DType have, DType want);
   std::string conv(const Operand& o, DType want) {
-    if (o.type == want) return o.text;
+    if (o.type == want) return o.text();
     if (o.cval) return c_constant(R, *o.cval, want);
-    return convert(o.text, o.type, want);
+    return convert(o.text(), o.type, want);
   }
   std::string vec_literal(DType vt, const std::vector<std::string>& lanes);
   std::string constant(const UOp* u);
@@ -383,7 +396,8 @@ Operand KernelWriter::operand(const UOp* u, int ln) {
   o.inlined = inlined(u);
   if (u->op == Ops::CONST) o.cval = &u->arg;
   if (u->op == Ops::VCONST && ln >= 0) o.cval = &u->arg.as_tuple().at(ln);
-  o.text = ln >= 0 ? lane(u, ln) : text(u);
+  if (ln >= 0) o.spelled = lane(u, ln);
+  else o.shown = &text(u);  // NodeInfo texts live in a deque: the reference stays valid
   return o;
 }
 
@@ -491,7 +505,7 @@ std::string KernelWriter::explicit_fma(Ops op, DType m, const std::vector<Operan
   if (k < 0) return {};
   const UOp* mul = xs[k].node;
   std::string x = conv(operand(mul->src[0].get()), m), y = conv(operand(mul->src[1].get()), m);
-  std::string other = xs[1 - k].text;
+  std::string other = xs[1 - k].text();
   if (op == Ops::SUB && k == 0) other = "-" + paren_if_negative(other);
   if (op == Ops::SUB && k == 1) x = "-" + paren_if_negative(x);
   return cat(m == dtypes::float64 ? "fma(" : "fmaf(", x, ", ", y, ", ", other, ")");
@@ -572,7 +586,11 @@ void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::s
     return;
   }
   use_type(t);
-  emit(R.type_name(t) + " " + name + " = " + expr + ";");
+  const std::string& tn = type_name(t);
+  std::string line;
+  line.reserve(tn.size() + name.size() + expr.size() + 5);
+  line.append(tn).append(" ").append(name).append(" = ").append(expr).append(";");
+  emit(line);
 }
 
 void KernelWriter::render_one(const UOp* u) {
