@@ -9,6 +9,7 @@
 #include "codegen/transcendental.h"
 #include "codegen/vectorizer.h"
 #include "rewrite/graph_rewrite.h"
+#include "symbolic/memo.h"
 #include "symbolic/symbolic.h"
 
 namespace loupe {
@@ -19,18 +20,23 @@ Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer) {
 }
 
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt) {
+  sym::MemoScope simplifications;  // shared by the opts' view simplifications and the plan (below)
   Kernel k = kernel_for(ast, renderer);
   if (!noopt) k.hand_coded_optimizations();
   return plan_from_kernel(k, ast, renderer);
 }
 
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, const std::vector<Opt>& opts) {
+  sym::MemoScope simplifications;
   Kernel k = kernel_for(ast, renderer);
   k.apply_opts(opts);
   return plan_from_kernel(k, ast, renderer);
 }
 
 KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer) {
+  // one memo of nested simplifications for the whole plan: the index expressions of a kernel's buffers
+  // (and the div/mod candidates compared while folding them) repeat from buffer to buffer and pass to pass
+  sym::MemoScope simplifications;
   KernelPlan plan;
   plan.ast = ast;
   const RendererCaps& caps = renderer.caps();
