@@ -1,5 +1,6 @@
 #include "schedule/schedule.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 #include <unordered_set>
@@ -134,8 +135,10 @@ public:
         for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
         return sched;
       } catch (const TooMuchRecompute& veto) {
-        // that reduce gets a kernel of its own after all; the others may now have a single consumer
-        realized_.insert(veto.reduce);
+        // that reduce gets a kernel of its own after all (with its epilogue); the others may now have a
+        // single consumer
+        const UOp* end = epilogue_end(veto.reduce);
+        realized_.insert(realized_.count(end) ? veto.reduce : end);
         settle_reduces(g->toposort());
         buffer_of_.clear();
       }
@@ -203,6 +206,54 @@ private:
     };
     up(r);
     return roots.size() > 1;
+  }
+
+  // Where a reduce that gets a kernel of its own is stored: at the end of the elementwise ops that
+  // follow it at its own size (a bias, an activation) when they all lead to one node, as tinygrad
+  // realizes the source of the expanding view its consumer reads. The epilogue then runs once per
+  // element in the reduce's kernel, not once per broadcast use in the consumer's (a GELU between two
+  // matmuls was recomputed for every output column tile of the second).
+  const UOp* epilogue_end(const UOp* r) {
+    const int64_t size = numel(shapes_.of(r->ptr()));
+    // an operand computed from buffers and constants alone (a scalar constant's arithmetic, a broadcast bias)
+    std::unordered_map<const UOp*, bool> leaves;
+    std::function<bool(const UOp*)> leaf = [&](const UOp* x) {
+      const UOp* b = x->op == Ops::VIEW ? x->src[0].get() : x;
+      if (b->op == Ops::BUFFER || b->op == Ops::CONST || b->op == Ops::IOTA) return true;
+      if (auto it = leaves.find(b); it != leaves.end()) return it->second;
+      bool elementwise = is_alu(b->op) || b->op == Ops::CAST || b->op == Ops::BITCAST;
+      bool is_leaf = elementwise && !realized_.count(b) &&
+                     std::all_of(b->src.begin(), b->src.end(), [&](const UOpPtr& s) { return leaf(s.get()); });
+      return leaves[b] = is_leaf;
+    };
+    std::unordered_set<const UOp*> region{r};
+    auto joins = [&](const UOp* c) {
+      if (c->op == Ops::SINK || realized_.count(c) || region.count(c)) return false;
+      bool elementwise = is_alu(c->op) || c->op == Ops::CAST || c->op == Ops::BITCAST;
+      bool reshape = c->op == Ops::VIEW && is_plain_reshape(c->ptr(), shapes_);
+      if (!(elementwise || reshape) || numel(shapes_.of(c->ptr())) != size) return false;
+      // its other operands are loads of buffers or constants: the reduce's kernel computes nothing else
+      return std::all_of(c->src.begin(), c->src.end(), [&](const UOpPtr& x) { return region.count(x.get()) || leaf(x.get()); });
+    };
+    std::vector<const UOp*> order{r};
+    for (bool grew = true; grew;) {  // a node joins once all its computed operands have
+      grew = false;
+      for (size_t i = 0; i < order.size(); i++)
+        for (const UOp* c : children_[order[i]])
+          if (joins(c)) {
+            region.insert(c);
+            order.push_back(c);
+            grew = true;
+          }
+    }
+    const UOp* end = nullptr;  // the one region node used outside the region
+    for (const UOp* u : order)
+      for (const UOp* c : children_[u])
+        if (!region.count(c)) {
+          if (end && end != u) return r;
+          end = u;
+        }
+    return end ? end : r;
   }
 
   // A nested reduce is recomputed for every value of the enclosing axes its index does not use that

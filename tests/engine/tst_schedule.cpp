@@ -191,6 +191,33 @@ private slots:
     QCOMPARE(kernel_names({x / sum, x * sum}).size(), size_t(3));
   }
 
+  // A reduce that gets a kernel of its own takes the elementwise ops after it along (a bias and a
+  // GELU between two matmuls): the second matmul reads their result instead of recomputing the GELU
+  // for every one of its output columns (tinygrad realizes the same node).
+  void epilogue_of_a_realized_reduce_runs_in_its_kernel() {
+    auto input = [](Tensor t) { return t.contiguous().realize(); };  // weights live in buffers
+    Tensor a = input(arange2d(64, 64) * Tensor(1.0 / 4096)), b = input(arange2d(64, 64) * Tensor(1.0 / 4096));
+    Tensor c = input(arange2d(64, 64) * Tensor(1.0 / 4096)), bias = input(Tensor::arange(64).cast(dtypes::float32) * Tensor(0.01));
+    Tensor h = (a.matmul(b) + bias).gelu();
+    Tensor y = h.matmul(c);
+    Schedule s = create_schedule({y.uop()});
+    QCOMPARE(s.items.size(), size_t(2));
+    auto has_exp = [](const UOpPtr& ast) {
+      for (const UOp* u : ast->toposort())
+        if (u->op == Ops::EXP2) return true;
+      return false;
+    };
+    QVERIFY(has_exp(s.items[0].ast));   // the first matmul's kernel computes the GELU (a sigmoid: exp2)
+    QVERIFY(!has_exp(s.items[1].ast));  // the second reads it
+    // and the values are those of the two steps done apart
+    std::vector<double> two_steps = h.contiguous().realize().matmul(c).to_vector(), fused = y.to_vector();
+    QCOMPARE(fused.size(), two_steps.size());
+    for (size_t i = 0; i < fused.size(); i++) QVERIFY(std::abs(fused[i] - two_steps[i]) <= 1e-5 * std::abs(two_steps[i]) + 1e-6);
+    // an epilogue that another kernel also reads stays where it is (the reduce alone is realized)
+    Tensor r = a.matmul(b) + bias;
+    QCOMPARE(kernel_names({r.gelu().matmul(c), r * Tensor(2.0)}).size(), size_t(3));
+  }
+
   void unrolling_an_axis_a_nested_reduce_reads_is_refused() {
     Tensor a = arange2d(3, 4), b = arange2d(4, 5), c = arange2d(5, 2);
     Schedule s = create_schedule({a.matmul(b).matmul(c).uop()});
