@@ -2,8 +2,9 @@
 // thousands of nodes per kernel; taking them from a per-thread free list (refilled a slab at a time)
 // instead of malloc removes most of the allocator's share of a compile. Slabs are kept for the
 // process (a free list only ever holds blocks of its own size) and stay reachable from a global list,
-// so leak checkers see them. Under AddressSanitizer every block is a plain allocation, so freed nodes
-// are still caught when used.
+// so leak checkers see them; a thread that ends hands its free blocks to the next thread that needs
+// some (the app's worker threads come and go). Under AddressSanitizer every block is a plain
+// allocation, so freed nodes are still caught when used.
 #pragma once
 #include <cstddef>
 #include <mutex>
@@ -29,7 +30,7 @@ public:
     return ::operator new(Size);
 #else
     Free*& head = free_list();
-    if (!head) refill(head);
+    if (!head) head = refill();
     Free* block = head;
     head = block->next;
     return block;
@@ -46,6 +47,13 @@ public:
 #endif
   }
 
+  // Slabs taken from the system so far (0 under AddressSanitizer).
+  static size_t slab_count() {
+    Shared& s = shared();
+    std::lock_guard lock(s.mutex);
+    return s.slabs.size();
+  }
+
 private:
   struct Free {
     Free* next;
@@ -53,23 +61,52 @@ private:
   static constexpr size_t kBlock = (Size + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) * alignof(std::max_align_t);
   static constexpr size_t kSlabBlocks = 512;
 
-  static Free*& free_list() {
-    thread_local Free* head = nullptr;
-    return head;
-  }
-  static void refill(Free*& head) {
-    char* slab = static_cast<char*>(::operator new(kBlock * kSlabBlocks));
-    {
-      static std::mutex mutex;
-      static auto* slabs = new std::vector<char*>();  // never destroyed: blocks outlive static destruction
-      std::lock_guard lock(mutex);
-      slabs->push_back(slab);
+  // A thread's free blocks; at the thread's end they go to the shared store.
+  struct ThreadList {
+    Free* head = nullptr;
+    ~ThreadList() {
+      if (!head) return;
+      Shared& s = shared();
+      std::lock_guard lock(s.mutex);
+      s.orphans.push_back(head);
+      head = nullptr;  // a node dropped later (static destruction) starts a list of its own
     }
+  };
+  // Never destroyed: blocks outlive static destruction.
+  struct Shared {
+    std::mutex mutex;
+    std::vector<char*> slabs;    // every slab, reachable for leak checkers
+    std::vector<Free*> orphans;  // free lists of ended threads
+  };
+  static Shared& shared() {
+    static auto* s = new Shared();
+    return *s;
+  }
+  static Free*& free_list() {
+    thread_local ThreadList list;
+    return list.head;
+  }
+  // A free list for a thread that ran out: an ended thread's, else a new slab's.
+  static Free* refill() {
+    Shared& s = shared();
+    char* slab;
+    {
+      std::lock_guard lock(s.mutex);
+      if (!s.orphans.empty()) {
+        Free* list = s.orphans.back();
+        s.orphans.pop_back();
+        return list;
+      }
+      slab = static_cast<char*>(::operator new(kBlock * kSlabBlocks));
+      s.slabs.push_back(slab);
+    }
+    Free* head = nullptr;
     for (size_t i = kSlabBlocks; i-- > 0;) {
       auto* block = reinterpret_cast<Free*>(slab + i * kBlock);
       block->next = head;
       head = block;
     }
+    return head;
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "ir/print.h"
 #include "ir/uop.h"
+#include "support/block_pool.h"
 
 using namespace loupe;
 
@@ -99,6 +100,25 @@ private slots:
     kept.clear();
     v.reset();
     QCOMPARE(live_uop_count(), before);
+  }
+
+  // Nodes dropped on a thread that then ends go back to the pool: a next thread building as many
+  // nodes takes no new memory (the app's worker threads come and go).
+  void node_blocks_outlive_their_thread() {
+#ifdef LOUPE_BLOCK_POOL_PLAIN
+    QSKIP("plain allocations under AddressSanitizer");
+#endif
+    auto v = UOp::variable("pooled", 0, 1000);
+    auto churn = [&] {
+      std::thread([&] {
+        std::vector<UOpPtr> nodes;
+        for (int i = 0; i < 20000; i++) nodes.push_back(v * (1000000 + i));
+      }).join();
+    };
+    churn();
+    size_t slabs = BlockPool<sizeof(UOp)>::slab_count();
+    for (int round = 0; round < 5; round++) churn();
+    QCOMPARE(BlockPool<sizeof(UOp)>::slab_count(), slabs);
   }
 
   void concurrent_interning() {
