@@ -298,13 +298,7 @@ private:
     const UOp* node = nullptr;
     uint32_t walk = 0;
   };
-  size_t slot_of(const UOp* u) const {
-    uint64_t x = reinterpret_cast<uintptr_t>(u);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return static_cast<size_t>(x) & (slots_.size() - 1);
-  }
+  size_t slot_of(const UOp* u) const { return pointer_hash(u) & (slots_.size() - 1); }
   void grow() {
     std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(std::max<size_t>(256, slots_.size() * 2)));
     size_ = 0;

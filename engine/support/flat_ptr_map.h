@@ -10,6 +10,16 @@
 
 namespace loupe {
 
+// The slot hash of a pointer (murmur3's finalizer: nodes sit at multiples of their alignment, so the
+// low bits alone would crowd a power-of-two table).
+inline size_t pointer_hash(const void* p) {
+  uint64_t x = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return static_cast<size_t>(x);
+}
+
 template <typename K, typename V> class FlatPtrMap {
   static_assert(std::is_pointer_v<K>, "FlatPtrMap keys are pointers");
 
@@ -54,13 +64,7 @@ public:
   }
 
 private:
-  size_t slot_of(K key) const {
-    uint64_t x = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return static_cast<size_t>(x) & mask_;
-  }
+  size_t slot_of(K key) const { return pointer_hash(key) & mask_; }
   void grow() { rehash(keys_.empty() ? 16 : keys_.size() * 2); }
   void rehash(size_t cap) {
     std::vector<K> old_keys = std::exchange(keys_, std::vector<K>(cap, nullptr));
