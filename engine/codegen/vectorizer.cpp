@@ -268,7 +268,6 @@ private:
       for (const UOp* l : lanes) h = mix64(h ^ reinterpret_cast<uintptr_t>(l));
       return static_cast<size_t>(h);
     }
-    size_t operator()(const std::vector<const UOp*>& lanes) const { return (*this)(std::span<const UOp* const>(lanes)); }
   };
   struct LanesEqual {
     using is_transparent = void;

@@ -314,20 +314,7 @@ private:
 std::vector<const UOp*> UOp::toposort() const {
   thread_local WalkMarks seen;
   seen.begin();
-  std::vector<const UOp*> order;
-  seen.insert(this);
-  std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (next < node->src.size()) {
-      const UOp* child = node->src[next++].get();
-      if (seen.insert(child)) stack.emplace_back(child, 0);
-    } else {
-      order.push_back(node);
-      stack.pop_back();
-    }
-  }
-  return order;
+  return detail::sources_first(this, seen, [](const UOp*, size_t) { return true; });
 }
 
 std::string UOp::var_name() const {

@@ -123,11 +123,14 @@ using UOpSet = std::unordered_set<UOpPtr, UOpPtrHash>;
 // Number of live interned nodes (for tests and statistics).
 size_t live_uop_count();
 
-template <typename Follow> std::vector<const UOp*> UOp::toposort(Follow&& follow) const {
+namespace detail {
+// toposort's walk over a visited set (`seen.insert(n)` is true when n is new): sources first, in DFS
+// order over the sources `follow(node, i)` accepts, the root last.
+template <typename Seen, typename Follow>
+std::vector<const UOp*> sources_first(const UOp* root, Seen& seen, Follow&& follow) {
   std::vector<const UOp*> order;
-  FlatPtrSet<const UOp*> seen;
-  seen.insert(this);
-  std::vector<std::pair<const UOp*, size_t>> stack{{this, 0}};
+  seen.insert(root);
+  std::vector<std::pair<const UOp*, size_t>> stack{{root, 0}};
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     while (next < node->src.size() && !follow(node, next)) next++;
@@ -140,6 +143,12 @@ template <typename Follow> std::vector<const UOp*> UOp::toposort(Follow&& follow
     }
   }
   return order;
+}
+} // namespace detail
+
+template <typename Follow> std::vector<const UOp*> UOp::toposort(Follow&& follow) const {
+  FlatPtrSet<const UOp*> seen;
+  return detail::sources_first(this, seen, follow);
 }
 
 } // namespace loupe
