@@ -7,6 +7,8 @@
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
 #include "support/flat_ptr_map.h"
+#include "symbolic/linear.h"
+#include "symbolic/terms.h"
 
 namespace loupe {
 
@@ -45,7 +47,11 @@ UOpPtr fold_int_lane(Ops op, DType dtype, UOpList src, const Arg& arg) {
   // (x + c) + y -> (x + y) + c: the lane's offset moves to the end of the sum
   if (op == Ops::ADD && a->op == Ops::ADD && is_c(a->src[1]))
     return fold_int_lane(Ops::ADD, dtype, {fold_int_lane(Ops::ADD, dtype, {a->src[0], b}, {}), a->src[1]}, {});
-  return UOp::make(op, dtype, {a, b}, arg);
+  UOpPtr out = UOp::make(op, dtype, {a, b}, arg);
+  // a sum of sums in symbolic's term order now, not after the pass below rebuilt everything above it
+  if (op == Ops::ADD && sym::is_index(*out))
+    if (UOpPtr canonical = sym::canonical_sum(out, false)) return canonical;
+  return out;
 }
 
 // substitute() that builds the changed nodes with fold_int_lane.

@@ -171,28 +171,6 @@ bool fold_unrolled_divs(Linear& l) {
   return false;
 }
 
-UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
-  Linear l = linear_of(u, false);
-  bool has_sum = false;
-  for (const Term& t : l.terms) has_sum = has_sum || t.base->op == Ops::ADD;
-  if (has_sum) {
-    Linear expanded = linear_of(u, true);
-    if (flat) {
-      l = std::move(expanded);
-    } else {
-      // distribute constant multiples of sums only when that lets terms cancel or merge
-      size_t before = l.constant != 0;
-      for (const Term& t : l.terms) before += expanded_size(t.base);
-      if (expanded.terms.size() + (expanded.constant != 0) < before) l = std::move(expanded);
-    }
-  }
-  recombine_divmod(l);
-  while (fold_unrolled_divs(l)) recombine_divmod(l);
-  sort_terms(l);
-  if (is_built(u, l)) return nullptr;
-  return build(l);
-}
-
 void factors_of(const UOpPtr& u, std::vector<UOpPtr>& fs, I& c) {
   if (u->op == Ops::MUL) {
     factors_of(u->src[0], fs, c);
@@ -252,6 +230,28 @@ bool index_pred(const UOp& u) { return is_index(u); }
 bool strong_int_pred(const UOp& u) { return is_int_scalar(u) && !is_index(u); }
 
 } // namespace
+
+UOpPtr canonical_sum(const UOpPtr& u, bool flat) {
+  Linear l = linear_of(u, false);
+  bool has_sum = false;
+  for (const Term& t : l.terms) has_sum = has_sum || t.base->op == Ops::ADD;
+  if (has_sum) {
+    Linear expanded = linear_of(u, true);
+    if (flat) {
+      l = std::move(expanded);
+    } else {
+      // distribute constant multiples of sums only when that lets terms cancel or merge
+      size_t before = l.constant != 0;
+      for (const Term& t : l.terms) before += expanded_size(t.base);
+      if (expanded.terms.size() + (expanded.constant != 0) < before) l = std::move(expanded);
+    }
+  }
+  recombine_divmod(l);
+  while (fold_unrolled_divs(l)) recombine_divmod(l);
+  sort_terms(l);
+  if (is_built(u, l)) return nullptr;
+  return build(l);
+}
 
 std::vector<Rule> term_rules(bool flat) {
   P x = P::var("x"), y = P::var("y");

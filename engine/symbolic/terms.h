@@ -13,4 +13,7 @@ namespace loupe::sym {
 // terms cancel or constants merge.
 std::vector<Rule> term_rules(bool flat);
 
+// An index sum in that canonical shape; nullptr when u already has it.
+UOpPtr canonical_sum(const UOpPtr& u, bool flat);
+
 } // namespace loupe::sym
