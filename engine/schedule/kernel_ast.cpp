@@ -89,14 +89,20 @@ private:
     }
     case Ops::REDUCE_AXIS: {
       const Shape& in = shapes_.of(n->src[0]);
+      const bool own_loops = is_kernel_reduce(n, ctx);
+      // (placed in the enclosing space, before this reduce's own space is entered)
+      Placement at = own_loops ? Placement{} : placement(ctx, numel(shapes_.of(n)));
       const UOp* outer = space_;
-      space_ = is_kernel_reduce(n, ctx) ? nullptr : n.get();
+      const int64_t outer_runs = runs_;
+      space_ = own_loops ? nullptr : n.get();
+      if (!own_loops) runs_ = at.runs;
       UOpPtr v = build(n->src[0], ShapeTracker::from_shape(to_sints_shape(in)));
       space_ = outer;
-      if (is_kernel_reduce(n, ctx)) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
+      runs_ = outer_runs;
+      if (own_loops) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
       // A reduce read at another index (broadcast back, reshaped, inside another reduce): it runs as its
       // own loop over its input's index space; src[1] maps the enclosing index space to its output.
-      if (nested_.on_nested) nested_.on_nested(n.get(), recompute_factor(ctx, numel(shapes_.of(n))));
+      if (nested_.on_nested) nested_.on_nested(n.get(), at.factor);
       return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
     case Ops::CONTIGUOUS:
@@ -139,12 +145,17 @@ private:
     return order;
   }
 
-  // How often a nested reduce read through ctx is computed per value it produces: the sizes of the
-  // enclosing loops its index does not use, outside the innermost loop it does use (all of them, when
-  // each kernel element is a thread). An index that uses every loop can still take few values (a batch
-  // index behind divisions and modulos), so it is also at least the iterations around the reduce over
-  // its `distinct` output values.
-  int64_t recompute_factor(const ShapeTracker& ctx, int64_t distinct) const {
+  // Where a nested reduce read through ctx runs: `runs`, how often its loop is entered, is the
+  // iterations of the enclosing loops outside and including the innermost one its index uses (all of
+  // them, when each kernel element is a thread), times the runs of the enclosing space itself (a reduce
+  // nested in a nested reduce runs again every time that one does). `factor`, how often each of its
+  // `distinct` output values is computed: the enclosing loops its index does not use, outside the
+  // innermost it does, and at least runs / distinct (an index that uses every loop can still take few
+  // values: a batch index behind divisions and modulos, a window that overlaps its neighbours).
+  struct Placement {
+    int64_t runs = 1, factor = 1;
+  };
+  Placement placement(const ShapeTracker& ctx, int64_t distinct) const {
     const sints& shape = ctx.shape();
     UOpList ranges;
     for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].as_int(), int64_t(i)));
@@ -171,13 +182,17 @@ private:
         if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
       around = iterations;
     }
-    return std::max(factor, distinct > 0 ? around / distinct : 1);
+    Placement p;
+    p.runs = around * runs_;
+    p.factor = std::max(factor, distinct > 0 ? p.runs / distinct : 1);
+    return p;
   }
 
   const std::function<UOpPtr(const UOp*)>& realized_;
   ShapeMemo& shapes_;
   const NestedReduceOptions& nested_;
   const UOp* space_ = nullptr;  // the nested reduce whose input space is being built (null: the kernel's)
+  int64_t runs_ = 1;            // how often that space's loops are entered (the kernel's: once)
   const UOp* kernel_reduce_ = nullptr;
   std::optional<ShapeTracker> root_;
   std::vector<UOpPtr> bufs_, globals_;

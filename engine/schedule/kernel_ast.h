@@ -18,7 +18,8 @@ struct KernelAst {
 
 // How nested reduces may form. A nested reduce is recomputed for every combination of the enclosing
 // axes its index does not use that lie outside its loop, and at least as often as the iterations
-// around it exceed its distinct values; on_nested gets that factor and may throw to veto the fusion
+// around it (those of the reduces it is nested in included) exceed its distinct values; on_nested gets
+// that factor and may throw to veto the fusion
 // (the scheduler then realizes that reduce).
 struct NestedReduceOptions {
   bool threads_per_element = false;  // GPU-style: every element of the kernel is its own thread
