@@ -105,7 +105,7 @@ UOpPtr unroll_reduce(const Match& m) {
 // lanes (a whole-graph substitution per lane cost the size of the graph for every lane).
 class LaneExpansion {
 public:
-  explicit LaneExpansion(const ExpandAxes& axes) {
+  LaneExpansion(const ExpandAxes& axes, QuietLanes* quiet) : quiet_(quiet) {
     for (const UOp* r : axes.upcast) axes_.push_back(r);
     // axis order, not address order: the same kernel always comes out the same
     std::sort(axes_.begin(), axes_.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
@@ -131,7 +131,11 @@ private:
   struct Lanes {
     uint32_t mask = 0;     // the upcast axes (bits in axis order) the node depends on
     UOpList values;        // one per combination of those axes' values, first axis outermost
+    bool quiet = false;    // its lanes only rename what the template computes (QuietLanes)
   };
+
+  // Values a lane reads without computing anything from the lane's constants.
+  static bool renames(Ops op) { return op == Ops::LOAD || op == Ops::DEFINE_ACC || op == Ops::ASSIGN; }
 
   const Lanes& lanes(const UOpPtr& u) {
     if (Lanes* const* known = memo_.find(u.get())) return **known;
@@ -143,10 +147,12 @@ private:
     } else {
       // the sources' lanes, on a stack shared by the recursion (each call pops what it pushed)
       const size_t base = src_lanes_.size();
+      l.quiet = quiet_ && (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST);
       for (const UOpPtr& s : u->src) {
         const Lanes* sl = &lanes(s);
         src_lanes_.push_back(sl);
         l.mask |= sl->mask;
+        l.quiet = l.quiet && (sl->mask == 0 || sl->quiet || renames(s->op));
       }
       const size_t nsrc = u->src.size();
       if (l.mask == 0) {
@@ -163,6 +169,8 @@ private:
           }
           l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
                                                       : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
+          if (l.quiet && l.values.back()->op == u->op && quiet_->nodes.insert(l.values.back().get()))
+            quiet_->keep.push_back(l.values.back());
         }
       }
       src_lanes_.resize(base);
@@ -207,6 +215,7 @@ private:
     return out;
   }
 
+  QuietLanes* quiet_;
   std::vector<const UOp*> axes_;
   std::vector<int64_t> extents_;  // of axes_
   FlatPtrMap<const UOp*, Lanes*> memo_;
@@ -214,7 +223,15 @@ private:
   std::vector<const Lanes*> src_lanes_;
 };
 
-UOpPtr upcast_stores(const Match& m) { return LaneExpansion(m.ctx<ExpandAxes>()).expand_sink(m.root()); }
+struct UpcastContext {
+  const ExpandAxes& axes;
+  QuietLanes* quiet;
+};
+
+UOpPtr upcast_stores(const Match& m) {
+  auto& ctx = m.ctx<UpcastContext>();
+  return LaneExpansion(ctx.axes, ctx.quiet).expand_sink(m.root());
+}
 
 const PatternMatcher& unroll_rules() {
   static const PatternMatcher pm{rule("unroll_reduce", UPat::op_any_src(Ops::ASSIGN), unroll_reduce)};
@@ -228,13 +245,14 @@ const PatternMatcher& upcast_rules() {
 
 } // namespace
 
-UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes) {
+UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet) {
   if (axes.upcast.empty() && axes.unroll.empty()) return sink;
   ExpandAxes ctx = axes;
   UOpPtr out = sink;
   if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &ctx, .name = "unroll reduces"});
   // the lanes are built complete in one step at the sink: nothing in them to visit again
-  if (!axes.upcast.empty()) out = rewrite_root(out, upcast_rules(), {.ctx = &ctx, .name = "upcast lanes"});
+  UpcastContext upcast{ctx, quiet};
+  if (!axes.upcast.empty()) out = rewrite_root(out, upcast_rules(), {.ctx = &upcast, .name = "upcast lanes"});
   return out;
 }
 

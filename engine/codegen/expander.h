@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/uop.h"
+#include "support/flat_ptr_map.h"
 
 namespace loupe {
 
@@ -14,6 +15,16 @@ struct ExpandAxes {
   std::set<const UOp*> unroll;  // RANGE placeholders of unrolled reduce axes
 };
 
-UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes);
+// Lanes the pass after expansion need not try its rules on again unless a source of theirs changes
+// (RewriteOptions::quiet): lanes of value ops of the template (which symbolic() left at its fixed
+// point) whose lane-varying sources are loads, accumulators or other such lanes, so a lane only renames
+// what the template computes. (A rule matching two sources that happen to be the same node in one lane
+// is not tried there: a fold missed, never a wrong one.) Holds the lanes alive for that pass.
+struct QuietLanes {
+  FlatPtrSet<const UOp*> nodes;
+  UOpList keep;
+};
+
+UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr);
 
 } // namespace loupe

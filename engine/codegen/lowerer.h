@@ -12,6 +12,8 @@
 
 namespace loupe {
 
+struct QuietLanes;  // codegen/expander.h
+
 // Launch limits of a GPU target (0 = no limit); a CPU target (no locals) ignores them.
 struct LaunchLimits {
   std::array<int64_t, 3> global_max{0, 0, 0};
@@ -24,7 +26,7 @@ struct LaunchLimits {
 // simplified once (symbolic + float folds, then `before_expansion` when given: the pipeline's
 // transcendental pass), and only then expanded lane by lane.
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {},
-                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {});
+                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {}, QuietLanes* quiet = nullptr);
 
 // Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
 // at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "codegen/contracted_fold.h"
+#include "codegen/expander.h"
 #include "codegen/float_folds.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
@@ -57,13 +58,18 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
     return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
   };
   bool expanded = false;  // lower_kernel calls back on the template only when it expands lanes
-  UOpPtr lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max}, [&](const UOpPtr& g) {
-    expanded = true;
-    return approximate_transcendentals(g);
-  });
+  QuietLanes quiet;
+  UOpPtr lowered = lower_kernel(
+      k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max},
+      [&](const UOpPtr& g) {
+        expanded = true;
+        return approximate_transcendentals(g);
+      },
+      &quiet);
   // Expanded lanes of a template that had its float folds get symbolic() alone: the folds must not
   // reach into the polynomials, whose arithmetic is built in its final shape.
-  UOpPtr simplified = graph_rewrite(lowered, expanded ? symbolic() : lowered_kernel_rules(), {.name = "symbolic after lowering"});
+  UOpPtr simplified = graph_rewrite(lowered, expanded ? symbolic() : lowered_kernel_rules(),
+                                    {.name = "symbolic after lowering", .quiet = &quiet.nodes});
   if (!expanded) simplified = approximate_transcendentals(simplified);
   simplified = fold_contracted_constants(simplified);
   simplified = vectorize_stores(simplified, VectorTarget{caps.vector_bytes, caps.vector_ops});

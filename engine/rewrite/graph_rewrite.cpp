@@ -33,7 +33,9 @@ public:
       new_src.push_back(std::move(s));
     }
     bool changed = !new_src.empty();
-    UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : apply(n);
+    UOpPtr next = changed                                        ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg)
+                  : opts_.quiet && opts_.quiet->contains(n.get()) ? nullptr
+                                                                  : apply(n);
     UOpPtr result = next ? top_down(next) : n;
     remember(n, result);
     return result;

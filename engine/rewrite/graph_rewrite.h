@@ -21,6 +21,10 @@ struct RewriteOptions {
   // Nodes the caller knows are at this matcher's fixed point, with everything below them (a previous
   // pass left them so and no rule of this one can apply there): kept as they are without a visit.
   const FlatPtrSet<const UOp*>* settled = nullptr;
+  // Nodes the caller knows are at this matcher's fixed point as long as their sources stay as they
+  // are: their sources are visited, and the rules are tried on them only once one of those changed.
+  // (The caller keeps them alive for the pass: an address must not come back as another node.)
+  const FlatPtrSet<const UOp*>* quiet = nullptr;
 };
 
 UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},

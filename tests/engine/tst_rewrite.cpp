@@ -77,6 +77,25 @@ private slots:
     QVERIFY(out == x * 2);
   }
 
+  void quiet_nodes_are_tried_only_once_a_source_changed() {
+    PatternMatcher pm{
+        rule("mul_one", UPat::var("a") * 1, [](const Match& m) { return m["a"]; }),
+        rule("add_self", UPat::var("a") + UPat::var("a"), [](const Match& m) { return m["a"] * 2; }),
+    };
+    auto x = UOp::variable("x", 0, 10), y = UOp::variable("y", 0, 10);
+    UOpPtr same = x + x, rebuilt = (y * 1) + (y * 1);
+    FlatPtrSet<const UOp*> quiet;
+    quiet.insert(same.get());
+    quiet.insert(rebuilt.get());
+    UOpPtr out = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, {same, rebuilt}), pm, {.quiet = &quiet});
+    // x+x keeps its shape (its sources are as they were); y*1 below the other sum is not quiet, so
+    // that sum is rebuilt as y+y, a new node the rules are tried on
+    QVERIFY(out->src[0] == same);
+    QVERIFY(out->src[1] == y * 2);
+    // without the set both fold
+    QVERIFY(graph_rewrite(same, pm) == x * 2);
+  }
+
   void listener_sees_every_match() {
     PatternMatcher pm{rule("mul_one", UPat::var("a") * 1, [](const Match& m) { return m["a"]; })};
     auto x = UOp::variable("x", 0, 10);
