@@ -20,12 +20,18 @@ bool vector_element(DType t) { return !t.is_ptr && t.count == 1 && is_vector_alu
 // Source i of every lane.
 UOpList column(const UOpList& lanes, size_t i) {
   UOpList out;
+  out.reserve(lanes.size());
   for (const UOpPtr& l : lanes) out.push_back(l->src[i]);
   return out;
 }
 
 bool uniform(const UOpList& xs) {
   return std::all_of(xs.begin(), xs.end(), [&](const UOpPtr& x) { return x == xs[0]; });
+}
+
+// Whether source i is the same node on every lane.
+bool uniform_column(const UOpList& lanes, size_t i) {
+  return std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l->src[i] == lanes[0]->src[i]; });
 }
 
 // A lane's address as (base, constant offset): symbolic leaves `base + c` with the constant last.
@@ -155,13 +161,14 @@ private:
     // taken as they are), or null to keep the scalar lanes
     std::vector<UOpPtr> vectors;
     for (size_t i = 0; i < a->src.size(); i++) {
-      UOpList c = column(lanes, i);
-      UOpPtr v = uniform(c) ? nullptr : vec(c);
+      UOpPtr v = uniform_column(lanes, i) ? nullptr : vec(column(lanes, i));
       vectors.push_back(v && v->op != Ops::VCONST && v->op != Ops::CONST ? v : nullptr);
     }
     UOpList out;
+    out.reserve(lanes.size());
     for (size_t k = 0; k < lanes.size(); k++) {
       UOpList src;
+      src.reserve(a->src.size());
       for (size_t i = 0; i < a->src.size(); i++) {
         const UOpPtr& v = vectors[i];
         src.push_back(!v ? lanes[k]->src[i] : v->op == Ops::VECTORIZE ? v->src[k] : gep(v, k));
@@ -178,10 +185,8 @@ private:
   // Sources of a vector ALU op; one value on every lane stays scalar (the renderer broadcasts it).
   UOpList alu_sources(const UOpList& lanes) {
     UOpList out;
-    for (size_t i = 0; i < lanes[0]->src.size(); i++) {
-      UOpList c = column(lanes, i);
-      out.push_back(uniform(c) ? c[0] : vec(c));
-    }
+    out.reserve(lanes[0]->src.size());
+    for (size_t i = 0; i < lanes[0]->src.size(); i++) out.push_back(uniform_column(lanes, i) ? lanes[0]->src[i] : vec(column(lanes, i)));
     return out;
   }
 
@@ -193,7 +198,7 @@ private:
     if (!vector_element(a->dtype)) return nullptr;
     for (const UOpPtr& l : lanes)
       if (l->op != a->op || l->dtype != a->dtype || l->src.size() != a->src.size()) return nullptr;
-    auto same_source = [&](size_t i) { return uniform(column(lanes, i)); };
+    auto same_source = [&](size_t i) { return uniform_column(lanes, i); };
     switch (a->op) {
     case Ops::CONST: {
       Arg::Tuple values;

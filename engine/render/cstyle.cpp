@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "ir/print.h"
@@ -81,13 +82,24 @@ bool strips_left(Ops op) {
 
 std::string paren_if_negative(const std::string& s) { return !s.empty() && s[0] == '-' ? "(" + s + ")" : s; }
 
-std::string strip_parens(const std::string& s);
+// Whether s is one parenthesized group: "(...)" whose first '(' closes at the end.
+bool one_group(std::string_view s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < s.size(); i++) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0) return false;  // the first '(' closes before the end: not one outer pair
+  }
+  return true;
+}
+
+std::string strip_parens(const std::string& s) { return one_group(s) ? s.substr(1, s.size() - 2) : s; }
 
 // True when `s` can follow a cast without parentheses: a name, a name with postfix [i] or (args), a
 // number, or one parenthesized group.
 bool is_primary(const std::string& s) {
   if (s.empty()) return false;
-  if (strip_parens(s) != s) return true;
+  if (one_group(s)) return true;
   size_t i = 0;
   if (s[0] == '-' || std::isdigit(static_cast<unsigned char>(s[0]))) {
     for (i = 1; i < s.size(); i++)
@@ -98,17 +110,7 @@ bool is_primary(const std::string& s) {
   if (i == 0) return false;
   if (i == s.size()) return true;
   if (s[i] == '[') return s.find(']') == s.size() - 1;
-  return s[i] == '(' && strip_parens(s.substr(i)) != s.substr(i);
-}
-
-std::string strip_parens(const std::string& s) {
-  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
-  int depth = 0;
-  for (size_t i = 0; i + 1 < s.size(); i++) {
-    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
-    if (depth == 0) return s;  // the first '(' closes before the end: not one outer pair
-  }
-  return s.substr(1, s.size() - 2);
+  return s[i] == '(' && one_group(std::string_view(s).substr(i));
 }
 
 // One operand of an ALU op: its text, its C type, and the constant behind it (re-spelled in another type
