@@ -1,6 +1,7 @@
 #include "render/cstyle.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <deque>
 #include <limits>
@@ -80,7 +81,17 @@ bool strips_left(Ops op) {
   return op == Ops::ADD || op == Ops::MUL || op == Ops::AND || op == Ops::OR || op == Ops::XOR;
 }
 
-std::string paren_if_negative(const std::string& s) { return !s.empty() && s[0] == '-' ? "(" + s + ")" : s; }
+// One allocation for a node's text from its pieces (operands are whole inlined expressions).
+std::string join_text(std::initializer_list<std::string_view> parts) {
+  size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  std::string out;
+  out.reserve(n);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+std::string paren_if_negative(std::string_view s) { return !s.empty() && s[0] == '-' ? join_text({"(", s, ")"}) : std::string(s); }
 
 // Whether s is one parenthesized group: "(...)" whose first '(' closes at the end.
 bool one_group(std::string_view s) {
@@ -414,18 +425,23 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
   DType m = math_of(cmp ? xs[0].type : res);
   if (op == Ops::WHERE) m = res;
   for (size_t i = op == Ops::WHERE ? 1 : 0; i < xs.size(); i++) m = widen(m, math_of(xs[i].type));
-  std::vector<std::string> a;
-  a.reserve(xs.size());
+  // the operands as spelled in m: an operand's own text when it needs no conversion (not copied)
+  LOUPE_ASSERT(xs.size() <= 3, op_name(op), " with ", xs.size(), " operands");
+  std::array<std::string, 3> converted;
+  std::array<std::string_view, 3> a;
   for (size_t i = 0; i < xs.size(); i++) {
-    if (op == Ops::WHERE && i == 0) {
-      a.push_back(conv(xs[0], dtypes::bool_));
-      continue;
+    DType want = op == Ops::WHERE && i == 0 ? dtypes::bool_ : m;
+    if (xs[i].type == want) {
+      a[i] = xs[i].text();
+    } else {
+      converted[i] = conv(xs[i], want);
+      a[i] = converted[i];
     }
-    std::string s = conv(xs[i], m);
-    if (i == 0 && strips_left(op) && xs[0].inlined && xs[0].node->op == op && xs[0].type == m) s = strip_parens(s);
-    a.push_back(s);
+    if (i == 0 && strips_left(op) && xs[0].inlined && xs[0].node->op == op && xs[0].type == m && one_group(a[0]))
+      a[0] = a[0].substr(1, a[0].size() - 2);
   }
-  auto bin = [&](const char* sym) { return "(" + a[0] + sym + a[1] + ")"; };
+  auto bin = [&](std::string_view sym) { return join_text({"(", a[0], sym, a[1], ")"}); };
+  auto args2 = [&] { return join_text({a[0], ", ", a[1]}); };
   auto divisor_safe = [&](const Operand& b, const Operand& num) {
     const UOp* d = b.node;
     if (d->vmin() > 0 || d->vmax() < -1) return true;
@@ -436,7 +452,7 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
   if (!e.empty()) return e;
   switch (op) {
   case Ops::ADD: e = bin("+"); break;
-  case Ops::SUB: e = "(" + a[0] + "-" + paren_if_negative(a[1]) + ")"; break;
+  case Ops::SUB: e = join_text({"(", a[0], "-", paren_if_negative(a[1]), ")"}); break;
   case Ops::MUL: e = bin("*"); break;
   case Ops::FDIV: e = bin("/"); break;
   case Ops::AND: e = bin("&"); break;
@@ -445,46 +461,46 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
   case Ops::CMPLT: e = bin("<"); break;
   case Ops::CMPNE: e = bin("!="); break;
   case Ops::SHR: e = bin(">>"); break;
-  case Ops::NEG: e = "(-" + paren_if_negative(a[0]) + ")"; break;
-  case Ops::RECIP: e = "(" + c_constant(R, Arg(1.0), m) + "/" + a[0] + ")"; break;
+  case Ops::NEG: e = join_text({"(-", paren_if_negative(a[0]), ")"}); break;
+  case Ops::RECIP: e = join_text({"(", c_constant(R, Arg(1.0), m), "/", a[0], ")"}); break;
   case Ops::SHL:
     if (m.is_int() && !m.is_unsigned()) {  // shift the bits unsigned: a negative left operand is UB in C
       std::string u_t = m.bitsize() == 64 ? "unsigned long long" : "unsigned int";
-      e = "((" + R.scalar_name(m) + ")((" + u_t + ")" + a[0] + "<<" + a[1] + "))";
+      e = join_text({"((", R.scalar_name(m), ")((", u_t, ")", a[0], "<<", a[1], "))"});
     } else e = bin("<<");
     break;
-  case Ops::WHERE: e = "(" + a[0] + "?" + a[1] + ":" + a[2] + ")"; break;
-  case Ops::MULACC: e = "((" + a[0] + "*" + a[1] + ")+" + paren_if_negative(a[2]) + ")"; break;
-  case Ops::MAX: e = call("max", m, a[0] + ", " + a[1]); break;
-  case Ops::SQRT: e = R.math_call("sqrt", m, a[0]); break;
-  case Ops::TRUNC: e = m.is_float() ? R.math_call("trunc", m, a[0]) : a[0]; break;
+  case Ops::WHERE: e = join_text({"(", a[0], "?", a[1], ":", a[2], ")"}); break;
+  case Ops::MULACC: e = join_text({"((", a[0], "*", a[1], ")+", paren_if_negative(a[2]), ")"}); break;
+  case Ops::MAX: e = call("max", m, args2()); break;
+  case Ops::SQRT: e = R.math_call("sqrt", m, std::string(a[0])); break;
+  case Ops::TRUNC: e = m.is_float() ? R.math_call("trunc", m, std::string(a[0])) : std::string(a[0]); break;
   case Ops::EXP2:
   case Ops::LOG2:
   case Ops::SIN:
     if (!R.caps().code_for_op.has(op))
       fail(u, cat(op_name(op), " has no C code on this device: apply transcendental_rules before rendering"));
-    e = R.math_call(op == Ops::EXP2 ? "exp2" : op == Ops::LOG2 ? "log2" : "sin", m, a[0]);
+    e = R.math_call(op == Ops::EXP2 ? "exp2" : op == Ops::LOG2 ? "log2" : "sin", m, std::string(a[0]));
     break;
   case Ops::POW:
     if (!R.caps().code_for_op.has(op)) fail(u, "POW has no C code on this device: apply transcendental_rules first");
-    e = R.math_call("pow", m, a[0] + ", " + a[1]);
+    e = R.math_call("pow", m, args2());
     break;
   case Ops::IDIV:
     if (m.is_float()) e = R.math_call("trunc", m, bin("/"));
-    else e = divisor_safe(xs[1], xs[0]) ? bin("/") : call("idiv", m, a[0] + ", " + a[1]);
+    else e = divisor_safe(xs[1], xs[0]) ? bin("/") : call("idiv", m, args2());
     break;
   case Ops::MOD:
-    if (m.is_float()) e = R.math_call("fmod", m, a[0] + ", " + a[1]);
-    else e = divisor_safe(xs[1], xs[0]) ? bin("%") : call("imod", m, a[0] + ", " + a[1]);
+    if (m.is_float()) e = R.math_call("fmod", m, args2());
+    else e = divisor_safe(xs[1], xs[0]) ? bin("%") : call("imod", m, args2());
     break;
   case Ops::FLOORDIV:
     if (m.is_float()) e = R.math_call("floor", m, bin("/"));
     else if (xs[0].node->vmin() >= 0 && xs[1].node->vmin() > 0) e = bin("/");  // C truncation is floor here
-    else e = call("floordiv", m, a[0] + ", " + a[1]);
+    else e = call("floordiv", m, args2());
     break;
   case Ops::FLOORMOD:
     if (!m.is_float() && xs[0].node->vmin() >= 0 && xs[1].node->vmin() > 0) e = bin("%");
-    else e = call("floormod", m, a[0] + ", " + a[1]);
+    else e = call("floormod", m, args2());
     break;
   default: fail(u, cat("no C spelling for ALU op ", op_name(op)));
   }
