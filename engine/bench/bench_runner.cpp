@@ -38,8 +38,8 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-std::vector<UOpPtr> uops_of(const std::vector<Tensor>& ts) {
-  std::vector<UOpPtr> out;
+UOpList uops_of(const std::vector<Tensor>& ts) {
+  UOpList out;
   for (const Tensor& t : ts) out.push_back(t.uop());
   return out;
 }
@@ -132,7 +132,7 @@ PipelineResult measure_pipeline(const std::string& name, const OutputBuilder& bu
   p.name = name;
   std::vector<double> times;
   for (int i = 0; i < 3; i++) {
-    std::vector<UOpPtr> outs = uops_of(build());
+    UOpList outs = uops_of(build());
     double t0 = thread_cpu_now();
     Schedule s = create_schedule(outs);
     for (const ScheduleItem& item : s.items)

@@ -193,7 +193,7 @@ int graph(TraceReader& r, const Request& req) {
     index[order[i]] = i;
     nodes.push_back(node_json(order[i], i, index));
   }
-  auto indices = [&](const std::vector<UOpPtr>& us) {
+  auto indices = [&](const UOpList& us) {
     json::Value a = json::Value::array();
     for (const UOpPtr& u : us) a.push_back(int64_t(index.at(u.get())));
     return a;

@@ -7,7 +7,7 @@
 
 namespace loupe {
 
-Estimates estimate_linear(const std::vector<UOpPtr>& linear) {
+Estimates estimate_linear(const UOpList& linear) {
   Estimates e;
   // nodes that only compute addresses or gates do not count as work (a node in the set has its whole
   // graph in it: one walk over the union, not one per address)

@@ -15,6 +15,6 @@ struct Estimates {
 };
 
 // From a linearized kernel: loops multiply the counts of what they contain.
-Estimates estimate_linear(const std::vector<UOpPtr>& linear);
+Estimates estimate_linear(const UOpList& linear);
 
 } // namespace loupe

@@ -77,10 +77,10 @@ UOpPtr unroll_reduce(const Match& m) {
   // (whose own sources hold the unrolled axes, which must not be substituted).
   const bool plain = update->src.size() == 2 && (update->src[0] == acc || update->src[1] == acc);
   const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
-  std::vector<UOpPtr> values{plain ? (update->src[0] == acc ? update->src[1] : update->src[0])
+  UOpList values{plain ? (update->src[0] == acc ? update->src[1] : update->src[0])
                                    : substitute(update, {{acc, previous}})};
   for (const UOp* r : unrolled) {
-    std::vector<UOpPtr> next;
+    UOpList next;
     for (const UOpPtr& v : values)
       for (int64_t k = 0; k < extent(r); k++) next.push_back(substitute_lane(v, r->ptr(), UOp::cnst_int(r->dtype, k)));
     values = std::move(next);

@@ -30,7 +30,7 @@ public:
     find_waits();
   }
 
-  std::vector<UOpPtr> run();
+  UOpList run();
 
 private:
   // ---- loops and their groups ----
@@ -175,8 +175,8 @@ private:
 
 // 2. schedule: emit ready nodes of the current scope (in graph order); open the outermost missing loop
 // of a node that waits only for loops; else close the innermost loop.
-std::vector<UOpPtr> Linearizer::run() {
-  std::vector<UOpPtr> out;
+UOpList Linearizer::run() {
+  UOpList out;
   std::vector<int> pending(n_, 0), pending_values(n_, 0);  // unfinished dependencies (that are not loops)
   std::vector<bool> listed(n_, false), done(n_, false), opened(n_, false);
   // users of each node, in graph order, as one array (users_at[i] .. users_at[i+1])
@@ -288,6 +288,6 @@ std::vector<UOpPtr> Linearizer::run() {
 
 } // namespace
 
-std::vector<UOpPtr> linearize(const UOpPtr& sink) { return Linearizer(sink).run(); }
+UOpList linearize(const UOpPtr& sink) { return Linearizer(sink).run(); }
 
 } // namespace loupe

@@ -9,6 +9,6 @@
 
 namespace loupe {
 
-std::vector<UOpPtr> linearize(const UOpPtr& sink);
+UOpList linearize(const UOpPtr& sink);
 
 } // namespace loupe

@@ -159,7 +159,7 @@ private:
     if (!value_op || a->dtype.count != 1) return UOp::make(Ops::VECTORIZE, vt, lanes);
     // per source: its vector (a lane of a joined one is read with GEP, a packed one's rebuilt lanes are
     // taken as they are), or null to keep the scalar lanes
-    std::vector<UOpPtr> vectors;
+    UOpList vectors;
     for (size_t i = 0; i < a->src.size(); i++) {
       UOpPtr v = uniform_column(lanes, i) ? nullptr : vec(column(lanes, i));
       vectors.push_back(v && v->op != Ops::VCONST && v->op != Ops::CONST ? v : nullptr);

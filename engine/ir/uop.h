@@ -15,6 +15,7 @@
 #include "ir/arg.h"
 #include "ir/dtype.h"
 #include "ir/ops.h"
+#include "support/block_pool.h"
 #include "support/flat_ptr_map.h"
 #include "support/hash.h"
 
@@ -22,7 +23,8 @@ namespace loupe {
 
 class UOp;
 using UOpPtr = std::shared_ptr<const UOp>;
-using UOpList = std::vector<UOpPtr>;
+// sources and node lists: mostly one to four nodes, kept in pooled blocks (support/block_pool.h)
+using UOpList = std::vector<UOpPtr, ShortArrayAllocator<UOpPtr>>;
 
 class UOp : public std::enable_shared_from_this<UOp> {
 public:

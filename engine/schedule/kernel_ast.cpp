@@ -53,7 +53,7 @@ public:
     return out;
   }
 
-  const std::vector<UOpPtr>& bufs() const { return bufs_; }
+  const UOpList& bufs() const { return bufs_; }
 
 private:
   UOpPtr load(const UOpPtr& buffer, const ShapeTracker& ctx, DType want) {
@@ -195,9 +195,9 @@ private:
   int64_t runs_ = 1;            // how often that space's loops are entered (the kernel's: once)
   const UOp* kernel_reduce_ = nullptr;
   std::optional<ShapeTracker> root_;
-  std::vector<UOpPtr> bufs_, globals_;
+  UOpList bufs_, globals_;
   std::map<std::pair<const UOp*, std::string>, UOpPtr> memo_;
-  std::vector<UOpPtr> keep_;
+  UOpList keep_;
 };
 
 // The reduce in this kernel (if any), reached through elementwise ops and plain reshapes.

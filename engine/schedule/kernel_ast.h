@@ -13,7 +13,7 @@ namespace loupe {
 
 struct KernelAst {
   UOpPtr ast;                // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value))
-  std::vector<UOpPtr> bufs;  // BUFFER per DEFINE_GLOBAL index
+  UOpList bufs;  // BUFFER per DEFINE_GLOBAL index
 };
 
 // How nested reduces may form. A nested reduce is recomputed for every combination of the enclosing

@@ -18,7 +18,7 @@ public:
 
 private:
   std::unordered_map<const UOp*, Shape> memo_;
-  std::vector<UOpPtr> keep_;  // keeps memoized nodes alive so their addresses stay unique
+  UOpList keep_;  // keeps memoized nodes alive so their addresses stay unique
 };
 
 // A VIEW that only reshapes its source: one contiguous view over all of its elements.

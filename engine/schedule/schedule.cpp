@@ -122,7 +122,7 @@ class Scheduler {
 public:
   Scheduler(ShapeMemo& shapes) : shapes_(shapes) {}
 
-  Schedule run(const std::vector<UOpPtr>& outputs) {
+  Schedule run(const UOpList& outputs) {
     UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
     SplitContext split_ctx{shapes_, {}};
     UOpPtr split = graph_rewrite(sink, split_big_reduces(), {.ctx = &split_ctx, .name = "split big reduces"});
@@ -348,7 +348,7 @@ private:
 
 } // namespace
 
-Schedule create_schedule(const std::vector<UOpPtr>& outputs) {
+Schedule create_schedule(const UOpList& outputs) {
   ShapeMemo shapes;
   Scheduler s(shapes);
   return s.run(outputs);

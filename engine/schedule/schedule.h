@@ -14,16 +14,16 @@ namespace loupe {
 struct ScheduleItem {
   UOpPtr ast;                 // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
                               // device) copying bufs[1] into bufs[0]
-  std::vector<UOpPtr> bufs;   // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
+  UOpList bufs;   // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
 };
 
 struct Schedule {
   std::vector<ScheduleItem> items;
   // What each requested output became: a view (RESHAPE) of its realized BUFFER, or the same node when
   // it already was a contiguous view of a buffer.
-  std::vector<UOpPtr> outputs;
+  UOpList outputs;
 };
 
-Schedule create_schedule(const std::vector<UOpPtr>& outputs);
+Schedule create_schedule(const UOpList& outputs);
 
 } // namespace loupe

@@ -168,8 +168,8 @@ std::vector<int64_t> ShapeTracker::mapping() const {
   return out;
 }
 
-std::vector<UOpPtr> ShapeTracker::vars() const {
-  std::vector<UOpPtr> out;
+UOpList ShapeTracker::vars() const {
+  UOpList out;
   for (const View& v : views_)
     for (const UOpPtr& x : v.vars())
       if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);

@@ -61,7 +61,7 @@ public:
   // Buffer elements needed: the largest offset any valid element reads, plus one.
   int64_t real_size() const;
 
-  std::vector<UOpPtr> vars() const;
+  UOpList vars() const;
   std::pair<ShapeTracker, std::vector<std::pair<UOpPtr, int64_t>>> unbind() const;
 
   UOpPtr to_uop() const;  // VIEW with this tracker as arg

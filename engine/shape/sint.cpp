@@ -184,7 +184,7 @@ std::string shape_str(const sints& xs) {
 }
 std::string shape_str(const std::vector<int64_t>& xs) { return shape_str(to_sints(xs)); }
 
-void collect_vars(const sint& x, std::vector<UOpPtr>& out) {
+void collect_vars(const sint& x, UOpList& out) {
   if (x.is_int()) return;
   // A bound variable (BIND of a DEFINE_VAR) stands for itself; its DEFINE_VAR is not listed again.
   std::vector<const UOp*> order = x.sym()->toposort();

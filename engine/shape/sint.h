@@ -73,6 +73,6 @@ int64_t max_prod(const sints& xs);
 std::string shape_str(const sints& xs);
 std::string shape_str(const std::vector<int64_t>& xs);
 // The DEFINE_VAR (and BIND) nodes an expression depends on, in first-seen order.
-void collect_vars(const sint& x, std::vector<UOpPtr>& out);
+void collect_vars(const sint& x, UOpList& out);
 
 } // namespace loupe

@@ -266,8 +266,8 @@ std::pair<UOpPtr, UOpPtr> View::to_indexed(const UOpList& idxs, const UOpPtr& va
   return {index, valid ? valid : UOp::cnst_bool(true)};
 }
 
-std::vector<UOpPtr> View::vars() const {
-  std::vector<UOpPtr> out;
+UOpList View::vars() const {
+  UOpList out;
   for (const sint& s : shape) collect_vars(s, out);
   for (const sint& s : strides) collect_vars(s, out);
   collect_vars(offset, out);

@@ -60,7 +60,7 @@ public:
   std::pair<UOpPtr, UOpPtr> to_indexed(const UOpList& idxs, const UOpPtr& valid = nullptr) const;
 
   bool is_concrete() const;
-  std::vector<UOpPtr> vars() const;  // variables used by shape, strides, offset, mask
+  UOpList vars() const;  // variables used by shape, strides, offset, mask
   // Bound variables replaced by their DEFINE_VARs, with the values they were bound to.
   std::pair<View, std::vector<std::pair<UOpPtr, int64_t>>> unbind() const;
 

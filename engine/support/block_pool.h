@@ -127,4 +127,31 @@ template <typename T> struct BlockAllocator {
   template <typename U> bool operator==(const BlockAllocator<U>&) const { return true; }
 };
 
+// A standard allocator for containers that are mostly short (a node's sources: one to four): arrays
+// of up to 64 bytes come from BlockPools of 16, 32, 48 or 64 bytes, longer ones from operator new.
+template <typename T> struct ShortArrayAllocator {
+  using value_type = T;
+  ShortArrayAllocator() = default;
+  template <typename U> ShortArrayAllocator(const ShortArrayAllocator<U>&) {}
+  T* allocate(size_t n) {
+    switch ((n * sizeof(T) + 15) / 16) {
+    case 1: return static_cast<T*>(BlockPool<16>::allocate());
+    case 2: return static_cast<T*>(BlockPool<32>::allocate());
+    case 3: return static_cast<T*>(BlockPool<48>::allocate());
+    case 4: return static_cast<T*>(BlockPool<64>::allocate());
+    default: return static_cast<T*>(::operator new(n * sizeof(T)));
+    }
+  }
+  void deallocate(T* p, size_t n) {
+    switch ((n * sizeof(T) + 15) / 16) {
+    case 1: BlockPool<16>::release(p); break;
+    case 2: BlockPool<32>::release(p); break;
+    case 3: BlockPool<48>::release(p); break;
+    case 4: BlockPool<64>::release(p); break;
+    default: ::operator delete(p);
+    }
+  }
+  template <typename U> bool operator==(const ShortArrayAllocator<U>&) const { return true; }
+};
+
 } // namespace loupe

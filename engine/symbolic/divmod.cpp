@@ -228,7 +228,7 @@ UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
 
 UOpPtr fold_var_divisor(const UOpPtr& x, const UOpPtr& y, bool is_mod) {
   // terms that are exact multiples of y leave the numerator: (a*y + r)//y == a + r//y for any y != 0
-  std::vector<UOpPtr> terms = split_uop(x, Ops::ADD);
+  UOpList terms = split_uop(x, Ops::ADD);
   Linear quo, rem;
   quo.dtype = rem.dtype = x->dtype;
   bool moved = false;

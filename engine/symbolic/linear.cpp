@@ -50,7 +50,7 @@ I Linear::vmax() const {
   return s;
 }
 
-void split_uop(const UOpPtr& u, Ops op, std::vector<UOpPtr>& out) {
+void split_uop(const UOpPtr& u, Ops op, UOpList& out) {
   if (u->op == op) {
     for (const UOpPtr& s : u->src) split_uop(s, op, out);
   } else {
@@ -58,8 +58,8 @@ void split_uop(const UOpPtr& u, Ops op, std::vector<UOpPtr>& out) {
   }
 }
 
-std::vector<UOpPtr> split_uop(const UOpPtr& u, Ops op) {
-  std::vector<UOpPtr> out;
+UOpList split_uop(const UOpPtr& u, Ops op) {
+  UOpList out;
   split_uop(u, op, out);
   return out;
 }
@@ -247,7 +247,7 @@ size_t node_count(const UOpPtr& u) { return u->toposort().size(); }
 
 namespace {
 // Non-constant factors of a product and its constant multiplier.
-void factors_of(const UOpPtr& u, std::vector<UOpPtr>& fs, I& c) {
+void factors_of(const UOpPtr& u, UOpList& fs, I& c) {
   if (u->op == Ops::MUL) {
     factors_of(u->src[0], fs, c);
     factors_of(u->src[1], fs, c);
@@ -273,7 +273,7 @@ UOpPtr divide_exact(const UOpPtr& u, const UOpPtr& v) {
     return b ? UOp::make(Ops::ADD, u->dtype, {a, b}) : nullptr;
   }
   if (u->op != Ops::MUL) return nullptr;
-  std::vector<UOpPtr> fu, fv;
+  UOpList fu, fv;
   I cu = 1, cv = 1;
   factors_of(u, fu, cu);
   factors_of(v, fv, cv);

@@ -28,8 +28,8 @@ struct Linear {
 };
 
 // The operands of a chain of `op` (ADD, MUL, AND, ...), left to right.
-void split_uop(const UOpPtr& u, Ops op, std::vector<UOpPtr>& out);
-std::vector<UOpPtr> split_uop(const UOpPtr& u, Ops op);
+void split_uop(const UOpPtr& u, Ops op, UOpList& out);
+UOpList split_uop(const UOpPtr& u, Ops op);
 
 // u as coeff * base (base null for a constant, then coeff is its value).
 Term split_coeff(const UOpPtr& u);

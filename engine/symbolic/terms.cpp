@@ -171,7 +171,7 @@ bool fold_unrolled_divs(Linear& l) {
   return false;
 }
 
-void factors_of(const UOpPtr& u, std::vector<UOpPtr>& fs, I& c) {
+void factors_of(const UOpPtr& u, UOpList& fs, I& c) {
   if (u->op == Ops::MUL) {
     factors_of(u->src[0], fs, c);
     factors_of(u->src[1], fs, c);
@@ -183,7 +183,7 @@ void factors_of(const UOpPtr& u, std::vector<UOpPtr>& fs, I& c) {
 }
 
 UOpPtr canonical_product(const UOpPtr& u, bool flat) {
-  std::vector<UOpPtr> fs;
+  UOpList fs;
   I c = 1;
   factors_of(u, fs, c);
   if (c == 0) return cint(u->dtype, 0);

@@ -50,7 +50,7 @@ UOpPtr simplify_with(const UOpPtr& u, const UOpMap<UOpPtr>& to_fake) {
 
 bool is_irreducible(const UOp& u) { return u.op == Ops::DEFINE_VAR || u.op == Ops::RANGE || u.op == Ops::SPECIAL; }
 
-UOpPtr and_all(const std::vector<UOpPtr>& clauses) {
+UOpPtr and_all(const UOpList& clauses) {
   UOpPtr out;
   for (const UOpPtr& c : clauses) out = out ? logical_and(out, c) : c;
   return out ? out : UOp::cnst_bool(true);
@@ -87,7 +87,7 @@ UOpPtr uop_given_valid(const UOpPtr& valid, const UOpPtr& u) {
     // simplex: X0 + X1 + ... >= 1 over irreducible non-negative Xi; if assuming each Xi >= 1 gives
     // one and the same result, that result holds
     if (r.expr->op == Ops::ADD && r.lo == 1) {
-      std::vector<UOpPtr> xs = sym::split_uop(r.expr, Ops::ADD);
+      UOpList xs = sym::split_uop(r.expr, Ops::ADD);
       if (std::all_of(xs.begin(), xs.end(), [](const UOpPtr& x) { return is_irreducible(*x) && x->vmin() >= 0; })) {
         UOpPtr same;
         bool agree = true;
@@ -113,7 +113,7 @@ UOpPtr uop_given_valid(const UOpPtr& valid, const UOpPtr& u) {
 }
 
 UOpPtr simplify_valid(const UOpPtr& valid) {
-  std::vector<UOpPtr> clauses;
+  UOpList clauses;
   for (const UOpPtr& c : sym::split_uop(simplify(valid), Ops::AND))
     if (std::find(clauses.begin(), clauses.end(), c) == clauses.end()) clauses.push_back(c);
   // clauses whose bounded expression appears inside other clauses go first: they narrow the others
@@ -133,7 +133,7 @@ UOpPtr simplify_valid(const UOpPtr& valid) {
   for (int round = 0; round < 3; round++) {
     bool changed = false;
     for (size_t i = 0; i < clauses.size(); i++) {
-      std::vector<UOpPtr> others;
+      UOpList others;
       for (size_t j = 0; j < clauses.size(); j++)
         if (j != i) others.push_back(clauses[j]);
       if (others.empty()) break;

@@ -274,7 +274,7 @@ Tensor& Tensor::realize() {
 }
 
 void Tensor::realize_all(std::vector<Tensor*> tensors) {
-  std::vector<UOpPtr> outs;
+  UOpList outs;
   for (Tensor* t : tensors) outs.push_back(t->uop());
   Schedule s;
   {

@@ -277,7 +277,7 @@ Tensor Tensor::cast(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   // a weak constant (possibly already broadcast) just takes the new type, without rounding through
   // the weak type's default width
-  std::vector<UOpPtr> chain;
+  UOpList chain;
   UOpPtr base = s_->uop;
   while (base->op == Ops::RESHAPE || base->op == Ops::EXPAND) {
     chain.push_back(base);

@@ -16,7 +16,7 @@ namespace {
 UOpPtr replay_substitute(const UOpPtr& root, const ReplacementTable& rep) {
   std::unordered_map<const UOp*, const UOp*> memo;
   memo.reserve(1024);
-  std::vector<UOpPtr> keep;  // nodes built here
+  UOpList keep;  // nodes built here
   auto resolve = [&](const UOp* n) {
     size_t hops = 0;
     for (auto it = rep.find(n); it != rep.end() && it->second != n; it = rep.find(n)) {

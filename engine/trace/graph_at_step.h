@@ -29,9 +29,9 @@ UOpPtr replay_substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements)
 struct StepChanges {
   int64_t step = 0;
   UOpPtr before, after;              // the match applied at this step (null at step 0)
-  std::vector<UOpPtr> highlighted;   // VIZ's changed nodes: the after-graph's nodes present in this step
-  std::vector<UOpPtr> added;         // in this step's graph, not in the previous step's
-  std::vector<UOpPtr> removed;       // in the previous step's graph, not in this one
+  UOpList highlighted;   // VIZ's changed nodes: the after-graph's nodes present in this step
+  UOpList added;         // in this step's graph, not in the previous step's
+  UOpList removed;       // in the previous step's graph, not in this one
 };
 
 class PassReplay {

@@ -48,7 +48,7 @@ double median(std::vector<double> xs) {
 
 struct Workload {
   std::string name;
-  std::vector<UOpPtr> graphs;  // one kernel context each
+  UOpList graphs;  // one kernel context each
   bool both_orders;
 };
 

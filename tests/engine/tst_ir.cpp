@@ -90,10 +90,10 @@ private slots:
   void interning_survives_churn() {
     size_t before = live_uop_count();
     auto v = UOp::variable("churn", 0, 1000);
-    std::vector<UOpPtr> kept;
+    UOpList kept;
     for (int i = 0; i < 500; i++) kept.push_back(v * (i + 2) + i);
     for (int round = 0; round < 20; round++) {
-      std::vector<UOpPtr> garbage;
+      UOpList garbage;
       for (int i = 0; i < 5000; i++) garbage.push_back(v * (100000 + round * 5000 + i));
     }
     for (int i = 0; i < 500; i++) QVERIFY(v * (i + 2) + i == kept[size_t(i)]);
@@ -111,7 +111,7 @@ private slots:
     auto v = UOp::variable("pooled", 0, 1000);
     auto churn = [&] {
       std::thread([&] {
-        std::vector<UOpPtr> nodes;
+        UOpList nodes;
         for (int i = 0; i < 20000; i++) nodes.push_back(v * (1000000 + i));
       }).join();
     };
@@ -123,7 +123,7 @@ private slots:
 
   void concurrent_interning() {
     std::vector<std::thread> threads;
-    std::vector<UOpPtr> results(8);
+    UOpList results(8);
     for (int t = 0; t < 8; t++)
       threads.emplace_back([t, &results] {
         UOpPtr e = UOp::variable("c", 0, 100);

@@ -199,7 +199,7 @@ private slots:
   void rejects_bad_input() {
     QVERIFY_THROWS_EXCEPTION(Error, LlvmRenderer().render("2bad", kernel_add()));
     QVERIFY_THROWS_EXCEPTION(Error, LlvmRenderer().render("loupe_entry", kernel_add()));
-    UOpList k = elementwise(dtypes::float32, {dtypes::float32}, 4, [](const std::vector<UOpPtr>& v) { return unop(Ops::EXP2, v[0]); });
+    UOpList k = elementwise(dtypes::float32, {dtypes::float32}, 4, [](const UOpList& v) { return unop(Ops::EXP2, v[0]); });
     QVERIFY_THROWS_EXCEPTION(InternalError, LlvmRenderer().render("k", k));  // a pipeline bug, not a user error
     UOpList dangling = kernel_add();
     dangling.erase(dangling.begin() + 1);  // a DEFINE_GLOBAL used but never defined
@@ -251,7 +251,7 @@ private slots:
     for (size_t i = 0; i < in_types.size(); i++)
       ins.push_back({in_types[i], random_values(in_types[i], n, rng, (op == Ops::SHL || op == Ops::SHR) && i == 1)});
     DType out = cmp ? dtypes::bool_ : t;
-    UOpList k = elementwise(out, in_types, n, [&](const std::vector<UOpPtr>& v) {
+    UOpList k = elementwise(out, in_types, n, [&](const UOpList& v) {
       if (unary) return unop(op, v[0]);
       if (op == Ops::WHERE || op == Ops::MULACC) return UOp::make(op, t, {v[0], v[1], v[2]});
       return binop(op, v[0], v[1]);
@@ -303,7 +303,7 @@ private slots:
         std::memcpy(bytes.data() + i * a.itemsize(), &bits, a.itemsize());
       }
     }
-    UOpList k = elementwise(b, {a}, n, [&](const std::vector<UOpPtr>& v) { return UOp::make(Ops::CAST, b, {v[0]}); });
+    UOpList k = elementwise(b, {a}, n, [&](const UOpList& v) { return UOp::make(Ops::CAST, b, {v[0]}); });
     std::vector<uint8_t> want = run_kernel("CPU", k, b, n, {{a, bytes}}), got = run_kernel("LLVM", k, b, n, {{a, bytes}});
     for (int64_t i = 0; i < n; i++)
       QVERIFY2(same_value(b, want.data() + i * b.itemsize(), got.data() + i * b.itemsize()), cat("element ", i).c_str());

@@ -290,7 +290,7 @@ private slots:
     OpenCLRenderer r;
     r.set_emulate_half(true);
     const int64_t n = 64;
-    UOpList k = elementwise(dtypes::float16, {dtypes::float16, dtypes::float16}, n, [&](const std::vector<UOpPtr>& v) {
+    UOpList k = elementwise(dtypes::float16, {dtypes::float16, dtypes::float16}, n, [&](const UOpList& v) {
       UOpPtr x = binop(static_cast<Ops>(op), v[0], v[1]);
       return binop(Ops::ADD, x, UOp::cnst(dtypes::float16, 0.1));  // a constant that half cannot hold exactly
     });

@@ -47,7 +47,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 UOpList one_value_kernel(DType dt, const std::function<UOpPtr(const UOpPtr&)>& f, DType in = {}) {
   if (in.is_void()) in = dt;
-  return elementwise(dt, {in}, 8, [&](const std::vector<UOpPtr>& v) { return f(v[0]); });
+  return elementwise(dt, {in}, 8, [&](const UOpList& v) { return f(v[0]); });
 }
 } // namespace
 

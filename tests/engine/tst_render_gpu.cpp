@@ -185,16 +185,16 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
     for (const QString& f : goldens.entryList({"*.cu"})) sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
     const Renderer& cuda = renderer_for("cuda");
     for (DType t : {dtypes::float16, dtypes::bfloat16, dtypes::int64, dtypes::bool_, dtypes::float64, dtypes::uint8})
-      sources.push_back({"cast_" + t.name(), cuda.render("k", elementwise(dtypes::float32, {t}, 8, [&](const std::vector<UOpPtr>& v) {
+      sources.push_back({"cast_" + t.name(), cuda.render("k", elementwise(dtypes::float32, {t}, 8, [&](const UOpList& v) {
                                                           UOpPtr x = UOp::make(Ops::CAST, dtypes::float32, {v[0]});
                                                           return binop(Ops::MAX, binop(Ops::MUL, x, x), x);
                                                         })).source});
     sources.push_back({"half_math", cuda.render("k", elementwise(dtypes::float16, {dtypes::float16, dtypes::float16}, 8,
-                                                                  [](const std::vector<UOpPtr>& v) {
+                                                                  [](const UOpList& v) {
                                                                     return binop(Ops::ADD, binop(Ops::FDIV, v[0], v[1]),
                                                                                  UOp::cnst(dtypes::float16, 0.1));
                                                                   })).source});
-    sources.push_back({"bitcast", cuda.render("k", elementwise(dtypes::int32, {dtypes::float32}, 8, [](const std::vector<UOpPtr>& v) {
+    sources.push_back({"bitcast", cuda.render("k", elementwise(dtypes::int32, {dtypes::float32}, 8, [](const UOpList& v) {
                                                 return UOp::make(Ops::BITCAST, dtypes::int32, {v[0]});
                                               })).source});
     for (const char* e : {"elementwise", "reduce_all", "matmul", "conv"})
@@ -256,7 +256,7 @@ float sqrt(float); float trunc(float); float floor(float); float fmod(float, flo
       sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
     const Renderer& metal = renderer_for("metal");
     for (DType t : {dtypes::float16, dtypes::bfloat16, dtypes::int64, dtypes::bool_, dtypes::uint8})
-      sources.push_back({"cast_" + t.name(), metal.render("k", elementwise(dtypes::float32, {t}, 8, [&](const std::vector<UOpPtr>& v) {
+      sources.push_back({"cast_" + t.name(), metal.render("k", elementwise(dtypes::float32, {t}, 8, [&](const UOpList& v) {
                                                            UOpPtr x = UOp::make(Ops::CAST, dtypes::float32, {v[0]});
                                                            return binop(Ops::MAX, binop(Ops::MUL, x, x), x);
                                                          })).source});

@@ -37,7 +37,7 @@ inline void place(UOpList& list, std::unordered_set<const UOp*>& placed, const U
 
 // out[i] = f(in0[i], in1[i], ...) for i < n: DEFINE_GLOBALs, constants, one RANGE, loads, the value, a store.
 inline UOpList elementwise(DType out, const std::vector<DType>& ins, int64_t n,
-                           const std::function<UOpPtr(const std::vector<UOpPtr>&)>& f) {
+                           const std::function<UOpPtr(const UOpList&)>& f) {
   UOpList list;
   std::unordered_set<const UOp*> placed;
   auto add = [&](const UOpPtr& u) {
@@ -46,7 +46,7 @@ inline UOpList elementwise(DType out, const std::vector<DType>& ins, int64_t n,
   };
   UOpPtr g0 = global(0, out, n);
   add(g0);
-  std::vector<UOpPtr> gs;
+  UOpList gs;
   for (size_t i = 0; i < ins.size(); i++) {
     gs.push_back(global(static_cast<int64_t>(i) + 1, ins[i], n));
     add(gs.back());
@@ -55,7 +55,7 @@ inline UOpList elementwise(DType out, const std::vector<DType>& ins, int64_t n,
   add(end);
   UOpPtr r = UOp::range(n, 0);
   add(r);
-  std::vector<UOpPtr> vals;
+  UOpList vals;
   for (const UOpPtr& g : gs) {
     UOpPtr v = load(index(g, r));
     place(list, placed, v);
@@ -70,7 +70,7 @@ inline UOpList elementwise(DType out, const std::vector<DType>& ins, int64_t n,
 // data0[i] = data1[i] + data2[i], 16 floats.
 inline UOpList kernel_add() {
   return elementwise(dtypes::float32, {dtypes::float32, dtypes::float32}, 16,
-                     [](const std::vector<UOpPtr>& v) { return binop(Ops::ADD, v[0], v[1]); });
+                     [](const UOpList& v) { return binop(Ops::ADD, v[0], v[1]); });
 }
 
 // data0[i] = sum_j data1[i*8 + j], 4 x 8 floats: an accumulator around an inner loop.

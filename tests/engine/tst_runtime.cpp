@@ -101,7 +101,7 @@ template <typename T> void differential(DType d, uint32_t seed) {
   for (int64_t i = 0; i < n; i++) sh[i] = static_cast<T>((uint64_t(b[i]) & 0xff) % d.bitsize());
   UOpList list;
   std::unordered_set<const UOp*> placed;
-  std::vector<UOpPtr> outs;
+  UOpList outs;
   for (size_t k = 0; k < kIntOps.size(); k++) {
     bool cmp = kIntOps[k] == Ops::CMPLT || kIntOps[k] == Ops::CMPNE;
     outs.push_back(global(int64_t(k), cmp ? dtypes::bool_ : d, n));
@@ -146,7 +146,7 @@ template <typename T> void differential(DType d, uint32_t seed) {
 
 // float -> half -> its bits (int16) and bfloat16 bits back to float: the storage-type conversions.
 UOpList half_bits_kernel() {
-  return elementwise(dtypes::int16, {dtypes::float32}, 4, [](const std::vector<UOpPtr>& v) {
+  return elementwise(dtypes::int16, {dtypes::float32}, 4, [](const UOpList& v) {
     UOpPtr h = cast(v[0], dtypes::float16);
     UOpPtr back = UOp::make(Ops::BITCAST, dtypes::float16, {UOp::make(Ops::BITCAST, dtypes::int16, {h})});
     UOpPtr bf = cast(cast(back, dtypes::bfloat16), dtypes::float32);
@@ -232,7 +232,7 @@ private slots:
 
   void int8_wraparound() {
     std::vector<int8_t> a{100, -100, 127, -128, 64, 3};
-    auto k = elementwise(dtypes::int8, {dtypes::int8}, 6, [](const std::vector<UOpPtr>& v) {
+    auto k = elementwise(dtypes::int8, {dtypes::int8}, 6, [](const UOpList& v) {
       // (a + a) // 3 * 5 - a: every step wraps at 8 bits
       UOpPtr s = binop(Ops::ADD, v[0], v[0]);
       UOpPtr q = binop(Ops::FLOORDIV, s, UOp::cnst_int(dtypes::int8, 3));
@@ -250,7 +250,7 @@ private slots:
 
   void uint64_values() {
     std::vector<uint64_t> a{uint64_t(1) << 63, 1, ~uint64_t(0), 12345678901234567890ull};
-    auto k = elementwise(dtypes::uint64, {dtypes::uint64}, 4, [](const std::vector<UOpPtr>& v) {
+    auto k = elementwise(dtypes::uint64, {dtypes::uint64}, 4, [](const UOpList& v) {
       return binop(Ops::ADD, binop(Ops::MUL, v[0], UOp::cnst_int(dtypes::uint64, 3)), UOp::cnst_int(dtypes::uint64, 1));
     });
     auto ba = buffer_of(dtypes::uint64, a);
@@ -286,7 +286,7 @@ private slots:
     QCOMPARE(out.read<float>()[0], 3.0f);
     // elementwise, NaN on either side
     auto k = elementwise(dtypes::float32, {dtypes::float32, dtypes::float32}, 3,
-                         [](const std::vector<UOpPtr>& x) { return binop(Ops::MAX, x[0], x[1]); });
+                         [](const UOpList& x) { return binop(Ops::MAX, x[0], x[1]); });
     auto a = buffer_of(dtypes::float32, std::vector<float>{nan, 2, nan});
     auto b = buffer_of(dtypes::float32, std::vector<float>{1, nan, nan});
     Buffer o2("CPU", dtypes::float32, 3);
@@ -301,7 +301,7 @@ private slots:
     std::vector<float> a{0.1f, 1.0001f, 2049.0f, 65504.0f, 1e-5f, 70000.0f, -3.14159f, 1e-8f};
     auto ba = buffer_of(dtypes::float32, a);
     for (DType d : {dtypes::float16, dtypes::bfloat16}) {
-      auto k = elementwise(dtypes::float32, {dtypes::float32}, 8, [&](const std::vector<UOpPtr>& v) {
+      auto k = elementwise(dtypes::float32, {dtypes::float32}, 8, [&](const UOpList& v) {
         UOpPtr h = cast(v[0], d);
         return cast(binop(Ops::ADD, h, h), dtypes::float32);  // rounded, doubled in d, back
       });

@@ -15,7 +15,7 @@ using namespace loupe;
 
 namespace {
 std::vector<std::string> kernel_names(const std::vector<Tensor>& outs) {
-  std::vector<UOpPtr> uops;
+  UOpList uops;
   for (const Tensor& t : outs) uops.push_back(t.uop());
   Schedule s = create_schedule(uops);
   std::vector<std::string> names;
@@ -168,7 +168,7 @@ private slots:
     QCOMPARE(s.items.size(), size_t(1));
     Kernel k(s.items[0].ast);
     QVERIFY(k.has_nested_reduce());
-    std::vector<UOpPtr> lin = linearize(lower_kernel(k, k.optimized_ast()));
+    UOpList lin = linearize(lower_kernel(k, k.optimized_ast()));
     std::vector<std::string> structure;
     for (const UOpPtr& u : lin)
       if (u->op == Ops::RANGE || u->op == Ops::ENDRANGE || u->op == Ops::STORE)
@@ -276,7 +276,7 @@ private slots:
     Tensor x = arange2d(4, 8);
     Schedule s = create_schedule({x.sum(1).uop()});
     Kernel k(s.items[0].ast);
-    std::vector<UOpPtr> lin = linearize(lower_kernel(k, k.optimized_ast()));
+    UOpList lin = linearize(lower_kernel(k, k.optimized_ast()));
     std::vector<std::string> structure;
     for (const UOpPtr& u : lin)
       if (u->op == Ops::RANGE || u->op == Ops::ENDRANGE || u->op == Ops::DEFINE_ACC || u->op == Ops::ASSIGN ||

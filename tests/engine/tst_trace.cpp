@@ -119,7 +119,7 @@ void compare_every_step(TraceReader& r, const std::vector<LoggedPass>& logged) {
       QCOMPARE(r.node(replay.matches()[k].before_id)->key().hex(), lp.matches[k].first->key().hex());
       QCOMPARE(r.node(replay.matches()[k].after_id)->key().hex(), lp.matches[k].second->key().hex());
     }
-    std::vector<UOpPtr> expected = expected_steps(lp);
+    UOpList expected = expected_steps(lp);
     for (size_t k = 0; k < expected.size(); k++) {
       UOpPtr got = replay.graph_at(int64_t(k));
       if (node_keys(got) != node_keys(expected[k]))
@@ -361,7 +361,7 @@ private slots:
     StepChanges c1 = replay.changes_at(1);
     QCOMPARE(c1.before, x * 1);
     QCOMPARE(c1.after, x);
-    auto has = [](const std::vector<UOpPtr>& v, const UOpPtr& u) { return std::find(v.begin(), v.end(), u) != v.end(); };
+    auto has = [](const UOpList& v, const UOpPtr& u) { return std::find(v.begin(), v.end(), u) != v.end(); };
     QVERIFY(has(c1.removed, x * 1));
     QVERIFY(has(c1.removed, (x * 1) + (x * 1)));
     QVERIFY(has(c1.added, x + x));
@@ -653,7 +653,7 @@ private slots:
         QCOMPARE(tp.depth, 0);
         PassReplay replay(r, tp.id);
         QCOMPARE(replay.graph_at(replay.steps()), lp.result);
-        std::vector<UOpPtr> expected = expected_steps(lp);
+        UOpList expected = expected_steps(lp);
         int64_t mid = replay.steps() / 2;
         QCOMPARE(node_keys(replay.graph_at(mid)), node_keys(expected[size_t(mid)]));
       }

@@ -100,7 +100,7 @@ private slots:
 
   void graph_at_every_step_as_text_json_and_dot() {
     for (int pass = 0; pass < 2; pass++) {
-      std::vector<UOpPtr> expected = expected_steps(logged_[size_t(pass)]);
+      UOpList expected = expected_steps(logged_[size_t(pass)]);
       for (size_t step = 0; step < expected.size(); step++) {
         QStringList where{"1", QString::number(pass), QString::number(step)};
         Result r = cli(QStringList{path_, "--graph"} + where);

@@ -52,8 +52,8 @@ inline UOpPtr substitute_to_fixed_point(UOpPtr g, const UOpMap<UOpPtr>& rep) {
 
 // What VIZ shows: step 0 = input; step k = substitute the first k replacements into the previous
 // step's graph (default passes) or into the input (bottom_up passes).
-inline std::vector<UOpPtr> expected_steps(const LoggedPass& p) {
-  std::vector<UOpPtr> out{p.input};
+inline UOpList expected_steps(const LoggedPass& p) {
+  UOpList out{p.input};
   UOpMap<UOpPtr> rep;
   UOpPtr g = p.input;
   for (const auto& [b, a] : p.matches) {
@@ -89,7 +89,7 @@ inline PatternMatcher simple_rules() {
 // A random integer expression DAG over a few variables; earlier subexpressions are reused so the
 // graph shares nodes. Constants are drawn from {0, 1, 2, 3} so the rules above fire often.
 inline UOpPtr random_expr(std::mt19937& rng, int size) {
-  std::vector<UOpPtr> pool = {UOp::variable("a", 0, 10), UOp::variable("b", 0, 10), UOp::variable("c", -5, 5)};
+  UOpList pool = {UOp::variable("a", 0, 10), UOp::variable("b", 0, 10), UOp::variable("c", -5, 5)};
   auto pick = [&]() -> UOpPtr {
     if (rng() % 4 == 0) return UOp::cnst_int(dtypes::index, int64_t(rng() % 4));
     return pool[rng() % pool.size()];

@@ -22,7 +22,7 @@ using namespace loupe;
 using namespace loupe::test;
 
 namespace {
-using Fn = std::function<UOpPtr(const std::vector<UOpPtr>&)>;
+using Fn = std::function<UOpPtr(const UOpList&)>;
 const double kInf = std::numeric_limits<double>::infinity(), kNan = std::numeric_limits<double>::quiet_NaN();
 
 // Stores doubles as dtype d (rounding like a cast) and reads them back as doubles.
@@ -159,7 +159,7 @@ long double ref_sin(long double x) { return sinl(x); }
 DType dtype_named(const QString& s) { return *dtypes::from_name(s.toStdString()); }
 
 Fn unary(UOpPtr (*f)(const UOpPtr&)) {
-  return [f](const std::vector<UOpPtr>& v) { return f(v[0]); };
+  return [f](const UOpList& v) { return f(v[0]); };
 }
 } // namespace
 
@@ -250,7 +250,7 @@ private slots:
     QFETCH(QString, dtype);
     DType d = dtype_named(dtype);
     auto base = fn == "exp2" ? xexp2 : fn == "log2" ? xlog2 : xsin;
-    Fn f = [base](const std::vector<UOpPtr>& v) { return graph_rewrite(base(v[0]), symbolic()); };
+    Fn f = [base](const UOpList& v) { return graph_rewrite(base(v[0]), symbolic()); };
     std::vector<double> xs = fn == "exp2" ? uniform(d == dtypes::float64 ? -1100 : -160, d == dtypes::float64 ? 1030 : 140, 50000, 12)
                                           : random_bits(d, 50000, 13, fn == "log2");
     if (fn != "exp2") xs = concat(xs, uniform(0.5, 2000, 50000, 14));
@@ -337,10 +337,10 @@ private slots:
     // tinygrad's Tensor.cos(x) = sin(pi/2 - x) and tan(x) = sin(x) / cos(x)
     for (DType d : {dtypes::float32, dtypes::float64}) {
       std::vector<double> xs = as_dtype(d, uniform(-10, 10, 50000, 9));
-      auto c = run(d, {xs}, [&](const std::vector<UOpPtr>& v) {
+      auto c = run(d, {xs}, [&](const UOpList& v) {
         return xsin(UOp::make(Ops::SUB, d, {UOp::cnst(d, M_PI / 2), v[0]}));
       });
-      auto t = run(d, {xs}, [&](const std::vector<UOpPtr>& v) {
+      auto t = run(d, {xs}, [&](const UOpList& v) {
         UOpPtr cosv = xsin(UOp::make(Ops::SUB, d, {UOp::cnst(d, M_PI / 2), v[0]}));
         return UOp::make(Ops::FDIV, d, {xsin(v[0]), cosv});
       });
@@ -363,7 +363,7 @@ private slots:
     for (DType d : {dtypes::float32, dtypes::float64}) {
       std::vector<double> b{2, -2, -2, 0, 0, kNan, 1, -8, 4, 9, -1, 0.5, 10, 2};
       std::vector<double> e{3, 3, 0.5, 0, -1, 0, kNan, 1.0 / 3, 0.5, -0.5, 1e30, 2, -2, 10};
-      auto got = run(d, {b, e}, [](const std::vector<UOpPtr>& v) { return xpow(v[0], v[1]); });
+      auto got = run(d, {b, e}, [](const UOpList& v) { return xpow(v[0], v[1]); });
       std::vector<double> want{8, -8, kNan, 1, kInf, 1, 1, kNan, 2, 1.0 / 3, 1, 0.25, 0.01, 1024};
       for (size_t i = 0; i < b.size(); i++) {
         double w = as_dtype(d, {want[i]})[0];
@@ -373,7 +373,7 @@ private slots:
       }
       // random positive bases: the error grows with |y log2 x|, as for any exp2(y*log2 x)
       auto xb = as_dtype(d, uniform(0.01, 100, 20000, 10)), xe = as_dtype(d, uniform(-10, 10, 20000, 11));
-      auto r = run(d, {xb, xe}, [](const std::vector<UOpPtr>& v) { return xpow(v[0], v[1]); });
+      auto r = run(d, {xb, xe}, [](const UOpList& v) { return xpow(v[0], v[1]); });
       double worst = 0, eps = d == dtypes::float32 ? 0x1p-23 : 0x1p-52;
       for (size_t i = 0; i < xb.size(); i++) {
         long double want = powl(xb[i], xe[i]);

@@ -33,10 +33,10 @@ inline UOpPtr substitute(const UOpPtr& root, const UOpPtr& from, const UOpPtr& t
 inline UOpPtr kernelGraph(int target, unsigned seed = 1, int globals = 5) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  std::vector<UOpPtr> bufs;
+  UOpList bufs;
   for (int i = 0; i < globals; i++)
     bufs.push_back(UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr(), {}, Arg(int64_t(i))));
-  std::vector<UOpPtr> ranges{UOp::range(64, 0), UOp::range(32, 1), UOp::range(16, 2)};
+  UOpList ranges{UOp::range(64, 0), UOp::range(32, 1), UOp::range(16, 2)};
   auto index = [&]() {
     UOpPtr a = ranges[pick(3)], b = ranges[pick(3)];
     UOpPtr idx = a * int64_t(1 + pick(64)) + b;
@@ -47,8 +47,8 @@ inline UOpPtr kernelGraph(int target, unsigned seed = 1, int globals = 5) {
     UOpPtr idx = UOp::make(Ops::INDEX, dtypes::float32.ptr(), {bufs[pick(globals - 1)], index()});
     return UOp::make(Ops::LOAD, dtypes::float32, {idx});
   };
-  std::vector<UOpPtr> pool{load(), load()};
-  std::vector<UOpPtr> stores;
+  UOpList pool{load(), load()};
+  UOpList stores;
   auto sink = [&]() {
     UOpList s = stores;
     s.push_back(UOp::make(Ops::STORE, dtypes::void_,

@@ -25,7 +25,7 @@ struct UOpStep {
   UOpPtr matchBefore;
   UOpPtr matchAfter;
   // The nodes the pattern bound; when empty, matchBefore and its direct sources.
-  std::vector<UOpPtr> matched;
+  UOpList matched;
 };
 
 // The node id a UOp gets (its content key: equal structures have equal ids in every step).
