@@ -209,8 +209,10 @@ UOpList Linearizer::run() {
   // scopes numbered once (hashing a LoopSet per step was a tenth of the pass)
   std::unordered_map<LoopSet, uint32_t> scope_ids;
   std::vector<uint32_t> scope_id(n_);
-  for (uint32_t i = 0; i < n_; i++)
-    scope_id[i] = scope_ids.emplace(scope_[i], static_cast<uint32_t>(scope_ids.size())).first->second;
+  for (uint32_t i = 0; i < n_; i++)  // (neighbours in graph order mostly share a scope: compared, not hashed)
+    scope_id[i] = i > 0 && scope_[i] == scope_[i - 1]
+                      ? scope_id[i - 1]
+                      : scope_ids.emplace(scope_[i], static_cast<uint32_t>(scope_ids.size())).first->second;
   std::vector<ReadyQueue> ready(scope_ids.size());
   auto ready_in = [&](const LoopSet& s) -> ReadyQueue* {
     auto it = scope_ids.find(s);
