@@ -65,7 +65,9 @@ public:
 
 private:
   size_t slot_of(K key) const { return pointer_hash(key) & mask_; }
-  void grow() { rehash(keys_.empty() ? 16 : keys_.size() * 2); }
+  // by four while small: a pass's memo grows from nothing to the size of its graph and each rehash
+  // moves it all (by two past 64k slots, where the slack would cost megabytes)
+  void grow() { rehash(keys_.empty() ? 16 : keys_.size() * (keys_.size() < (size_t(1) << 16) ? 4 : 2)); }
   void rehash(size_t cap) {
     std::vector<K> old_keys = std::exchange(keys_, std::vector<K>(cap, nullptr));
     std::vector<V> old_values = std::exchange(values_, std::vector<V>(cap));
