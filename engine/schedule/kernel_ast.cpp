@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "shape/shapetracker.h"
@@ -44,16 +45,17 @@ public:
 
   // The value of node n at the kernel index described by ctx (kernel index space -> n's layout).
   UOpPtr build(const UOpPtr& n, const ShapeTracker& ctx) {
-    std::string key = ctx.encode();
-    auto mk = std::make_pair(n.get(), key);
-    if (auto it = memo_.find(mk); it != memo_.end()) return it->second;
+    if (vetoed_) return n;  // the kernel is rebuilt without that reduce: what is built from here is dropped
+    BuildKey key{n.get(), ctx};
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     UOpPtr out = compute(n, ctx);
     keep_.push_back(n);
-    memo_[mk] = out;
+    memo_.emplace(std::move(key), out);
     return out;
   }
 
   const UOpList& bufs() const { return bufs_; }
+  const UOp* vetoed() const { return vetoed_; }
 
 private:
   UOpPtr load(const UOpPtr& buffer, const ShapeTracker& ctx, DType want) {
@@ -102,7 +104,7 @@ private:
       if (own_loops) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
       // A reduce read at another index (broadcast back, reshaped, inside another reduce): it runs as its
       // own loop over its input's index space; src[1] maps the enclosing index space to its output.
-      if (nested_.on_nested) nested_.on_nested(n.get(), at.factor);
+      if (!vetoed_ && nested_.on_nested && !nested_.on_nested(n.get(), at.factor)) vetoed_ = n.get();
       return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
     case Ops::CONTIGUOUS:
@@ -193,10 +195,25 @@ private:
   const NestedReduceOptions& nested_;
   const UOp* space_ = nullptr;  // the nested reduce whose input space is being built (null: the kernel's)
   int64_t runs_ = 1;            // how often that space's loops are entered (the kernel's: once)
+  const UOp* vetoed_ = nullptr;  // the nested reduce on_nested refused
   const UOp* kernel_reduce_ = nullptr;
   std::optional<ShapeTracker> root_;
   UOpList bufs_, globals_;
-  std::map<std::pair<const UOp*, std::string>, UOpPtr> memo_;
+  // a node at a kernel index: keyed by the tracker itself (its JSON text as the key was a third of
+  // the scheduler's time)
+  struct BuildKey {
+    const UOp* node;
+    ShapeTracker ctx;
+    bool operator==(const BuildKey& o) const { return node == o.node && ctx == o.ctx; }
+  };
+  struct BuildKeyHash {
+    size_t operator()(const BuildKey& k) const {
+      StableHasher h;
+      k.ctx.hash(h);
+      return static_cast<size_t>(h.finish().lo ^ pointer_hash(k.node));
+    }
+  };
+  std::unordered_map<BuildKey, UOpPtr, BuildKeyHash> memo_;
   UOpList keep_;
 };
 
@@ -232,10 +249,11 @@ KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOp
     b.set_kernel_reduce(r, root);
   }
   UOpPtr value = b.build(body, root);
+  if (b.vetoed()) return {nullptr, {}, b.vetoed()};
   DType out_dt = dtypes::strong(out_buffer->dtype);
   if (value->dtype != out_dt) value = UOp::make(Ops::CAST, out_dt, {value});
   UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {b.dg(out_buffer), root.to_uop(), value});
-  return {UOp::make(Ops::SINK, dtypes::void_, {store}), b.bufs()};
+  return {UOp::make(Ops::SINK, dtypes::void_, {store}), b.bufs(), nullptr};
 }
 
 } // namespace loupe

@@ -12,18 +12,19 @@
 namespace loupe {
 
 struct KernelAst {
-  UOpPtr ast;                // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value))
+  UOpPtr ast;    // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value))
   UOpList bufs;  // BUFFER per DEFINE_GLOBAL index
+  // the first nested reduce on_nested refused: the build stopped there and the AST is not usable
+  const UOp* vetoed = nullptr;
 };
 
 // How nested reduces may form. A nested reduce is recomputed for every combination of the enclosing
 // axes its index does not use that lie outside its loop, and at least as often as the iterations
 // around it (those of the reduces it is nested in included) exceed its distinct values; on_nested gets
-// that factor and may throw to veto the fusion
-// (the scheduler then realizes that reduce).
+// that factor and returns false to veto the fusion (the scheduler then realizes that reduce).
 struct NestedReduceOptions {
   bool threads_per_element = false;  // GPU-style: every element of the kernel is its own thread
-  std::function<void(const UOp* reduce, int64_t recompute_factor)> on_nested;
+  std::function<bool(const UOp* reduce, int64_t recompute_factor)> on_nested;
 };
 
 // `realized(n)` returns the BUFFER holding node n when n is computed by another kernel, else null.

@@ -129,19 +129,18 @@ public:
     UOpPtr g = graph_rewrite(split, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
     decide_realizes(g);
     for (;;) {
-      try {
-        Schedule sched;
-        build_kernels(g, sched);
-        for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
-        return sched;
-      } catch (const TooMuchRecompute& veto) {
+      Schedule sched;
+      if (const UOp* vetoed = build_kernels(g, sched)) {
         // that reduce gets a kernel of its own after all (with its epilogue); the others may now have a
         // single consumer
-        const UOp* end = epilogue_end(veto.reduce);
-        realized_.insert(realized_.count(end) ? veto.reduce : end);
+        const UOp* end = epilogue_end(vetoed);
+        realized_.insert(realized_.count(end) ? vetoed : end);
         settle_reduces(g->toposort());
-        buffer_of_.clear();
+        std::erase_if(buffer_of_, [&](const auto& entry) { return !realized_.count(entry.first); });
+        continue;
       }
+      for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
+      return sched;
     }
   }
 
@@ -260,11 +259,8 @@ private:
   // sit outside its loop (on devices with threads: all of them). Small cases fuse anyway, as tinygrad
   // does; beyond this budget of recomputed elements the reduce gets its own kernel.
   static constexpr int64_t kRecomputeBudget = 1 << 16;
-  struct TooMuchRecompute {
-    const UOp* reduce;
-  };
-  void check_recompute(const UOp* reduce, int64_t factor) {
-    if (factor > 1 && factor * numel(shapes_.of(reduce->src[0])) > kRecomputeBudget) throw TooMuchRecompute{reduce};
+  bool recompute_fits(const UOp* reduce, int64_t factor) {
+    return factor <= 1 || factor * numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget;
   }
 
   // ---- devices ----
@@ -295,15 +291,19 @@ private:
   }
 
   // ---- kernels ----
-  void build_kernels(const UOpPtr& g, Schedule& sched) {
+  // The kernels of every realized node, in order; the first nested reduce over the recompute budget
+  // instead, when one is found (then nothing is usable).
+  const UOp* build_kernels(const UOpPtr& g, Schedule& sched) {
     for (const UOp* u : g->toposort()) {
       if (!realized_.count(u)) continue;
       UOpPtr root = u->ptr();
       const Shape& shape = shapes_.of(root);
       DType dt = dtypes::strong(root->dtype);
-      auto ref = BufferRef::make_new(device_of(u), dt, numel(shape));
-      UOpPtr buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-      buffer_of_[u] = buf;
+      UOpPtr& buf = buffer_of_[u];  // a node's buffer stays the same when a veto restarts the pass
+      if (!buf) {
+        auto ref = BufferRef::make_new(device_of(u), dt, numel(shape));
+        buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
+      }
       if (numel(shape) == 0) continue;
       if (root->op == Ops::COPY) {
         const UOpPtr& x = root->src[0];
@@ -311,22 +311,42 @@ private:
         sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}});
         continue;
       }
+      auto realized = [&](const UOp* n) -> UOpPtr {
+        if (n == u) return nullptr;
+        auto it = buffer_of_.find(n);
+        if (it == buffer_of_.end()) return nullptr;
+        // a device-less value (from constants) realized elsewhere for a COPY is recomputed here
+        if (device_of(n) != device_of(u)) return nullptr;
+        return it->second;
+      };
+      // a kernel built before a veto is built again the same way when every node it asked about is
+      // (or is not) realized as it was then
+      if (auto it = built_.find(u); it != built_.end()) {
+        const BuiltKernel& b = it->second;
+        if (std::all_of(b.asked.begin(), b.asked.end(), [&](const auto& q) { return realized(q.first) == q.second; })) {
+          sched.items.push_back({b.ast, b.bufs});
+          continue;
+        }
+      }
+      BuiltKernel b;
       UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
       KernelAst k = build_kernel_ast(
           body, shape, buf,
-          [&](const UOp* n) -> UOpPtr {
-            if (n == u) return nullptr;
-            auto it = buffer_of_.find(n);
-            if (it == buffer_of_.end()) return nullptr;
-            // a device-less value (from constants) realized elsewhere for a COPY is recomputed here
-            if (device_of(n) != device_of(u)) return nullptr;
-            return it->second;
+          [&](const UOp* n) {
+            UOpPtr r = realized(n);
+            b.asked.emplace_back(n, r);
+            return r;
           },
           shapes_, {.threads_per_element = threads_per_element(device_of(u)), .on_nested = [&](const UOp* r, int64_t factor) {
-                      check_recompute(r, factor);
+                      return recompute_fits(r, factor);
                     }});
+      if (k.vetoed) return k.vetoed;
       sched.items.push_back({k.ast, k.bufs});
+      b.ast = k.ast;
+      b.bufs = k.bufs;
+      built_[u] = std::move(b);
     }
+    return nullptr;
   }
 
   UOpPtr output_result(const UOpPtr& original, const UOpPtr& viewed) {
@@ -344,6 +364,12 @@ private:
   std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
   std::unordered_set<const UOp*> realized_;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;
+  struct BuiltKernel {
+    UOpPtr ast;
+    UOpList bufs;
+    std::vector<std::pair<const UOp*, UOpPtr>> asked;  // what `realized` answered while it was built
+  };
+  std::unordered_map<const UOp*, BuiltKernel> built_;
 };
 
 } // namespace

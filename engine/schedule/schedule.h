@@ -12,9 +12,9 @@
 namespace loupe {
 
 struct ScheduleItem {
-  UOpPtr ast;                 // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
-                              // device) copying bufs[1] into bufs[0]
-  UOpList bufs;   // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
+  UOpPtr ast;    // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
+                 // device) copying bufs[1] into bufs[0]
+  UOpList bufs;  // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
 };
 
 struct Schedule {

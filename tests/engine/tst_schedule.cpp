@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <set>
 
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
@@ -235,6 +236,35 @@ private slots:
     // an epilogue that another kernel also reads stays where it is (the reduce alone is realized)
     Tensor r = a.matmul(b) + bias;
     QCOMPARE(kernel_names({r.gelu().matmul(c), r * Tensor(2.0)}).size(), size_t(3));
+  }
+
+  // Each veto (a nested reduce over the recompute budget) restarts the pass; kernels built before it are
+  // taken again when what they read is realized as before. Whatever is reused, every buffer a kernel
+  // reads is an input or was written by an earlier kernel, and the values are those of the steps done
+  // one at a time.
+  void kernels_kept_across_vetoes_read_what_earlier_kernels_wrote() {
+    auto input = [](Tensor t) { return t.contiguous().realize(); };
+    Tensor a = input(arange2d(64, 64) * Tensor(1.0 / 4096)), b = input(arange2d(64, 64) * Tensor(1.0 / 4096));
+    Tensor c = input(arange2d(64, 64) * Tensor(1.0 / 8192)), bias = input(Tensor::arange(64).cast(dtypes::float32) * Tensor(0.01));
+    Tensor h1 = (a.matmul(b) + bias).gelu();
+    Tensor h2 = (h1.matmul(c) + bias).gelu();
+    Tensor y = h2.matmul(c).softmax(1);
+    Schedule s = create_schedule({y.uop()});
+    QVERIFY(s.items.size() >= 3);  // the first two matmuls' epilogues are realized (two vetoes)
+    std::set<const UOp*> written;  // the inputs' buffers, then each kernel's output
+    for (const Tensor& t : {a, b, c, bias})
+      for (const UOp* u : t.uop()->toposort())
+        if (u->op == Ops::BUFFER) written.insert(u);
+    for (const ScheduleItem& item : s.items) {
+      for (size_t i = 1; i < item.bufs.size(); i++) QVERIFY2(written.count(item.bufs[i].get()), "a kernel reads a buffer nothing wrote");
+      QVERIFY(written.insert(item.bufs[0].get()).second);  // and writes a buffer of its own
+    }
+    std::vector<double> fused = y.to_vector();
+    Tensor s1 = (a.matmul(b) + bias).gelu().contiguous().realize();
+    Tensor s2 = (s1.matmul(c) + bias).gelu().contiguous().realize();
+    std::vector<double> stepwise = s2.matmul(c).softmax(1).to_vector();
+    QCOMPARE(fused.size(), stepwise.size());
+    for (size_t i = 0; i < fused.size(); i++) QVERIFY(std::abs(fused[i] - stepwise[i]) <= 1e-5 * std::abs(stepwise[i]) + 1e-7);
   }
 
   void unrolling_an_axis_a_nested_reduce_reads_is_refused() {
