@@ -78,7 +78,7 @@ UOpPtr unroll_reduce(const Match& m) {
   const bool plain = update->src.size() == 2 && (update->src[0] == acc || update->src[1] == acc);
   const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
   UOpList values{plain ? (update->src[0] == acc ? update->src[1] : update->src[0])
-                                   : substitute(update, {{acc, previous}})};
+                       : substitute(update, {{acc, previous}})};
   for (const UOp* r : unrolled) {
     UOpList next;
     for (const UOpPtr& v : values)

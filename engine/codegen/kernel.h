@@ -119,7 +119,7 @@ private:
   std::optional<int64_t> stride_of(size_t buf, size_t axis) const;
 
   UOpPtr ast_;
-  UOpList bufs_;     // nodes carrying a VIEW: STORE, LOAD, IOTA, VALID, CONST, nested reduces
+  UOpList bufs_;  // nodes carrying a VIEW: STORE, LOAD, IOTA, VALID, CONST, nested reduces
   std::vector<const UOp*> reduceops_;
   std::vector<ShapeTracker> sts_;  // per buf, then per reduce: (output tracker, input tracker)
   KernelTarget target_;

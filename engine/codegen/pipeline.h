@@ -17,7 +17,7 @@ struct KernelPlan {
   std::vector<int64_t> full_shape;
   std::vector<AxisKind> axes;
   std::vector<std::string> applied_opts;
-  UOpList linear;      // the linearized program
+  UOpList linear;  // the linearized program
   RenderedKernel rendered;
   Estimates estimates;
 };

@@ -186,7 +186,8 @@ private:
   UOpList alu_sources(const UOpList& lanes) {
     UOpList out;
     out.reserve(lanes[0]->src.size());
-    for (size_t i = 0; i < lanes[0]->src.size(); i++) out.push_back(uniform_column(lanes, i) ? lanes[0]->src[i] : vec(column(lanes, i)));
+    for (size_t i = 0; i < lanes[0]->src.size(); i++)
+      out.push_back(uniform_column(lanes, i) ? lanes[0]->src[i] : vec(column(lanes, i)));
     return out;
   }
 

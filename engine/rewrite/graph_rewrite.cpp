@@ -33,9 +33,8 @@ public:
       new_src.push_back(std::move(s));
     }
     bool changed = !new_src.empty();
-    UOpPtr next = changed                                        ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg)
-                  : opts_.quiet && opts_.quiet->contains(n.get()) ? nullptr
-                                                                  : apply(n);
+    const bool quiet = !changed && opts_.quiet && opts_.quiet->contains(n.get());
+    UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : quiet ? nullptr : apply(n);
     UOpPtr result = next ? top_down(next) : n;
     remember(n, result);
     return result;
