@@ -216,6 +216,9 @@ std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& a
 } // namespace
 
 std::pair<__int128, __int128> compute_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  // a float value other than a constant: nothing known (most nodes of a kernel's arithmetic)
+  const DType s = dtype.scalar();
+  if (op != Ops::CONST && !s.is_int() && !s.is_bool()) return {-kBig, kBig};
   auto [lo, hi] = raw_bounds(op, dtype, src, arg);
   auto [tmin, tmax] = type_range(dtype);
   // A result that may leave the type's range wraps: then nothing better than the whole range is known.
