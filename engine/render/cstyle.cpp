@@ -155,6 +155,7 @@ private:
     bool inlined = false;    // its text is an expression written where it is used
     bool is_mutable = false; // a buffer some STORE writes
     bool has_text = false;
+    bool grouped = false;    // its inlined text is one parenthesized group (known without a scan)
     std::string text;
     std::vector<const UOp*> acc_reads;  // accumulators an inlined expression reads
   };
@@ -437,7 +438,8 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
       converted[i] = conv(xs[i], want);
       a[i] = converted[i];
     }
-    if (i == 0 && strips_left(op) && xs[0].inlined && xs[0].node->op == op && xs[0].type == m && one_group(a[0]))
+    if (i == 0 && strips_left(op) && xs[0].inlined && xs[0].node->op == op && xs[0].type == m &&
+        ((xs[0].shown && info(xs[0].node).grouped) || one_group(a[0])))
       a[0] = a[0].substr(1, a[0].size() - 2);
   }
   auto bin = [&](std::string_view sym) { return join_text({"(", a[0], sym, a[1], ")"}); };
@@ -725,6 +727,9 @@ void KernelWriter::render_one(const UOp* u) {
   if (!is_value_op(u->op) && u->op != Ops::GEP) fail(u, "op not allowed in a linearized C kernel");
   std::string e = value_expr(u);
   if (inlined(u)) {
+    // a sum, product or bitwise op is spelled "(a+b)" (at most wrapped in a cast) or as a call: one
+    // group whenever it starts with '(' (chains of them are stripped left to right below)
+    info(u).grouped = strips_left(u->op) && (u->dtype.count == 1 || vector_operator(u)) && !e.empty() && e.front() == '(';
     set_text(u, e);
     return;
   }
