@@ -7,8 +7,10 @@
 
 #include "panels/apppalette.h"
 #include "panels/mainwindow.h"
+#include "runtime/device.h"
 
 int main(int argc, char** argv) {
+  loupe::prepare_process_environment();  // before any thread starts (see runtime/device.h)
   QGuiApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("Loupe"));

@@ -105,6 +105,11 @@ DeviceStatus device_status(const std::string& name) {
   return st;
 }
 
+void prepare_process_environment() {
+  // PoCL's own value (it turns hwloc's plugins off); a value the user set is kept
+  setenv("HWLOC_PLUGINS_PATH", "/dev/null", 0);
+}
+
 std::vector<DeviceStatus> list_devices() {
   std::vector<DeviceStatus> out;
   for (const DeviceKind& k : kinds()) out.push_back(device_status(k.name));

@@ -49,6 +49,13 @@ struct DeviceStatus {
 DeviceStatus device_status(const std::string& name);
 std::vector<DeviceStatus> list_devices();
 
+// Call once on the main thread before any other thread probes devices (the app's device list does it in
+// the background). PoCL adds HWLOC_PLUGINS_PATH to the environment with setenv while it initializes,
+// on whichever thread first touches OpenCL; adding a variable reallocates the environment under any
+// thread reading it (seen: a crash in Qt's getenv while a window was shown). With the variable defined
+// first, PoCL's setenv replaces its value in place.
+void prepare_process_environment();
+
 // The device, started on first use and kept for the life of the process. loupe::Error for an unknown
 // name (listing the known ones) or an unavailable device (with the reason).
 Device& get_device(const std::string& name);

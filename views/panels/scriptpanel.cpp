@@ -195,6 +195,7 @@ void ScriptPanel::fillDevices() {
       }
     }
   });
+  loupe::prepare_process_environment();  // on this (the main) thread, before the probe's thread
   watcher->setFuture(QtConcurrent::run([] {
     try {
       return loupe::list_devices();
