@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "runtime/device.h"
 #include "support/error.h"
 
 namespace loupe::cli {
@@ -59,6 +60,7 @@ static void usage(std::ostream& os) {
 }
 
 int main(int argc, char** argv) {
+  loupe::prepare_process_environment();  // before the CPU thread pool starts (see runtime/device.h)
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;
