@@ -99,13 +99,10 @@ public:
     }
     // a lane's reduce result still read on its own takes its lane of the vector accumulator instead of
     // running the reduce a second time
-    if (!assign_lanes_.empty()) {
-      UOpList relaned;  // (the walked graph stays alive in `out` until the walk is done)
-      relaned.reserve(out.size());
-      for (const UOpPtr& st : out) relaned.push_back(with_assign_lanes(st));
-      out = std::move(relaned);
-    }
-    return UOp::make(Ops::SINK, dtypes::void_, std::move(out), sink->arg);
+    // (only graphs that hold a scalar accumulator are walked: the joined vector code holds none)
+    UOpPtr result = UOp::make(Ops::SINK, dtypes::void_, std::move(out), sink->arg);
+    if (assign_lanes_.empty()) return result;
+    return substitute(result, assign_lanes_, {}, [&](const UOp* n) { return holds_scalar_acc(n); });
   }
 
 private:
@@ -253,24 +250,6 @@ private:
     }
   }
 
-  // u with each joined reduce's scalar lanes read from the vector reduce; only graphs that hold a
-  // scalar accumulator are walked (the joined vector code holds none).
-  UOpPtr with_assign_lanes(const UOpPtr& u) {
-    if (!holds_scalar_acc(u.get())) return u;
-    if (auto it = assign_lanes_.find(u); it != assign_lanes_.end()) return it->second;
-    if (const UOpPtr* done = relaned_.find(u.get())) return *done;
-    UOpList src;
-    src.reserve(u->src.size());
-    bool changed = false;
-    for (const UOpPtr& s : u->src) {
-      src.push_back(with_assign_lanes(s));
-      changed = changed || src.back() != s;
-    }
-    UOpPtr out = changed ? UOp::make(u->op, u->dtype, std::move(src), u->arg) : u;
-    relaned_[u.get()] = out;
-    return out;
-  }
-
   // Whether u's graph holds one of `accs`: only graphs that hold a scalar accumulator at all are walked.
   bool reads_any(const UOp* u, const FlatPtrSet<const UOp*>& accs, FlatPtrSet<const UOp*>& seen) {
     if (!holds_scalar_acc(u) || !seen.insert(u)) return false;
@@ -305,7 +284,6 @@ private:
   std::unordered_map<std::vector<const UOp*>, UOpPtr, LanesHash, LanesEqual> memo_;
   std::vector<const UOp*> key_;
   UOpMap<UOpPtr> assign_lanes_;  // scalar lane of a joined reduce -> GEP of the vector one
-  FlatPtrMap<const UOp*, UOpPtr> relaned_;  // with_assign_lanes, by node (alive in the graph it walks)
 };
 
 UOpPtr join_stores(const Match& m) { return Vectorizer(m.ctx<VectorTarget>()).run(m.root()); }

@@ -157,9 +157,11 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
   return out;
 }
 
-UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild) {
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild, const Enter& enter) {
+  if (enter && !enter(root.get())) return root;
   // every node of root's graph stays alive through root, so addresses are stable keys
-  std::vector<const UOp*> order = root->toposort();
+  std::vector<const UOp*> order = enter ? root->toposort([&](const UOp* n, size_t i) { return enter(n->src[i].get()); })
+                                        : root->toposort();
   FlatPtrMap<const UOp*, UOpPtr> memo(order.size());
   for (const UOp* n : order) {
     if (!replacements.empty())
@@ -171,7 +173,8 @@ UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const 
     UOpList src;
     src.reserve(n->src.size());
     for (const UOpPtr& s : n->src) {
-      src.push_back(*memo.find(s.get()));
+      const UOpPtr* done = memo.find(s.get());  // null: a source `enter` refused, kept as it is
+      src.push_back(done ? *done : s);
       changed = changed || src.back() != s;
     }
     if (!changed) memo[n] = n->ptr();

@@ -41,8 +41,11 @@ UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, c
 
 // Replace nodes by a lookup table (one bottom-up pass, no rules): `substitute(x, {{a, b}})`. A node
 // whose sources changed is rebuilt by `rebuild(node, new_sources)` when given (a builder that folds as
-// it builds), else with the same op, dtype and arg.
+// it builds), else with the same op, dtype and arg. When `enter` is given, a node it refuses is kept as
+// it is without a visit below it (the caller knows no replaced node lies there).
 using Rebuild = std::function<UOpPtr(const UOp&, UOpList)>;
-UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild = {});
+using Enter = std::function<bool(const UOp*)>;
+UOpPtr substitute(const UOpPtr& root, const UOpMap<UOpPtr>& replacements, const Rebuild& rebuild = {},
+                  const Enter& enter = {});
 
 } // namespace loupe
