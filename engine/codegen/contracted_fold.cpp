@@ -84,10 +84,8 @@ private:
 } // namespace
 
 UOpPtr fold_contracted_constants(const UOpPtr& sink) {
+  if (!sink->graph_has(UOp::Fact::float_constant_product)) return sink;
   std::vector<const UOp*> order = sink->toposort();
-  bool any = false;
-  for (const UOp* u : order) any = any || sym::is_pending_product(*u);
-  if (!any) return sink;
   return ContractedFolder(order).fold();
 }
 

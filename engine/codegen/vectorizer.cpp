@@ -258,16 +258,9 @@ private:
       if (reads_any(s.get(), accs, seen)) return true;
     return false;
   }
-  bool holds_scalar_acc(const UOp* u) {
-    if (const char* known = scalar_acc_below_.find(u)) return *known != 0;
-    bool holds = u->op == Ops::DEFINE_ACC && u->dtype.count == 1;
-    for (const UOpPtr& s : u->src) holds = holds || holds_scalar_acc(s.get());
-    scalar_acc_below_[u] = holds;
-    return holds;
-  }
+  static bool holds_scalar_acc(const UOp* u) { return u->graph_has(UOp::Fact::scalar_accumulator); }
 
   const VectorTarget& target_;
-  FlatPtrMap<const UOp*, char> scalar_acc_below_;  // char: vector<bool> has no addressable elements
   // vectors built, by their lanes (looked up without copying the lane list)
   struct LanesHash {
     using is_transparent = void;

@@ -17,9 +17,8 @@ namespace {
 
 Hash128 content_key(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
   StableHasher h;
-  h.u64(static_cast<uint64_t>(op));
-  h.u64(static_cast<uint64_t>(dtype.scalar_type) | uint64_t(dtype.count) << 8 | uint64_t(dtype.is_ptr) << 24 |
-        uint64_t(dtype.local) << 25);
+  h.u64(static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype.scalar_type) << 8 | uint64_t(dtype.count) << 16 |
+        uint64_t(dtype.is_ptr) << 32 | uint64_t(dtype.local) << 33);
   h.i64(dtype.ptr_size);
   arg.hash(h);
   h.u64(src.size());
@@ -151,24 +150,37 @@ Arg const_arg(DType dtype, double value) {
 
 } // namespace
 
+bool is_float_constant_product(Ops op, DType dtype, const UOpList& src) {
+  return op == Ops::MUL && src.size() == 2 && dtype.count == 1 && !dtype.is_ptr && (dtype == dtypes::float32 || dtype == dtypes::float64) &&
+         src[0]->op == Ops::CONST && src[1]->op == Ops::CONST;
+}
+
+namespace {
+uint8_t own_facts(Ops op, DType dtype, const UOpList& src) {
+  uint8_t f = 0;
+  if (is_float_constant_product(op, dtype, src)) f |= static_cast<uint8_t>(UOp::Fact::float_constant_product);
+  if (op == Ops::DEFINE_ACC && dtype.count == 1) f |= static_cast<uint8_t>(UOp::Fact::scalar_accumulator);
+  return f;
+}
+} // namespace
+
 struct UOpBuilder {
   static UOpPtr build(Ops op, DType dtype, UOpList src, Arg arg) {
     Hash128 key = content_key(op, dtype, src, arg);
     InternTable& t = table();
     auto same = [&](const UOp& n) { return same_structure(n, op, dtype, src, arg); };
-    {
-      std::lock_guard lock(t.mutex);
-      if (UOpPtr live = t.find(key.lo, same)) return live;
-    }
+    // One lock for the probe and the insert: a node is built in well under a microsecond, less than a
+    // second lock and probe would cost (a thread building the same node waits, then finds it). The
+    // owner is made before the lock is let go, so a probe never meets a node it cannot lock.
+    std::lock_guard lock(t.mutex);
+    if (UOpPtr live = t.find(key.lo, same)) return live;
     auto [lo, hi] = compute_bounds(op, dtype, src, arg);
     auto* node = new (BlockPool<sizeof(UOp)>::allocate()) UOp(op, dtype, std::move(src), std::move(arg), key);
     node->vmin_ = lo;
     node->vmax_ = hi;
+    node->facts_ = own_facts(op, dtype, node->src);
+    for (const UOpPtr& s : node->src) node->facts_ |= s->facts_;
     UOpPtr ptr(node, [](const UOp* n) { free_node(n); }, BlockAllocator<UOp>());
-    std::lock_guard lock(t.mutex);
-    // Another thread may have built the same node meanwhile: keep the first.
-    auto same_built = [&](const UOp& n) { return same_structure(n, op, dtype, node->src, node->arg); };
-    if (UOpPtr live = t.find(key.lo, same_built)) return live;
     t.insert(node);
     return ptr;
   }

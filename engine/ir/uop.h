@@ -50,9 +50,19 @@ public:
   UOpPtr replace_arg(Arg new_arg) const;
   UOpPtr with_dtype(DType new_dtype) const;
 
-  // Identity.
+  // Identity. The key's recipe has a number (kKeyScheme): traces record it, so a reader compares
+  // stored keys only with keys made the same way.
+  static constexpr int kKeyScheme = 2;
   const Hash128& key() const { return key_; }
   uint64_t hash() const { return key_.lo; }
+
+  // Facts about a node's whole graph (the node or any node below it), or-ed up from the sources when
+  // it is built, so a pass asks them without a walk.
+  enum class Fact : uint8_t {
+    float_constant_product = 1,  // a float multiply of two constants (is_float_constant_product)
+    scalar_accumulator = 2,      // a DEFINE_ACC of one lane
+  };
+  bool graph_has(Fact f) const { return (facts_ & static_cast<uint8_t>(f)) != 0; }
 
   // Range analysis (ints and bools; for other dtypes the dtype's limits). Exact for constants.
   __int128 vmin() const { return vmin_; }
@@ -79,6 +89,7 @@ public:
 
 private:
   Hash128 key_;
+  uint8_t facts_ = 0;  // Fact bits (in the padding before the 16-byte-aligned bounds)
   __int128 vmin_ = 0, vmax_ = 0;
   friend struct UOpBuilder;
 };
@@ -108,6 +119,10 @@ UOpPtr umin(const UOpPtr& a, const UOpPtr& b);  // -max(-a, -b)
 UOpPtr where(const UOpPtr& c, const UOpPtr& a, const UOpPtr& b);
 UOpPtr cast(const UOpPtr& a, DType dtype);
 UOpPtr const_of(const UOpPtr& like, int64_t v);
+
+// A scalar float32/float64 MUL of two constants: left unfolded by symbolic() for the contracted fold,
+// which folds it with the add it fuses into (codegen/contracted_fold.h).
+bool is_float_constant_product(Ops op, DType dtype, const UOpList& src);
 
 // Range analysis of a prospective node (used when building; exposed for tests).
 std::pair<__int128, __int128> compute_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg);

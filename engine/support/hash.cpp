@@ -16,7 +16,9 @@ void StableHasher::bytes(const void* data, size_t n) {
   mix(tail ^ (uint64_t(n) << 56));
 }
 
-Hash128 StableHasher::finish() const { return {mix64(a_ ^ (b_ << 1)), mix64(b_ + a_ * 3)}; }
+Hash128 StableHasher::finish() const {
+  return {mix64(a_ ^ (b_ >> 32 | b_ << 32)), mix64(b_ + fold_multiply(a_, 0x94D049BB133111EBull))};
+}
 
 std::string Hash128::hex() const {
   static const char* digits = "0123456789abcdef";

@@ -47,10 +47,18 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
-// inline: every UOp built hashes its op, dtype, arg and sources through it
+// The high and low halves of a*b folded together (the multiply-fold of wyhash and MUM).
+inline uint64_t fold_multiply(uint64_t a, uint64_t b) {
+  unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+  return static_cast<uint64_t>(p) ^ static_cast<uint64_t>(p >> 64);
+}
+
+// inline: every UOp built hashes its op, dtype, arg and sources through it. Two independent 64-bit
+// lanes, one multiply-fold each per word (a multiply reaches every bit above it, the fold brings the
+// high half down); finish() avalanches both into each half of the key.
 inline void StableHasher::mix(uint64_t v) {
-  a_ = mix64(a_ ^ v) + 0x632BE59BD9B4E019ull;
-  b_ = mix64(b_ + v * 0x9FB21C651E98DF25ull) ^ (a_ >> 17);
+  a_ = fold_multiply(a_ ^ v, 0x9FB21C651E98DF25ull);
+  b_ = fold_multiply(b_ + v, 0xD6E8FEB86659FD93ull);
 }
 
 } // namespace loupe

@@ -30,11 +30,7 @@ UOpPtr fold_alu(const UOpPtr& u) {
 
 // A kernel with loops computes x*c + y with one rounding where the C compiler fuses the multiply into
 // the add that uses it; where upcasting made x a constant, folding the product first would round twice.
-bool is_pending_product(const UOp& u) {
-  return u.op == Ops::MUL && u.dtype.count == 1 && !u.dtype.is_ptr &&
-         (u.dtype == dtypes::float32 || u.dtype == dtypes::float64) && u.src[0]->op == Ops::CONST &&
-         u.src[1]->op == Ops::CONST;
-}
+bool is_pending_product(const UOp& u) { return is_float_constant_product(u.op, u.dtype, u.src); }
 
 // Not libm's correctly rounded values: what the kernel computes at run time.
 bool computed_by_device(Ops op) { return op == Ops::EXP2 || op == Ops::LOG2 || op == Ops::SIN; }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/uop.h"
 #include "support/error.h"
 
 namespace loupe::trace_schema {
@@ -83,7 +84,8 @@ void create(SqliteDb& db) {
   for (const Table& t : tables()) db.exec(t.ddl);
   db.exec(cat("PRAGMA application_id=", kApplicationId));
   db.exec(cat("PRAGMA user_version=", kVersion));
-  db.exec(cat("INSERT INTO meta(key, value) VALUES ('format', 'loupe-trace'), ('schema_version', '", kVersion, "')"));
+  db.exec(cat("INSERT INTO meta(key, value) VALUES ('format', 'loupe-trace'), ('schema_version', '", kVersion,
+              "'), ('uop_key_scheme', '", UOp::kKeyScheme, "')"));
   db.commit();
 }
 

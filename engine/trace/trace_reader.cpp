@@ -136,6 +136,9 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   trace_schema::check(*db_, opts.quick_check);
   node_stmt_ = std::make_unique<SqliteStmt>(
       db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
+  // a trace from before key schemes were recorded (or from another scheme) has keys this engine
+  // does not make: its nodes are rebuilt and checked in every other way
+  same_key_scheme_ = meta()["uop_key_scheme"] == std::to_string(UOp::kKeyScheme);
 }
 
 TraceReader::~TraceReader() = default;
@@ -372,7 +375,7 @@ UOpPtr TraceReader::node(int64_t root_id) {
     } catch (const std::exception& e) {
       bad(where(), cat("cannot rebuild: ", e.what()));
     }
-    if (built->key().hex() != p.row.key)
+    if (same_key_scheme_ && built->key().hex() != p.row.key)
       bad(where(), cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
                      " (written by an engine that hashes differently, or the row is damaged)"));
     nodes_.emplace(p.row.id, built);

@@ -142,6 +142,7 @@ private:
   SqliteStmt& cached(const std::string& sql);
 
   std::unique_ptr<SqliteDb> db_;
+  bool same_key_scheme_ = true;  // the stored keys were made as UOp::key() makes them
   std::unordered_map<int64_t, UOpPtr> nodes_;
   std::unique_ptr<SqliteStmt> node_stmt_;
   std::unordered_map<std::string, std::unique_ptr<SqliteStmt>> stmts_;
