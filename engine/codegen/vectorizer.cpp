@@ -242,12 +242,54 @@ private:
       for (int k = 0; k < n; k++) assign_lanes_[lanes[k]] = gep(assign, static_cast<size_t>(k));
       return assign;
     }
+    case Ops::WHERE: return join_where(lanes);
+    case Ops::CAST:
+    case Ops::BITCAST: {  // between element types of one width: a conversion or reinterpretation of the vector
+      if (!target_.alu_ops.has(a->op)) return nullptr;
+      DType from = a->src[0]->dtype;
+      if (!vector_element(from) || from.itemsize() != a->dtype.itemsize()) return nullptr;
+      for (const UOpPtr& l : lanes)
+        if (l->src[0]->dtype != from) return nullptr;
+      return UOp::make(a->op, vt, {vec(column(lanes, 0))});
+    }
     default:
       if (!is_alu(a->op) || !target_.alu_ops.has(a->op)) return nullptr;
       for (const UOpPtr& l : lanes)
         if (!(l->arg == a->arg)) return nullptr;
       return UOp::make(a->op, vt, alu_sources(lanes), a->arg);
     }
+  }
+
+  // A select per lane -> one vector select: under one scalar condition (every lane's the same), or under
+  // the mask of a vector compare whose operands are as wide as the selected values.
+  UOpPtr join_where(const UOpList& lanes) {
+    const UOpPtr& a = lanes[0];
+    if (!target_.alu_ops.has(Ops::WHERE)) return nullptr;
+    UOpList conditions = column(lanes, 0);
+    UOpPtr condition = uniform(conditions) ? conditions[0] : mask(conditions, a->dtype.itemsize());
+    if (!condition) return nullptr;
+    return UOp::make(Ops::WHERE, a->dtype.vec(static_cast<int>(lanes.size())),
+                     {condition, vec(column(lanes, 1)), vec(column(lanes, 2))});
+  }
+
+  // The lanes of a compare as one vector compare (a mask of `width`-byte lanes), or of an and/or of such
+  // compares as the and/or of their masks; else null. Built only for a select: a mask is not a vector of
+  // bools, so no other reader may get it from vec().
+  UOpPtr mask(const UOpList& lanes, int width) {
+    const UOpPtr& a = lanes[0];
+    if (!target_.alu_ops.has(a->op) || a->src.size() != 2) return nullptr;
+    for (const UOpPtr& l : lanes)
+      if (l->op != a->op || l->src.size() != 2) return nullptr;
+    if (a->op == Ops::AND || a->op == Ops::OR) {
+      UOpPtr x = mask(column(lanes, 0), width), y = x ? mask(column(lanes, 1), width) : nullptr;
+      return y ? UOp::make(a->op, a->dtype.vec(static_cast<int>(lanes.size())), {x, y}) : nullptr;
+    }
+    if (a->op != Ops::CMPLT && a->op != Ops::CMPNE) return nullptr;
+    DType operand = a->src[0]->dtype;
+    if (!vector_element(operand) || operand.itemsize() != width) return nullptr;
+    for (const UOpPtr& l : lanes)
+      if (l->src[0]->dtype != operand || l->src[1]->dtype != operand) return nullptr;
+    return UOp::make(a->op, a->dtype.vec(static_cast<int>(lanes.size())), alu_sources(lanes));
   }
 
   // Whether u's graph holds one of `accs`: only graphs that hold a scalar accumulator at all are walked.

@@ -1,8 +1,9 @@
 // The vectorizer: after the expander, the lanes of an upcast axis are separate scalar stores to
 // consecutive addresses. This pass joins each run of them into one vector store and carries the vector
 // down the stored value: consecutive loads become one vector load, the same ALU op on every lane one
-// vector op, the lanes' accumulators one vector accumulator. What cannot be joined (a gather, a
-// transcendental, a select) is packed lane by lane, each lane reading its sources' vectors where
+// vector op, the lanes' accumulators one vector accumulator, a select under per-lane compares one
+// select under a vector mask, casts of one width one conversion. What cannot be joined (a gather, a
+// max, a compare read as a bool) is packed lane by lane, each lane reading its sources' vectors where
 // those were joined.
 #pragma once
 #include "ir/ops.h"

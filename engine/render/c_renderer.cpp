@@ -34,7 +34,9 @@ RendererCaps c_caps() {
   c.code_for_op = c_native_ops();
   c.splits_outer_loop = true;
   c.vector_bytes = 32;  // AVX2: 8 floats
-  c.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::NEG, Ops::MULACC, Ops::RECIP};
+  // compares give masks, selects blend under them; casts and bitcasts between element types of one width
+  c.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::NEG, Ops::MULACC, Ops::RECIP, Ops::CMPLT, Ops::CMPNE,
+                  Ops::WHERE, Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR, Ops::AND, Ops::OR, Ops::XOR};
   // kernels are compiled with -march=native: AVX-512VL gives the AVX2 code 32 registers instead of 16
   c.vector_registers = host_vector_registers();
   return c;

@@ -234,11 +234,42 @@ private:
   // A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
   bool vector_operator(const UOp* u) const {
     if (u->dtype.count == 1 || !is_alu(u->op) || !R.caps().vector_ops.has(u->op)) return false;
+    if (is_mask(u)) return true;
     if (!is_vector_alu_element(u->dtype.scalar())) return false;
+    if (u->op == Ops::WHERE)  // under one scalar condition, or a mask of lanes as wide as the values
+      return u->src[1]->dtype == u->dtype && u->src[2]->dtype == u->dtype &&
+             (u->src[0]->dtype == dtypes::bool_ ||
+              (is_mask(u->src[0].get()) && mask_type(u->src[0].get()).scalar().itemsize() == u->dtype.scalar().itemsize()));
     // a scalar of the element type joins by broadcast, which C vector extensions do implicitly
     return std::all_of(u->src.begin(), u->src.end(),
                        [&](const UOpPtr& s) { return s->dtype == u->dtype || s->dtype == u->dtype.scalar(); });
   }
+  // A compare of whole vectors: C gives a mask, a vector of signed ints as wide as the operands' lanes
+  // (-1 where true, 0 where false), not a vector of bools.
+  // (And the and/or of two such masks.)
+  bool is_mask(const UOp* u) const {
+    if (u->dtype.count == 1 || !u->dtype.scalar().is_bool() || !R.caps().vector_ops.has(u->op)) return false;
+    if (u->op == Ops::AND || u->op == Ops::OR)
+      return is_mask(u->src[0].get()) && is_mask(u->src[1].get()) && mask_type(u->src[0].get()) == mask_type(u->src[1].get());
+    if (u->op != Ops::CMPLT && u->op != Ops::CMPNE) return false;
+    DType v = compared(u);  // the other operand may be one scalar, broadcast
+    return v.count == u->dtype.count && is_vector_alu_element(v.scalar()) &&
+           std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return s->dtype == v || s->dtype == v.scalar(); });
+  }
+  static DType compared(const UOp* cmp) { return cmp->src[0]->dtype.count > 1 ? cmp->src[0]->dtype : cmp->src[1]->dtype; }
+  static DType mask_type(const UOp* u) {
+    if (u->op == Ops::AND || u->op == Ops::OR) return mask_type(u->src[0].get());
+    return (compared(u).scalar().itemsize() == 8 ? dtypes::int64 : dtypes::int32).vec(u->dtype.count);
+  }
+  // A CAST or BITCAST of a vector to another element type of the same width, on whole vectors.
+  bool vector_conversion(const UOp* u) const {
+    if ((u->op != Ops::CAST && u->op != Ops::BITCAST) || u->dtype.count == 1 || u->dtype.is_ptr) return false;
+    DType from = u->src[0]->dtype;
+    return R.caps().vector_ops.has(u->op) && from.count == u->dtype.count && !from.is_ptr &&
+           is_vector_alu_element(from.scalar()) && is_vector_alu_element(u->dtype.scalar()) &&
+           from.itemsize() == u->dtype.itemsize();
+  }
+  std::string vector_alu(const UOp* u);
   std::string index_expr(const UOp* u);
   const UOp* buffer_of(const UOp* u) const;
   void declare(const UOp* u, const std::string& prefix, const std::string& expr);
@@ -276,7 +307,8 @@ void KernelWriter::analyze() {
     if (u->op == Ops::STORE)
       if (const UOp* buf = buffer_of(u->src[0].get())) info(buf).is_mutable = true;
     // A vector value read lane by lane needs a name, unless its lanes can be spelled directly.
-    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || u->op == Ops::CAST));
+    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) ||
+                                                                 (u->op == Ops::CAST && !vector_conversion(u))));
     if (lanewise)
       for (const UOpPtr& s : u->src)
         if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE &&
@@ -399,6 +431,7 @@ std::string KernelWriter::lane(const UOp* u, int i) {
   if (u->op == Ops::GEP && inlined(u)) return lane(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(i).as_int()));
   if (u->dtype.count == 1) return text(u);  // a scalar broadcast into every lane
   if (inlined(u)) fail(u, "a vector expression read lane by lane must be named");
+  if (is_mask(u)) return "(" + text(u) + "[" + std::to_string(i) + "]!=0)";  // a bool again
   if (L.gep_brackets || u->dtype.count > 4) return text(u) + "[" + std::to_string(i) + "]";
   return text(u) + "." + std::string(1, "xyzw"[i]);
 }
@@ -559,6 +592,8 @@ std::string KernelWriter::value_expr(const UOp* u) {
     use_type(from);
     use_type(t);
     std::string x = text(u->src[0].get());
+    if (vector_conversion(u))  // a cast between vector types of one size keeps the bits
+      return "((" + R.type_name(t) + ")" + (is_primary(x) ? x : "(" + x + ")") + ")";
     std::string inl = R.inline_bitcast(from, t, x);
     return inl.empty() ? call("bitcast", from, x, t) : inl;
   }
@@ -574,11 +609,18 @@ std::string KernelWriter::value_expr(const UOp* u) {
       Operand o = operand(u->src[0].get());
       return conv(o, t);
     }
+    if (vector_conversion(u)) {
+      use_type(rtype(u->src[0].get()));
+      use_type(t);
+      return "__builtin_convertvector(" + text(u->src[0].get()) + ", " + R.type_name(t) + ")";
+    }
     std::vector<std::string> lanes;
     for (int i = 0; i < n; i++) lanes.push_back(conv(operand(u->src[0].get(), i), t.scalar()));
     return vec_literal(t, lanes);
   }
   LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
+  if (n > 1 && vector_operator(u) && (u->op == Ops::SHL || (u->op == Ops::WHERE && u->src[0]->dtype.count > 1)))
+    return vector_alu(u);
   if (n == 1 || vector_operator(u)) {  // a vector operator spells the same as its scalar op
     std::vector<Operand> xs;
     xs.reserve(u->src.size());
@@ -596,8 +638,31 @@ std::string KernelWriter::value_expr(const UOp* u) {
   return vec_literal(res, lanes);
 }
 
-void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::string& expr) {
+// The vector ops C spells differently from their scalar op.
+std::string KernelWriter::vector_alu(const UOp* u) {
   DType t = rtype(u);
+  use_type(t);
+  auto term = [&](const UOp* s) {
+    const std::string& x = text(s);
+    return is_primary(x) ? x : "(" + x + ")";
+  };
+  if (u->op == Ops::SHL) {  // shifted unsigned, as the scalar op: a negative left operand is UB in C
+    DType bits = (t.scalar().itemsize() == 8 ? dtypes::uint64 : dtypes::uint32).vec(t.count);
+    use_type(bits);
+    return "((" + R.type_name(t) + ")((" + R.type_name(bits) + ")" + term(u->src[0].get()) + "<<" + text(u->src[1].get()) + "))";
+  }
+  // WHERE under a mask: the bits of each lane's value kept where the mask is -1
+  const UOp* m = u->src[0].get();
+  DType ints = mask_type(m);
+  use_type(ints);
+  const std::string& I = R.type_name(ints);
+  auto as_ints = [&](const UOp* s) { return ints == t ? term(s) : "(" + I + ")" + term(s); };
+  std::string blend = "((" + as_ints(u->src[1].get()) + "&" + text(m) + ")|(" + as_ints(u->src[2].get()) + "&~" + text(m) + "))";
+  return ints == t ? blend : "((" + R.type_name(t) + ")" + blend + ")";
+}
+
+void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::string& expr) {
+  DType t = is_mask(u) ? mask_type(u) : rtype(u);
   std::string name = fresh(prefix);
   set_text(u, name);
   if (t.count > 1 && t.scalar().is_bool()) {

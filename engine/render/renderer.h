@@ -73,7 +73,8 @@ bool is_c_identifier(const std::string& s);
 // Element types whose vectors the vectorizer joins and a C-style renderer computes with vector
 // operators (half and bfloat16 compute in float, lane by lane).
 inline bool is_vector_alu_element(DType t) {
-  return t == dtypes::float32 || t == dtypes::float64 || t == dtypes::int32 || t == dtypes::int64;
+  return t == dtypes::float32 || t == dtypes::float64 || t == dtypes::int32 || t == dtypes::int64 || t == dtypes::uint32 ||
+         t == dtypes::uint64;
 }
 
 } // namespace loupe

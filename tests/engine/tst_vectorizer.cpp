@@ -1,6 +1,6 @@
 // The vectorizer of the C backend: register tiles come out as vector loads, stores and vector FMAs;
-// what cannot be joined (gated loads that differ per lane, selects, transcendentals, max) is packed
-// from scalars. Differential: every kernel gives bit for bit the same output as the same plan
+// compares as masks that selects blend under, casts and bitcasts as vector conversions; what cannot be
+// joined (gated loads that differ per lane, max) is packed from scalars. Differential: every kernel gives bit for bit the same output as the same plan
 // rendered without vectors, run on the same inputs (also compiled by GCC, whose attribute order differs).
 #include <QtTest>
 
@@ -50,7 +50,8 @@ private slots:
     const RendererCaps& c = renderer.caps();
     QCOMPARE(c.vector_bytes, 32);
     QVERIFY(c.vector_ops.has(Ops::ADD) && c.vector_ops.has(Ops::MUL));
-    QVERIFY(!c.vector_ops.has(Ops::MAX));  // its NaN rule needs a select, which C vectors lack
+    QVERIFY(!c.vector_ops.has(Ops::MAX));  // no vector spelling with max's NaN rule
+    for (Ops op : {Ops::CMPLT, Ops::CMPNE, Ops::WHERE, Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR}) QVERIFY(c.vector_ops.has(op));
   }
 
   // A matmul's register tile: vector accumulators, vector loads of the contiguous operand, the other
@@ -70,14 +71,31 @@ private slots:
   }
 
   void lanes_that_cannot_join_are_packed() {
-    // a select per lane after the reduce: the accumulator is a vector, the relu is per lane
-    Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).relu();
+    // a max per lane after the reduce: the accumulator is a vector, the max is per lane
+    Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).maximum(Tensor::empty({64}));
     std::string src = plan_kernel(last_ast(x), CRenderer(), false).rendered.source;
     QVERIFY2(contains(src, "float8 acc0"), src.c_str());
     QVERIFY2(contains(src, "float8 val0 = *((const float8*)((data3+"), src.c_str());  // the bias, one vector
-    QVERIFY2(!contains(src, "*(data3+"), src.c_str());  // and no scalar loads of it for the select
-    QVERIFY2(contains(src, "[7])?"), src.c_str());       // the select reads lanes of the vector sum
+    QVERIFY2(!contains(src, "*(data3+"), src.c_str());  // and no scalar loads of it for the max
+    QVERIFY2(contains(src, "[7],"), src.c_str());        // the max reads lanes of the vector sum
     QVERIFY2(contains(src, "*((float8*)((data0+"), src.c_str());  // stored as one vector again
+  }
+
+  void selects_blend_under_masks() {
+    // the relu after the reduce: one vector compare (a mask of ints) and one blend, no lane reads
+    Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).relu();
+    std::string src = plan_kernel(last_ast(x), CRenderer(), false).rendered.source;
+    QVERIFY2(contains(src, "typedef int int8 __attribute__((vector_size(32),aligned(4)));"), src.c_str());
+    QVERIFY2(contains(src, "int8 alu"), src.c_str());  // the mask, named: the blend reads it twice
+    QVERIFY2(contains(src, "&~alu"), src.c_str());
+    QVERIFY2(!contains(src, "[7]"), src.c_str());
+    // exp2's polynomial: the clamp blends, the rounding converts, the exponent shifts and is bitcast
+    Tensor g = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})).gelu();
+    src = plan_kernel(last_ast(g), CRenderer(), false).rendered.source;
+    QVERIFY2(contains(src, "__builtin_convertvector("), src.c_str());
+    QVERIFY2(contains(src, "((int8)((unsigned_int8)"), src.c_str());  // shifted unsigned: no UB
+    QVERIFY2(contains(src, "((float8)"), src.c_str());
+    QVERIFY2(!contains(src, "[7]"), src.c_str());
   }
 
   // The lanes symbolic() need not try again (the GELU after a matmul: its polynomial lanes read the
@@ -140,6 +158,21 @@ private slots:
       Tensor a = Tensor::empty({4, 16, 24}), b = Tensor::empty({4, 24, 32});
       return (a.matmul(b) - Tensor::empty({4, 16, 1})).exp();
     }) << true;
+    QTest::newRow("matmul gelu") << Build([] { return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).gelu(); }) << true;
+    QTest::newRow("matmul log sigmoid") << Build([] {  // log2's polynomial: bitcasts to ints and back
+      return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).sigmoid().log();
+    }) << true;
+    QTest::newRow("select by compare of two tensors") << Build([] {
+      Tensor m = Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64}));
+      return m.lt(Tensor::empty({64})).where(m, Tensor::empty({64, 64}));
+    }) << true;
+    QTest::newRow("matmul sin") << Build([] {  // large arguments: the reduction's 64-bit integer products
+      return Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64})).sin();
+    }) << true;
+    QTest::newRow("float to int and back") << Build([] {
+      Tensor m = Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64}));
+      return (m * 100.0f).cast(dtypes::int32).cast(dtypes::float32);
+    }) << true;
   }
   void same_bits_as_scalar_code() {
     QFETCH(Build, build);
@@ -167,12 +200,18 @@ private slots:
       QSKIP(e.what());
     }
     Tensor x = Tensor::empty({2, 8, 24, 24}).conv2d(Tensor::empty({16, 8, 3, 3}), {}, 1, {1}, {1}, {1});
-    for (const ScheduleItem& item : create_schedule({x.uop()}).items) {
-      KernelPlan vec = plan_kernel(item.ast, CRenderer(), false);
-      QVERIFY2(contains(vec.rendered.source, "float8 val"), vec.rendered.source.c_str());
-      KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
-      QVERIFY(run_bits(vec.rendered, *gcc) == run_bits(scalar.rendered));
-    }
+    // and masks, blends and vector conversions as GCC reads them (kernels without a*b+c after the
+    // reduce: GCC contracts those into FMAs by its own rules, not clang's)
+    Tensor m = Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64}));
+    Tensor select = m.lt(Tensor::empty({64})).where(m, Tensor::empty({64, 64}));
+    Tensor convert = (m * 100.0f).cast(dtypes::int32).cast(dtypes::float32);
+    for (const Tensor& t : {x, select, convert})
+      for (const ScheduleItem& item : create_schedule({t.uop()}).items) {
+        KernelPlan vec = plan_kernel(item.ast, CRenderer(), false);
+        QVERIFY2(contains(vec.rendered.source, "float8 "), vec.rendered.source.c_str());
+        KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
+        QVERIFY2(run_bits(vec.rendered, *gcc) == run_bits(scalar.rendered), vec.rendered.source.c_str());
+      }
   }
 };
 
