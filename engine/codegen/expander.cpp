@@ -54,63 +54,30 @@ UOpPtr fold_int_lane(Ops op, DType dtype, UOpList src, const Arg& arg) {
   return out;
 }
 
-// substitute() that builds the changed nodes with fold_int_lane.
-UOpPtr substitute_lane(const UOpPtr& root, const UOpPtr& from, const UOpPtr& to) {
-  return substitute(root, {{from, to}}, [](const UOp& n, UOpList src) { return fold_int_lane(n.op, n.dtype, std::move(src), n.arg); });
-}
-
-// ASSIGN(acc, acc op x) over an unrolled axis -> one update per value of the axis.
-UOpPtr unroll_reduce(const Match& m) {
-  const auto& axes = m.ctx<ExpandAxes>();
-  const UOpPtr& assign = m.root();
-  const UOpPtr& acc = assign->src[0];
-  const UOpPtr& update = assign->src[1];
-  std::vector<const UOp*> unrolled;
-  UOpList kept{acc->src[0]};
-  for (size_t i = 1; i < acc->src.size(); i++) {
-    if (axes.unroll.count(acc->src[i].get())) unrolled.push_back(acc->src[i].get());
-    else kept.push_back(acc->src[i]);
-  }
-  if (unrolled.empty()) return nullptr;
-  // acc op x (or x op acc) becomes a chain of the x_k; any other update (symbolic may have reshaped
-  // it) is applied to the previous update's result, k after k, through a stand-in for the accumulator
-  // (whose own sources hold the unrolled axes, which must not be substituted).
-  const bool plain = update->src.size() == 2 && (update->src[0] == acc || update->src[1] == acc);
-  const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
-  UOpList values{plain ? (update->src[0] == acc ? update->src[1] : update->src[0])
-                       : substitute(update, {{acc, previous}})};
-  for (const UOp* r : unrolled) {
-    UOpList next;
-    for (const UOpPtr& v : values)
-      for (int64_t k = 0; k < extent(r); k++) next.push_back(substitute_lane(v, r->ptr(), UOp::cnst_int(r->dtype, k)));
-    values = std::move(next);
-  }
-  auto then = [&](const UOpPtr& chain, const UOpPtr& v) {
-    return plain ? UOp::make(update->op, assign->dtype, {chain, v}) : substitute(v, {{previous, chain}});
-  };
-  bool has_loops = false;
-  for (size_t i = 1; i < kept.size(); i++) has_loops = has_loops || !axes.upcast.count(kept[i].get());
-  if (!has_loops) {  // fully unrolled: no accumulator left (a plain chain starts at x_0, not at the identity)
-    UOpPtr chain = plain ? values[0] : substitute(values[0], {{previous, acc->src[0]}});
-    for (size_t i = 1; i < values.size(); i++) chain = then(chain, values[i]);
-    return chain;
-  }
-  UOpPtr new_acc = UOp::make(Ops::DEFINE_ACC, acc->dtype, kept, acc->arg);
-  UOpPtr chain = new_acc;
-  for (const UOpPtr& v : values) chain = then(chain, v);
-  return UOp::make(Ops::ASSIGN, assign->dtype, {new_acc, chain});
-}
-
-// The lanes of every node over the upcast axes it depends on, built once per node from its sources'
-// lanes (a whole-graph substitution per lane cost the size of the graph for every lane).
+// The lanes of every node over the axes it depends on (upcast; or unrolled, for one reduce update),
+// built once per node from its sources' lanes (a whole-graph substitution per lane cost the size of the
+// graph for every lane).
 class LaneExpansion {
 public:
-  LaneExpansion(const ExpandAxes& axes, QuietLanes* quiet) : quiet_(quiet) {
-    for (const UOp* r : axes.upcast) axes_.push_back(r);
-    // axis order, not address order: the same kernel always comes out the same
-    std::sort(axes_.begin(), axes_.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
+  // An accumulator's lanes are distinct accumulators (upcast), or it is rebuilt with the axes' values
+  // like any node (unrolled: the values are updates within one iteration).
+  enum class Accumulators { split, substituted };
+
+  LaneExpansion(const ExpandAxes& axes, QuietLanes* quiet)
+      : LaneExpansion(sorted_by_axis(axes.upcast), quiet, Accumulators::split) {}
+  LaneExpansion(std::vector<const UOp*> axes, QuietLanes* quiet, Accumulators accumulators)
+      : quiet_(quiet), accumulators_(accumulators), axes_(std::move(axes)) {
     LOUPE_ASSERT(axes_.size() <= 32, "a kernel with ", axes_.size(), " upcast axes");
     for (const UOp* r : axes_) extents_.push_back(extent(r));
+  }
+
+  // u for every combination of all the axes' values, the first axis outermost.
+  UOpList every_lane(const UOpPtr& u) {
+    const Lanes& l = lanes(u);
+    uint32_t all = axes_.empty() ? 0 : static_cast<uint32_t>((uint64_t(1) << axes_.size()) - 1);
+    UOpList out;
+    for (size_t combo = 0, n = combinations(all); combo < n; combo++) out.push_back(l.values[project(combo, all, l.mask)]);
+    return out;
   }
 
   // Each store that depends on upcast axes -> one store per combination of their values, first axis
@@ -133,6 +100,13 @@ private:
     UOpList values;        // one per combination of those axes' values, first axis outermost
     bool quiet = false;    // its lanes only rename what the template computes (QuietLanes)
   };
+
+  // axis order, not address order: the same kernel always comes out the same
+  static std::vector<const UOp*> sorted_by_axis(const std::set<const UOp*>& axes) {
+    std::vector<const UOp*> out(axes.begin(), axes.end());
+    std::sort(out.begin(), out.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
+    return out;
+  }
 
   // Values a lane reads without computing anything from the lane's constants.
   static bool renames(Ops op) { return op == Ops::LOAD || op == Ops::DEFINE_ACC || op == Ops::ASSIGN; }
@@ -167,11 +141,13 @@ private:
             const Lanes* s = src_lanes_[base + i];
             src.push_back(s->values[project(combo, l.mask, s->mask)]);
           }
-          l.values.push_back(u->op == Ops::DEFINE_ACC ? accumulator_lane(u, std::move(src))
-                                                      : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
+          l.values.push_back(u->op == Ops::DEFINE_ACC && accumulators_ == Accumulators::split
+                                 ? accumulator_lane(u, std::move(src))
+                                 : fold_int_lane(u->op, u->dtype, std::move(src), u->arg));
           if (l.quiet && l.values.back()->op == u->op && quiet_->nodes.insert(l.values.back().get()))
             quiet_->keep.push_back(l.values.back());
         }
+        if (quiet_) quiet_->lanes_built += n;
       }
       src_lanes_.resize(base);
     }
@@ -216,12 +192,50 @@ private:
   }
 
   QuietLanes* quiet_;
+  Accumulators accumulators_;
   std::vector<const UOp*> axes_;
   std::vector<int64_t> extents_;  // of axes_
   FlatPtrMap<const UOp*, Lanes*> memo_;
   std::deque<Lanes> store_;  // stable addresses: a node's lanes are read while its sources' are built
   std::vector<const Lanes*> src_lanes_;
 };
+
+// ASSIGN(acc, acc op x) over an unrolled axis -> one update per value of the axis.
+UOpPtr unroll_reduce(const Match& m) {
+  const auto& axes = m.ctx<ExpandAxes>();
+  const UOpPtr& assign = m.root();
+  const UOpPtr& acc = assign->src[0];
+  const UOpPtr& update = assign->src[1];
+  std::vector<const UOp*> unrolled;
+  UOpList kept{acc->src[0]};
+  for (size_t i = 1; i < acc->src.size(); i++) {
+    if (axes.unroll.count(acc->src[i].get())) unrolled.push_back(acc->src[i].get());
+    else kept.push_back(acc->src[i]);
+  }
+  if (unrolled.empty()) return nullptr;
+  // acc op x (or x op acc) becomes a chain of the x_k; any other update (symbolic may have reshaped
+  // it) is applied to the previous update's result, k after k, through a stand-in for the accumulator
+  // (whose own sources hold the unrolled axes, which must not be substituted).
+  const bool plain = update->src.size() == 2 && (update->src[0] == acc || update->src[1] == acc);
+  const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
+  UOpPtr value = plain ? (update->src[0] == acc ? update->src[1] : update->src[0]) : substitute(update, {{acc, previous}});
+  // one value per combination of the unrolled axes' values, the first axis outermost
+  UOpList values = LaneExpansion(unrolled, nullptr, LaneExpansion::Accumulators::substituted).every_lane(value);
+  auto then = [&](const UOpPtr& chain, const UOpPtr& v) {
+    return plain ? UOp::make(update->op, assign->dtype, {chain, v}) : substitute(v, {{previous, chain}});
+  };
+  bool has_loops = false;
+  for (size_t i = 1; i < kept.size(); i++) has_loops = has_loops || !axes.upcast.count(kept[i].get());
+  if (!has_loops) {  // fully unrolled: no accumulator left (a plain chain starts at x_0, not at the identity)
+    UOpPtr chain = plain ? values[0] : substitute(values[0], {{previous, acc->src[0]}});
+    for (size_t i = 1; i < values.size(); i++) chain = then(chain, values[i]);
+    return chain;
+  }
+  UOpPtr new_acc = UOp::make(Ops::DEFINE_ACC, acc->dtype, kept, acc->arg);
+  UOpPtr chain = new_acc;
+  for (const UOpPtr& v : values) chain = then(chain, v);
+  return UOp::make(Ops::ASSIGN, assign->dtype, {new_acc, chain});
+}
 
 struct UpcastContext {
   const ExpandAxes& axes;

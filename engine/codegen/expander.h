@@ -23,6 +23,7 @@ struct ExpandAxes {
 struct QuietLanes {
   FlatPtrSet<const UOp*> nodes;
   UOpList keep;
+  size_t lanes_built = 0;  // every lane the expansion built, quiet or not (sizes the next pass)
 };
 
 UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -199,11 +200,16 @@ private:
     }
     return h.name + "(" + args + ")";
   }
-  void emit(const std::string& line) {
+  // A line of the body at the current depth, joined from its pieces in one allocation.
+  void emit(std::initializer_list<std::string_view> parts) {
+    size_t n = 2 * static_cast<size_t>(depth_);
+    for (std::string_view p : parts) n += p.size();
     std::string& out = body_.emplace_back();
-    out.reserve(2 * depth_ + line.size());
-    out.append(2 * depth_, ' ').append(line);
+    out.reserve(n);
+    out.append(2 * static_cast<size_t>(depth_), ' ');
+    for (std::string_view p : parts) out.append(p);
   }
+  void emit(const std::string& line) { emit({std::string_view(line)}); }
   std::string fresh(const std::string& prefix) {
     auto it = std::find_if(counters_.begin(), counters_.end(), [&](const auto& c) { return c.first == prefix; });
     if (it == counters_.end()) it = counters_.insert(counters_.end(), {prefix, 0});
@@ -228,8 +234,15 @@ private:
   }
   std::string vec_literal(DType vt, const std::vector<std::string>& lanes);
   std::string constant(const UOp* u);
-  std::string scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs);
-  std::string explicit_fma(Ops op, DType m, const std::vector<Operand>& xs);
+  // An ALU op's operands (at most three), built in place: one per node rendered.
+  struct Operands {
+    std::array<Operand, 3> items;
+    size_t count = 0;
+    std::span<const Operand> view() const { return {items.data(), count}; }
+  };
+  Operands operands(const UOp* u, int lane);  // lane -1: whole values
+  std::string scalar_alu(const UOp* u, Ops op, DType res, std::span<const Operand> xs);
+  std::string explicit_fma(Ops op, DType m, std::span<const Operand> xs);
   std::string value_expr(const UOp* u);
   // A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
   bool vector_operator(const UOp* u) const {
@@ -448,7 +461,14 @@ Operand KernelWriter::operand(const UOp* u, int ln) {
   return o;
 }
 
-std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Operand>& xs) {
+KernelWriter::Operands KernelWriter::operands(const UOp* u, int lane) {
+  LOUPE_ASSERT(u->src.size() <= 3, op_name(u->op), " with ", u->src.size(), " operands");
+  Operands xs;
+  for (const UOpPtr& s : u->src) xs.items[xs.count++] = operand(s.get(), lane >= 0 && s->dtype.count > 1 ? lane : -1);
+  return xs;
+}
+
+std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, std::span<const Operand> xs) {
   auto math_of = [](DType t) {
     return t.scalar_type == Scalar::Float16 || t.scalar_type == Scalar::BFloat16 ? dtypes::float32 : t;
   };
@@ -551,7 +571,7 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, const std:
 
 // clang's contraction rule (CodeGen's tryEmitFMulAdd): an fadd/fsub whose left, else right, operand is
 // a multiply written in the same expression fuses with it; one through a named variable does not.
-std::string KernelWriter::explicit_fma(Ops op, DType m, const std::vector<Operand>& xs) {
+std::string KernelWriter::explicit_fma(Ops op, DType m, std::span<const Operand> xs) {
   if (!L.explicit_fma || (op != Ops::ADD && op != Ops::SUB) || (m != dtypes::float32 && m != dtypes::float64)) return {};
   auto fusable = [&](const Operand& o) { return o.inlined && o.node->op == Ops::MUL && o.type == m && o.node->dtype.count == 1; };
   int k = fusable(xs[0]) ? 0 : fusable(xs[1]) ? 1 : -1;
@@ -621,19 +641,10 @@ std::string KernelWriter::value_expr(const UOp* u) {
   LOUPE_ASSERT(is_alu(u->op), "value_expr of ", op_name(u->op));
   if (n > 1 && vector_operator(u) && (u->op == Ops::SHL || (u->op == Ops::WHERE && u->src[0]->dtype.count > 1)))
     return vector_alu(u);
-  if (n == 1 || vector_operator(u)) {  // a vector operator spells the same as its scalar op
-    std::vector<Operand> xs;
-    xs.reserve(u->src.size());
-    for (const UOpPtr& s : u->src) xs.push_back(operand(s.get()));
-    return scalar_alu(u, u->op, t.scalar(), xs);
-  }
+  if (n == 1 || vector_operator(u))  // a vector operator spells the same as its scalar op
+    return scalar_alu(u, u->op, t.scalar(), operands(u, -1).view());
   std::vector<std::string> lanes;
-  for (int i = 0; i < n; i++) {
-    std::vector<Operand> xs;
-    xs.reserve(u->src.size());
-    for (const UOpPtr& s : u->src) xs.push_back(operand(s.get(), s->dtype.count > 1 ? i : -1));
-    lanes.push_back(scalar_alu(u, u->op, t.scalar(), xs));
-  }
+  for (int i = 0; i < n; i++) lanes.push_back(scalar_alu(u, u->op, t.scalar(), operands(u, i).view()));
   DType res = op_in(u->op, kComparison) ? dtypes::bool_.vec(n) : t;
   return vec_literal(res, lanes);
 }
@@ -671,11 +682,7 @@ void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::s
     return;
   }
   use_type(t);
-  const std::string& tn = type_name(t);
-  std::string line;
-  line.reserve(tn.size() + name.size() + expr.size() + 5);
-  line.append(tn).append(" ").append(name).append(" = ").append(expr).append(";");
-  emit(line);
+  emit({type_name(t), " ", name, " = ", expr, ";"});
 }
 
 void KernelWriter::render_one(const UOp* u) {

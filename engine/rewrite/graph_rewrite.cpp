@@ -16,7 +16,9 @@ thread_local int rewrite_depth = 0;
 class Rewriter {
 public:
   Rewriter(const PatternMatcher& pm, const RewriteOptions& opts, PassInfo pass)
-      : pm_(pm), opts_(opts), pass_(std::move(pass)), observed_(any_listener()) {}
+      : pm_(pm), opts_(opts), pass_(std::move(pass)), observed_(any_listener()) {
+    memo_.reserve(opts.expected_nodes);
+  }
 
   UOpPtr top_down(const UOpPtr& n) {
     if (opts_.settled && opts_.settled->contains(n.get())) return n;

@@ -25,6 +25,7 @@ struct RewriteOptions {
   // are: their sources are visited, and the rules are tried on them only once one of those changed.
   // (The caller keeps them alive for the pass: an address must not come back as another node.)
   const FlatPtrSet<const UOp*>* quiet = nullptr;
+  size_t expected_nodes = 0;  // about how many nodes the pass will visit, if the caller knows (sizes its memo)
 };
 
 UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},
