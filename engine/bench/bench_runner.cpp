@@ -15,6 +15,7 @@
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
+#include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
 #include "tensor/realize.h"
@@ -126,13 +127,14 @@ void measure_variants(const OutputBuilder& build, const Device& dev, const Bench
 }
 
 // schedule -> optimize -> lower -> render for every kernel, CPU time of this thread (median of 3
-// fresh runs: nothing is cached between them, the C compiler is never called).
+// fresh runs: the trackers' index memos are forgotten before each, the C compiler is never called).
 PipelineResult measure_pipeline(const std::string& name, const OutputBuilder& build, const Device& dev) {
   PipelineResult p;
   p.name = name;
   std::vector<double> times;
   for (int i = 0; i < 3; i++) {
     UOpList outs = uops_of(build());
+    ShapeTracker::forget_memos();
     double t0 = thread_cpu_now();
     Schedule s = create_schedule(outs);
     for (const ScheduleItem& item : s.items)

@@ -56,6 +56,9 @@ public:
   // Per dim: the stride when the index is affine in that dim alone, 0 when unused, nullopt otherwise
   // (and for masked dims unless ignore_valid).
   std::vector<std::optional<sint>> real_strides(bool ignore_valid = false) const;
+  // to_indexed and real_strides remember their results for every tracker of the process; this forgets
+  // them (for measurements from a cold start).
+  static void forget_memos();
   std::vector<int64_t> unit_stride_axes(bool ignore_valid = false) const;
   bool axis_is_masked(int64_t axis) const;
   // Buffer elements needed: the largest offset any valid element reads, plus one.

@@ -70,6 +70,10 @@ public:
     if (it == map_.end() || !(it->second.key == key) || it->second.views != views) return std::nullopt;
     return it->second.value;
   }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    map_.clear();
+  }
   void put(const Hash128& key, const std::vector<View>& views, V value) {
     std::lock_guard lock(mutex_);
     if (map_.size() >= kMaxEntries) map_.clear();
@@ -97,7 +101,21 @@ Hash128 memo_key(const std::vector<View>& views, const UOpList& idxs, uint64_t f
   return h.finish();
 }
 
+Memo<std::pair<UOpPtr, UOpPtr>>& indexed_memo() {
+  static Memo<std::pair<UOpPtr, UOpPtr>> memo;
+  return memo;
+}
+Memo<std::vector<std::optional<sint>>>& strides_memo() {
+  static Memo<std::vector<std::optional<sint>>> memo;
+  return memo;
+}
+
 } // namespace
+
+void ShapeTracker::forget_memos() {
+  indexed_memo().clear();
+  strides_memo().clear();
+}
 
 std::pair<UOpPtr, UOpPtr> ShapeTracker::to_indexed(bool simplified) const {
   UOpList idxs;
@@ -109,7 +127,7 @@ std::pair<UOpPtr, UOpPtr> ShapeTracker::to_indexed(const UOpList& idxs, bool sim
   if (idxs.size() != ndim()) throw Error(cat("to_indexed: ", idxs.size(), " index expressions for shape ", shape_str(shape())));
   auto [idx, valid] = raw_indexed(views_, idxs);
   if (!simplified) return {idx, valid};
-  static Memo<std::pair<UOpPtr, UOpPtr>> memo;
+  auto& memo = indexed_memo();
   Hash128 key = memo_key(views_, idxs, 1);
   if (auto hit = memo.get(key, views_)) return *hit;
   idx = loupe::simplify(idx);
@@ -123,7 +141,7 @@ std::pair<UOpPtr, UOpPtr> ShapeTracker::to_indexed(const UOpList& idxs, bool sim
 
 std::vector<std::optional<sint>> ShapeTracker::real_strides(bool ignore_valid) const {
   if (views_.size() == 1 && !views_[0].mask) return {views_[0].strides.begin(), views_[0].strides.end()};
-  static Memo<std::vector<std::optional<sint>>> memo;
+  auto& memo = strides_memo();
   Hash128 key = memo_key(views_, {}, ignore_valid ? 3 : 2);
   if (auto hit = memo.get(key, views_)) return *hit;
   std::vector<std::optional<sint>> ret(ndim());
