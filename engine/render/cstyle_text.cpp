@@ -1,5 +1,6 @@
 #include "render/cstyle_text.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -241,6 +242,45 @@ CHelper c_helper(const CStyleRenderer& r, const std::string& kind, DType t, DTyp
   }
   LOUPE_ASSERT(false, "unknown helper ", kind);
   return {};
+}
+
+std::string join_text(std::initializer_list<std::string_view> parts) {
+  size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  std::string out;
+  out.reserve(n);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+std::string paren_if_negative(std::string_view s) { return !s.empty() && s[0] == '-' ? join_text({"(", s, ")"}) : std::string(s); }
+
+bool one_group(std::string_view s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return false;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < s.size(); i++) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0) return false;  // the first '(' closes before the end: not one outer pair
+  }
+  return true;
+}
+
+std::string strip_parens(const std::string& s) { return one_group(s) ? s.substr(1, s.size() - 2) : s; }
+
+bool is_primary(const std::string& s) {
+  if (s.empty()) return false;
+  if (one_group(s)) return true;
+  size_t i = 0;
+  if (s[0] == '-' || std::isdigit(static_cast<unsigned char>(s[0]))) {
+    for (i = 1; i < s.size(); i++)
+      if (!std::isalnum(static_cast<unsigned char>(s[i])) && s[i] != '.' && s[i] != '+') return false;
+    return true;
+  }
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) i++;
+  if (i == 0) return false;
+  if (i == s.size()) return true;
+  if (s[i] == '[') return s.find(']') == s.size() - 1;
+  return s[i] == '(' && one_group(std::string_view(s).substr(i));
 }
 
 } // namespace loupe

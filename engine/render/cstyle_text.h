@@ -3,7 +3,9 @@
 // (floor division, NaN-ignoring max, bit casts, bfloat16 conversions).
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "ir/arg.h"
 #include "ir/dtype.h"
@@ -39,5 +41,17 @@ struct CHelper {
 // kind: "max", "idiv", "imod", "floordiv", "floormod" on scalar `t`; "bitcast" from `t` to `to`;
 // "f2bf" / "bf2f" (bfloat16 <-> float).
 CHelper c_helper(const CStyleRenderer& r, const std::string& kind, DType t, DType to = {});
+
+// Expression text. One allocation for a node's text from its pieces (operands are whole inlined
+// expressions); s in parentheses when it starts with '-'.
+std::string join_text(std::initializer_list<std::string_view> parts);
+std::string paren_if_negative(std::string_view s);
+// Whether s is one parenthesized group: "(...)" whose first '(' closes at the end; s without that
+// outer pair if so.
+bool one_group(std::string_view s);
+std::string strip_parens(const std::string& s);
+// True when `s` can follow a cast without parentheses: a name, a name with postfix [i] or (args), a
+// number, or one parenthesized group.
+bool is_primary(const std::string& s);
 
 } // namespace loupe
