@@ -30,8 +30,6 @@ UOpPtr fold_alu(const UOpPtr& u) {
 
 // A kernel with loops computes x*c + y with one rounding where the C compiler fuses the multiply into
 // the add that uses it; where upcasting made x a constant, folding the product first would round twice.
-bool is_pending_product(const UOp& u) { return is_float_constant_product(u.op, u.dtype, u.src); }
-
 // Not libm's correctly rounded values: what the kernel computes at run time.
 bool computed_by_device(Ops op) { return op == Ops::EXP2 || op == Ops::LOG2 || op == Ops::SIN; }
 
@@ -44,7 +42,8 @@ std::vector<Rule> const_fold_rules() {
   OpSet alu = OpSet::group(kALU) | OpSet{Ops::CAST, Ops::BITCAST};
   return {
       srule("fold_constants", P::ops(alu, {}, "u").repeated(P::cvar()), [](const Match& m) {
-        return is_pending_product(*m["u"]) ? nullptr : fold_alu(m["u"]);
+        const UOpPtr& u = m["u"];  // a product of float constants waits for the contracted fold
+        return is_float_constant_product(u->op, u->dtype, u->src) ? nullptr : fold_alu(u);
       }),
       srule("cast_to_same_dtype", P::ops_any_src(OpSet{Ops::CAST, Ops::BITCAST}, "u"), [](const Match& m) -> UOpPtr {
         const UOpPtr& u = m["u"];

@@ -7,11 +7,9 @@
 
 namespace loupe::sym {
 
+// (A float product of two constants, is_float_constant_product, is left for the contracted fold.)
 std::vector<Rule> const_fold_rules();
 
-// A float32/float64 multiply of two constants: symbolic() leaves it for fold_contracted_constants
-// (codegen/contracted_fold.h), which can fuse it into the add that uses it as the C compiler would.
-bool is_pending_product(const UOp& u);
 // exp2, log2 and sin are never folded: the device computes them, natively or with the polynomials of
 // the transcendental pass, whether or not their argument is a constant.
 bool computed_by_device(Ops op);

@@ -230,6 +230,34 @@ private slots:
     for (int i = 0; i < 32; i++) QCOMPARE(r[i], a[i] * 2.0f + float(i / 4));
   }
 
+  // A compare of whole float4s is a mask in C (-1 where true): a select blends under it, and a cast of
+  // it to floats reads each lane as a bool again (1, not -1).
+  void vector_compare_as_mask_and_as_bools() {
+    DType f4 = dtypes::float32.vec(4);
+    UOpPtr g0 = global(0, dtypes::float32, 32), g1 = global(1, dtypes::float32, 32);
+    UOpPtr r = UOp::range(8, 0);
+    UOpPtr base = r * 4;
+    UOpPtr v = UOp::make(Ops::LOAD, f4, {UOp::make(Ops::CAST, f4.ptr(32), {index(g1, base)})});
+    UOpPtr negative = binop(Ops::CMPLT, v, UOp::cnst(dtypes::float32, 0.0));
+    UOpPtr kept = UOp::make(Ops::WHERE, f4, {negative, v, UOp::cnst(f4, 0.0)});
+    UOpPtr y = binop(Ops::ADD, kept, UOp::make(Ops::CAST, f4, {negative}));
+    UOpPtr st = store(UOp::make(Ops::CAST, f4.ptr(32), {index(g0, base)}), y);
+    UOpList list{g0, g1};
+    std::unordered_set<const UOp*> placed{g0.get(), g1.get()};
+    place(list, placed, r);
+    place(list, placed, st);
+    list.push_back(endrange(r));
+    std::string src = get_device("CPU").renderer().render("mask4", list).source;
+    QVERIFY2(src.find("int4 alu") != std::string::npos && src.find("&~alu") != std::string::npos, src.c_str());
+    std::vector<float> a(32);
+    for (int i = 0; i < 32; i++) a[i] = float(i) - 13.5f;
+    auto ba = buffer_of(dtypes::float32, a);
+    Buffer out("CPU", dtypes::float32, 32);
+    run_kernel("mask4", list, {&out, ba.get()});
+    auto got = out.read<float>();
+    for (int i = 0; i < 32; i++) QCOMPARE(got[i], a[i] < 0 ? a[i] + 1.0f : 0.0f);
+  }
+
   void int8_wraparound() {
     std::vector<int8_t> a{100, -100, 127, -128, 64, 3};
     auto k = elementwise(dtypes::int8, {dtypes::int8}, 6, [](const UOpList& v) {
