@@ -26,6 +26,11 @@ struct QuietLanes {
   size_t lanes_built = 0;  // every lane the expansion built, quiet or not (sizes the next pass)
 };
 
-UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr);
+struct VectorTarget;  // codegen/vectorizer.h
+
+// With a vector target, the lanes along the axes the stores run over consecutively are built as
+// vectors where they can be (codegen/lane_expansion.h).
+UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr,
+                           const VectorTarget* vectors = nullptr);
 
 } // namespace loupe

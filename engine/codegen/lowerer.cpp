@@ -418,7 +418,8 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 } // namespace
 
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits,
-                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion, QuietLanes* quiet) {
+                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion, QuietLanes* quiet,
+                    const VectorTarget* vectors) {
   LowerContext ctx;
   ExpandAxes expand;
   std::vector<int64_t> fs = k.full_shape();
@@ -465,7 +466,7 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
   // simplified once per template, not once per lane: the lanes come out (nearly) simplified already
   lowered = graph_rewrite(lowered, lowered_kernel_rules(), {.name = "symbolic before expansion"});
   if (before_expansion) lowered = before_expansion(lowered);
-  return expand_placeholders(lowered, expand, quiet);
+  return expand_placeholders(lowered, expand, quiet, vectors);
 }
 
 } // namespace loupe

@@ -12,7 +12,8 @@
 
 namespace loupe {
 
-struct QuietLanes;  // codegen/expander.h
+struct QuietLanes;    // codegen/expander.h
+struct VectorTarget;  // codegen/vectorizer.h
 
 // Launch limits of a GPU target (0 = no limit); a CPU target (no locals) ignores them.
 struct LaunchLimits {
@@ -24,9 +25,10 @@ struct LaunchLimits {
 // and GROUP reduces go through a shared temp and a barrier; elsewhere every axis is a RANGE.
 // A kernel with upcast or unrolled axes is lowered as a template with placeholder loops for them,
 // simplified once (symbolic + float folds, then `before_expansion` when given: the pipeline's
-// transcendental pass), and only then expanded lane by lane.
+// transcendental pass), and only then expanded lane by lane (as vectors where `vectors` allows).
 UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {},
-                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {}, QuietLanes* quiet = nullptr);
+                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {}, QuietLanes* quiet = nullptr,
+                    const VectorTarget* vectors = nullptr);
 
 // Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
 // at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where

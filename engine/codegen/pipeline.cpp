@@ -59,20 +59,21 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   };
   bool expanded = false;  // lower_kernel calls back on the template only when it expands lanes
   QuietLanes quiet;
+  const VectorTarget vectors{caps.vector_bytes, caps.vector_ops};
   UOpPtr lowered = lower_kernel(
       k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max},
       [&](const UOpPtr& g) {
         expanded = true;
         return approximate_transcendentals(g);
       },
-      &quiet);
+      &quiet, &vectors);
   // Expanded lanes of a template that had its float folds get symbolic() alone: the folds must not
   // reach into the polynomials, whose arithmetic is built in its final shape.
   UOpPtr simplified = graph_rewrite(lowered, expanded ? symbolic() : lowered_kernel_rules(),
                                     {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
   if (!expanded) simplified = approximate_transcendentals(simplified);
   simplified = fold_contracted_constants(simplified);
-  simplified = vectorize_stores(simplified, VectorTarget{caps.vector_bytes, caps.vector_ops});
+  simplified = vectorize_stores(simplified, vectors);
   plan.linear = linearize(simplified);
   plan.rendered = renderer.render(plan.name, plan.linear);
   plan.estimates = estimate_linear(plan.linear);

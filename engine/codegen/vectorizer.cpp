@@ -242,6 +242,13 @@ private:
       for (int k = 0; k < n; k++) assign_lanes_[lanes[k]] = gep(assign, static_cast<size_t>(k));
       return assign;
     }
+    case Ops::GEP: {  // lanes 0..n-1 of one n-wide vector (the lane expansion built it): that vector
+      const UOpPtr& v = a->src[0];
+      if (v->dtype.count != n) return nullptr;
+      for (int k = 0; k < n; k++)
+        if (lanes[k]->src[0] != v || lanes[k]->arg.as_tuple().at(0).as_int() != k) return nullptr;
+      return v;
+    }
     case Ops::WHERE: return join_where(lanes);
     case Ops::CAST:
     case Ops::BITCAST: {  // between element types of one width: a conversion or reinterpretation of the vector

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "codegen/expander.h"
+#include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
 #include "codegen/pipeline.h"
 #include "codegen/transcendental.h"
@@ -131,49 +132,7 @@ private slots:
     QCOMPARE(plan_kernel(ast, CRenderer(), false).rendered.source.find("float8"), std::string::npos);
   }
 
-  void same_bits_as_scalar_code_data() {
-    QTest::addColumn<Build>("build");
-    QTest::addColumn<bool>("vectorized");
-    QTest::newRow("matmul 64x64x64") << Build([] { return Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})); }) << true;
-    QTest::newRow("matmul 40x72x48") << Build([] { return Tensor::empty({40, 72}).matmul(Tensor::empty({72, 48})); }) << true;
-    QTest::newRow("matmul bias relu") << Build([] {
-      return (Tensor::empty({64, 48}).matmul(Tensor::empty({48, 128})) + Tensor::empty({128})).relu();
-    }) << true;
-    QTest::newRow("classifier head 32x512x10") << Build([] {  // 10 classes upcast whole: a run of 8 + 2
-      return Tensor::empty({32, 512}).matmul(Tensor::empty({512, 10}));
-    }) << true;
-    QTest::newRow("column sum") << Build([] { return Tensor::empty({64, 256}).sum(0); }) << false;
-    QTest::newRow("padded conv") << Build([] {
-      return Tensor::empty({2, 3, 16, 16}).conv2d(Tensor::empty({16, 3, 3, 3}), {}, 1, {1}, {1}, {1});
-    }) << true;
-    QTest::newRow("padded conv, 24-wide rows") << Build([] {  // 24 = 6 * 4: the row grows by 2, 8 lanes
-      return Tensor::empty({2, 8, 24, 24}).conv2d(Tensor::empty({16, 8, 3, 3}), {}, 1, {1}, {1}, {1});
-    }) << true;
-    QTest::newRow("softmax rows") << Build([] {
-      Tensor x = Tensor::empty({64, 96});
-      Tensor e = (x - x.max(1, true)).exp();
-      return e / e.sum(1, true);
-    }) << false;
-    QTest::newRow("batched matmul sub exp") << Build([] {
-      Tensor a = Tensor::empty({4, 16, 24}), b = Tensor::empty({4, 24, 32});
-      return (a.matmul(b) - Tensor::empty({4, 16, 1})).exp();
-    }) << true;
-    QTest::newRow("matmul gelu") << Build([] { return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).gelu(); }) << true;
-    QTest::newRow("matmul log sigmoid") << Build([] {  // log2's polynomial: bitcasts to ints and back
-      return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).sigmoid().log();
-    }) << true;
-    QTest::newRow("select by compare of two tensors") << Build([] {
-      Tensor m = Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64}));
-      return m.lt(Tensor::empty({64})).where(m, Tensor::empty({64, 64}));
-    }) << true;
-    QTest::newRow("matmul sin") << Build([] {  // large arguments: the reduction's 64-bit integer products
-      return Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64})).sin();
-    }) << true;
-    QTest::newRow("float to int and back") << Build([] {
-      Tensor m = Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64}));
-      return (m * 100.0f).cast(dtypes::int32).cast(dtypes::float32);
-    }) << true;
-  }
+  void same_bits_as_scalar_code_data() { kernel_rows(); }
   void same_bits_as_scalar_code() {
     QFETCH(Build, build);
     QFETCH(bool, vectorized);
@@ -188,6 +147,49 @@ private slots:
       QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), vec.rendered.source.c_str());
     }
     if (vectorized) QVERIFY(any_vector);
+  }
+
+  // The lane expansion builds the lanes along the stores' consecutive axes as vectors; the vectorizer
+  // joined the same nodes from scalar lanes before. Both give the same kernel, and the expansion builds
+  // a fraction of the lanes.
+  void vector_lanes_match_joined_scalar_lanes_data() { kernel_rows(); }
+  void vector_lanes_match_joined_scalar_lanes() {
+    QFETCH(Build, build);
+    CRenderer renderer;
+    const RendererCaps& caps = renderer.caps();
+    const VectorTarget target{caps.vector_bytes, caps.vector_ops};
+    auto approx = [&](const UOpPtr& g) { return graph_rewrite(g, transcendental_rules(caps.code_for_op) + symbolic()); };
+    auto source = [&](const Kernel& k, const VectorTarget* expand_as, size_t& lanes, size_t& vectors_before_joining) {
+      QuietLanes quiet;
+      bool expanded = false;
+      auto before_expansion = [&](const UOpPtr& g) {
+        expanded = true;
+        return approx(g);
+      };
+      UOpPtr lowered = lower_kernel(k, k.optimized_ast(), {}, before_expansion, &quiet, expand_as);
+      lanes = quiet.lanes_built;
+      for (const UOp* u : lowered->toposort()) vectors_before_joining += u->dtype.count > 1 && !u->dtype.is_ptr;
+      UOpPtr simplified = graph_rewrite(lowered, symbolic(), {.quiet = &quiet.nodes});
+      if (!expanded) simplified = approx(simplified);
+      return renderer.render(k.name(), linearize(vectorize_stores(simplified, target))).source;
+    };
+    size_t all_lanes = 0, all_scalar_lanes = 0, vector_nodes = 0;
+    for (const ScheduleItem& item : create_schedule({build().uop()}).items) {
+      Kernel k = kernel_for(item.ast, renderer);
+      k.hand_coded_optimizations();
+      size_t lanes = 0, scalar_lanes = 0, none = 0;
+      std::string joined = source(k, nullptr, scalar_lanes, none);
+      QCOMPARE(none, size_t(0));  // scalar lanes only, before the vectorizer
+      std::string built = source(k, &target, lanes, vector_nodes);
+      QCOMPARE(built, joined);
+      QVERIFY(lanes <= scalar_lanes);
+      all_lanes += lanes;
+      all_scalar_lanes += scalar_lanes;
+    }
+    QFETCH(bool, built_as_vectors);
+    QCOMPARE(vector_nodes > 0, built_as_vectors);
+    if (built_as_vectors)  // the lanes of the vector axes come as one node
+      QVERIFY2(all_lanes * 4 < all_scalar_lanes * 3, qPrintable(QString("%1 lanes vs %2").arg(all_lanes).arg(all_scalar_lanes)));
   }
 
   // Vector loads start at any element (a padded conv reads rows at offsets like -57): the vector types
@@ -212,6 +214,52 @@ private slots:
         KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
         QVERIFY2(run_bits(vec.rendered, *gcc) == run_bits(scalar.rendered), vec.rendered.source.c_str());
       }
+  }
+
+private:
+  static void kernel_rows() {
+    QTest::addColumn<Build>("build");
+    QTest::addColumn<bool>("vectorized");
+    QTest::addColumn<bool>("built_as_vectors");  // by the lane expansion (else joined by the vectorizer)
+    QTest::newRow("matmul 64x64x64") << Build([] { return Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})); }) << true << true;
+    QTest::newRow("matmul 40x72x48") << Build([] { return Tensor::empty({40, 72}).matmul(Tensor::empty({72, 48})); }) << true << true;
+    QTest::newRow("matmul bias relu") << Build([] {
+      return (Tensor::empty({64, 48}).matmul(Tensor::empty({48, 128})) + Tensor::empty({128})).relu();
+    }) << true << true;
+    QTest::newRow("classifier head 32x512x10") << Build([] {  // 10 classes upcast whole: a run of 8 + 2
+      return Tensor::empty({32, 512}).matmul(Tensor::empty({512, 10}));
+    }) << true << false;
+    QTest::newRow("column sum") << Build([] { return Tensor::empty({64, 256}).sum(0); }) << false << true;
+    QTest::newRow("padded conv") << Build([] {
+      return Tensor::empty({2, 3, 16, 16}).conv2d(Tensor::empty({16, 3, 3, 3}), {}, 1, {1}, {1}, {1});
+    }) << true << false;
+    QTest::newRow("padded conv, 24-wide rows") << Build([] {  // 24 = 6 * 4: the row grows by 2, 8 lanes
+      return Tensor::empty({2, 8, 24, 24}).conv2d(Tensor::empty({16, 8, 3, 3}), {}, 1, {1}, {1}, {1});
+    }) << true << false;
+    QTest::newRow("softmax rows") << Build([] {
+      Tensor x = Tensor::empty({64, 96});
+      Tensor e = (x - x.max(1, true)).exp();
+      return e / e.sum(1, true);
+    }) << false << false;
+    QTest::newRow("batched matmul sub exp") << Build([] {
+      Tensor a = Tensor::empty({4, 16, 24}), b = Tensor::empty({4, 24, 32});
+      return (a.matmul(b) - Tensor::empty({4, 16, 1})).exp();
+    }) << true << true;
+    QTest::newRow("matmul gelu") << Build([] { return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).gelu(); }) << true << true;
+    QTest::newRow("matmul log sigmoid") << Build([] {  // log2's polynomial: bitcasts to ints and back
+      return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64})).sigmoid().log();
+    }) << true << true;
+    QTest::newRow("select by compare of two tensors") << Build([] {
+      Tensor m = Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64}));
+      return m.lt(Tensor::empty({64})).where(m, Tensor::empty({64, 64}));
+    }) << true << true;
+    QTest::newRow("matmul sin") << Build([] {  // large arguments: the reduction's 64-bit integer products
+      return Tensor::empty({64, 48}).matmul(Tensor::empty({48, 64})).sin();
+    }) << true << true;
+    QTest::newRow("float to int and back") << Build([] {
+      Tensor m = Tensor::empty({32, 48}).matmul(Tensor::empty({48, 64}));
+      return (m * 100.0f).cast(dtypes::int32).cast(dtypes::float32);
+    }) << true << true;
   }
 };
 
