@@ -4,6 +4,7 @@
 // is kept between top-level calls and every entry holds its nodes alive (no stale pointers).
 #pragma once
 #include "ir/uop.h"
+#include "support/flat_ptr_map.h"
 
 namespace loupe::sym {
 
@@ -18,6 +19,9 @@ public:
 struct Memo {
   UOpMap<UOpPtr> simplified;  // input -> simplify(input)
   UOpMap<UOpPtr> divmod;      // FLOORDIV/FLOORMOD node -> its folding (null: none)
+  // Results of simplify() (held alive as values of `simplified`): at symbolic()'s fixed point with
+  // everything below them, so a later simplify() of a candidate built on them does not visit them.
+  FlatPtrSet<const UOp*> fixed;
 };
 
 // The open scope's memo, or null outside any scope.

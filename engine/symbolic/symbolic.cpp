@@ -48,10 +48,11 @@ UOpPtr simplify(const UOpPtr& u) {
   sym::Memo* m = sym::memo();
   if (nested)
     if (auto it = m->simplified.find(u); it != m->simplified.end()) return it->second;
-  UOpPtr out = graph_rewrite(u, symbolic(), {.name = "simplify"});
+  UOpPtr out = graph_rewrite(u, symbolic(), {.name = "simplify", .settled = nested ? &m->fixed : nullptr});
   if (nested) {
     m->simplified[u] = out;
     m->simplified[out] = out;
+    m->fixed.insert(out.get());
   }
   return out;
 }
