@@ -25,6 +25,12 @@ public:
     n_ = topo_.size();
     index_.reserve(n_);
     for (uint32_t i = 0; i < n_; i++) index_[topo_[i]] = i;
+    // every node's sources by index, looked up once (the passes below walk them again and again)
+    src_at_.assign(n_ + 1, 0);
+    for (uint32_t i = 0; i < n_; i++) src_at_[i + 1] = src_at_[i] + static_cast<uint32_t>(topo_[i]->src.size());
+    srcs_.reserve(src_at_[n_]);
+    for (uint32_t i = 0; i < n_; i++)
+      for (const UOpPtr& s : topo_[i]->src) srcs_.push_back(at(s.get()));
     number_loops();
     compute_scopes();
     find_waits();
@@ -102,7 +108,7 @@ private:
           continue;
         }
         LoopSet s;
-        for (const UOpPtr& src : u->src) s |= provides_[at(src.get())];
+        for (uint32_t k = src_at_[i]; k < src_at_[i + 1]; k++) s |= provides_[srcs_[k]];
         if (u->op == Ops::ASSIGN) {
           const UOp* acc = u->src[0].get();
           LoopSet rs = acc_loops(acc), outside = s & ~rs;
@@ -132,7 +138,7 @@ private:
     if (groups_ == 1) return;
     std::vector<std::vector<uint32_t>> consumers(n_);
     for (uint32_t i = 0; i < n_; i++)
-      for (const UOpPtr& src : topo_[i]->src) consumers[at(src.get())].push_back(i);
+      for (uint32_t k = src_at_[i]; k < src_at_[i + 1]; k++) consumers[srcs_[k]].push_back(i);
     for (uint32_t a = 0; a < n_; a++) {
       if (topo_[a]->op != Ops::ASSIGN) continue;
       LoopSet own = acc_loops(topo_[a]->src[0].get());
@@ -162,6 +168,7 @@ private:
   uint32_t n_ = 0;
   FlatPtrMap<const UOp*, uint32_t> index_;
   uint32_t at(const UOp* u) const { return *index_.find(u); }
+  std::vector<uint32_t> src_at_, srcs_;  // node i's sources: srcs_[src_at_[i] .. src_at_[i+1]]
   std::vector<uint32_t> loops_;   // node index of each loop, by bit
   std::vector<int> loop_bit_;     // per node: its bit, or -1
   std::vector<int> group_;        // per loop bit: 0 (kernel) or its nested group
@@ -181,18 +188,20 @@ UOpList Linearizer::run() {
   std::vector<bool> listed(n_, false), done(n_, false), opened(n_, false);
   // users of each node, in graph order, as one array (users_at[i] .. users_at[i+1])
   std::vector<uint32_t> users_at(n_ + 1, 0), users;
-  auto counts_as_use = [](const UOp* u, const UOp* src) { return !(u->op == Ops::DEFINE_ACC && src->op == Ops::RANGE); };
+  auto counts_as_use = [&](uint32_t u, uint32_t src) {
+    return !(topo_[u]->op == Ops::DEFINE_ACC && topo_[src]->op == Ops::RANGE);
+  };
   size_t remaining = 0;
   for (uint32_t i = 0; i < n_; i++) {
-    const UOp* u = topo_[i];
-    if (u->op == Ops::SINK) continue;
+    if (topo_[i]->op == Ops::SINK) continue;
     listed[i] = true;
     remaining++;
-    for (const UOpPtr& src : u->src) {
-      if (!counts_as_use(u, src.get())) continue;
+    for (uint32_t k = src_at_[i]; k < src_at_[i + 1]; k++) {
+      uint32_t src = srcs_[k];
+      if (!counts_as_use(i, src)) continue;
       pending[i]++;
-      if (src->op != Ops::RANGE) pending_values[i]++;
-      users_at[at(src.get()) + 1]++;
+      if (topo_[src]->op != Ops::RANGE) pending_values[i]++;
+      users_at[src + 1]++;
     }
   }
   for (uint32_t i = 0; i < n_; i++) users_at[i + 1] += users_at[i];
@@ -201,8 +210,8 @@ UOpList Linearizer::run() {
     std::vector<uint32_t> fill(users_at.begin(), users_at.end() - 1);
     for (uint32_t i = 0; i < n_; i++)
       if (listed[i])
-        for (const UOpPtr& src : topo_[i]->src)
-          if (counts_as_use(topo_[i], src.get())) users[fill[at(src.get())]++] = i;
+        for (uint32_t k = src_at_[i]; k < src_at_[i + 1]; k++)
+          if (counts_as_use(i, srcs_[k])) users[fill[srcs_[k]]++] = i;
   }
   // ready nodes by scope, each taken in graph order (a min-heap of node indices)
   using ReadyQueue = std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>>;
@@ -245,6 +254,7 @@ UOpList Linearizer::run() {
     return true;
   };
   ReadyQueue* here = ready_in(current);
+  uint32_t first_open = 0;
   while (remaining > 0) {
     if (here && !here->empty()) {
       uint32_t pick = here->top();
@@ -254,7 +264,8 @@ UOpList Linearizer::run() {
       continue;
     }
     int to_open = -1;
-    for (uint32_t i = 0; i < n_ && to_open < 0; i++) {
+    while (first_open < n_ && (done[first_open] || !listed[first_open])) first_open++;  // all before it are done
+    for (uint32_t i = first_open; i < n_ && to_open < 0; i++) {
       if (!listed[i] || done[i] || pending_values[i] != 0 || topo_[i]->op == Ops::RANGE) continue;
       if (pending[i] == 0 && !queued[i]) continue;
       const LoopSet& s = scope_[i];

@@ -11,6 +11,7 @@
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
+#include "symbolic/memo.h"
 #include "runtime/device.h"
 #include "tensor/buffer_ref.h"
 
@@ -375,6 +376,8 @@ private:
 } // namespace
 
 Schedule create_schedule(const UOpList& outputs) {
+  // the kernels' views are simplified one by one: their div/mod foldings repeat from view to view
+  sym::MemoScope simplifications;
   ShapeMemo shapes;
   Scheduler s(shapes);
   return s.run(outputs);
