@@ -806,7 +806,7 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   for (const std::string& line : body_) src.append(line).push_back('\n');
   src += "}\n";
   out_.source = std::move(src);
-  return out_;
+  return std::move(out_);
 }
 
 } // namespace
