@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <map>
 
 #include "ir/alu_eval.h"
 #include "render/renderer.h"
@@ -87,7 +89,8 @@ LaneExpansion::LaneExpansion(std::vector<const UOp*> axes, QuietLanes* quiet, Ac
     : quiet_(quiet), accumulators_(accumulators), axes_(std::move(axes)) {
   LOUPE_ASSERT(axes_.size() <= 32, "a kernel with ", axes_.size(), " upcast axes");
   for (const UOp* r : axes_) extents_.push_back(extent(r));
-  lane_stride_.assign(axes_.size(), 0);
+  stores_.lane_stride.assign(axes_.size(), 0);
+  others_.lane_stride.assign(axes_.size(), 0);
 }
 
 UOpList LaneExpansion::every_lane(const UOpPtr& u) {
@@ -100,7 +103,14 @@ UOpList LaneExpansion::every_lane(const UOpPtr& u) {
 }
 
 UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink) {
-  choose_vector_axes(sink);
+  if (target_ && accumulators_ == Accumulators::split) {
+    for (const UOp* u : sink->toposort())
+      if (u->op == Ops::DEFINE_ACC)
+        for (size_t i = 1; i < u->src.size(); i++)
+          if (u->src[i]->op == Ops::RANGE && !axis_bits(u->src[i].get())) reduce_loops_.insert(u->src[i].get());
+    choose_vector_axes(sink);
+    choose_other_axes(sink);
+  }
   UOpList out;
   bool changed = false;
   for (const UOpPtr& store : sink->src) {
@@ -125,10 +135,13 @@ LaneExpansion::Lanes& LaneExpansion::info(const UOpPtr& u) {
     for (size_t k = 0, n = combinations(bits); k < n; k++) l.values.push_back(UOp::cnst_int(u->dtype, static_cast<int64_t>(k)));
   } else {
     l.quiet = quiet_ && (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST);
+    l.in_reduce_loop = reduce_loops_.contains(u.get());
     for (const UOpPtr& s : u->src) {
       const Lanes& sl = info(s);
       l.mask |= sl.mask;
       l.quiet = l.quiet && (sl.mask == 0 || sl.quiet || renames(s->op));
+      // (a reduce's result is read after its loops)
+      l.in_reduce_loop = l.in_reduce_loop || (sl.in_reduce_loop && s->op != Ops::ASSIGN);
     }
     if (l.mask == 0) {
       l.values = {u};
@@ -153,8 +166,9 @@ const UOpList& LaneExpansion::scalars(Lanes& l) {
   l.values.reserve(n);
   if (vectorizable(l)) {  // lanes of the vector form
     const UOpList& vs = vectors(l);
+    const VectorGroup& g = *l.group;
     for (size_t combo = 0; combo < n; combo++)
-      l.values.push_back(gep(vs[project(combo, l.mask, l.mask & ~vmask_)], vector_lane(combo, l.mask)));
+      l.values.push_back(gep(vs[project(combo, l.mask, l.mask & ~g.mask)], vector_lane(combo, l.mask, g)));
     return l.values;
   }
   const size_t nsrc = u->src.size();
@@ -208,74 +222,88 @@ Arg LaneExpansion::accumulator_arg(const UOp* acc, size_t combo, uint32_t mask) 
 bool LaneExpansion::vectorizable(Lanes& l) {
   if (l.vector == Vector::unknown) {
     l.vector = Vector::no;  // (a DAG: never asked again before it is decided)
-    l.vector = decide(l) ? Vector::yes : Vector::no;
+    const VectorGroup* g = group_for(l);
+    if (g && decide(l, *g)) {
+      l.vector = Vector::yes;
+      l.group = g;
+    }
   }
   return l.vector == Vector::yes;
+}
+
+// The group whose axes a node's vector form would be over: the stores' when it depends on all of
+// them, the others' when it depends on none of the stores' and all of theirs.
+const LaneExpansion::VectorGroup* LaneExpansion::group_for(const Lanes& l) const {
+  if (stores_.mask && (l.mask & stores_.mask) == stores_.mask) return &stores_;
+  if (others_.mask && (l.mask & stores_.mask) == 0 && (l.mask & others_.mask) == others_.mask && !l.in_reduce_loop)
+    return &others_;
+  return nullptr;
 }
 
 // A source of a vector op: the same on every vector lane (read as a scalar, broadcast), a vector, or
 // the lanes of an ungated load packed into one (a gather). Other lanes are left to the vectorizer,
 // which sees them simplified: per-lane gates often become one, and then the load is one vector.
-bool LaneExpansion::operand_ok(const UOpPtr& s) {
+bool LaneExpansion::operand_ok(const UOpPtr& s, const VectorGroup& g) {
   Lanes& sl = info(s);
-  return (sl.mask & vmask_) == 0 || vectorizable(sl) || (s->op == Ops::LOAD && s->src.size() == 1);
+  return (sl.mask & g.mask) == 0 || (vectorizable(sl) && sl.group == &g) || (s->op == Ops::LOAD && s->src.size() == 1);
 }
 
-bool LaneExpansion::decide(const Lanes& l) {
+bool LaneExpansion::decide(const Lanes& l, const VectorGroup& g) {
   const UOp* u = l.node;
-  if (vmask_ == 0 || (l.mask & vmask_) != vmask_ || !vector_element(u->dtype)) return false;
-  const uint32_t rest = l.mask & ~vmask_;
+  if (!vector_element(u->dtype)) return false;
+  const uint32_t rest = l.mask & ~g.mask;
+  const bool stores = &g == &stores_;  // accumulators and their updates: along the stores only
   switch (u->op) {
   case Ops::LOAD: {  // (INDEX), or (INDEX, constant alt, gate) with one gate for every vector lane
-    if (u->src.size() == 3 && !(u->src[1]->op == Ops::CONST && (info(u->src[2]).mask & vmask_) == 0)) return false;
+    if (u->src.size() == 3 && !(u->src[1]->op == Ops::CONST && (info(u->src[2]).mask & g.mask) == 0)) return false;
     if (u->src.size() != 1 && u->src.size() != 3) return false;
     // an address that reads a reduce is left to the scalar lanes: its lanes are built while the
     // accumulators' forms are still being settled
     if (u->src[0]->graph_has(UOp::Fact::scalar_accumulator)) return false;
     for (size_t r = 0, n = combinations(rest); r < n; r++)
-      if (!consecutive_lanes(u->src[0], r, l.mask)) return false;
+      if (!consecutive_lanes(u->src[0], r, l.mask, g)) return false;
     return true;
   }
   case Ops::DEFINE_ACC: {
     const uint8_t* vector = vector_accs_.find(u);
-    return accumulators_ == Accumulators::split && vector && *vector;
+    return stores && accumulators_ == Accumulators::split && vector && *vector;
   }
-  case Ops::ASSIGN: return vectorizable(info(u->src[0])) && vectorizable(info(u->src[1]));
+  case Ops::ASSIGN: return stores && vectorizable(info(u->src[0])) && vectorizable(info(u->src[1]));
   case Ops::WHERE: {
-    if (!target_->alu_ops.has(Ops::WHERE) || !operand_ok(u->src[1]) || !operand_ok(u->src[2])) return false;
-    return (info(u->src[0]).mask & vmask_) == 0 || mask_ok(u->src[0], u->dtype.itemsize());
+    if (!target_->alu_ops.has(Ops::WHERE) || !operand_ok(u->src[1], g) || !operand_ok(u->src[2], g)) return false;
+    return (info(u->src[0]).mask & g.mask) == 0 || mask_ok(u->src[0], u->dtype.itemsize(), g);
   }
   case Ops::CAST:
   case Ops::BITCAST: {  // between element types of one width
     DType from = u->src[0]->dtype;
-    return target_->alu_ops.has(u->op) && vector_element(from) && from.itemsize() == u->dtype.itemsize() && operand_ok(u->src[0]);
+    return target_->alu_ops.has(u->op) && vector_element(from) && from.itemsize() == u->dtype.itemsize() && operand_ok(u->src[0], g);
   }
   default:
     if (!is_alu(u->op) || !target_->alu_ops.has(u->op)) return false;
-    return std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return operand_ok(s); });
+    return std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return operand_ok(s, g); });
   }
 }
 
 // Whether a select's condition has a vector mask of `width`-byte lanes: a compare of operands that wide,
 // or an and/or of such. (A mask is not a vector of bools: it is built only for a select.)
-bool LaneExpansion::mask_ok(const UOpPtr& cond, int width) {
-  if ((info(cond).mask & vmask_) != vmask_ || !target_->alu_ops.has(cond->op) || cond->src.size() != 2) return false;
-  if (cond->op == Ops::AND || cond->op == Ops::OR) return mask_ok(cond->src[0], width) && mask_ok(cond->src[1], width);
+bool LaneExpansion::mask_ok(const UOpPtr& cond, int width, const VectorGroup& g) {
+  if ((info(cond).mask & g.mask) != g.mask || !target_->alu_ops.has(cond->op) || cond->src.size() != 2) return false;
+  if (cond->op == Ops::AND || cond->op == Ops::OR) return mask_ok(cond->src[0], width, g) && mask_ok(cond->src[1], width, g);
   if (cond->op != Ops::CMPLT && cond->op != Ops::CMPNE) return false;
   DType operand = cond->src[0]->dtype;
-  return vector_element(operand) && operand.itemsize() == width && operand_ok(cond->src[0]) && operand_ok(cond->src[1]);
+  return vector_element(operand) && operand.itemsize() == width && operand_ok(cond->src[0], g) && operand_ok(cond->src[1], g);
 }
 
 // Whether the vector lanes of combination `rest` of an address are consecutive elements of one buffer.
-bool LaneExpansion::consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t mask) {
+bool LaneExpansion::consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t mask, const VectorGroup& g) {
   Lanes& il = info(index);
   if (index->op != Ops::INDEX || vectorizable(il)) return false;
   const UOpList& lanes = scalars(il);
-  auto lane = [&](size_t k) -> const UOpPtr& { return lanes[project(combo_of(rest, k, mask), mask, il.mask)]; };
+  auto lane = [&](size_t k) -> const UOpPtr& { return lanes[project(combo_of(rest, k, mask, g), mask, il.mask)]; };
   const UOpPtr& first = lane(0);
   if (first->op != Ops::INDEX) return false;
   auto [base, offset] = split_address(first->src[1]);
-  for (size_t k = 1; k < static_cast<size_t>(width_); k++) {
+  for (size_t k = 1; k < static_cast<size_t>(g.width); k++) {
     const UOpPtr& ix = lane(k);
     if (ix->op != Ops::INDEX || ix->src[0] != first->src[0]) return false;
     auto [b, o] = split_address(ix->src[1]);
@@ -286,7 +314,7 @@ bool LaneExpansion::consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t
 
 const UOpList& LaneExpansion::vectors(Lanes& l) {
   if (!l.vectors.empty()) return l.vectors;
-  const size_t n = combinations(l.mask & ~vmask_);
+  const size_t n = combinations(l.mask & ~l.group->mask);
   l.vectors.reserve(n);
   for (size_t r = 0; r < n; r++) {
     l.vectors.push_back(build_vector(l, r));
@@ -296,44 +324,47 @@ const UOpList& LaneExpansion::vectors(Lanes& l) {
   return l.vectors;
 }
 
-UOpPtr LaneExpansion::operand(const UOpPtr& s, size_t rest, uint32_t rest_mask) {
+UOpPtr LaneExpansion::operand(const UOpPtr& s, size_t rest, uint32_t rest_mask, const VectorGroup& g) {
   Lanes& sl = info(s);
-  if ((sl.mask & vmask_) == 0) return scalars(sl)[project(rest, rest_mask, sl.mask)];
-  if (vectorizable(sl)) return vectors(sl)[project(rest, rest_mask, sl.mask & ~vmask_)];
+  if ((sl.mask & g.mask) == 0) return scalars(sl)[project(rest, rest_mask, sl.mask)];
+  if (vectorizable(sl) && sl.group == &g) return vectors(sl)[project(rest, rest_mask, sl.mask & ~g.mask)];
   const UOpList& lanes = scalars(sl);
-  const uint32_t mask = rest_mask | vmask_;
+  const uint32_t mask = rest_mask | g.mask;
   UOpList packed;
-  packed.reserve(static_cast<size_t>(width_));
-  for (size_t k = 0; k < static_cast<size_t>(width_); k++) packed.push_back(lanes[project(combo_of(rest, k, mask), mask, sl.mask)]);
-  return UOp::make(Ops::VECTORIZE, s->dtype.vec(width_), std::move(packed));
+  packed.reserve(static_cast<size_t>(g.width));
+  for (size_t k = 0; k < static_cast<size_t>(g.width); k++)
+    packed.push_back(lanes[project(combo_of(rest, k, mask, g), mask, sl.mask)]);
+  return UOp::make(Ops::VECTORIZE, s->dtype.vec(g.width), std::move(packed));
 }
 
-UOpPtr LaneExpansion::build_mask(const UOpPtr& cond, size_t rest, uint32_t rest_mask) {
-  DType vt = cond->dtype.vec(width_);
+UOpPtr LaneExpansion::build_mask(const UOpPtr& cond, size_t rest, uint32_t rest_mask, const VectorGroup& g) {
+  DType vt = cond->dtype.vec(g.width);
   if (cond->op == Ops::AND || cond->op == Ops::OR)
-    return UOp::make(cond->op, vt, {build_mask(cond->src[0], rest, rest_mask), build_mask(cond->src[1], rest, rest_mask)});
-  return UOp::make(cond->op, vt, {operand(cond->src[0], rest, rest_mask), operand(cond->src[1], rest, rest_mask)});
+    return UOp::make(cond->op, vt, {build_mask(cond->src[0], rest, rest_mask, g), build_mask(cond->src[1], rest, rest_mask, g)});
+  return UOp::make(cond->op, vt, {operand(cond->src[0], rest, rest_mask, g), operand(cond->src[1], rest, rest_mask, g)});
 }
 
 UOpPtr LaneExpansion::build_vector(const Lanes& l, size_t rest) {
   const UOp* u = l.node;
-  const uint32_t rest_mask = l.mask & ~vmask_;
-  DType vt = u->dtype.vec(width_);
+  const VectorGroup& g = *l.group;
+  const uint32_t rest_mask = l.mask & ~g.mask;
+  const int width = g.width;
+  DType vt = u->dtype.vec(width);
   switch (u->op) {
   case Ops::LOAD: {
     Lanes& il = info(u->src[0]);
-    const UOpPtr& first = scalars(il)[project(combo_of(rest, 0, l.mask), l.mask, il.mask)];
+    const UOpPtr& first = scalars(il)[project(combo_of(rest, 0, l.mask, g), l.mask, il.mask)];
     DType ptr = first->dtype;
-    UOpList src{UOp::make(Ops::CAST, ptr.base().vec(width_).ptr(-1, ptr.local), {first})};
+    UOpList src{UOp::make(Ops::CAST, ptr.base().vec(width).ptr(-1, ptr.local), {first})};
     if (u->src.size() == 3) {
       src.push_back(UOp::make(Ops::CONST, vt, {}, u->src[1]->arg));
-      src.push_back(operand(u->src[2], rest, rest_mask));
+      src.push_back(operand(u->src[2], rest, rest_mask, g));
     }
     return UOp::make(Ops::LOAD, vt, std::move(src));
   }
   case Ops::DEFINE_ACC: {  // one accumulator with the lanes' ids, over the same loops
     Arg::Tuple ids;
-    for (int k = 0; k < width_; k++) ids.push_back(accumulator_arg(u, combo_of(rest, static_cast<size_t>(k), l.mask), l.mask));
+    for (int k = 0; k < width; k++) ids.push_back(accumulator_arg(u, combo_of(rest, static_cast<size_t>(k), l.mask, g), l.mask));
     UOpList src{UOp::make(Ops::CONST, vt, {}, u->src[0]->arg)};
     for (size_t i = 1; i < u->src.size(); i++)
       if (!axis_bits(u->src[i].get())) src.push_back(u->src[i]);
@@ -341,19 +372,19 @@ UOpPtr LaneExpansion::build_vector(const Lanes& l, size_t rest) {
   }
   case Ops::WHERE: {
     const UOpPtr& c = u->src[0];
-    UOpPtr cond = (info(c).mask & vmask_) == 0 ? operand(c, rest, rest_mask) : build_mask(c, rest, rest_mask);
+    UOpPtr cond = (info(c).mask & g.mask) == 0 ? operand(c, rest, rest_mask, g) : build_mask(c, rest, rest_mask, g);
     // the selected values are whole vectors (the renderer blends them bit by bit)
     auto value = [&](const UOpPtr& s) {
-      if ((info(s).mask & vmask_) != 0) return operand(s, rest, rest_mask);
+      if ((info(s).mask & g.mask) != 0) return operand(s, rest, rest_mask, g);
       if (s->op == Ops::CONST) return UOp::make(Ops::CONST, vt, {}, s->arg);
-      return UOp::make(Ops::VECTORIZE, vt, UOpList(static_cast<size_t>(width_), operand(s, rest, rest_mask)));
+      return UOp::make(Ops::VECTORIZE, vt, UOpList(static_cast<size_t>(width), operand(s, rest, rest_mask, g)));
     };
     return UOp::make(Ops::WHERE, vt, {cond, value(u->src[1]), value(u->src[2])});
   }
   default: {  // ASSIGN, casts, ALU ops
     UOpList src;
     src.reserve(u->src.size());
-    for (const UOpPtr& s : u->src) src.push_back(operand(s, rest, rest_mask));
+    for (const UOpPtr& s : u->src) src.push_back(operand(s, rest, rest_mask, g));
     return UOp::make(u->op, vt, std::move(src), u->arg);
   }
   }
@@ -373,20 +404,8 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
       break;
     }
   if (!store) return;
-  Lanes& il = info(store->src[0]);
   if (store->src[0]->graph_has(UOp::Fact::scalar_accumulator)) return;  // (see decide: LOAD)
-  const UOpList& lanes = scalars(il);
-  auto [base, offset0] = split_address(lanes[0]->src[1]);
-  // each axis's step in the address, read off the lane where it is 1 and the others 0
-  std::vector<int64_t> step(axes_.size(), 0);
-  for (size_t i = 0; i < axes_.size(); i++) {
-    if (!(il.mask >> i & 1) || extents_[i] < 2) continue;
-    size_t unit = 1;  // the combination with digit 1 on axis i: the product of the extents inside it
-    for (size_t j = i + 1; j < axes_.size(); j++)
-      if (il.mask >> j & 1) unit *= static_cast<size_t>(extents_[j]);
-    auto [b, o] = split_address(lanes[unit]->src[1]);
-    if (b == base) step[i] = o - offset0;
-  }
+  std::vector<int64_t> step = address_steps(store->src[0]);
   const int item = store->src[1]->dtype.itemsize();
   const int64_t widest = target_->vector_bytes / item, narrowest = std::max(2, 16 / item);
   // the chain of axes each stepping as far as the ones before it span: (axis, its lanes in a vector),
@@ -416,7 +435,8 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
     axes_.insert(axes_.begin() + static_cast<std::ptrdiff_t>(last) + 1, axes_[last]);
     extents_.insert(extents_.begin() + static_cast<std::ptrdiff_t>(last) + 1, lanes_of_last);
     extents_[last] /= lanes_of_last;
-    lane_stride_.push_back(0);
+    stores_.lane_stride.push_back(0);
+    others_.lane_stride.push_back(0);
     for (auto& [i, n] : chain)
       if (i >= last) i++;  // the low digit of the split one, and the axes inside it
     memo_ = {};
@@ -424,13 +444,13 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
   }
   size_t stride = 1;
   for (auto [i, n] : chain) {
-    lane_stride_[i] = stride;
-    vmask_ |= 1u << i;
+    stores_.lane_stride[i] = stride;
+    stores_.mask |= 1u << i;
     stride *= static_cast<size_t>(n);
   }
-  width_ = static_cast<int>(width);
+  stores_.width = static_cast<int>(width);
   if (!vector_axes_fit(sink)) {
-    vmask_ = 0;
+    stores_.mask = 0;
     return;
   }
   settle_accumulators(sink);
@@ -438,14 +458,15 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
 
 // Every store that depends on a vector axis runs over consecutive addresses along all of them.
 bool LaneExpansion::vector_axes_fit(const UOpPtr& sink) {
+  const uint32_t v = stores_.mask;
   for (const UOpPtr& s : sink->src) {
-    uint32_t m = info(s).mask & vmask_;
+    uint32_t m = info(s).mask & v;
     if (m == 0) continue;
-    if (m != vmask_ || s->op != Ops::STORE) return false;
+    if (m != v || s->op != Ops::STORE) return false;
     const uint32_t mask = info(s->src[0]).mask;
-    if ((mask & vmask_) != vmask_) return false;
-    for (size_t r = 0, n = combinations(mask & ~vmask_); r < n; r++)
-      if (!consecutive_lanes(s->src[0], r, mask)) return false;
+    if ((mask & v) != v) return false;
+    for (size_t r = 0, n = combinations(mask & ~v); r < n; r++)
+      if (!consecutive_lanes(s->src[0], r, mask, stores_)) return false;
   }
   return true;
 }
@@ -457,7 +478,7 @@ void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
   for (const UOp* u : sink->toposort()) {
     if (u->op != Ops::ASSIGN || u->src[0]->op != Ops::DEFINE_ACC) continue;
     const UOp* acc = u->src[0].get();
-    if (acc->src[0]->op == Ops::CONST && (info(u->src[0]).mask & vmask_) == vmask_) {
+    if (acc->src[0]->op == Ops::CONST && (info(u->src[0]).mask & stores_.mask) == stores_.mask) {
       vector_accs_[acc] = 1;
       assigns.push_back(u->ptr());
     }
@@ -465,7 +486,10 @@ void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
   for (bool dropped = !assigns.empty(); dropped;) {
     dropped = false;
     for (Lanes& l : store_)
-      if (l.mask != 0 && l.values.empty() && l.vectors.empty()) l.vector = Vector::unknown;
+      if (l.mask != 0 && l.values.empty() && l.vectors.empty()) {
+        l.vector = Vector::unknown;
+        l.group = nullptr;
+      }
     for (const UOpPtr& a : assigns) {
       const UOp* acc = a->src[0].get();
       if (vector_accs_[acc] && !vectorizable(info(a))) {
@@ -474,6 +498,76 @@ void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
       }
     }
   }
+}
+
+// Value ops the stores' vectors do not depend on but that vary over other axes, computed outside
+// the reduce loops (a softmax's exps per row, which a matmul's vectors then read as scalars), become
+// vectors over those: the axes that most such template nodes vary over, innermost first, as many
+// whole axes as a register holds of 4-byte lanes (a power of two, at least 16 bytes). (Inside a
+// reduce loop their loads are mostly gathers, which cost the loop more than the scalar lanes.)
+void LaneExpansion::choose_other_axes(const UOpPtr& sink) {
+  if (!stores_.mask) return;
+  std::map<uint32_t, size_t> nodes_by_mask;
+  for (const UOp* u : sink->toposort()) {
+    bool value = is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST;
+    if (!value || !vector_element(u->dtype) || u->dtype.itemsize() != 4) continue;
+    const Lanes& l = info(u->ptr());
+    if (l.mask != 0 && (l.mask & stores_.mask) == 0 && !l.in_reduce_loop) nodes_by_mask[l.mask]++;
+  }
+  auto most = std::max_element(nodes_by_mask.begin(), nodes_by_mask.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most == nodes_by_mask.end() || most->second < 4) return;
+  const int64_t widest = target_->vector_bytes / 4;
+  int64_t width = 1;
+  std::vector<size_t> order;  // the chosen axes, the lane-stride-1 one first
+  for (size_t i = axes_.size(); i-- > 0;) {
+    if (!(most->first >> i & 1) || width * extents_[i] > widest) continue;
+    order.push_back(i);
+    others_.mask |= 1u << i;
+    width *= extents_[i];
+  }
+  if (width < 4 || (width & (width - 1)) != 0) {
+    others_.mask = 0;
+    return;
+  }
+  others_.width = static_cast<int>(width);
+  // lanes in the address order of a load over these axes, so that its consecutive elements are one
+  // vector load (per-row values read by a softmax's rows)
+  for (const UOp* u : sink->toposort()) {
+    if (u->op != Ops::LOAD || u->src.size() != 1 || u->src[0]->op != Ops::INDEX) continue;
+    uint32_t mask = info(u->ptr()).mask;
+    if ((mask & others_.mask) != others_.mask || (mask & stores_.mask) != 0) continue;
+    if (u->src[0]->graph_has(UOp::Fact::scalar_accumulator)) continue;
+    std::vector<int64_t> step = address_steps(u->src[0]);
+    auto key = [&](size_t i) { return step[i] > 0 ? step[i] : std::numeric_limits<int64_t>::max(); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+    break;
+  }
+  size_t stride = 1;
+  for (size_t i : order) {
+    others_.lane_stride[i] = stride;
+    stride *= static_cast<size_t>(extents_[i]);
+  }
+  for (Lanes& l : store_)  // decided before these axes were known
+    if (l.vector == Vector::no && l.values.empty() && l.vectors.empty()) l.vector = Vector::unknown;
+}
+
+// Each axis's step in an address (an INDEX), read off its lane where the axis is 1 and the others 0;
+// 0 where the address does not depend on the axis, or where its base changes with it.
+std::vector<int64_t> LaneExpansion::address_steps(const UOpPtr& index) {
+  Lanes& il = info(index);
+  const UOpList& lanes = scalars(il);
+  auto [base, offset0] = split_address(lanes[0]->src[1]);
+  std::vector<int64_t> step(axes_.size(), 0);
+  for (size_t i = 0; i < axes_.size(); i++) {
+    if (!(il.mask >> i & 1) || extents_[i] < 2) continue;
+    size_t unit = 1;  // the combination with digit 1 on axis i: the product of the extents inside it
+    for (size_t j = i + 1; j < axes_.size(); j++)
+      if (il.mask >> j & 1) unit *= static_cast<size_t>(extents_[j]);
+    auto [b, o] = split_address(lanes[unit]->src[1]);
+    if (b == base) step[i] = o - offset0;
+  }
+  return step;
 }
 
 // ---- combinations
@@ -509,29 +603,29 @@ size_t LaneExpansion::project(size_t combo, uint32_t mask, uint32_t sub) const {
 }
 
 // The lane, within its vector, of combination `combo` of `mask`'s axes (which hold the vector axes).
-size_t LaneExpansion::vector_lane(size_t combo, uint32_t mask) const {
+size_t LaneExpansion::vector_lane(size_t combo, uint32_t mask, const VectorGroup& g) const {
   size_t lane = 0;
   for (size_t i = axes_.size(); i-- > 0;) {
     if (!(mask >> i & 1)) continue;
     size_t n = static_cast<size_t>(extents_[i]), digit = combo % n;
     combo /= n;
-    if (vmask_ >> i & 1) lane += digit * lane_stride_[i];
+    if (g.mask >> i & 1) lane += digit * g.lane_stride[i];
   }
   return lane;
 }
 
 // The combination of `mask`'s axes made of combination `rest` of its other axes and vector lane `lane`.
-size_t LaneExpansion::combo_of(size_t rest, size_t lane, uint32_t mask) const {
+size_t LaneExpansion::combo_of(size_t rest, size_t lane, uint32_t mask, const VectorGroup& g) const {
   std::array<size_t, 32> digit{};
   for (size_t i = axes_.size(); i-- > 0;) {
-    if (!(mask >> i & 1) || (vmask_ >> i & 1)) continue;
+    if (!(mask >> i & 1) || (g.mask >> i & 1)) continue;
     digit[i] = rest % static_cast<size_t>(extents_[i]);
     rest /= static_cast<size_t>(extents_[i]);
   }
   size_t combo = 0;
   for (size_t i = 0; i < axes_.size(); i++) {
     if (!(mask >> i & 1)) continue;
-    if (vmask_ >> i & 1) digit[i] = lane / lane_stride_[i] % static_cast<size_t>(extents_[i]);
+    if (g.mask >> i & 1) digit[i] = lane / g.lane_stride[i] % static_cast<size_t>(extents_[i]);
     combo = combo * static_cast<size_t>(extents_[i]) + digit[i];
   }
   return combo;

@@ -9,6 +9,9 @@
 // What has no vector form is built as scalar lanes, and the vectorizer joins what it can of those later
 // (a run of GEPs of one vector is that vector again). The vectorizer joined the same nodes from the
 // scalar lanes before; building them as vectors spares building, simplifying and joining every lane.
+// Values the stores' vectors do not vary over, computed outside the reduce loops, can be vectors over
+// other upcast axes too (a softmax's exps per row, read by a matmul's vectors as scalars), which the
+// vectorizer, seeded from the stores, never joined.
 #pragma once
 #include <deque>
 #include <vector>
@@ -37,39 +40,52 @@ public:
   UOpPtr expand_sink(const UOpPtr& sink);
 
 private:
+  // Axes whose lanes are one vector: the stores' (`stores_`), or others that lanes the stores' vectors
+  // do not depend on vary over (`others_`: a softmax's exps per row, read by a matmul's vectors as
+  // scalars).
+  struct VectorGroup {
+    uint32_t mask = 0;                 // its axes (0: none)
+    int width = 0;                     // lanes of a vector: the product of their extents
+    std::vector<size_t> lane_stride;   // per axis: its lane stride within a vector (its axes only)
+  };
   enum class Vector : uint8_t { unknown, no, yes };
   struct Lanes {
     const UOp* node = nullptr;  // the template node
     uint32_t mask = 0;          // the axes (bits in axis order) the node depends on
     bool quiet = false;         // its lanes only rename what the template computes (QuietLanes)
     Vector vector = Vector::unknown;
+    const VectorGroup* group = nullptr;  // of its vector form
+    bool in_reduce_loop = false;         // computed inside a loop of a reduce (not hoisted out of it)
     UOpList values;   // scalar lanes, one per combination of mask's axes (built on demand)
-    UOpList vectors;  // vector form: one per combination of mask's non-vector axes (built on demand)
+    UOpList vectors;  // vector form: one per combination of mask's axes outside its group (on demand)
   };
 
   Lanes& info(const UOpPtr& u);
   const UOpList& scalars(Lanes& l);
   const UOpList& vectors(Lanes& l);
   bool vectorizable(Lanes& l);
-  bool decide(const Lanes& l);
-  bool operand_ok(const UOpPtr& s);
-  bool mask_ok(const UOpPtr& cond, int width);
+  const VectorGroup* group_for(const Lanes& l) const;
+  bool decide(const Lanes& l, const VectorGroup& g);
+  bool operand_ok(const UOpPtr& s, const VectorGroup& g);
+  bool mask_ok(const UOpPtr& cond, int width, const VectorGroup& g);
   UOpPtr build_vector(const Lanes& l, size_t rest);
-  UOpPtr operand(const UOpPtr& s, size_t rest, uint32_t rest_mask);
-  UOpPtr build_mask(const UOpPtr& cond, size_t rest, uint32_t rest_mask);
-  bool consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t mask);
+  UOpPtr operand(const UOpPtr& s, size_t rest, uint32_t rest_mask, const VectorGroup& g);
+  UOpPtr build_mask(const UOpPtr& cond, size_t rest, uint32_t rest_mask, const VectorGroup& g);
+  bool consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t mask, const VectorGroup& g);
   Arg accumulator_arg(const UOp* acc, size_t combo, uint32_t mask) const;
   UOpPtr accumulator_lane(const UOp* acc, UOpList src) const;
 
   void choose_vector_axes(const UOpPtr& sink);
   bool vector_axes_fit(const UOpPtr& sink);
   void settle_accumulators(const UOpPtr& sink);
+  void choose_other_axes(const UOpPtr& sink);
+  std::vector<int64_t> address_steps(const UOpPtr& index);
 
   uint32_t axis_bits(const UOp* u) const;
   size_t combinations(uint32_t mask) const;
   size_t project(size_t combo, uint32_t mask, uint32_t sub) const;
-  size_t vector_lane(size_t combo, uint32_t mask) const;
-  size_t combo_of(size_t rest, size_t lane, uint32_t mask) const;
+  size_t vector_lane(size_t combo, uint32_t mask, const VectorGroup& g) const;
+  size_t combo_of(size_t rest, size_t lane, uint32_t mask, const VectorGroup& g) const;
   void keep_quiet(const Lanes& l, const UOpPtr& built);
 
   QuietLanes* quiet_;
@@ -77,9 +93,8 @@ private:
   std::vector<const UOp*> axes_;
   std::vector<int64_t> extents_;  // of axes_
   const VectorTarget* target_ = nullptr;
-  uint32_t vmask_ = 0;               // the vector axes (0: none)
-  int width_ = 0;                    // lanes of a vector: the product of their extents
-  std::vector<size_t> lane_stride_;  // per axis: its lane stride within a vector (vector axes only)
+  VectorGroup stores_, others_;
+  FlatPtrSet<const UOp*> reduce_loops_;  // the loops of the template's accumulators
   FlatPtrMap<const UOp*, uint8_t> vector_accs_;  // accumulator -> whether its update has a vector form
   FlatPtrMap<const UOp*, Lanes*> memo_;
   std::deque<Lanes> store_;  // stable addresses: a node's lanes are read while its sources' are built

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <regex>
 
 #include "codegen/expander.h"
 #include "codegen/linearizer.h"
@@ -31,6 +32,13 @@ namespace {
 class ScalarCRenderer : public CRenderer {
 public:
   ScalarCRenderer() { caps_.vector_bytes = 0; }
+};
+
+// The C backend as on a machine with `registers` vector registers (the register tile, and so the
+// upcasts, follow it).
+class CRendererWithRegisters : public CRenderer {
+public:
+  explicit CRendererWithRegisters(int registers) { caps_.vector_registers = registers; }
 };
 
 using Build = std::function<Tensor()>;
@@ -190,6 +198,28 @@ private slots:
     QCOMPARE(vector_nodes > 0, built_as_vectors);
     if (built_as_vectors)  // the lanes of the vector axes come as one node
       QVERIFY2(all_lanes * 4 < all_scalar_lanes * 3, qPrintable(QString("%1 lanes vs %2").arg(all_lanes).arg(all_scalar_lanes)));
+  }
+
+  // Lanes the stores' vectors do not vary over, computed outside the reduce loops, are vectors over
+  // their own axes: a classifier's backward reads exp(logit - max) / sum per row and class as scalars
+  // of its matmul's vectors; the rows' exps come out as vectors (the clamp of exp2's polynomial is a
+  // vector compare), the per-row max one vector load, and the kernel gives the same bits as scalar code.
+  void other_axes_become_vectors_data() {
+    QTest::addColumn<int>("registers");
+    QTest::newRow("16 registers (AVX2)") << 16;
+    QTest::newRow("32 registers (AVX-512VL)") << 32;
+  }
+  void other_axes_become_vectors() {
+    QFETCH(int, registers);
+    Tensor logits = Tensor::empty({64, 10}), w = Tensor::empty({10, 256});
+    Tensor p = (logits - Tensor::empty({64, 1})).exp() / Tensor::empty({64, 1});
+    UOpPtr ast = last_ast(p.matmul(w));
+    KernelPlan vec = plan_kernel(ast, CRendererWithRegisters(registers), false);
+    const std::string& src = vec.rendered.source;
+    QVERIFY2(std::regex_search(src, std::regex(R"(int[48] alu[0-9]+ = \(alu[0-9]+<-151\.0f\);)")), src.c_str());
+    QVERIFY2(std::regex_search(src, std::regex(R"(float[48] val[0-9]+ = \*\(\(const float[48]\*\)\(\(data2\+)")), src.c_str());
+    KernelPlan scalar = plan_kernel(ast, ScalarCRenderer(), false);
+    QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), src.c_str());
   }
 
   // Vector loads start at any element (a padded conv reads rows at offsets like -57): the vector types
