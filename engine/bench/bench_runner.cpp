@@ -126,20 +126,23 @@ void measure_variants(const OutputBuilder& build, const Device& dev, const Bench
   wr.noopt = finish_variant(std::move(v[1]), times[1]);
 }
 
-// schedule -> optimize -> lower -> render for every kernel, CPU time of this thread (median of 3
-// fresh runs: the trackers' index memos are forgotten before each, the C compiler is never called).
+// schedule -> optimize -> lower -> render for every kernel, CPU time of this thread: the median of 5
+// runs after one warm-up run (the process's pools and tables grow to the workload's size), each from
+// a cold start of the engine's caches (the trackers' index memos are forgotten before it); the C
+// compiler is never called.
 PipelineResult measure_pipeline(const std::string& name, const OutputBuilder& build, const Device& dev) {
   PipelineResult p;
   p.name = name;
   std::vector<double> times;
-  for (int i = 0; i < 3; i++) {
+  constexpr int kWarmup = 1, kRuns = 5;
+  for (int i = 0; i < kWarmup + kRuns; i++) {
     UOpList outs = uops_of(build());
     ShapeTracker::forget_memos();
     double t0 = thread_cpu_now();
     Schedule s = create_schedule(outs);
     for (const ScheduleItem& item : s.items)
       if (item.ast->op != Ops::COPY) plan_kernel(item.ast, dev.renderer(), false);  // copies plan nothing
-    times.push_back(thread_cpu_now() - t0);
+    if (i >= kWarmup) times.push_back(thread_cpu_now() - t0);
     p.kernels = static_cast<int64_t>(s.items.size());
   }
   p.seconds = median(times);
