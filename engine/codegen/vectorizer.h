@@ -4,7 +4,8 @@
 // vector op, the lanes' accumulators one vector accumulator, a select under per-lane compares one
 // select under a vector mask, casts of one width one conversion. What cannot be joined (a gather, a
 // max, a compare read as a bool) is packed lane by lane, each lane reading its sources' vectors where
-// those were joined.
+// those were joined. The lane expansion (codegen/lane_expansion.h) already builds most of these lanes
+// as vectors: a run of GEPs 0..n-1 of one n-wide vector joins as that vector.
 #pragma once
 #include "ir/ops.h"
 #include "ir/uop.h"
