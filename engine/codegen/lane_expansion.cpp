@@ -6,7 +6,6 @@
 #include <map>
 
 #include "ir/alu_eval.h"
-#include "render/renderer.h"
 #include "support/error.h"
 #include "symbolic/linear.h"
 #include "symbolic/terms.h"
@@ -64,19 +63,6 @@ std::vector<const UOp*> sorted_by_axis(const std::set<const UOp*>& axes) {
 
 // Values a lane reads without computing anything from the lane's constants.
 bool renames(Ops op) { return op == Ops::LOAD || op == Ops::DEFINE_ACC || op == Ops::ASSIGN; }
-
-bool vector_element(DType t) { return !t.is_ptr && t.count == 1 && is_vector_alu_element(t); }
-
-// An address as (base, constant offset), the way symbolic and fold_int_lane leave it: `base + c`.
-std::pair<const UOp*, int64_t> split_address(const UOpPtr& idx) {
-  if (idx->op == Ops::CONST) return {nullptr, idx->const_int()};
-  if (idx->op == Ops::ADD && idx->src[1]->op == Ops::CONST) return {idx->src[0].get(), idx->src[1]->const_int()};
-  return {idx.get(), 0};
-}
-
-UOpPtr gep(const UOpPtr& v, size_t k) {
-  return UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(static_cast<int64_t>(k))}));
-}
 
 } // namespace
 
@@ -516,7 +502,7 @@ void LaneExpansion::choose_other_axes(const UOpPtr& sink) {
   }
   auto most = std::max_element(nodes_by_mask.begin(), nodes_by_mask.end(),
                                [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (most == nodes_by_mask.end() || most->second < 4) return;
+  if (most == nodes_by_mask.end() || most->second < 4) return;  // (a few lanes of a few ops: not worth a vector)
   const int64_t widest = target_->vector_bytes / 4;
   int64_t width = 1;
   std::vector<size_t> order;  // the chosen axes, the lane-stride-1 one first

@@ -13,9 +13,19 @@
 
 namespace loupe {
 
-namespace {
-
 bool vector_element(DType t) { return !t.is_ptr && t.count == 1 && is_vector_alu_element(t); }
+
+AddressParts split_address(const UOpPtr& idx) {
+  if (idx->op == Ops::CONST) return {nullptr, idx->const_int()};
+  if (idx->op == Ops::ADD && idx->src[1]->op == Ops::CONST) return {idx->src[0].get(), idx->src[1]->const_int()};
+  return {idx.get(), 0};
+}
+
+UOpPtr gep(const UOpPtr& v, size_t k) {
+  return UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(static_cast<int64_t>(k))}));
+}
+
+namespace {
 
 // Source i of every lane.
 UOpList column(const UOpList& lanes, size_t i) {
@@ -32,18 +42,6 @@ bool uniform(const UOpList& xs) {
 // Whether source i is the same node on every lane.
 bool uniform_column(const UOpList& lanes, size_t i) {
   return std::all_of(lanes.begin(), lanes.end(), [&](const UOpPtr& l) { return l->src[i] == lanes[0]->src[i]; });
-}
-
-// A lane's address as (base, constant offset): symbolic leaves `base + c` with the constant last.
-struct IndexParts {
-  const UOp* base = nullptr;  // null: the address is the constant alone
-  int64_t offset = 0;
-};
-
-IndexParts split_index(const UOpPtr& idx) {
-  if (idx->op == Ops::CONST) return {nullptr, idx->const_int()};
-  if (idx->op == Ops::ADD && idx->src[1]->op == Ops::CONST) return {idx->src[0].get(), idx->src[1]->const_int()};
-  return {idx.get(), 0};
 }
 
 class Vectorizer {
@@ -63,7 +61,7 @@ public:
     for (size_t i = 0; i < sink->src.size(); i++) {
       const UOpPtr& st = sink->src[i];
       if (st->op != Ops::STORE || st->src[0]->op != Ops::INDEX || !vector_element(st->src[1]->dtype)) continue;
-      IndexParts p = split_index(st->src[0]->src[1]);
+      AddressParts p = split_address(st->src[0]->src[1]);
       const UOp* gate = st->src.size() > 2 ? st->src[2].get() : nullptr;
       groups[{st->src[0]->src[0].get(), p.base, gate, st->src[1]->dtype}].push_back({p.offset, i});
     }
@@ -121,11 +119,11 @@ private:
   static UOpPtr consecutive_pointer(const UOpList& indices) {
     const UOpPtr& first = indices[0];
     if (first->op != Ops::INDEX) return nullptr;
-    IndexParts p0 = split_index(first->src[1]);
+    AddressParts p0 = split_address(first->src[1]);
     for (size_t k = 1; k < indices.size(); k++) {
       const UOpPtr& ix = indices[k];
       if (ix->op != Ops::INDEX || ix->src[0] != first->src[0]) return nullptr;
-      IndexParts p = split_index(ix->src[1]);
+      AddressParts p = split_address(ix->src[1]);
       if (p.base != p0.base || p.offset != p0.offset + static_cast<int64_t>(k)) return nullptr;
     }
     return vector_pointer(indices);
@@ -178,10 +176,6 @@ private:
       out.push_back(UOp::make(a->op, a->dtype, std::move(src), a->arg));
     }
     return UOp::make(Ops::VECTORIZE, vt, std::move(out));
-  }
-
-  static UOpPtr gep(const UOpPtr& v, size_t k) {
-    return UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(static_cast<int64_t>(k))}));
   }
 
   // Sources of a vector ALU op; one value on every lane stays scalar (the renderer broadcasts it).

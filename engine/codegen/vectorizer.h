@@ -17,6 +17,20 @@ struct VectorTarget {
   OpSet alu_ops;         // ALU ops the backend computes on whole vectors
 };
 
+// Element types whose lanes join into vectors (a scalar, not a pointer, with vector ALU ops in C).
+bool vector_element(DType t);
+
+// A lane's address as (base, constant offset): symbolic and the lane expansion leave `base + c` with
+// the constant last; lanes of one base at offsets c, c+1, ... are consecutive elements.
+struct AddressParts {
+  const UOp* base = nullptr;  // null: the address is the constant alone
+  int64_t offset = 0;
+};
+AddressParts split_address(const UOpPtr& idx);
+
+// Lane k of vector v.
+UOpPtr gep(const UOpPtr& v, size_t k);
+
 // Applies to a lowered kernel (a SINK of STOREs after expansion and simplification). A target with
 // vector_bytes 0 leaves the kernel as it is.
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target);
