@@ -102,11 +102,37 @@ UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink) {
   for (const UOpPtr& store : sink->src) {
     Lanes& l = info(store);
     changed = changed || l.mask != 0;
+    if (direct_vector_stores(sink, store, out)) continue;
     const UOpList& values = scalars(l);
     out.insert(out.end(), values.begin(), values.end());
   }
   if (!changed) return nullptr;
   return UOp::make(Ops::SINK, dtypes::void_, out, sink->arg);
+}
+
+// A store whose value has a vector form along the stores' axes: one vector store per combination of
+// the other axes, at the address of its first lane, as the vectorizer would join its lanes (their
+// addresses are consecutive: vector_axes_fit). Only where no other store of the kernel writes the
+// buffer, whose lanes could make the vectorizer's runs start elsewhere.
+bool LaneExpansion::direct_vector_stores(const UOpPtr& sink, const UOpPtr& store, UOpList& out) {
+  if (!stores_.mask || store->op != Ops::STORE || store->src.size() != 2 || store->src[0]->op != Ops::INDEX) return false;
+  const Lanes& l = info(store);
+  Lanes& value = info(store->src[1]);
+  if ((l.mask & stores_.mask) != stores_.mask || !vectorizable(value) || value.group != &stores_) return false;
+  const UOp* buffer = store->src[0]->src[0].get();
+  for (const UOpPtr& s : sink->src)
+    if (s != store && s->op == Ops::STORE && s->src[0]->op == Ops::INDEX && s->src[0]->src[0].get() == buffer) return false;
+  Lanes& index = info(store->src[0]);
+  const UOpList& addresses = scalars(index);
+  const UOpList& vs = vectors(value);
+  const uint32_t rest_mask = l.mask & ~stores_.mask;
+  for (size_t r = 0, n = combinations(rest_mask); r < n; r++) {
+    const UOpPtr& first = addresses[project(combo_of(r, 0, l.mask, stores_), l.mask, index.mask)];
+    DType ptr = first->dtype;
+    UOpPtr pointer = UOp::make(Ops::CAST, ptr.base().vec(stores_.width).ptr(-1, ptr.local), {first});
+    out.push_back(UOp::make(Ops::STORE, dtypes::void_, {pointer, vs[project(r, rest_mask, value.mask & ~stores_.mask)]}));
+  }
+  return true;
 }
 
 // ---- what a node depends on

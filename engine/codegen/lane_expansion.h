@@ -75,6 +75,7 @@ private:
   Arg accumulator_arg(const UOp* acc, size_t combo, uint32_t mask) const;
   UOpPtr accumulator_lane(const UOp* acc, UOpList src) const;
 
+  bool direct_vector_stores(const UOpPtr& sink, const UOpPtr& store, UOpList& out);
   void choose_vector_axes(const UOpPtr& sink);
   bool vector_axes_fit(const UOpPtr& sink);
   void settle_accumulators(const UOpPtr& sink);

@@ -134,6 +134,22 @@ private slots:
     QVERIFY(graph_rewrite(lowered, symbolic(), {.quiet = &quiet.nodes}) == graph_rewrite(lowered, symbolic()));
   }
 
+  // A matmul tile's stores come out of the expansion as vector stores already (its accumulators are
+  // vectors): no scalar store lanes for the vectorizer to join again.
+  void vector_values_are_stored_as_vectors() {
+    Tensor x = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64}));
+    CRenderer renderer;
+    const VectorTarget target{renderer.caps().vector_bytes, renderer.caps().vector_ops};
+    Kernel k = kernel_for(last_ast(x), renderer);
+    k.hand_coded_optimizations();
+    UOpPtr lowered = lower_kernel(k, k.optimized_ast(), {}, {}, nullptr, &target);
+    size_t vector_stores = 0, scalar_stores = 0;
+    for (const UOp* u : lowered->toposort())
+      if (u->op == Ops::STORE) (u->src[1]->dtype.count > 1 ? vector_stores : scalar_stores)++;
+    QVERIFY(vector_stores > 0);
+    QCOMPARE(scalar_stores, size_t(0));
+  }
+
   void a_kernel_without_upcasts_is_unchanged() {
     Tensor x = Tensor::empty({1000}) + Tensor::empty({1000});
     UOpPtr ast = last_ast(x);
