@@ -90,12 +90,13 @@ UOpList LaneExpansion::every_lane(const UOpPtr& u) {
 
 UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink) {
   if (target_ && accumulators_ == Accumulators::split) {
-    for (const UOp* u : sink->toposort())
+    order_ = sink->toposort();
+    for (const UOp* u : order_)
       if (u->op == Ops::DEFINE_ACC)
         for (size_t i = 1; i < u->src.size(); i++)
           if (u->src[i]->op == Ops::RANGE && !axis_bits(u->src[i].get())) reduce_loops_.insert(u->src[i].get());
     choose_vector_axes(sink);
-    choose_other_axes(sink);
+    choose_other_axes();
   }
   UOpList out;
   bool changed = false;
@@ -128,9 +129,8 @@ bool LaneExpansion::direct_vector_stores(const UOpPtr& sink, const UOpPtr& store
   const uint32_t rest_mask = l.mask & ~stores_.mask;
   for (size_t r = 0, n = combinations(rest_mask); r < n; r++) {
     const UOpPtr& first = addresses[project(combo_of(r, 0, l.mask, stores_), l.mask, index.mask)];
-    DType ptr = first->dtype;
-    UOpPtr pointer = UOp::make(Ops::CAST, ptr.base().vec(stores_.width).ptr(-1, ptr.local), {first});
-    out.push_back(UOp::make(Ops::STORE, dtypes::void_, {pointer, vs[project(r, rest_mask, value.mask & ~stores_.mask)]}));
+    out.push_back(UOp::make(Ops::STORE, dtypes::void_,
+                            {vector_pointer(first, stores_.width), vs[project(r, rest_mask, value.mask & ~stores_.mask)]}));
   }
   return true;
 }
@@ -366,8 +366,7 @@ UOpPtr LaneExpansion::build_vector(const Lanes& l, size_t rest) {
   case Ops::LOAD: {
     Lanes& il = info(u->src[0]);
     const UOpPtr& first = scalars(il)[project(combo_of(rest, 0, l.mask, g), l.mask, il.mask)];
-    DType ptr = first->dtype;
-    UOpList src{UOp::make(Ops::CAST, ptr.base().vec(width).ptr(-1, ptr.local), {first})};
+    UOpList src{vector_pointer(first, width)};
     if (u->src.size() == 3) {
       src.push_back(UOp::make(Ops::CONST, vt, {}, u->src[1]->arg));
       src.push_back(operand(u->src[2], rest, rest_mask, g));
@@ -465,7 +464,7 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
     stores_.mask = 0;
     return;
   }
-  settle_accumulators(sink);
+  settle_accumulators();
 }
 
 // Every store that depends on a vector axis runs over consecutive addresses along all of them.
@@ -485,9 +484,9 @@ bool LaneExpansion::vector_axes_fit(const UOpPtr& sink) {
 
 // An accumulator is a vector when its update is: assume every one is, drop those whose update is not,
 // and decide again until none drops (what an update reads may hang on another accumulator).
-void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
+void LaneExpansion::settle_accumulators() {
   UOpList assigns;
-  for (const UOp* u : sink->toposort()) {
+  for (const UOp* u : order_) {
     if (u->op != Ops::ASSIGN || u->src[0]->op != Ops::DEFINE_ACC) continue;
     const UOp* acc = u->src[0].get();
     if (acc->src[0]->op == Ops::CONST && (info(u->src[0]).mask & stores_.mask) == stores_.mask) {
@@ -497,11 +496,7 @@ void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
   }
   for (bool dropped = !assigns.empty(); dropped;) {
     dropped = false;
-    for (Lanes& l : store_)
-      if (l.mask != 0 && l.values.empty() && l.vectors.empty()) {
-        l.vector = Vector::unknown;
-        l.group = nullptr;
-      }
+    undecide();
     for (const UOpPtr& a : assigns) {
       const UOp* acc = a->src[0].get();
       if (vector_accs_[acc] && !vectorizable(info(a))) {
@@ -517,10 +512,10 @@ void LaneExpansion::settle_accumulators(const UOpPtr& sink) {
 // vectors over those: the axes that most such template nodes vary over, innermost first, as many
 // whole axes as a register holds of 4-byte lanes (a power of two, at least 16 bytes). (Inside a
 // reduce loop their loads are mostly gathers, which cost the loop more than the scalar lanes.)
-void LaneExpansion::choose_other_axes(const UOpPtr& sink) {
+void LaneExpansion::choose_other_axes() {
   if (!stores_.mask) return;
   std::map<uint32_t, size_t> nodes_by_mask;
-  for (const UOp* u : sink->toposort()) {
+  for (const UOp* u : order_) {
     bool value = is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST;
     if (!value || !vector_element(u->dtype) || u->dtype.itemsize() != 4) continue;
     const Lanes& l = info(u->ptr());
@@ -545,7 +540,7 @@ void LaneExpansion::choose_other_axes(const UOpPtr& sink) {
   others_.width = static_cast<int>(width);
   // lanes in the address order of a load over these axes, so that its consecutive elements are one
   // vector load (per-row values read by a softmax's rows)
-  for (const UOp* u : sink->toposort()) {
+  for (const UOp* u : order_) {
     if (u->op != Ops::LOAD || u->src.size() != 1 || u->src[0]->op != Ops::INDEX) continue;
     uint32_t mask = info(u->ptr()).mask;
     if ((mask & others_.mask) != others_.mask || (mask & stores_.mask) != 0) continue;
@@ -560,8 +555,16 @@ void LaneExpansion::choose_other_axes(const UOpPtr& sink) {
     others_.lane_stride[i] = stride;
     stride *= static_cast<size_t>(extents_[i]);
   }
-  for (Lanes& l : store_)  // decided before these axes were known
-    if (l.vector == Vector::no && l.values.empty() && l.vectors.empty()) l.vector = Vector::unknown;
+  undecide();  // decided before these axes were known
+}
+
+// Forgets the vector decisions of the nodes nothing was built for yet (they are taken again).
+void LaneExpansion::undecide() {
+  for (Lanes& l : store_)
+    if (l.mask != 0 && l.values.empty() && l.vectors.empty()) {
+      l.vector = Vector::unknown;
+      l.group = nullptr;
+    }
 }
 
 // Each axis's step in an address (an INDEX), read off its lane where the axis is 1 and the others 0;

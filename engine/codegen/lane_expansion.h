@@ -78,8 +78,9 @@ private:
   bool direct_vector_stores(const UOpPtr& sink, const UOpPtr& store, UOpList& out);
   void choose_vector_axes(const UOpPtr& sink);
   bool vector_axes_fit(const UOpPtr& sink);
-  void settle_accumulators(const UOpPtr& sink);
-  void choose_other_axes(const UOpPtr& sink);
+  void settle_accumulators();
+  void choose_other_axes();
+  void undecide();
   std::vector<int64_t> address_steps(const UOpPtr& index);
 
   uint32_t axis_bits(const UOp* u) const;
@@ -95,6 +96,7 @@ private:
   std::vector<int64_t> extents_;  // of axes_
   const VectorTarget* target_ = nullptr;
   VectorGroup stores_, others_;
+  std::vector<const UOp*> order_;         // the template's nodes, sources first (with a vector target)
   FlatPtrSet<const UOp*> reduce_loops_;  // the loops of the template's accumulators
   FlatPtrMap<const UOp*, uint8_t> vector_accs_;  // accumulator -> whether its update has a vector form
   FlatPtrMap<const UOp*, Lanes*> memo_;

@@ -21,6 +21,11 @@ AddressParts split_address(const UOpPtr& idx) {
   return {idx.get(), 0};
 }
 
+UOpPtr vector_pointer(const UOpPtr& first, int width) {
+  DType ptr = first->dtype;
+  return UOp::make(Ops::CAST, ptr.base().vec(width).ptr(-1, ptr.local), {first});
+}
+
 UOpPtr gep(const UOpPtr& v, size_t k) {
   return UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(static_cast<int64_t>(k))}));
 }
@@ -130,9 +135,7 @@ private:
   }
 
   static UOpPtr vector_pointer(const UOpList& indices) {
-    DType ptr = indices[0]->dtype;
-    DType vt = ptr.base().vec(static_cast<int>(indices.size())).ptr(-1, ptr.local);
-    return UOp::make(Ops::CAST, vt, {indices[0]});
+    return loupe::vector_pointer(indices[0], static_cast<int>(indices.size()));
   }
 
   // The vector of these scalar lanes, joined where the lanes allow it, packed otherwise.

@@ -31,6 +31,9 @@ AddressParts split_address(const UOpPtr& idx);
 // Lane k of vector v.
 UOpPtr gep(const UOpPtr& v, size_t k);
 
+// A pointer to the `width` consecutive elements that start at INDEX `first` (a vector load or store).
+UOpPtr vector_pointer(const UOpPtr& first, int width);
+
 // Applies to a lowered kernel (a SINK of STOREs after expansion and simplification). A target with
 // vector_bytes 0 leaves the kernel as it is.
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target);
