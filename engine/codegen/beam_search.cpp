@@ -137,10 +137,12 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   ListenersPaused quiet;  // candidates stay out of the trace; the chosen plan is recorded as usual
   std::set<std::string> seen;
   auto time_kernel = [&](const Kernel& k) {
+    check_interrupt();
     KernelPlan plan;
     try {
       plan = plan_from_kernel(k, ast, renderer);
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Interrupt) throw;
       return std::numeric_limits<double>::infinity();
     }
     if (!seen.insert(plan.rendered.source).second) return -1.0;  // the same code as another candidate

@@ -3,6 +3,7 @@
 // equality is structural equality. Each node carries a stable content key and its proven integer
 // range (vmin/vmax), computed once when it is built.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -64,6 +65,14 @@ public:
   };
   bool graph_has(Fact f) const { return (facts_ & static_cast<uint8_t>(f)) != 0; }
 
+  // Provenance (ir/metadata.h): the first tensor op that produced this node, 0 when none. Not part
+  // of the node's identity; set once, by the frontend, when a tensor takes the node.
+  uint32_t metadata() const { return metadata_.load(std::memory_order_relaxed); }
+  void set_metadata_once(uint32_t id) const {
+    uint32_t none = 0;
+    if (id) metadata_.compare_exchange_strong(none, id, std::memory_order_relaxed);
+  }
+
   // Range analysis (ints and bools; for other dtypes the dtype's limits). Exact for constants.
   __int128 vmin() const { return vmin_; }
   __int128 vmax() const { return vmax_; }
@@ -90,6 +99,7 @@ public:
 private:
   Hash128 key_;
   uint8_t facts_ = 0;  // Fact bits (in the padding before the 16-byte-aligned bounds)
+  mutable std::atomic<uint32_t> metadata_{0};  // the same padding
   __int128 vmin_ = 0, vmax_ = 0;
   friend struct UOpBuilder;
 };

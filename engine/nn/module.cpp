@@ -74,7 +74,7 @@ std::vector<std::string> load_state_dict(Module& m, const StateDict& state, bool
   std::vector<Tensor*> to_realize;
   for (auto& [dst, value] : plan) to_realize.push_back(&value);
   if (!to_realize.empty()) Tensor::realize_all(to_realize);
-  for (auto& [dst, value] : plan) *dst = value;
+  for (auto& [dst, value] : plan) dst->assign(value);
   return loaded;
 }
 

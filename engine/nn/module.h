@@ -1,8 +1,8 @@
 // nn modules (tinygrad's nn names and default initializations) and the state-dict helpers.
 //
 // A module owns its tensors as members; `collect` lists them with their state-dict names, so
-// optimizers and load_state_dict can replace a member in place (Loupe tensors have no assign: an update
-// builds a new tensor and the member is set to it). A composite model lists its children:
+// optimizers and load_state_dict can update a member in place (Tensor::assign). A composite model lists
+// its children:
 //
 //   struct Net : nn::Module {
 //     nn::Linear l1{4, 8}, l2{8, 2};

@@ -59,12 +59,9 @@ void Optimizer::step() {
   for (Tensor* s : state()) all.push_back(s);
   for (Tensor* b : buffers_) all.push_back(b);
   Tensor::realize_all(all);
-  // the new tensors keep the gradients, as tinygrad's assigned parameters do: without zero_grad() the
-  // next backward() adds to them
-  for (size_t i = 0; i < params_.size(); i++) {
-    fresh[i].set_grad(grads[i]);
-    *params_[i] = fresh[i];
-  }
+  // each parameter takes its new value in place (tinygrad's assign): every reference to it sees the
+  // step, and it keeps its gradient, so without zero_grad() the next backward() adds to it
+  for (size_t i = 0; i < params_.size(); i++) params_[i]->assign(fresh[i]);
 }
 
 // ---- LARS / SGD ----

@@ -5,9 +5,9 @@
 //   auto opt = nn::Adam({&l.weight, &*l.bias}, 0.01);
 //   loss.backward(); opt.step(); opt.zero_grad();
 //
-// step() realizes the new parameters and state in one schedule and sets the parameter tensors (through
-// the pointers given) to them, keeping their .grad until zero_grad(); copies of a parameter taken before
-// the step keep the old value.
+// step() realizes the new parameters and state in one schedule and assigns them to the parameter
+// tensors (through the pointers given; every reference to a parameter sees the new value), which keep
+// their .grad until zero_grad().
 #pragma once
 #include <vector>
 
@@ -25,6 +25,7 @@ public:
   void set_buffers(std::vector<Tensor*> buffers) { buffers_ = std::move(buffers); }
   void set_lr(double lr);
   double get_lr();
+  const Tensor& lr() const { return lr_; }  // the learning rate as the step reads it (a float32 0-d tensor)
   const std::vector<Tensor*>& params() const { return params_; }
 
 protected:

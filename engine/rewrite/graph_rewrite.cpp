@@ -36,7 +36,7 @@ public:
     }
     bool changed = !new_src.empty();
     const bool quiet = !changed && opts_.quiet && opts_.quiet->contains(n.get());
-    UOpPtr next = changed ? UOp::make(n->op, n->dtype, std::move(new_src), n->arg) : quiet ? nullptr : apply(n);
+    UOpPtr next = changed ? rebuilt(*n, std::move(new_src)) : quiet ? nullptr : apply(n);
     UOpPtr result = next ? top_down(next) : n;
     remember(n, result);
     return result;
@@ -53,7 +53,7 @@ public:
       new_src.push_back(bottom_up(s));
       changed = changed || new_src.back() != s;
     }
-    UOpPtr result = changed ? bottom_up(UOp::make(last->op, last->dtype, std::move(new_src), last->arg)) : last;
+    UOpPtr result = changed ? bottom_up(rebuilt(*last, std::move(new_src))) : last;
     remember(n, result);
     return result;
   }
@@ -76,10 +76,18 @@ private:
     if (fresh) *entry = {n, result};
   }
 
+  // The node again over new sources, keeping its provenance (ir/metadata.h).
+  static UOpPtr rebuilt(const UOp& n, UOpList new_src) {
+    UOpPtr r = UOp::make(n.op, n.dtype, std::move(new_src), n.arg);
+    r->set_metadata_once(n.metadata());
+    return r;
+  }
+
   UOpPtr apply(const UOpPtr& n) {
     auto start = observed_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
     if (!r.replacement) return nullptr;
+    r.replacement->set_metadata_once(n->metadata());  // provenance survives the rewrite (ir/metadata.h)
     if (++steps_ > opts_.step_limit)
       raise_internal(__FILE__, __LINE__,
                      cat("rewrite pass '", pass_.name, "' exceeded ", opts_.step_limit,

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ir/metadata.h"
 #include "rewrite/graph_rewrite.h"
 #include "schedule/kernel_ast.h"
 #include "schedule/lazy_shape.h"
@@ -325,7 +326,7 @@ private:
       if (auto it = built_.find(u); it != built_.end()) {
         const BuiltKernel& b = it->second;
         if (std::all_of(b.asked.begin(), b.asked.end(), [&](const auto& q) { return realized(q.first) == q.second; })) {
-          sched.items.push_back({b.ast, b.bufs});
+          sched.items.push_back({b.ast, b.bufs, b.metadata});
           continue;
         }
       }
@@ -342,12 +343,31 @@ private:
                       return recompute_fits(r, factor);
                     }});
       if (k.vetoed) return k.vetoed;
-      sched.items.push_back({k.ast, k.bufs});
       b.ast = k.ast;
       b.bufs = k.bufs;
+      b.metadata = kernel_metadata(u);
+      sched.items.push_back({k.ast, k.bufs, b.metadata});
       built_[u] = std::move(b);
     }
     return nullptr;
+  }
+
+  // The provenance of the nodes a realized node's kernel computes: its graph down to the nodes that
+  // other kernels realize. Only walked when some frontend recorded provenance at all.
+  std::vector<uint32_t> kernel_metadata(const UOp* u) {
+    std::vector<uint32_t> ids;
+    if (!any_metadata()) return ids;
+    std::vector<const UOp*> stack{u};
+    std::unordered_set<const UOp*> seen{u};
+    while (!stack.empty()) {
+      const UOp* n = stack.back();
+      stack.pop_back();
+      append_unique(ids, n->metadata());
+      for (const UOpPtr& s : n->src)
+        if (!realized_.count(s.get()) && seen.insert(s.get()).second) stack.push_back(s.get());
+    }
+    std::reverse(ids.begin(), ids.end());  // the walk meets the last op first
+    return ids;
   }
 
   UOpPtr output_result(const UOpPtr& original, const UOpPtr& viewed) {
@@ -369,6 +389,7 @@ private:
     UOpPtr ast;
     UOpList bufs;
     std::vector<std::pair<const UOp*, UOpPtr>> asked;  // what `realized` answered while it was built
+    std::vector<uint32_t> metadata;
   };
   std::unordered_map<const UOp*, BuiltKernel> built_;
 };

@@ -15,6 +15,7 @@ struct ScheduleItem {
   UOpPtr ast;    // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
                  // device) copying bufs[1] into bufs[0]
   UOpList bufs;  // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
+  std::vector<uint32_t> metadata;  // the tensor ops fused into it (ir/metadata.h), first seen first
 };
 
 struct Schedule {

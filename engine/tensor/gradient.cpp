@@ -1,5 +1,6 @@
 // Autograd (current tinygrad's design): gradients are more lazy UOps, built by a rule per op that
 // maps the incoming gradient to one gradient per source, walking the graph backwards from the root.
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <numeric>
@@ -132,6 +133,8 @@ Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
 } // namespace
 
 std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
+  if (!dtype().is_float() || std::any_of(targets.begin(), targets.end(), [](const Tensor& t) { return !t.dtype().is_float(); }))
+    throw Error("only float Tensors have gradient");
   if (!gradient) {
     if (numel() != 1 || ndim() != 0)
       throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
@@ -182,7 +185,8 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   for (auto& st : live_tensor_states()) {
     Tensor t(FromState{}, st);
     // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar
-    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak()) targets.push_back(t);
+    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak() && st->requires_grad != false)
+      targets.push_back(t);
   }
   std::vector<Tensor> grads = this->gradient(targets, gradient);
   for (size_t i = 0; i < targets.size(); i++) {

@@ -97,7 +97,8 @@ CandidateTimer beam_timer(const ScheduleItem& item, Device& dev, double& best) {
       for (int i = 1; i < 3 && t < 4 * best; i++) t = std::min(t, program->run(handles, {}, rk.global, rk.local, true));
       best = std::min(best, t);
       return t;
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Interrupt) throw;
       return std::numeric_limits<double>::infinity();
     }
   };
@@ -216,6 +217,7 @@ void run_schedule(const Schedule& schedule) {
   int debug = options().debug;
   TraceSession* trace = TraceSession::current();
   for (const ScheduleItem& item : schedule.items) {
+    check_interrupt();  // between kernels: Ctrl-C from Python stops a long schedule here
     if (item.ast->op == Ops::COPY) {
       run_copy(item);
       continue;
@@ -312,6 +314,8 @@ std::vector<double> Tensor::to_vector() {
   for (size_t i = 0; i + d.itemsize() <= bytes.size(); i += d.itemsize()) out.push_back(unpack_double(d, bytes.data() + i));
   return out;
 }
+
+std::vector<uint8_t> Tensor::to_bytes() { return read_bytes(*this); }
 
 std::vector<int64_t> Tensor::to_int_vector() {
   std::vector<uint8_t> bytes = read_bytes(*this);

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ir/metadata.h"
 #include "runtime/device.h"
 #include "support/error.h"
 #include "support/options.h"
@@ -71,6 +72,7 @@ size_t registry_prune_at = 1024;
 } // namespace
 
 void Tensor::init(UOpPtr uop, Shape shape) {
+  if (uint32_t meta = MetadataScope::current()) uop->set_metadata_once(meta);
   s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr});
   std::lock_guard lock(registry_mutex);
   registry.push_back(s_);
@@ -129,6 +131,35 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
 
 Tensor Tensor::from_uop(UOpPtr uop, Shape shape) { return Tensor(std::move(uop), std::move(shape)); }
 
+Tensor Tensor::from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0) throw ValueError(loupe::cat("Tensor from bytes: negative dimension in shape ", shape_str(shape)));
+    n *= s;
+  }
+  DType d = dtypes::strong(dtype);
+  if (static_cast<int64_t>(bytes.size()) != n * d.itemsize())
+    throw ValueError(loupe::cat("Tensor from bytes: ", bytes.size(), " bytes for shape ", shape_str(shape), " of ",
+                                d.short_name(), " (", n * d.itemsize(), " expected)"));
+  auto ref = BufferRef::make_new(home_device(), d, n);
+  ref->state->pending_host_data = std::move(bytes);
+  Tensor flat(UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref))), Shape{n});
+  return shape == Shape{n} ? flat : flat.reshape(shape);
+}
+
+Tensor& Tensor::assign(const Tensor& x) {
+  if (x.shape() != shape())
+    throw AssertionError(loupe::cat("assign shape mismatch ", shape_str(shape()), " != ", shape_str(x.shape())));
+  Tensor v = x;
+  if (x.dtype() != dtype()) {
+    if (!x.dtype().is_weak()) throw AssertionError(loupe::cat("assign dtype mismatch ", dtype().short_name(), " != ", x.dtype().short_name()));
+    v = x.cast(dtype());
+  }
+  if (v.s_ == s_) return *this;
+  s_->uop = v.uop();
+  return *this;
+}
+
 int64_t Tensor::numel() const {
   return std::accumulate(s_->shape.begin(), s_->shape.end(), int64_t(1), std::multiplies<>());
 }
@@ -163,7 +194,7 @@ int64_t Tensor::resolve_axis(int64_t axis) const {
   int64_t n = ndim();
   int64_t lo = n == 0 ? -1 : -n, hi = n == 0 ? 0 : n - 1;
   if (axis < lo || axis > hi)
-    throw Error(loupe::cat("dimension ", axis, " is out of range for a tensor of shape ", shape_str(s_->shape),
+    throw IndexError(loupe::cat("dimension ", axis, " is out of range for a tensor of shape ", shape_str(s_->shape),
                     " (expected in [", lo, ", ", hi, "])"));
   return axis < 0 ? axis + std::max<int64_t>(n, 1) : axis;
 }

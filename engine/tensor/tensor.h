@@ -83,6 +83,8 @@ public:
   Tensor(bool v) : Tensor(ConstVal(v)) {}
   Tensor(const Nested& data, std::optional<DType> dtype = {});  // Tensor([[1,2],[3,4]])
   static Tensor from_uop(UOpPtr uop, Shape shape);          // wrap a lazy graph (engine use)
+  // Raw little-endian elements, row-major (numpy's bytes); loupe::Error when the size does not match.
+  static Tensor from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes);
   static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float);
   static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float);
   static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float);
@@ -128,6 +130,7 @@ public:
   Tensor mul(const Tensor& o) const;
   Tensor div(const Tensor& o) const;        // true division: ints become floats
   Tensor floordiv(const Tensor& o) const;   // // (floor for ints, floor(a/b) for floats)
+  Tensor idiv(const Tensor& o) const;       // C division: truncates toward zero (tinygrad v0.10.2's idiv)
   Tensor mod(const Tensor& o) const;        // % with the sign of the divisor (Python)
   Tensor fmod(const Tensor& o) const;       // C fmod: sign of the dividend
   Tensor pow(const Tensor& o) const;
@@ -200,6 +203,9 @@ public:
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, const Shape& sizes) const;
   Tensor getitem(const std::vector<Index>& indices) const;
+  // x[indices] = value (tinygrad's __setitem__): this tensor takes the new values (assign); value
+  // broadcasts to the selection and is cast to this dtype.
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& value);
   Tensor cat(const std::vector<Tensor>& others, int64_t dim = 0) const;
   static Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
   Tensor repeat(const Shape& repeats) const;
@@ -345,6 +351,12 @@ public:
   Tensor& realize();                    // runs the kernels that compute this tensor
   std::vector<double> to_vector();      // realizes and reads back, row-major (ints exactly up to 2^53)
   std::vector<int64_t> to_int_vector(); // exact for every integer dtype (uint64 as its bit pattern)
+  std::vector<uint8_t> to_bytes();      // realizes and reads back the raw elements, row-major
+
+  // tinygrad's assign: this tensor, and every reference to it, takes x's value from now on (lazily).
+  // Shapes must be equal and dtypes too (a weak scalar takes this dtype); tensors built from this one
+  // earlier keep the old value.
+  Tensor& assign(const Tensor& x);
 
   // Realize several tensors in one schedule.
   static void realize_all(std::vector<Tensor*> tensors);
@@ -357,6 +369,8 @@ public:
   Tensor& backward(std::optional<Tensor> gradient = {});
   std::optional<Tensor> grad() const;
   void set_grad(std::optional<Tensor> g);
+  std::optional<bool> requires_grad() const { return s_->requires_grad; }
+  void set_requires_grad(std::optional<bool> r) { s_->requires_grad = r; }
   bool same_as(const Tensor& o) const { return s_ == o.s_; }  // Python's `is`
 
   // Building blocks shared by the frontend's files (not part of the user API).
@@ -370,6 +384,7 @@ public:
     UOpPtr uop;
     Shape shape;
     std::shared_ptr<State> grad;
+    std::optional<bool> requires_grad;  // unset: backward() decides by dtype; false: never a target
   };
 
 private:

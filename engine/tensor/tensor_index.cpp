@@ -1,6 +1,7 @@
 // Subscripts: x[1, 2:8:2, None, ..., idx]. Ints and slices become shrink/flip/stride views, None
 // adds a dimension, tensors gather through a one-hot mask and a sum (numpy's placement rule for the
 // broadcast index dimensions).
+#include <algorithm>
 #include <numeric>
 
 #include "support/error.h"
@@ -12,7 +13,7 @@ namespace {
 // Python's slice.indices(n).
 void slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step) {
   step = s.step.value_or(1);
-  if (step == 0) throw Error("slice step cannot be zero");
+  if (step == 0) throw ValueError("slice step cannot be zero");
   auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(hi, v)); };
   if (step > 0) {
     start = s.start ? (*s.start < 0 ? clamp(*s.start + n, 0, n) : clamp(*s.start, 0, n)) : 0;
@@ -40,24 +41,104 @@ Tensor stride_dim(const Tensor& x, int64_t d, int64_t step) {
   out[d] = len;
   return r.shrink(sh).reshape(out);
 }
-} // namespace
 
-Tensor Tensor::getitem(const std::vector<Index>& indices) const {
-  int64_t consumed = 0, ellipses = 0;
+// The subscript with its ellipsis expanded and a full slice for every dimension it leaves out.
+std::vector<Index> expand_indices(const std::vector<Index>& indices, const Shape& shape) {
+  int64_t consumed = 0, ellipses = 0, ndim = static_cast<int64_t>(shape.size());
   for (const Index& i : indices) {
     if (i.kind == Index::Kind::Ellipsis) ellipses++;
     else if (i.kind != Index::Kind::NewAxis) consumed++;
   }
-  if (ellipses > 1) throw Error("an index can only have a single ellipsis ('...')");
-  if (consumed > ndim())
-    throw Error(loupe::cat("too many indices for a tensor of shape ", shape_str(s_->shape), ": ", consumed, " given"));
+  if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
+  if (consumed > ndim)
+    throw IndexError(loupe::cat("too many indices for a tensor of shape ", shape_str(shape), ": ", consumed, " given"));
   std::vector<Index> full;
   for (const Index& i : indices) {
     if (i.kind == Index::Kind::Ellipsis)
-      for (int64_t k = 0; k < ndim() - consumed; k++) full.push_back(Index::range({}));
+      for (int64_t k = 0; k < ndim - consumed; k++) full.push_back(Index::range({}));
     else full.push_back(i);
   }
-  for (int64_t k = (ellipses ? ndim() : consumed); k < ndim(); k++) full.push_back(Index::range({}));
+  for (int64_t k = (ellipses ? ndim : consumed); k < ndim; k++) full.push_back(Index::range({}));
+  return full;
+}
+
+// Places v (shaped like the part of `shape` that `index` selects on one dimension, at dimension d)
+// back where the subscript took it from, padding with zeros: the inverse of one step of getitem.
+Tensor place_dim(const Tensor& v, int64_t d, const Index& index, int64_t n) {
+  PadSpec p(v.ndim());
+  if (index.kind == Index::Kind::Int) {
+    int64_t at = index.i < 0 ? index.i + n : index.i;
+    p[d] = std::pair<int64_t, int64_t>{at, n - at - 1};
+    return v.pad(p);
+  }
+  int64_t start, stop, step;
+  slice_indices(index.slice, n, start, stop, step);
+  int64_t lo = step > 0 ? start : std::min(stop + 1, start + 1);
+  int64_t m = step > 0 ? std::max<int64_t>(0, stop - start) : start + 1 - lo;  // the shrunk run
+  int64_t k = step > 0 ? step : -step;
+  Tensor x = v;
+  if (k > 1) {  // unstride: every k-th element of the run, zeros between
+    int64_t len = x.shape()[d];
+    Shape s = x.shape();
+    s.insert(s.begin() + d + 1, 1);
+    PadSpec q(x.ndim() + 1);
+    q[d + 1] = std::pair<int64_t, int64_t>{0, k - 1};
+    Shape flat = x.shape();
+    flat[d] = len * k;
+    x = x.reshape(s).pad(q).reshape(flat);
+    PadSpec cut(x.ndim());
+    cut[d] = std::pair<int64_t, int64_t>{0, m};
+    x = x.shrink(cut);
+  }
+  if (step < 0) x = x.flip(Axes(d));
+  p[d] = std::pair<int64_t, int64_t>{lo, n - lo - m};
+  return x.pad(p);
+}
+} // namespace
+
+Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& value) {
+  std::vector<Index> full = expand_indices(indices, s_->shape);
+  bool advanced = std::any_of(full.begin(), full.end(), [](const Index& i) { return i.kind == Index::Kind::Tensor; });
+  Tensor selected = getitem(indices);  // checks the subscript; its shape is what value broadcasts to
+  Tensor v = value.cast(dtype());
+  v = broadcast({v, selected}).at(0);
+  if (v.shape() != selected.shape())
+    throw ValueError(loupe::cat("cannot set a value of shape ", shape_str(value.shape()), " into a selection of shape ",
+                                shape_str(selected.shape())));
+  if (advanced) {
+    // the flat positions the subscript selects, then a scatter of the values into them
+    Tensor positions = arange(ConstVal(numel()), std::nullopt, ConstVal(int64_t(1)), dtypes::int32).reshape(s_->shape).getitem(indices);
+    Tensor flat = reshape({numel()}).scatter(0, positions.flatten(), v.flatten());
+    return assign(flat.reshape(s_->shape));
+  }
+  // Basic subscripts: undo each step of getitem on the value and on a mask of ones.
+  Shape with_ints;  // the selection with its int dimensions kept (size 1), new axes dropped
+  std::vector<Index> dims;  // the index of each original dimension
+  Tensor mask = Tensor(true).reshape(Shape(selected.ndim(), 1)).expand(selected.shape());
+  {
+    Shape vs;
+    int64_t at = 0;
+    for (const Index& i : full) {
+      if (i.kind == Index::Kind::NewAxis) {
+        at++;  // a size-1 dimension of the selection that the tensor does not have
+        continue;
+      }
+      dims.push_back(i);
+      if (i.kind == Index::Kind::Int) vs.push_back(1);
+      else vs.push_back(selected.shape()[at++]);
+    }
+    v = v.reshape(vs);
+    mask = mask.reshape(vs);
+  }
+  for (int64_t d = 0; d < ndim(); d++) {
+    v = place_dim(v, d, dims[d], s_->shape[d]);
+    mask = place_dim(mask, d, dims[d], s_->shape[d]);
+  }
+  return assign(mask.where(v, *this));
+}
+
+Tensor Tensor::getitem(const std::vector<Index>& indices) const {
+  std::vector<Index> full = expand_indices(indices, s_->shape);
 
   // Basic indexing, dimension by dimension.
   Tensor x = *this;
@@ -73,7 +154,7 @@ Tensor Tensor::getitem(const std::vector<Index>& indices) const {
     case Index::Kind::Int: {
       int64_t n = x.shape()[dim], v = i.i < 0 ? i.i + n : i.i;
       if (v < 0 || v >= n)
-        throw Error(loupe::cat("index ", i.i, " is out of bounds for dimension ", dim, " with size ", n));
+        throw IndexError(loupe::cat("index ", i.i, " is out of bounds for dimension ", dim, " with size ", n));
       PadSpec p(x.ndim());
       p[dim] = std::pair<int64_t, int64_t>{v, v + 1};
       x = x.shrink(p);

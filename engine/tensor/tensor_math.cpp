@@ -53,6 +53,13 @@ Tensor Tensor::floordiv(const Tensor& o) const {
   return ab[0].div(ab[1]).floor();
 }
 
+Tensor Tensor::idiv(const Tensor& o) const {
+  auto ab = broadcast({*this, o});
+  DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
+  if (is_int_like(d) && !d.is_bool()) return ab[0].apply_alu(Ops::IDIV, {ab[1]});
+  return ab[0].div(ab[1]).trunc();
+}
+
 Tensor Tensor::mod(const Tensor& o) const {
   auto ab = broadcast({*this, o});
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});

@@ -5,6 +5,7 @@ SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 PACKAGES=(
   cmake ninja-build pkgconf g++ ccache git python3
+  python3-dev pybind11-dev python3-numpy python3-pytest
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev fonts-dejavu-core
   libgraphviz-dev graphviz libsqlite3-dev
   llvm-15-dev zlib1g-dev clang-15

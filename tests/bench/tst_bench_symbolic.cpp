@@ -48,7 +48,7 @@ private Q_SLOTS:
     QString dir = qEnvironmentVariable("LOUPE_CORPUS");
     std::string path = dir.toStdString() + "/symbolic.jsonl";
     std::ifstream in(path);
-    if (dir.isEmpty() || !in) QSKIP("no symbolic corpus (set LOUPE_CORPUS)");
+    if (dir.isEmpty() || !in) QFAIL(qPrintable("cannot open the symbolic corpus '" + QString::fromStdString(path) + "' (LOUPE_CORPUS)"));
     std::vector<std::pair<std::string, VarRanges>> cases;
     std::string line;
     while (std::getline(in, line)) {

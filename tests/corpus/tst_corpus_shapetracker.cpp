@@ -18,9 +18,9 @@ class TestCorpusShapeTracker : public QObject {
 private slots:
   void corpus() {
     QByteArray dir = qgetenv("LOUPE_CORPUS");
-    if (dir.isEmpty()) QSKIP("LOUPE_CORPUS not set");
-    std::ifstream in(std::string(dir.constData()) + "/shapetracker.jsonl");
-    QVERIFY2(in.good(), "cannot open shapetracker.jsonl");
+    const std::string path = std::string(dir.constData()) + "/shapetracker.jsonl";
+    std::ifstream in(path);
+    QVERIFY2(!dir.isEmpty() && in.good(), ("cannot open the ShapeTracker corpus '" + path + "' (LOUPE_CORPUS)").c_str());
     std::string line;
     int cases = 0, exact_views = 0, fewer_views = 0, more_views = 0, mappings = 0, expr_checked = 0;
     QStringList failures;

@@ -21,7 +21,7 @@ private slots:
     QString dir = qEnvironmentVariable("LOUPE_CORPUS");
     std::string path = dir.toStdString() + "/symbolic.jsonl";
     std::ifstream in(path);
-    if (dir.isEmpty() || !in) QSKIP("no symbolic corpus (set LOUPE_CORPUS)");
+    if (dir.isEmpty() || !in) QFAIL(qPrintable("cannot open the symbolic corpus '" + QString::fromStdString(path) + "' (LOUPE_CORPUS)"));
     size_t cases = 0, pass = 0, assignments = 0;
     std::string line;
     while (std::getline(in, line)) {

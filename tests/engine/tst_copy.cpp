@@ -8,7 +8,6 @@
 
 #include "runtime/counters.h"
 #include "runtime/device.h"
-#include "script/script_runner.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
 #include "trace/trace_reader.h"
@@ -83,15 +82,8 @@ private Q_SLOTS:
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains("NOSUCHDEVICE"), e.what());
     }
-    // in a script, the error names the line
-    try {
-      script::evaluate("x = Tensor([1.0, 2.0])\nout = x.to('NOSUCHDEVICE')\n");
-      QFAIL("an unknown device must fail");
-    } catch (const Error& e) {
-      QVERIFY2(QString(e.what()).contains("2:"), e.what());
-    }
-    script::EvalResult r = script::evaluate("x = Tensor([1.0, 2.0, 4.0]).to('OPENCL')\nout = (x * x).to('CPU')\n");
-    QCOMPARE(r.floats, (std::vector<double>{1, 4, 16}));
+    Tensor x = Tensor(Nested{1.0, 2.0, 4.0}).to("OPENCL");
+    QCOMPARE((x * x).to("CPU").to_vector(), (std::vector<double>{1, 4, 16}));
   }
 
   void traces_record_each_copy_once() {

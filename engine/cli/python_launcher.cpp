@@ -1,0 +1,76 @@
+#include "cli/python_launcher.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "support/error.h"
+
+namespace fs = std::filesystem;
+
+namespace loupe::cli {
+
+namespace {
+
+bool holds_package(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "loupe" / "__init__.py", ec)) return false;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "loupe", ec))
+    if (e.path().filename().string().rfind("_loupe", 0) == 0 && e.path().extension() == ".so") return true;
+  return false;
+}
+
+fs::path this_executable() {
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec);
+}
+
+} // namespace
+
+PythonSetup find_python() {
+  PythonSetup py;
+  if (const char* p = std::getenv("LOUPE_PYTHON"); p && *p) py.interpreter = p;
+#ifdef LOUPE_PYTHON_EXECUTABLE
+  if (py.interpreter.empty()) py.interpreter = LOUPE_PYTHON_EXECUTABLE;
+#endif
+  std::vector<fs::path> candidates;
+  if (const char* p = std::getenv("LOUPE_PYTHONPATH"); p && *p) candidates.emplace_back(p);
+  if (fs::path exe = this_executable(); !exe.empty()) candidates.push_back(exe.parent_path().parent_path() / "lib" / "loupe" / "python");
+#ifdef LOUPE_PYTHON_BUILD_DIR
+  candidates.emplace_back(LOUPE_PYTHON_BUILD_DIR);
+#endif
+  for (const fs::path& c : candidates)
+    if (holds_package(c)) {
+      py.path = c.string();
+      break;
+    }
+  if (py.interpreter.empty() || py.path.empty())
+    throw Error(
+        "Python programs need Loupe's Python module, which this loupe-cli cannot find: it is built when CMake finds "
+        "Python 3's headers and pybind11 (Debian: python3-dev pybind11-dev, see resources/scripts/install-deps.sh); "
+        "or point LOUPE_PYTHONPATH at a folder holding loupe/ and LOUPE_PYTHON at its interpreter");
+  return py;
+}
+
+void exec_runner(const PythonSetup& py, const std::vector<std::string>& runner_args,
+                 const std::vector<std::pair<std::string, std::string>>& env) {
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  std::string path = py.path + ":" + py.path + "/compat";
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<std::string> args{py.interpreter, "-m", "loupe._runner"};
+  args.insert(args.end(), runner_args.begin(), runner_args.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout << std::flush;
+  std::cerr << std::flush;
+  execv(py.interpreter.c_str(), argv.data());
+  throw Error(cat("cannot start the Python interpreter '", py.interpreter, "': ", std::strerror(errno)));
+}
+
+} // namespace loupe::cli

@@ -1,0 +1,20 @@
+"""tinygrad's import paths, resolving to Loupe: with this folder on sys.path, `from tinygrad import Tensor`
+and `from tinygrad.nn.state import safe_load` give Loupe's objects, so a tinygrad program runs unchanged.
+Each submodule *is* the Loupe module (tinygrad.tensor is loupe.tensor), so every name they hold resolves."""
+import importlib
+import sys
+
+import loupe
+from loupe import Device, Tensor, TinyJit, dtypes, nn
+from loupe.helpers import Context, GlobalCounters, fetch, getenv
+
+for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "engine", "engine.jit"):
+  sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
+helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
+
+
+def Variable(*args, **kwargs):
+  raise NotImplementedError("symbolic shapes (Variable) are not supported by Loupe")
+
+
+__all__ = ["Tensor", "TinyJit", "dtypes", "Device", "nn", "GlobalCounters", "Context", "fetch", "getenv", "Variable"]

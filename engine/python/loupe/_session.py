@@ -1,0 +1,27 @@
+"""Traces for plain `python3 program.py` runs: LOUPE_TRACE=path records one, VIZ=1 records one to a temporary
+file and opens it in the Loupe app when the program exits."""
+import atexit
+import os
+import sys
+
+from loupe import _loupe
+
+
+def start_from_env() -> None:
+  if _loupe.trace_active(): return  # loupe-cli run started one already
+  started = _loupe.trace_start_from_env()
+  if started is None: return
+  path, viz = started
+  main = sys.modules.get("__main__")
+  program = getattr(main, "__file__", None) or "<python>"
+  source = ""
+  if program and os.path.isfile(program):
+    with open(program, encoding="utf-8", errors="replace") as f: source = f.read()
+  _loupe.trace_record_run(program, source, {"DEVICE": _loupe.default_device(), "DEBUG": str(_loupe.get_option("DEBUG"))})
+
+  def finish() -> None:
+    done = _loupe.trace_finish()
+    if done:
+      print(f"trace written to {done}", file=sys.stderr)
+      if viz: print(_loupe.open_trace_in_app(done), file=sys.stderr)
+  atexit.register(finish)

@@ -1,0 +1,131 @@
+"""Tensor element types with tinygrad's names: ``dtypes.float32``, ``dtypes.int8``, ``dtypes.default_float``,
+and the helpers tinygrad programs use (``dtypes.is_float``, ``dtypes.from_py``, ``least_upper_dtype``...)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Union
+
+from loupe import _loupe
+from loupe._loupe import DType
+
+ConstType = Union[float, int, bool]
+DTypeLike = Union[str, DType]
+PtrDType = DType
+
+
+def _named(name: str) -> DType:
+  return _loupe.dtype_named(name)
+
+
+class dtypes:
+  """The dtypes, as class attributes (``dtypes.float``, ``dtypes.half``...) with tinygrad's helpers."""
+  void = _named("void")
+  bool = _named("bool")
+  int8 = _named("int8")
+  uint8 = _named("uint8")
+  int16 = _named("int16")
+  uint16 = _named("uint16")
+  int32 = _named("int32")
+  uint32 = _named("uint32")
+  int64 = _named("int64")
+  uint64 = _named("uint64")
+  float16 = _named("float16")
+  bfloat16 = _named("bfloat16")
+  float32 = _named("float32")
+  float64 = _named("float64")
+  # tinygrad's C-style aliases
+  half, float, double = float16, float32, float64
+  uchar, ushort, uint, ulong = uint8, uint16, uint32, uint64
+  char, short, int, long = int8, int16, int32, int64
+  default_float = float32
+  default_int = int32
+
+  floats = (float16, bfloat16, float32, float64)
+  uints = (uint8, uint16, uint32, uint64)
+  sints = (int8, int16, int32, int64)
+  ints = uints + sints
+
+  @staticmethod
+  def is_float(x: DType) -> bool: return _loupe.dtype_is_float(x.scalar())
+  @staticmethod
+  def is_int(x: DType) -> bool: return _loupe.dtype_is_int(x.scalar())
+  @staticmethod
+  def is_unsigned(x: DType) -> bool: return _loupe.dtype_is_unsigned(x.scalar())
+  @staticmethod
+  def is_bool(x: DType) -> bool: return x.scalar() == dtypes.bool
+
+  @staticmethod
+  def from_py(x: Any) -> DType:
+    """The dtype a Python value becomes: floats -> default_float, ints -> default_int, bools -> bool."""
+    if isinstance(x, (list, tuple)):
+      return max((dtypes.from_py(v) for v in x), default=dtypes.default_float)
+    if isinstance(x, bool): return dtypes.bool
+    if isinstance(x, int): return dtypes.default_int
+    if isinstance(x, float): return dtypes.default_float
+    raise RuntimeError(f"could not infer dtype of {x!r} with type {type(x).__name__}")
+
+  @staticmethod
+  def as_const(val: Any, dtype: DType) -> ConstType:
+    """A Python value of the dtype's kind (bools and ints are truncated like the cast would)."""
+    if isinstance(val, tuple): return tuple(dtypes.as_const(v, dtype) for v in val)
+    if dtypes.is_int(dtype): return int(val)
+    if dtypes.is_float(dtype): return float(val)
+    return bool(val)
+
+  @staticmethod
+  def min(dtype: DType) -> ConstType: return _loupe.dtype_min(dtype)
+  @staticmethod
+  def max(dtype: DType) -> ConstType: return _loupe.dtype_max(dtype)
+
+  @staticmethod
+  def finfo(dtype: DType) -> tuple[int, int]:
+    """(exponent bits, mantissa bits) of a float dtype."""
+    bits = {dtypes.float16: (5, 10), dtypes.bfloat16: (8, 7), dtypes.float32: (8, 23), dtypes.float64: (11, 52)}
+    if dtype not in bits: raise ValueError(f"{dtype} is not a floating point type")
+    return bits[dtype]
+
+  @staticmethod
+  def fields() -> dict[str, DType]: return DTYPES_DICT
+
+
+DTYPES_DICT = {k: v for k, v in dtypes.__dict__.items() if isinstance(v, DType) and not k.startswith(("default", "void"))}
+INVERSE_DTYPES_DICT = {**{v.name: k for k, v in DTYPES_DICT.items()}, "void": "void"}
+
+
+def to_dtype(x: DTypeLike) -> DType:
+  return x if isinstance(x, DType) else getattr(dtypes, x)
+
+
+def least_upper_dtype(*ds: DType) -> DType:
+  return _loupe.least_upper_dtype(*ds)
+
+
+def least_upper_float(dt: DType) -> DType:
+  return dt if dtypes.is_float(dt) else least_upper_dtype(dt, dtypes.float32)
+
+
+def sum_acc_dtype(dt: DType) -> DType:
+  return _loupe.sum_acc_dtype(dt)
+
+
+def _to_np_dtype(dtype: DType):
+  """numpy's dtype for a tensor dtype, None for bfloat16 (numpy has none)."""
+  np_dtype = _loupe.numpy_dtype(dtype)
+  return None if np_dtype is None else np_dtype.type
+
+
+def _from_np_dtype(npdtype) -> DType:
+  import numpy as np
+  return dtypes.fields()[np.dtype(npdtype).name]
+
+
+def truncate_fp16(x: float) -> float:
+  import struct
+  try:
+    return struct.unpack("@e", struct.pack("@e", float(x)))[0]
+  except OverflowError:
+    return math.copysign(math.inf, x)
+
+
+__all__ = ["DType", "PtrDType", "dtypes", "ConstType", "DTypeLike", "to_dtype", "least_upper_dtype", "least_upper_float",
+           "sum_acc_dtype", "DTYPES_DICT", "INVERSE_DTYPES_DICT"]

@@ -1,0 +1,211 @@
+"""tinygrad's helpers: environment switches (getenv, ContextVar, Context; DEBUG, NOOPT and BEAM drive the
+engine), GlobalCounters, Timing, and the small sequence utilities tinygrad programs import."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from typing import Any, Callable, ClassVar, Iterable, Optional, Sequence, TypeVar
+
+from loupe import _loupe
+
+T = TypeVar("T")
+OSX = platform.system() == "Darwin"
+WINDOWS = platform.system() == "Windows"
+
+
+@functools.lru_cache(maxsize=None)
+def getenv(key: str, default: Any = 0) -> Any:
+  """The environment variable `key` converted to the type of `default` (tinygrad's getenv)."""
+  return type(default)(os.getenv(key, default))
+
+
+class ContextVar:
+  """A named switch read from the environment once; ``Context(NAME=value)`` changes it for a block."""
+  _cache: ClassVar[dict[str, "ContextVar"]] = {}
+  value: Any
+
+  def __init__(self, key: str, default_value: Any):
+    if key in ContextVar._cache: raise RuntimeError(f"attempt to recreate ContextVar {key}")
+    ContextVar._cache[key] = self
+    self.key = key
+    self.value = getenv(key, default_value)
+
+  def __bool__(self) -> bool: return bool(self.value)
+  def __ge__(self, x) -> bool: return self.value >= x
+  def __gt__(self, x) -> bool: return self.value > x
+  def __lt__(self, x) -> bool: return self.value < x
+  def __le__(self, x) -> bool: return self.value <= x
+  def __eq__(self, x) -> bool: return self.value == x
+  def __hash__(self) -> int: return hash(self.key)
+  def __int__(self) -> int: return int(self.value)
+  def __repr__(self) -> str: return f"ContextVar({self.key}={self.value!r})"
+
+
+class _EngineVar(ContextVar):
+  """A switch the engine itself reads (DEBUG, NOOPT, BEAM, TRAINING...): its value lives in the engine."""
+
+  def __init__(self, key: str):
+    ContextVar._cache[key] = self
+    self.key = key
+
+  @property
+  def value(self) -> Any:  # type: ignore[override]
+    return _loupe.get_option(self.key)
+
+  @value.setter
+  def value(self, v: Any) -> None:
+    _loupe.set_option(self.key, v)
+
+
+class Context(contextlib.ContextDecorator):
+  """``with Context(DEBUG=2, NOOPT=1): ...`` sets switches for a block, then restores them."""
+
+  def __init__(self, **kwargs: Any):
+    self.kwargs = kwargs
+
+  def __enter__(self) -> None:
+    unknown = [k for k in self.kwargs if k not in ContextVar._cache]
+    if unknown: raise KeyError(f"Context: unknown switch {', '.join(unknown)} (known: {', '.join(sorted(ContextVar._cache))})")
+    self.old = {k: ContextVar._cache[k].value for k in self.kwargs}
+    for k, v in self.kwargs.items(): ContextVar._cache[k].value = v
+
+  def __exit__(self, *exc: Any) -> None:
+    for k, v in self.old.items(): ContextVar._cache[k].value = v
+
+
+DEBUG, NOOPT, BEAM, THREADS = _EngineVar("DEBUG"), _EngineVar("NOOPT"), _EngineVar("BEAM"), _EngineVar("THREADS")
+COMPARE_NOOPT = _EngineVar("COMPARE_NOOPT")
+IMAGE, WINO, CAPTURING, TRACEMETA = ContextVar("IMAGE", 0), ContextVar("WINO", 0), ContextVar("CAPTURING", 1), ContextVar("TRACEMETA", 1)
+TRANSCENDENTAL, FUSE_ARANGE, SPLIT_REDUCEOP = ContextVar("TRANSCENDENTAL", 1), ContextVar("FUSE_ARANGE", 0), ContextVar("SPLIT_REDUCEOP", 1)
+JIT, PROFILE, VIZ = ContextVar("JIT", 1), ContextVar("PROFILE", 0), ContextVar("VIZ", 0)
+CI = os.getenv("CI", "") != ""
+
+
+class _Counters(type):
+  """GlobalCounters' attributes read the engine's counters (kernels run, FLOPs, bytes, kernel time)."""
+
+  def __getattr__(cls, name: str) -> Any:
+    counters = _loupe.counters()
+    if name in counters: return counters[name]
+    if name == "mem_used": return 0
+    raise AttributeError(name)
+
+
+class GlobalCounters(metaclass=_Counters):
+  @staticmethod
+  def reset() -> None: _loupe.reset_counters()
+
+
+class Timing(contextlib.ContextDecorator):
+  """``with Timing("step: "):`` prints the block's wall time in ms."""
+
+  def __init__(self, prefix: str = "", on_exit: Optional[Callable[[int], str]] = None, enabled: bool = True):
+    self.prefix, self.on_exit, self.enabled = prefix, on_exit, enabled
+
+  def __enter__(self) -> "Timing":
+    self.st = time.perf_counter_ns()
+    return self
+
+  def __exit__(self, *exc: Any) -> None:
+    self.et = time.perf_counter_ns() - self.st
+    if self.enabled: print(f"{self.prefix}{self.et * 1e-6:6.2f} ms" + (self.on_exit(self.et) if self.on_exit else ""))
+
+
+# ---- small utilities ----
+def prod(x: Iterable[T]) -> T | int: return functools.reduce(lambda a, b: a * b, x, 1)
+def dedup(x: Iterable[T]) -> list[T]: return list(dict.fromkeys(x))
+def argfix(*x: Any) -> tuple:
+  if x and x[0].__class__ in (tuple, list):
+    if len(x) != 1: raise ValueError(f"bad arg {x}")
+    return tuple(x[0])
+  return x
+def argsort(x: Sequence) -> list[int]: return sorted(range(len(x)), key=x.__getitem__)
+def all_same(items: Sequence) -> bool: return all(x == items[0] for x in items)
+def all_int(t: Sequence) -> bool: return all(isinstance(s, int) for s in t)
+def colored(st: str, color: Optional[str], background: bool = False) -> str:
+  if not color: return st
+  names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
+  return f"\u001b[{10 * background + 60 * (color.upper() == color) + 30 + names.index(color.lower())}m{st}\u001b[0m"
+def ansistrip(s: str) -> str:
+  import re
+  return re.sub("\x1b\\[(K|.*?m)", "", s)
+def ansilen(s: str) -> int: return len(ansistrip(s))
+def make_tuple(x: int | Sequence[int], cnt: int) -> tuple[int, ...]: return (x,) * cnt if isinstance(x, int) else tuple(x)
+def make_pair(x: int | Sequence[int], cnt: int = 2) -> tuple[int, ...]: return make_tuple(x, cnt)
+def flatten(items: Iterable[Iterable[T]]) -> list[T]: return [item for sub in items for item in sub]
+def fully_flatten(items: Any) -> list:
+  if hasattr(items, "__len__") and not isinstance(items, (str, bytes)): return flatten(fully_flatten(x) for x in items)
+  return [items]
+def strip_parens(fst: str) -> str:
+  return fst[1:-1] if fst[:1] == "(" and fst[-1:] == ")" and fst[1:-1].find("(") <= fst[1:-1].find(")") else fst
+def ceildiv(num: int, amt: int) -> int: return -(num // -amt)
+def round_up(num: int, amt: int) -> int: return (num + amt - 1) // amt * amt
+def merge_dicts(ds: Iterable[dict]) -> dict:
+  out: dict = {}
+  for d in ds:
+    for k, v in d.items():
+      if k in out and out[k] != v: raise RuntimeError(f"cannot merge {k}: {out[k]} != {v}")
+      out[k] = v
+  return out
+def partition(itr: Iterable[T], fxn: Callable[[T], bool]) -> tuple[list[T], list[T]]:
+  yes, no = [], []
+  for s in itr: (yes if fxn(s) else no).append(s)
+  return yes, no
+def unwrap(x: Optional[T]) -> T:
+  assert x is not None
+  return x
+def get_child(obj: Any, key: str) -> Any:
+  """obj.a.b[0].c for key "a.b.0.c" (state-dict names)."""
+  for k in key.split("."):
+    obj = obj[int(k)] if k.isnumeric() else obj[k] if isinstance(obj, dict) else getattr(obj, k)
+  return obj
+def to_function_name(s: str) -> str: return "".join(c if c.isalnum() or c == "_" else f"{ord(c):02X}" for c in ansistrip(s))
+def temp(x: str) -> str: return os.path.join(tempfile.gettempdir(), x)
+def polyN(x: Any, p: Sequence[float]) -> Any: return functools.reduce(lambda acc, c: acc * x + c, p, 0.0)
+
+
+def fetch(url: str, name: Optional[str] = None, subdir: Optional[str] = None, gunzip: bool = False, allow_caching: bool = True):
+  """Downloads are not part of Loupe; a file already at the cache path tinygrad would use is returned."""
+  import hashlib
+  import pathlib
+  base = pathlib.Path(os.getenv("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "tinygrad" / "downloads"
+  fp = base / (subdir or "") / (name or hashlib.md5(url.encode()).hexdigest())
+  if fp.is_file(): return fp
+  raise RuntimeError(f"fetch: {url} is not in the download cache ({fp}); Loupe does not download files")
+
+
+class tqdm:
+  """A minimal progress bar over an iterable (tinygrad's own tqdm stand-in)."""
+
+  def __init__(self, iterable=None, desc: str = "", disable: bool = False, unit: str = "it", total: Optional[int] = None, **kwargs):
+    self.iterable, self.desc, self.disable, self.unit = iterable, desc, disable, unit
+    self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__") else None)
+    self.n, self.st = 0, time.perf_counter()
+
+  def __iter__(self):
+    for x in self.iterable:
+      yield x
+      self.update(1)
+    self.close()
+
+  def update(self, n: int = 1) -> None:
+    self.n += n
+    if not self.disable:
+      total = f"/{self.total}" if self.total is not None else ""
+      print(f"\r{self.desc}{': ' if self.desc else ''}{self.n}{total} {self.unit}", end="", file=sys.stderr, flush=True)
+
+  def set_description(self, desc: str) -> None: self.desc = desc
+  def close(self) -> None:
+    if not self.disable: print(file=sys.stderr)
+  def __enter__(self): return self
+  def __exit__(self, *exc: Any) -> None: self.close()
+
+
+def trange(n: int, **kwargs) -> tqdm: return tqdm(range(n), total=n, **kwargs)

@@ -1,0 +1,72 @@
+"""Parameters and state dicts of plain Python models (any object whose attributes, lists, tuples and dicts
+hold tensors), and safetensors files, with tinygrad's names."""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections import OrderedDict
+from typing import Any, Optional, Union
+
+from loupe import _loupe
+from loupe.tensor import Tensor
+
+
+def get_state_dict(obj: Any, prefix: str = "", tensor_type: type = Tensor) -> dict[str, Tensor]:
+  """Every tensor reachable from obj, named by its path ("layers.0.weight"), in attribute order."""
+  if isinstance(obj, tensor_type): return {prefix.strip("."): obj}
+  if hasattr(obj, "_asdict"): return get_state_dict(obj._asdict(), prefix, tensor_type)
+  if isinstance(obj, (OrderedDict, dict)):
+    return {k: v for key, val in obj.items() for k, v in get_state_dict(val, f"{prefix}{key}.", tensor_type).items()}
+  if isinstance(obj, (list, tuple)):
+    return {k: v for i, x in enumerate(obj) for k, v in get_state_dict(x, f"{prefix}{i}.", tensor_type).items()}
+  if hasattr(obj, "__dict__"): return get_state_dict(obj.__dict__, prefix, tensor_type)
+  return {}
+
+
+def get_parameters(obj: Any) -> list[Tensor]:
+  return list(get_state_dict(obj).values())
+
+
+def load_state_dict(model: Any, state_dict: dict[str, Tensor], strict: bool = True, verbose: bool = True,
+                    consume: bool = False, realize: bool = True) -> None:
+  """Sets every tensor of the model from the dict (shapes must match; with strict, every model tensor
+  must be in it). Checked first, so a bad dict changes nothing."""
+  model_state = get_state_dict(model)
+  unused = set(state_dict) - set(model_state)
+  if unused and verbose: print(f"load_state_dict: {len(unused)} unused tensors: {sorted(unused)[:8]}")
+  plan = []
+  for k, v in model_state.items():
+    if k not in state_dict:
+      if strict: raise KeyError(f"load_state_dict: the state dict has no tensor named '{k}'")
+      if verbose: print(f"load_state_dict: WARNING: not loading {k}")
+      continue
+    src = state_dict[k]
+    if v.shape != src.shape: raise ValueError(f"Shape mismatch in layer `{k}`: Expected shape {v.shape}, but found {src.shape} in state dict.")
+    plan.append((k, v, src))
+  for k, v, src in plan:
+    v.replace(src.to(v.device))
+    if realize: v.realize()
+    if consume: del state_dict[k]
+
+
+def safe_load(fn: Union[str, os.PathLike]) -> dict[str, Tensor]:
+  return _loupe.safe_load(os.fspath(fn))
+
+
+def safe_save(tensors: dict[str, Tensor], fn: Union[str, os.PathLike], metadata: Optional[dict[str, Any]] = None) -> None:
+  _loupe.safe_save(tensors, os.fspath(fn), metadata)
+
+
+def safe_load_metadata(fn: Union[str, os.PathLike, Tensor]) -> tuple[Tensor, int, dict[str, Any]]:
+  """(the file's bytes as a uint8 tensor, the header's length, the parsed header)."""
+  data = fn.numpy().tobytes() if isinstance(fn, Tensor) else open(os.fspath(fn), "rb").read()
+  (header_len,) = struct.unpack("<Q", data[:8])
+  return Tensor(data), header_len, json.loads(data[8:8 + header_len])
+
+
+def torch_load(fn: str) -> dict[str, Tensor]:
+  raise NotImplementedError("torch_load: reading PyTorch checkpoints is not supported by Loupe; convert them to safetensors")
+
+
+__all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "torch_load"]

@@ -1,0 +1,183 @@
+// The engine around the tensors: options (DEBUG, NOOPT, BEAM, ...), devices, counters, traces, the
+// pieces `loupe-cli run/eval` uses (results as JSON, numpy-style printing, NOOPT comparisons) and
+// safetensors files.
+#include <cstdlib>
+
+#include "bench/peaks_cache.h"
+#include "common.h"
+#include "convert.h"
+#include "nn/safetensors.h"
+#include "program/array_format.h"
+#include "program/eval_result.h"
+#include "rewrite/rule_stats.h"
+#include "runtime/counters.h"
+#include "runtime/device.h"
+#include "support/error.h"
+#include "support/json.h"
+#include "support/options.h"
+#include "tensor/noopt_compare.h"
+#include "tensor/realize.h"
+#include "trace/trace_session.h"
+
+namespace loupe::python {
+
+namespace {
+
+py::object get_option(const std::string& name) {
+  const Options& o = options();
+  if (name == "DEBUG") return py::int_(o.debug);
+  if (name == "NOOPT") return py::int_(o.noopt ? 1 : 0);
+  if (name == "BEAM") return py::int_(o.beam);
+  if (name == "DEVICE") return py::str(o.device);
+  if (name == "THREADS") return py::int_(o.threads);
+  if (name == "COMPARE_NOOPT") return py::int_(o.compare_noopt ? 1 : 0);
+  if (name == "TRAINING") return py::int_(o.training ? 1 : 0);
+  return py::none();
+}
+
+bool set_option(const std::string& name, py::handle v) {
+  Options& o = options();
+  if (name == "DEBUG") o.debug = v.cast<int>();
+  else if (name == "NOOPT") o.noopt = v.cast<int>() != 0;
+  else if (name == "BEAM") o.beam = v.cast<int>();
+  else if (name == "DEVICE") o.device = v.is_none() ? "" : canonical_device_name(v.cast<std::string>());
+  else if (name == "THREADS") o.threads = v.cast<int>();
+  else if (name == "COMPARE_NOOPT") o.compare_noopt = v.cast<int>() != 0;
+  else if (name == "TRAINING") o.training = PyObject_IsTrue(v.ptr()) == 1;
+  else return false;
+  return true;
+}
+
+program::EvalResult eval_result(Tensor out, int64_t kernels_before) {
+  program::EvalResult r;
+  r.shape = out.shape();
+  r.dtype = dtypes::strong(out.dtype());
+  out.realize();
+  if (r.dtype.is_float()) r.floats = out.to_vector();
+  else r.ints = out.to_int_vector();
+  r.kernels = global_counters().kernel_count.load() - kernels_before;
+  return r;
+}
+
+nn::StateDict state_dict_of(const py::dict& d) {
+  nn::StateDict out;
+  for (auto [k, v] : d) out.emplace_back(k.cast<std::string>(), to_tensor(v, "safe_save"));
+  return out;
+}
+
+} // namespace
+
+void bind_engine(py::module_& m) {
+  m.def("get_option", &get_option);
+  m.def("set_option", &set_option);
+
+  // devices
+  m.def("default_device", &default_device);
+  m.def("canonical_device_name", &canonical_device_name);
+  m.def("list_devices", [] {
+    py::list out;
+    for (const DeviceStatus& s : list_devices()) out.append(py::make_tuple(s.name, s.available, s.reason));
+    return out;
+  });
+  m.def("device_status", [](const std::string& name) {
+    DeviceStatus s = device_status(name);
+    return py::make_tuple(s.name, s.available, s.reason);
+  });
+  m.def("prepare_process_environment", &prepare_process_environment);
+
+  // counters (tinygrad's GlobalCounters)
+  m.def("counters", [] {
+    GlobalCounters& c = global_counters();
+    py::dict d;
+    d["kernel_count"] = c.kernel_count.load();
+    d["copy_count"] = c.copy_count.load();
+    d["global_ops"] = c.global_ops.load();
+    d["global_mem"] = c.global_mem.load();
+    d["time_sum_s"] = c.time_sum_ns.load() / 1e9;
+    return d;
+  });
+  m.def("reset_counters", [] { global_counters().reset(); });
+  m.def("clear_kernel_cache", &clear_kernel_cache);
+
+  // traces
+  m.def("trace_start", [](const std::string& path, bool count_attempts) {
+    TraceWriterOptions o;
+    o.count_attempts = count_attempts;
+    return TraceSession::start(path, false, o).path();
+  }, py::arg("path"), py::arg("count_attempts") = false);
+  m.def("trace_start_from_env", []() -> py::object {
+    TraceSession* s = TraceSession::start_from_env();
+    if (!s) return py::none();
+    return py::make_tuple(s->path(), s->viz());
+  });
+  m.def("trace_active", [] { return TraceSession::current() != nullptr; });
+  m.def("trace_finish", [] { return TraceSession::finish(); });
+  m.def("trace_record_run", [](const std::string& path, const std::string& source, const std::map<std::string, std::string>& settings) {
+    TraceSession* s = TraceSession::current();
+    if (!s) return;
+    RunInfo info{path, source, {settings.begin(), settings.end()}};
+    s->writer().record_run_info(info);
+    if (default_device() == "CPU") {
+      bench::CpuPeaks cpu = bench::cpu_peaks_cached();
+      s->writer().record_peaks({"CPU", cpu.peak_gflops, cpu.bandwidth_gbs});
+    }
+  });
+  m.def("open_trace_in_app", &open_trace_in_app);
+  // DEBUG>=6: the per-rule table of this thread's rewrites, printed to stderr when it ends
+  static std::unique_ptr<DebugRuleStatsScope> rule_stats;
+  m.def("rule_stats_begin", [] { rule_stats = std::make_unique<DebugRuleStatsScope>(); });
+  m.def("rule_stats_end", [] { rule_stats.reset(); });
+
+  // loupe-cli run / eval (DESIGN.md §6)
+  m.def("kernel_count", [] { return global_counters().kernel_count.load(); });
+  m.def("eval_json", [](const std::string& id_json, const Tensor& out, int64_t kernels_before) {
+    return program::result_json(json::parse(id_json), eval_result(out, kernels_before));
+  });
+  m.def("error_json", [](const std::string& id_json, const std::string& message) {
+    return program::error_json(json::parse(id_json), message);
+  });
+  m.def("format_result", [](const Tensor& out, int64_t kernels_before) {
+    program::EvalResult r = eval_result(out, kernels_before);
+    return cat("out: shape ", shape_str(r.shape), ", dtype ", r.dtype.short_name(), ", ", r.kernels,
+               r.kernels == 1 ? " kernel" : " kernels", "\n", program::format_array(r));
+  });
+  m.def("noopt_comparisons", [](int column_width) {
+    std::vector<NooptComparison> cs = take_noopt_comparisons();
+    std::string out = cat(cs.size(), " optimized ", cs.size() == 1 ? "kernel" : "kernels",
+                          " compared with NOOPT (each timed once, on the same inputs)\n");
+    for (const NooptComparison& c : cs) out += "\n" + format_comparison(c, column_width);
+    return out;
+  });
+
+  // safetensors
+  m.def("safe_load", [](const std::string& path) {
+    py::dict out;
+    for (auto& [name, t] : nn::safe_load(path)) out[py::str(name)] = py::cast(t);
+    return out;
+  });
+  m.def("safe_save", [](const py::dict& tensors, const std::string& path, py::object metadata) {
+    std::optional<json::Value> meta;
+    if (!metadata.is_none()) meta = json::parse(py::module_::import("json").attr("dumps")(metadata).cast<std::string>());
+    nn::safe_save(state_dict_of(tensors), path, meta);
+  }, py::arg("tensors"), py::arg("path"), py::arg("metadata") = py::none());
+  m.def("safe_load_metadata", [](const std::string& path) {
+    std::vector<uint8_t> bytes;
+    {
+      FILE* f = std::fopen(path.c_str(), "rb");
+      if (!f) throw Error(cat("safe_load_metadata: cannot open '", path, "'"));
+      uint8_t buf[65536];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+      std::fclose(f);
+    }
+    return py::module_::import("json").attr("loads")(json::Value(nn::safe_metadata(bytes, path)).dump());
+  });
+
+  // provenance: the records of the kernels' tensor ops
+  m.def("metadata_of", [](uint32_t id) {
+    const Metadata& md = metadata_of(id);
+    return py::make_tuple(md.op, md.file, md.line, md.function);
+  });
+}
+
+} // namespace loupe::python

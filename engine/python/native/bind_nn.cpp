@@ -1,0 +1,55 @@
+// The engine's optimizers for Python parameter lists (loupe/nn/optim.py wraps them with tinygrad's names).
+// The optimizer holds pointers to the tensors inside the Python objects; the objects are kept alive with it.
+#include "common.h"
+#include "convert.h"
+#include "nn/optim.h"
+#include "support/error.h"
+
+namespace loupe::python {
+
+namespace {
+
+struct NativeOptimizer {
+  py::list keep;  // the Python tensors whose C++ tensors the optimizer points into
+  std::unique_ptr<nn::Optimizer> opt;
+};
+
+std::vector<Tensor*> pointers(const py::list& tensors, const char* what) {
+  std::vector<Tensor*> out;
+  for (py::handle h : tensors) {
+    if (!is_tensor(h)) throw TypeError(cat(what, " must hold Tensors, not ", type_name(h)));
+    out.push_back(h.cast<Tensor*>());
+  }
+  return out;
+}
+
+template <typename T> T hyper(const py::dict& d, const char* name, T fallback) {
+  return d.contains(name) ? d[name].cast<T>() : fallback;
+}
+
+} // namespace
+
+void bind_nn(py::module_& m) {
+  py::class_<NativeOptimizer>(m, "NativeOptimizer")
+      .def("step", [](NativeOptimizer& o) { o.opt->step(); })
+      .def("set_lr", [](NativeOptimizer& o, double lr) { o.opt->set_lr(lr); })
+      .def_property_readonly("lr", [](const NativeOptimizer& o) { return o.opt->lr(); });
+  m.def("make_optimizer", [](const std::string& kind, py::list params, py::list buffers, double lr, py::dict h) {
+    auto out = std::make_unique<NativeOptimizer>();
+    std::vector<Tensor*> ps = pointers(params, "optimizer params");
+    if (kind == "lars")
+      out->opt = std::make_unique<nn::LARS>(ps, lr, hyper(h, "momentum", 0.9), hyper(h, "weight_decay", 1e-4),
+                                            hyper(h, "nesterov", false), hyper(h, "classic", true), hyper(h, "tcoef", 0.001));
+    else if (kind == "lamb")
+      out->opt = std::make_unique<nn::LAMB>(ps, lr, hyper(h, "b1", 0.9), hyper(h, "b2", 0.999), hyper(h, "eps", 1e-6),
+                                            hyper(h, "weight_decay", 0.0), hyper(h, "adam", false));
+    else
+      throw ValueError(cat("unknown optimizer kind '", kind, "'"));
+    out->opt->set_buffers(pointers(buffers, "optimizer buffers"));
+    for (py::handle x : params) out->keep.append(x);
+    for (py::handle x : buffers) out->keep.append(x);
+    return out;
+  });
+}
+
+} // namespace loupe::python
