@@ -371,10 +371,13 @@ private:
   }
 
   UOpPtr output_result(const UOpPtr& original, const UOpPtr& viewed) {
-    auto it = buffer_of_.find(viewed.get());
-    if (it == buffer_of_.end()) return original;  // already a contiguous buffer view
+    UOpPtr buf;
+    if (auto it = buffer_of_.find(viewed.get()); it != buffer_of_.end()) buf = it->second;
+    // no kernel: the output is a buffer already, read whole (maybe behind a DETACH or a full-size shrink)
+    else if (viewed->op == Ops::BUFFER) buf = viewed;
+    else if (viewed->op == Ops::VIEW && viewed->src[0]->op == Ops::BUFFER && is_plain_reshape(viewed, shapes_)) buf = viewed->src[0];
+    else return original;
     const Shape& s = shapes_.of(viewed);
-    const UOpPtr& buf = it->second;
     if (s.size() == 1) return buf;
     return UOp::make(Ops::RESHAPE, buf->dtype, {buf}, Arg::ints(s));
   }

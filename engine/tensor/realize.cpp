@@ -9,6 +9,7 @@
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
+#include "ir/metadata.h"
 #include "ir/print.h"
 #include "rewrite/listener.h"
 #include "runtime/buffer.h"
@@ -41,8 +42,17 @@ std::map<std::string, std::shared_ptr<CompiledKernel>> kernel_cache;  // "<devic
 
 std::string device_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()).device; }
 
-void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device) {
+// The tensor ops a kernel computes, after its DEBUG=2 line as tinygrad prints its metadata: " [matmul, relu]".
+std::string ops_suffix(const ScheduleItem& item) {
+  if (item.metadata.empty()) return "";
+  std::string s = " [";
+  for (size_t i = 0; i < item.metadata.size(); i++) s += (i ? ", " : "") + metadata_of(item.metadata[i]).op;
+  return s + "]";
+}
+
+void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device, const ScheduleItem& item) {
   KernelRecord rec;
+  for (uint32_t id : item.metadata) rec.provenance.push_back(metadata_of(id));
   rec.name = ck.plan.name;
   rec.device = device;
   rec.ast = ck.plan.optimized_ast;
@@ -147,7 +157,7 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
     ck->plan = beam > 0 ? plan_with_beam(item, dev, beam) : plan_kernel(item.ast, dev.renderer(), noopt);
     TraceSession* s = TraceSession::current();
     if (s || options().compare_noopt) plan_noopt(*ck, dev);
-    if (s) record_kernel(*s, *ck, dev.name());
+    if (s) record_kernel(*s, *ck, dev.name(), item);
   }
   int debug = options().debug;
   if (debug >= 3) {
@@ -254,7 +264,7 @@ void run_schedule(const Schedule& schedule) {
       std::cout << debug_line(dev.name(), counters.kernel_count, ck->plan.name, item.bufs.size(), seconds,
                               counters.time_sum_ns / 1e9, ck->plan.estimates.ops, ck->plan.estimates.mem,
                               ck->plan.estimates.lds, dev.allocator().used_bytes())
-                << "\n";
+                << ops_suffix(item) << "\n";
     if (options().compare_noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
       ck->noopt_compared = true;
       plan_noopt(*ck, dev);

@@ -199,6 +199,11 @@ int64_t Tensor::resolve_axis(int64_t axis) const {
   return axis < 0 ? axis + std::max<int64_t>(n, 1) : axis;
 }
 
+int64_t Tensor::resolve_dim(int64_t dim) const {
+  if (ndim() == 0) throw IndexError(loupe::cat("dimension ", dim, " given for a 0-d tensor, which has no dimensions"));
+  return resolve_axis(dim);
+}
+
 // ---- creation ----
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
@@ -295,7 +300,7 @@ std::vector<Tensor> Tensor::broadcast(const std::vector<Tensor>& ts) {
       else {
         std::string shapes;
         for (const Tensor& x : ts) shapes += (shapes.empty() ? "" : " and ") + shape_str(x.s_->shape);
-        throw Error(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o, " vs ", s));
+        throw ValueError(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o, " vs ", s));
       }
     }
   }

@@ -378,6 +378,7 @@ public:
   static std::vector<Tensor> broadcast(const std::vector<Tensor>& ts);
   Tensor reduce(Ops op, const Axes& axis, bool keepdim) const;        // REDUCE_AXIS over the axes
   int64_t resolve_axis(int64_t axis) const;                            // negative -> positive, checked
+  int64_t resolve_dim(int64_t dim) const;  // the same, for ops that need a real dimension (IndexError on 0-d)
 
   // Shared by every copy of a Tensor (copies are references, like Python objects).
   struct State {

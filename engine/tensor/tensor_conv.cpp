@@ -36,7 +36,7 @@ std::vector<int64_t> resolve_pads(const std::vector<int64_t>& padding, size_t di
     for (auto it = padding.rbegin(); it != padding.rend(); ++it) out.insert(out.end(), {*it, *it});
     return out;
   }
-  throw Error(loupe::cat(op, ": padding ", ints_str(padding), " must be one value, ", dims, " values or ", 2 * dims, " values"));
+  throw ValueError(loupe::cat(op, ": padding ", ints_str(padding), " must be one value, ", dims, " values or ", 2 * dims, " values"));
 }
 
 // Flat torch-order padding -> (before, after) per dim, first spatial dim first.

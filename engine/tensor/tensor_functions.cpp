@@ -171,7 +171,7 @@ Tensor Tensor::gather(int64_t dim_in, const Tensor& index) const {
   if (index.ndim() != ndim())
     throw Error(loupe::cat("gather: index of shape ", shape_str(index.shape()), " needs as many dimensions as the input ",
                            shape_str(shape())));
-  int64_t dim = resolve_axis(dim_in);
+  int64_t dim = resolve_dim(dim_in);
   for (int64_t d = 0; d < ndim(); d++)
     if (d != dim && index.shape()[d] > shape()[d])
       throw Error(loupe::cat("gather: index of shape ", shape_str(index.shape()), " is larger than the input ", shape_str(shape()),
@@ -187,7 +187,7 @@ Tensor Tensor::gather(int64_t dim_in, const Tensor& index) const {
 namespace {
 // src and the one-hot mask laid out over (self.shape..., index.shape[dim]) so the last axis reduces.
 std::pair<Tensor, Tensor> pre_scatter(const Tensor& self, int64_t& dim, const Tensor& index, const Tensor& src_in, const char* op) {
-  dim = self.resolve_axis(dim);
+  dim = self.resolve_dim(dim);
   if (index.ndim() != self.ndim() || src_in.ndim() != self.ndim())
     throw Error(loupe::cat(op, ": input ", shape_str(self.shape()), ", index ", shape_str(index.shape()), " and src ",
                            shape_str(src_in.shape()), " need the same number of dimensions"));

@@ -202,7 +202,7 @@ Tensor Tensor::getitem(const std::vector<Index>& indices) const {
   // Advanced indexing: one-hot masks over the indexed dimensions, then a sum over them.
   std::vector<Tensor> idx;
   for (auto& [d, t] : gathers) {
-    if (t.dtype().is_float()) throw Error("tensor indices must be integers or bools, got " + t.dtype().short_name());
+    if (!t.dtype().is_int()) throw IndexError("tensor indices must be integers, got " + dtypes::strong(t.dtype()).short_name());
     idx.push_back(t);
   }
   idx = broadcast(idx);

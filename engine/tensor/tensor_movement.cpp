@@ -38,7 +38,7 @@ Tensor Tensor::reshape(const Shape& new_shape_in) const {
     new_shape[infer] = numel() / known;
   }
   if (shape_prod(new_shape) != numel())
-    throw Error(loupe::cat("cannot reshape ", shape_str(s_->shape), " (", numel(), " elements) to ", shape_str(new_shape), " (",
+    throw ValueError(loupe::cat("cannot reshape ", shape_str(s_->shape), " (", numel(), " elements) to ", shape_str(new_shape), " (",
                     shape_prod(new_shape), " elements)"));
   if (new_shape == s_->shape) return *this;
   return from_uop(UOp::make(Ops::RESHAPE, dtype(), {s_->uop}, Arg::ints(new_shape)), new_shape);
@@ -66,7 +66,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   std::vector<int64_t> order(ndim());
   std::iota(order.begin(), order.end(), 0);
-  std::swap(order[resolve_axis(dim0)], order[resolve_axis(dim1)]);
+  std::swap(order[resolve_dim(dim0)], order[resolve_dim(dim1)]);
   return permute(order);
 }
 
@@ -117,6 +117,22 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
   std::vector<std::pair<int64_t, int64_t>> p;
   for (const auto& x : padding) p.push_back(x.value_or(std::pair<int64_t, int64_t>{0, 0}));
   if (mode != "constant") {
+    // negative pads crop: the input is padded by the positive parts (reflecting or repeating the
+    // original elements, as torch and tinygrad do), then the negative parts are cut off the result
+    bool negative = false;
+    PadSpec positive(ndim());
+    for (int64_t d = 0; d < ndim(); d++) {
+      auto [b, e] = p[d];
+      negative = negative || b < 0 || e < 0;
+      positive[d] = std::pair<int64_t, int64_t>{std::max<int64_t>(0, b), std::max<int64_t>(0, e)};
+    }
+    if (negative) {
+      Tensor padded = pad(positive, value, mode);
+      PadSpec cut(ndim());
+      for (int64_t d = 0; d < ndim(); d++)
+        cut[d] = std::pair<int64_t, int64_t>{std::max<int64_t>(0, -p[d].first), padded.shape()[d] - std::max<int64_t>(0, -p[d].second)};
+      return padded.shrink(cut);
+    }
     // reflect / replicate / circular build on shrinks, flips and cats of the input
     Tensor x = *this;
     for (int64_t d = ndim() - 1; d >= 0; d--) {
@@ -199,7 +215,7 @@ Tensor Tensor::flip(const Axes& axes) const {
   Arg::Tuple t(ndim(), Arg(false));
   bool any = false;
   for (int64_t a : list) {
-    int64_t r = resolve_axis(a);
+    int64_t r = resolve_dim(a);
     if (t[r].as_bool()) throw Error(loupe::cat("flip of shape ", shape_str(s_->shape), ": axis ", a, " given twice"));
     t[r] = Arg(true);
     any = true;
@@ -215,7 +231,10 @@ Tensor Tensor::squeeze(std::optional<int64_t> dim) const {
       if (d != 1) s.push_back(d);
     return reshape(s);
   }
-  if (ndim() == 0) return *this;
+  if (ndim() == 0) {  // a 0-d tensor squeezes to itself, for dimension 0 or -1 only
+    resolve_axis(*dim);
+    return *this;
+  }
   int64_t a = resolve_axis(*dim);
   if (s_->shape[a] != 1) return *this;
   s = s_->shape;
@@ -225,7 +244,7 @@ Tensor Tensor::squeeze(std::optional<int64_t> dim) const {
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
   int64_t n = ndim() + 1;
-  if (dim < -n || dim >= n) throw Error(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(s_->shape)));
+  if (dim < -n || dim >= n) throw IndexError(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(s_->shape)));
   int64_t a = dim < 0 ? dim + n : dim;
   Shape s = s_->shape;
   s.insert(s.begin() + a, 1);
@@ -243,7 +262,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::unflatten(int64_t dim, const Shape& sizes) const {
-  int64_t a = resolve_axis(dim);
+  int64_t a = resolve_dim(dim);
   Shape s(s_->shape.begin(), s_->shape.begin() + a);
   s.insert(s.end(), sizes.begin(), sizes.end());
   s.insert(s.end(), s_->shape.begin() + a + 1, s_->shape.end());
@@ -253,7 +272,8 @@ Tensor Tensor::unflatten(int64_t dim, const Shape& sizes) const {
 Tensor Tensor::cat(const std::vector<Tensor>& others, int64_t dim) const {
   std::vector<Tensor> all{*this};
   all.insert(all.end(), others.begin(), others.end());
-  int64_t d = resolve_axis(dim);
+  if (ndim() == 0) throw IndexError("cat: a zero-dimensional tensor cannot be concatenated (stack it instead)");
+  int64_t d = resolve_dim(dim);
   for (const Tensor& t : all) {
     if (t.ndim() != ndim()) throw Error(loupe::cat("cat: shapes ", shape_str(s_->shape), " and ", shape_str(t.s_->shape), " differ in rank"));
     for (int64_t i = 0; i < ndim(); i++)
@@ -287,7 +307,7 @@ Tensor Tensor::stack(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor Tensor::repeat(const Shape& repeats) const {
   if (static_cast<int64_t>(repeats.size()) < ndim())
-    throw Error(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(s_->shape)));
+    throw ValueError(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(s_->shape)));
   Shape base(repeats.size() - s_->shape.size(), 1);
   base.insert(base.end(), s_->shape.begin(), s_->shape.end());
   Shape unsq, expd, final_shape;
@@ -302,7 +322,7 @@ Tensor Tensor::repeat(const Shape& repeats) const {
 }
 
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim) const {
-  int64_t d = resolve_axis(dim), total = 0;
+  int64_t d = resolve_dim(dim), total = 0;
   for (int64_t s : sizes) total += s;
   if (total != s_->shape[d]) throw Error(loupe::cat("split sizes sum to ", total, " but dimension ", dim, " has size ", s_->shape[d]));
   std::vector<Tensor> out;
@@ -318,7 +338,7 @@ std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim
 
 std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
   if (size <= 0) throw Error(loupe::cat("split size must be positive, got ", size));
-  int64_t d = resolve_axis(dim);
+  int64_t d = resolve_dim(dim);
   std::vector<int64_t> sizes;
   for (int64_t off = 0; off < s_->shape[d]; off += size) sizes.push_back(std::min(size, s_->shape[d] - off));
   return split(sizes, dim);
@@ -326,7 +346,7 @@ std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   if (chunks <= 0) throw Error(loupe::cat("chunk count must be positive, got ", chunks));
-  int64_t d = resolve_axis(dim);
+  int64_t d = resolve_dim(dim);
   int64_t size = (s_->shape[d] + chunks - 1) / chunks;
   return split(std::max<int64_t>(size, 1), dim);
 }

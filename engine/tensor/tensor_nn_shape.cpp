@@ -48,7 +48,7 @@ Tensor Tensor::einsum(const std::string& formula_in, const std::vector<Tensor>& 
   std::string formula;
   for (char c : formula_in)
     if (c != ' ') formula += c;
-  auto bad = [&](const std::string& why) { return Error(loupe::cat("einsum('", formula_in, "'): ", why)); };
+  auto bad = [&](const std::string& why) { return AssertionError(loupe::cat("einsum('", formula_in, "'): ", why)); };
   if (operands.empty()) throw bad("needs at least one operand");
   size_t arrow = formula.find("->");
   if (arrow != std::string::npos && formula.find("->", arrow + 2) != std::string::npos) throw bad("more than one '->'");
@@ -300,7 +300,7 @@ Tensor Tensor::roll(const std::vector<int64_t>& shifts, const std::optional<std:
   if (dims_in->size() != shifts.size())
     throw Error(loupe::cat("roll: ", shifts.size(), " shifts for ", dims_in->size(), " dims"));
   std::vector<int64_t> dims;
-  for (int64_t d : *dims_in) dims.push_back(resolve_axis(d));
+  for (int64_t d : *dims_in) dims.push_back(resolve_dim(d));
   for (int64_t s : shape())
     if (s == 0) return *this;
   Shape reps(ndim(), 1);
@@ -338,7 +338,7 @@ Tensor Tensor::unfold(int64_t dim_in, int64_t size, int64_t step) const {
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim_in) const {
   if (repeats < 0) throw Error(loupe::cat("repeat_interleave: repeats must be non-negative, got ", repeats));
   Tensor x = dim_in ? *this : flatten();
-  int64_t dim = dim_in ? resolve_axis(*dim_in) : 0;
+  int64_t dim = dim_in ? resolve_dim(*dim_in) : 0;
   Shape shp = x.shape();
   Shape a(shp.begin(), shp.begin() + dim + 1), b = a, c(shp.begin(), shp.begin() + dim);
   a.push_back(1);
@@ -349,7 +349,7 @@ Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim_in)
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1_in, int64_t dim2_in) const {
-  int64_t dim1 = resolve_axis(dim1_in), dim2 = resolve_axis(dim2_in);
+  int64_t dim1 = resolve_dim(dim1_in), dim2 = resolve_dim(dim2_in);
   if (dim1 == dim2) throw Error(loupe::cat("diagonal: dim1 and dim2 are the same dimension (", dim1_in, ", ", dim2_in, ")"));
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < ndim(); i++)

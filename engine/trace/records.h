@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/metadata.h"
 #include "ir/uop.h"
 
 namespace loupe {
@@ -45,6 +46,7 @@ struct KernelRecord {
   int64_t flops = 0;                      // Estimates: operations
   int64_t lds = 0;                        //            bytes loaded and stored (re-reads included)
   int64_t mem = 0;                        //            unique memory bytes
+  std::vector<Metadata> provenance;       // the tensor ops it computes and the user's lines behind them
 };
 
 // One timed execution of a compiled kernel.

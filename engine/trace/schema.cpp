@@ -15,6 +15,7 @@ struct Table {
   const char* name;
   const char* ddl;                   // CREATE TABLE (and its indexes)
   std::vector<const char*> columns;  // what a reader needs to find
+  bool optional = false;             // added later within the version: a trace without it reads no rows
 };
 
 // Version 1. Any change to a table here is a new version (and a SCHEMA.md entry).
@@ -73,11 +74,21 @@ const std::vector<Table>& tables() {
       {"peaks",
        "CREATE TABLE peaks(device TEXT PRIMARY KEY, peak_gflops REAL NOT NULL, bandwidth_gbs REAL NOT NULL)",
        {"device", "peak_gflops", "bandwidth_gbs"}},
+      {"kernel_provenance",
+       "CREATE TABLE kernel_provenance(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, op TEXT NOT NULL,"
+       " file TEXT NOT NULL, line INTEGER NOT NULL, function TEXT NOT NULL, PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
+       {"kernel_id", "idx", "op", "file", "line", "function"}, true},
   };
   return t;
 }
 
 } // namespace
+
+bool has_table(SqliteDb& db, const std::string& name) {
+  SqliteStmt st = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+  st.bind(1, name);
+  return st.step();
+}
 
 void create(SqliteDb& db) {
   db.begin();
@@ -107,7 +118,10 @@ void check(SqliteDb& db, bool deep) {
     throw Error(cat(path, ": trace schema version ", version, ", but this build of Loupe reads version ", kVersion,
                     version > kVersion ? " (written by a newer Loupe)" : " (written by an older Loupe)"));
   for (const Table& t : tables()) {
-    if (!present.count(t.name)) throw Error(cat(path, ": not a valid trace: table '", t.name, "' is missing"));
+    if (!present.count(t.name)) {
+      if (t.optional) continue;
+      throw Error(cat(path, ": not a valid trace: table '", t.name, "' is missing"));
+    }
     std::set<std::string> cols;
     SqliteStmt st = db.prepare(cat("SELECT name FROM pragma_table_info('", t.name, "')"));
     while (st.step()) cols.insert(st.text(0));

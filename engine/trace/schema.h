@@ -19,4 +19,7 @@ void create(SqliteDb& db);
 // `deep`, also runs SQLite's quick_check (every page read once) to find corruption up front.
 void check(SqliteDb& db, bool deep);
 
+// Whether the trace has this table (an optional one may be missing from a trace written before it existed).
+bool has_table(SqliteDb& db, const std::string& name);
+
 } // namespace loupe::trace_schema

@@ -134,6 +134,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   check_header(path);
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
+  has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   node_stmt_ = std::make_unique<SqliteStmt>(
       db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
@@ -439,6 +440,11 @@ TraceKernel TraceReader::kernel(int64_t id) {
     b.st_kind = buf.text(5);
     b.st_code = buf.text(6);
     k.buffers.push_back(std::move(b));
+  }
+  if (has_provenance_) {
+    Query prov(cached("SELECT op, file, line, function FROM kernel_provenance WHERE kernel_id = ? ORDER BY idx"));
+    prov.bind(1, id);
+    while (prov.step()) k.provenance.push_back({prov.text(0), prov.text(1), int(prov.int64(2)), prov.text(3)});
   }
   return k;
 }

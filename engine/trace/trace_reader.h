@@ -65,6 +65,7 @@ struct TraceKernel {
   int64_t flops = 0, lds = 0, mem = 0;
   std::vector<KernelSource> sources;
   std::vector<BufferAccess> buffers;
+  std::vector<Metadata> provenance;  // the tensor ops it computes and the user's lines (empty in older traces)
   const KernelSource* source(const std::string& variant, const std::string& backend = "") const;
 };
 
@@ -136,6 +137,7 @@ public:
   SqliteDb& db() { return *db_; }
 
 private:
+  bool has_provenance_ = false;  // kernel_provenance (optional: traces from before it have none)
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
   TracePass read_pass(SqliteStmt& st, int64_t index);
   void load_node_row(int64_t id, TraceNodeRow& row);

@@ -84,8 +84,10 @@ EXCEPTIONS = [
     (AssertionError, lambda: Tensor.ones(2).item()),
     (NotImplementedError, lambda: Tensor.ones(3, 3).pad((1, 1), mode="wrap")),
     (AttributeError, lambda: Tensor.ones(2).cast("float128")),
-    (RuntimeError, lambda: Tensor.ones(2, 3).reshape(7)),
-    (RuntimeError, lambda: (Tensor.ones(2, 3) + Tensor.ones(4)).realize()),
+    (ValueError, lambda: Tensor.ones(2, 3).reshape(7)),
+    (ValueError, lambda: (Tensor.ones(2, 3) + Tensor.ones(4)).realize()),
+    (RuntimeError, lambda: Tensor.ones(2, 3).reshape(-1, -1)),
+    (RuntimeError, lambda: Tensor.ones(2, 3).permute(0, 0)),
     (RuntimeError, lambda: Tensor([1, 2]).sum().backward()),
     (RuntimeError, lambda: Tensor.ones(2).to("NOSUCHDEVICE")),
 ]

@@ -334,7 +334,7 @@ private Q_SLOTS:
       QVERIFY(sp->run());
       QVERIFY(done.wait(60000));
       QVERIFY(!done.first().at(0).toBool());
-      QVERIFY2(sp->statusText().contains(QStringLiteral("RuntimeError")), qPrintable(sp->statusText()));
+      QVERIFY2(sp->statusText().contains(QStringLiteral("ValueError: cannot reshape")), qPrintable(sp->statusText()));
     }
     // A child that crashes (a stand-in for loupe-cli that dies of SIGSEGV).
     const QString fake = dir_.filePath(QStringLiteral("crashing-cli.sh"));

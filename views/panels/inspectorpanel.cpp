@@ -40,6 +40,7 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent)
   connect(session_, &Session::nodeChanged, this, &InspectorPanel::refresh);
   connect(session_, &Session::stepChanged, this, &InspectorPanel::refresh);
   connect(session_, &Session::closed, this, &InspectorPanel::refresh);
+  connect(session_, &Session::kernelChanged, this, &InspectorPanel::refresh);
   refresh();
 }
 
@@ -53,8 +54,10 @@ void InspectorPanel::refresh() {
     node = st.match ? st.changes.after : st.graph;
     why = st.match ? tr("the replacement of this step") : tr("the root of the graph");
   }
-  model_->setNode(node, st.graph);
+  const std::optional<loupe::TraceKernel> kernel = session_->kernelDetails(session_->selection().kernel);
+  model_->setNode(node, st.graph, kernel ? kernel->provenance : std::vector<loupe::Metadata>{});
   tree_->expand(model_->findRow(QStringLiteral("sources")));
+  tree_->expand(model_->findRow(tr("from your code")));
   tree_->expand(model_->findRow(QStringLiteral("ShapeTracker")));
   if (!node) {
     title_->setText(tr("<b>No node</b><br>Click a node in the graph to inspect it."));

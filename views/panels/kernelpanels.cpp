@@ -15,6 +15,7 @@
 #include "ir/print.h"
 #include "panels/kernelnamedelegate.h"
 #include "session/inspectormodel.h"
+#include "session/provenance.h"
 #include "session/session.h"
 #include "shape/shapetracker.h"
 #include "shape/shapetrackeradapter.h"
@@ -80,6 +81,18 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   details_ = new QLabel(this);
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // the lines of the user's program the kernel came from, each a link to that line
+  from_ = new QLabel(this);
+  from_->setObjectName(QStringLiteral("codeProvenance"));
+  from_->setWordWrap(true);
+  from_->setTextFormat(Qt::RichText);
+  from_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+  from_->setToolTip(tr("The lines of your program whose tensor ops this kernel computes; click one to show it"));
+  connect(from_, &QLabel::linkActivated, this, [this](const QString& link) {
+    QString file;
+    int line = 0;
+    if (parseSourceLink(link, &file, &line)) Q_EMIT sourceLineActivated(file, line);
+  });
   backend_ = new QComboBox(this);
   backend_->setToolTip(tr("Backend whose source is shown"));
   noopt_ = new QToolButton(this);
@@ -97,6 +110,7 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lay->setSpacing(3);
   lay->addLayout(bar);
   lay->addWidget(details_);
+  lay->addWidget(from_);
   lay->addWidget(code_, 1);
   connect(backend_, &QComboBox::currentIndexChanged, this, &KernelCodePanel::showSource);
   connect(noopt_, &QToolButton::toggled, this, &KernelCodePanel::showSource);
@@ -107,7 +121,13 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
 }
 
 QString KernelCodePanel::headerText() const {
-  return QTextDocumentFragment::fromHtml(title_->text()).toPlainText() + QLatin1Char('\n') + details_->text();
+  QString text = QTextDocumentFragment::fromHtml(title_->text()).toPlainText() + QLatin1Char('\n') + details_->text();
+  if (!from_->isHidden()) text += QLatin1Char('\n') + provenanceText();
+  return text;
+}
+
+QString KernelCodePanel::provenanceText() const {
+  return from_->isHidden() ? QString() : QTextDocumentFragment::fromHtml(from_->text()).toPlainText();
 }
 void KernelCodePanel::showNoopt(bool noopt) { noopt_->setChecked(noopt); }
 
@@ -115,6 +135,9 @@ void KernelCodePanel::refresh() {
   kernel_ = session_->kernelDetails(session_->selection().kernel);
   const QSignalBlocker block(backend_);
   backend_->clear();
+  const QList<SourceLine> lines = kernel_ ? sourceLines(kernel_->provenance) : QList<SourceLine>();
+  from_->setText(tr("from %1").arg(sourceLinesHtml(lines)));
+  from_->setHidden(lines.isEmpty());
   if (!kernel_) {
     title_->setText(tr("<b>No kernel selected</b>"));
     details_->setText(tr("Pick a kernel in the Trace browser or the Profile (PageUp/PageDown steps through them)."));

@@ -37,7 +37,12 @@ public:
   CodeView* codeView() const { return code_; }
   QComboBox* backendBox() const { return backend_; }
   QString headerText() const;  // plain text
+  QString provenanceText() const;  // plain text of the "from your code" line ("" when the kernel has none)
   void showNoopt(bool noopt);
+
+Q_SIGNALS:
+  // A line of the user's program was clicked in the header (a kernel's provenance).
+  void sourceLineActivated(const QString& file, int line);
 
 private:
   void refresh();
@@ -46,6 +51,7 @@ private:
   Session* session_;
   QLabel* title_;
   QLabel* details_;
+  QLabel* from_;
   QComboBox* backend_;
   QToolButton* noopt_;
   CodeView* code_;

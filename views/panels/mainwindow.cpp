@@ -188,6 +188,15 @@ void MainWindow::buildPanels() {
   addPanelDock(rules_, tr("Rule profiler"), QStringLiteral("ruleProfilerDock"), Qt::BottomDockWidgetArea);
   addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
 
+  // A kernel's line of the user's program (Code panel header) -> that line in the Script panel.
+  connect(code_, &KernelCodePanel::sourceLineActivated, this, [this](const QString& file, int line) {
+    if (QDockWidget* d = dock(QStringLiteral("scriptDock"))) {
+      d->show();
+      d->raise();
+    }
+    script_->showSourceLine(file, line);
+  });
+
   // Graph <-> session.
   connect(graph_, &GraphPanel::nodeSelected, this, [this](quint64 id) {
     if (syncingNode_) return;

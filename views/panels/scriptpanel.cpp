@@ -13,12 +13,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QTextBlock>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -26,6 +28,7 @@
 #include "panels/kernelnamedelegate.h"
 #include "panels/scripthighlighter.h"
 #include "runtime/device.h"
+#include "session/provenance.h"
 #include "session/scriptrunner.h"
 #include "session/session.h"
 
@@ -79,6 +82,7 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   output_->setLineWrapMode(QPlainTextEdit::NoWrap);
   output_->setMaximumBlockCount(20000);
   output_->setPlaceholderText(tr("The output of loupe-cli appears here (one DEBUG=2 line per kernel run)."));
+  output_->viewport()->installEventFilter(this);
 
   examplesButton_ = new QToolButton(this);
   examplesButton_->setText(tr("Examples"));
@@ -212,7 +216,9 @@ void ScriptPanel::changeEvent(QEvent* event) {
 
 void ScriptPanel::setScript(const QString& text, const QString& name) {
   editor_->setPlainText(text);
+  editor_->document()->setModified(false);
   name_ = name;
+  file_.clear();
   setStatus(tr("%1 — press Run (F5)").arg(name));
 }
 
@@ -225,7 +231,57 @@ bool ScriptPanel::loadScriptFile(const QString& path, QString* error) {
     return false;
   }
   setScript(QString::fromUtf8(f.readAll()), QFileInfo(path).fileName());
+  file_ = QFileInfo(path).absoluteFilePath();
   return true;
+}
+
+int ScriptPanel::currentLine() const { return editor_->textCursor().blockNumber() + 1; }
+
+bool ScriptPanel::showSourceLine(const QString& file, int line) {
+  const QString path = QFileInfo(file).absoluteFilePath();
+  const bool shown = path == QFileInfo(runner_->scriptPath()).absoluteFilePath() || (!file_.isEmpty() && path == file_);
+  if (!shown) {
+    if (!QFileInfo(path).isFile()) {
+      setStatus(tr("%1 is not a file here").arg(file), true);
+      return false;
+    }
+    if (editor_->document()->isModified()) {
+      setStatus(tr("The editor has unsaved edits: %1:%2 was not opened").arg(QFileInfo(file).fileName()).arg(line), true);
+      return false;
+    }
+    QString error;
+    if (!loadScriptFile(path, &error)) {
+      setStatus(error, true);
+      return false;
+    }
+  }
+  const QTextBlock block = editor_->document()->findBlockByNumber(std::max(0, line - 1));
+  if (!block.isValid()) return false;
+  QTextCursor c(block);
+  editor_->setTextCursor(c);
+  editor_->centerCursor();
+  QTextEdit::ExtraSelection mark;
+  mark.cursor = c;
+  mark.format.setBackground(isDarkPalette(palette()) ? QColor(0x5a, 0x4a, 0x10) : QColor(0xff, 0xf1, 0xa8));
+  mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+  editor_->setExtraSelections({mark});
+  editor_->setFocus();
+  setStatus(tr("%1:%2").arg(QFileInfo(file).fileName()).arg(line));
+  return true;
+}
+
+bool ScriptPanel::eventFilter(QObject* watched, QEvent* event) {
+  // a click on a traceback's `File "...", line N` shows that line
+  if (watched == output_->viewport() && event->type() == QEvent::MouseButtonRelease) {
+    const QString href = output_->anchorAt(static_cast<QMouseEvent*>(event)->position().toPoint());
+    QString file;
+    int line = 0;
+    if (parseSourceLink(href, &file, &line)) {
+      showSourceLine(file, line);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 bool ScriptPanel::isRunTrace(const QString& path) const { return !runTrace_.isEmpty() && path == runTrace_; }
@@ -237,6 +293,8 @@ bool ScriptPanel::run() {
   opts.noopt = noopt_->isChecked();
   opts.compareNoopt = !opts.noopt && compare_->isChecked();
   opts.beam = beam_->value();
+  opts.programFile = file_;
+  opts.textIsFile = !file_.isEmpty() && !editor_->document()->isModified();
   output_->clear();
   traceOpened_ = false;
   if (!runner_->start(script(), name_, opts)) {
@@ -260,7 +318,21 @@ void ScriptPanel::appendOutput(const QString& text, bool error) {
   c.movePosition(QTextCursor::End);
   QTextCharFormat f;
   if (error) f.setForeground(isDarkPalette(palette()) ? QColor(0xff, 0x8a, 0x80) : QColor(0xb7, 0x1c, 0x1c));
-  c.insertText(text, f);
+  // a Python traceback's `File "PATH", line N` becomes a link to that line
+  static const QRegularExpression frame(QStringLiteral("File \"([^\"]+)\", line (\\d+)"));
+  qsizetype at = 0;
+  for (QRegularExpressionMatchIterator it = frame.globalMatch(text); it.hasNext();) {
+    const QRegularExpressionMatch m = it.next();
+    c.insertText(text.mid(at, m.capturedStart() - at), f);
+    QTextCharFormat link = f;
+    link.setAnchor(true);
+    link.setAnchorHref(sourceLink(m.captured(1), m.captured(2).toInt()));
+    link.setFontUnderline(true);
+    link.setToolTip(tr("Show this line in the editor"));
+    c.insertText(m.captured(0), link);
+    at = m.capturedEnd();
+  }
+  c.insertText(text.mid(at), f);
   output_->verticalScrollBar()->setValue(output_->verticalScrollBar()->maximum());
 }
 

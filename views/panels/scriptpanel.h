@@ -1,8 +1,9 @@
-// The Script panel: an editor for tensor scripts with the bundled examples, device / NOOPT / BEAM
+// The Script panel: an editor for Python programs with the bundled examples, device / NOOPT / BEAM
 // controls and Run. A run happens in a loupe-cli child process (ScriptRunner) writing a temporary
 // trace; the session opens it as soon as it exists and reloads it while it grows, so the panels fill
-// in during the run. The child's output and errors appear below the editor; if it crashes, the app
-// reports it and carries on.
+// in during the run. The child's output and errors appear beside the editor, a traceback's
+// `File "...", line N` lines as links to that line; if the child crashes, the app reports it and
+// carries on.
 #pragma once
 #include <QMap>
 #include <QWidget>
@@ -32,6 +33,12 @@ public:
   QString script() const;
   QString scriptName() const { return name_; }
   bool loadScriptFile(const QString& path, QString* error = nullptr);
+  QString scriptFile() const { return file_; }  // the file the editor's text came from ("" for none)
+  // Shows a line of a program in the editor: of the text shown (the current run's program or the file
+  // it came from), or of another file, which is opened when the editor holds no unsaved edits. False
+  // (with a status message) when it cannot be shown.
+  bool showSourceLine(const QString& file, int line);
+  int currentLine() const;  // 1-based line of the editor's cursor
 
   ScriptRunner* runner() const { return runner_; }
   QPlainTextEdit* editor() const { return editor_; }
@@ -54,6 +61,7 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   void appendOutput(const QString& text, bool error);
@@ -74,6 +82,7 @@ private:
   QToolButton* stopButton_;
   QLabel* status_;
   QString name_ = QStringLiteral("script.py");
+  QString file_;
   QString runTrace_;
   bool traceOpened_ = false;
 };

@@ -1,5 +1,6 @@
 #include "session/inspectormodel.h"
 
+#include <QFileInfo>
 #include <QFont>
 #include <QGuiApplication>
 #include <functional>
@@ -7,6 +8,7 @@
 
 #include "graph/uop_graph_adapter.h"
 #include "ir/print.h"
+#include "session/provenance.h"
 #include "tensor/buffer_ref.h"
 
 namespace loupe::views {
@@ -225,7 +227,19 @@ struct InspectorModel::Node {
 InspectorModel::InspectorModel(QObject* parent) : QAbstractItemModel(parent), root_(std::make_unique<Node>()) {}
 InspectorModel::~InspectorModel() = default;
 
-void InspectorModel::setNode(const UOpPtr& node, const UOpPtr& graph) {
+std::optional<InspectorRow> provenanceRow(const std::vector<loupe::Metadata>& kernelProvenance) {
+  const QList<SourceLine> lines = sourceLines(kernelProvenance);
+  if (lines.isEmpty()) return std::nullopt;
+  InspectorRow row{QObject::tr("from your code"), QObject::tr("%n line(s) of the program", nullptr, int(lines.size())),
+                   QObject::tr("The lines of the program whose tensor ops the kernel computes"), 0, {}};
+  for (const SourceLine& s : lines)
+    row.children.push_back({QStringLiteral("%1:%2").arg(QFileInfo(s.file).fileName()).arg(s.line),
+                            (s.function.isEmpty() ? QString() : s.function + QStringLiteral(": ")) + s.ops.join(QStringLiteral(", ")),
+                            s.file, 0, {}});
+  return row;
+}
+
+void InspectorModel::setNode(const UOpPtr& node, const UOpPtr& graph, const std::vector<loupe::Metadata>& kernelProvenance) {
   beginResetModel();
   node_ = node;
   root_ = std::make_unique<Node>();
@@ -241,6 +255,7 @@ void InspectorModel::setNode(const UOpPtr& node, const UOpPtr& graph) {
     }
   };
   std::vector<InspectorRow> rows = inspectorRows(node, graph);
+  if (std::optional<InspectorRow> from = provenanceRow(kernelProvenance)) rows.push_back(std::move(*from));
   add(root_.get(), rows);
   endResetModel();
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "ir/metadata.h"
 #include "ir/uop.h"
 #include "shape/shapetracker.h"
 
@@ -23,6 +24,8 @@ struct InspectorRow {
 
 // The node's rows; `graph` (may be null) is the graph it is shown in, for its users.
 std::vector<InspectorRow> inspectorRows(const loupe::UOpPtr& node, const loupe::UOpPtr& graph);
+// "from your code": one row per line of the user's program the kernel came from (none without provenance).
+std::optional<InspectorRow> provenanceRow(const std::vector<loupe::Metadata>& kernelProvenance);
 // The ShapeTracker the node carries: its own arg (VIEW), or that of a VIEW source.
 const loupe::ShapeTracker* nodeShapeTracker(const loupe::UOpPtr& node);
 // The node's shape where it can be told: from its views, movement args and sources; nullopt otherwise.
@@ -38,7 +41,8 @@ public:
 
   explicit InspectorModel(QObject* parent = nullptr);
   ~InspectorModel() override;
-  void setNode(const loupe::UOpPtr& node, const loupe::UOpPtr& graph);
+  // The node, and the provenance of the kernel it belongs to (empty outside a kernel or without records).
+  void setNode(const loupe::UOpPtr& node, const loupe::UOpPtr& graph, const std::vector<loupe::Metadata>& kernelProvenance = {});
   void clear() { setNode(nullptr, nullptr); }
   loupe::UOpPtr node() const { return node_; }
   // The top-level row with this property name (for views and tests); invalid if absent.

@@ -50,14 +50,18 @@ bool ScriptRunner::start(const QString& scriptText, const QString& scriptName, c
   runs_++;
   const QString base = QFileInfo(scriptName).completeBaseName().isEmpty() ? QStringLiteral("script")
                                                                           : QFileInfo(scriptName).completeBaseName();
-  scriptPath_ = dir_->filePath(QStringLiteral("%1-%2.py").arg(base).arg(runs_));
   tracePath_ = dir_->filePath(QStringLiteral("%1-%2.loupe").arg(base).arg(runs_));
-  QFile f(scriptPath_);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(scriptText.toUtf8()) < 0) {
-    error_ = tr("cannot write %1: %2").arg(scriptPath_, f.errorString());
-    return false;
+  const QFileInfo program(options.programFile);
+  if (options.textIsFile && program.isFile()) {
+    scriptPath_ = program.absoluteFilePath();
+  } else {
+    scriptPath_ = dir_->filePath(QStringLiteral("%1-%2.py").arg(base).arg(runs_));
+    QFile f(scriptPath_);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(scriptText.toUtf8()) < 0) {
+      error_ = tr("cannot write %1: %2").arg(scriptPath_, f.errorString());
+      return false;
+    }
   }
-  f.close();
   args_ = {QStringLiteral("run"), scriptPath_, QStringLiteral("--trace"), tracePath_};
   if (!options.device.isEmpty()) args_ << QStringLiteral("--device") << options.device;
   if (options.noopt) args_ << QStringLiteral("--noopt");
@@ -71,6 +75,13 @@ bool ScriptRunner::start(const QString& scriptText, const QString& scriptName, c
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove(QStringLiteral("VIZ"));  // the app is already watching; no second window
   env.remove(QStringLiteral("LOUPE_TRACE"));
+  if (!options.programFile.isEmpty()) {
+    // an edited copy runs where the original lives: its sibling modules and data files are found
+    const QString folder = program.absolutePath();
+    process_->setWorkingDirectory(folder);
+    const QString path = env.value(QStringLiteral("PYTHONPATH"));
+    env.insert(QStringLiteral("PYTHONPATH"), path.isEmpty() ? folder : folder + QLatin1Char(':') + path);
+  }
   process_->setProcessEnvironment(env);
   connect(process_, &QProcess::readyReadStandardOutput, this, [this] {
     const QString t = QString::fromUtf8(process_->readAllStandardOutput());

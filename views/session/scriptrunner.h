@@ -1,5 +1,7 @@
-// Runs a tensor script in a `loupe-cli run SCRIPT --trace TMP.loupe` child process, so a crashing
-// kernel cannot take the app down. While the child runs, the trace it writes is polled: traceStarted
+// Runs a Python program in a `loupe-cli run PROGRAM --trace TMP.loupe` child process, so a crashing
+// kernel cannot take the app down. A program opened from a file and not edited runs as that file (its
+// imports and data files resolve as they would from the command line); edited text runs from a
+// temporary copy, in the original's folder. While the child runs, the trace it writes is polled: traceStarted
 // once the file exists, traceGrew on every later tick (the session reloads it), finished at the end
 // with the exit status and whatever the child printed on stderr.
 #pragma once
@@ -18,6 +20,8 @@ struct ScriptRunOptions {
   bool compareNoopt = false;  // also time each optimized kernel's NOOPT version (--compare-noopt)
   int beam = 0;     // 0 = no BEAM search
   int debug = 2;    // DEBUG level of the child's output (2: one line per kernel run)
+  QString programFile;  // the file the text came from ("" for none)
+  bool textIsFile = false;  // the text is that file's content, unedited: run the file itself
 };
 
 class ScriptRunner : public QObject {
@@ -37,7 +41,7 @@ public:
   void stop();
   bool isRunning() const { return process_ && process_->state() != QProcess::NotRunning; }
   QString tracePath() const { return tracePath_; }
-  QString scriptPath() const { return scriptPath_; }
+  QString scriptPath() const { return scriptPath_; }  // the program file the child runs
   QString errorText() const { return error_; }
   QStringList arguments() const { return args_; }
   // Everything the child printed so far.

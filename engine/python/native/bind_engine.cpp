@@ -173,6 +173,7 @@ void bind_engine(py::module_& m) {
     return py::module_::import("json").attr("loads")(json::Value(nn::safe_metadata(bytes, path)).dump());
   });
 
+  m.def("op_calls", &OpScope::calls);
   // provenance: the records of the kernels' tensor ops
   m.def("metadata_of", [](uint32_t id) {
     const Metadata& md = metadata_of(id);

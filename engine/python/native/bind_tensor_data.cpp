@@ -39,7 +39,12 @@ Index to_index(py::handle h) {
 
 std::vector<Index> to_indices(py::handle index) {
   std::vector<Index> out;
-  if (py::isinstance<py::tuple>(index)) {
+  // a list of plain ints is one tensor index; a list holding sequences, slices or tensors is a tuple of
+  // indices (numpy's and torch's legacy rule, which tinygrad follows)
+  bool list_as_tuple = false;
+  if (py::isinstance<py::list>(index))
+    for (py::handle h : index) list_as_tuple = list_as_tuple || !(PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()));
+  if (py::isinstance<py::tuple>(index) || list_as_tuple) {
     for (py::handle h : index) out.push_back(to_index(h));
   } else {
     out.push_back(to_index(index));

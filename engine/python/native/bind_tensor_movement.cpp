@@ -161,7 +161,10 @@ void bind_tensor_movement(TensorClass& cls) {
     std::string r = reduce.is_none() ? "" : reduce.cast<std::string>();
     if (!r.empty() && r != "add" && r != "multiply")
       throw TypeError(cat("scatter: reduce must be None, 'add' or 'multiply', not '", r, "'"));
-    if (is_tensor(src)) return t.scatter(dim, index, src.cast<Tensor>(), r);
+    if (is_tensor(src)) {
+      if (!r.empty()) throw TypeError("scatter: a Tensor src does not take reduce (use scatter_reduce)");
+      return t.scatter(dim, index, src.cast<Tensor>(), r);
+    }
     return t.scatter(dim, index, to_const(src, "scatter: src"), r);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce") = py::none());
   def_op(cls, "scatter_reduce", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self) {

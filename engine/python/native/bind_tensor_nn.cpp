@@ -15,6 +15,13 @@ std::vector<int64_t> ints_or_empty(py::handle h, const char* what) {
 
 Axes norm_axes(py::handle h, const char* what) { return to_axes(h, what); }
 
+// a 2-d pool's kernel_size: one int means a square window (tinygrad's make_pair)
+Shape pool_kernel(py::handle h, const char* what) {
+  Shape k = to_ints(h, what);
+  if (k.size() == 1 && !py::isinstance<py::tuple>(h) && !py::isinstance<py::list>(h)) k.push_back(k[0]);
+  return k;
+}
+
 std::string reduction_of(const std::string& r) {
   if (r != "none" && r != "sum" && r != "mean") throw ValueError(cat("reduction must be 'none', 'sum' or 'mean', not '", r, "'"));
   return r;
@@ -39,7 +46,7 @@ void bind_tensor_nn(TensorClass& cls) {
      py::arg("padding") = 0, py::arg("output_padding") = 0);
   def_op(cls, "max_pool2d", [](const Tensor& t, py::handle kernel, py::handle stride, py::handle dilation, py::handle padding,
                                bool ceil_mode, bool return_indices) -> py::object {
-    Shape k = to_ints(kernel, "max_pool2d: kernel_size");
+    Shape k = pool_kernel(kernel, "max_pool2d: kernel_size");
     std::vector<int64_t> s = ints_or_empty(stride, "max_pool2d: stride"), d = to_ints(dilation, "max_pool2d: dilation"),
                          p = to_ints(padding, "max_pool2d: padding");
     if (!return_indices) return py::cast(t.max_pool2d(k, s, d, p, ceil_mode));
@@ -49,7 +56,7 @@ void bind_tensor_nn(TensorClass& cls) {
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("return_indices") = false);
   def_op(cls, "avg_pool2d", [](const Tensor& t, py::handle kernel, py::handle stride, py::handle dilation, py::handle padding,
                                bool ceil_mode, bool count_include_pad) {
-    return t.avg_pool2d(to_ints(kernel, "avg_pool2d: kernel_size"), ints_or_empty(stride, "avg_pool2d: stride"),
+    return t.avg_pool2d(pool_kernel(kernel, "avg_pool2d: kernel_size"), ints_or_empty(stride, "avg_pool2d: stride"),
                         to_ints(dilation, "avg_pool2d: dilation"), to_ints(padding, "avg_pool2d: padding"), ceil_mode, count_include_pad);
   }, py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
@@ -57,7 +64,7 @@ void bind_tensor_nn(TensorClass& cls) {
                                  py::handle padding, py::handle output_size) {
     std::optional<Shape> out;
     if (!output_size.is_none()) out = to_ints(output_size, "max_unpool2d: output_size");
-    return t.max_unpool2d(indices, to_ints(kernel, "max_unpool2d: kernel_size"), ints_or_empty(stride, "max_unpool2d: stride"),
+    return t.max_unpool2d(indices, pool_kernel(kernel, "max_unpool2d: kernel_size"), ints_or_empty(stride, "max_unpool2d: stride"),
                           to_ints(dilation, "max_unpool2d: dilation"), to_ints(padding, "max_unpool2d: padding"), out);
   }, py::arg("indices"), py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("output_size") = py::none());

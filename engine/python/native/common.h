@@ -19,6 +19,7 @@ namespace loupe::python {
 class OpScope {
 public:
   explicit OpScope(const char* op) : scope_(MetadataScope::active() ? 0 : caller_metadata(op)) {}
+  static uint64_t calls();  // how many ops Python code has called (outermost scopes) in this process
 
 private:
   static uint32_t caller_metadata(const char* op);

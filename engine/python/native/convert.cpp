@@ -176,6 +176,9 @@ std::vector<int64_t> to_ints(py::handle h, const char* what) {
 std::vector<int64_t> ints_from_args(const py::args& args, const char* what) {
   if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0])))
     return to_ints(args[0], what);
+  for (py::handle x : args)
+    if (py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x))
+      throw ValueError(cat(what, ": a shape is either the sizes f(2, 3) or one sequence f((2, 3)), not both"));
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (py::handle x : args) out.push_back(to_int(x, what));
@@ -266,7 +269,7 @@ py::object tensor_to_numpy(Tensor& t) {
   std::vector<uint8_t> bytes = t.to_bytes();
   py::array out(py::dtype::from_args(np_dtype), std::vector<py::ssize_t>(t.shape().begin(), t.shape().end()));
   if (!bytes.empty()) std::memcpy(out.mutable_data(), bytes.data(), std::min<size_t>(bytes.size(), out.nbytes()));
-  return std::move(out);
+  return out;
 }
 
 namespace {
@@ -285,7 +288,7 @@ py::object nest(DType d, const Shape& shape, size_t axis, const uint8_t*& p) {
   }
   py::list out(shape[axis]);
   for (int64_t i = 0; i < shape[axis]; i++) out[i] = nest(d, shape, axis + 1, p);
-  return std::move(out);
+  return out;
 }
 } // namespace
 

@@ -49,7 +49,14 @@ bool internal(PyCodeObject* code) {
 
 void set_package_dirs(const std::vector<std::string>& dirs) { package_dirs() = dirs; }
 
+namespace {
+uint64_t user_op_calls = 0;  // outermost ops called from Python (what a user's line calls), for benchmarks
+}
+
+uint64_t OpScope::calls() { return user_op_calls; }
+
 uint32_t OpScope::caller_metadata(const char* op) {
+  user_op_calls++;
   static auto& cache = *new std::unordered_map<Key, Entry, KeyHash>();  // never destroyed, as above
   PyFrameObject* frame = PyEval_GetFrame();  // borrowed
   Py_XINCREF(frame);
