@@ -1,5 +1,6 @@
 #include "codegen/float_folds.h"
 
+#include "codegen/stable_floats.h"
 #include "ir/alu_eval.h"
 #include "rewrite/rule.h"
 #include "symbolic/symbolic.h"
@@ -72,7 +73,12 @@ const PatternMatcher& float_folds() {
 }
 
 const PatternMatcher& lowered_kernel_rules() {
-  static const PatternMatcher pm = symbolic() + float_folds();
+  static const PatternMatcher pm = symbolic() + float_folds() + stable_float_rules();
+  return pm;
+}
+
+const PatternMatcher& expanded_kernel_rules() {
+  static const PatternMatcher pm = symbolic() + stable_float_rules();
   return pm;
 }
 

@@ -14,7 +14,10 @@
 namespace loupe {
 
 const PatternMatcher& float_folds();
-// symbolic() + float_folds(): what a lowered kernel is simplified with.
+// symbolic() + float_folds() + stable_float_rules(): what a lowered kernel is simplified with.
 const PatternMatcher& lowered_kernel_rules();
+// symbolic() + stable_float_rules(): the same for a kernel whose lanes were expanded from a template that
+// had its float folds already (the folds must not reach into the transcendental polynomials).
+const PatternMatcher& expanded_kernel_rules();
 
 } // namespace loupe

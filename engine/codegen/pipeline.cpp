@@ -69,7 +69,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
       &quiet, &vectors);
   // Expanded lanes of a template that had its float folds get symbolic() alone: the folds must not
   // reach into the polynomials, whose arithmetic is built in its final shape.
-  UOpPtr simplified = graph_rewrite(lowered, expanded ? symbolic() : lowered_kernel_rules(),
+  UOpPtr simplified = graph_rewrite(lowered, expanded ? expanded_kernel_rules() : lowered_kernel_rules(),
                                     {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
   if (!expanded) simplified = approximate_transcendentals(simplified);
   simplified = fold_contracted_constants(simplified);

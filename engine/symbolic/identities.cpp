@@ -57,6 +57,10 @@ std::vector<Rule> identity_rules() {
       srule("mod_mod_same", P::op(Ops::FLOORMOD, {P::op(Ops::FLOORMOD, {P::var(), P::var("y")}, "base"), P::var("y")}),
             [](const Match& m) { return m["base"]; }),
       srule("idempotent", P::ops(OpSet{Ops::MAX, Ops::AND, Ops::OR}, {x, x}), [](const Match& m) { return m["x"]; }),
+      // an accumulator whose update folded away (every lane masked off) ends with its initial value; left
+      // as ASSIGN(acc, acc), its loop has no body and the linearizer cannot place it
+      srule("acc_unchanged", P::op(Ops::ASSIGN, {P::op_any_src(Ops::DEFINE_ACC, "acc"), P::var("acc")}),
+            [](const Match& m) { return m["acc"]->src[0]; }),
       srule("xor_self", P::op(Ops::XOR, {x, x}), [](const Match& m) -> UOpPtr {
         return int_like(*m["x"]) ? (m["x"]->dtype.is_bool() ? UOp::cnst_bool(false) : zero_like(m["x"])) : nullptr;
       }),

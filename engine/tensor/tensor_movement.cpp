@@ -127,6 +127,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
       positive[d] = std::pair<int64_t, int64_t>{std::max<int64_t>(0, b), std::max<int64_t>(0, e)};
     }
     if (negative) {
+      if (mode == "circular") throw NotImplementedError("pad: negative pads are not supported with mode='circular'");
       Tensor padded = pad(positive, value, mode);
       PadSpec cut(ndim());
       for (int64_t d = 0; d < ndim(); d++)

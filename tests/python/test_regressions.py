@@ -1,0 +1,55 @@
+"""Engine bugs found by running tinygrad's test_ops through Loupe, each checked against numpy."""
+import numpy as np
+import pytest
+
+from loupe import Tensor
+
+
+def test_realize_a_detached_or_fully_shrunk_buffer():
+  x = Tensor([1.0, 2.0, 3.0]).realize()
+  assert x.detach().tolist() == [1.0, 2.0, 3.0]
+  assert x.shrink(((0, 3),)).tolist() == [1.0, 2.0, 3.0]
+  assert Tensor.arange(16).reshape(4, 4).roll(1, 0).numpy().tolist() == np.roll(np.arange(16).reshape(4, 4), 1, 0).tolist()
+
+
+@pytest.mark.parametrize("call", ["cat", "gather", "transpose", "flip", "split", "chunk", "roll", "repeat_interleave"])
+def test_ops_needing_a_dimension_refuse_0d_tensors(call):
+  x = Tensor(2.0)
+  fn = {"cat": lambda: x.cat(x), "gather": lambda: x.gather(0, Tensor(0)), "transpose": lambda: x.transpose(0, -1),
+        "flip": lambda: x.flip(0), "split": lambda: x.split(1, 0), "chunk": lambda: x.chunk(1, 0), "roll": lambda: x.roll(1, 0),
+        "repeat_interleave": lambda: x.repeat_interleave(2, 0)}[call]
+  with pytest.raises(IndexError):
+    fn()
+
+
+def edge_index(shape, pads, mode):
+  """For each element of numpy's padded array, the flat index of the input element it copies."""
+  idx = np.arange(np.prod(shape)).reshape(shape)
+  positive = [(max(b, 0), max(e, 0)) for b, e in pads]
+  padded = np.pad(idx, positive, mode={"replicate": "edge", "reflect": "reflect", "circular": "wrap"}[mode])
+  cut = tuple(slice(max(-b, 0), padded.shape[d] - max(-e, 0)) for d, (b, e) in enumerate(pads))
+  return padded[cut]
+
+
+@pytest.mark.parametrize("mode", ["replicate", "reflect", "circular"])
+@pytest.mark.parametrize("shape,flat", [((1, 1, 5, 5), (0, 2, 3, 2)), ((3, 3, 3, 3), (-1, 2, 2, -1)), ((1, 1, 5, 5), (3, -3, 0, -3)),
+                                        ((1, 1, 5, 5), (0, 0, 0, -4))])
+def test_pad_modes_with_negative_pads_and_their_gradients(mode, shape, flat):
+  if mode == "circular" and min(flat) < 0:
+    with pytest.raises(NotImplementedError): Tensor.ones(*shape).pad(flat, mode=mode)
+    return
+  pads = [(0, 0)] * (len(shape) - len(flat) // 2) + [(flat[i], flat[i + 1]) for i in range(len(flat) - 2, -1, -2)]
+  rng = np.random.default_rng(0)
+  a = rng.uniform(-2, 2, shape).astype(np.float32)
+  index = edge_index(shape, pads, mode)
+  want = a.reshape(-1)[index]
+  x = Tensor(a, requires_grad=True)
+  y = x.pad(flat, mode=mode)
+  assert np.array_equal(y.numpy(), want)
+  # the gradient of mean((y+1)^2): each output element's share added to the input element it copies (the
+  # forward is built again: realizing y made it a buffer, cut off from x, as in tinygrad)
+  y = x.pad(flat, mode=mode)
+  grad = (y + 1).square().mean().gradient(x)[0].numpy()
+  want_grad = np.zeros(a.size, np.float64)
+  np.add.at(want_grad, index.reshape(-1), 2 * (want.reshape(-1).astype(np.float64) + 1) / want.size)
+  assert np.allclose(grad.reshape(-1), want_grad, atol=1e-6)
