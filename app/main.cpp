@@ -1,4 +1,4 @@
-// loupe [TRACE.loupe | SCRIPT.py]: opens a trace, or opens a script in the Script panel and runs it.
+// loupe [TRACE.loupe | PROGRAM.py]: opens a trace, or opens a Python program in the Script panel and runs it.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   cli.setApplicationDescription(QStringLiteral("Loupe: an interactive visual debugger for a tinygrad-like tensor compiler."));
   cli.addHelpOption();
   cli.addVersionOption();
-  cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("a trace (*.loupe) to open, or a tensor script (*.py) to run"),
-                            QStringLiteral("[TRACE.loupe | SCRIPT.py]"));
+  cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("a trace (*.loupe) to open, or a Python program (*.py) to run"),
+                            QStringLiteral("[TRACE.loupe | PROGRAM.py]"));
   cli.process(app);
 
   loupe::views::MainWindow window;

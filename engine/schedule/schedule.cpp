@@ -362,7 +362,9 @@ private:
     while (!stack.empty()) {
       const UOp* n = stack.back();
       stack.pop_back();
-      append_unique(ids, n->metadata());
+      // inputs (buffers, and views of them) are where the data came from, not what the kernel computes
+      bool input = n->op == Ops::BUFFER || (n->op == Ops::VIEW && n->src[0]->op == Ops::BUFFER);
+      if (!input) append_unique(ids, n->metadata());
       for (const UOpPtr& s : n->src)
         if (!realized_.count(s.get()) && seen.insert(s.get()).second) stack.push_back(s.get());
     }

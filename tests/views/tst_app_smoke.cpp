@@ -14,6 +14,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -25,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
+#include <QRegularExpression>
+#include <QTextBlock>
 
 #include "code/codeview.h"
 #include "code/comparesummary.h"
@@ -33,6 +36,7 @@
 #include "graph/graph_scene.h"
 #include "graph/uop_graph_adapter.h"
 #include "panels/inspectorpanel.h"
+#include "session/inspectormodel.h"
 #include "panels/kernelpanels.h"
 #include "panels/mainwindow.h"
 #include "panels/rewritedetailpanel.h"
@@ -40,7 +44,6 @@
 #include "panels/tracebrowserpanel.h"
 #include "profile/kerneltablemodel.h"
 #include "profile/profileview.h"
-#include "session/inspectormodel.h"
 #include "session/scriptrunner.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
@@ -358,6 +361,45 @@ private Q_SLOTS:
     QTRY_VERIFY(!sp->runner()->isRunning());
     QVERIFY(w.isVisible());
     QVERIFY(listeningSockets().isEmpty());
+  }
+
+  // A kernel of the Python example names the lines of the program it came from (Code header and
+  // Inspector), and a click on one shows that line of the program in the Script panel.
+  void provenanceLinksKernelsToTheProgram() {
+    if (recordedBy_ != QLatin1String("loupe-cli")) QSKIP("the trace was not recorded from the Python example");
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    Session* s = w.session();
+    int64_t conv = -1;
+    for (const auto& k : s->trace().kernels) {
+      std::optional<loupe::TraceKernel> details = s->kernelDetails(k.id);
+      QVERIFY(details.has_value());
+      for (const loupe::Metadata& m : details->provenance)
+        if (m.op == "conv2d" && conv < 0) conv = k.id;
+    }
+    QVERIFY2(conv >= 0, "a kernel of the example computes a conv2d");
+    s->selectKernel(conv);
+    const QString from = w.codePanel()->provenanceText();
+    QVERIFY2(from.startsWith(QStringLiteral("from train_cnn.py:")) && from.contains(QStringLiteral("conv2d")), qPrintable(from));
+    QVERIFY2(from.contains(QStringLiteral("(__call__)")), qPrintable(from));  // the model's forward method
+    QModelIndex row = w.inspector()->model()->findRow(QStringLiteral("from your code"));
+    QVERIFY(row.isValid());
+    QVERIFY(w.inspector()->model()->rowCount(row) >= 1);
+    // the first line's link: the Script panel opens the program at that line
+    auto* label = w.codePanel()->findChild<QLabel*>(QStringLiteral("codeProvenance"));
+    QVERIFY(label);
+    const QRegularExpressionMatch link = QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(label->text());
+    QVERIFY(link.hasMatch());
+    const int line = link.captured(1).section(QLatin1Char('#'), -1).toInt();
+    Q_EMIT label->linkActivated(link.captured(1));
+    QCOMPARE(w.scriptPanel()->scriptName(), QStringLiteral("train_cnn.py"));
+    QCOMPARE(w.scriptPanel()->currentLine(), line);
+    QVERIFY(w.scriptPanel()->editor()->textCursor().block().text().contains(QStringLiteral("conv")));
+    saveShot(&w, QStringLiteral("provenance"));
   }
 
   void settingsPersist() {

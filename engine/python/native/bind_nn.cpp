@@ -31,7 +31,7 @@ template <typename T> T hyper(const py::dict& d, const char* name, T fallback) {
 
 void bind_nn(py::module_& m) {
   py::class_<NativeOptimizer>(m, "NativeOptimizer")
-      .def("step", [](NativeOptimizer& o) { o.opt->step(); })
+      .def("step", traced("step", [](NativeOptimizer& o) { o.opt->step(); }))
       .def("set_lr", [](NativeOptimizer& o, double lr) { o.opt->set_lr(lr); })
       .def_property_readonly("lr", [](const NativeOptimizer& o) { return o.opt->lr(); });
   m.def("make_optimizer", [](const std::string& kind, py::list params, py::list buffers, double lr, py::dict h) {

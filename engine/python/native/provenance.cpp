@@ -4,6 +4,7 @@
 
 #include <frameobject.h>
 
+#include <filesystem>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -75,8 +76,14 @@ uint32_t OpScope::caller_metadata(const char* op) {
   Py_DECREF(frame);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    Metadata m{op, py::str(reinterpret_cast<PyObject*>(code->co_filename)).cast<std::string>(), key.line,
-               py::str(reinterpret_cast<PyObject*>(code->co_name)).cast<std::string>()};
+    // files by absolute path, so a trace's lines resolve wherever it is opened ("<stdin>" stays as it is)
+    std::string file = py::str(reinterpret_cast<PyObject*>(code->co_filename)).cast<std::string>();
+    if (!file.empty() && file[0] != '<' && file[0] != '/') {
+      std::error_code ec;
+      std::filesystem::path abs = std::filesystem::absolute(file, ec);
+      if (!ec) file = abs.lexically_normal().string();
+    }
+    Metadata m{op, file, key.line, py::str(reinterpret_cast<PyObject*>(code->co_name)).cast<std::string>()};
     it = cache.emplace(key, Entry{py::reinterpret_borrow<py::object>(key.code), intern_metadata(m)}).first;
   }
   Py_DECREF(code);
