@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Python overhead of building a model's lazy graph, Loupe next to tinygrad in the same run: the
-transformer_block workload of `loupe-cli bench` (pre-LN block, seq 128, dim 768, 12 heads, MLP 3072),
-written once in Python, built --builds times without realizing anything. Prints one JSON object.
+transformer_block workload of `loupe-cli bench` (pre-LN block, seq 128, dim 768, 12 heads, MLP 3072), as
+bench-tinygrad.py writes it in Python, built --builds times without realizing anything. Prints one JSON
+object.
 
   resources/scripts/bench-python-graph.py [--tinygrad CHECKOUT] [--builds 1000]
 
@@ -13,30 +14,18 @@ one build, as Loupe counts them (53 for this block); the same code makes the sam
 import argparse, json, os, subprocess, sys, time
 
 CHILD = r'''
-import json, math, sys, time
-which, builds = sys.argv[1], int(sys.argv[2])
+import importlib.util, json, sys, time
+which, builds, scripts = sys.argv[1], int(sys.argv[2]), sys.argv[4]
 if which == "loupe":
   from loupe import Tensor
 else:
   from tinygrad import Tensor
-seq, dim, heads, hd, mlp = 128, 768, 12, 64, 3072
-def r(*s, scale=1.0): return ((Tensor.rand(*s) * 2 - 1) * scale).realize()
-x, ln1w, ln1b = r(seq, dim), (r(dim, scale=0.1) + 1).realize(), r(dim, scale=0.1)
-wqkv, bqkv, wo, bo = r(dim, 3 * dim, scale=0.02), r(3 * dim, scale=0.02), r(dim, dim, scale=0.02), r(dim, scale=0.02)
-ln2w, ln2b = (r(dim, scale=0.1) + 1).realize(), r(dim, scale=0.1)
-w1, b1, w2, b2 = r(dim, mlp, scale=0.02), r(mlp, scale=0.02), r(mlp, dim, scale=0.02), r(dim, scale=0.02)
-def ln(t, w, b):
-  c = t - t.mean(-1, keepdim=True)
-  return c * ((c * c).mean(-1, keepdim=True) + 1e-5).rsqrt() * w + b
-def gelu(t): return 0.5 * t * (1 + ((2 / math.pi) ** 0.5 * (t + 0.044715 * t * t * t)).tanh())
-def build():
-  qkv = ln(x, ln1w, ln1b) @ wqkv + bqkv
-  q, k, v = [qkv.shrink((None, (i * dim, (i + 1) * dim))).reshape(seq, heads, hd).permute(1, 0, 2) for i in range(3)]
-  att = (q @ k.transpose(-1, -2) * (1 / hd ** 0.5)).softmax(-1)
-  o = (att @ v).permute(1, 0, 2).reshape(seq, dim)
-  h = x + o @ wo + bo
-  return h + gelu(ln(h, ln2w, ln2b) @ w1 + b1) @ w2 + b2
-# ops: the Tensor calls (operators and methods) this code makes in one build. Loupe counts them itself
+# the workload as bench-tinygrad.py writes it for any Tensor class (its inputs realized once)
+spec = importlib.util.spec_from_file_location("bench_tinygrad", scripts + "/bench-tinygrad.py")
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+build, _, _ = bench.workloads(Tensor)["transformer_block"]()
+# ops: the Tensor calls (operators and methods) the code makes in one build. Loupe counts them itself
 # (each op called from Python opens one provenance scope); the same code makes the same calls under
 # tinygrad, so its per-op figure divides by Loupe's count (given as argv[3]).
 if which == "loupe":
@@ -64,7 +53,8 @@ def machine():
 
 
 def run(which, builds, env, ops=0):
-  p = subprocess.run([sys.executable, "-c", CHILD, which, str(builds), str(ops)], capture_output=True, text=True, env=env)
+  scripts = os.path.dirname(os.path.abspath(__file__))
+  p = subprocess.run([sys.executable, "-c", CHILD, which, str(builds), str(ops), scripts], capture_output=True, text=True, env=env)
   if p.returncode != 0: return {"error": p.stderr.strip()[-2000:]}
   return json.loads(p.stdout.strip().splitlines()[-1])
 

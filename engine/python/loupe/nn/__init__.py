@@ -138,17 +138,12 @@ class GroupNorm:
     return x * self.weight.reshape(*shape) + self.bias.reshape(*shape)
 
 
-class InstanceNorm:
-  def __init__(self, num_features: int, eps: float = 1e-5, affine: bool = True):
-    self.num_features, self.eps = num_features, eps
-    self.weight = Tensor.ones(num_features) if affine else None
-    self.bias = Tensor.zeros(num_features) if affine else None
+class InstanceNorm(GroupNorm):
+  """GroupNorm with one group per channel."""
 
-  def __call__(self, x: Tensor) -> Tensor:
-    x = x.reshape(x.shape[0], self.num_features, -1).layernorm(eps=self.eps).reshape(x.shape)
-    if self.weight is None or self.bias is None: return x
-    shape = (1, -1) + (1,) * (x.ndim - 2)
-    return x * self.weight.reshape(*shape) + self.bias.reshape(*shape)
+  def __init__(self, num_features: int, eps: float = 1e-5, affine: bool = True):
+    super().__init__(num_features, num_features, eps, affine)
+    self.num_features = num_features
 
 
 class RMSNorm:
