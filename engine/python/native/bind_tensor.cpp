@@ -69,7 +69,7 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
   cls.def("is_floating_point", [](const Tensor& t) { return t.dtype().is_float(); });
   cls.def("size", [](const Tensor& t, py::object dim) -> py::object {
         if (dim.is_none()) return shape_tuple(t.shape());
-        return py::int_(t.shape()[t.resolve_axis(to_int(dim, "size: argument 'dim'"))]);
+        return py::int_(t.shape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]);
       }, py::arg("dim") = py::none());
   cls.def("requires_grad_", [](Tensor& t, bool r) { t.set_requires_grad(r); return t; }, py::arg("requires_grad") = true);
 
