@@ -127,6 +127,16 @@ const KernelSource* TraceKernel::source(const std::string& variant, const std::s
   return nullptr;
 }
 
+int64_t TraceReader::committed_contexts(const std::string& path) noexcept {
+  try {
+    SqliteDb db(path, SqliteDb::Mode::read_only);
+    if (!trace_schema::has_table(db, "contexts")) return 0;
+    return db.query_int("SELECT count(*) FROM contexts");
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   // decoders of engine objects carried as args; called explicitly so a reader-only program links them
   register_shapetracker_arg();

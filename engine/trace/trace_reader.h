@@ -107,6 +107,9 @@ public:
   };
 
   explicit TraceReader(const std::string& path, TraceReaderOptions opts = {});
+  // How many contexts a trace (maybe still being written) holds so far; 0 when it cannot be read yet.
+  // Cheap: no checks beyond opening it, for a viewer deciding whether a growing trace has anything to show.
+  static int64_t committed_contexts(const std::string& path) noexcept;
   ~TraceReader();
   const std::string& path() const { return db_->path(); }
 

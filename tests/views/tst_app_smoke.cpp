@@ -333,6 +333,17 @@ private Q_SLOTS:
       QVERIFY(!w.errorBox());
       // a script error: the child's message is shown, the app carries on
       done.clear();
+      // a syntax error records nothing: the trace that is open stays open
+      const QString before = w.session()->path();
+      done.clear();
+      sp->setScript(QStringLiteral("x = Tensor.ones(3\n"), QStringLiteral("syntax.py"));
+      QVERIFY(sp->run());
+      QVERIFY(done.wait(60000));
+      QVERIFY(!done.first().at(0).toBool());
+      QVERIFY2(sp->statusText().contains(QStringLiteral("SyntaxError")), qPrintable(sp->statusText()));
+      QCOMPARE(w.session()->path(), before);
+      QVERIFY(w.session()->trace().kernels.size() >= 1);
+      done.clear();
       sp->setScript(QStringLiteral("x = Tensor.ones(3)\nfor i in range(2):\n  out = x.reshape(7)\n"), QStringLiteral("bad.py"));
       QVERIFY(sp->run());
       QVERIFY(done.wait(60000));
@@ -400,6 +411,21 @@ private Q_SLOTS:
     QCOMPARE(w.scriptPanel()->currentLine(), line);
     QVERIFY(w.scriptPanel()->editor()->textCursor().block().text().contains(QStringLiteral("conv")));
     saveShot(&w, QStringLiteral("provenance"));
+  }
+
+  // One action per key: F5 runs the script, Ctrl+R reloads, Ctrl+F finds (Qt does nothing on a key two
+  // actions share, and logs "Ambiguous shortcut overload").
+  void shortcutsAreUnambiguous() {
+    MainWindow w;
+    QMap<QString, QStringList> byKey;
+    for (QAction* a : w.findChildren<QAction*>())
+      for (const QKeySequence& k : a->shortcuts())
+        if (!k.isEmpty()) byKey[k.toString()] << a->text();
+    for (const char* key : {"F5", "Ctrl+R", "Ctrl+F", "Ctrl+O"})
+      QVERIFY2(byKey.value(QString::fromLatin1(key)).size() == 1,
+               qPrintable(QStringLiteral("%1: %2").arg(QString::fromLatin1(key), byKey.value(QString::fromLatin1(key)).join(QStringLiteral(", ")))));
+    QVERIFY(byKey.value(QStringLiteral("F5")).first().contains(QStringLiteral("Run")));
+    QVERIFY(byKey.value(QStringLiteral("Ctrl+R")).first().contains(QStringLiteral("Reload")));
   }
 
   void settingsPersist() {

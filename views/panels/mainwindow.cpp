@@ -254,7 +254,8 @@ void MainWindow::buildActions() {
     return a;
   };
   openAct_ = make(tr("&Open Trace…"), QKeySequence::Open, [this] { openDialog(); });
-  reloadAct_ = make(tr("&Reload"), QKeySequence::Refresh, [this] { session_->reload(); });
+  // Ctrl+R, not QKeySequence::Refresh: on Linux that is also F5, which runs the script
+  reloadAct_ = make(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { session_->reload(); });
   closeAct_ = make(tr("&Close Trace"), QKeySequence::Close, [this] { session_->close(); });
   exportSvgAct_ = make(tr("Export Graph as &SVG…"), {}, [this] { exportGraphDialog(true); });
   exportPngAct_ = make(tr("Export Graph as &PNG…"), {}, [this] { exportGraphDialog(false); });

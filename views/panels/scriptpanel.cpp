@@ -31,6 +31,7 @@
 #include "session/provenance.h"
 #include "session/scriptrunner.h"
 #include "session/session.h"
+#include "trace/trace_reader.h"
 
 namespace loupe::views {
 
@@ -165,7 +166,8 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
     runButton_->setEnabled(true);
     stopButton_->setEnabled(false);
     const bool ok = !crashed && code == 0;
-    if (QFileInfo::exists(runTrace_)) {
+    // a run that recorded nothing (it failed first) leaves the open trace alone
+    if (QFileInfo::exists(runTrace_) && (traceOpened_ || loupe::TraceReader::committed_contexts(runTrace_.toStdString()) > 0)) {
       if (session_->path() == runTrace_) session_->reload();
       else session_->open(runTrace_);
     }

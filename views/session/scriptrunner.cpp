@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include "trace/trace_reader.h"
+
 namespace loupe::views {
 
 ScriptRunner::ScriptRunner(QObject* parent) : QObject(parent), cli_(findCli()) {
@@ -120,6 +122,9 @@ void ScriptRunner::stop() {
 void ScriptRunner::onPoll() {
   if (tracePath_.isEmpty() || !QFileInfo::exists(tracePath_)) return;
   if (QFileInfo(tracePath_).size() == 0) return;  // created, header not written yet
+  // a program that fails before it computes anything (a syntax error) leaves an empty trace: it is
+  // never shown, so the trace the user had open stays
+  if (!traceSeen_ && loupe::TraceReader::committed_contexts(tracePath_.toStdString()) == 0) return;
   if (!traceSeen_) {
     traceSeen_ = true;
     Q_EMIT traceStarted(tracePath_);
