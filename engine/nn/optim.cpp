@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "runtime/buffer.h"
 #include "support/error.h"
+#include "tensor/realize.h"
 
 namespace loupe::nn {
 
@@ -30,7 +32,13 @@ void Optimizer::zero_grad() {
 
 void Optimizer::set_lr(double lr) {
   if (lr < 0) throw Error(loupe::cat("optimizer: invalid learning rate ", lr));
-  lr_ = scalar_buffer(lr);
+  // written into the realized buffer in place: a TinyJit step captured with the old rate reads the new one
+  if (UOpPtr buf = realized_buffer(lr_.uop())) {
+    float v = static_cast<float>(lr);
+    buffer_storage(buf)->copyin(&v, sizeof v);
+    return;
+  }
+  lr_.assign(scalar_buffer(lr));
 }
 
 double Optimizer::get_lr() { return lr_.to_vector().at(0); }
@@ -88,7 +96,7 @@ std::vector<Tensor> LARS::updates(const std::vector<Tensor>& params, const std::
     if (wd_ > 0) g = g + Tensor(wd_) * t.detach();
     if (classic_) g = (r ? g * *r : g) * lr_;
     if (momentum_ != 0) {
-      b_[i] = Tensor(momentum_) * b_[i] + g;  // zero on the first step, so no special case
+      b_[i].assign((Tensor(momentum_) * b_[i] + g).cast(b_[i].dtype()));  // zero on the first step: no special case
       g = nesterov_ ? g + Tensor(momentum_) * b_[i] : b_[i];
     }
     if (!classic_) g = (r ? g * *r : g) * lr_;
@@ -118,14 +126,14 @@ LAMB::LAMB(std::vector<Tensor*> params, double lr, double b1, double b2, double 
 }
 
 std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
-  b1_t_ = b1_t_ * Tensor(b1_);
-  b2_t_ = b2_t_ * Tensor(b2_);
+  b1_t_.assign(b1_t_ * Tensor(b1_));
+  b2_t_.assign(b2_t_ * Tensor(b2_));
   std::vector<Tensor> out;
   for (size_t i = 0; i < params.size(); i++) {
     const Tensor& t = params[i];
     const Tensor& g = grads[i];
-    m_[i] = (Tensor(b1_) * m_[i] + Tensor(1.0 - b1_) * g).cast(dtypes::float32);
-    v_[i] = (Tensor(b2_) * v_[i] + Tensor(1.0 - b2_) * (g * g)).cast(dtypes::float32);
+    m_[i].assign((Tensor(b1_) * m_[i] + Tensor(1.0 - b1_) * g).cast(dtypes::float32));
+    v_[i].assign((Tensor(b2_) * v_[i] + Tensor(1.0 - b2_) * (g * g)).cast(dtypes::float32));
     Tensor m_hat = m_[i] / (Tensor(1.0) - b1_t_);
     Tensor v_hat = v_[i] / (Tensor(1.0) - b2_t_);
     Tensor up = m_hat / (v_hat.sqrt() + Tensor(eps_)) + Tensor(wd_) * t.detach();

@@ -3,6 +3,7 @@
 // graph refers to it. Literal data (Tensor([1, 2, 3])) waits here until the buffer is allocated.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,6 +33,9 @@ public:
     std::shared_ptr<Buffer> storage;
     std::vector<uint8_t> pending_host_data;  // copied in at allocation
     bool written = false;                     // some kernel or copy has filled it
+    // Makes the host data again, drawing anew (random tensors): a TinyJit replay refills the buffer with
+    // it, so the numbers advance per call as they would without the JIT. Empty for other host data.
+    std::function<std::vector<uint8_t>()> refill;
   };
   std::shared_ptr<State> state = std::make_shared<State>();
 

@@ -20,6 +20,7 @@
 #include "support/error.h"
 #include "support/options.h"
 #include "tensor/buffer_ref.h"
+#include "tensor/exec_item.h"
 #include "tensor/host_data.h"
 #include "tensor/noopt_compare.h"
 #include "tensor/tensor.h"
@@ -41,14 +42,6 @@ std::mutex cache_mutex;
 std::map<std::string, std::shared_ptr<CompiledKernel>> kernel_cache;  // "<device>|<noopt>|<ast key>"
 
 std::string device_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()).device; }
-
-// The tensor ops a kernel computes, after its DEBUG=2 line as tinygrad prints its metadata: " [matmul, relu]".
-std::string ops_suffix(const ScheduleItem& item) {
-  if (item.metadata.empty()) return "";
-  std::string s = " [";
-  for (size_t i = 0; i < item.metadata.size(); i++) s += (i ? ", " : "") + metadata_of(item.metadata[i]).op;
-  return s + "]";
-}
 
 void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device, const ScheduleItem& item) {
   KernelRecord rec;
@@ -190,85 +183,54 @@ std::shared_ptr<Buffer> buffer_storage(const UOpPtr& node) {
   return ref.state->storage;
 }
 
-std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,
-                       double seconds, double total_seconds, int64_t ops, int64_t mem, int64_t lds, int64_t mem_used) {
-  char buf[512];
-  std::string padded = name.size() < 41 ? name + std::string(41 - name.size(), ' ') : name;
-  double tm_us = seconds * 1e6;
-  std::string tm = tm_us < 1000 ? cat(static_cast<double>(static_cast<int64_t>(tm_us * 100)) / 100, "us")
-                                : cat(static_cast<double>(static_cast<int64_t>(tm_us / 10)) / 100, "ms");
-  double s = seconds > 0 ? seconds : 1e-9;
-  std::snprintf(buf, sizeof buf, "*** %-7s %4ld %s arg %2zu mem %5.2f GB tm %9s/%9.2fms (%9.2f GFLOPS %6.1f|%-7.1f GB/s)",
-                device.substr(0, 7).c_str(), static_cast<long>(count), padded.c_str(), nargs, mem_used / 1e9, tm.c_str(),
-                total_seconds * 1e3, ops / (s * 1e9), std::min(mem, lds) / (s * 1e9), lds / (s * 1e9));
-  return buf;
-}
-
 namespace {
-// A COPY item: the source buffer's bytes into the new buffer on the target device.
-void run_copy(const ScheduleItem& item) {
-  std::shared_ptr<Buffer> dst = buffer_storage(item.bufs[0]), src = buffer_storage(item.bufs[1]);
-  auto t0 = std::chrono::steady_clock::now();
-  dst->copy_from(*src);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto& counters = global_counters();
-  counters.copy_count++;
-  if (options().debug >= 2)
-    std::cout << debug_line(dst->device().name(), counters.kernel_count,
-                            cat("copy ", dst->nbytes(), ", ", dst->device().name(), " <- ", src->device().name()), 2, seconds,
-                            counters.time_sum_ns / 1e9, 0, static_cast<int64_t>(2 * dst->nbytes()), 0,
-                            dst->device().allocator().used_bytes())
-              << "\n";
+// The schedule item as the runtime executes it: the compiled kernel's program with the item's buffers.
+ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::vector<std::shared_ptr<Buffer>> storages) {
+  ExecItem e;
+  e.name = ck.plan.name;
+  e.program = ck.program;
+  const RenderedKernel& rk = ck.plan.rendered;
+  for (const BufferParam& p : rk.buffers) e.params.push_back(p.index);
+  e.global = rk.global;
+  e.local = rk.local;
+  e.buffers = std::move(storages);
+  e.flops = ck.plan.estimates.ops;
+  e.mem = ck.plan.estimates.mem;
+  e.lds = ck.plan.estimates.lds;
+  e.trace_kernel_id = ck.trace_kernel_id;
+  e.metadata = item.metadata;
+  e.nodes = item.bufs;
+  return e;
 }
 } // namespace
 
 void run_schedule(const Schedule& schedule) {
-  auto& counters = global_counters();
-  int debug = options().debug;
-  TraceSession* trace = TraceSession::current();
+  ExecListener* listener = ExecListenerScope::current();
   for (const ScheduleItem& item : schedule.items) {
     check_interrupt();  // between kernels: Ctrl-C from Python stops a long schedule here
+    // every buffer is allocated (an output may be read later even if folding left it untouched), but a
+    // kernel only takes the ones its code still uses, in its parameter order
+    std::vector<std::shared_ptr<Buffer>> storages;
+    for (const UOpPtr& b : item.bufs) storages.push_back(buffer_storage(b));
     if (item.ast->op == Ops::COPY) {
-      run_copy(item);
+      ExecItem e;
+      e.kind = ExecItem::Kind::Copy;
+      e.name = "copy";
+      e.buffers = std::move(storages);
+      e.nodes = item.bufs;
+      execute(e, e.buffers);
+      if (listener) listener->executed(e);
       continue;
     }
     Device& dev = get_device(device_of(item.bufs[0]));
     std::shared_ptr<CompiledKernel> ck = compile(item, dev);
-    // every buffer is allocated (an output may be read later even if folding left it untouched), but the
-    // kernel only takes the ones its code still uses, in its parameter order
-    std::vector<std::shared_ptr<Buffer>> storages;
-    for (const UOpPtr& b : item.bufs) storages.push_back(buffer_storage(b));
-    const RenderedKernel& rk = ck->plan.rendered;
-    std::vector<void*> handles;
-    for (const BufferParam& p : rk.buffers) handles.push_back(storages.at(p.index)->handle());
-    int64_t start_ns = trace ? trace->writer().now_ns() : 0;
-    double seconds = ck->program->run(handles, {}, rk.global, rk.local, debug >= 2 || trace != nullptr || options().compare_noopt);
-    counters.kernel_count++;
-    counters.global_ops += ck->plan.estimates.ops;
-    counters.global_mem += ck->plan.estimates.mem;
-    counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
-    if (trace) {
-      KernelRun run;
-      run.device = dev.name();
-      run.name = ck->plan.name;
-      run.kernel_id = ck->trace_kernel_id;
-      run.start_ns = start_ns;
-      run.duration_ns = static_cast<int64_t>(seconds * 1e9);
-      run.flops = ck->plan.estimates.ops;
-      run.mem = ck->plan.estimates.mem;
-      run.lds = ck->plan.estimates.lds;
-      run.args = static_cast<int>(item.bufs.size());
-      trace->writer().record_kernel_run(run);
-    }
-    if (debug >= 2)
-      std::cout << debug_line(dev.name(), counters.kernel_count, ck->plan.name, item.bufs.size(), seconds,
-                              counters.time_sum_ns / 1e9, ck->plan.estimates.ops, ck->plan.estimates.mem,
-                              ck->plan.estimates.lds, dev.allocator().used_bytes())
-                << ops_suffix(item) << "\n";
+    ExecItem e = kernel_item(item, *ck, std::move(storages));
+    execute(e, e.buffers);
+    if (listener) listener->executed(e);
     if (options().compare_noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
       ck->noopt_compared = true;
       plan_noopt(*ck, dev);
-      compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, storages, ck->trace_kernel_id);
+      compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, e.buffers, ck->trace_kernel_id);
     }
   }
 }
@@ -297,13 +259,13 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
   for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];
 }
 
-namespace {
-// The buffer a realized tensor reads, through the reshapes that give it its shape.
 UOpPtr realized_buffer(const UOpPtr& u) {
   UOpPtr x = u;
   while (x->op == Ops::RESHAPE) x = x->src[0];
   return x->op == Ops::BUFFER ? x : nullptr;
 }
+
+namespace {
 
 std::vector<uint8_t> read_bytes(Tensor& t) {
   t.realize();

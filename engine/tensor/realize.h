@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
+#include "tensor/exec_item.h"  // debug_line, ExecListener
 
 namespace loupe {
 
@@ -20,9 +21,9 @@ void clear_kernel_cache();
 // The runtime storage behind a tensor-level BUFFER node, allocated (and filled with literal data) on
 // first use.
 std::shared_ptr<Buffer> buffer_storage(const UOpPtr& buffer_node);
+// The BUFFER node a realized tensor's graph reads (through the reshapes that give it its shape), or
+// null when the graph is not a realized buffer.
+UOpPtr realized_buffer(const UOpPtr& u);
 
-// The DEBUG=2 line of one kernel run (reference map §13).
-std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,
-                       double seconds, double total_seconds, int64_t ops, int64_t mem, int64_t lds, int64_t mem_used);
 
 } // namespace loupe

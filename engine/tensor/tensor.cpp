@@ -73,7 +73,7 @@ size_t registry_prune_at = 1024;
 
 void Tensor::init(UOpPtr uop, Shape shape) {
   if (uint32_t meta = MetadataScope::current()) uop->set_metadata_once(meta);
-  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr});
+  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr, std::nullopt});
   std::lock_guard lock(registry_mutex);
   registry.push_back(s_);
   if (registry.size() >= registry_prune_at) {
@@ -91,6 +91,12 @@ std::vector<std::shared_ptr<Tensor::State>> live_tensor_states() {
 }
 
 Tensor::Tensor(UOpPtr uop, Shape shape) { init(std::move(uop), std::move(shape)); }
+
+std::vector<Tensor> Tensor::live() {
+  std::vector<Tensor> out;
+  for (auto& st : live_tensor_states()) out.push_back(Tensor(FromState{}, st));
+  return out;
+}
 
 Tensor::Tensor(ConstVal scalar) { init(const_uop(scalar.weak_dtype(), scalar), {}); }
 

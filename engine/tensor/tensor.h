@@ -372,6 +372,9 @@ public:
   std::optional<bool> requires_grad() const { return s_->requires_grad; }
   void set_requires_grad(std::optional<bool> r) { s_->requires_grad = r; }
   bool same_as(const Tensor& o) const { return s_ == o.s_; }  // Python's `is`
+  const void* identity() const { return s_.get(); }           // the state every copy of this tensor shares
+  // Every tensor alive in the process (one per shared state), for backward() and TinyJit.
+  static std::vector<Tensor> live();
 
   // Building blocks shared by the frontend's files (not part of the user API).
   Tensor apply_alu(Ops op, const std::vector<Tensor>& others) const;  // broadcast + promote + ALU

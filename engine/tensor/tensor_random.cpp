@@ -116,15 +116,13 @@ void Tensor::manual_seed(uint64_t seed) {
   s.counter.clear();
 }
 
-Tensor Tensor::rand(const Shape& shape, DType dtype) {
-  int64_t n = checked_numel(shape, "rand");
-  if (!dtype.is_float() || dtype.is_weak())
-    throw Error(loupe::cat("Tensor.rand only supports concrete float dtypes, got ", dtype.short_name()));
+namespace {
+// n uniform numbers in [0, 1) of dtype, drawn for the default device (advancing its counter). The words'
+// bytes reinterpreted as item-sized unsigned ints: the top mantissa bits under an exponent of 1.0 give a
+// float in [1, 2); minus one (exact) gives [0, 1).
+std::vector<uint8_t> uniform_bytes(int64_t n, DType dtype, std::string& device) {
   size_t item = dtype.itemsize();
-  std::string device;
   std::vector<uint32_t> words = draw((static_cast<uint64_t>(n) * item + 3) / 4, device);
-  // The words' bytes reinterpreted as item-sized unsigned ints: the top mantissa bits under an exponent of
-  // 1.0 give a float in [1, 2); minus one (exact) gives [0, 1).
   const uint8_t* raw = reinterpret_cast<const uint8_t*>(words.data());
   std::vector<uint8_t> bytes(static_cast<size_t>(n) * item);
   for (int64_t i = 0; i < n; i++) {
@@ -154,8 +152,23 @@ Tensor Tensor::rand(const Shape& shape, DType dtype) {
       throw Error(loupe::cat("Tensor.rand does not support ", dtype.short_name()));
     }
   }
+  return bytes;
+}
+} // namespace
+
+Tensor Tensor::rand(const Shape& shape, DType dtype) {
+  int64_t n = checked_numel(shape, "rand");
+  if (!dtype.is_float() || dtype.is_weak())
+    throw Error(loupe::cat("Tensor.rand only supports concrete float dtypes, got ", dtype.short_name()));
+  std::string device;
+  std::vector<uint8_t> bytes = uniform_bytes(n, dtype, device);
   auto ref = BufferRef::make_new(device, dtype, n);
   ref->state->pending_host_data = std::move(bytes);
+  // a TinyJit replay draws the next numbers of the stream, as calling rand again would
+  ref->state->refill = [n, dtype] {
+    std::string d;
+    return uniform_bytes(n, dtype, d);
+  };
   UOpPtr buf = UOp::make(Ops::BUFFER, dtype, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
   return from_uop(buf, Shape{n}).reshape(shape);
 }

@@ -1,7 +1,9 @@
-// The engine's optimizers for Python parameter lists (loupe/nn/optim.py wraps them with tinygrad's names).
-// The optimizer holds pointers to the tensors inside the Python objects; the objects are kept alive with it.
+// The engine's optimizers for Python parameter lists (loupe/nn/optim.py wraps them with tinygrad's names;
+// the optimizer holds pointers to the tensors inside the Python objects, kept alive with it), and the
+// capture and replay behind Python's TinyJit (loupe/engine/jit.py).
 #include "common.h"
 #include "convert.h"
+#include "jit/jit.h"
 #include "nn/optim.h"
 #include "support/error.h"
 
@@ -34,6 +36,26 @@ void bind_nn(py::module_& m) {
       .def("step", traced("step", [](NativeOptimizer& o) { o.opt->step(); }))
       .def("set_lr", [](NativeOptimizer& o, double lr) { o.opt->set_lr(lr); })
       .def_property_readonly("lr", [](const NativeOptimizer& o) { return o.opt->lr(); });
+  py::class_<CapturedStep, std::shared_ptr<CapturedStep>>(m, "CapturedStep")
+      .def("replay", [](CapturedStep& s, std::vector<Tensor> inputs) { return s.replay(std::move(inputs)); })
+      .def_property_readonly("replays", &CapturedStep::replays)
+      .def_property_readonly("stats", [](const CapturedStep& s) {
+        const JitStats& st = s.stats();
+        py::dict d;
+        d["kernels"] = st.kernels;
+        d["copies"] = st.copies;
+        d["inputs"] = st.inputs;
+        d["updated"] = st.updated;
+        d["internal_buffers"] = st.internal_buffers;
+        d["allocations"] = st.allocations;
+        d["unplanned_bytes"] = st.unplanned_bytes;
+        d["planned_bytes"] = st.planned_bytes;
+        d["persistent_bytes"] = st.persistent_bytes;
+        return d;
+      });
+  py::class_<JitCapture>(m, "JitCapture")
+      .def(py::init([](std::vector<Tensor> inputs) { return std::make_unique<JitCapture>(std::move(inputs)); }))
+      .def("finish", [](JitCapture& c, std::vector<Tensor> outputs) { return c.finish(outputs); });
   m.def("make_optimizer", [](const std::string& kind, py::list params, py::list buffers, double lr, py::dict h) {
     auto out = std::make_unique<NativeOptimizer>();
     std::vector<Tensor*> ps = pointers(params, "optimizer params");

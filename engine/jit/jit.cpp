@@ -1,0 +1,281 @@
+#include "jit/jit.h"
+
+#include <chrono>
+#include <iostream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "jit/memory_planner.h"
+#include "rewrite/graph_rewrite.h"
+#include "runtime/buffer.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/buffer_ref.h"
+#include "tensor/realize.h"
+#include "trace/trace_session.h"
+
+namespace loupe {
+
+namespace {
+
+const BufferRef& ref_of(const UOpPtr& node) { return static_cast<const BufferRef&>(node->arg.as_object()); }
+
+UOpPtr realized_node(const Tensor& t, const char* what) {
+  UOpPtr n = realized_buffer(t.uop());
+  if (!n) throw InternalError(cat("TinyJit: ", what, " is not a realized buffer after realize"));
+  return n;
+}
+
+// The BUFFER nodes the graphs of these tensors reach (what may still be read after the step).
+std::unordered_set<const UOp*> reachable_buffers(const std::vector<Tensor>& tensors) {
+  std::unordered_set<const UOp*> seen, out;
+  std::vector<const UOp*> stack;
+  for (const Tensor& t : tensors)
+    if (seen.insert(t.uop().get()).second) stack.push_back(t.uop().get());
+  while (!stack.empty()) {
+    const UOp* u = stack.back();
+    stack.pop_back();
+    if (u->op == Ops::BUFFER) out.insert(u);
+    for (const UOpPtr& s : u->src)
+      if (seen.insert(s.get()).second) stack.push_back(s.get());
+  }
+  return out;
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+struct JitCapture::Recorder : ExecListener {
+  std::vector<Tensor> inputs;
+  std::unordered_map<const void*, UOpPtr> before;  // every live tensor's graph when the capture began
+  std::vector<Tensor> before_tensors;              // keeps them identifiable meanwhile
+  std::vector<ExecItem> items;
+  std::unique_ptr<ExecListenerScope> scope;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void executed(const ExecItem& item) override { items.push_back(item); }
+};
+
+JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recorder>()) {
+  if (ExecListenerScope::current()) throw RuntimeError("TinyJit inside another TinyJit's capture is not supported");
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : inputs) ptrs.push_back(&t);
+  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  rec_->inputs = std::move(inputs);
+  for (Tensor& t : Tensor::live()) {
+    rec_->before.emplace(t.identity(), t.uop());
+    rec_->before_tensors.push_back(std::move(t));
+  }
+  rec_->scope = std::make_unique<ExecListenerScope>(rec_.get());
+}
+
+JitCapture::~JitCapture() = default;
+
+std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : outputs) ptrs.push_back(&t);
+  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  rec_->scope.reset();  // recording stops
+  auto step = std::make_shared<CapturedStep>();
+  CapturedStep& s = *step;
+  s.items_ = std::move(rec_->items);
+  if (s.items_.empty()) throw AssertionError("TinyJit: the function ran no kernels (didn't JIT anything!)");
+
+  // inputs: their buffers are replaced on replay
+  std::unordered_set<const UOp*> input_nodes;
+  for (const Tensor& t : rec_->inputs) {
+    UOpPtr n = realized_node(t, "an input");
+    if (!input_nodes.insert(n.get()).second) throw AssertionError("TinyJit: duplicate inputs to JIT");
+    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device});
+  }
+  for (const Tensor& t : outputs) s.outputs_.push_back({t.uop(), t.shape()});
+
+  // what each buffer the items touch is: first and last use, written or read first
+  std::unordered_map<const UOp*, size_t> index;
+  std::vector<UOpPtr> nodes;
+  std::vector<std::pair<int64_t, int64_t>> life;
+  std::vector<bool> written_first;
+  for (size_t i = 0; i < s.items_.size(); i++) {
+    const ExecItem& e = s.items_[i];
+    for (size_t k = 0; k < e.nodes.size(); k++) {
+      auto [it, fresh] = index.emplace(e.nodes[k].get(), nodes.size());
+      if (fresh) {
+        nodes.push_back(e.nodes[k]);
+        life.push_back({int64_t(i), int64_t(i)});
+        written_first.push_back(k == 0);
+      }
+      life[it->second].second = int64_t(i);
+    }
+  }
+
+  // tensors alive now: those the step moved to a new buffer, and those whose buffer it reads
+  std::vector<Tensor> live = Tensor::live();
+  std::unordered_set<const UOp*> kept = reachable_buffers(live);
+  for (const Tensor& t : outputs) kept.insert(realized_node(t, "an output").get());
+  for (const Tensor& t : live) {
+    UOpPtr now = realized_buffer(t.uop());
+    if (!now || !index.count(now.get()) || input_nodes.count(now.get())) continue;
+    auto b = rec_->before.find(t.identity());
+    UOpPtr then = b == rec_->before.end() ? nullptr : realized_buffer(b->second);
+    if (then && then != now && index.count(then.get()) && ref_of(then).size == ref_of(now).size &&
+        ref_of(then).dtype == ref_of(now).dtype && ref_of(then).device == ref_of(now).device) {
+      UOpMap<UOpPtr> swap{{now, then}};
+      s.updated_.push_back({t, then, now, t.uop(), substitute(t.uop(), swap)});
+      kept.insert(then.get());
+      continue;
+    }
+    s.bound_.push_back({t, now});
+  }
+  rec_->before.clear();
+  rec_->before_tensors.clear();
+
+  // buffers used only inside the step share allocations (jit/memory_planner.h)
+  std::vector<PlannedBuffer> planned;
+  std::vector<size_t> planned_node;
+  for (size_t n = 0; n < nodes.size(); n++) {
+    std::shared_ptr<Buffer> storage = buffer_storage(nodes[n]);
+    const auto& ref = ref_of(nodes[n]);
+    if (ref.state->refill) s.refills_.push_back({nodes[n], storage});
+    bool internal = written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
+    if (!internal) {
+      s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
+      continue;
+    }
+    planned.push_back({storage, life[n].first, life[n].second});
+    planned_node.push_back(n);
+  }
+  MemoryPlan plan = plan_memory(planned);
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> shared;
+  for (size_t i = 0; i < planned.size(); i++) {
+    shared[planned[i].buffer.get()] = plan.assigned[i];
+    std::lock_guard lock(ref_of(nodes[planned_node[i]]).state->mutex);
+    ref_of(nodes[planned_node[i]]).state->storage = plan.assigned[i];  // its own allocation is released
+  }
+  for (ExecItem& e : s.items_)
+    for (std::shared_ptr<Buffer>& b : e.buffers)
+      if (auto it = shared.find(b.get()); it != shared.end()) b = it->second;
+
+  JitStats& st = s.stats_;
+  for (const ExecItem& e : s.items_) (e.kind == ExecItem::Kind::Copy ? st.copies : st.kernels)++;
+  st.inputs = static_cast<int64_t>(s.inputs_.size());
+  st.updated = static_cast<int64_t>(s.updated_.size());
+  st.internal_buffers = static_cast<int64_t>(planned.size());
+  st.allocations = plan.allocations;
+  st.unplanned_bytes = plan.unplanned_bytes;
+  st.planned_bytes = plan.planned_bytes;
+  if (options().debug >= 1)
+    std::cout << "JIT captured " << st.kernels << " kernels and " << st.copies << " copies with " << st.inputs << " inputs, "
+              << st.updated << " tensors updated per step; memory of " << st.internal_buffers << " internal buffers "
+              << st.unplanned_bytes / 1e6 << " MB -> " << st.planned_bytes / 1e6 << " MB in " << st.allocations << " allocations\n";
+  if (TraceSession* trace = TraceSession::current()) {
+    KernelRun ev;
+    ev.kind = "jit_capture";
+    ev.name = cat("TinyJit capture: ", st.kernels, " kernels");
+    ev.device = s.inputs_.empty() ? std::string("CPU") : s.inputs_[0].device;
+    ev.duration_ns = static_cast<int64_t>(since(rec_->start) * 1e9);
+    ev.start_ns = trace->writer().now_ns() - ev.duration_ns;
+    ev.args = static_cast<int>(st.kernels);
+    trace->writer().record_kernel_run(ev);
+  }
+  return step;
+}
+
+std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
+  auto t0 = std::chrono::steady_clock::now();
+  TraceSession* trace = TraceSession::current();
+  int64_t start_ns = trace ? trace->writer().now_ns() : 0;
+  if (inputs.size() != inputs_.size())
+    throw AssertionError(cat("args mismatch in JIT: ", inputs.size(), " inputs, captured with ", inputs_.size()));
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : inputs) ptrs.push_back(&t);
+  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> subst;
+  for (const Bound& b : bound_) {
+    UOpPtr now = realized_buffer(b.tensor.uop());
+    if (now && now != b.node) subst[buffer_storage(b.node).get()] = buffer_storage(now);  // updated outside the step
+  }
+  std::vector<UOpPtr> new_views;
+  for (const Updated& u : updated_) {
+    UOpPtr now = realized_buffer(u.tensor.uop());
+    std::shared_ptr<Buffer> current = now ? buffer_storage(now) : buffer_storage(u.after);
+    std::shared_ptr<Buffer> before = buffer_storage(u.before), after = buffer_storage(u.after);
+    subst[before.get()] = current;  // the step reads the value the tensor has now
+    if (current == after) {         // ... and writes the new one into the other buffer
+      subst[after.get()] = before;
+      new_views.push_back(u.view_before);
+    } else {
+      new_views.push_back(u.view_after);
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const Input& want = inputs_[i];
+    const Tensor& t = inputs[i];
+    UOpPtr n = realized_buffer(t.uop());
+    if (!n || t.shape() != want.shape || dtypes::strong(t.dtype()) != want.dtype || ref_of(n).device != want.device)
+      throw AssertionError(cat("args mismatch in JIT: input ", i, " is ", shape_str(t.shape()), " ", dtypes::strong(t.dtype()).short_name(),
+                               " on ", n ? ref_of(n).device : t.device(), ", captured as ", shape_str(want.shape), " ",
+                               want.dtype.short_name(), " on ", want.device));
+    subst[want.storage.get()] = buffer_storage(n);
+  }
+  auto mapped = [&](const std::shared_ptr<Buffer>& b) {
+    auto it = subst.find(b.get());
+    return it == subst.end() ? b : it->second;
+  };
+  for (auto& [node, storage] : refills_) {  // random numbers advance per call
+    std::vector<uint8_t> bytes = ref_of(node).state->refill();
+    mapped(storage)->copyin(bytes.data(), bytes.size());
+  }
+  std::vector<std::shared_ptr<Buffer>> bufs;
+  for (const ExecItem& e : items_) {
+    check_interrupt();
+    bufs.clear();
+    for (const std::shared_ptr<Buffer>& b : e.buffers) bufs.push_back(mapped(b));
+    execute(e, bufs);
+  }
+  for (size_t i = 0; i < updated_.size(); i++)
+    updated_[i].tensor.assign(Tensor::from_uop(new_views[i], updated_[i].tensor.shape()));
+  replays_++;
+  std::vector<Tensor> out;
+  for (const Output& o : outputs_) out.push_back(Tensor::from_uop(o.view, o.shape));
+  if (trace) {
+    KernelRun ev;
+    ev.kind = "jit_replay";
+    ev.name = cat("TinyJit replay ", replays_, ": ", stats_.kernels, " kernels");
+    ev.device = inputs_.empty() ? std::string("CPU") : inputs_[0].device;
+    ev.start_ns = start_ns;
+    ev.duration_ns = static_cast<int64_t>(since(t0) * 1e9);
+    ev.args = static_cast<int>(stats_.kernels);
+    trace->writer().record_kernel_run(ev);
+  }
+  return out;
+}
+
+std::vector<Tensor> TinyJit::operator()(const std::vector<Tensor>& inputs) {
+  calls_++;
+  if (calls_ >= 3 && step_) return step_->replay(inputs);
+  if (calls_ == 2) {
+    JitCapture capture(inputs);
+    std::vector<Tensor> out = fn_(inputs);
+    step_ = capture.finish(out);
+    return out;
+  }
+  std::vector<Tensor> in = inputs;
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : in) ptrs.push_back(&t);
+  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  std::vector<Tensor> out = fn_(in);
+  ptrs.clear();
+  for (Tensor& t : out) ptrs.push_back(&t);
+  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  return out;
+}
+
+void TinyJit::reset() {
+  calls_ = 0;
+  step_.reset();
+}
+
+} // namespace loupe

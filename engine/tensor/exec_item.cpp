@@ -1,0 +1,102 @@
+#include "tensor/exec_item.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "ir/metadata.h"
+#include "runtime/allocator.h"
+#include "runtime/buffer.h"
+#include "runtime/counters.h"
+#include "runtime/device.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "trace/trace_session.h"
+
+namespace loupe {
+
+namespace {
+
+thread_local ExecListener* listener = nullptr;
+
+// The tensor ops a kernel computes, after its DEBUG=2 line as tinygrad prints its metadata: " [matmul, relu]".
+std::string ops_suffix(const std::vector<uint32_t>& metadata) {
+  if (metadata.empty()) return "";
+  std::string s = " [";
+  for (size_t i = 0; i < metadata.size(); i++) s += (i ? ", " : "") + metadata_of(metadata[i]).op;
+  return s + "]";
+}
+
+double run_copy(const std::vector<std::shared_ptr<Buffer>>& buffers) {
+  Buffer& dst = *buffers.at(0);
+  Buffer& src = *buffers.at(1);
+  auto t0 = std::chrono::steady_clock::now();
+  dst.copy_from(src);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto& counters = global_counters();
+  counters.copy_count++;
+  if (options().debug >= 2)
+    std::cout << debug_line(dst.device().name(), counters.kernel_count,
+                            cat("copy ", dst.nbytes(), ", ", dst.device().name(), " <- ", src.device().name()), 2, seconds,
+                            counters.time_sum_ns / 1e9, 0, static_cast<int64_t>(2 * dst.nbytes()), 0,
+                            dst.device().allocator().used_bytes())
+              << "\n";
+  return seconds;
+}
+
+} // namespace
+
+ExecListenerScope::ExecListenerScope(ExecListener* l) : previous_(listener) { listener = l; }
+ExecListenerScope::~ExecListenerScope() { listener = previous_; }
+ExecListener* ExecListenerScope::current() { return listener; }
+
+double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers) {
+  if (item.kind == ExecItem::Kind::Copy) return run_copy(buffers);
+  auto& counters = global_counters();
+  const int debug = options().debug;
+  TraceSession* trace = TraceSession::current();
+  std::vector<void*> handles;
+  handles.reserve(item.params.size());
+  for (int p : item.params) handles.push_back(buffers.at(p)->handle());
+  int64_t start_ns = trace ? trace->writer().now_ns() : 0;
+  double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || trace != nullptr || options().compare_noopt);
+  counters.kernel_count++;
+  counters.global_ops += item.flops;
+  counters.global_mem += item.mem;
+  counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
+  Device& dev = buffers.at(0)->device();
+  if (trace) {
+    KernelRun run;
+    run.device = dev.name();
+    run.name = item.name;
+    run.kernel_id = item.trace_kernel_id;
+    run.start_ns = start_ns;
+    run.duration_ns = static_cast<int64_t>(seconds * 1e9);
+    run.flops = item.flops;
+    run.mem = item.mem;
+    run.lds = item.lds;
+    run.args = static_cast<int>(buffers.size());
+    trace->writer().record_kernel_run(run);
+  }
+  if (debug >= 2)
+    std::cout << debug_line(dev.name(), counters.kernel_count, item.name, buffers.size(), seconds, counters.time_sum_ns / 1e9,
+                            item.flops, item.mem, item.lds, dev.allocator().used_bytes())
+              << ops_suffix(item.metadata) << "\n";
+  return seconds;
+}
+
+std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,
+                       double seconds, double total_seconds, int64_t ops, int64_t mem, int64_t lds, int64_t mem_used) {
+  char buf[512];
+  std::string padded = name.size() < 41 ? name + std::string(41 - name.size(), ' ') : name;
+  double tm_us = seconds * 1e6;
+  std::string tm = tm_us < 1000 ? cat(static_cast<double>(static_cast<int64_t>(tm_us * 100)) / 100, "us")
+                                : cat(static_cast<double>(static_cast<int64_t>(tm_us / 10)) / 100, "ms");
+  double s = seconds > 0 ? seconds : 1e-9;
+  std::snprintf(buf, sizeof buf, "*** %-7s %4ld %s arg %2zu mem %5.2f GB tm %9s/%9.2fms (%9.2f GFLOPS %6.1f|%-7.1f GB/s)",
+                device.substr(0, 7).c_str(), static_cast<long>(count), padded.c_str(), nargs, mem_used / 1e9, tm.c_str(),
+                total_seconds * 1e3, ops / (s * 1e9), std::min(mem, lds) / (s * 1e9), lds / (s * 1e9));
+  return buf;
+}
+
+} // namespace loupe

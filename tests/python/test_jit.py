@@ -1,0 +1,89 @@
+"""TinyJit: replays give bit for bit what the function gives without the JIT, over many steps of a training
+loop (SGD with momentum, Adam, BatchNorm's running statistics, dropout's random masks); inputs of another
+shape or dtype are an AssertionError; reset() captures anew; parameters changed outside the step (a
+load of new weights, a new learning rate) reach the replays."""
+import numpy as np
+import pytest
+
+from loupe import Tensor, TinyJit, nn
+from loupe.nn.optim import SGD, Adam
+from loupe.nn.state import get_parameters
+
+
+class Net:
+  def __init__(self, dropout: float):
+    self.l1, self.bn, self.l2, self.p = nn.Linear(8, 16), nn.BatchNorm(16), nn.Linear(16, 3), dropout
+
+  def __call__(self, x: Tensor) -> Tensor:
+    return self.l2(self.bn(self.l1(x)).relu().dropout(self.p))
+
+
+def train(jit: bool, optimizer: str, dropout: float = 0.0, steps: int = 12):
+  Tensor.manual_seed(3)
+  rng = np.random.default_rng(0)
+  net = Net(dropout)
+  for p in get_parameters(net):
+    if p.requires_grad is not False: p.assign(Tensor(rng.normal(0, 0.3, p.shape).astype(p.numpy().dtype))).realize()
+  params = get_parameters(net)
+  opt = SGD(params, lr=0.1, momentum=0.9) if optimizer == "sgd" else Adam(params, lr=0.01)
+
+  def step(x, y):
+    opt.zero_grad()
+    loss = net(x).sparse_categorical_crossentropy(y)
+    loss.backward()
+    opt.step()
+    return loss
+
+  f = TinyJit(step) if jit else step
+  losses = []
+  with Tensor.train():
+    for _ in range(steps):
+      x = Tensor(rng.normal(0, 1, (32, 8)).astype(np.float32))
+      y = Tensor(rng.integers(0, 3, 32).astype(np.int32))
+      losses.append(f(x, y).item())
+  return losses, [p.numpy() for p in get_parameters(net)], f
+
+
+@pytest.mark.parametrize("optimizer,dropout", [("sgd", 0.0), ("adam", 0.0), ("sgd", 0.3)])
+def test_replay_is_bit_identical_to_the_function(optimizer, dropout):
+  plain, plain_params, _ = train(False, optimizer, dropout)
+  jitted, jit_params, jit = train(True, optimizer, dropout)
+  assert plain == jitted
+  assert all(np.array_equal(a, b) for a, b in zip(plain_params, jit_params))  # weights, BatchNorm statistics
+  assert jit.captured.replays == len(plain) - 2 and jit.captured.stats["kernels"] > 0
+
+
+def test_inputs_must_keep_shape_and_dtype():
+  f = TinyJit(lambda x: (x * 2).sum())
+  for _ in range(3): assert f(Tensor.ones(4)).item() == 8
+  assert f(Tensor.arange(4).float()).item() == 12  # new values, same shape: replayed
+  with pytest.raises(AssertionError, match="args mismatch in JIT"): f(Tensor.ones(5))
+  with pytest.raises(AssertionError, match="args mismatch in JIT"): f(Tensor.ones(4, dtype="int32"))
+  f.reset()
+  assert f(Tensor.ones(5)).item() == 10 and f(Tensor.ones(5)).item() == 10 and f(Tensor.ones(5) * 3).item() == 30
+
+
+def test_outputs_structures_and_keyword_inputs():
+  @TinyJit
+  def f(a, *, scale):
+    return {"sum": (a * scale).sum(), "note": "kept"}, (a + scale).max()
+
+  for i in range(4):
+    d, m = f(Tensor.full((3,), float(i)), scale=Tensor(2.0))
+    assert d["note"] == "kept" and d["sum"].item() == 6 * i and m.item() == i + 2
+
+
+def test_changes_made_outside_the_step_reach_the_replays():
+  w = Tensor([1.0, 2.0]).realize()
+  f = TinyJit(lambda x: (x * w).sum())
+  for _ in range(3): assert f(Tensor([1.0, 1.0])).item() == 3
+  w.assign(Tensor([10.0, 20.0])).realize()  # a load of new weights
+  assert f(Tensor([1.0, 1.0])).item() == 30
+  lin = nn.Linear(2, 1)
+  opt = SGD(get_parameters(lin), lr=0.5)
+  g = TinyJit(lambda x: (lin(x).sum().backward(), opt.step(), opt.zero_grad())[0])
+  for _ in range(3): g(Tensor([[1.0, 1.0]]))
+  before = lin.weight.numpy().copy()
+  opt.lr = 0.0  # a new learning rate: the replays use it
+  g(Tensor([[1.0, 1.0]]))
+  assert np.array_equal(lin.weight.numpy(), before)
