@@ -77,8 +77,7 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   addTool(tr("Fit"), QKeySequence(), tr("Show the whole graph (Space or F)"), [this] { fit(); });
   addTool(tr("−"), QKeySequence(), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
   addTool(tr("+"), QKeySequence(), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); });
-  // Ctrl+F is the main window's Find in Graph (one owner: two actions on one key are ambiguous to Qt)
-  addTool(tr("Find"), QKeySequence(), tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
+  findAction_ = addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   toolbar_->addSeparator();
   foldAction_ = addTool(tr("Fold constants"), QKeySequence(), tr("Show constants inside their users' labels"), [this] {

@@ -56,7 +56,9 @@ public:
 public Q_SLOTS:
   void selectNode(quint64 id);  // selects and centres on the node (0 clears)
   void fit();
-  void showFind();              // Ctrl+F
+  void showFind();
+  // Its Find action (Ctrl+F inside the panel); a window with an app-wide Find takes the key from it.
+  QAction* findAction() const { return findAction_; }              // Ctrl+F
   void hideFind();
   void find(const QString& text);
   void findNext();
@@ -92,6 +94,7 @@ private:
   QLabel* findCount_;
   QLabel* status_;
   QAction* foldAction_;
+  QAction* findAction_;
   QAction* leavesAction_;
 
   DrawOptions drawOptions_;

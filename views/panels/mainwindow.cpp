@@ -270,6 +270,7 @@ void MainWindow::buildActions() {
   nextKernelAct_ = make(tr("Next Kernel\tPgDown"), {}, [this] { session_->nextKernel(); });
   prevKernelAct_ = make(tr("Previous Kernel\tPgUp"), {}, [this] { session_->previousKernel(); });
   findAct_ = make(tr("&Find in Graph…"), QKeySequence::Find, [this] { graph_->showFind(); });
+  graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
   runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
     QDockWidget* d = dock(QStringLiteral("scriptDock"));
