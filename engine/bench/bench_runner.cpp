@@ -168,15 +168,21 @@ BenchReport run_bench(const BenchOptions& opts) {
   const bool gpu = dev.renderer().caps().device == "CUDA";  // OPENCL here is PoCL on the CPU
 
   std::vector<const Workload*> selected;
+  bool loop = opts.only.empty();  // the training loop (train_step_jit) runs with the full suite or by name
   if (opts.only.empty()) {
     for (const Workload& w : workloads())
       if (gpu || !w.gpu_sized) selected.push_back(&w);
   } else {
     for (const std::string& n : opts.only) {
+      if (n == "train_step_jit") {
+        loop = true;
+        continue;
+      }
       const Workload* w = find_workload(n);
       if (!w) {
         std::string known;
         for (const Workload& k : workloads()) known += (known.empty() ? "" : ", ") + k.name;
+        known += ", train_step_jit";
         throw Error(cat("bench: unknown workload '", n, "' (known: ", known, ")"));
       }
       selected.push_back(w);
@@ -228,6 +234,19 @@ BenchReport run_bench(const BenchOptions& opts) {
     }
     rep.workloads.push_back(std::move(wr));
     rep.pipeline.push_back(std::move(pr));
+    if (w->name == "transformer_block") {
+      say("transformer_block: memory with and without the planner");
+      try {
+        rep.memory.push_back(measure_workload_memory(w->name));
+      } catch (const std::exception& e) {
+        say(cat("transformer_block memory: ", error_text(e)));
+      }
+    }
+  }
+  if (loop) {
+    say(cat("train_step_jit: ", opts.loop_steps, " training steps, plain and through TinyJit"));
+    rep.loops.push_back(measure_train_step_jit(opts.loop_steps));
+    if (!rep.loops.back().error) rep.memory.push_back(rep.loops.back().memory);
   }
   return rep;
 }
@@ -256,7 +275,11 @@ json::Value to_json(const BenchReport& r) {
   json::Object machine{{"device", r.machine.device}, {"threads", r.machine.threads},
                        {"peak_gflops", r.machine.peak_gflops}, {"bandwidth_gbs", r.machine.bandwidth_gbs}};
   if (r.machine.tensor_gflops > 0) machine.emplace_back("tensor_peak_gflops", r.machine.tensor_gflops);
-  return json::Object{{"machine", std::move(machine)}, {"workloads", std::move(ws)}, {"pipeline", std::move(ps)}};
+  json::Array ls, ms;
+  for (const LoopResult& l : r.loops) ls.push_back(to_json(l));
+  for (const StepMemory& m : r.memory) ms.push_back(to_json(m));
+  return json::Object{{"machine", std::move(machine)}, {"workloads", std::move(ws)}, {"pipeline", std::move(ps)},
+                      {"loops", std::move(ls)}, {"memory", std::move(ms)}};
 }
 
 std::string to_table(const BenchReport& r) {
@@ -298,6 +321,30 @@ std::string to_table(const BenchReport& r) {
     double per = p.kernels ? p.seconds * 1e3 / static_cast<double>(p.kernels) : 0.0;
     std::snprintf(line, sizeof line, "%-19s %8lld %12.2f %12.3f %12.1f\n", p.name.c_str(), static_cast<long long>(p.kernels),
                   p.seconds * 1e3, per, p.seconds > 0 ? static_cast<double>(p.kernels) / p.seconds : 0.0);
+    out += line;
+  }
+  for (const LoopResult& l : r.loops) {
+    out += "\n";
+    if (l.error) {
+      out += cat(l.name, ": error: ", *l.error, "\n");
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%-19s %8s %12s %12s %12s   (%d steps, %lld kernels per step)\n", l.name.c_str(), "",
+                  "ms/step", "kernel ms", "host share", l.steps, static_cast<long long>(l.kernels_per_step));
+    out += line;
+    for (auto [mode, t] : {std::pair<const char*, StepTimes>{"  plain", l.plain}, {"  TinyJit", l.jit}}) {
+      std::snprintf(line, sizeof line, "%-19s %8s %12.3f %12.3f %11.1f%%\n", mode, "", t.seconds * 1e3, t.kernel_seconds * 1e3,
+                    100 * t.host_share());
+      out += line;
+    }
+  }
+  if (!r.memory.empty()) {
+    std::snprintf(line, sizeof line, "\n%-19s %14s %18s %16s\n", "memory", "persistent MB", "peak, no planner", "peak, planner");
+    out += line;
+  }
+  for (const StepMemory& m : r.memory) {
+    std::snprintf(line, sizeof line, "%-19s %14.2f %18.2f %16.2f\n", m.name.c_str(), m.persistent_bytes / 1e6,
+                  (m.persistent_bytes + m.unplanned_bytes) / 1e6, (m.persistent_bytes + m.planned_bytes) / 1e6);
     out += line;
   }
   return out;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/train_loop.h"
 #include "support/json.h"
 
 namespace loupe::bench {
@@ -15,6 +16,7 @@ struct BenchOptions {
   std::string device;               // "" = the default device
   std::vector<std::string> only;    // workload names; empty = all
   int runs = 5;                     // timed runs per variant (fewer for very slow ones, at least 1)
+  int loop_steps = 30;              // steps of train_step_jit per mode
   double budget_seconds = 8;        // kernel seconds one variant may spend in timed runs
   bool measure_machine = true;
   std::function<void(const std::string&)> progress;  // one line per step (may be empty)
@@ -56,6 +58,8 @@ struct BenchReport {
   MachineResult machine;
   std::vector<WorkloadResult> workloads;
   std::vector<PipelineResult> pipeline;
+  std::vector<LoopResult> loops;    // train_step_jit (bench/train_loop.h)
+  std::vector<StepMemory> memory;   // transformer_block and the training step, with and without the planner
 };
 
 // loupe::Error for an unknown workload name or device.
