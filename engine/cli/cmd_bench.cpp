@@ -1,7 +1,8 @@
-// loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--no-machine]
+// loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--steps N] [--no-machine]
 // The performance suite of DESIGN.md §9: the machine's FP32 FMA peak and copy bandwidth, every
-// workload optimized and NOOPT (median kernel time, GFLOPS, GB/s, kernel names), and the compile
-// pipeline per workload. --json prints the one JSON object of §9; otherwise a table (progress on stderr).
+// workload optimized and NOOPT (median kernel time, GFLOPS, GB/s, kernel names), the compile pipeline
+// per workload, the training loop plain and through TinyJit (train_step_jit, --steps per mode) and the
+// memory planner's effect. --json prints one JSON object; otherwise a table (progress on stderr).
 #include <iostream>
 #include <sstream>
 
@@ -22,13 +23,13 @@ std::vector<std::string> split_names(const std::string& s) {
 }
 
 int bench_main(const Args& args) {
-  static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--no-machine", "--quiet"};
+  static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--steps", "--no-machine", "--quiet"};
   for (const std::string& a : args) {
     bool ok = false;
     for (const std::string& k : known) ok = ok || a == k || a.rfind(k + "=", 0) == 0;
     if (!ok && a.rfind("--", 0) == 0) throw Error(cat("bench: unknown option ", a));
   }
-  std::vector<std::string> extra = positional(args, {"--device", "--only", "--runs"});
+  std::vector<std::string> extra = positional(args, {"--device", "--only", "--runs", "--steps"});
   if (!extra.empty()) throw Error(cat("bench: unexpected argument '", extra[0], "'"));
 
   bench::BenchOptions opts;
@@ -37,14 +38,19 @@ int bench_main(const Args& args) {
     opts.only = split_names(flag_value(args, "--only"));
     if (opts.only.empty()) throw Error("bench: --only needs workload names, e.g. --only matmul_256,add_16m");
   }
-  std::string runs = flag_value(args, "--runs", "5");
-  try {
-    size_t used = 0;
-    opts.runs = std::stoi(runs, &used);
-    if (used != runs.size() || opts.runs < 1) throw std::invalid_argument(runs);
-  } catch (const std::exception&) {
-    throw Error(cat("bench: --runs needs a positive integer, got '", runs, "'"));
-  }
+  auto positive_int = [&](const char* flag, const char* fallback, int least) {
+    std::string text = flag_value(args, flag, fallback);
+    try {
+      size_t used = 0;
+      int v = std::stoi(text, &used);
+      if (used != text.size() || v < least) throw std::invalid_argument(text);
+      return v;
+    } catch (const std::exception&) {
+      throw Error(cat("bench: ", flag, " needs an integer of at least ", least, ", got '", text, "'"));
+    }
+  };
+  opts.runs = positive_int("--runs", "5", 1);
+  opts.loop_steps = positive_int("--steps", "30", 5);
   opts.measure_machine = !has_flag(args, "--no-machine");
   if (!has_flag(args, "--quiet")) opts.progress = [](const std::string& s) { std::cerr << "bench: " << s << std::endl; };
 

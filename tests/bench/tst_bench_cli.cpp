@@ -52,7 +52,8 @@ private Q_SLOTS:
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(r.out.count('\n'), 1);  // one object, one line
     json::Value v = json::parse(r.out.trimmed().toStdString());
-    QCOMPARE(keys(v), (std::set<std::string>{"machine", "workloads", "pipeline"}));
+    QCOMPARE(keys(v), (std::set<std::string>{"machine", "workloads", "pipeline", "loops", "memory"}));
+    QVERIFY(v.at("loops").as_array().empty());  // the training loop runs with the full suite or by name
 
     const json::Value& m = v.at("machine");
     QCOMPARE(keys(m), (std::set<std::string>{"device", "threads", "peak_gflops", "bandwidth_gbs"}));
@@ -98,6 +99,31 @@ private Q_SLOTS:
     }
   }
 
+  // The training loop: a step's time, kernel time and host share, plain and through TinyJit, and the
+  // step's memory with and without the planner.
+  void train_step_jit() {
+    Run r = cli({"--only", "train_step_jit", "--json", "--steps", "8", "--no-machine"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    json::Value v = json::parse(r.out.trimmed().toStdString());
+    QVERIFY(v.at("workloads").as_array().empty());
+    const json::Array& loops = v.at("loops").as_array();
+    QCOMPARE(int(loops.size()), 1);
+    const json::Value& l = loops[0];
+    QCOMPARE(l.at("name").as_string(), std::string("train_step_jit"));
+    QCOMPARE(l.at("steps").as_int(), int64_t(8));
+    QVERIFY(l.at("kernels_per_step").as_int() >= 3);
+    for (const char* mode : {"plain", "jit"}) {
+      positive(l.at(mode), "seconds_per_step");
+      positive(l.at(mode), "kernel_seconds_per_step");
+      QVERIFY(l.at(mode).at("seconds_per_step").as_double() >= l.at(mode).at("kernel_seconds_per_step").as_double());
+    }
+    const json::Value& m = l.at("memory");
+    positive(m, "persistent_bytes");
+    positive(m, "unplanned_bytes");
+    QVERIFY(m.at("planned_bytes").as_int() <= m.at("unplanned_bytes").as_int());
+    QCOMPARE(v.at("memory").as_array().size(), size_t(1));
+  }
+
   void table_mode() {
     Run r = cli({"--only", "add_16m", "--runs", "1", "--no-machine", "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -112,8 +138,9 @@ private Q_SLOTS:
     QTest::addColumn<QString>("message");
     QTest::newRow("unknown workload") << QStringList{"--only", "matmul_3"} << "unknown workload 'matmul_3'";
     QTest::newRow("unknown option") << QStringList{"--fast"} << "unknown option --fast";
-    QTest::newRow("bad runs") << QStringList{"--runs", "0"} << "--runs needs a positive integer";
-    QTest::newRow("runs not a number") << QStringList{"--runs", "3x"} << "--runs needs a positive integer";
+    QTest::newRow("bad runs") << QStringList{"--runs", "0"} << "--runs needs an integer of at least 1";
+    QTest::newRow("runs not a number") << QStringList{"--runs", "3x"} << "--runs needs an integer of at least 1";
+    QTest::newRow("too few steps") << QStringList{"--steps", "2"} << "--steps needs an integer of at least 5";
     QTest::newRow("unknown device") << QStringList{"--device", "TPU", "--only", "add_16m"} << "TPU";
     QTest::newRow("empty only") << QStringList{"--only", ","} << "--only needs workload names";
     QTest::newRow("stray argument") << QStringList{"matmul_256"} << "unexpected argument 'matmul_256'";
