@@ -26,6 +26,7 @@ public:
   int64_t size() const { return size_; }            // elements
   size_t nbytes() const { return nbytes_; }
   bool is_allocated() const { return allocated_; }
+  uint64_t id() const { return id_; }  // unique in this process (the trace's buffer ids)
 
   Buffer& ensure_allocated();
   void* handle();  // device handle (a host pointer on the CPU); allocates on first use

@@ -76,6 +76,8 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
     run.mem = item.mem;
     run.lds = item.lds;
     run.args = static_cast<int>(buffers.size());
+    run.writes.push_back(static_cast<int64_t>(buffers[0]->id()));
+    for (size_t k = 1; k < buffers.size(); k++) run.reads.push_back(static_cast<int64_t>(buffers[k]->id()));
     trace->writer().record_kernel_run(run);
   }
   if (debug >= 2)

@@ -59,8 +59,10 @@ struct KernelRun {
   int64_t flops = 0, mem = 0, lds = 0;
   int args = 0;                 // buffers passed
   // "kernel": a run of the program; "compare_opt" / "compare_noopt": the optimized kernel and its NOOPT
-  // version timed side by side on scratch buffers (COMPARE_NOOPT), not part of the program's timeline
+  // version timed side by side on scratch buffers (COMPARE_NOOPT), not part of the program's timeline;
+  // "jit_capture" / "jit_replay": a TinyJit call that captured or replayed a step (args: its kernels)
   std::string kind = "kernel";
+  std::vector<int64_t> writes, reads;  // the runtime buffers it wrote and read (Buffer::id)
 };
 
 struct BufferAlloc {

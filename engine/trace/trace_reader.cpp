@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unordered_map>
 
 #include "support/error.h"
 #include "support/json.h"
@@ -145,6 +146,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
+  has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   node_stmt_ = std::make_unique<SqliteStmt>(
       db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
@@ -489,6 +491,16 @@ std::vector<TraceEvent> TraceReader::profile() {
     e.peer = st.text(12);
     e.args = st.int64(13);
     out.push_back(std::move(e));
+  }
+  if (has_run_buffers_ && !out.empty()) {
+    std::unordered_map<int64_t, size_t> at;
+    for (size_t i = 0; i < out.size(); i++) at[out[i].id] = i;
+    Query rb(cached("SELECT event_id, buffer, writes FROM run_buffers ORDER BY rowid"));
+    while (rb.step()) {
+      auto it = at.find(rb.int64(0));
+      if (it == at.end()) continue;
+      (rb.int64(2) ? out[it->second].writes : out[it->second].reads).push_back(rb.int64(1));
+    }
   }
   return out;
 }

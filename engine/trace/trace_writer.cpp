@@ -74,6 +74,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_profile_ = db.prepare(
       "INSERT INTO profile(kind, device, name, kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer, peer,"
       " args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  ins_run_buffer_ = db.prepare("INSERT INTO run_buffers(event_id, buffer, writes) VALUES (?,?,?)");
   ins_peaks_ = db.prepare("INSERT OR REPLACE INTO peaks(device, peak_gflops, bandwidth_gbs) VALUES (?,?,?)");
   ins_run_ = db.prepare("INSERT OR REPLACE INTO run_info(key, value) VALUES (?,?)");
   db.begin();
@@ -453,13 +454,17 @@ void TraceWriter::enqueue_profile(ProfileRow row) {
     else st.bind_null(4);
     st.bind(5, row.start_ns).bind(6, row.duration_ns).bind(7, row.flops).bind(8, row.mem).bind(9, row.lds);
     st.bind(10, row.bytes).bind(11, row.buffer).bind(12, row.peer).bind(13, row.args).run();
+    if (row.writes.empty() && row.reads.empty()) return;
+    int64_t event = db_->last_insert_rowid();
+    for (int64_t b : row.writes) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(1)).run();
+    for (int64_t b : row.reads) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(0)).run();
   });
 }
 
 void TraceWriter::record_kernel_run(const KernelRun& r) {
   guarded([&] {
     enqueue_profile({r.kind, r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
-                     "", r.args});
+                     "", r.args, r.writes, r.reads});
   });
 }
 

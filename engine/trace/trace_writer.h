@@ -105,6 +105,7 @@ private:
     int64_t kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer;
     std::string peer;
     int64_t args;
+    std::vector<int64_t> writes = {}, reads = {};  // run_buffers rows
   };
   static constexpr size_t kMaxQueued = size_t(1) << 18;  // queued rows before producers wait
 
@@ -147,7 +148,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_provenance_, ins_profile_, ins_peaks_, ins_run_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_provenance_, ins_profile_, ins_run_buffer_, ins_peaks_, ins_run_;
   std::thread store_thread_;
 };
 

@@ -87,6 +87,7 @@ def main() -> list[float]:
     step_ms, kernel_ms = 1e3 * np.median(times[3:]), 1e3 * np.median(kernel_times[3:])
     host = f"host {step_ms - kernel_ms:.3f} ms/step = {100 * (step_ms - kernel_ms) / kernel_ms:.1f}% of kernel time" if kernel_ms > 0 else "no kernel times"
     print(f"timing: steps 4-{args.steps} median {step_ms:.3f} ms/step, kernels {kernel_ms:.3f} ms/step, {host}")
+    print(f"memory: {GlobalCounters.mem_used / 1e6:.2f} MB in use on the device")
   return losses
 
 

@@ -1,5 +1,6 @@
 // The runtime's part of a trace: every buffer allocation and free, and every copy between the host and
-// a device (literal data in, results out), as profile events next to the kernel runs.
+// a device (literal data in, results out), as profile events next to the kernel runs, which name the
+// buffers they wrote and read.
 #include <QtTest>
 
 #include <set>
@@ -28,6 +29,7 @@ private Q_SLOTS:
     int64_t allocs = 0, frees = 0, alloc_bytes = 0, free_bytes = 0, kernels = 0;
     bool in = false, out = false;
     std::set<int64_t> allocated;
+    int64_t last_written = -1;
     for (const TraceEvent& e : r.profile()) {
       if (e.kind == "alloc") {
         allocs++;
@@ -44,6 +46,12 @@ private Q_SLOTS:
         QVERIFY(e.duration_ns >= 0);
       } else if (e.kind == "kernel") {
         kernels++;
+        // each run names the buffers it wrote and read, all of them ones the trace saw allocated
+        QCOMPARE(e.writes.size(), size_t(1));
+        QVERIFY(!e.reads.empty());
+        for (int64_t b : e.writes) QVERIFY2(allocated.count(b), "a kernel wrote a buffer never allocated");
+        for (int64_t b : e.reads) QVERIFY2(allocated.count(b), "a kernel read a buffer never allocated");
+        last_written = e.writes[0];
       }
     }
     QVERIFY(kernels >= 1);
@@ -52,6 +60,11 @@ private Q_SLOTS:
     QVERIFY2(out, "no copy of the result back to the host");
     QCOMPARE(frees, allocs);  // nothing outlives the scope
     QCOMPARE(free_bytes, alloc_bytes);
+    // the result's buffer (2 floats) is the one the last kernel wrote
+    bool result_sized = false;
+    for (const TraceEvent& e : r.profile())
+      if (e.kind == "alloc" && e.buffer == last_written) result_sized = e.bytes == 2 * 4;
+    QVERIFY(result_sized);
   }
 };
 

@@ -223,6 +223,14 @@ def test_context_drives_engine_switches():
   assert GlobalCounters.kernel_count >= 1
 
 
+def test_mem_used_counts_live_device_buffers():
+  before = GlobalCounters.mem_used
+  t = Tensor.arange(1 << 16).realize()  # 256 KiB of int32 held by t
+  assert GlobalCounters.mem_used - before >= 4 << 16
+  del t
+  assert GlobalCounters.mem_used - before < 4 << 16
+
+
 def test_devices():
   assert Device.DEFAULT == "CPU"
   assert Device.canonicalize("clang") == "CPU" and Device.canonicalize("cpu:0") == "CPU"

@@ -94,7 +94,7 @@ class _Counters(type):
   def __getattr__(cls, name: str) -> Any:
     counters = _loupe.counters()
     if name in counters: return counters[name]
-    if name == "mem_used": return 0
+    if name == "mem_used": return _loupe.memory_used()
     raise AttributeError(name)
 
 

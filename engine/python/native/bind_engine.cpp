@@ -11,6 +11,7 @@
 #include "program/eval_result.h"
 #include "rewrite/rule_stats.h"
 #include "runtime/counters.h"
+#include "runtime/allocator.h"
 #include "runtime/device.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -97,6 +98,8 @@ void bind_engine(py::module_& m) {
     return d;
   });
   m.def("reset_counters", [] { global_counters().reset(); });
+  // bytes the default device's allocator has handed out and not taken back (tinygrad's mem_used)
+  m.def("memory_used", [] { return get_device(default_device()).allocator().used_bytes(); });
   m.def("clear_kernel_cache", &clear_kernel_cache);
 
   // traces
