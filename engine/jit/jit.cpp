@@ -177,6 +177,11 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
     ev.duration_ns = static_cast<int64_t>(since(rec_->start) * 1e9);
     ev.start_ns = trace->writer().now_ns() - ev.duration_ns;
     ev.args = static_cast<int>(st.kernels);
+    ev.mem = st.unplanned_bytes;
+    ev.lds = st.planned_bytes;
+    for (size_t i = 0; i < planned.size(); i++)
+      ev.plan.push_back({static_cast<int64_t>(planned[i].buffer->id()), static_cast<int64_t>(plan.assigned[i]->id()),
+                         planned[i].first, planned[i].last});
     trace->writer().record_kernel_run(ev);
   }
   return step;

@@ -49,6 +49,14 @@ struct KernelRecord {
   std::vector<Metadata> provenance;       // the tensor ops it computes and the user's lines behind them
 };
 
+// The memory planner's choice for one buffer used only inside a captured step: the allocation it
+// shares, and the kernels of the step (by index) between which it is alive.
+struct MemoryShare {
+  int64_t buffer = 0;  // the buffer's own allocation (Buffer::id), released once it is planned
+  int64_t shared = 0;  // the allocation it uses in every replay (Buffer::id)
+  int64_t first_kernel = 0, last_kernel = 0;
+};
+
 // One timed execution of a compiled kernel.
 struct KernelRun {
   std::string device;
@@ -60,9 +68,11 @@ struct KernelRun {
   int args = 0;                 // buffers passed
   // "kernel": a run of the program; "compare_opt" / "compare_noopt": the optimized kernel and its NOOPT
   // version timed side by side on scratch buffers (COMPARE_NOOPT), not part of the program's timeline;
-  // "jit_capture" / "jit_replay": a TinyJit call that captured or replayed a step (args: its kernels)
+  // "jit_capture" / "jit_replay": a TinyJit call that captured or replayed a step (args: its kernels;
+  // a capture's mem: the step's internal buffers' bytes without the planner, lds: with it)
   std::string kind = "kernel";
-  std::vector<int64_t> writes, reads;  // the runtime buffers it wrote and read (Buffer::id)
+  std::vector<int64_t> writes = {}, reads = {};  // the runtime buffers it wrote and read (Buffer::id)
+  std::vector<MemoryShare> plan = {};            // jit_capture: the memory planner's sharing
 };
 
 struct BufferAlloc {

@@ -147,6 +147,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
+  has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
   node_stmt_ = std::make_unique<SqliteStmt>(
       db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
@@ -492,15 +493,22 @@ std::vector<TraceEvent> TraceReader::profile() {
     e.args = st.int64(13);
     out.push_back(std::move(e));
   }
-  if (has_run_buffers_ && !out.empty()) {
-    std::unordered_map<int64_t, size_t> at;
-    for (size_t i = 0; i < out.size(); i++) at[out[i].id] = i;
+  if (out.empty()) return out;
+  std::unordered_map<int64_t, size_t> at;
+  for (size_t i = 0; i < out.size(); i++) at[out[i].id] = i;
+  if (has_run_buffers_) {
     Query rb(cached("SELECT event_id, buffer, writes FROM run_buffers ORDER BY rowid"));
     while (rb.step()) {
       auto it = at.find(rb.int64(0));
       if (it == at.end()) continue;
       (rb.int64(2) ? out[it->second].writes : out[it->second].reads).push_back(rb.int64(1));
     }
+  }
+  if (has_memory_plan_) {
+    Query mp(cached("SELECT event_id, buffer, shared, first_kernel, last_kernel FROM memory_plan ORDER BY rowid"));
+    while (mp.step())
+      if (auto it = at.find(mp.int64(0)); it != at.end())
+        out[it->second].plan.push_back({mp.int64(1), mp.int64(2), mp.int64(3), mp.int64(4)});
   }
   return out;
 }

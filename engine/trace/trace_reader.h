@@ -79,6 +79,7 @@ struct TraceEvent {
   std::string peer;           // copies: the source device
   int64_t args = 0;
   std::vector<int64_t> writes, reads;  // kernel runs: the buffers (Buffer ids) written and read
+  std::vector<MemoryShare> plan;       // jit_capture: the memory planner's sharing
 };
 
 // The stored form of a node, for display when it cannot be rebuilt.
@@ -143,6 +144,7 @@ public:
 private:
   bool has_provenance_ = false;  // kernel_provenance (optional: traces from before it have none)
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
+  bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
   TracePass read_pass(SqliteStmt& st, int64_t index);
   void load_node_row(int64_t id, TraceNodeRow& row);

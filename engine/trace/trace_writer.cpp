@@ -75,6 +75,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT INTO profile(kind, device, name, kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer, peer,"
       " args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   ins_run_buffer_ = db.prepare("INSERT INTO run_buffers(event_id, buffer, writes) VALUES (?,?,?)");
+  ins_plan_ = db.prepare("INSERT INTO memory_plan(event_id, buffer, shared, first_kernel, last_kernel) VALUES (?,?,?,?,?)");
   ins_peaks_ = db.prepare("INSERT OR REPLACE INTO peaks(device, peak_gflops, bandwidth_gbs) VALUES (?,?,?)");
   ins_run_ = db.prepare("INSERT OR REPLACE INTO run_info(key, value) VALUES (?,?)");
   db.begin();
@@ -185,7 +186,11 @@ void TraceWriter::request_commit() {
 
 void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& tasks) {
   db_->begin();
-  for (const NodeRow& n : nodes)
+  for (const NodeRow& n : nodes) {
+    if (!n.node) {
+      ins_node_.bind(1, n.id).bind(2, n.op).bind(3, n.dtype).bind(4, n.src).bind(5, n.arg).bind(6, n.arg_code).bind(7, n.key).run();
+      continue;
+    }
     ins_node_.bind(1, n.id)
         .bind(2, op_name(n.node->op))
         .bind(3, encode_dtype(n.node->dtype))
@@ -194,6 +199,7 @@ void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& ta
         .bind(6, encode_arg(n.node->arg))
         .bind(7, n.node->key().hex())
         .run();
+  }
   for (Task& t : tasks) t();
   db_->commit();
 }
@@ -236,7 +242,7 @@ void TraceWriter::store_loop() {
 
 // Post-order over nodes not yet stored: a node's sources always get smaller ids than the node.
 int64_t TraceWriter::ensure_node(const UOp* root) {
-  if (auto it = node_ids_.find(root->key()); it != node_ids_.end()) return it->second;
+  if (auto it = node_ids_.find(root->key()); it != node_ids_.end()) return it->second.id;
   std::vector<std::pair<const UOp*, size_t>> stack{{root, 0}};
   std::vector<int64_t> src_ids;
   std::vector<NodeRow> rows;
@@ -249,10 +255,18 @@ int64_t TraceWriter::ensure_node(const UOp* root) {
     }
     if (!node_ids_.count(n->key())) {  // a shared source may have been stored meanwhile
       src_ids.clear();
-      for (const UOpPtr& s : n->src) src_ids.push_back(node_ids_.at(s->key()));
+      bool reaches_object = n->arg.is_object();
+      for (const UOpPtr& s : n->src) {
+        const StoredNode& stored = node_ids_.at(s->key());
+        src_ids.push_back(stored.id);
+        reaches_object |= stored.reaches_object;
+      }
       int64_t id = next_node_id_++;
-      rows.push_back({id, n->ptr(), encode_ids(src_ids)});
-      node_ids_.emplace(n->key(), id);
+      if (reaches_object)
+        rows.push_back({id, nullptr, encode_ids(src_ids), std::string(op_name(n->op)), encode_dtype(n->dtype), n->arg.str(),
+                        encode_arg(n->arg), n->key().hex()});
+      else rows.push_back({id, n->ptr(), encode_ids(src_ids)});
+      node_ids_.emplace(n->key(), StoredNode{id, reaches_object});
     }
     stack.pop_back();
   }
@@ -262,7 +276,7 @@ int64_t TraceWriter::ensure_node(const UOp* root) {
     for (NodeRow& r : rows) node_queue_.push_back(std::move(r));
     enqueued_ += int64_t(rows.size());
   }
-  return node_ids_.at(root->key());
+  return node_ids_.at(root->key()).id;
 }
 
 int64_t TraceWriter::node_id(const UOpPtr& node) {
@@ -454,17 +468,19 @@ void TraceWriter::enqueue_profile(ProfileRow row) {
     else st.bind_null(4);
     st.bind(5, row.start_ns).bind(6, row.duration_ns).bind(7, row.flops).bind(8, row.mem).bind(9, row.lds);
     st.bind(10, row.bytes).bind(11, row.buffer).bind(12, row.peer).bind(13, row.args).run();
-    if (row.writes.empty() && row.reads.empty()) return;
+    if (row.writes.empty() && row.reads.empty() && row.plan.empty()) return;
     int64_t event = db_->last_insert_rowid();
     for (int64_t b : row.writes) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(1)).run();
     for (int64_t b : row.reads) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(0)).run();
+    for (const MemoryShare& m : row.plan)
+      ins_plan_.bind(1, event).bind(2, m.buffer).bind(3, m.shared).bind(4, m.first_kernel).bind(5, m.last_kernel).run();
   });
 }
 
 void TraceWriter::record_kernel_run(const KernelRun& r) {
   guarded([&] {
     enqueue_profile({r.kind, r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
-                     "", r.args, r.writes, r.reads});
+                     "", r.args, r.writes, r.reads, r.plan});
   });
 }
 

@@ -94,10 +94,15 @@ private:
     size_t operator()(const Hash128& h) const { return size_t(h.lo); }
   };
 
-  struct NodeRow {  // encoded to text on the storage thread (the node is immutable)
+  // A node to store. Most are encoded to text on the storage thread (the node is immutable), but a
+  // node that reaches an object arg (a BUFFER's, which owns the runtime storage) is encoded at once and
+  // not held: holding it would keep the program's buffers alive until the next commit, and the trace's
+  // own memory picture would show them living longer than they do.
+  struct NodeRow {
     int64_t id;
-    UOpPtr node;
+    UOpPtr node;  // null when encoded already
     std::string src;
+    std::string op = {}, dtype = {}, arg = {}, arg_code = {}, key = {};
   };
   using Task = std::function<void()>;  // runs on the storage thread, statements bound there
   struct ProfileRow {
@@ -106,6 +111,7 @@ private:
     std::string peer;
     int64_t args;
     std::vector<int64_t> writes = {}, reads = {};  // run_buffers rows
+    std::vector<MemoryShare> plan = {};            // memory_plan rows
   };
   static constexpr size_t kMaxQueued = size_t(1) << 18;  // queued rows before producers wait
 
@@ -126,7 +132,11 @@ private:
 
   // Recording state, on the callers' threads.
   mutable std::mutex mutex_;
-  std::unordered_map<Hash128, int64_t, KeyHash> node_ids_;
+  struct StoredNode {
+    int64_t id;
+    bool reaches_object;  // it or a source has an object arg (see NodeRow)
+  };
+  std::unordered_map<Hash128, StoredNode, KeyHash> node_ids_;
   int64_t next_node_id_ = 1, next_context_id_ = 1, next_pass_id_ = 1, next_kernel_id_ = 1, next_rule_id_ = 1;
   int64_t matches_written_ = 0;
   std::vector<int64_t> contexts_;  // open contexts, innermost last
@@ -148,7 +158,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_provenance_, ins_profile_, ins_run_buffer_, ins_peaks_, ins_run_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_provenance_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_;
   std::thread store_thread_;
 };
 

@@ -3,8 +3,11 @@
 // buffers they wrote and read.
 #include <QtTest>
 
+#include <cmath>
 #include <set>
 
+#include "runtime/allocator.h"
+#include "runtime/device.h"
 #include "tensor/tensor.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_session.h"
@@ -65,6 +68,29 @@ private Q_SLOTS:
     for (const TraceEvent& e : r.profile())
       if (e.kind == "alloc" && e.buffer == last_written) result_sized = e.bytes == 2 * 4;
     QVERIFY(result_sized);
+  }
+
+  // Recording must not change the program's memory: a buffer is freed when its last tensor goes, not
+  // when the trace gets round to storing the graphs that mention it.
+  void tracingKeepsNoBufferAlive() {
+    QTemporaryDir dir;
+    TraceWriterOptions slow;  // no commit during the loop: what the writer holds until then stays held
+    slow.commit_interval_ms = 600000;
+    slow.min_commit_ms = 600000;
+    TraceSession::start(dir.filePath("loop.loupe").toStdString(), false, slow);
+    Allocator& cpu = get_device("CPU").allocator();
+    Tensor w = Tensor::ones({64, 10}).contiguous().realize();
+    int64_t baseline = -1;
+    for (int i = 0; i < 12; i++) {
+      {
+        Tensor x = Tensor::rand({32, 64});  // host data: the same kernels every step, compiled once
+        const double sum = x.sum().to_vector()[0];
+        QVERIFY(std::abs(x.matmul(w).sum().to_vector()[0] - sum * 10) <= 1e-4 * sum * 10);
+      }
+      if (baseline < 0) baseline = cpu.used_bytes();
+      QCOMPARE(cpu.used_bytes(), baseline);  // each step's buffers are gone after it
+    }
+    TraceSession::finish();
   }
 };
 

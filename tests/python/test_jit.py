@@ -87,3 +87,36 @@ def test_changes_made_outside_the_step_reach_the_replays():
   opt.lr = 0.0  # a new learning rate: the replays use it
   g(Tensor([[1.0, 1.0]]))
   assert np.array_equal(lin.weight.numpy(), before)
+
+
+def test_trace_records_captures_replays_buffers_and_the_plan(tmp_path):
+  import sqlite3
+  from loupe import _loupe
+  path = str(tmp_path / "jit.loupe")
+  _loupe.trace_start(path, False)
+  try:
+    train(True, "sgd", steps=6)
+  finally:
+    _loupe.trace_finish()
+  db = sqlite3.connect(path)
+  kinds = dict(db.execute("SELECT kind, COUNT(*) FROM profile GROUP BY kind").fetchall())
+  assert kinds["jit_capture"] == 1 and kinds["jit_replay"] == 4
+  (capture, unplanned, planned), = db.execute("SELECT id, mem, lds FROM profile WHERE kind = 'jit_capture'").fetchall()
+  assert 0 < planned < unplanned  # the planner shares something in a training step
+  allocated = {b: n for b, n in db.execute("SELECT buffer, bytes FROM profile WHERE kind = 'alloc'")}
+  plan = db.execute("SELECT buffer, shared, first_kernel, last_kernel FROM memory_plan WHERE event_id = ?", (capture,)).fetchall()
+  assert plan and all(b in allocated and s in allocated and allocated[s] >= allocated[b] for b, s, _, _ in plan)
+  by_shared = {}
+  for _, s, first, last in plan: by_shared.setdefault(s, []).append((first, last))
+  for lives in by_shared.values():  # buffers that share an allocation are never alive together
+    lives.sort()
+    assert all(a[1] < b[0] for a, b in zip(lives, lives[1:]))
+  assert sum(allocated[s] for s in by_shared) == planned
+  # every kernel run, replays included, names the buffers it wrote and read
+  runs = db.execute("SELECT COUNT(*) FROM profile WHERE kind = 'kernel'").fetchone()[0]
+  written = db.execute("SELECT COUNT(DISTINCT r.event_id) FROM run_buffers r JOIN profile p ON p.id = r.event_id"
+                       " WHERE r.writes = 1 AND p.kind = 'kernel'").fetchone()[0]
+  assert runs > 0 and written == runs
+  # replays write the shared allocations
+  shared_written = db.execute(f"SELECT COUNT(*) FROM run_buffers WHERE writes = 1 AND buffer IN ({','.join(map(str, by_shared))})").fetchone()[0]
+  assert shared_written > 0

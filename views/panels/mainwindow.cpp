@@ -38,6 +38,8 @@
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/tracebrowserpanel.h"
+#include "memory/memorydata.h"
+#include "memory/memorypanel.h"
 #include "profile/kerneltablemodel.h"
 #include "profile/profileview.h"
 #include "session/scriptrunner.h"
@@ -50,7 +52,7 @@ namespace loupe::views {
 namespace {
 constexpr int kMaxRecent = 10;
 const char* kStateVersionKey = "window/stateVersion";
-constexpr int kStateVersion = 1;  // bump when docks change, so an old saved layout is not applied
+constexpr int kStateVersion = 2;  // bump when docks change, so an old saved layout is not applied
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
@@ -93,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   connect(session_, &Session::closed, this, [this] {
     graph_->clear();
     profile_->clear();
+    memory_->clear();
     centre_->setCurrentWidget(welcome_);
     updateTitle();
     updateStatus();
@@ -175,6 +178,7 @@ void MainWindow::buildPanels() {
   code_ = new KernelCodePanel(session_, this);
   compare_ = new KernelComparePanel(session_, this);
   profile_ = new ProfileView(this);
+  memory_ = new MemoryPanel(this);
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
 
@@ -184,6 +188,7 @@ void MainWindow::buildPanels() {
   addPanelDock(code_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
   addPanelDock(compare_, tr("Compare"), QStringLiteral("compareDock"), Qt::BottomDockWidgetArea);
   addPanelDock(profile_, tr("Profile"), QStringLiteral("profileDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(memory_, tr("Memory"), QStringLiteral("memoryDock"), Qt::BottomDockWidgetArea);
   addPanelDock(shape_, tr("ShapeTracker"), QStringLiteral("shapeDock"), Qt::BottomDockWidgetArea);
   addPanelDock(rules_, tr("Rule profiler"), QStringLiteral("ruleProfilerDock"), Qt::BottomDockWidgetArea);
   addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
@@ -216,17 +221,15 @@ void MainWindow::buildPanels() {
   });
   connect(graph_, &GraphPanel::layoutStateChanged, this, [this] { updateStatus(); });
   // Profile <-> session: a kernel picked in the table, roofline or timeline is picked everywhere.
-  connect(profile_, &ProfileView::kernelSelected, this, [this](qint64 id, const QString& name, const QString&) {
-    if (syncingKernel_) return;
-    syncingKernel_ = true;
-    if (session_->trace().kernel(id)) session_->selectKernel(id);
-    else if (auto ids = session_->trace().kernels; !ids.empty())
-      for (const loupe::TraceKernel& k : ids)
-        if (QString::fromStdString(k.name) == name) {
-          session_->selectKernel(k.id);
-          break;
-        }
-    syncingKernel_ = false;
+  connect(profile_, &ProfileView::kernelSelected, this,
+          [this](qint64 id, const QString& name, const QString&) { selectKernelFromPanel(id, name); });
+  // Memory -> a kernel that wrote or read a buffer: shown in the Profile and the graph.
+  connect(memory_, &MemoryPanel::kernelActivated, this, [this](qint64 id, const QString& name) {
+    selectKernelFromPanel(id, name);
+    if (QDockWidget* d = dock(QStringLiteral("profileDock"))) {
+      d->show();
+      d->raise();
+    }
   });
   // The profile table's kernel names in axis colours, with the decoder's tooltip.
   profile_->table()->setItemDelegateForColumn(
@@ -363,7 +366,7 @@ void MainWindow::resetLayout() {
   splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
   QDockWidget* first = dock(QStringLiteral("codeDock"));
   addDockWidget(Qt::BottomDockWidgetArea, first);
-  for (const char* name : {"compareDock", "profileDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
+  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
   resizeDocks({dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("rewriteDetailDock"))}, {330, 420}, Qt::Horizontal);
@@ -557,6 +560,23 @@ void MainWindow::showStep() {
   }
 }
 
+void MainWindow::selectKernelFromPanel(qint64 id, const QString& name) {
+  if (syncingKernel_) return;
+  syncingKernel_ = true;
+  if (session_->trace().kernel(id)) session_->selectKernel(id);
+  else
+    for (const loupe::TraceKernel& k : session_->trace().kernels)
+      if (QString::fromStdString(k.name) == name) {
+        session_->selectKernel(k.id);
+        break;
+      }
+  syncingKernel_ = false;
+  // the Profile follows even when it was the one that asked (its own selection is already this kernel)
+  syncingKernel_ = true;
+  profile_->selectKernel(session_->selection().kernel);
+  syncingKernel_ = false;
+}
+
 void MainWindow::syncProfile() {
   const TraceSnapshot& t = session_->trace();
   ProfileInput in;
@@ -583,6 +603,7 @@ void MainWindow::syncProfile() {
   profile_->setInput(std::move(in));
   profile_->selectKernel(session_->selection().kernel);
   syncingKernel_ = false;
+  memory_->setData(MemoryData::build(t.profile));  // the same events: allocations, frees, runs, JIT calls
 }
 
 void MainWindow::updateTitle() {

@@ -1,6 +1,6 @@
 // The Loupe main window: one Session and every panel around it — the Graph in the centre, the
 // Trace browser on the left, Rewrite detail and Inspector on the right, Code, Compare, Profile,
-// ShapeTracker, Rule profiler and Script tabbed below. Keyboard stepping (Left/Right match, Up/Down
+// Memory, ShapeTracker, Rule profiler and Script tabbed below. Keyboard stepping (Left/Right match, Up/Down
 // pass, PageUp/PageDown kernel) works wherever the focus is not in a text field or a list that
 // uses those keys itself. Files: open, recent, drag-and-drop; export graph SVG/PNG and profile as
 // Chrome trace. Settings and window layout persist in QSettings. Errors (a corrupt trace) are shown
@@ -19,6 +19,7 @@ class QLabel;
 class QMenu;
 class QMessageBox;
 class QStackedWidget;
+class MemoryPanel;
 class ProfileView;
 
 namespace loupe::views {
@@ -82,6 +83,8 @@ private:
   void saveSettings();
   void showStep();
   void syncProfile();
+  // A kernel picked in the Profile or Memory panel (by trace id, else by name) becomes the session's.
+  void selectKernelFromPanel(qint64 id, const QString& name);
   void updateStatus();
   void updateTitle();
   void addRecent(const QString& path);
@@ -105,6 +108,7 @@ private:
   KernelCodePanel* code_;
   KernelComparePanel* compare_;
   ProfileView* profile_;
+  MemoryPanel* memory_;
   ShapePanel* shape_;
   ScriptPanel* script_;
   QList<QDockWidget*> docks_;

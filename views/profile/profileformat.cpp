@@ -59,3 +59,10 @@ QString formatCount(double value) {
   if (std::fabs(value) < 999.5) return QString::number(value, 'f', 0);
   return scaled(value, units, 6);
 }
+
+QString formatBytes(double bytes) {
+  static const char* const units[] = {"B", "kB", "MB", "GB", "TB"};
+  if (!std::isfinite(bytes) || bytes < 0) return kUnknown;
+  if (bytes < 999.5) return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
+  return scaled(bytes, units, 5);
+}

@@ -8,5 +8,6 @@ QString formatGflops(double gflops);
 QString formatGbs(double gbs);
 QString formatPercent(double fraction); // 0.123 -> "12.3 %"
 QString formatCount(double value);      // 1234567 -> "1.23 M"
+QString formatBytes(double bytes);      // 1234567 -> "1.23 MB" (decimal units, as GB/s), 512 -> "512 B"
 // Three significant digits, no unit; for axis labels and plain numbers.
 QString formatSignificant(double value);

@@ -1,0 +1,85 @@
+// The Memory panel's data, built once from a trace's profile events: every device buffer's life (its
+// allocation to its free, or the trace's end), stacked per device in allocation order so that a
+// buffer's height is its size and the top of the stack is the bytes in use; the kernel runs that wrote
+// and read each buffer; the memory planner's sharing in TinyJit captures; and the captures and replays
+// as spans of time. Read-only after build().
+#pragma once
+#include <QString>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "trace/trace_reader.h"
+
+// A kernel run that touched buffers.
+struct MemoryRun {
+  qint64 eventId = 0;
+  qint64 kernelId = -1;  // the trace's kernel id (-1: unknown)
+  QString name, device;
+  qint64 startNs = 0, durationNs = 0;
+};
+
+struct MemoryBuffer {
+  qint64 id = -1;  // the runtime's buffer id
+  QString device, what;  // what: "1024 x float"
+  qint64 bytes = 0;
+  qint64 startNs = 0, endNs = 0;
+  bool freed = false;  // false: still allocated when the trace ends
+  int lane = 0;        // index into MemoryData::lanes()
+  std::vector<int> writers, readers;  // MemoryData::runs() indices, in time order
+  // Its place in the device's stack: (from this time, offset in bytes), the first at startNs. A buffer
+  // moves down when one allocated before it is freed.
+  std::vector<std::pair<qint64, qint64>> offsets;
+  // The memory planner (a TinyJit capture): a buffer used only inside the step names the allocation
+  // it moved to, and between which kernels of the step it lives; a shared allocation lists the buffers
+  // it serves.
+  qint64 sharedAllocation = -1;
+  int firstKernel = -1, lastKernel = -1;
+  std::vector<qint64> serves;
+
+  qint64 offsetAt(qint64 t) const;  // its offset at time t (which must lie in its life)
+};
+
+// One device: its buffers and the bytes in use over time.
+struct MemoryLane {
+  QString device;
+  std::vector<int> buffers;                      // MemoryData::buffers() indices, by allocation
+  std::vector<std::pair<qint64, qint64>> inUse;  // (from this time, bytes allocated)
+  qint64 peakBytes = 0, peakNs = 0;
+};
+
+// A TinyJit call that captured or replayed a step.
+struct JitSpan {
+  bool capture = false;
+  QString name, device;
+  qint64 startNs = 0, durationNs = 0;
+  qint64 kernels = 0;
+  qint64 unplannedBytes = 0, plannedBytes = 0;  // a capture's internal buffers without and with the planner
+};
+
+class MemoryData {
+public:
+  static std::shared_ptr<const MemoryData> build(const std::vector<loupe::TraceEvent>& events);
+
+  const std::vector<MemoryBuffer>& buffers() const { return m_buffers; }
+  const std::vector<MemoryRun>& runs() const { return m_runs; }
+  const std::vector<MemoryLane>& lanes() const { return m_lanes; }
+  const std::vector<JitSpan>& spans() const { return m_spans; }
+  qint64 startNs() const { return m_start; }
+  qint64 endNs() const { return m_end; }
+  bool empty() const { return m_buffers.empty(); }
+
+  int bufferIndex(qint64 bufferId) const;  // -1 when the trace never saw it allocated
+  // The buffer of a lane drawn at time t and height `bytes` above the lane's floor, or -1.
+  int bufferAt(int lane, qint64 t, double bytes) const;
+  qint64 inUseAt(int lane, qint64 t) const;
+
+private:
+  std::vector<MemoryBuffer> m_buffers;
+  std::vector<MemoryRun> m_runs;
+  std::vector<MemoryLane> m_lanes;
+  std::vector<JitSpan> m_spans;
+  std::vector<std::pair<qint64, int>> m_byId;  // sorted (buffer id, index)
+  qint64 m_start = 0, m_end = 0;
+};

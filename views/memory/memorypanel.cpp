@@ -1,0 +1,189 @@
+#include "memory/memorypanel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <map>
+
+#include "memory/memorychart.h"
+#include "profile/profileformat.h"
+
+namespace {
+constexpr int kMaxKernelsListed = 24;
+
+QString at(const MemoryData& d, qint64 ns) { return formatDuration(double(ns - d.startNs()) * 1e-9); }
+} // namespace
+
+MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
+  m_summary = new QLabel(this);
+  m_summary->setTextFormat(Qt::RichText);
+  m_summary->setWordWrap(true);
+  auto* fit = new QToolButton(this);
+  fit->setText(tr("Show all"));
+  fit->setToolTip(tr("Show the whole trace (or double-click the chart)"));
+  m_chart = new MemoryChart(this);
+  m_details = new QTextBrowser(this);
+  m_details->setOpenLinks(false);
+  m_details->setMinimumWidth(240);
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(m_summary, 1);
+  bar->addWidget(fit, 0, Qt::AlignTop);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(m_chart);
+  split->addWidget(m_details);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  lay->addLayout(bar);
+  lay->addWidget(split, 1);
+
+  connect(fit, &QToolButton::clicked, m_chart, &MemoryChart::showAll);
+  connect(m_chart, &MemoryChart::bufferClicked, this, &MemoryPanel::selectBuffer);
+  connect(m_details, &QTextBrowser::anchorClicked, this, &MemoryPanel::openLink);
+  clear();
+}
+
+void MemoryPanel::setData(std::shared_ptr<const MemoryData> data) {
+  // A trace that grows (a script still running) keeps its selected buffer.
+  const qint64 keep = m_data && m_selected >= 0 ? m_data->buffers()[size_t(m_selected)].id : -1;
+  m_data = std::move(data);
+  m_chart->setData(m_data);
+  m_selected = keep >= 0 && m_data ? m_data->bufferIndex(keep) : -1;
+  if (m_selected >= 0) m_chart->setSelectedBuffer(m_selected);
+  updateSummary();
+  showDetails();
+}
+
+void MemoryPanel::clear() { setData(nullptr); }
+
+void MemoryPanel::selectBuffer(int index) {
+  if (!m_data || index >= int(m_data->buffers().size())) index = -1;
+  m_selected = index;
+  if (m_chart->selectedBuffer() != index) m_chart->setSelectedBuffer(index);
+  showDetails();
+}
+
+void MemoryPanel::openLink(const QUrl& url) {
+  if (!m_data) return;
+  const QString s = url.toString();
+  if (s.startsWith(QLatin1String("run:"))) {
+    const int run = s.mid(4).toInt();
+    if (run >= 0 && run < int(m_data->runs().size()))
+      Q_EMIT kernelActivated(m_data->runs()[size_t(run)].kernelId, m_data->runs()[size_t(run)].name);
+  } else if (s.startsWith(QLatin1String("buffer:"))) {
+    selectBuffer(m_data->bufferIndex(s.mid(7).toLongLong()));
+  }
+}
+
+void MemoryPanel::updateSummary() {
+  if (!m_data || m_data->empty()) {
+    m_summary->setText(tr("<span style='color:gray'>No buffer allocations recorded</span>"));
+    return;
+  }
+  QStringList parts;
+  for (const MemoryLane& l : m_data->lanes())
+    parts << tr("<b>%1</b>: peak %2 at %3 · %4 buffers")
+                 .arg(l.device.toHtmlEscaped(), formatBytes(double(l.peakBytes)), at(*m_data, l.peakNs))
+                 .arg(l.buffers.size());
+  int captures = 0, replays = 0;
+  for (const JitSpan& s : m_data->spans()) {
+    if (!s.capture) {
+      ++replays;
+      continue;
+    }
+    ++captures;
+    if (s.unplannedBytes > 0)
+      parts << tr("TinyJit capture of %1 kernels: internal buffers %2 → %3 with the planner")
+                   .arg(s.kernels)
+                   .arg(formatBytes(double(s.unplannedBytes)), formatBytes(double(s.plannedBytes)));
+  }
+  if (captures + replays > 0) parts << tr("%1 capture(s), %2 replay(s)").arg(captures).arg(replays);
+  m_summary->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void MemoryPanel::showDetails() {
+  if (!m_data || m_selected < 0) {
+    m_details->setHtml(tr("<p style='color:gray'>Click a buffer in the chart to see its size, its life, the kernels "
+                          "that wrote and read it and, in a TinyJit step, the allocation the memory planner gave it.</p>"
+                          "<p style='color:gray'>A band's height is the buffer's size; the stack's top line is the "
+                          "memory in use. Hatched bands are the planner's shared allocations. Under the selected "
+                          "buffer's device, ticks mark its writes (upper) and reads (lower).</p>"));
+    return;
+  }
+  const MemoryData& d = *m_data;
+  const MemoryBuffer& b = d.buffers()[size_t(m_selected)];
+  QString html = tr("<h3>Buffer %1</h3><table cellspacing=2>"
+                    "<tr><td>holds</td><td><b>%2</b> (%3)</td></tr><tr><td>device</td><td>%4</td></tr>"
+                    "<tr><td>allocated</td><td>at %5</td></tr><tr><td>freed</td><td>%6</td></tr></table>")
+                     .arg(b.id)
+                     .arg(b.what.toHtmlEscaped(), formatBytes(double(b.bytes)), b.device.toHtmlEscaped(), at(d, b.startNs),
+                          b.freed ? tr("at %1, after %2").arg(at(d, b.endNs), formatDuration(double(b.endNs - b.startNs) * 1e-9))
+                                  : tr("still allocated when the trace ends"));
+
+  // Runs grouped by kernel: a buffer a replayed step touches is written by the same kernel every step.
+  auto kernels = [&](const std::vector<int>& runs, const QString& title) {
+    if (runs.empty()) return tr("<p><b>%1</b>: none</p>").arg(title);
+    std::map<QString, std::pair<int, int>> byKernel;  // key -> (first run, runs)
+    std::vector<QString> order;
+    for (int r : runs) {
+      const MemoryRun& m = d.runs()[size_t(r)];
+      const QString key = m.kernelId >= 0 ? QString::number(m.kernelId) : m.name;
+      auto [it, fresh] = byKernel.try_emplace(key, r, 0);
+      if (fresh) order.push_back(key);
+      ++it->second.second;
+    }
+    QString out = tr("<p><b>%1</b> %2 time(s), by %3 kernel(s):</p><ul>").arg(title).arg(runs.size()).arg(order.size());
+    for (size_t i = 0; i < order.size() && i < size_t(kMaxKernelsListed); ++i) {
+      const auto [first, count] = byKernel[order[i]];
+      const MemoryRun& m = d.runs()[size_t(first)];
+      out += QStringLiteral("<li><a href=\"run:%1\"><tt>%2</tt></a>%3 <span style='color:gray'>first at %4</span></li>")
+                 .arg(first)
+                 .arg(m.name.toHtmlEscaped(), count > 1 ? QStringLiteral(" ×%1").arg(count) : QString(), at(d, m.startNs));
+    }
+    if (order.size() > size_t(kMaxKernelsListed)) out += tr("<li>… and %1 more</li>").arg(order.size() - size_t(kMaxKernelsListed));
+    return out + QStringLiteral("</ul>");
+  };
+  html += kernels(b.writers, tr("Written"));
+  html += kernels(b.readers, tr("Read"));
+
+  auto bufferLink = [&](qint64 id) {
+    const int i = d.bufferIndex(id);
+    const QString what = i >= 0 ? QStringLiteral(" (%1, %2)").arg(d.buffers()[size_t(i)].what.toHtmlEscaped(),
+                                                                   formatBytes(double(d.buffers()[size_t(i)].bytes)))
+                                : QString();
+    return QStringLiteral("<a href=\"buffer:%1\">buffer %1</a>%2").arg(id).arg(what);
+  };
+  if (!b.serves.empty()) {
+    html += tr("<p><b>Memory planner</b>: a shared allocation of a TinyJit step. Every replay keeps these %1 "
+               "buffers in it, one after the other (their lifetimes in the step do not overlap):</p><ul>")
+                .arg(b.serves.size());
+    for (qint64 id : b.serves) {
+      const int i = d.bufferIndex(id);
+      const QString life = i >= 0 ? tr(" kernels %1–%2").arg(d.buffers()[size_t(i)].firstKernel).arg(d.buffers()[size_t(i)].lastKernel)
+                                  : QString();
+      html += QStringLiteral("<li>%1%2</li>").arg(bufferLink(id), life);
+    }
+    html += QStringLiteral("</ul>");
+  }
+  if (b.sharedAllocation >= 0) {
+    const int s = d.bufferIndex(b.sharedAllocation);
+    const size_t sharing = s >= 0 ? d.buffers()[size_t(s)].serves.size() : 0;
+    html += tr("<p><b>Memory planner</b>: used only inside a TinyJit step (kernels %1–%2). Replays keep it in %3, "
+               "shared by %4 buffer(s)%5.</p>")
+                .arg(b.firstKernel)
+                .arg(b.lastKernel)
+                .arg(b.sharedAllocation == b.id ? tr("its own allocation") : bufferLink(b.sharedAllocation))
+                .arg(sharing)
+                .arg(b.sharedAllocation == b.id ? QString() : tr("; its own allocation was released at the capture"));
+  }
+  m_details->setHtml(html);
+}
