@@ -1,6 +1,7 @@
-// loupe [TRACE.loupe | PROGRAM.py]: opens a trace, or opens a Python program in the Script panel and runs it.
+// loupe [--panel TITLE] [TRACE.loupe | PROGRAM.py]: opens a trace, or opens a Python program in the Script panel and runs it.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
 #include <QTimer>
@@ -25,10 +26,20 @@ int main(int argc, char** argv) {
   cli.addVersionOption();
   cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("a trace (*.loupe) to open, or a Python program (*.py) to run"),
                             QStringLiteral("[TRACE.loupe | PROGRAM.py]"));
+  QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("show this panel at start (e.g. Memory, Profile, Code)"),
+                           QStringLiteral("title"));
+  cli.addOption(panel);
   cli.process(app);
 
   loupe::views::MainWindow window;
   window.show();
+  if (cli.isSet(panel) && !window.showPanel(cli.value(panel))) {
+    QStringList titles;
+    for (QDockWidget* d : window.docks()) titles << d->windowTitle();
+    qCritical("loupe: --panel: no panel called '%s' (panels: %s)", qPrintable(cli.value(panel)),
+              qPrintable(titles.join(QStringLiteral(", "))));
+    return 2;
+  }
   const QStringList files = cli.positionalArguments();
   if (!files.isEmpty()) {
     const QString path = QFileInfo(files.first()).absoluteFilePath();

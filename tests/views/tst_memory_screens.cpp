@@ -125,7 +125,7 @@ private Q_SLOTS:
     QVERIFY(html.contains(QStringLiteral("run:")));
     saveChecked(panel.grab().toImage(), QStringLiteral("memory-jit-") + (dark ? "dark" : "light"));
     // The replays, zoomed in: the step's buffers come and go in the shared allocations.
-    const JitSpan& first = d.spans()[1];
+    const JitCall& first = d.spans()[1];
     panel.chart()->showRange(double(first.startNs), double(d.spans().back().startNs + d.spans().back().durationNs));
     saveChecked(panel.grab().toImage(), QStringLiteral("memory-jit-replays-") + (dark ? "dark" : "light"));
 

@@ -245,6 +245,30 @@ private Q_SLOTS:
     tl.showAll();
     QCOMPARE(tl.math().span(), span);
   }
+
+  // TinyJit's calls get a row above the devices; runs stay where a click finds them.
+  void timelineShowsJitCalls() {
+    ProfileInput in = sampleProfile();
+    const qint64 first = in.runs.front().startNs;
+    in.jitCalls << JitCall{true, QStringLiteral("TinyJit capture: 3 kernels"), QStringLiteral("CPU"), first - 500, 400, 3, 100, 60}
+                << JitCall{false, QStringLiteral("TinyJit replay 1: 3 kernels"), QStringLiteral("CPU"), first + 10, 50, 3, 0, 0};
+    auto data = ProfileData::build(in);
+    QCOMPARE(data->startNs(), first - 500);  // the span covers the capture before the first run
+    TimelineWidget tl;
+    tl.resize(1000, 200);
+    tl.setData(data);
+    tl.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tl));
+    QVERIFY(tl.sizeHint().height() > TimelineWidget().sizeHint().height());
+    const double y = QFontMetrics(tl.font()).height() + 10 + 15;  // in the TinyJit row, under the time axis
+    const double x = tl.math().mapTimeToX(double(first - 300));
+    QCOMPARE(tl.jitCallAt(QPointF(x, y)), 0);
+    QCOMPARE(tl.runAt(QPointF(x, y)), -1);  // the row is not a device lane
+    for (int run = 0; run < 5; ++run) {  // every run's bar is found where it is drawn
+      const QPointF c = tl.runCentre(run);
+      if (!c.isNull()) QCOMPARE(data->kernelOfRun(tl.runAt(c)), data->kernelOfRun(run));
+    }
+  }
 };
 
 QTEST_MAIN(TestProfileModel)

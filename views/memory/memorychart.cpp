@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "profile/jitcalls.h"
 #include "profile/profiledata.h"
 #include "profile/profileformat.h"
 
@@ -19,8 +20,6 @@ constexpr double kClickSlop = 4;  // px a press may move and still count as a cl
 constexpr double kHeadroom = 1.12;  // the lane's scale above its peak, room for the peak's label
 
 bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
-QColor captureColour(bool dark) { return dark ? QColor(0xff, 0xa6, 0x57) : QColor(0xf0, 0x8a, 0x24); }
-QColor replayColour(bool dark) { return dark ? QColor(0x7e, 0xe7, 0x87) : QColor(0x3f, 0xa3, 0x4d); }
 QColor writerColour(bool dark) { return dark ? QColor(0xff, 0x7b, 0x72) : QColor(0xd6, 0x27, 0x28); }
 QColor readerColour(bool dark) { return dark ? QColor(0x6c, 0xb4, 0xff) : QColor(0x1f, 0x77, 0xb4); }
 } // namespace
@@ -104,12 +103,7 @@ int MemoryChart::bufferAtPos(QPointF pos) const {
 
 int MemoryChart::spanAtPos(QPointF pos) const {
   if (!m_data || m_spanHeight <= 0 || !spanRowRect().contains(pos)) return -1;
-  const double t = m_math.mapXToTime(pos.x()), tol = 2 * m_math.nsPerPixel();
-  const auto& spans = m_data->spans();
-  for (int i = 0; i < int(spans.size()); ++i)
-    if (t >= double(spans[size_t(i)].startNs) - tol && t <= double(spans[size_t(i)].startNs + spans[size_t(i)].durationNs) + tol)
-      return i;
-  return -1;
+  return jitCallAtX(m_data->spans(), m_math, pos.x());
 }
 
 QPointF MemoryChart::bufferPoint(int index) const {
@@ -192,15 +186,7 @@ bool MemoryChart::event(QEvent* event) {
   auto* help = static_cast<QHelpEvent*>(event);
   const double at = m_math.mapXToTime(help->pos().x()) - double(m_data->startNs());
   if (int s = spanAtPos(help->pos()); s >= 0) {
-    const JitSpan& j = m_data->spans()[size_t(s)];
-    QString text = tr("<b>%1</b><br>%2 · %3 kernels · at %4")
-                       .arg(j.name.toHtmlEscaped(), formatDuration(double(j.durationNs) * 1e-9))
-                       .arg(j.kernels)
-                       .arg(formatDuration(double(j.startNs - m_data->startNs()) * 1e-9));
-    if (j.capture && j.unplannedBytes > 0)
-      text += tr("<br>internal buffers: %1 without the planner, %2 with it")
-                  .arg(formatBytes(double(j.unplannedBytes)), formatBytes(double(j.plannedBytes)));
-    QToolTip::showText(help->globalPos(), text, this);
+    QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->spans()[size_t(s)], m_data->startNs()), this);
     return true;
   }
   const int i = bufferAtPos(help->pos());
@@ -284,7 +270,7 @@ void MemoryChart::paintLane(QPainter& p, int lane, bool dark) {
     const double bytes = double(l.peakBytes) * f, y = yOf(lane, bytes);
     p.setPen(grid);
     p.drawLine(QPointF(m_labelWidth, y), QPointF(width(), y));
-    if (y - r.top() < 2 * fm.height() && f < 1.0) continue;  // the device's own labels are there
+    if (y - fm.height() / 2.0 < r.top() + 3 * fm.height()) continue;  // the device's own labels are there
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(QRectF(0, y - fm.height() / 2.0, m_labelWidth - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
                formatBytes(bytes));
@@ -363,31 +349,6 @@ void MemoryChart::paintMarks(QPainter& p, const MemoryBuffer& b) {
   p.restore();
 }
 
-void MemoryChart::paintSpans(QPainter& p, bool dark) {
-  const QRectF row = spanRowRect();
-  const QPalette pal = palette();
-  const QFontMetrics fm(font());
-  p.fillRect(QRectF(0, row.top(), m_labelWidth, row.height()), pal.color(QPalette::Window));
-  p.setPen(pal.color(QPalette::WindowText));
-  p.drawText(QRectF(8, row.top(), m_labelWidth - 12, row.height()), Qt::AlignLeft | Qt::AlignVCenter, tr("TinyJit"));
-  p.save();
-  p.setClipRect(row);
-  double lastPx = -1e9;
-  for (const JitSpan& s : m_data->spans()) {
-    const double x0 = m_math.mapTimeToX(double(s.startNs)), x1 = std::max(m_math.mapTimeToX(double(s.startNs + s.durationNs)), x0 + 1);
-    if (x1 < m_labelWidth || x0 > width() || (x1 - x0 <= 1 && std::floor(x0) == lastPx)) continue;
-    lastPx = std::floor(x0);
-    const QRectF r(x0, row.top() + 3, x1 - x0, row.height() - 6);
-    p.fillRect(r, s.capture ? captureColour(dark) : replayColour(dark));
-    if (r.width() > 50) {
-      p.setPen(dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
-      p.drawText(r.adjusted(4, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                 fm.elidedText(s.capture ? tr("capture") : tr("replay"), Qt::ElideRight, int(r.width() - 6)));
-    }
-  }
-  p.restore();
-}
-
 void MemoryChart::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette pal = palette();
@@ -415,7 +376,7 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(x + 3, 0, labelSpace, m_axisHeight - 2), Qt::AlignLeft | Qt::AlignVCenter,
                TimeLineMath::formatTick(t - m_math.dataStart, step));
   }
-  if (m_spanHeight > 0) paintSpans(p, dark);
+  if (m_spanHeight > 0) paintJitCallRow(p, QRectF(0, m_axisHeight, width(), m_spanHeight), m_labelWidth, m_math, m_data->spans(), pal);
   for (int lane = 0; lane < int(m_data->lanes().size()); ++lane) paintLane(p, lane, dark);
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(QPointF(m_labelWidth - 0.5, 0), QPointF(m_labelWidth - 0.5, height()));

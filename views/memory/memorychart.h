@@ -59,7 +59,6 @@ private:
   QColor bufferColour(const MemoryBuffer& b, bool dark) const;
   void paintLane(QPainter& p, int lane, bool dark);
   void paintBuffer(QPainter& p, const MemoryBuffer& b, const QBrush& fill, const QPen& outline, bool outlineOnly);
-  void paintSpans(QPainter& p, bool dark);
   void paintMarks(QPainter& p, const MemoryBuffer& b);
   void updatePixelSpan();
 

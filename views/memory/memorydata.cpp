@@ -83,7 +83,7 @@ std::shared_ptr<const MemoryData> MemoryData::build(const std::vector<loupe::Tra
         if (int i = bufferOf.value(id, -1); i >= 0) d->m_buffers[size_t(i)].readers.push_back(run);
       extend(e->start_ns, e->start_ns + std::max<qint64>(0, e->duration_ns));
     } else if (e->kind == "jit_capture" || e->kind == "jit_replay") {
-      JitSpan s;
+      JitCall s;
       s.capture = e->kind == "jit_capture";
       s.name = QString::fromStdString(e->name);
       s.device = device;

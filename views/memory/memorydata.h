@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "profile/profiledata.h"
 #include "trace/trace_reader.h"
 
 // A kernel run that touched buffers.
@@ -49,15 +50,6 @@ struct MemoryLane {
   qint64 peakBytes = 0, peakNs = 0;
 };
 
-// A TinyJit call that captured or replayed a step.
-struct JitSpan {
-  bool capture = false;
-  QString name, device;
-  qint64 startNs = 0, durationNs = 0;
-  qint64 kernels = 0;
-  qint64 unplannedBytes = 0, plannedBytes = 0;  // a capture's internal buffers without and with the planner
-};
-
 class MemoryData {
 public:
   static std::shared_ptr<const MemoryData> build(const std::vector<loupe::TraceEvent>& events);
@@ -65,7 +57,7 @@ public:
   const std::vector<MemoryBuffer>& buffers() const { return m_buffers; }
   const std::vector<MemoryRun>& runs() const { return m_runs; }
   const std::vector<MemoryLane>& lanes() const { return m_lanes; }
-  const std::vector<JitSpan>& spans() const { return m_spans; }
+  const std::vector<JitCall>& spans() const { return m_spans; }
   qint64 startNs() const { return m_start; }
   qint64 endNs() const { return m_end; }
   bool empty() const { return m_buffers.empty(); }
@@ -79,7 +71,7 @@ private:
   std::vector<MemoryBuffer> m_buffers;
   std::vector<MemoryRun> m_runs;
   std::vector<MemoryLane> m_lanes;
-  std::vector<JitSpan> m_spans;
+  std::vector<JitCall> m_spans;
   std::vector<std::pair<qint64, int>> m_byId;  // sorted (buffer id, index)
   qint64 m_start = 0, m_end = 0;
 };

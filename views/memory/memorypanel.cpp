@@ -95,7 +95,7 @@ void MemoryPanel::updateSummary() {
                  .arg(l.device.toHtmlEscaped(), formatBytes(double(l.peakBytes)), at(*m_data, l.peakNs))
                  .arg(l.buffers.size());
   int captures = 0, replays = 0;
-  for (const JitSpan& s : m_data->spans()) {
+  for (const JitCall& s : m_data->spans()) {
     if (!s.capture) {
       ++replays;
       continue;

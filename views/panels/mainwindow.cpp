@@ -374,6 +374,16 @@ void MainWindow::resetLayout() {
   resizeDocks({dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock"))}, {280, 300}, Qt::Vertical);
 }
 
+bool MainWindow::showPanel(const QString& title) {
+  for (QDockWidget* d : docks_)
+    if (d->windowTitle().compare(title, Qt::CaseInsensitive) == 0) {
+      d->show();
+      d->raise();
+      return true;
+    }
+  return false;
+}
+
 void MainWindow::restoreSettings() {
   QSettings s;
   recent_ = s.value(QStringLiteral("recentFiles")).toStringList();
@@ -599,11 +609,15 @@ void MainWindow::syncProfile() {
   }
   for (const loupe::DevicePeaks& p : t.peaks)
     in.peaks << DevicePeak{QString::fromStdString(p.device), p.peak_gflops, p.bandwidth_gbs};
+  // The Memory panel reads the same events (allocations, frees, runs, TinyJit calls); the timeline
+  // shows its TinyJit calls.
+  std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
+  for (const JitCall& j : memory->spans()) in.jitCalls << j;
   syncingKernel_ = true;
   profile_->setInput(std::move(in));
   profile_->selectKernel(session_->selection().kernel);
   syncingKernel_ = false;
-  memory_->setData(MemoryData::build(t.profile));  // the same events: allocations, frees, runs, JIT calls
+  memory_->setData(std::move(memory));
 }
 
 void MainWindow::updateTitle() {

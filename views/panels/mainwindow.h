@@ -50,6 +50,7 @@ public:
   KernelCodePanel* codePanel() const { return code_; }
   KernelComparePanel* comparePanel() const { return compare_; }
   ProfileView* profileView() const { return profile_; }
+  MemoryPanel* memoryPanel() const { return memory_; }
   ShapePanel* shapePanel() const { return shape_; }
   ScriptPanel* scriptPanel() const { return script_; }
   QList<QDockWidget*> docks() const { return docks_; }
@@ -66,6 +67,9 @@ public:
   void setDarkTheme(bool dark);
   bool isDarkTheme() const { return dark_; }
   void resetLayout();
+  // Shows and raises a panel by its title, case-insensitively ("memory", "profile", "rule profiler");
+  // false when no panel has that title.
+  bool showPanel(const QString& title);
   // Handles a stepping key as the window would (true if it was one); used by the key filter.
   bool handleNavigationKey(int key);
 

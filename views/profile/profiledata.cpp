@@ -57,6 +57,11 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
     d->m_start = i == 0 ? r.startNs : std::min(d->m_start, r.startNs);
     d->m_end = i == 0 ? end : std::max(d->m_end, end);
   }
+  for (const JitCall& j : d->m_input.jitCalls) {  // the time span covers them too
+    const bool none = runs.isEmpty() && &j == &d->m_input.jitCalls.front();
+    d->m_start = none ? j.startNs : std::min(d->m_start, j.startNs);
+    d->m_end = none ? j.startNs + j.durationNs : std::max(d->m_end, j.startNs + j.durationNs);
+  }
   for (KernelStats& s : d->m_kernels) s.share = d->m_total > 0 ? double(s.totalNs) / double(d->m_total) : 0;
   for (auto& lane : d->m_laneRuns)
     std::stable_sort(lane.begin(), lane.end(), [&](int a, int b) { return runs[a].startNs < runs[b].startNs; });
@@ -95,4 +100,9 @@ QColor deviceColour(int index, bool dark) {
   static const QRgb darkish[] = {0x6cb4ff, 0xff7b72, 0x7ee787, 0xd2a8ff, 0xffa657, 0xe3b341};
   const int n = int(std::size(light));
   return QColor(dark ? darkish[index % n] : light[index % n]);
+}
+
+QColor jitCallColour(bool capture, bool dark) {
+  if (capture) return dark ? QColor(0xff, 0xa6, 0x57) : QColor(0xf0, 0x8a, 0x24);
+  return dark ? QColor(0x7e, 0xe7, 0x87) : QColor(0x3f, 0xa3, 0x4d);
 }

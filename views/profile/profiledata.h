@@ -29,9 +29,19 @@ struct DevicePeak {
   double bandwidthGbs = 0; // memory bandwidth
 };
 
+// A TinyJit call: the capture of a step's kernels, or a replay of them.
+struct JitCall {
+  bool capture = false;
+  QString name, device;
+  qint64 startNs = 0, durationNs = 0;
+  qint64 kernels = 0;
+  qint64 unplannedBytes = 0, plannedBytes = 0;  // a capture's internal buffers without and with the planner
+};
+
 struct ProfileInput {
   QList<ProfileRun> runs;
   QList<DevicePeak> peaks;
+  QList<JitCall> jitCalls;  // by start time; the timeline shows them in a row of their own
 };
 
 // Totals of one kernel over all its runs. Kernels with kernelId -1 are told apart by name and device.
@@ -85,3 +95,4 @@ private:
 // A stable, readable colour per kernel name (hue from the name) and per device lane.
 QColor kernelColour(const QString& name, bool dark);
 QColor deviceColour(int index, bool dark);
+QColor jitCallColour(bool capture, bool dark);

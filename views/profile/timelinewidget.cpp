@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "profile/jitcalls.h"
 #include "profile/profileformat.h"
 
 namespace {
@@ -53,6 +54,7 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
   } else {
     m_math.setDataRange(0, 1);
   }
+  m_jitRow = m_data && !m_data->input().jitCalls.isEmpty();
   m_labelWidth = labelWidth;
   updatePixelSpan();
   m_math.showAll();
@@ -62,7 +64,7 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
 
 QSize TimelineWidget::sizeHint() const {
   const int lanes = m_data ? int(m_data->devices().size()) : 1;
-  return {800, int(m_axisHeight + std::max(1, lanes) * m_laneHeight + 8)};
+  return {800, int(m_axisHeight + (std::max(1, lanes) + (m_jitRow ? 1 : 0)) * m_laneHeight + 8)};
 }
 
 // Every lane stays visible: the timeline is only useful when all devices show.
@@ -105,13 +107,24 @@ void TimelineWidget::revealKernel(int kernelIndex) {
 }
 
 QRectF TimelineWidget::laneRect(int lane) const {
-  return {0, m_axisHeight + lane * m_laneHeight, double(width()), m_laneHeight};
+  return {0, m_axisHeight + (lane + (m_jitRow ? 1 : 0)) * m_laneHeight, double(width()), m_laneHeight};
+}
+
+QRectF TimelineWidget::jitRowRect() const {
+  return m_jitRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
 }
 
 int TimelineWidget::laneAt(double y) const {
-  if (!m_data || y < m_axisHeight) return -1;
-  const int lane = int((y - m_axisHeight) / m_laneHeight);
+  const double top = m_axisHeight + (m_jitRow ? m_laneHeight : 0);
+  if (!m_data || y < top) return -1;
+  const int lane = int((y - top) / m_laneHeight);
   return lane < m_data->devices().size() ? lane : -1;
+}
+
+int TimelineWidget::jitCallAt(QPointF pos) const {
+  if (!m_jitRow || !jitRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
+  const QList<JitCall>& calls = m_data->input().jitCalls;
+  return jitCallAtX({calls.constData(), size_t(calls.size())}, m_math, pos.x());
 }
 
 QRectF TimelineWidget::runRect(int run) const {
@@ -197,6 +210,10 @@ void TimelineWidget::leaveEvent(QEvent*) {
 bool TimelineWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
+    if (const int j = m_data ? jitCallAt(help->pos()) : -1; j >= 0) {
+      QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->input().jitCalls[j], m_data->startNs()), this);
+      return true;
+    }
     const int run = m_data ? runAt(help->pos()) : -1;
     if (run < 0) {
       QToolTip::hideText();
@@ -230,6 +247,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     return;
   }
   const QRectF area(m_labelWidth, 0, width() - m_labelWidth, height());
+  if (m_jitRow) {
+    const QList<JitCall>& calls = m_data->input().jitCalls;
+    paintJitCallRow(p, jitRowRect(), m_labelWidth, m_math, {calls.constData(), size_t(calls.size())}, pal);
+  }
   // Time axis and grid lines.
   const QColor gridColour = dark ? QColor(255, 255, 255, 22) : QColor(0, 0, 0, 18);
   p.fillRect(QRectF(0, 0, width(), m_axisHeight), pal.color(QPalette::Window));
@@ -312,3 +333,4 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
   p.restore();
 }
+

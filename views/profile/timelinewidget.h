@@ -1,4 +1,5 @@
-// Kernel launches over time, one lane per device. The wheel zooms around the cursor, dragging pans,
+// Kernel launches over time, one lane per device, under a row of TinyJit captures and replays when
+// the trace has any. The wheel zooms around the cursor, dragging pans,
 // double-click shows everything, hovering names the run, a click selects its kernel. The mapping
 // is TimeLineMath's; this class only paints and handles input.
 #pragma once
@@ -24,6 +25,8 @@ public:
   int runAt(QPointF pos) const;
   // Centre of a run's bar in widget coordinates (for tests), or a null point if it is not on screen.
   QPointF runCentre(int run) const;
+  // The TinyJit call (index into ProfileInput::jitCalls) drawn at a widget position, or -1.
+  int jitCallAt(QPointF pos) const;
   // Brings a kernel's first run into view (keeping the zoom when it already fits).
   void revealKernel(int kernelIndex);
 
@@ -51,6 +54,7 @@ protected:
 private:
   int laneAt(double y) const;
   QRectF laneRect(int lane) const;
+  QRectF jitRowRect() const;  // empty without TinyJit calls
   QRectF runRect(int run) const;
   void updatePixelSpan();
 
@@ -59,6 +63,7 @@ private:
   std::vector<std::vector<double>> m_starts, m_ends; // per lane, in the lane's run order
   int m_selected = -1;
   int m_hoverRun = -1;
+  bool m_jitRow = false;
   bool m_dragging = false;
   QPointF m_pressPos, m_lastPos;
   double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
