@@ -339,12 +339,14 @@ std::string to_table(const BenchReport& r) {
     }
   }
   if (!r.memory.empty()) {
-    std::snprintf(line, sizeof line, "\n%-19s %14s %18s %16s\n", "memory", "persistent MB", "peak, no planner", "peak, planner");
+    std::snprintf(line, sizeof line, "\n%-19s %14s %18s %16s %18s %16s\n", "memory (MB)", "persistent", "JIT, no planner",
+                  "JIT, planner", "plain, no planner", "plain, planner");
     out += line;
   }
   for (const StepMemory& m : r.memory) {
-    std::snprintf(line, sizeof line, "%-19s %14.2f %18.2f %16.2f\n", m.name.c_str(), m.persistent_bytes / 1e6,
-                  (m.persistent_bytes + m.unplanned_bytes) / 1e6, (m.persistent_bytes + m.planned_bytes) / 1e6);
+    std::snprintf(line, sizeof line, "%-19s %14.2f %18.2f %16.2f %18.2f %16.2f\n", m.name.c_str(), m.persistent_bytes / 1e6,
+                  (m.persistent_bytes + m.unplanned_bytes) / 1e6, (m.persistent_bytes + m.planned_bytes) / 1e6,
+                  m.plain_peak_unplanned / 1e6, m.plain_peak_planned / 1e6);
     out += line;
   }
   return out;

@@ -7,7 +7,10 @@
 #include "jit/jit.h"
 #include "nn/layers.h"
 #include "nn/optim.h"
+#include "runtime/allocator.h"
 #include "runtime/counters.h"
+#include "runtime/device.h"
+#include "support/options.h"
 #include "support/error.h"
 
 namespace loupe::bench {
@@ -21,7 +24,27 @@ double median(std::vector<double> v) {
 }
 
 StepMemory memory_of(const std::string& name, const JitStats& s) {
-  return {name, s.persistent_bytes, s.unplanned_bytes, s.planned_bytes, s.internal_buffers, s.allocations};
+  return {name, s.persistent_bytes, s.unplanned_bytes, s.planned_bytes, s.internal_buffers, s.allocations, 0, 0, 0};
+}
+
+Allocator& default_allocator() { return get_device(default_device()).allocator(); }
+
+// The default device's allocator peak while `run` runs, above `baseline` bytes in use; the schedule
+// memory planner on or off for it.
+template <typename F> int64_t plain_peak(bool planner, int64_t baseline, F&& run) {
+  Allocator& a = default_allocator();
+  bool& off = options().no_memory_planner;
+  const bool saved = off;
+  off = !planner;
+  a.reset_peak();
+  try {
+    run();
+  } catch (...) {
+    off = saved;
+    throw;
+  }
+  off = saved;
+  return a.peak_bytes() - baseline;
 }
 
 } // namespace
@@ -30,13 +53,19 @@ LoopResult measure_train_step_jit(int steps) {
   LoopResult r;
   r.steps = std::max(steps, 5);
   const int64_t batch = 32;
+  std::pair<int64_t, int64_t> plain_peaks;  // one plain step's allocator peak: planner on, off
+  const int64_t baseline = default_allocator().used_bytes();  // before the model's parameters
   nn::Conv2d conv1(1, 8, {3}), conv2(8, 16, {3});
   nn::Linear head(16 * 24 * 24, 10);
   std::vector<Tensor*> params{&conv1.weight, &*conv1.bias, &conv2.weight, &*conv2.bias, &head.weight, &*head.bias};
   std::vector<std::vector<Tensor>> batches;  // four batches, in turn
-  for (int64_t b = 0; b < 4; b++)
+  for (int64_t b = 0; b < 4; b++) {
     batches.push_back({bench_data({batch, 1, 28, 28}, 20 + b),
                        (Tensor::arange(batch) + Tensor(b)).mod(Tensor(int64_t(10))).contiguous().realize()});
+    // data, not a parameter: unmarked, a float tensor kept across steps collects a gradient at every
+    // backward() (as in tinygrad), and the lazy sum would keep every step's weights alive
+    batches.back()[0].set_requires_grad(false);
+  }
   auto train = [&](bool use_jit) {
     nn::LARS opt = nn::SGD(params, 0.01, 0.9);
     TinyJit::Fn step = [&](const std::vector<Tensor>& in) {
@@ -62,12 +91,21 @@ LoopResult measure_train_step_jit(int steps) {
     }
     wall.erase(wall.begin(), wall.begin() + 3);  // compiles, and the JIT's capture
     kernels.erase(kernels.begin(), kernels.begin() + 3);
-    if (use_jit && jit.captured()) r.memory = memory_of(r.name, jit.captured()->stats());
+    if (use_jit && jit.captured()) {
+      r.memory = memory_of(r.name, jit.captured()->stats());
+      r.memory.jit_in_use = default_allocator().used_bytes() - baseline;
+    }
+    if (!use_jit)
+      for (bool planner : {true, false})
+        (planner ? plain_peaks.first : plain_peaks.second) =
+            plain_peak(planner, baseline, [&] { (void)step(batches[0])[0].to_vector(); });
     return StepTimes{median(wall), median(kernels)};
   };
   try {
     r.plain = train(false);
     r.jit = train(true);
+    r.memory.plain_peak_planned = plain_peaks.first;
+    r.memory.plain_peak_unplanned = plain_peaks.second;
   } catch (const std::exception& e) {
     r.error = e.what();
   }
@@ -77,11 +115,25 @@ LoopResult measure_train_step_jit(int steps) {
 StepMemory measure_workload_memory(const std::string& workload) {
   const Workload* w = find_workload(workload);
   if (!w) throw Error(cat("bench: unknown workload '", workload, "'"));
-  OutputBuilder build = w->prepare();
-  JitCapture capture({});
-  std::vector<Tensor> outs = build();
-  std::shared_ptr<CapturedStep> step = capture.finish(outs);
-  return memory_of(workload, step->stats());
+  StepMemory m;
+  {
+    OutputBuilder build = w->prepare();
+    JitCapture capture({});
+    std::vector<Tensor> outs = build();
+    std::shared_ptr<CapturedStep> step = capture.finish(outs);
+    m = memory_of(workload, step->stats());
+  }
+  for (bool planner : {true, false}) {  // the inputs made, then the outputs realized: one plain run
+    const int64_t baseline = default_allocator().used_bytes();
+    OutputBuilder build = w->prepare();
+    (planner ? m.plain_peak_planned : m.plain_peak_unplanned) = plain_peak(planner, baseline, [&] {
+      std::vector<Tensor> outs = build();
+      std::vector<Tensor*> ptrs;
+      for (Tensor& t : outs) ptrs.push_back(&t);
+      Tensor::realize_all(ptrs);
+    });
+  }
+  return m;
 }
 
 json::Value to_json(const StepMemory& m) {
@@ -91,6 +143,9 @@ json::Value to_json(const StepMemory& m) {
                       {"planned_bytes", m.planned_bytes},
                       {"peak_without_planner", m.persistent_bytes + m.unplanned_bytes},
                       {"peak_with_planner", m.persistent_bytes + m.planned_bytes},
+                      {"plain_peak_with_planner", m.plain_peak_planned},
+                      {"plain_peak_without_planner", m.plain_peak_unplanned},
+                      {"jit_in_use", m.jit_in_use},
                       {"buffers", m.buffers},
                       {"allocations", m.allocations}};
 }

@@ -18,13 +18,18 @@ struct StepTimes {
   double host_share() const { return kernel_seconds > 0 ? (seconds - kernel_seconds) / kernel_seconds : 0.0; }
 };
 
-// A captured step's memory: what the planner shares against what a schedule holds without it.
+// A step's memory. From the TinyJit capture: what the planner shares against what the step holds
+// without it. Measured: the device allocator's peak over one plain run (realize) of the step, with the
+// schedule's memory planner and without it (NO_MEMORY_PLANNER=1), counted from what was in use before
+// the workload made its inputs (the training step: before its parameters; its four input batches count).
 struct StepMemory {
   std::string name;
   int64_t persistent_bytes = 0;  // parameters, optimizer state, inputs, outputs
   int64_t unplanned_bytes = 0;   // the buffers used only inside the step, all at once
   int64_t planned_bytes = 0;     // the shared allocations serving them
   int64_t buffers = 0, allocations = 0;
+  int64_t plain_peak_planned = 0, plain_peak_unplanned = 0;
+  int64_t jit_in_use = 0;  // the training loop: the allocator's bytes in use after its TinyJit steps
 };
 
 struct LoopResult {

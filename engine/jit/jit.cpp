@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "jit/memory_planner.h"
+#include "runtime/memory_planner.h"
 #include "rewrite/graph_rewrite.h"
 #include "runtime/buffer.h"
 #include "support/error.h"
@@ -131,27 +131,44 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   rec_->before.clear();
   rec_->before_tensors.clear();
 
-  // buffers used only inside the step share allocations (jit/memory_planner.h)
+  // buffers used only inside the step share allocations (runtime/memory_planner.h). The planner works on
+  // storage: nodes a schedule already made share one (tensor/realize.cpp) are planned together.
+  std::unordered_map<const Buffer*, bool> internal_storage;
+  for (size_t n = 0; n < nodes.size(); n++) {
+    const auto& ref = ref_of(nodes[n]);
+    bool internal = written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
+    auto [it, fresh] = internal_storage.emplace(buffer_storage(nodes[n]).get(), internal);
+    if (!fresh) it->second = it->second && internal;
+  }
   std::vector<PlannedBuffer> planned;
-  std::vector<size_t> planned_node;
+  std::vector<std::vector<size_t>> planned_nodes;
+  std::unordered_map<const Buffer*, size_t> planned_of;
+  std::unordered_set<const Buffer*> persistent;
   for (size_t n = 0; n < nodes.size(); n++) {
     std::shared_ptr<Buffer> storage = buffer_storage(nodes[n]);
-    const auto& ref = ref_of(nodes[n]);
-    if (ref.state->refill) s.refills_.push_back({nodes[n], storage});
-    bool internal = written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
-    if (!internal) {
-      s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
+    if (ref_of(nodes[n]).state->refill) s.refills_.push_back({nodes[n], storage});
+    if (!internal_storage.at(storage.get())) {
+      if (persistent.insert(storage.get()).second) s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
       continue;
     }
-    planned.push_back({storage, life[n].first, life[n].second});
-    planned_node.push_back(n);
+    auto [it, fresh] = planned_of.emplace(storage.get(), planned.size());
+    if (fresh) {
+      planned.push_back({storage, life[n].first, life[n].second});
+      planned_nodes.emplace_back();
+    }
+    PlannedBuffer& p = planned[it->second];
+    p.first = std::min(p.first, life[n].first);
+    p.last = std::max(p.last, life[n].second);
+    planned_nodes[it->second].push_back(n);
   }
   MemoryPlan plan = plan_memory(planned);
   std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> shared;
   for (size_t i = 0; i < planned.size(); i++) {
     shared[planned[i].buffer.get()] = plan.assigned[i];
-    std::lock_guard lock(ref_of(nodes[planned_node[i]]).state->mutex);
-    ref_of(nodes[planned_node[i]]).state->storage = plan.assigned[i];  // its own allocation is released
+    for (size_t n : planned_nodes[i]) {
+      std::lock_guard lock(ref_of(nodes[n]).state->mutex);
+      ref_of(nodes[n]).state->storage = plan.assigned[i];  // its own allocation is released
+    }
   }
   for (ExecItem& e : s.items_)
     for (std::shared_ptr<Buffer>& b : e.buffers)
@@ -163,7 +180,11 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   st.updated = static_cast<int64_t>(s.updated_.size());
   st.internal_buffers = static_cast<int64_t>(planned.size());
   st.allocations = plan.allocations;
-  st.unplanned_bytes = plan.unplanned_bytes;
+  // without any planner every internal node has its own allocation (the schedules' planner may have
+  // shared some already, which plan.unplanned_bytes would not count)
+  st.unplanned_bytes = 0;
+  for (const std::vector<size_t>& ns : planned_nodes)
+    for (size_t n : ns) st.unplanned_bytes += ref_of(nodes[n]).size * ref_of(nodes[n]).dtype.itemsize();
   st.planned_bytes = plan.planned_bytes;
   if (options().debug >= 1)
     std::cout << "JIT captured " << st.kernels << " kernels and " << st.copies << " copies with " << st.inputs << " inputs, "

@@ -17,7 +17,7 @@
 // next ones, as the call would), and tensors updated outside the step (load_state_dict, set_lr). Tensors
 // the function makes from other host data keep their captured values, as in tinygrad. The outputs are
 // the same buffers on every replay (a later replay overwrites an earlier one's values). Buffers used only
-// inside the step share allocations where their lifetimes allow (jit/memory_planner.h).
+// inside the step share allocations where their lifetimes allow (runtime/memory_planner.h).
 #pragma once
 #include <functional>
 #include <memory>

@@ -20,6 +20,7 @@ void* Allocator::alloc(size_t nbytes) {
       lru_.erase(entry);
       cached_ -= nbytes;
       used_ += nbytes;
+      peak_ = std::max(peak_, used_);
       return p;
     }
   }
@@ -40,6 +41,7 @@ void* Allocator::alloc(size_t nbytes) {
   if (!p) throw Error(cat(device_, ": out of memory allocating ", nbytes, " bytes (", used_bytes(), " in use)"));
   std::lock_guard lock(mutex_);
   used_ += nbytes;
+  peak_ = std::max(peak_, used_);
   return p;
 }
 
@@ -86,6 +88,16 @@ void Allocator::set_cache_limit(size_t bytes) {
 int64_t Allocator::used_bytes() const {
   std::lock_guard lock(mutex_);
   return static_cast<int64_t>(used_);
+}
+
+int64_t Allocator::peak_bytes() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<int64_t>(peak_);
+}
+
+void Allocator::reset_peak() {
+  std::lock_guard lock(mutex_);
+  peak_ = used_;
 }
 
 int64_t Allocator::cached_bytes() const {

@@ -31,6 +31,8 @@ public:
   virtual void copyout(void* dst, const void* src, size_t nbytes) = 0;  // device -> host
 
   int64_t used_bytes() const;    // handed out and not freed
+  int64_t peak_bytes() const;    // the most used_bytes() has been since the last reset_peak()
+  void reset_peak();             // the peak starts again from what is in use now
   int64_t cached_bytes() const;  // kept for reuse
   const std::string& device() const { return device_; }
 
@@ -44,7 +46,7 @@ private:
   mutable std::mutex mutex_;
   std::list<std::pair<size_t, void*>> lru_;  // most recently freed first
   std::unordered_map<size_t, std::vector<std::list<std::pair<size_t, void*>>::iterator>> by_size_;
-  size_t cached_ = 0, used_ = 0, limit_ = size_t(1) << 30;
+  size_t cached_ = 0, used_ = 0, peak_ = 0, limit_ = size_t(1) << 30;
 };
 
 // Host memory for the CPU device: 64-byte aligned (4 KiB for large blocks), like tinygrad's.

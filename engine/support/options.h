@@ -16,6 +16,7 @@ struct Options {
   int threads = 0;          // CPU threads per kernel (0 = all cores)
   bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
   bool training = false;    // TRAINING: dropout applies, BatchNorm normalizes with batch statistics
+  bool no_memory_planner = false;  // NO_MEMORY_PLANNER: a schedule's or TinyJit step's buffers share no memory
 
   static Options from_env();
 };

@@ -6,9 +6,11 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
+#include "runtime/memory_planner.h"
 #include "ir/metadata.h"
 #include "ir/print.h"
 #include "rewrite/listener.h"
@@ -204,8 +206,57 @@ ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::ve
 }
 } // namespace
 
+namespace {
+// tinygrad's memory_planner for one schedule: the buffers only it uses (made by its kernels, not an
+// output, holding nothing yet) share allocations where their lifetimes over its kernels allow. Copies'
+// buffers keep their own, as in tinygrad (transfers may overlap kernels).
+void plan_schedule_memory(const Schedule& schedule) {
+  if (schedule.items.size() < 2) return;
+  std::unordered_set<const UOp*> keep;
+  for (const UOpPtr& o : schedule.outputs)
+    if (UOpPtr b = realized_buffer(o)) keep.insert(b.get());
+  for (const ScheduleItem& item : schedule.items)
+    if (item.ast->op == Ops::COPY)
+      for (const UOpPtr& b : item.bufs) keep.insert(b.get());
+  std::unordered_map<const UOp*, size_t> index;  // node -> its entry below
+  std::vector<const BufferRef*> refs;
+  std::vector<PlannedBuffer> lives;
+  std::vector<bool> plannable;
+  for (size_t i = 0; i < schedule.items.size(); i++) {
+    const UOpList& bufs = schedule.items[i].bufs;
+    for (size_t k = 0; k < bufs.size(); k++) {
+      auto [it, fresh] = index.emplace(bufs[k].get(), refs.size());
+      if (fresh) {
+        const auto& ref = static_cast<const BufferRef&>(bufs[k]->arg.as_object());
+        std::lock_guard lock(ref.state->mutex);
+        plannable.push_back(k == 0 && !keep.count(bufs[k].get()) && !ref.state->storage &&
+                            ref.state->pending_host_data.empty() && !ref.state->refill);
+        refs.push_back(&ref);
+        lives.push_back({plannable.back() ? std::make_shared<Buffer>(ref.device, ref.dtype, ref.size) : nullptr,
+                         int64_t(i), int64_t(i)});
+      }
+      lives[it->second].last = int64_t(i);
+    }
+  }
+  std::vector<PlannedBuffer> planned;
+  std::vector<const BufferRef*> planned_refs;
+  for (size_t n = 0; n < refs.size(); n++)
+    if (plannable[n]) planned.push_back(lives[n]), planned_refs.push_back(refs[n]);
+  if (planned.size() < 2) return;
+  MemoryPlan plan = plan_memory(planned);
+  for (size_t i = 0; i < planned.size(); i++) {
+    std::lock_guard lock(planned_refs[i]->state->mutex);
+    planned_refs[i]->state->storage = plan.assigned[i];  // allocated when its first kernel runs
+  }
+  if (options().debug >= 2 && plan.planned_bytes < plan.unplanned_bytes)
+    std::cout << "memory reduced from " << plan.unplanned_bytes / 1e6 << " MB -> " << plan.planned_bytes / 1e6 << " MB, "
+              << planned.size() << " -> " << plan.allocations << " bufs\n";
+}
+} // namespace
+
 void run_schedule(const Schedule& schedule) {
   ExecListener* listener = ExecListenerScope::current();
+  plan_schedule_memory(schedule);
   for (const ScheduleItem& item : schedule.items) {
     check_interrupt();  // between kernels: Ctrl-C from Python stops a long schedule here
     // every buffer is allocated (an output may be read later even if folding left it untouched), but a

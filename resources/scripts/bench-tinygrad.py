@@ -3,7 +3,7 @@
 same session (issue 7). Prints one JSON object shaped like `loupe-cli bench --json`'s "workloads".
 
   resources/scripts/bench-tinygrad.py --tinygrad /tmp/tg [--only matmul_1024,add_16m] [--runs 5]
-                                      [--device CUDA] [--kernel-time]
+                                      [--device CUDA] [--kernel-time] [--memory]
 
 The checkout is put first on sys.path; its backend is chosen with <DEVICE>=1 (v0.10.2; CPU is its
 clang backend) and DEV=<DEVICE> (newer); the device used is printed. --kernel-time reports the
@@ -11,6 +11,9 @@ kernels' own time (tinygrad's GlobalCounters at DEBUG=2, output discarded) inste
 of the whole call, which on a GPU is mostly Python. Inputs are realized before timing; each timed run builds the lazy expression afresh and
 realizes it (so schedule and cached kernels count, as in Loupe's bench), best of --runs after one
 warm-up run. FLOPs and bytes are the workloads' nominal counts (not tinygrad's estimates).
+--memory instead reports each workload's peak device memory (GlobalCounters.mem_used at its highest while
+the outputs are realized once, counted from what was in use before the inputs were made) with tinygrad's
+schedule memory planner and without it (NO_MEMORY_PLANNER=1): `loupe-cli bench`'s plain_peak_* figures.
 """
 import argparse, json, math, os, sys, time
 
@@ -77,6 +80,38 @@ def workloads(Tensor):
     "transformer_block": transformer_block, "cnn_train_step": cnn_train_step,
   }
 
+def train_step_memory(Tensor, GlobalCounters, Context, peak):
+  """loupe-cli bench's train_step_jit (engine/bench/train_loop.cpp) under tinygrad: one plain step's peak
+  and, through TinyJit, what the captured step holds; both counted from before the model was made (its
+  four input batches included), with the memory planner and without it."""
+  from tinygrad import TinyJit, nn
+  from tinygrad.nn.optim import SGD
+  row = {"name": "train_step_jit"}
+  for planner in (True, False):
+    with Context(NO_MEMORY_PLANNER=0 if planner else 1):
+      before = GlobalCounters.mem_used
+      c1, c2, head = nn.Conv2d(1, 8, 3), nn.Conv2d(8, 16, 3), nn.Linear(16 * 24 * 24, 10)
+      opt = SGD([c1.weight, c1.bias, c2.weight, c2.bias, head.weight, head.bias], lr=0.01, momentum=0.9)
+      batches = [(Tensor.rand(32, 1, 28, 28).realize(), ((Tensor.arange(32) + b) % 10).realize()) for b in range(4)]
+      def step(x, y):
+        opt.zero_grad()
+        loss = head(c2(c1(x).relu()).relu().reshape(32, -1)).sparse_categorical_crossentropy(y)
+        loss.backward()
+        opt.step()
+        return loss
+      suffix = "with_planner" if planner else "without_planner"
+      with Tensor.train():
+        step(*batches[0]).item()  # the momentum buffers exist from here on
+        peak[0] = GlobalCounters.mem_used
+        step(*batches[1]).item()
+        row["plain_peak_" + suffix] = peak[0] - before
+        jit = TinyJit(step)
+        for i in range(4): jit(*batches[i]).item()
+        row["jit_in_use_" + suffix] = GlobalCounters.mem_used - before
+      del jit, step, opt, c1, c2, head, batches
+  return row
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--tinygrad", required=True, help="path of a tinygrad checkout")
@@ -84,6 +119,7 @@ def main():
   ap.add_argument("--runs", type=int, default=5)
   ap.add_argument("--device", default="CPU")
   ap.add_argument("--kernel-time", action="store_true")
+  ap.add_argument("--memory", action="store_true", help="peak memory with and without the memory planner")
   args = ap.parse_args()
   os.environ.setdefault(args.device, "1")  # v0.10.2 names its clang backend CPU (CLANG before it)
   os.environ.setdefault("DEV", args.device)
@@ -94,10 +130,35 @@ def main():
   import contextlib, io
   table = workloads(Tensor)
   names = [n for n in args.only.split(",") if n] or list(table)
-  unknown = [n for n in names if n not in table]
+  unknown = [n for n in names if n not in table and not (args.memory and n == "train_step_jit")]
   if unknown: sys.exit(f"bench-tinygrad: unknown workload(s) {', '.join(unknown)} (known: {', '.join(table)})")
   out = []
-  for name in names:
+  if args.memory:
+    from tinygrad.device import Buffer
+    peak = [0]
+    allocate = Buffer.allocate
+    def tracked(self, *a, **kw):  # the highest mem_used reached
+      r = allocate(self, *a, **kw)
+      peak[0] = max(peak[0], GlobalCounters.mem_used)
+      return r
+    Buffer.allocate = tracked
+    for name in [n for n in names if n != "train_step_jit"]:
+      row = {"name": name}
+      for planner in (True, False):
+        with Context(NO_MEMORY_PLANNER=0 if planner else 1):
+          before = GlobalCounters.mem_used
+          build, _, _ = table[name]()  # the inputs, realized
+          peak[0] = GlobalCounters.mem_used
+          build().realize()
+          row["plain_peak_with_planner" if planner else "plain_peak_without_planner"] = peak[0] - before
+          del build
+      out.append(row)
+      print(f"{name}: peak {row['plain_peak_with_planner'] / 1e6:.2f} MB with the planner, "
+            f"{row['plain_peak_without_planner'] / 1e6:.2f} MB without", file=sys.stderr)
+    if "train_step_jit" in args.only.split(","):
+      out.append(train_step_memory(Tensor, GlobalCounters, Context, peak))
+      print(f"train_step_jit: {out[-1]}", file=sys.stderr)
+  for name in names if not args.memory else []:
     build, flops, nbytes = table[name]()
     times = []
     for i in range(args.runs + 1):

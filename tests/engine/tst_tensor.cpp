@@ -2,6 +2,9 @@
 // autograd, and the errors bad programs raise.
 #include <QtTest>
 
+#include "runtime/allocator.h"
+#include "runtime/device.h"
+
 #include <cmath>
 #include <functional>
 
@@ -121,6 +124,28 @@ private slots:
     out.backward();
     QCOMPARE(b.grad()->to_vector(), (std::vector<double>{0, 2}));
     QCOMPARE(a.grad()->to_vector(), (std::vector<double>{0, 1, 0, 1}));
+  }
+
+  // A training step frees what the step before it used: each old parameter buffer goes once the
+  // parameter has its new value. The data is marked requires_grad=False: a float tensor left unmarked
+  // collects a gradient at every backward() (as in tinygrad), and its lazily summed gradient would keep
+  // every step's weights alive.
+  void training_steps_keep_memory_flat() {
+    Allocator& cpu = get_device("CPU").allocator();
+    Tensor w = Tensor::rand({1000, 10});
+    w.set_requires_grad(true);
+    w.realize();
+    Tensor x = Tensor::rand({32, 1000}).realize();
+    x.set_requires_grad(false);
+    int64_t after_first = -1;
+    for (int i = 0; i < 6; i++) {
+      w.set_grad(std::nullopt);
+      x.matmul(w).sum().backward();
+      w.assign(w.detach() - *w.grad() * Tensor(0.01)).realize();
+      if (i == 0) after_first = cpu.used_bytes();
+      QCOMPARE(cpu.used_bytes(), after_first);
+    }
+    QVERIFY(!x.grad());
   }
 
   void kernels_are_counted() {

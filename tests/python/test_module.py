@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from loupe import Device, Tensor, dtypes
+from loupe import Device, Tensor, _loupe, dtypes
 from loupe.helpers import Context, DEBUG, GlobalCounters, getenv
 
 NP_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float16,
@@ -215,8 +215,9 @@ def test_ctrl_c_interrupts_a_long_realize():
 def test_context_drives_engine_switches():
   assert getenv("LOUPE_SURELY_UNSET", 3) == 3
   before = DEBUG.value
-  with Context(DEBUG=2, NOOPT=1):
+  with Context(DEBUG=2, NOOPT=1, NO_MEMORY_PLANNER=1):
     assert DEBUG.value == 2 and DEBUG >= 2
+    assert _loupe.get_option("NO_MEMORY_PLANNER") == 1
   assert DEBUG.value == before
   GlobalCounters.reset()
   (Tensor.arange(5) + 1).realize()

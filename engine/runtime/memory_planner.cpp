@@ -1,11 +1,13 @@
-#include "jit/memory_planner.h"
+#include "runtime/memory_planner.h"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <span>
 
 #include "runtime/buffer.h"
 #include "runtime/device.h"
+#include "support/options.h"
 
 namespace loupe {
 
@@ -24,11 +26,12 @@ MemoryPlan plan_memory(const std::vector<PlannedBuffer>& buffers) {
     int64_t free_after;  // the last kernel of its current holder
   };
   std::vector<Slot> slots;
+  const bool no_sharing = options().no_memory_planner;
   for (size_t i : order) {
     const PlannedBuffer& p = buffers[i];
     plan.unplanned_bytes += static_cast<int64_t>(p.buffer->nbytes());
     Slot* best = nullptr;
-    for (Slot& s : slots) {
+    for (Slot& s : no_sharing ? std::span<Slot>() : std::span<Slot>(slots)) {
       bool fits = s.free_after < p.first && &s.buffer->device() == &p.buffer->device() && s.buffer->nbytes() >= p.buffer->nbytes();
       if (fits && (!best || s.buffer->nbytes() < best->buffer->nbytes())) best = &s;
     }

@@ -1,5 +1,6 @@
-// The memory planner (tinygrad's memory_planner): buffers used only inside a run of kernels, whose
-// lifetimes (from the first kernel that touches one to the last) do not overlap, share one allocation.
+// The memory planner (tinygrad's memory_planner): buffers used only inside a run of kernels (a schedule,
+// a TinyJit step) whose lifetimes (from the first kernel that touches one to the last) do not overlap
+// share one allocation.
 // Buffers are matched by device and size in bytes (best fit among the free allocations that are large
 // enough); a kernel only sees a device pointer, so a larger allocation of another dtype serves as well.
 #pragma once
@@ -24,7 +25,8 @@ struct PlannedBuffer {
   int64_t first = 0, last = 0;     // the kernels (by index) that touch it first and last
 };
 
-// Plans `buffers`; a buffer's own allocation becomes the shared one of its group.
+// Plans `buffers`; a buffer's own allocation becomes the shared one of its group. NO_MEMORY_PLANNER=1
+// (options().no_memory_planner) leaves every buffer its own.
 MemoryPlan plan_memory(const std::vector<PlannedBuffer>& buffers);
 
 // The peak of bytes alive at once over the kernels, given each buffer's lifetime and size.
