@@ -17,6 +17,7 @@ struct Options {
   bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
   bool training = false;    // TRAINING: dropout applies, BatchNorm normalizes with batch statistics
   bool no_memory_planner = false;  // NO_MEMORY_PLANNER: a schedule's or TinyJit step's buffers share no memory
+  bool schedule_cache = true;      // SCACHE=0: every realize schedules its graph anew (schedule/schedule_cache.h)
 
   static Options from_env();
 };

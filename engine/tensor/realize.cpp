@@ -18,6 +18,7 @@
 #include "runtime/counters.h"
 #include "runtime/device.h"
 #include "runtime/program.h"
+#include "schedule/schedule_cache.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
@@ -304,7 +305,7 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
   Schedule s;
   {
     TraceContextScope ctx("schedule", "schedule");
-    s = create_schedule(outs);
+    s = cached_schedule(outs);
   }
   run_schedule(s);
   for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];

@@ -13,6 +13,7 @@
 #include "runtime/counters.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "schedule/schedule_cache.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "support/options.h"
@@ -34,6 +35,7 @@ py::object get_option(const std::string& name) {
   if (name == "COMPARE_NOOPT") return py::int_(o.compare_noopt ? 1 : 0);
   if (name == "TRAINING") return py::int_(o.training ? 1 : 0);
   if (name == "NO_MEMORY_PLANNER") return py::int_(o.no_memory_planner ? 1 : 0);
+  if (name == "SCACHE") return py::int_(o.schedule_cache ? 1 : 0);
   return py::none();
 }
 
@@ -47,6 +49,7 @@ bool set_option(const std::string& name, py::handle v) {
   else if (name == "COMPARE_NOOPT") o.compare_noopt = v.cast<int>() != 0;
   else if (name == "TRAINING") o.training = PyObject_IsTrue(v.ptr()) == 1;
   else if (name == "NO_MEMORY_PLANNER") o.no_memory_planner = v.cast<int>() != 0;
+  else if (name == "SCACHE") o.schedule_cache = v.cast<int>() != 0;
   else return false;
   return true;
 }
@@ -103,6 +106,15 @@ void bind_engine(py::module_& m) {
   // bytes the default device's allocator has handed out and not taken back (tinygrad's mem_used)
   m.def("memory_used", [] { return get_device(default_device()).allocator().used_bytes(); });
   m.def("clear_kernel_cache", &clear_kernel_cache);
+  m.def("schedule_cache_stats", [] {
+    ScheduleCacheStats s = schedule_cache_stats();
+    py::dict d;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    d["entries"] = s.entries;
+    return d;
+  });
+  m.def("clear_schedule_cache", &clear_schedule_cache);
 
   // traces
   m.def("trace_start", [](const std::string& path, bool count_attempts) {

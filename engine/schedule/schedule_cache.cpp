@@ -1,0 +1,191 @@
+#include "schedule/schedule_cache.h"
+
+#include <list>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "support/hash.h"
+#include "support/options.h"
+#include "tensor/buffer_ref.h"
+
+namespace loupe {
+
+namespace {
+
+constexpr size_t kMaxEntries = 256;  // distinct graphs kept (least recently used dropped)
+
+const BufferRef& ref_of(const UOp* node) { return static_cast<const BufferRef&>(node->arg.as_object()); }
+
+// A buffer of a cached schedule: one of the graph's (its input number) or one the schedule made.
+struct Slot {
+  int32_t input = -1, fresh = -1;
+};
+struct FreshBuffer {
+  std::string device;
+  DType dtype;
+  int64_t size;
+};
+struct TemplateItem {
+  UOpPtr ast;  // kernel ASTs name no buffers (DEFINE_GLOBAL i is bufs[i]), so they are shared as they are
+  std::vector<Slot> bufs;
+  std::vector<uint32_t> metadata;
+};
+struct TemplateOutput {
+  Slot buffer;
+  std::optional<std::vector<int64_t>> reshape;  // RESHAPE(buffer) to this shape, else the buffer itself
+};
+struct Template {
+  std::vector<TemplateItem> items;
+  std::vector<TemplateOutput> outputs;
+  std::vector<FreshBuffer> fresh;
+};
+
+// The graph's structure with its buffers as numbered placeholders, and those buffers in that order.
+struct GraphKey {
+  Hash128 key;
+  std::vector<UOpPtr> inputs;
+};
+
+GraphKey graph_key(const UOpList& outputs) {
+  GraphKey g;
+  std::unordered_map<const UOp*, Hash128> memo;
+  StableHasher top;
+  const Options& o = options();
+  top.str(o.device);  // the home device of device-less values, and per-device kernel shapes
+  top.i64(o.threads);
+  for (const UOpPtr& out : outputs) {
+    for (const UOp* n : out->toposort()) {
+      if (memo.count(n)) continue;
+      StableHasher h;
+      h.u64(static_cast<uint64_t>(n->op) | uint64_t(n->dtype.scalar_type) << 8 | uint64_t(n->dtype.count) << 16 |
+            uint64_t(n->dtype.is_ptr) << 32);
+      h.u64(n->metadata());  // provenance: the kernels carry the user's lines
+      if (n->op == Ops::BUFFER) {
+        const BufferRef& ref = ref_of(n);
+        h.str(ref.device);
+        h.i64(ref.size);
+        h.i64(static_cast<int64_t>(g.inputs.size()));  // which placeholder: the aliasing pattern counts
+        g.inputs.push_back(n->ptr());
+      } else {
+        n->arg.hash(h);
+      }
+      h.u64(n->src.size());
+      for (const UOpPtr& s : n->src) h.hash(memo.at(s.get()));
+      memo.emplace(n, h.finish());
+    }
+    top.hash(memo.at(out.get()));
+  }
+  g.key = top.finish();
+  return g;
+}
+
+// The schedule as a template over the graph's inputs; nullopt when an output is not a buffer (or a
+// reshape of one) the template can name.
+std::optional<Template> make_template(const Schedule& s, const std::vector<UOpPtr>& inputs) {
+  Template t;
+  std::unordered_map<const UOp*, Slot> slots;
+  for (size_t i = 0; i < inputs.size(); i++) slots[inputs[i].get()] = {static_cast<int32_t>(i), -1};
+  auto slot_of = [&](const UOpPtr& b) {
+    auto [it, fresh] = slots.emplace(b.get(), Slot{});
+    if (fresh) {
+      const BufferRef& ref = ref_of(b.get());
+      it->second.fresh = static_cast<int32_t>(t.fresh.size());
+      t.fresh.push_back({ref.device, ref.dtype, ref.size});
+    }
+    return it->second;
+  };
+  for (const ScheduleItem& item : s.items) {
+    TemplateItem ti{item.ast, {}, item.metadata};
+    for (const UOpPtr& b : item.bufs) ti.bufs.push_back(slot_of(b));
+    t.items.push_back(std::move(ti));
+  }
+  for (const UOpPtr& out : s.outputs) {
+    if (out->op == Ops::BUFFER) t.outputs.push_back({slot_of(out), std::nullopt});
+    else if (out->op == Ops::RESHAPE && out->src[0]->op == Ops::BUFFER) t.outputs.push_back({slot_of(out->src[0]), out->arg.as_ints()});
+    else return std::nullopt;
+  }
+  return t;
+}
+
+Schedule instantiate(const Template& t, const std::vector<UOpPtr>& inputs) {
+  std::vector<UOpPtr> fresh;
+  for (const FreshBuffer& f : t.fresh) {
+    auto ref = BufferRef::make_new(f.device, f.dtype, f.size);
+    fresh.push_back(UOp::make(Ops::BUFFER, f.dtype, {}, Arg(std::static_pointer_cast<const ArgObject>(ref))));
+  }
+  auto node = [&](Slot s) { return s.input >= 0 ? inputs[static_cast<size_t>(s.input)] : fresh[static_cast<size_t>(s.fresh)]; };
+  Schedule s;
+  for (const TemplateItem& ti : t.items) {
+    ScheduleItem item{ti.ast, {}, ti.metadata};
+    for (Slot b : ti.bufs) item.bufs.push_back(node(b));
+    s.items.push_back(std::move(item));
+  }
+  for (const TemplateOutput& o : t.outputs) {
+    UOpPtr b = node(o.buffer);
+    s.outputs.push_back(o.reshape ? UOp::make(Ops::RESHAPE, b->dtype, {b}, Arg::ints(*o.reshape)) : b);
+  }
+  return s;
+}
+
+struct KeyHash {
+  size_t operator()(const Hash128& h) const { return size_t(h.lo); }
+};
+
+// Least recently used first out; the templates hold kernel ASTs only, never a buffer.
+struct Cache {
+  std::mutex mutex;
+  std::list<std::pair<Hash128, std::shared_ptr<const Template>>> order;  // most recent first
+  std::unordered_map<Hash128, decltype(order)::iterator, KeyHash> entries;
+  int64_t hits = 0, misses = 0;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+} // namespace
+
+Schedule cached_schedule(const UOpList& outputs) {
+  if (!options().schedule_cache) return create_schedule(outputs);
+  GraphKey g = graph_key(outputs);
+  Cache& c = cache();
+  {
+    std::lock_guard lock(c.mutex);
+    if (auto it = c.entries.find(g.key); it != c.entries.end()) {
+      c.order.splice(c.order.begin(), c.order, it->second);
+      c.hits++;
+      std::shared_ptr<const Template> t = it->second->second;
+      return instantiate(*t, g.inputs);
+    }
+    c.misses++;
+  }
+  Schedule s = create_schedule(outputs);
+  std::optional<Template> t = make_template(s, g.inputs);
+  if (!t) return s;
+  std::lock_guard lock(c.mutex);
+  if (c.entries.count(g.key)) return s;  // another thread scheduled the same graph meanwhile
+  c.order.emplace_front(g.key, std::make_shared<const Template>(std::move(*t)));
+  c.entries[g.key] = c.order.begin();
+  if (c.order.size() > kMaxEntries) {
+    c.entries.erase(c.order.back().first);
+    c.order.pop_back();
+  }
+  return s;
+}
+
+ScheduleCacheStats schedule_cache_stats() {
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  return {c.hits, c.misses, static_cast<int64_t>(c.entries.size())};
+}
+
+void clear_schedule_cache() {
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  c.order.clear();
+  c.entries.clear();
+}
+
+} // namespace loupe
