@@ -17,42 +17,12 @@
 #include "memory/memorypanel.h"
 #include "nn/layers.h"
 #include "nn/optim.h"
+#include "panels/apppalette.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_session.h"
+#include "screenshots.h"
 
 using namespace loupe;
-
-namespace {
-
-QString screenshotDir() {
-  QString dir = qEnvironmentVariable("LOUPE_SCREENSHOT_DIR");
-  if (dir.isEmpty()) dir = QDir::temp().filePath("loupe-screens");
-  QDir().mkpath(dir);
-  return dir;
-}
-
-void saveChecked(const QImage& img, const QString& name) {
-  QSet<QRgb> colours;
-  for (int y = 0; y < img.height(); y += 2)
-    for (int x = 0; x < img.width(); x += 2) colours.insert(img.pixel(x, y));
-  QVERIFY2(colours.size() > 20, qPrintable(QStringLiteral("%1: only %2 colours").arg(name).arg(colours.size())));
-  QVERIFY(img.save(QDir(screenshotDir()).filePath(name + QStringLiteral(".png"))));
-}
-
-QPalette darkPalette() {
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
-  p.setColor(QPalette::WindowText, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-  p.setColor(QPalette::Text, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Button, QColor(0x32, 0x34, 0x38));
-  p.setColor(QPalette::ButtonText, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xca));
-  p.setColor(QPalette::PlaceholderText, QColor(0x8c, 0x8f, 0x94));
-  return p;
-}
-
-} // namespace
 
 class TestMemoryScreens : public QObject {
   Q_OBJECT
@@ -95,7 +65,7 @@ private Q_SLOTS:
   }
   void panelShowsTheLoop() {
     QFETCH(bool, dark);
-    QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
     MemoryPanel panel;
     panel.resize(1500, 520);
     panel.setData(MemoryData::build(events_));

@@ -11,12 +11,12 @@
 #include <cmath>
 
 #include "profile/jitcalls.h"
+#include "profile/timeaxisdrag.h"
 #include "profile/profiledata.h"
 #include "profile/profileformat.h"
 
 namespace {
 constexpr double kZoomPerNotch = 1.25;
-constexpr double kClickSlop = 4;  // px a press may move and still count as a click
 constexpr double kHeadroom = 1.12;  // the lane's scale above its peak, room for the peak's label
 
 bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
@@ -143,15 +143,12 @@ void MemoryChart::wheelEvent(QWheelEvent* event) {
 
 void MemoryChart::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
-  m_dragging = true;
-  m_pressPos = m_lastPos = event->position();
+  m_drag.begin(event->position());
   setCursor(Qt::ClosedHandCursor);
 }
 
 void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
-  if (m_dragging) {
-    m_math.panByPixels(event->position().x() - m_lastPos.x());
-    m_lastPos = event->position();
+  if (m_drag.move(event->position(), m_math)) {
     update();
     return;
   }
@@ -163,10 +160,9 @@ void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void MemoryChart::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || !m_dragging) return;
-  m_dragging = false;
+  if (event->button() != Qt::LeftButton || !m_drag.active) return;
   unsetCursor();
-  if ((event->position() - m_pressPos).manhattanLength() > kClickSlop) return;
+  if (!m_drag.end(event->position())) return;
   const int b = bufferAtPos(event->position());
   m_selected = b;
   update();

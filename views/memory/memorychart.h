@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "memory/memorydata.h"
+#include "profile/timeaxisdrag.h"
 #include "profile/timelinemath.h"
 
 class MemoryChart : public QWidget {
@@ -65,7 +66,6 @@ private:
   std::shared_ptr<const MemoryData> m_data;
   TimeLineMath m_math;
   int m_selected = -1, m_hover = -1;
-  bool m_dragging = false;
-  QPointF m_pressPos, m_lastPos;
+  TimeAxisDrag m_drag;
   double m_labelWidth = 120, m_axisHeight = 22, m_spanHeight = 0, m_markHeight = 14;
 };

@@ -11,10 +11,10 @@
 
 #include "profile/jitcalls.h"
 #include "profile/profileformat.h"
+#include "profile/timeaxisdrag.h"
 
 namespace {
 constexpr double kZoomPerNotch = 1.25;
-constexpr double kClickSlop = 4; // px a press may move and still count as a click
 constexpr double kHitTolerancePx = 3;
 
 bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
@@ -164,16 +164,13 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
 
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
-    m_dragging = true;
-    m_pressPos = m_lastPos = event->position();
+    m_drag.begin(event->position());
     setCursor(Qt::ClosedHandCursor);
   }
 }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
-  if (m_dragging) {
-    m_math.panByPixels(event->position().x() - m_lastPos.x());
-    m_lastPos = event->position();
+  if (m_drag.move(event->position(), m_math)) {
     update();
     Q_EMIT viewChanged();
     return;
@@ -186,10 +183,9 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || !m_dragging) return;
-  m_dragging = false;
+  if (event->button() != Qt::LeftButton || !m_drag.active) return;
   unsetCursor();
-  if ((event->position() - m_pressPos).manhattanLength() <= kClickSlop && m_data) {
+  if (m_drag.end(event->position()) && m_data) {
     const int run = runAt(event->position());
     if (run >= 0) {
       setSelectedKernel(m_data->kernelOfRun(run));

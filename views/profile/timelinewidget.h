@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "profile/profiledata.h"
+#include "profile/timeaxisdrag.h"
 #include "profile/timelinemath.h"
 
 class TimelineWidget : public QWidget {
@@ -64,7 +65,6 @@ private:
   int m_selected = -1;
   int m_hoverRun = -1;
   bool m_jitRow = false;
-  bool m_dragging = false;
-  QPointF m_pressPos, m_lastPos;
+  TimeAxisDrag m_drag;
   double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
 };
