@@ -25,6 +25,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QTextBrowser>
 #include <QtTest>
 #include <QRegularExpression>
 #include <QTextBlock>
@@ -38,6 +39,8 @@
 #include "panels/inspectorpanel.h"
 #include "session/inspectormodel.h"
 #include "panels/kernelpanels.h"
+#include "memory/memorydata.h"
+#include "memory/memorypanel.h"
 #include "panels/mainwindow.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"
@@ -411,6 +414,32 @@ private Q_SLOTS:
     QCOMPARE(w.scriptPanel()->currentLine(), line);
     QVERIFY(w.scriptPanel()->editor()->textCursor().block().text().contains(QStringLiteral("conv")));
     saveShot(&w, QStringLiteral("provenance"));
+  }
+
+  // The Memory panel reads the trace's buffers; a kernel that wrote one is a link to that kernel in the
+  // session (graph), the Profile's table and its timeline.
+  void memoryPanelLinksKernels() {
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    MemoryPanel* memory = w.memoryPanel();
+    QVERIFY(memory->data() && !memory->data()->empty());
+    int buffer = -1;
+    for (int i = 0; i < int(memory->data()->buffers().size()) && buffer < 0; i++)
+      if (!memory->data()->buffers()[size_t(i)].writers.empty()) buffer = i;
+    QVERIFY2(buffer >= 0, "no buffer of the trace was written by a kernel");
+    memory->selectBuffer(buffer);
+    QVERIFY(w.showPanel(QStringLiteral("memory")));
+    saveShot(&w, QStringLiteral("memory"));
+    const int run = memory->data()->buffers()[size_t(buffer)].writers.front();
+    const qint64 kernel = memory->data()->runs()[size_t(run)].kernelId;
+    Q_EMIT memory->details()->anchorClicked(QUrl(QStringLiteral("run:%1").arg(run)));
+    QCOMPARE(w.session()->selection().kernel, kernel);
+    QCOMPARE(w.profileView()->selectedKernelId(), kernel);
+    QVERIFY(w.dock(QStringLiteral("profileDock"))->isVisible());
   }
 
   // One action per key: F5 runs the script, Ctrl+R reloads, Ctrl+F finds (Qt does nothing on a key two
