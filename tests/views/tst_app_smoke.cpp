@@ -107,6 +107,14 @@ class TestAppSmoke : public QObject {
   static void waitLoaded(MainWindow& w, const QString& path) {
     QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
   }
+  // Shows the window at this size and opens the example's trace in it.
+  void showWithTrace(MainWindow& w, QSize size) {
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+  }
 
 private Q_SLOTS:
   void initTestCase() {
@@ -283,11 +291,7 @@ private Q_SLOTS:
 
   void corruptTraceShowsAnErrorAndTheAppStaysUsable() {
     MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace_);
-    waitLoaded(w, trace_);
+    showWithTrace(w, {1600, 1000});
     w.session()->nextMatch();
     const Selection before = w.session()->selection();
     const QString bad = dir_.filePath(QStringLiteral("corrupt.loupe"));
@@ -382,11 +386,7 @@ private Q_SLOTS:
   void provenanceLinksKernelsToTheProgram() {
     if (recordedBy_ != QLatin1String("loupe-cli")) QSKIP("the trace was not recorded from the Python example");
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace_);
-    waitLoaded(w, trace_);
+    showWithTrace(w, {1800, 1100});
     Session* s = w.session();
     int64_t conv = -1;
     for (const auto& k : s->trace().kernels) {
@@ -420,11 +420,7 @@ private Q_SLOTS:
   // session (graph), the Profile's table and its timeline.
   void memoryPanelLinksKernels() {
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace_);
-    waitLoaded(w, trace_);
+    showWithTrace(w, {1800, 1100});
     MemoryPanel* memory = w.memoryPanel();
     QVERIFY(memory->data() && !memory->data()->empty());
     int buffer = -1;
