@@ -249,9 +249,23 @@ void plan_schedule_memory(const Schedule& schedule) {
     std::lock_guard lock(planned_refs[i]->state->mutex);
     planned_refs[i]->state->storage = plan.assigned[i];  // allocated when its first kernel runs
   }
-  if (options().debug >= 2 && plan.planned_bytes < plan.unplanned_bytes)
+  if (plan.planned_bytes == plan.unplanned_bytes) return;  // nothing shared
+  if (options().debug >= 2)
     std::cout << "memory reduced from " << plan.unplanned_bytes / 1e6 << " MB -> " << plan.planned_bytes / 1e6 << " MB, "
               << planned.size() << " -> " << plan.allocations << " bufs\n";
+  if (TraceSession* trace = TraceSession::current()) {  // the Memory panel names the planner as the reason
+    KernelRun ev;
+    ev.kind = "memory_plan";
+    ev.name = cat("schedule: ", planned.size(), " buffers in ", plan.allocations, " allocations");
+    ev.device = planned[0].buffer->device().name();
+    ev.start_ns = trace->writer().now_ns();
+    ev.mem = plan.unplanned_bytes;
+    ev.lds = plan.planned_bytes;
+    for (size_t i = 0; i < planned.size(); i++)
+      ev.plan.push_back({static_cast<int64_t>(planned[i].buffer->id()), static_cast<int64_t>(plan.assigned[i]->id()),
+                         planned[i].first, planned[i].last});
+    trace->writer().record_kernel_run(ev);
+  }
 }
 } // namespace
 

@@ -151,7 +151,10 @@ private Q_SLOTS:
     // the plan, both ways
     QCOMPARE(b2.sharedAllocation, qint64(3));
     QCOMPARE(b2.firstKernel, 0);
-    QCOMPARE(b3.serves, (std::vector<qint64>{2, 3}));
+    QCOMPARE(b3.serves.size(), size_t(2));
+    QCOMPARE(b3.serves[0].buffer, qint64(2));
+    QCOMPARE(b3.serves[1].buffer, qint64(3));
+    QVERIFY(!b3.serves[0].inSchedule);
     QCOMPARE(b1.sharedAllocation, qint64(-1));
     // the JIT's calls
     QCOMPARE(d->spans().size(), size_t(2));
@@ -160,6 +163,25 @@ private Q_SLOTS:
     QCOMPARE(d->spans()[0].plannedBytes, qint64(800));
     QCOMPARE(d->startNs(), qint64(0));
     QCOMPARE(d->endNs(), qint64(23));
+  }
+
+  // A schedule's plan: its planned buffers never had allocations of their own; the shared one lists them.
+  void schedulePlans() {
+    std::vector<loupe::TraceEvent> events = {alloc(5, 4096, 0), run(1, "E_1024", 1, {5}, {}), run(2, "E_1024n1", 2, {5}, {5})};
+    loupe::TraceEvent plan;
+    plan.id = 9;
+    plan.kind = "memory_plan";
+    plan.device = "CPU";
+    plan.start_ns = 0;
+    plan.plan = {{100, 5, 0, 0}, {101, 5, 1, 1}};
+    events.push_back(plan);
+    auto d = MemoryData::build(events);
+    const MemoryBuffer& b = d->buffers()[size_t(d->bufferIndex(5))];
+    QCOMPARE(b.serves.size(), size_t(2));
+    QVERIFY(b.serves[0].inSchedule && b.serves[1].inSchedule);
+    QCOMPARE(b.serves[1].buffer, qint64(101));
+    QCOMPARE(b.writers.size(), size_t(2));
+    QVERIFY(d->spans().empty());  // a schedule's plan is no TinyJit call
   }
 
   void emptyTrace() {

@@ -18,7 +18,7 @@ std::shared_ptr<const MemoryData> MemoryData::build(const std::vector<loupe::Tra
   QHash<QString, int> laneOf;
   QHash<qint64, int> bufferOf;   // live or dead, by id
   std::vector<std::vector<int>> live;  // per lane, in allocation order
-  std::vector<loupe::MemoryShare> plans;
+  std::vector<std::pair<loupe::MemoryShare, bool>> plans;  // (row, of a schedule)
   bool first = true;
   auto extend = [&](qint64 s, qint64 e) {
     d->m_start = first ? s : std::min(d->m_start, s);
@@ -93,18 +93,23 @@ std::shared_ptr<const MemoryData> MemoryData::build(const std::vector<loupe::Tra
       if (s.capture) s.unplannedBytes = e->mem, s.plannedBytes = e->lds;
       d->m_spans.push_back(s);
       extend(s.startNs, s.startNs + s.durationNs);
-      plans.insert(plans.end(), e->plan.begin(), e->plan.end());
+      for (const loupe::MemoryShare& m : e->plan) plans.push_back({m, false});
+    } else if (e->kind == "memory_plan") {  // a schedule's sharing
+      for (const loupe::MemoryShare& m : e->plan) plans.push_back({m, true});
     }
   }
   // After the loop: a capture's span starts before the buffers it planned were allocated.
-  for (const loupe::MemoryShare& m : plans) {
-    const int planned = bufferOf.value(m.buffer, -1), shared = bufferOf.value(m.shared, -1);
-    if (planned < 0 || shared < 0) continue;
+  for (const auto& [m, ofSchedule] : plans) {
+    const int shared = bufferOf.value(m.shared, -1);
+    if (shared < 0) continue;
+    MemoryBuffer& s = d->m_buffers[size_t(shared)];
+    s.serves.push_back({m.buffer, int(m.first_kernel), int(m.last_kernel), ofSchedule});
+    const int planned = bufferOf.value(m.buffer, -1);  // a captured step's buffers had their own
+    if (planned < 0) continue;
     MemoryBuffer& p = d->m_buffers[size_t(planned)];
     p.sharedAllocation = m.shared;
     p.firstKernel = int(m.first_kernel);
     p.lastKernel = int(m.last_kernel);
-    d->m_buffers[size_t(shared)].serves.push_back(m.buffer);
   }
   for (MemoryBuffer& b : d->m_buffers)
     if (!b.freed) b.endNs = d->m_end;

@@ -32,12 +32,17 @@ struct MemoryBuffer {
   // Its place in the device's stack: (from this time, offset in bytes), the first at startNs. A buffer
   // moves down when one allocated before it is freed.
   std::vector<std::pair<qint64, qint64>> offsets;
-  // The memory planner (a TinyJit capture): a buffer used only inside the step names the allocation
-  // it moved to, and between which kernels of the step it lives; a shared allocation lists the buffers
-  // it serves.
+  // The memory planner: a buffer used only inside a TinyJit step names the allocation it moved to, and
+  // between which kernels of the step it lives; a shared allocation (of a step or of one schedule)
+  // lists the buffers it serves, with their kernel ranges.
   qint64 sharedAllocation = -1;
   int firstKernel = -1, lastKernel = -1;
-  std::vector<qint64> serves;
+  struct Served {
+    qint64 buffer;  // its id (a schedule's planned buffers never get an allocation of their own)
+    int firstKernel, lastKernel;
+    bool inSchedule;  // shared within one schedule, rather than across a captured step
+  };
+  std::vector<Served> serves;
 
   qint64 offsetAt(qint64 t) const;  // its offset at time t (which must lie in its life)
 };

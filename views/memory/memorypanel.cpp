@@ -162,17 +162,24 @@ void MemoryPanel::showDetails() {
                                 : QString();
     return QStringLiteral("<a href=\"buffer:%1\">buffer %1</a>%2").arg(id).arg(what);
   };
-  if (!b.serves.empty()) {
-    html += tr("<p><b>Memory planner</b>: a shared allocation of a TinyJit step. Every replay keeps these %1 "
-               "buffers in it, one after the other (their lifetimes in the step do not overlap):</p><ul>")
-                .arg(b.serves.size());
-    for (qint64 id : b.serves) {
-      const int i = d.bufferIndex(id);
-      const QString life = i >= 0 ? tr(" kernels %1–%2").arg(d.buffers()[size_t(i)].firstKernel).arg(d.buffers()[size_t(i)].lastKernel)
-                                  : QString();
-      html += QStringLiteral("<li>%1%2</li>").arg(bufferLink(id), life);
+  // The planner's sharing, of a schedule (its buffers never had allocations of their own) or of a TinyJit
+  // step (theirs were released at the capture: links).
+  for (bool inSchedule : {true, false}) {
+    QString rows;
+    int count = 0;
+    for (const MemoryBuffer::Served& s : b.serves) {
+      if (s.inSchedule != inSchedule) continue;
+      ++count;
+      rows += inSchedule ? tr("<li>buffer %1: the schedule's kernels %2–%3</li>").arg(s.buffer).arg(s.firstKernel).arg(s.lastKernel)
+                         : tr("<li>%1 kernels %2–%3</li>").arg(bufferLink(s.buffer)).arg(s.firstKernel).arg(s.lastKernel);
     }
-    html += QStringLiteral("</ul>");
+    if (count == 0) continue;
+    html += (inSchedule ? tr("<p><b>Memory planner</b>: a shared allocation of one schedule. Its kernels keep these %1 "
+                             "buffers in it, one after the other (their lifetimes do not overlap):</p><ul>")
+                        : tr("<p><b>Memory planner</b>: a shared allocation of a TinyJit step. Every replay keeps these %1 "
+                             "buffers in it, one after the other (their lifetimes in the step do not overlap):</p><ul>"))
+                .arg(count) +
+            rows + QStringLiteral("</ul>");
   }
   if (b.sharedAllocation >= 0) {
     const int s = d.bufferIndex(b.sharedAllocation);
