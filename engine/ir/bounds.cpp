@@ -5,6 +5,7 @@
 
 #include "ir/uop.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace loupe {
 
@@ -23,24 +24,7 @@ I sat_mul(I a, I b) {
   return ((a < 0) != (b < 0)) ? -kMax - 1 : kMax;
 }
 
-I floor_div(I a, I b) {
-  I q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-I floor_mod(I a, I b) { return a - floor_div(a, b) * b; }
 I trunc_div(I a, I b) { return a / b; }
-
-I gcd128(I a, I b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b != 0) {
-    I t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 // x as g*y + k: the largest known factor g of its non-constant part and its constant k.
 std::pair<I, I> factor_and_offset(const UOpPtr& x) {
@@ -132,7 +116,7 @@ std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& a
       I g = 1, s0 = 0;
       if (dtype.scalar_type == Scalar::WeakInt) {
         auto [f, k] = factor_and_offset(src[0]);
-        g = std::max<I>(1, gcd128(f, c));
+        g = std::max<I>(1, gcd(f, c));
         s0 = floor_mod(k, g);
       }
       if (c > 0) return {s0, c - g + s0};

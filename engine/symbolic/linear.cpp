@@ -8,22 +8,6 @@
 
 namespace loupe::sym {
 
-I floor_div(I a, I b) {
-  I q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-I floor_mod(I a, I b) { return a - floor_div(a, b) * b; }
-I gcd(I a, I b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b != 0) {
-    I t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 bool fits_i64(I v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
 UOpPtr cint(DType dtype, I v) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "support/int_math.h"
 
 namespace loupe::sym {
 
@@ -57,10 +58,10 @@ inline bool less(const UOpPtr& a, const UOpPtr& b) { return compare(a.get(), b.g
 // Distinct nodes reachable from u (what the CLI reports as `nodes`).
 size_t node_count(const UOpPtr& u);
 
-// Python-style integer helpers.
-I floor_div(I a, I b);
-I floor_mod(I a, I b);
-I gcd(I a, I b);
+// Python-style integer helpers (support/int_math.h).
+using loupe::floor_div;
+using loupe::floor_mod;
+using loupe::gcd;
 bool fits_i64(I v);
 
 UOpPtr cint(DType dtype, I v);   // a constant of an integer dtype (null if it does not fit int64)

@@ -29,6 +29,18 @@ double ConstVal::as_double() const {
   return std::get<double>(v);
 }
 
+ConstVal ConstVal::lowest(DType d) {
+  if (d.is_float()) return ConstVal(-INFINITY);
+  if (d.is_bool()) return ConstVal(false);
+  return ConstVal(static_cast<int64_t>(d.min_int()));
+}
+
+ConstVal ConstVal::highest(DType d) {
+  if (d.is_float()) return ConstVal(INFINITY);
+  if (d.is_bool()) return ConstVal(true);
+  return ConstVal(static_cast<int64_t>(static_cast<uint64_t>(d.max_int())));
+}
+
 namespace {
 
 // Where new tensors live: DEVICE, else the CPU.

@@ -30,6 +30,9 @@ struct ConstVal {
   ConstVal(float d) : v(double(d)) {}
   DType weak_dtype() const;  // bool / weakint / weakfloat
   double as_double() const;
+  // The dtype's smallest and largest values (-inf and inf for floats): what max and min reduce from.
+  static ConstVal lowest(DType d);
+  static ConstVal highest(DType d);
 };
 
 // Nested literal data as in Tensor([[1, 2], [3, 4]]): a scalar or a list of nested values.

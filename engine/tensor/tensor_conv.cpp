@@ -54,11 +54,6 @@ Tensor pad_spatial(const Tensor& x, const std::vector<int64_t>& flat, ConstVal v
   return x.pad(p, value);
 }
 
-ConstVal lowest(DType d) {
-  if (d.is_float()) return ConstVal(-INFINITY);
-  if (d.is_bool()) return ConstVal(false);
-  return ConstVal(static_cast<int64_t>(d.min_int()));
-}
 
 // Extra end padding so the output size uses ceil division (arXiv:1603.07285 §5.1, relationship 15); a window
 // that would start inside the end padding is dropped.
@@ -223,7 +218,7 @@ Tensor Tensor::max_pool2d(const Shape& k, const std::vector<int64_t>& stride, co
   std::vector<int64_t> s = per_dim(stride.empty() ? k : stride, k.size(), "max_pool2d", "stride");
   std::vector<int64_t> pads = resolve_pads(padding, k.size(), "max_pool2d");
   if (ceil_mode) pads = apply_ceil_mode(*this, pads, k, s, per_dim(dilation, k.size(), "max_pool2d", "dilation"));
-  Tensor pooled = pad_spatial(*this, pads, lowest(dtype())).pool_windows(k, s, dilation);
+  Tensor pooled = pad_spatial(*this, pads, ConstVal::lowest(dtype())).pool_windows(k, s, dilation);
   return pooled.max(Axes(last_axes(k.size())));
 }
 
@@ -235,13 +230,13 @@ std::pair<Tensor, Tensor> Tensor::max_pool2d_with_indices(const Shape& k, const 
   std::vector<int64_t> pads = resolve_pads(padding, k.size(), "max_pool2d");
   if (ceil_mode) pads = apply_ceil_mode(*this, pads, k, s, per_dim(dilation, k.size(), "max_pool2d", "dilation"));
   Axes axes(last_axes(k.size()));
-  Tensor pooled = pad_spatial(*this, pads, lowest(dtype())).pool_windows(k, s, dilation);
+  Tensor pooled = pad_spatial(*this, pads, ConstVal::lowest(dtype())).pool_windows(k, s, dilation);
   Shape spatial(shape().end() - k.size(), shape().end());
   int64_t spatial_sz = std::accumulate(spatial.begin(), spatial.end(), int64_t(1), std::multiplies<>());
   // count down so the max picks the first position among ties
   Tensor idx = arange(ConstVal(spatial_sz), ConstVal(int64_t(0)), ConstVal(int64_t(-1))).reshape(spatial);
   Tensor m = pooled.eq(pooled.max(axes, true));
-  idx = m * pad_spatial(idx, pads, lowest(idx.dtype())).pool_windows(k, s, dilation);
+  idx = m * pad_spatial(idx, pads, ConstVal::lowest(idx.dtype())).pool_windows(k, s, dilation);
   return {values, I(spatial_sz) - idx.max(axes)};
 }
 

@@ -15,21 +15,11 @@ constexpr int64_t kSplit = 256;
 
 Tensor I(int64_t v) { return Tensor(v); }
 
-ConstVal lowest(DType d) {
-  if (d.is_float()) return ConstVal(-INFINITY);
-  if (d.is_bool()) return ConstVal(false);
-  return ConstVal(static_cast<int64_t>(d.min_int()));
-}
-ConstVal highest(DType d) {
-  if (d.is_float()) return ConstVal(INFINITY);
-  if (d.is_bool()) return ConstVal(true);
-  return ConstVal(static_cast<int64_t>(static_cast<uint64_t>(d.max_int())));
-}
 
 ConstVal identity(Ops op, DType d) {
   if (op == Ops::ADD) return d.is_bool() ? ConstVal(false) : d.is_float() ? ConstVal(0.0) : ConstVal(int64_t(0));
   if (op == Ops::MUL) return d.is_bool() ? ConstVal(true) : d.is_float() ? ConstVal(1.0) : ConstVal(int64_t(1));
-  return lowest(d);
+  return ConstVal::lowest(d);
 }
 
 Tensor reduce_last(const Tensor& x, Ops op) {
@@ -114,7 +104,7 @@ Tensor Tensor::logcumsumexp(int64_t axis) const {
   int64_t n = x.shape().back();
   Tensor running_max = x.cummax(-1).first.detach();
   Tensor mask = ones({n, n}, dtypes::bool_).tril();
-  Tensor ret = mask.where(x.unsqueeze(-2) - running_max.unsqueeze(-1), Tensor(lowest(dtype()))).exp().sum(Axes(int64_t(-1))).log() +
+  Tensor ret = mask.where(x.unsqueeze(-2) - running_max.unsqueeze(-1), Tensor(ConstVal::lowest(dtype()))).exp().sum(Axes(int64_t(-1))).log() +
                running_max;
   return ret.transpose(-1, axis);
 }
@@ -127,7 +117,7 @@ std::pair<Tensor, Tensor> Tensor::sort(int64_t dim_in, bool descending) const {
   int64_t stages = std::bit_width(static_cast<uint64_t>(len - 1));
   PadSpec pads(ndim());
   pads[dim] = std::pair<int64_t, int64_t>{0, (int64_t(1) << stages) - len};
-  Tensor x = pad(pads, descending ? lowest(dtype()) : highest(dtype())).unflatten(dim, Shape(stages, 2));
+  Tensor x = pad(pads, descending ? ConstVal::lowest(dtype()) : ConstVal::highest(dtype())).unflatten(dim, Shape(stages, 2));
   auto halves = [](const Tensor& t, int64_t d) { return t.split(int64_t(1), d); };
   for (int64_t stage = 1; stage <= stages; stage++) {
     int64_t crossover = dim + stages - stage - 1;

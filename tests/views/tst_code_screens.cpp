@@ -9,33 +9,11 @@
 
 #include "code/codeview.h"
 #include "code/compareview.h"
+#include "panels/apppalette.h"
 #include "tst_code_samples.h"
+#include "screenshots.h"
 
 namespace {
-
-QPalette darkPalette() {
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
-  p.setColor(QPalette::WindowText, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-  p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2d));
-  p.setColor(QPalette::Text, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Button, QColor(0x32, 0x34, 0x38));
-  p.setColor(QPalette::ButtonText, QColor(0xdf, 0xe1, 0xe5));
-  p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xca));
-  p.setColor(QPalette::HighlightedText, Qt::white);
-  p.setColor(QPalette::PlaceholderText, QColor(0x8c, 0x8f, 0x94));
-  p.setColor(QPalette::ToolTipBase, QColor(0x32, 0x34, 0x38));
-  p.setColor(QPalette::ToolTipText, QColor(0xdf, 0xe1, 0xe5));
-  return p;
-}
-
-QString screenshotDir() {
-  QString dir = qEnvironmentVariable("LOUPE_SCREENSHOT_DIR");
-  if (dir.isEmpty()) dir = QDir::temp().filePath("loupe-screens");
-  QDir().mkpath(dir);
-  return dir;
-}
 
 // Saves the grab and checks it shows something: not empty and more than a handful of colours.
 void grabAndCheck(QWidget* w, const QString& name) {
@@ -43,15 +21,8 @@ void grabAndCheck(QWidget* w, const QString& name) {
   QVERIFY(QTest::qWaitForWindowExposed(w));
   QCoreApplication::processEvents();
   const QImage img = w->grab().toImage();
-  QVERIFY(!img.isNull());
   QCOMPARE(img.size(), w->size() * img.devicePixelRatio());
-  QSet<QRgb> colours;
-  for (int y = 0; y < img.height(); y += 3)
-    for (int x = 0; x < img.width(); x += 3) colours.insert(img.pixel(x, y));
-  QVERIFY2(colours.size() > 20, qPrintable(QString("%1: only %2 colours").arg(name).arg(colours.size())));
-  const QString path = QDir(screenshotDir()).filePath(name + ".png");
-  QVERIFY(img.save(path));
-  qInfo("wrote %s", qPrintable(path));
+  saveChecked(img, name);
 }
 
 KernelVariant variant(const QString& name, const char* source, SourceLanguage lang, double seconds, QStringList opts,
@@ -103,7 +74,7 @@ private Q_SLOTS:
   void screens() {
     QFETCH(bool, dark);
     const QString suffix = dark ? "dark" : "light";
-    QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
 
     CompareView compare;
     compare.resize(1600, 1000);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
 
@@ -92,20 +93,6 @@ std::string host_cpu_model() {
   return "unknown-cpu";
 }
 
-// A chunk of a split loop should run for about kMinChunkSeconds, so that waking a thread is paid for
-// by its work and small kernels stay on the calling thread. Before a kernel has been timed, a chunk
-// touches at least kMinChunkElements elements of its largest buffer; afterwards the measured time per
-// iteration (CPU time: wall clock times the threads that ran) decides.
-constexpr double kMinChunkSeconds = 20e-6;
-constexpr int64_t kMinChunkElements = 32768;
-int64_t untimed_min_chunk(const RenderedKernel& k) {
-  if (!k.split_loop || k.global[0] <= 0) return 1;
-  int64_t largest = 1;
-  for (const BufferParam& b : k.buffers) largest = std::max<int64_t>(largest, b.dtype.ptr_size);
-  int64_t per_iteration = std::max<int64_t>(1, largest / k.global[0]);
-  return (kMinChunkElements + per_iteration - 1) / per_iteration;
-}
-
 class CpuProgram : public Program {
 public:
   CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, CpuEntryFn fn)
@@ -115,34 +102,16 @@ public:
              const LaunchDims&, bool) override {
     check_args(bufs.size(), vars);
     std::vector<long long> v(vars.begin(), vars.end());
-    long long end = kernel().split_loop ? global[0] : 0;
-    if (kernel().split_loop && (end < 0 || end > kernel().global[0]))
-      throw Error(cat("kernel ", kernel().name, ": outer loop range [0, ", end, ") exceeds its extent ",
-                      kernel().global[0]));
     void** b = const_cast<void**>(bufs.data());
     const long long* vp = v.data();
-    if (end <= 0) {  // not split (or an empty range): one call
-      auto t0 = std::chrono::steady_clock::now();
-      fn_(b, vp, 0, end);
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    auto t0 = std::chrono::steady_clock::now();  // the whole launch: pool, chunking, every thread
-    std::shared_ptr<ThreadPool> pool = cpu_thread_pool();
-    double per_iteration = seconds_per_iteration_.load(std::memory_order_relaxed);
-    int64_t min_chunk = per_iteration > 0 ? static_cast<int64_t>(std::ceil(kMinChunkSeconds / per_iteration))
-                                          : untimed_min_chunk(kernel());
-    ChunkPlan plan = plan_chunks(end, pool->threads(), min_chunk);
     CpuEntryFn fn = fn_;
-    int ran_on = pool->parallel_for(end, plan, [=](int64_t s, int64_t e) { fn(b, vp, s, e); });
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    seconds_per_iteration_.store(seconds * std::max(ran_on, 1) / static_cast<double>(end), std::memory_order_relaxed);
-    return seconds;
+    return split_.launch(kernel(), global[0], [=](int64_t s, int64_t e) { fn(b, vp, s, e); });
   }
 
 private:
   std::shared_ptr<void> lib_;
   CpuEntryFn fn_;
-  std::atomic<double> seconds_per_iteration_{-1};  // CPU time of one outer iteration, last run
+  SplitLaunch split_;
 };
 
 } // namespace
