@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "ir/buffer_ref.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/buffer_ref.h"
 #include "tensor/host_data.h"
 
 namespace loupe::nn {

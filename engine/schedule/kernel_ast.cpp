@@ -6,9 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe {
 

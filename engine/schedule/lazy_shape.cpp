@@ -3,9 +3,9 @@
 #include <functional>
 #include <numeric>
 
+#include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe {
 

@@ -5,16 +5,16 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "rewrite/graph_rewrite.h"
+#include "runtime/device.h"
 #include "schedule/kernel_ast.h"
 #include "schedule/lazy_shape.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
 #include "symbolic/memo.h"
-#include "runtime/device.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe {
 

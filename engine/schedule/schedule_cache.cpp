@@ -5,9 +5,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ir/buffer_ref.h"
 #include "support/hash.h"
 #include "support/options.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe {
 

@@ -8,11 +8,11 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "runtime/device.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/buffer_ref.h"
 #include "tensor/host_data.h"
 
 namespace loupe {

@@ -10,7 +10,7 @@
 
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/buffer_ref.h"
+#include "ir/buffer_ref.h"
 #include "tensor/host_data.h"
 #include "tensor/tensor.h"
 

@@ -1,7 +1,7 @@
 #include "trace/trace_reader.h"
 
+#include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
-#include "tensor/buffer_ref.h"
 
 #include <cstring>
 #include <filesystem>

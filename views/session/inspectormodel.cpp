@@ -7,9 +7,9 @@
 #include <unordered_map>
 
 #include "graph/uop_graph_adapter.h"
+#include "ir/buffer_ref.h"
 #include "ir/print.h"
 #include "session/provenance.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe::views {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "graph/uop_graph_adapter.h"
+#include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
-#include "tensor/buffer_ref.h"
 
 namespace loupe::views {
 
@@ -18,8 +18,7 @@ namespace {
 // linker from dropping it from a program that never builds those args itself.
 void ensureArgDecoders() {
   loupe::register_shapetracker_arg();
-  static auto* volatile keepBufferRef = &loupe::BufferRef::make_new;
-  (void)keepBufferRef;
+  loupe::register_buffer_ref_arg();
 }
 
 QString what(const std::exception& e) { return QString::fromStdString(e.what()); }

@@ -1,4 +1,4 @@
-#include "tensor/buffer_ref.h"
+#include "ir/buffer_ref.h"
 
 #include <atomic>
 #include <sstream>
