@@ -76,7 +76,7 @@ PreparedVariant prepare_variant(const OutputBuilder& build, const Device& dev, b
   const auto* cpu = dynamic_cast<const CpuDevice*>(&dev);
   double cc0 = cpu ? cpu->compiler_seconds() : 0;
   double first0 = wall_now();
-  Schedule s = create_schedule(uops_of(build()));
+  Schedule s = create_schedule(uops_of(build()), device_schedule_options());
   int64_t ran = 0;
   p.warm = run_kernels(s, ran);
   r.first_seconds = wall_now() - first0;
@@ -89,7 +89,7 @@ PreparedVariant prepare_variant(const OutputBuilder& build, const Device& dev, b
     p.ops += plan.estimates.ops;
     p.mem += plan.estimates.mem;
   }
-  if (p.warm < 1.0) p.warm = run_kernels(create_schedule(uops_of(build())), ran);
+  if (p.warm < 1.0) p.warm = run_kernels(create_schedule(uops_of(build()), device_schedule_options()), ran);
   return p;
 }
 
@@ -120,7 +120,7 @@ void measure_variants(const OutputBuilder& build, const Device& dev, const Bench
       if (static_cast<int>(times[i].size()) >= runs[i]) continue;
       NooptScope scope(i == 1);
       int64_t ran = 0;
-      times[i].push_back(run_kernels(create_schedule(uops_of(build())), ran));
+      times[i].push_back(run_kernels(create_schedule(uops_of(build()), device_schedule_options()), ran));
     }
   wr.opt = finish_variant(std::move(v[0]), times[0]);
   wr.noopt = finish_variant(std::move(v[1]), times[1]);
@@ -139,7 +139,7 @@ PipelineResult measure_pipeline(const std::string& name, const OutputBuilder& bu
     UOpList outs = uops_of(build());
     ShapeTracker::forget_memos();
     double t0 = thread_cpu_now();
-    Schedule s = create_schedule(outs);
+    Schedule s = create_schedule(outs, device_schedule_options());
     for (const ScheduleItem& item : s.items)
       if (item.ast->op != Ops::COPY) plan_kernel(item.ast, dev.renderer(), false);  // copies plan nothing
     if (i >= kWarmup) times.push_back(thread_cpu_now() - t0);

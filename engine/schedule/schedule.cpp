@@ -8,7 +8,6 @@
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "rewrite/graph_rewrite.h"
-#include "runtime/device.h"
 #include "schedule/kernel_ast.h"
 #include "schedule/lazy_shape.h"
 #include "shape/shapetracker.h"
@@ -111,18 +110,9 @@ bool is_buffer_view(const UOpPtr& u, ShapeMemo& shapes) {
   return u->op == Ops::VIEW && u->src[0]->op == Ops::BUFFER;
 }
 
-// Devices that run one thread per kernel element recompute a nested reduce in every thread.
-bool threads_per_element(const std::string& device) {
-  try {
-    return get_device(device).renderer().caps().has_local;
-  } catch (const Error&) {
-    return false;  // the device's own error comes when the kernels run
-  }
-}
-
 class Scheduler {
 public:
-  Scheduler(ShapeMemo& shapes) : shapes_(shapes) {}
+  Scheduler(ShapeMemo& shapes, const ScheduleOptions& opts) : shapes_(shapes), opts_(opts) {}
 
   Schedule run(const UOpList& outputs) {
     UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
@@ -339,7 +329,7 @@ private:
             b.asked.emplace_back(n, r);
             return r;
           },
-          shapes_, {.threads_per_element = threads_per_element(device_of(u)), .on_nested = [&](const UOp* r, int64_t factor) {
+          shapes_, {.threads_per_element = opts_.threads_per_element && opts_.threads_per_element(device_of(u)), .on_nested = [&](const UOp* r, int64_t factor) {
                       return recompute_fits(r, factor);
                     }});
       if (k.vetoed) return k.vetoed;
@@ -385,6 +375,7 @@ private:
   }
 
   ShapeMemo& shapes_;
+  const ScheduleOptions& opts_;
   std::string home_device_ = options().device.empty() ? "CPU" : options().device;
   std::unordered_map<const UOp*, std::string> device_;
   std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
@@ -401,11 +392,11 @@ private:
 
 } // namespace
 
-Schedule create_schedule(const UOpList& outputs) {
+Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts) {
   // the kernels' views are simplified one by one: their div/mod foldings repeat from view to view
   sym::MemoScope simplifications;
   ShapeMemo shapes;
-  Scheduler s(shapes);
+  Scheduler s(shapes, opts);
   return s.run(outputs);
 }
 

@@ -5,6 +5,8 @@
 //  3. one SINK(STORE) kernel AST per realized node: views are composed down to the loads
 //     (view_left), masked views over computed values gate with VALID.
 #pragma once
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ir/uop.h"
@@ -25,6 +27,13 @@ struct Schedule {
   UOpList outputs;
 };
 
-Schedule create_schedule(const UOpList& outputs);
+// What the scheduler needs to know of the devices, asked by the caller (the scheduler opens none).
+struct ScheduleOptions {
+  // Whether a device runs one thread per kernel element (GPUs with work-groups): a nested reduce is then
+  // recomputed by every thread. Unset: no device does (the host devices).
+  std::function<bool(const std::string& device)> threads_per_element;
+};
+
+Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts = {});
 
 } // namespace loupe

@@ -147,8 +147,8 @@ Cache& cache() {
 
 } // namespace
 
-Schedule cached_schedule(const UOpList& outputs) {
-  if (!options().schedule_cache) return create_schedule(outputs);
+Schedule cached_schedule(const UOpList& outputs, const ScheduleOptions& opts) {
+  if (!options().schedule_cache) return create_schedule(outputs, opts);
   GraphKey g = graph_key(outputs);
   Cache& c = cache();
   {
@@ -161,7 +161,7 @@ Schedule cached_schedule(const UOpList& outputs) {
     }
     c.misses++;
   }
-  Schedule s = create_schedule(outputs);
+  Schedule s = create_schedule(outputs, opts);
   std::optional<Template> t = make_template(s, g.inputs);
   if (!t) return s;
   std::lock_guard lock(c.mutex);

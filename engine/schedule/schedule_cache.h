@@ -11,8 +11,8 @@
 
 namespace loupe {
 
-// create_schedule(outputs), through the cache.
-Schedule cached_schedule(const UOpList& outputs);
+// create_schedule(outputs, opts), through the cache (opts must answer the same for a device every time).
+Schedule cached_schedule(const UOpList& outputs, const ScheduleOptions& opts = {});
 
 struct ScheduleCacheStats {
   int64_t hits = 0, misses = 0, entries = 0;

@@ -301,6 +301,16 @@ void run_schedule(const Schedule& schedule) {
   }
 }
 
+ScheduleOptions device_schedule_options() {
+  return {.threads_per_element = [](const std::string& device) {
+    try {
+      return get_device(device).renderer().caps().has_local;
+    } catch (const Error&) {
+      return false;  // the device's own error comes when the kernels run
+    }
+  }};
+}
+
 void clear_kernel_cache() {
   std::lock_guard lock(cache_mutex);
   kernel_cache.clear();
@@ -319,7 +329,7 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
   Schedule s;
   {
     TraceContextScope ctx("schedule", "schedule");
-    s = cached_schedule(outs);
+    s = cached_schedule(outs, device_schedule_options());
   }
   run_schedule(s);
   for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];

@@ -13,6 +13,8 @@ namespace loupe {
 class Buffer;
 
 void run_schedule(const Schedule& schedule);
+// The scheduler's questions answered by the devices themselves (which run a thread per element).
+ScheduleOptions device_schedule_options();
 
 // Forgets the kernels compiled in this process, so the next run plans them again (and a trace records
 // their rewrites); compiled objects stay in the device's on-disk cache. For benchmarks and tests.

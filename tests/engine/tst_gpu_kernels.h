@@ -13,6 +13,7 @@
 #include "rewrite/graph_rewrite.h"
 #include "schedule/schedule.h"
 #include "symbolic/symbolic.h"
+#include "tensor/realize.h"
 #include "tensor/tensor.h"
 
 namespace loupe::test {
@@ -37,7 +38,7 @@ inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const 
 
 // The last kernel of an expression's schedule (earlier ones, if any, produce its inputs).
 inline ScheduleItem last_kernel(const Tensor& t) {
-  Schedule s = create_schedule({t.uop()});
+  Schedule s = create_schedule({t.uop()}, device_schedule_options());
   return s.items.back();
 }
 
