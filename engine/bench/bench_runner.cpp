@@ -10,6 +10,7 @@
 #include "bench/machine_probe.h"
 #include "bench/workloads.h"
 #include "codegen/pipeline.h"
+#include "exec/realize.h"
 #include "runtime/counters.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/thread_pool.h"
@@ -18,7 +19,6 @@
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/realize.h"
 
 namespace loupe::bench {
 

@@ -5,13 +5,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "exec/realize.h"
 #include "ir/buffer_ref.h"
 #include "rewrite/graph_rewrite.h"
 #include "runtime/buffer.h"
 #include "runtime/memory_planner.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/realize.h"
 #include "trace/trace_session.h"
 
 namespace loupe {

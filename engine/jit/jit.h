@@ -23,7 +23,7 @@
 #include <memory>
 #include <vector>
 
-#include "tensor/exec_item.h"
+#include "exec/exec_item.h"
 #include "tensor/tensor.h"
 
 namespace loupe {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "exec/realize.h"
 #include "runtime/buffer.h"
 #include "support/error.h"
-#include "tensor/realize.h"
 
 namespace loupe::nn {
 

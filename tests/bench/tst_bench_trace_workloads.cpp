@@ -11,9 +11,9 @@
 #include <random>
 
 #include "bench/workloads.h"
+#include "exec/realize.h"
 #include "support/error.h"
 #include "support/json.h"
-#include "tensor/realize.h"
 #include "trace/graph_at_step.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_session.h"

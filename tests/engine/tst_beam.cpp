@@ -8,10 +8,10 @@
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
+#include "exec/realize.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
 #include "support/options.h"
-#include "tensor/realize.h"
 #include "tensor/tensor.h"
 
 using namespace loupe;

@@ -4,8 +4,8 @@
 #include <QtTest>
 
 #include "engine/cli_process.h"
+#include "exec/noopt_compare.h"
 #include "support/options.h"
-#include "tensor/noopt_compare.h"
 #include "tensor/tensor.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_session.h"

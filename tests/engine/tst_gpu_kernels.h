@@ -9,11 +9,11 @@
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
 #include "codegen/transcendental.h"
+#include "exec/realize.h"
 #include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
 #include "schedule/schedule.h"
 #include "symbolic/symbolic.h"
-#include "tensor/realize.h"
 #include "tensor/tensor.h"
 
 namespace loupe::test {

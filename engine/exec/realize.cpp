@@ -1,4 +1,4 @@
-#include "tensor/realize.h"
+#include "exec/realize.h"
 
 #include <chrono>
 #include <cstdio>
@@ -10,6 +10,8 @@
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
+#include "exec/exec_item.h"
+#include "exec/noopt_compare.h"
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "ir/print.h"
@@ -23,10 +25,6 @@
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "tensor/exec_item.h"
-#include "tensor/host_data.h"
-#include "tensor/noopt_compare.h"
-#include "tensor/tensor.h"
 #include "trace/trace_session.h"
 
 namespace loupe {
@@ -316,61 +314,10 @@ void clear_kernel_cache() {
   kernel_cache.clear();
 }
 
-// ---- Tensor entry points ----
-
-Tensor& Tensor::realize() {
-  realize_all({this});
-  return *this;
-}
-
-void Tensor::realize_all(std::vector<Tensor*> tensors) {
-  UOpList outs;
-  for (Tensor* t : tensors) outs.push_back(t->uop());
-  Schedule s;
-  {
-    TraceContextScope ctx("schedule", "schedule");
-    s = cached_schedule(outs, device_schedule_options());
-  }
-  run_schedule(s);
-  for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];
-}
-
 UOpPtr realized_buffer(const UOpPtr& u) {
   UOpPtr x = u;
   while (x->op == Ops::RESHAPE) x = x->src[0];
   return x->op == Ops::BUFFER ? x : nullptr;
-}
-
-namespace {
-
-std::vector<uint8_t> read_bytes(Tensor& t) {
-  t.realize();
-  if (t.numel() == 0) return {};
-  UOpPtr buf = realized_buffer(t.uop());
-  LOUPE_ASSERT(buf, "a realized tensor is not a view of a buffer: ", op_name(t.uop()->op));
-  std::shared_ptr<Buffer> storage = buffer_storage(buf);
-  std::vector<uint8_t> bytes(storage->nbytes());
-  storage->copyout(bytes.data(), bytes.size());
-  return bytes;
-}
-} // namespace
-
-std::vector<double> Tensor::to_vector() {
-  std::vector<uint8_t> bytes = read_bytes(*this);
-  DType d = dtypes::strong(dtype());
-  std::vector<double> out;
-  for (size_t i = 0; i + d.itemsize() <= bytes.size(); i += d.itemsize()) out.push_back(unpack_double(d, bytes.data() + i));
-  return out;
-}
-
-std::vector<uint8_t> Tensor::to_bytes() { return read_bytes(*this); }
-
-std::vector<int64_t> Tensor::to_int_vector() {
-  std::vector<uint8_t> bytes = read_bytes(*this);
-  DType d = dtypes::strong(dtype());
-  std::vector<int64_t> out;
-  for (size_t i = 0; i + d.itemsize() <= bytes.size(); i += d.itemsize()) out.push_back(unpack_int(d, bytes.data() + i));
-  return out;
 }
 
 } // namespace loupe

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
-#include "tensor/exec_item.h"  // debug_line, ExecListener
+#include "exec/exec_item.h"  // debug_line, ExecListener
 
 namespace loupe {
 

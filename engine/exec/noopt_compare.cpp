@@ -1,4 +1,4 @@
-#include "tensor/noopt_compare.h"
+#include "exec/noopt_compare.h"
 
 #include <algorithm>
 #include <cstdio>

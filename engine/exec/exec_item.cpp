@@ -1,4 +1,4 @@
-#include "tensor/exec_item.h"
+#include "exec/exec_item.h"
 
 #include <chrono>
 #include <cstdio>
