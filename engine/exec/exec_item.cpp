@@ -5,13 +5,13 @@
 #include <iostream>
 
 #include "ir/metadata.h"
+#include "observe/observer.h"
 #include "runtime/allocator.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
 #include "runtime/device.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
@@ -54,18 +54,18 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   if (item.kind == ExecItem::Kind::Copy) return run_copy(buffers);
   auto& counters = global_counters();
   const int debug = options().debug;
-  TraceSession* trace = TraceSession::current();
+  ExecutionObserver* observer = execution_observer();
   std::vector<void*> handles;
   handles.reserve(item.params.size());
   for (int p : item.params) handles.push_back(buffers.at(p)->handle());
-  int64_t start_ns = trace ? trace->writer().now_ns() : 0;
-  double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || trace != nullptr || options().compare_noopt);
+  int64_t start_ns = observer ? observer->now_ns() : 0;
+  double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
   counters.kernel_count++;
   counters.global_ops += item.flops;
   counters.global_mem += item.mem;
   counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
   Device& dev = buffers.at(0)->device();
-  if (trace) {
+  if (observer) {
     KernelRun run;
     run.device = dev.name();
     run.name = item.name;
@@ -78,7 +78,7 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
     run.args = static_cast<int>(buffers.size());
     run.writes.push_back(static_cast<int64_t>(buffers[0]->id()));
     for (size_t k = 1; k < buffers.size(); k++) run.reads.push_back(static_cast<int64_t>(buffers[k]->id()));
-    trace->writer().record_kernel_run(run);
+    observer->record_kernel_run(run);
   }
   if (debug >= 2)
     std::cout << debug_line(dev.name(), counters.kernel_count, item.name, buffers.size(), seconds, counters.time_sum_ns / 1e9,

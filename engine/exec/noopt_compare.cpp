@@ -5,10 +5,10 @@
 #include <mutex>
 #include <utility>
 
+#include "observe/observer.h"
 #include "runtime/buffer.h"
 #include "runtime/device.h"
 #include "runtime/program.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
@@ -43,16 +43,16 @@ std::vector<void*> handles_for(const RenderedKernel& kernel, const std::vector<s
 }
 
 struct Timing {
-  int64_t start_ns = 0;  // on the trace writer's clock, 0 without a trace
+  int64_t start_ns = 0;  // on the observer's clock, 0 without one
   double seconds = 0;    // the best run
 };
 
 Timing time_best(Program& program, const RenderedKernel& kernel, const std::vector<std::shared_ptr<Buffer>>& buffers) {
   std::vector<std::shared_ptr<Buffer>> scratch;
   std::vector<void*> handles = handles_for(kernel, buffers, scratch);
-  TraceSession* trace = TraceSession::current();
+  ExecutionObserver* observer = execution_observer();
   Timing t;
-  t.start_ns = trace ? trace->writer().now_ns() : 0;
+  t.start_ns = observer ? observer->now_ns() : 0;
   for (int i = 0; i < kTimedRuns; i++) {
     double s = program.run(handles, {}, kernel.global, kernel.local, true);
     t.seconds = i == 0 ? s : std::min(t.seconds, s);
@@ -60,7 +60,7 @@ Timing time_best(Program& program, const RenderedKernel& kernel, const std::vect
   return t;
 }
 
-void record(TraceSession& trace, const std::string& device, const KernelPlan& plan, const Timing& t,
+void record(ExecutionObserver& observer, const std::string& device, const KernelPlan& plan, const Timing& t,
             int64_t kernel_id, bool noopt) {
   KernelRun run;
   run.device = device;
@@ -73,7 +73,7 @@ void record(TraceSession& trace, const std::string& device, const KernelPlan& pl
   run.lds = plan.estimates.lds;
   run.kind = noopt ? "compare_noopt" : "compare_opt";
   run.args = static_cast<int>(plan.rendered.buffers.size());
-  trace.writer().record_kernel_run(run);
+  observer.record_kernel_run(run);
 }
 } // namespace
 
@@ -92,9 +92,9 @@ NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, 
   c.noopt_seconds = noopt_time.seconds;
   c.opt_source = opt.rendered.source;
   c.noopt_source = noopt.rendered.source;
-  if (TraceSession* trace = TraceSession::current()) {
-    record(*trace, dev.name(), opt, opt_time, trace_kernel_id, false);
-    record(*trace, dev.name(), noopt, noopt_time, trace_kernel_id, true);
+  if (ExecutionObserver* observer = execution_observer()) {
+    record(*observer, dev.name(), opt, opt_time, trace_kernel_id, false);
+    record(*observer, dev.name(), noopt, noopt_time, trace_kernel_id, true);
   }
   std::lock_guard lock(comparisons_mutex);
   comparisons.push_back(c);

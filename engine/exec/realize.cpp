@@ -15,6 +15,7 @@
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "ir/print.h"
+#include "observe/observer.h"
 #include "rewrite/listener.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
@@ -25,7 +26,6 @@
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
@@ -44,7 +44,7 @@ std::map<std::string, std::shared_ptr<CompiledKernel>> kernel_cache;  // "<devic
 
 std::string device_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()).device; }
 
-void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& device, const ScheduleItem& item) {
+void record_kernel(ExecutionObserver& observer, CompiledKernel& ck, const std::string& device, const ScheduleItem& item) {
   KernelRecord rec;
   for (uint32_t id : item.metadata) rec.provenance.push_back(metadata_of(id));
   rec.name = ck.plan.name;
@@ -70,14 +70,14 @@ void record_kernel(TraceSession& s, CompiledKernel& ck, const std::string& devic
   rec.flops = ck.plan.estimates.ops;
   rec.lds = ck.plan.estimates.lds;
   rec.mem = ck.plan.estimates.mem;
-  ck.trace_kernel_id = s.writer().record_kernel(rec);
+  ck.trace_kernel_id = observer.record_kernel(rec);
 }
 
 // The NOOPT version of an optimized kernel; its rewrites go to a context of their own (inside the
 // kernel's when one is open).
 void plan_noopt(CompiledKernel& ck, Device& dev) {
   if (ck.plan.applied_opts.empty() || ck.noopt_plan) return;
-  TraceContextScope noopt_ctx("noopt", "NOOPT " + ck.plan.name);
+  ObservedContext noopt_ctx("noopt", "NOOPT " + ck.plan.name);
   ck.noopt_plan = std::make_shared<const KernelPlan>(plan_kernel(ck.plan.ast, dev.renderer(), true));
 }
 
@@ -147,11 +147,11 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
       ListenersPaused quiet;  // naming builds a Kernel; plan_kernel builds it again, recorded, in the context
       name = Kernel(item.ast).base_name();
     }
-    TraceContextScope ctx("kernel", name);
+    ObservedContext ctx("kernel", name);
     ck->plan = beam > 0 ? plan_with_beam(item, dev, beam) : plan_kernel(item.ast, dev.renderer(), noopt);
-    TraceSession* s = TraceSession::current();
-    if (s || options().compare_noopt) plan_noopt(*ck, dev);
-    if (s) record_kernel(*s, *ck, dev.name(), item);
+    ExecutionObserver* observer = execution_observer();
+    if (observer || options().compare_noopt) plan_noopt(*ck, dev);
+    if (observer) record_kernel(*observer, *ck, dev.name(), item);
   }
   int debug = options().debug;
   if (debug >= 3) {
@@ -251,18 +251,18 @@ void plan_schedule_memory(const Schedule& schedule) {
   if (options().debug >= 2)
     std::cout << "memory reduced from " << plan.unplanned_bytes / 1e6 << " MB -> " << plan.planned_bytes / 1e6 << " MB, "
               << planned.size() << " -> " << plan.allocations << " bufs\n";
-  if (TraceSession* trace = TraceSession::current()) {  // the Memory panel names the planner as the reason
+  if (ExecutionObserver* observer = execution_observer()) {  // the Memory panel names the planner as the reason
     KernelRun ev;
     ev.kind = "memory_plan";
     ev.name = cat("schedule: ", planned.size(), " buffers in ", plan.allocations, " allocations");
     ev.device = planned[0].buffer->device().name();
-    ev.start_ns = trace->writer().now_ns();
+    ev.start_ns = observer->now_ns();
     ev.mem = plan.unplanned_bytes;
     ev.lds = plan.planned_bytes;
     for (size_t i = 0; i < planned.size(); i++)
       ev.plan.push_back({static_cast<int64_t>(planned[i].buffer->id()), static_cast<int64_t>(plan.assigned[i]->id()),
                          planned[i].first, planned[i].last});
-    trace->writer().record_kernel_run(ev);
+    observer->record_kernel_run(ev);
   }
 }
 } // namespace

@@ -7,12 +7,12 @@
 
 #include "exec/realize.h"
 #include "ir/buffer_ref.h"
+#include "observe/observer.h"
 #include "rewrite/graph_rewrite.h"
 #include "runtime/buffer.h"
 #include "runtime/memory_planner.h"
 #include "support/error.h"
 #include "support/options.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
@@ -190,28 +190,28 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
     std::cout << "JIT captured " << st.kernels << " kernels and " << st.copies << " copies with " << st.inputs << " inputs, "
               << st.updated << " tensors updated per step; memory of " << st.internal_buffers << " internal buffers "
               << st.unplanned_bytes / 1e6 << " MB -> " << st.planned_bytes / 1e6 << " MB in " << st.allocations << " allocations\n";
-  if (TraceSession* trace = TraceSession::current()) {
+  if (ExecutionObserver* observer = execution_observer()) {
     KernelRun ev;
     ev.kind = "jit_capture";
     ev.name = cat("TinyJit capture: ", st.kernels, " kernels");
     ev.device = s.inputs_.empty() ? std::string("CPU") : s.inputs_[0].device;
     ev.duration_ns = static_cast<int64_t>(since(rec_->start) * 1e9);
-    ev.start_ns = trace->writer().now_ns() - ev.duration_ns;
+    ev.start_ns = observer->now_ns() - ev.duration_ns;
     ev.args = static_cast<int>(st.kernels);
     ev.mem = st.unplanned_bytes;
     ev.lds = st.planned_bytes;
     for (size_t i = 0; i < planned.size(); i++)
       ev.plan.push_back({static_cast<int64_t>(planned[i].buffer->id()), static_cast<int64_t>(plan.assigned[i]->id()),
                          planned[i].first, planned[i].last});
-    trace->writer().record_kernel_run(ev);
+    observer->record_kernel_run(ev);
   }
   return step;
 }
 
 std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
   auto t0 = std::chrono::steady_clock::now();
-  TraceSession* trace = TraceSession::current();
-  int64_t start_ns = trace ? trace->writer().now_ns() : 0;
+  ExecutionObserver* observer = execution_observer();
+  int64_t start_ns = observer ? observer->now_ns() : 0;
   if (inputs.size() != inputs_.size())
     throw AssertionError(cat("args mismatch in JIT: ", inputs.size(), " inputs, captured with ", inputs_.size()));
   std::vector<Tensor*> ptrs;
@@ -266,7 +266,7 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
   replays_++;
   std::vector<Tensor> out;
   for (const Output& o : outputs_) out.push_back(Tensor::from_uop(o.view, o.shape));
-  if (trace) {
+  if (observer) {
     KernelRun ev;
     ev.kind = "jit_replay";
     ev.name = cat("TinyJit replay ", replays_, ": ", stats_.kernels, " kernels");
@@ -274,7 +274,7 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     ev.start_ns = start_ns;
     ev.duration_ns = static_cast<int64_t>(since(t0) * 1e9);
     ev.args = static_cast<int>(stats_.kernels);
-    trace->writer().record_kernel_run(ev);
+    observer->record_kernel_run(ev);
   }
   return out;
 }

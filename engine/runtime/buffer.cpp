@@ -4,22 +4,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "observe/observer.h"
 #include "runtime/device.h"
 #include "support/error.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
 namespace {
 std::atomic<uint64_t> next_buffer_id{1};
 
-// Allocations, frees and host copies go to the trace being written, if any (profile events).
-TraceWriter* trace_writer() {
-  TraceSession* s = TraceSession::current();
-  return s ? &s->writer() : nullptr;
-}
-
-void record_host_copy(TraceWriter& w, const std::string& device, bool to_device, size_t bytes, int64_t start_ns) {
+// Allocations, frees and copies are reported to the process's observer, if any (observe/observer.h).
+void record_host_copy(ExecutionObserver& w, const std::string& device, bool to_device, size_t bytes, int64_t start_ns) {
   BufferCopy c;
   c.src_device = to_device ? "HOST" : device;
   c.dst_device = to_device ? device : "HOST";
@@ -42,7 +37,7 @@ Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
 Buffer::~Buffer() {
   if (!allocated_) return;
   device_->allocator().free(handle_, nbytes_);
-  if (TraceWriter* w = trace_writer())
+  if (ExecutionObserver* w = execution_observer())
     w->record_free({device_->name(), static_cast<int64_t>(id_), static_cast<int64_t>(nbytes_), w->now_ns()});
 }
 
@@ -50,7 +45,7 @@ Buffer& Buffer::ensure_allocated() {
   if (!allocated_) {
     handle_ = device_->allocator().alloc(nbytes_);
     allocated_ = true;
-    if (TraceWriter* w = trace_writer())
+    if (ExecutionObserver* w = execution_observer())
       w->record_alloc({device_->name(), static_cast<int64_t>(id_), static_cast<int64_t>(nbytes_), w->now_ns(),
                        cat(size_, " x ", dtype_.short_name())});
   }
@@ -67,7 +62,7 @@ void Buffer::copyin(const void* src, size_t nbytes) {
     throw Error(cat("copyin to a ", device_->name(), " buffer of ", size_, " x ", dtype_.short_name(), " (", nbytes_,
                     " bytes) from ", nbytes, " bytes"));
   ensure_allocated();
-  TraceWriter* w = trace_writer();
+  ExecutionObserver* w = execution_observer();
   int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyin(handle_, src, nbytes);
   if (w) record_host_copy(*w, device_->name(), true, nbytes, start);
@@ -79,7 +74,7 @@ void Buffer::copyout(void* dst, size_t nbytes) {
                     " bytes) into ", nbytes, " bytes"));
   LOUPE_ASSERT(allocated_, "copyout of a ", device_->name(), " buffer that was never allocated");
   device_->synchronize();
-  TraceWriter* w = trace_writer();
+  ExecutionObserver* w = execution_observer();
   int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyout(dst, handle_, nbytes);
   if (w) record_host_copy(*w, device_->name(), false, nbytes, start);
@@ -91,7 +86,7 @@ void Buffer::copy_from(Buffer& src) {
                     src.device_->name(), " buffer of ", src.size_, " x ", src.dtype_.short_name()));
   LOUPE_ASSERT(src.allocated_, "copy from a ", src.device_->name(), " buffer that was never allocated");
   ensure_allocated();
-  TraceWriter* w = trace_writer();
+  ExecutionObserver* w = execution_observer();
   int64_t start = w ? w->now_ns() : 0;
   src.device_->synchronize();
   std::vector<uint8_t> staging(nbytes_);

@@ -4,12 +4,12 @@
 
 #include "exec/realize.h"
 #include "ir/print.h"
+#include "observe/observer.h"
 #include "runtime/buffer.h"
 #include "schedule/schedule_cache.h"
 #include "support/error.h"
 #include "tensor/host_data.h"
 #include "tensor/tensor.h"
-#include "trace/trace_session.h"
 
 namespace loupe {
 
@@ -23,7 +23,7 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
   for (Tensor* t : tensors) outs.push_back(t->uop());
   Schedule s;
   {
-    TraceContextScope ctx("schedule", "schedule");
+    ObservedContext ctx("schedule", "schedule");
     s = cached_schedule(outs, device_schedule_options());
   }
   run_schedule(s);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ir/uop.h"
-#include "trace/records.h"
+#include "observe/records.h"
 #include "trace/sqlite_db.h"
 
 namespace loupe {

@@ -27,9 +27,12 @@ bool env_on(const char* name) {
 
 TraceSession::TraceSession(const std::string& path, bool viz, TraceWriterOptions opts)
     : path_(path), viz_(viz), writer_(std::make_unique<TraceWriter>(path, opts)),
-      scope_(std::make_unique<ListenerScope>(writer_.get())) {}
+      scope_(std::make_unique<ListenerScope>(writer_.get())) {
+  attach_execution_observer(writer_.get());
+}
 
 TraceSession::~TraceSession() {
+  if (execution_observer() == writer_.get()) attach_execution_observer(nullptr);
   scope_.reset();
   writer_.reset();
 }
@@ -64,17 +67,6 @@ std::string TraceSession::finish() {
   std::string path = s->path();
   s.reset();
   return path;
-}
-
-TraceContextScope::TraceContextScope(std::string_view kind, std::string_view name) {
-  if (TraceSession* s = TraceSession::current()) {
-    writer_ = &s->writer();
-    id_ = writer_->begin_context(kind, name);
-  }
-}
-
-TraceContextScope::~TraceContextScope() {
-  if (writer_ && TraceSession::current() && &TraceSession::current()->writer() == writer_) writer_->end_context();
 }
 
 std::string viz_trace_path() {

@@ -1,6 +1,7 @@
 // Switching tracing on for a process: LOUPE_TRACE=path or VIZ=1 (record to a temporary file, then
-// open it in the app at exit), or `loupe-cli run --trace OUT`. One session per process; the pipeline
-// finds it with TraceSession::current() and records kernels and profile events into its writer.
+// open it in the app at exit), or `loupe-cli run --trace OUT`. One session per process: its writer
+// listens to the rewrites of the threads that attach it and is the process's ExecutionObserver
+// (observe/observer.h), which the runtime and execution report to without knowing of the trace.
 //
 // Typical use (loupe-cli run):
 //   TraceSession* s = opt_trace.empty() ? TraceSession::start_from_env() : &TraceSession::start(opt_trace);
@@ -8,8 +9,8 @@
 //   std::string path = TraceSession::finish();   // everything committed, file closed
 //   if (viz) std::cerr << open_trace_in_app(path);
 // Inside the pipeline:
-//   TraceContextScope ctx("kernel", name);         // no-op without a session
-//   if (auto* s = TraceSession::current()) s->writer().record_kernel(...);
+//   ObservedContext ctx("kernel", name);                              // no-op without a session
+//   if (ExecutionObserver* o = execution_observer()) o->record_kernel(...);
 #pragma once
 #include <memory>
 #include <string>
@@ -50,18 +51,6 @@ private:
 };
 
 // A context (schedule, kernel, ...) for the passes run while it lives; does nothing without a session.
-class TraceContextScope {
-public:
-  TraceContextScope(std::string_view kind, std::string_view name);
-  ~TraceContextScope();
-  TraceContextScope(const TraceContextScope&) = delete;
-  TraceContextScope& operator=(const TraceContextScope&) = delete;
-  int64_t id() const { return id_; }  // -1 without a session
-
-private:
-  TraceWriter* writer_ = nullptr;
-  int64_t id_ = -1;
-};
 
 // A fresh path for VIZ=1 traces: <temp dir>/loupe-viz-<pid>-<time>.loupe
 std::string viz_trace_path();

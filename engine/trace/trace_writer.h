@@ -25,7 +25,8 @@
 #include <vector>
 
 #include "rewrite/listener.h"
-#include "trace/records.h"
+#include "observe/observer.h"
+#include "observe/records.h"
 #include "trace/sqlite_db.h"
 
 namespace loupe {
@@ -37,7 +38,7 @@ struct TraceWriterOptions {
   int64_t max_bytes = 0;         // stop recording (keeping what is committed) past this size; 0: no cap
 };
 
-class TraceWriter : public RewriteListener {
+class TraceWriter : public RewriteListener, public ExecutionObserver {
 public:
   // Creates (or replaces) the trace at path. Refuses to overwrite a file that is not a SQLite
   // database, so a mistyped path cannot destroy a script.
@@ -48,8 +49,8 @@ public:
 
   // Contexts group passes: "schedule", "kernel", ... Passes outside any context go to an implicit
   // context of kind "top". Returns the context id.
-  int64_t begin_context(std::string_view kind, std::string_view name);
-  void end_context();  // ends the innermost open context
+  int64_t begin_context(std::string_view kind, std::string_view name) override;
+  void end_context() override;  // ends the innermost open context
   int64_t current_context() const;
 
   // RewriteListener
@@ -62,18 +63,18 @@ public:
   // Stores a node and everything below it (each node once per trace); returns its trace id.
   int64_t node_id(const UOpPtr& node);
 
-  int64_t record_kernel(const KernelRecord& k);  // returns the kernel id
+  int64_t record_kernel(const KernelRecord& k) override;  // returns the kernel id
   void add_kernel_source(int64_t kernel_id, const KernelSource& src);
-  void record_kernel_run(const KernelRun& run);
-  void record_alloc(const BufferAlloc& a);
-  void record_free(const BufferFree& f);
-  void record_copy(const BufferCopy& c);
+  void record_kernel_run(const KernelRun& run) override;
+  void record_alloc(const BufferAlloc& a) override;
+  void record_free(const BufferFree& f) override;
+  void record_copy(const BufferCopy& c) override;
   void record_peaks(const DevicePeaks& p);
   void record_run_info(const RunInfo& info);
   void set_run_setting(std::string_view key, std::string_view value);
 
   void flush();                          // commit now
-  int64_t now_ns() const;                // the trace's clock: ns since the writer opened
+  int64_t now_ns() const override;       // the trace's clock: ns since the writer opened
   const std::string& path() const { return path_; }
   std::string error() const;             // the first write failure, "" if none
   int64_t nodes_written() const;         // statistics

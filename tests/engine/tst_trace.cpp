@@ -572,7 +572,7 @@ private slots:
     QVERIFY(!s->viz());
     auto x = UOp::variable("x", 0, 10);
     {
-      TraceContextScope ctx("schedule", "s");
+      ObservedContext ctx("schedule", "s");
       QVERIFY(ctx.id() > 0);
       graph_rewrite(x * 1, simple_rules(), {.name = "recorded by the session"});
     }
@@ -580,7 +580,7 @@ private slots:
     QCOMPARE(TraceSession::finish(), path);
     QVERIFY(TraceSession::current() == nullptr);
     graph_rewrite(x * 1, simple_rules(), {.name = "not recorded"});
-    TraceContextScope none("kernel", "no session");
+    ObservedContext none("kernel", "no session");
     QCOMPARE(none.id(), int64_t(-1));
     TraceReader r(path);
     QCOMPARE(r.contexts().size(), size_t(1));

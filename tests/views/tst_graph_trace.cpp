@@ -43,7 +43,7 @@ private Q_SLOTS:
     path = dir.filePath(QStringLiteral("symbolic.loupe"));
     TraceSession::start(path.toStdString());
     {
-      TraceContextScope ctx("kernel", "r_test");
+      ObservedContext ctx("kernel", "r_test");
       graph_rewrite(messyIndex(), symbolic());
     }
     QCOMPARE(QString::fromStdString(TraceSession::finish()), path);

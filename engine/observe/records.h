@@ -1,5 +1,6 @@
-// Plain data the pipeline hands to the trace writer (and the reader gives back): kernels, profile
-// events, device peaks, run settings. No codegen types: opts, sources and ShapeTrackers are text.
+// Plain data execution hands to its observer (observe/observer.h), the trace writer, and the trace reader
+// gives back: kernels, profile events, device peaks, run settings. No codegen types: opts, sources and
+// ShapeTrackers are text.
 #pragma once
 #include <cstdint>
 #include <string>

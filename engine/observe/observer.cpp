@@ -1,0 +1,23 @@
+#include "observe/observer.h"
+
+#include <atomic>
+
+namespace loupe {
+
+namespace {
+std::atomic<ExecutionObserver*> current{nullptr};
+} // namespace
+
+ExecutionObserver* execution_observer() { return current.load(std::memory_order_acquire); }
+
+void attach_execution_observer(ExecutionObserver* observer) { current.store(observer, std::memory_order_release); }
+
+ObservedContext::ObservedContext(std::string_view kind, std::string_view name) : observer_(execution_observer()) {
+  if (observer_) id_ = observer_->begin_context(kind, name);
+}
+
+ObservedContext::~ObservedContext() {
+  if (observer_ && execution_observer() == observer_) observer_->end_context();
+}
+
+} // namespace loupe

@@ -1,0 +1,46 @@
+// The seam between what runs and what records it. The runtime reports buffer allocations, frees and
+// copies; execution reports the kernels it compiles and runs, TinyJit calls and memory plans, and opens
+// contexts around a kernel's planning. Neither knows who listens: the trace session attaches its writer
+// as the process's observer while it records. With none attached nothing is built to be reported.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "observe/records.h"
+
+namespace loupe {
+
+class ExecutionObserver {
+public:
+  virtual ~ExecutionObserver() = default;
+  virtual int64_t now_ns() const = 0;  // the observer's clock, for the events' times
+  virtual int64_t record_kernel(const KernelRecord& k) = 0;  // returns the kernel's id
+  virtual void record_kernel_run(const KernelRun& run) = 0;
+  virtual void record_alloc(const BufferAlloc& a) = 0;
+  virtual void record_free(const BufferFree& f) = 0;
+  virtual void record_copy(const BufferCopy& c) = 0;
+  // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.
+  virtual int64_t begin_context(std::string_view kind, std::string_view name) = 0;
+  virtual void end_context() = 0;  // the innermost open one
+};
+
+// The process's observer, or null. Attach before work starts and detach after it ends: a call in
+// flight keeps using the observer it found.
+ExecutionObserver* execution_observer();
+void attach_execution_observer(ExecutionObserver* observer);  // null detaches
+
+// A context of the observer for the lifetime of the scope (nothing without an observer).
+class ObservedContext {
+public:
+  ObservedContext(std::string_view kind, std::string_view name);
+  ~ObservedContext();
+  ObservedContext(const ObservedContext&) = delete;
+  ObservedContext& operator=(const ObservedContext&) = delete;
+  int64_t id() const { return id_; }  // -1 without an observer
+
+private:
+  ExecutionObserver* observer_ = nullptr;
+  int64_t id_ = -1;
+};
+
+} // namespace loupe
