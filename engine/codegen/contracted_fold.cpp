@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "rewrite/graph_rewrite.h"
 #include "symbolic/const_fold.h"
 
 namespace loupe {
@@ -14,7 +15,8 @@ bool scalar_fp(DType d) { return d.count == 1 && !d.is_ptr && (d == dtypes::floa
 class ContractedFolder {
 public:
   // `order` is a toposort: sources first, the root last
-  explicit ContractedFolder(const std::vector<const UOp*>& order) : order_(order), uses_(order.size()), out_(order.size()) {
+  ContractedFolder(const std::vector<const UOp*>& order, TracedStage& stage)
+      : order_(order), stage_(stage), uses_(order.size()), out_(order.size()) {
     for (const UOp* u : order)
       for (const UOpPtr& s : u->src) uses_[s.get()]++;
   }
@@ -65,18 +67,27 @@ private:
     return UOp::cnst(u->dtype, r);
   }
 
+  // A trace sees each fold as a step on the node rebuilt from its folded sources.
   UOpPtr fold_node(const UOp* u) {
-    if (UOpPtr f = fused(u)) return f;
+    static const Rule fma_rule = rule("fold_fused_multiply_add", UPat::op_any_src(Ops::ADD), nullptr);
+    static const Rule const_rule = rule("fold_constants_after_fma", UPat::any(), nullptr);
     UOpList src;
     src.reserve(u->src.size());
     for (const UOpPtr& s : u->src) src.push_back(folded(s));
+    if (UOpPtr f = fused(u)) {
+      if (stage_.observed()) stage_.step(u->replace_src(std::move(src)), f, fma_rule);
+      return f;
+    }
     UOpPtr n = u->replace_src(std::move(src));
-    if (n->op == Ops::WHERE && n->src[0]->op == Ops::CONST) return n->src[0]->const_value() != 0 ? n->src[1] : n->src[2];
-    if (UOpPtr c = sym::fold_constant_node(n)) return c;
-    return n;
+    UOpPtr r = n;
+    if (n->op == Ops::WHERE && n->src[0]->op == Ops::CONST) r = n->src[0]->const_value() != 0 ? n->src[1] : n->src[2];
+    else if (UOpPtr c = sym::fold_constant_node(n)) r = c;
+    stage_.step(n, r, const_rule);
+    return r;
   }
 
   const std::vector<const UOp*>& order_;
+  TracedStage& stage_;
   FlatPtrMap<const UOp*, int> uses_;
   FlatPtrMap<const UOp*, UOpPtr> out_;
 };
@@ -86,7 +97,8 @@ private:
 UOpPtr fold_contracted_constants(const UOpPtr& sink) {
   if (!sink->graph_has(UOp::Fact::float_constant_product)) return sink;
   std::vector<const UOp*> order = sink->toposort();
-  return ContractedFolder(order).fold();
+  TracedStage stage("fold contracted constants", sink);
+  return stage.finish(ContractedFolder(order, stage).fold());
 }
 
 } // namespace loupe

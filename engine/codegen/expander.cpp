@@ -44,38 +44,23 @@ UOpPtr unroll_reduce(const Match& m) {
   return UOp::make(Ops::ASSIGN, assign->dtype, {new_acc, chain});
 }
 
-struct UpcastContext {
-  const ExpandAxes& axes;
-  QuietLanes* quiet;
-  const VectorTarget* vectors;
-};
-
-UOpPtr upcast_stores(const Match& m) {
-  auto& ctx = m.ctx<UpcastContext>();
-  return LaneExpansion(ctx.axes, ctx.quiet, ctx.vectors).expand_sink(m.root());
-}
-
 const PatternMatcher& unroll_rules() {
   static const PatternMatcher pm{rule("unroll_reduce", UPat::op_any_src(Ops::ASSIGN), unroll_reduce)};
   return pm;
 }
 
-const PatternMatcher& upcast_rules() {
-  static const PatternMatcher pm{rule("upcast_stores", UPat::op_any_src(Ops::SINK), upcast_stores)};
-  return pm;
-}
-
 } // namespace
 
-UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet, const VectorTarget* vectors) {
-  if (axes.upcast.empty() && axes.unroll.empty()) return sink;
+UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet, const VectorTarget* vectors) {
   ExpandAxes ctx = axes;
   UOpPtr out = sink;
   if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &ctx, .name = "unroll reduces"});
-  // the lanes are built complete in one step at the sink: nothing in them to visit again
-  UpcastContext upcast{ctx, quiet, vectors};
-  if (!axes.upcast.empty()) out = rewrite_root(out, upcast_rules(), {.ctx = &upcast, .name = "upcast lanes"});
-  return out;
+  if (axes.upcast.empty()) return out;
+  // the lanes are built complete, store by store: nothing in them to visit again (a step per store)
+  TracedStage stage("upcast lanes", out);
+  UOpPtr expanded = LaneExpansion(ctx, quiet, vectors).expand_sink(out, &stage);
+  if (expanded) expanded->set_metadata_once(out->metadata());
+  return stage.finish(expanded ? expanded : out);
 }
 
 } // namespace loupe

@@ -28,9 +28,10 @@ struct QuietLanes {
 
 struct VectorTarget;  // codegen/vectorizer.h
 
-// With a vector target, the lanes along the axes the stores run over consecutively are built as
-// vectors where they can be (codegen/lane_expansion.h).
-UOpPtr expand_placeholders(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr,
+// Unrolled reduces first (a pass of their own), then the upcast stores' lanes: a traced stage with a
+// step per store. With a vector target, the lanes along the axes the stores run over consecutively
+// are built as vectors where they can be (codegen/lane_expansion.h).
+UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr,
                            const VectorTarget* vectors = nullptr);
 
 } // namespace loupe

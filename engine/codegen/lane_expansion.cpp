@@ -88,7 +88,7 @@ UOpList LaneExpansion::every_lane(const UOpPtr& u) {
   return out;
 }
 
-UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink) {
+UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink, TracedStage* stage) {
   if (target_ && accumulators_ == Accumulators::split) {
     order_ = sink->toposort();
     for (const UOp* u : order_)
@@ -98,14 +98,25 @@ UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink) {
     choose_vector_axes(sink);
     choose_other_axes();
   }
+  static const Rule expand_store = rule("upcast_store_lanes", UPat::op_any_src(Ops::SINK), nullptr);
   UOpList out;
   bool changed = false;
-  for (const UOpPtr& store : sink->src) {
+  UOpPtr shown = sink;  // the sink as a trace shows it: the stores so far expanded, the others not yet
+  for (size_t i = 0; i < sink->src.size(); i++) {
+    const UOpPtr& store = sink->src[i];
     Lanes& l = info(store);
     changed = changed || l.mask != 0;
-    if (direct_vector_stores(sink, store, out)) continue;
-    const UOpList& values = scalars(l);
-    out.insert(out.end(), values.begin(), values.end());
+    if (!direct_vector_stores(sink, store, out)) {
+      const UOpList& values = scalars(l);
+      out.insert(out.end(), values.begin(), values.end());
+    }
+    if (stage && stage->observed() && l.mask != 0) {
+      UOpList now = out;
+      now.insert(now.end(), sink->src.begin() + i + 1, sink->src.end());
+      UOpPtr next = UOp::make(Ops::SINK, dtypes::void_, std::move(now), sink->arg);
+      stage->step(shown, next, expand_store);
+      shown = next;
+    }
   }
   if (!changed) return nullptr;
   return UOp::make(Ops::SINK, dtypes::void_, out, sink->arg);

@@ -18,6 +18,7 @@
 
 #include "codegen/expander.h"
 #include "codegen/vectorizer.h"
+#include "rewrite/graph_rewrite.h"
 #include "support/flat_ptr_map.h"
 
 namespace loupe {
@@ -36,8 +37,8 @@ public:
   UOpList every_lane(const UOpPtr& u);
 
   // Each store that depends on the axes -> one store per combination of their values, first axis
-  // outermost; nullptr if no store does.
-  UOpPtr expand_sink(const UOpPtr& sink);
+  // outermost; nullptr if no store does. A step of `stage` per store expanded.
+  UOpPtr expand_sink(const UOpPtr& sink, TracedStage* stage = nullptr);
 
 private:
   // Axes whose lanes are one vector: the stores' (`stores_`), or others that lanes the stores' vectors

@@ -417,11 +417,10 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 
 } // namespace
 
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits,
-                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion, QuietLanes* quiet,
-                    const VectorTarget* vectors) {
+LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits) {
+  LoweredKernel lowered;
   LowerContext ctx;
-  ExpandAxes expand;
+  ExpandAxes& expand = lowered.lanes;
   std::vector<int64_t> fs = k.full_shape();
   std::vector<AxisKind> kinds = k.axis_kinds();
   ctx.full_shape = fs;
@@ -461,12 +460,8 @@ UOpPtr lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limi
     ctx.tc = tc;
   }
   NestedLowering nested;
-  UOpPtr lowered = lower_scope(ast, ctx, nested, "lowerer");
-  if (expand.upcast.empty() && expand.unroll.empty()) return lowered;
-  // simplified once per template, not once per lane: the lanes come out (nearly) simplified already
-  lowered = graph_rewrite(lowered, lowered_kernel_rules(), {.name = "symbolic before expansion"});
-  if (before_expansion) lowered = before_expansion(lowered);
-  return expand_placeholders(lowered, expand, quiet, vectors);
+  lowered.sink = lower_scope(ast, ctx, nested, "lowerer");
+  return lowered;
 }
 
 } // namespace loupe

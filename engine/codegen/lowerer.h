@@ -4,16 +4,14 @@
 // becomes an accumulator (DEFINE_ACC) updated by ASSIGN inside the reduce loops.
 #pragma once
 #include <array>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "codegen/expander.h"
 #include "codegen/kernel.h"
 
 namespace loupe {
 
-struct QuietLanes;    // codegen/expander.h
-struct VectorTarget;  // codegen/vectorizer.h
 
 // Launch limits of a GPU target (0 = no limit); a CPU target (no locals) ignores them.
 struct LaunchLimits {
@@ -23,12 +21,14 @@ struct LaunchLimits {
 
 // On a target with locals, global axes become SPECIAL gidx (idx with NOLOCALS) and local/group axes lidx,
 // and GROUP reduces go through a shared temp and a barrier; elsewhere every axis is a RANGE.
-// A kernel with upcast or unrolled axes is lowered as a template with placeholder loops for them,
-// simplified once (symbolic + float folds, then `before_expansion` when given: the pipeline's
-// transcendental pass), and only then expanded lane by lane (as vectors where `vectors` allows).
-UOpPtr lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {},
-                    const std::function<UOpPtr(const UOpPtr&)>& before_expansion = {}, QuietLanes* quiet = nullptr,
-                    const VectorTarget* vectors = nullptr);
+// A kernel with upcast or unrolled axes is lowered as a template with placeholder loops for them, which
+// the pipeline simplifies once and then expands lane by lane (codegen/expander.h).
+struct LoweredKernel {
+  UOpPtr sink;
+  ExpandAxes lanes;  // the placeholder loops (none: nothing to expand)
+  bool has_lanes() const { return !lanes.upcast.empty() || !lanes.unroll.empty(); }
+};
+LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const LaunchLimits& limits = {});
 
 // Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
 // at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where

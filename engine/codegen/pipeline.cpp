@@ -34,6 +34,21 @@ KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, const std::v
   return plan_from_kernel(k, ast, renderer);
 }
 
+namespace {
+
+// Backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does). The
+// parts of a graph without such ops are at symbolic's fixed point already: not revisited.
+UOpPtr approximate_transcendentals(const UOpPtr& g, const RendererCaps& caps) {
+  FlatPtrSet<const UOp*> settled = outside_transcendentals(g, caps.code_for_op);
+  if (settled.contains(g.get())) return g;
+  static thread_local std::map<std::string, PatternMatcher> late_rules;
+  auto it = late_rules.find(caps.device);
+  if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
+  return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
+}
+
+} // namespace
+
 KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer) {
   // one memo of nested simplifications for the whole plan: the index expressions of a kernel's buffers
   // (and the div/mod candidates compared while folding them) repeat from buffer to buffer and pass to pass
@@ -46,35 +61,35 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   plan.full_shape = k.full_shape();
   plan.axes = k.axis_kinds();
   plan.optimized_ast = k.optimized_ast();
-  // Backends without exp2/log2/sin/pow get polynomial approximations (the C backend always does),
-  // built on the template before its lanes are expanded when the kernel has upcasts (once, not once per
-  // lane). The parts of a graph without such ops are at symbolic's fixed point already: not revisited.
-  auto approximate_transcendentals = [&](const UOpPtr& g) {
-    FlatPtrSet<const UOp*> settled = outside_transcendentals(g, caps.code_for_op);
-    if (settled.contains(g.get())) return g;
-    static thread_local std::map<std::string, PatternMatcher> late_rules;
-    auto it = late_rules.find(caps.device);
-    if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
-    return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
-  };
-  bool expanded = false;  // lower_kernel calls back on the template only when it expands lanes
-  QuietLanes quiet;
   const VectorTarget vectors{caps.vector_bytes, caps.vector_ops};
-  UOpPtr lowered = lower_kernel(
-      k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max},
-      [&](const UOpPtr& g) {
-        expanded = true;
-        return approximate_transcendentals(g);
-      },
-      &quiet, &vectors);
-  // Expanded lanes of a template that had its float folds get symbolic() alone: the folds must not
-  // reach into the polynomials, whose arithmetic is built in its final shape.
-  UOpPtr simplified = graph_rewrite(lowered, expanded ? expanded_kernel_rules() : lowered_kernel_rules(),
-                                    {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
-  if (!expanded) simplified = approximate_transcendentals(simplified);
-  simplified = fold_contracted_constants(simplified);
-  simplified = vectorize_stores(simplified, vectors);
-  plan.linear = linearize(simplified);
+
+  // The stages, in order; each is a named pass in a trace.
+  // 1. lower: axes become ranges or launch ids, views index math, reduces accumulators
+  LoweredKernel lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
+  UOpPtr g;
+  QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
+  if (lowered.has_lanes()) {
+    // 2-3. a kernel with upcast or unrolled axes is simplified and approximated as a template, once
+    // rather than once per lane
+    g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic before expansion"});
+    g = approximate_transcendentals(g, caps);
+    // 4. expand the lanes (as vectors where the target has them)
+    g = expand_lanes(g, lowered.lanes, &quiet, &vectors);
+    // 5. symbolic over the lanes; the float folds must not reach into the polynomials, whose
+    // arithmetic is built in its final shape
+    g = graph_rewrite(g, expanded_kernel_rules(),
+                      {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
+  } else {
+    // 2-3. symbolic, then the transcendental approximations
+    g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic after lowering"});
+    g = approximate_transcendentals(g, caps);
+  }
+  // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them
+  g = fold_contracted_constants(g);
+  // 7. runs of stores to consecutive addresses become vector stores
+  g = vectorize_stores(g, vectors);
+  // 8. linearize, 9. render
+  plan.linear = linearize(g);
   plan.rendered = renderer.render(plan.name, plan.linear);
   plan.estimates = estimate_linear(plan.linear);
   return plan;

@@ -1,5 +1,6 @@
-// From a kernel AST to renderable code: Kernel (axes, optimizations) -> lowerer -> symbolic and late
-// rewrites -> linearizer -> renderer. Every step is a named graph_rewrite, so a trace sees it all.
+// From a kernel AST to renderable code: Kernel (axes, optimizations), then the stages listed in order
+// in plan_from_kernel (pipeline.cpp): lower, symbolic, transcendental, expand lanes, symbolic,
+// contracted fold, vectorize, linearize, render. Every graph stage is a named pass a trace sees.
 #pragma once
 #include <string>
 #include <vector>

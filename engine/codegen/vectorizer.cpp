@@ -53,8 +53,11 @@ class Vectorizer {
 public:
   explicit Vectorizer(const VectorTarget& t) : target_(t) {}
 
-  // Runs of stores to consecutive addresses -> vector stores; nullptr when there is none.
-  UOpPtr run(const UOpPtr& sink) {
+  // Runs of stores to consecutive addresses -> vector stores; nullptr when there is none. A step of
+  // `stage` per vector store.
+  UOpPtr run(const UOpPtr& sink, TracedStage& stage) {
+    static const Rule join_rule = rule("join_store_lanes", UPat::op_any_src(Ops::SINK), nullptr);
+    static const Rule reuse_rule = rule("reduce_lane_from_vector", UPat::op_any_src(Ops::SINK), nullptr);
     struct Key {
       const UOp *buf, *base, *gate;
       DType dtype;
@@ -72,6 +75,16 @@ public:
     }
     // each store position -> the vector store that replaces it (first lane) or nothing (other lanes)
     std::map<size_t, UOpPtr> replaced;
+    auto joined_sink = [&] {
+      UOpList out;
+      for (size_t i = 0; i < sink->src.size(); i++) {
+        auto it = replaced.find(i);
+        if (it == replaced.end()) out.push_back(sink->src[i]);
+        else if (it->second) out.push_back(it->second);
+      }
+      return UOp::make(Ops::SINK, dtypes::void_, std::move(out), sink->arg);
+    };
+    UOpPtr shown = sink;  // the sink as a trace shows it, one joined store after another
     for (auto& [key, lanes] : groups) {
       std::sort(lanes.begin(), lanes.end());
       int item = key.dtype.itemsize();
@@ -89,23 +102,24 @@ public:
           replaced[lanes[pos].second] = vector_store(stores);
           for (int k = 1; k < w; k++) replaced[lanes[pos + k].second] = nullptr;
           pos += w;
+          if (stage.observed()) {
+            UOpPtr next = joined_sink();
+            stage.step(shown, next, join_rule);
+            shown = next;
+          }
         }
         start = end;
       }
     }
     if (replaced.empty()) return nullptr;
-    UOpList out;
-    for (size_t i = 0; i < sink->src.size(); i++) {
-      auto it = replaced.find(i);
-      if (it == replaced.end()) out.push_back(sink->src[i]);
-      else if (it->second) out.push_back(it->second);
-    }
     // a lane's reduce result still read on its own takes its lane of the vector accumulator instead of
     // running the reduce a second time
     // (only graphs that hold a scalar accumulator are walked: the joined vector code holds none)
-    UOpPtr result = UOp::make(Ops::SINK, dtypes::void_, std::move(out), sink->arg);
+    UOpPtr result = joined_sink();
     if (assign_lanes_.empty()) return result;
-    return substitute(result, assign_lanes_, {}, [&](const UOp* n) { return holds_scalar_acc(n); });
+    UOpPtr reused = substitute(result, assign_lanes_, {}, [&](const UOp* n) { return holds_scalar_acc(n); });
+    stage.step(result, reused, reuse_rule);
+    return reused;
   }
 
 private:
@@ -325,16 +339,15 @@ private:
   UOpMap<UOpPtr> assign_lanes_;  // scalar lane of a joined reduce -> GEP of the vector one
 };
 
-UOpPtr join_stores(const Match& m) { return Vectorizer(m.ctx<VectorTarget>()).run(m.root()); }
-
 } // namespace
 
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
   if (target.vector_bytes == 0) return sink;
-  static const PatternMatcher pm{rule("join_stores", UPat::op_any_src(Ops::SINK), join_stores)};
-  VectorTarget ctx = target;
-  // the stores are joined in one step at the sink: nothing below it to visit
-  return rewrite_root(sink, pm, {.ctx = &ctx, .name = "vectorize stores"});
+  // the stores are joined at the sink: nothing below it to visit
+  TracedStage stage("vectorize stores", sink);
+  UOpPtr joined = Vectorizer(target).run(sink, stage);
+  if (joined) joined->set_metadata_once(sink->metadata());
+  return stage.finish(joined ? joined : sink);
 }
 
 } // namespace loupe

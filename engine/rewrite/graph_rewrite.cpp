@@ -150,6 +150,35 @@ UOpPtr rewrite_root(const UOpPtr& root, const PatternMatcher& pm, const RewriteO
       .first;
 }
 
+TracedStage::TracedStage(std::string name, const UOpPtr& input, std::source_location loc)
+    : pass_{std::move(name), loc, false, rewrite_depth}, observed_(any_listener()) {
+  rewrite_depth++;  // rewrites run inside the stage nest under it, as under a rule
+  if (!observed_) return;
+  for (RewriteListener* l : active_listeners()) l->pass_begin(pass_, input);
+  last_ = std::chrono::steady_clock::now();
+}
+
+TracedStage::~TracedStage() {
+  if (!finished_) rewrite_depth--;  // unwound by an exception: the pass stays open, as a failed rewrite's does
+}
+
+void TracedStage::step(const UOpPtr& before, const UOpPtr& after, const Rule& rule) {
+  if (!observed_ || before == after) return;
+  auto now = std::chrono::steady_clock::now();
+  double secs = std::chrono::duration<double>(now - last_).count();
+  last_ = now;
+  for (RewriteListener* l : active_listeners()) l->match(before, after, rule, secs);
+}
+
+UOpPtr TracedStage::finish(const UOpPtr& result) {
+  LOUPE_ASSERT(!finished_, "a traced stage finished twice");
+  finished_ = true;
+  rewrite_depth--;
+  if (observed_)
+    for (RewriteListener* l : active_listeners()) l->pass_end(pass_, result);
+  return result;
+}
+
 UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts,
                                  std::source_location loc) {
   PassInfo pass = make_pass(opts, loc);

@@ -5,10 +5,12 @@
 //  - bottom_up (pre-order): apply the rules at the node to a fixed point first, then rewrite the
 //    sources of the result, rebuild and repeat if they changed.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <source_location>
 #include <string>
 
+#include "rewrite/listener.h"
 #include "rewrite/pattern_matcher.h"
 
 namespace loupe {
@@ -35,6 +37,29 @@ UOpPtr graph_rewrite(const UOpPtr& sink, const PatternMatcher& pm, const Rewrite
 // further (a pass of one step, reported to listeners like any other). The root when no rule applies.
 UOpPtr rewrite_root(const UOpPtr& root, const PatternMatcher& pm, const RewriteOptions& opts = {},
                     std::source_location loc = std::source_location::current());
+
+// A transform that is not a pattern rewrite (the lane expansion, the vectorizer's joining of stores,
+// the contracted-constant fold) reported to listeners as one: a named pass whose steps are the changes
+// the transform made, each under the rule that names that kind of change. A step replaces `before`
+// by `after` as a trace replays it (by substitution into the pass's input). Costs one check of the
+// listeners when none is attached; `observed()` tells a transform whether to build its steps at all.
+class TracedStage {
+public:
+  TracedStage(std::string name, const UOpPtr& input, std::source_location loc = std::source_location::current());
+  TracedStage(const TracedStage&) = delete;
+  TracedStage& operator=(const TracedStage&) = delete;
+  ~TracedStage();
+
+  bool observed() const { return observed_; }
+  void step(const UOpPtr& before, const UOpPtr& after, const Rule& rule);
+  // Ends the pass with its result (returned for chaining).
+  UOpPtr finish(const UOpPtr& result);
+
+private:
+  PassInfo pass_;
+  bool observed_ = false, finished_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
 
 // Same rewrite; returns, for every node of the input graph, what it became.
 UOpMap<UOpPtr> graph_rewrite_map(const UOpPtr& sink, const PatternMatcher& pm, const RewriteOptions& opts = {},

@@ -8,6 +8,7 @@
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
+#include "engine/lowered_lanes.h"
 #include "codegen/transcendental.h"
 #include "exec/realize.h"
 #include "render/renderer.h"
@@ -27,7 +28,7 @@ inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const 
   const RendererCaps& caps = r.caps();
   Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores});
   k.apply_opts(opts);
-  UOpPtr lowered = lower_kernel(k, k.optimized_ast(), LaunchLimits{caps.global_max, caps.local_max});
+  UOpPtr lowered = test::lower_and_expand(k, {}, nullptr, nullptr, LaunchLimits{caps.global_max, caps.local_max});
   UOpPtr s = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});
   s = graph_rewrite(s, transcendental_rules(caps.code_for_op) + symbolic(), {.name = "late rewrites"});
   PlannedKernel p;

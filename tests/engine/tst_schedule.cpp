@@ -8,6 +8,7 @@
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
+#include "engine/lowered_lanes.h"
 #include "schedule/schedule.h"
 #include "shape/shapetracker.h"
 #include "tensor/tensor.h"
@@ -169,7 +170,7 @@ private slots:
     QCOMPARE(s.items.size(), size_t(1));
     Kernel k(s.items[0].ast);
     QVERIFY(k.has_nested_reduce());
-    UOpList lin = linearize(lower_kernel(k, k.optimized_ast()));
+    UOpList lin = linearize(test::lower_and_expand(k));
     std::vector<std::string> structure;
     for (const UOpPtr& u : lin)
       if (u->op == Ops::RANGE || u->op == Ops::ENDRANGE || u->op == Ops::STORE)
@@ -306,7 +307,7 @@ private slots:
     Tensor x = arange2d(4, 8);
     Schedule s = create_schedule({x.sum(1).uop()});
     Kernel k(s.items[0].ast);
-    UOpList lin = linearize(lower_kernel(k, k.optimized_ast()));
+    UOpList lin = linearize(test::lower_and_expand(k));
     std::vector<std::string> structure;
     for (const UOpPtr& u : lin)
       if (u->op == Ops::RANGE || u->op == Ops::ENDRANGE || u->op == Ops::DEFINE_ACC || u->op == Ops::ASSIGN ||

@@ -18,6 +18,7 @@
 #include "symbolic/symbolic.h"
 #include "codegen/vectorizer.h"
 #include "engine/kernel_bits.h"
+#include "engine/lowered_lanes.h"
 #include "render/c_renderer.h"
 #include "runtime/cpu/cpu_device.h"
 #include "schedule/schedule.h"
@@ -118,7 +119,7 @@ private slots:
     k.hand_coded_optimizations();
     QuietLanes quiet;
     auto approx = [&](const UOpPtr& g) { return graph_rewrite(g, transcendental_rules(renderer.caps().code_for_op) + symbolic()); };
-    UOpPtr lowered = lower_kernel(k, k.optimized_ast(), {}, approx, &quiet);
+    UOpPtr lowered = test::lower_and_expand(k, approx, &quiet);
     QVERIFY(quiet.keep.size() > 100);
     std::vector<const UOp*> order = lowered->toposort();
     size_t values = 0;
@@ -142,7 +143,7 @@ private slots:
     const VectorTarget target{renderer.caps().vector_bytes, renderer.caps().vector_ops};
     Kernel k = kernel_for(last_ast(x), renderer);
     k.hand_coded_optimizations();
-    UOpPtr lowered = lower_kernel(k, k.optimized_ast(), {}, {}, nullptr, &target);
+    UOpPtr lowered = test::lower_and_expand(k, {}, nullptr, &target);
     size_t vector_stores = 0, scalar_stores = 0;
     for (const UOp* u : lowered->toposort())
       if (u->op == Ops::STORE) (u->src[1]->dtype.count > 1 ? vector_stores : scalar_stores)++;
@@ -186,11 +187,7 @@ private slots:
     auto source = [&](const Kernel& k, const VectorTarget* expand_as, size_t& lanes, size_t& vectors_before_joining) {
       QuietLanes quiet;
       bool expanded = false;
-      auto before_expansion = [&](const UOpPtr& g) {
-        expanded = true;
-        return approx(g);
-      };
-      UOpPtr lowered = lower_kernel(k, k.optimized_ast(), {}, before_expansion, &quiet, expand_as);
+      UOpPtr lowered = test::lower_and_expand(k, approx, &quiet, expand_as, {}, &expanded);
       lanes = quiet.lanes_built;
       for (const UOp* u : lowered->toposort()) vectors_before_joining += u->dtype.count > 1 && !u->dtype.is_ptr;
       UOpPtr simplified = graph_rewrite(lowered, symbolic(), {.quiet = &quiet.nodes});
