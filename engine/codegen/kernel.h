@@ -108,6 +108,8 @@ public:
   void reshape_and_permute(const std::function<sints(const sints&)>& new_shape, const std::vector<int64_t>* permute);
 
 private:
+  friend class HandCodedHeuristics;  // codegen/heuristics.cpp: reads the trackers and buffers it ranks
+
   void simplify_ones();
   void simplify_merge_adjacent();
   void apply_local_heuristic();  // GPU targets: LOCAL opts (part of hand_coded_optimizations)

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/print.h"
+#include "render/linear_analysis.h"
 #include "support/flat_ptr_map.h"
 #include "support/error.h"
 
@@ -71,8 +72,6 @@ std::vector<std::string> CStyleRenderer::type_preamble(const std::vector<DType>&
 
 namespace {
 
-bool is_value_op(Ops op) { return is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE; }
-
 // Operations whose result can leave a narrow integer type before C converts it back.
 bool can_overflow(Ops op) {
   return op == Ops::ADD || op == Ops::SUB || op == Ops::MUL || op == Ops::NEG || op == Ops::SHL || op == Ops::MULACC;
@@ -106,16 +105,11 @@ private:
   const UOpList& uops_;
   // What the writer knows of each node it meets (the listed ones and the constants they read).
   struct NodeInfo {
-    int pos = -1;            // in the linearized list
-    int children = 0;        // uses by listed nodes
-    int consumer_pos = 0;    // position of the last use
-    bool must_name = false;  // needs a variable of its own
     bool inlined = false;    // its text is an expression written where it is used
     bool is_mutable = false; // a buffer some STORE writes
     bool has_text = false;
     bool grouped = false;    // its inlined text is one parenthesized group (known without a scan)
     std::string text;
-    std::vector<const UOp*> acc_reads;  // accumulators an inlined expression reads
   };
   FlatPtrMap<const UOp*, NodeInfo*> info_;
   std::deque<NodeInfo> infos_;  // stable addresses as it grows
@@ -179,7 +173,6 @@ private:
   }
 
   void analyze();
-  void find_split_loop();
   const std::string& text(const UOp* u);
   Operand operand(const UOp* u, int lane = -1);
   std::string lane(const UOp* u, int i);
@@ -244,6 +237,10 @@ private:
   const UOp* buffer_of(const UOp* u) const;
   void declare(const UOp* u, const std::string& prefix, const std::string& expr);
   void render_one(const UOp* u);
+  void render_definition(const UOp* u);
+  void render_control(const UOp* u);
+  void render_memory(const UOp* u);
+  void render_value(const UOp* u);
 };
 
 const std::string& KernelWriter::text(const UOp* u) {
@@ -260,93 +257,18 @@ void KernelWriter::analyze() {
   size_t nodes = uops_.size();
   for (const UOpPtr& u : uops_) nodes += u ? u->src.size() : 0;
   info_.reserve(nodes);
-  for (size_t i = 0; i < uops_.size(); i++) {
-    LOUPE_ASSERT(uops_[i] != nullptr, "null UOp in the linearized kernel at ", i);
-    info(uops_[i].get()).pos = static_cast<int>(i);
-  }
-  FlatPtrMap<const UOp*, std::vector<int>> assigns;
-  for (const UOpPtr& up : uops_) {
-    const UOp* u = up.get();
-    int pos = info(u).pos;
-    for (const UOpPtr& s : u->src) {
-      NodeInfo& si = info(s.get());
-      si.children++;
-      si.consumer_pos = pos;
-    }
-    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos);
+  for (size_t i = 0; i < uops_.size(); i++) LOUPE_ASSERT(uops_[i] != nullptr, "null UOp in the linearized kernel at ", i);
+  for (const UOpPtr& u : uops_)
     if (u->op == Ops::STORE)
       if (const UOp* buf = buffer_of(u->src[0].get())) info(buf).is_mutable = true;
-    // A vector value read lane by lane needs a name, unless its lanes can be spelled directly.
-    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) ||
-                                                                 (u->op == Ops::CAST && !vector_conversion(u))));
-    if (lanewise)
-      for (const UOpPtr& s : u->src)
-        if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE &&
-            s->op != Ops::GEP)
-          info(s.get()).must_name = true;
-    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) info(u).must_name = true;
-  }
-  // Inline single-use expressions, except where an accumulator they read is assigned between the value's
-  // position and its use (the inlined text would read the new value).
-  for (const UOpPtr& up : uops_) {
-    const UOp* u = up.get();
-    NodeInfo& ui = info(u);
-    std::vector<const UOp*> reads;
-    for (const UOpPtr& s : u->src) {
-      if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
-      else if (const NodeInfo& si = info(s.get()); si.inlined) reads.insert(reads.end(), si.acc_reads.begin(), si.acc_reads.end());
-    }
-    bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX ||
-                  u->op == Ops::NOOP;
-    bool candidate = is_value_op(u->op) && ui.children == 1 && !ui.must_name;
-    if (candidate)
-      for (const UOp* acc : reads)
-        if (const std::vector<int>* ps = assigns.find(acc))
-          for (int p : *ps)
-            if (p > ui.pos && p < ui.consumer_pos) candidate = false;
-    if (always || candidate) {
-      ui.inlined = true;
-      ui.acc_reads = std::move(reads);
-    }
-  }
-}
-
-// The outermost loop can be split over threads when it encloses all the work, is not a reduction, and
-// every store inside it writes an address that depends on it (so iterations never write the same place).
-void KernelWriter::find_split_loop() {
-  if (!R.caps().splits_outer_loop) return;
-  const UOp* range = nullptr;
-  size_t first = 0;
-  for (; first < uops_.size(); first++) {
-    Ops op = uops_[first]->op;
-    if (op == Ops::RANGE) {
-      range = uops_[first].get();
-      break;
-    }
-    bool harmless = op == Ops::CONST || op == Ops::VCONST || op == Ops::DEFINE_GLOBAL || op == Ops::DEFINE_VAR ||
-                    op == Ops::NAME || is_value_op(op) || op == Ops::GEP || op == Ops::NOOP;
-    if (!harmless) return;
-  }
-  if (!range || range->src.empty() || range->src[0]->op != Ops::CONST) return;
-  size_t end = uops_.size();
-  while (end > 0 && uops_[end - 1]->op == Ops::SINK) end--;
-  if (end == 0 || uops_[end - 1]->op != Ops::ENDRANGE || uops_[end - 1]->src[0].get() != range) return;
-  FlatPtrSet<const UOp*> on_range(uops_.size());  // the listed nodes computed from the loop's index (list order is topological)
-  on_range.insert(range);
-  for (size_t i = first; i < end; i++) {
-    const UOp* u = uops_[i].get();
-    if (u->op == Ops::DEFINE_LOCAL || u->op == Ops::BARRIER || u->op == Ops::SPECIAL) return;
-    if (u->op == Ops::DEFINE_ACC)
-      for (const UOpPtr& s : u->src)
-        if (s.get() == range) return;
-    if (u->op == Ops::STORE && !on_range.contains(u->src[0].get())) return;
-    for (const UOpPtr& s : u->src)
-      if (on_range.contains(s.get())) {
-        on_range.insert(u);
-        break;
-      }
-  }
-  split_range_ = range;
+  // A vector value read lane by lane needs a name, unless the dialect writes the op on whole vectors.
+  auto lane_by_lane = [&](const UOp* u) {
+    return u->op == Ops::GEP ||
+           (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || (u->op == Ops::CAST && !vector_conversion(u))));
+  };
+  FlatPtrSet<const UOp*> inline_here = inlined_values(uops_, lane_by_lane);
+  for (const UOpPtr& u : uops_) info(u.get()).inlined = inline_here.contains(u.get());
+  if (R.caps().splits_outer_loop) split_range_ = splittable_outer_loop(uops_);
 }
 
 const UOp* KernelWriter::buffer_of(const UOp* u) const {
@@ -646,6 +568,37 @@ void KernelWriter::render_one(const UOp* u) {
   switch (u->op) {
   case Ops::NAME:
   case Ops::SINK: return;
+  case Ops::DEFINE_GLOBAL:
+  case Ops::DEFINE_VAR:
+  case Ops::SPECIAL:
+  case Ops::DEFINE_LOCAL: render_definition(u); return;
+  case Ops::RANGE:
+  case Ops::ENDRANGE:
+  case Ops::ENDIF:
+  case Ops::IF:
+  case Ops::BARRIER: render_control(u); return;
+  case Ops::CONST:
+  case Ops::VCONST: text(u); return;
+  case Ops::NOOP: set_text(u, text(u->src.at(0).get())); return;
+  case Ops::INDEX: set_text(u, index_expr(u)); return;
+  case Ops::DEFINE_ACC:
+  case Ops::ASSIGN:
+  case Ops::LOAD:
+  case Ops::STORE: render_memory(u); return;
+  case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
+    if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
+    std::string args;
+    for (const UOpPtr& s : u->src) args += (args.empty() ? "" : ", ") + text(s.get());
+    declare(u, "wmma", call("wmma_" + u->arg.as_string(), rtype(u->src.at(0).get()), args));
+    return;
+  }
+  default: render_value(u); return;
+  }
+}
+
+// Kernel parameters, launch ids and local memory.
+void KernelWriter::render_definition(const UOp* u) {
+  switch (u->op) {
   case Ops::DEFINE_GLOBAL: {
     LOUPE_ASSERT(u->arg.is_int() && u->dtype.is_ptr, "DEFINE_GLOBAL needs an int arg and a pointer dtype: ",
                  uop_label(*u));
@@ -664,8 +617,6 @@ void KernelWriter::render_one(const UOp* u) {
     out_.vars.push_back({name, t.at(1).as_int(), t.at(2).as_int()});
     return;
   }
-  case Ops::CONST:
-  case Ops::VCONST: text(u); return;
   case Ops::SPECIAL: {
     std::string name = u->arg.is_string() ? u->arg.as_string() : u->arg.as_tuple().at(0).as_string();
     const UOp* size = u->src.at(0).get();
@@ -678,13 +629,19 @@ void KernelWriter::render_one(const UOp* u) {
          " */");
     return;
   }
-  case Ops::DEFINE_LOCAL: {
+  default: {  // DEFINE_LOCAL
     std::string name = u->arg.is_string() ? u->arg.as_string() : fresh("temp");
     set_text(u, name);
     use_type(u->dtype.base());
     emit(L.smem_prefix + R.type_name(u->dtype.base()) + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
     return;
   }
+  }
+}
+
+// Loops, conditionals and barriers.
+void KernelWriter::render_control(const UOp* u) {
+  switch (u->op) {
   case Ops::RANGE: {
     DType t = rtype(u);
     int64_t axis = u->arg.is_int() ? u->arg.as_int() : 0;
@@ -719,19 +676,16 @@ void KernelWriter::render_one(const UOp* u) {
     emit("if (" + text(u->src.at(0).get()) + ") {");
     depth_++;
     return;
-  case Ops::BARRIER:
+  default:  // BARRIER
     if (!L.barrier.empty()) emit(L.barrier);
     return;
-  case Ops::NOOP: set_text(u, text(u->src.at(0).get())); return;
-  case Ops::INDEX: set_text(u, index_expr(u)); return;
-  case Ops::DEFINE_ACC: declare(u, "acc", text(u->src.at(0).get())); return;
-  case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
-    if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
-    std::string args;
-    for (const UOpPtr& s : u->src) args += (args.empty() ? "" : ", ") + text(s.get());
-    declare(u, "wmma", call("wmma_" + u->arg.as_string(), rtype(u->src.at(0).get()), args));
-    return;
   }
+}
+
+// Accumulators, loads and stores.
+void KernelWriter::render_memory(const UOp* u) {
+  switch (u->op) {
+  case Ops::DEFINE_ACC: declare(u, "acc", text(u->src.at(0).get())); return;
   case Ops::ASSIGN:
     set_text(u, text(u->src.at(0).get()));
     emit(text(u) + " = " + text(u->src.at(1).get()) + ";");
@@ -744,15 +698,18 @@ void KernelWriter::render_one(const UOp* u) {
     declare(u, "val", e);
     return;
   }
-  case Ops::STORE: {
+  default: {  // STORE
     if (u->src.size() < 2) fail(u, "STORE takes (INDEX, value[, gate])");
     std::string st = "*" + text(u->src[0].get()) + " = " + text(u->src[1].get()) + ";";
     if (u->src.size() == 3) st = "if (" + text(u->src[2].get()) + ") " + st;
     emit(st);
     return;
   }
-  default: break;
   }
+}
+
+// A value op: its expression written inline where it is used, or as a named variable.
+void KernelWriter::render_value(const UOp* u) {
   if (!is_value_op(u->op) && u->op != Ops::GEP) fail(u, "op not allowed in a linearized C kernel");
   std::string e = value_expr(u);
   if (inlined(u)) {
@@ -772,7 +729,6 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   out_.device = R.caps().device;
   analyze();
   body_.reserve(uops_.size());
-  find_split_loop();
   for (const UOpPtr& u : uops_) render_one(u.get());
   LOUPE_ASSERT(depth_ == 1, "unbalanced RANGE/IF in kernel ", name);
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });

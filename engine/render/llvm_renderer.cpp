@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "ir/print.h"
+#include "render/linear_analysis.h"
 #include "render/c_renderer.h"
 #include "render/cstyle_text.h"
 #include "support/error.h"
@@ -200,7 +201,7 @@ private:
   std::string block_ = "entry";
   int tmp_ = 0, label_ = 0;
   const UOp* split_range_ = nullptr;
-  std::unordered_set<const UOp*> c_inlined_;  // values the C renderer spells inside their consumer
+  FlatPtrSet<const UOp*> c_inlined_;  // values the C renderer spells inside their consumer
   RenderedKernel out_;
 
   [[noreturn]] void fail(const UOp* u, const std::string& why) const {
@@ -229,7 +230,6 @@ private:
     return "@llvm." + fn + "." + tag;
   }
 
-  void find_split_loop();
   void find_c_inlining();
   const UOp* spelled(const UOp* u, int lane) const;
   std::string contracted(const std::vector<Val>& xs, bool sub, DType m);
@@ -249,86 +249,20 @@ private:
   std::string scalar_alu(const UOp* u, Ops op, DType res, const std::vector<Val>& xs);
   std::string value_op(const UOp* u);
   void render_one(const UOp* u);
+  void render_parameter(const UOp* u);
+  void render_control(const UOp* u);
+  void render_accumulator(const UOp* u);
+  void render_load(const UOp* u);
+  void render_store(const UOp* u);
 };
-
-// Same rule as the C renderer: the outermost loop can be split over threads when it encloses all the
-// work, is not a reduction, and every store inside it writes an address that depends on it.
-void IrWriter::find_split_loop() {
-  if (!caps_.splits_outer_loop) return;
-  const UOp* range = nullptr;
-  size_t first = 0;
-  for (; first < uops_.size(); first++) {
-    Ops op = uops_[first]->op;
-    if (op == Ops::RANGE) {
-      range = uops_[first].get();
-      break;
-    }
-    bool harmless = op == Ops::CONST || op == Ops::VCONST || op == Ops::DEFINE_GLOBAL || op == Ops::DEFINE_VAR ||
-                    op == Ops::NAME || is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE ||
-                    op == Ops::GEP || op == Ops::NOOP;
-    if (!harmless) return;
-  }
-  if (!range || range->src.empty() || range->src[0]->op != Ops::CONST) return;
-  size_t end = uops_.size();
-  while (end > 0 && uops_[end - 1]->op == Ops::SINK) end--;
-  if (end == 0 || uops_[end - 1]->op != Ops::ENDRANGE || uops_[end - 1]->src[0].get() != range) return;
-  for (size_t i = first; i < end; i++) {
-    const UOp* u = uops_[i].get();
-    if (u->op == Ops::DEFINE_LOCAL || u->op == Ops::BARRIER || u->op == Ops::SPECIAL) return;
-    if (u->op == Ops::DEFINE_ACC)
-      for (const UOpPtr& s : u->src)
-        if (s.get() == range) return;
-    if (u->op == Ops::STORE) {
-      auto order = u->src[0]->toposort();
-      if (std::find(order.begin(), order.end(), range) == order.end()) return;
-    }
-  }
-  split_range_ = range;
-}
 
 // Which values the C renderer inlines into their consumer (render/cstyle.cpp's rule: single-use value
 // ops that are not read lane by lane, unless an accumulator they read is assigned before the use).
 // Needed because clang contracts a*b+c written in one C expression into fmuladd (-ffp-contract=on),
 // and the LLVM device must compute the same values as the CPU device.
 void IrWriter::find_c_inlining() {
-  std::unordered_map<const UOp*, int> pos, children, consumer;
-  std::unordered_map<const UOp*, std::vector<int>> assigns;
-  std::unordered_set<const UOp*> must_name;
-  auto value_op = [](Ops op) { return is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE; };
-  for (size_t i = 0; i < uops_.size(); i++) pos[uops_[i].get()] = static_cast<int>(i);
-  for (const UOpPtr& up : uops_) {
-    const UOp* u = up.get();
-    for (const UOpPtr& s : u->src) {
-      children[s.get()]++;
-      consumer[s.get()] = pos[u];
-    }
-    if (u->op == Ops::ASSIGN) assigns[u->src[0].get()].push_back(pos[u]);
-    bool lanewise = u->op == Ops::GEP || (u->dtype.count > 1 && (is_alu(u->op) || u->op == Ops::CAST));
-    if (lanewise)
-      for (const UOpPtr& s : u->src)
-        if (s->dtype.count > 1 && s->op != Ops::CONST && s->op != Ops::VCONST && s->op != Ops::VECTORIZE && s->op != Ops::GEP)
-          must_name.insert(s.get());
-    if (u->dtype.count > 1 && u->dtype.scalar().is_bool() && !u->dtype.is_ptr) must_name.insert(u);
-  }
-  std::unordered_map<const UOp*, std::vector<const UOp*>> acc_reads;
-  for (const UOpPtr& up : uops_) {
-    const UOp* u = up.get();
-    std::vector<const UOp*> reads;
-    for (const UOpPtr& s : u->src) {
-      if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
-      else if (c_inlined_.count(s.get())) reads.insert(reads.end(), acc_reads[s.get()].begin(), acc_reads[s.get()].end());
-    }
-    bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX || u->op == Ops::NOOP;
-    bool candidate = value_op(u->op) && children[u] == 1 && !must_name.count(u);
-    if (candidate)
-      for (const UOp* acc : reads)
-        for (int p : assigns[acc])
-          if (p > pos[u] && p < consumer[u]) candidate = false;
-    if (always || candidate) {
-      c_inlined_.insert(u);
-      acc_reads[u] = std::move(reads);
-    }
-  }
+  auto lane_by_lane = [](const UOp* u) { return u->op == Ops::GEP || (u->dtype.count > 1 && (is_alu(u->op) || u->op == Ops::CAST)); };
+  c_inlined_ = inlined_values(uops_, lane_by_lane);
 }
 
 // The node whose C text stands for lane `lane` of u (-1: u itself): GEPs and inlined VECTORIZEs are
@@ -339,7 +273,7 @@ const UOp* IrWriter::spelled(const UOp* u, int lane) const {
     int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(lane)).as_int());
     return u->src[0]->dtype.count == 1 ? spelled(u->src[0].get(), -1) : spelled(u->src[0].get(), k);
   }
-  if (u->op == Ops::VECTORIZE && lane >= 0 && c_inlined_.count(u)) return spelled(u->src.at(lane).get(), -1);
+  if (u->op == Ops::VECTORIZE && lane >= 0 && c_inlined_.contains(u)) return spelled(u->src.at(lane).get(), -1);
   return u;
 }
 
@@ -350,7 +284,7 @@ std::string IrWriter::contracted(const std::vector<Val>& xs, bool sub, DType m) 
   std::string T = scalar_type(m);
   for (int side = 0; side < 2; side++) {
     const UOp* mul = spelled(xs[side].node, xs[side].lane);
-    if (mul->op != Ops::MUL || resolve(mul->dtype) != m || !c_inlined_.count(mul) || xs[side].type != m) continue;
+    if (mul->op != Ops::MUL || resolve(mul->dtype) != m || !c_inlined_.contains(mul) || xs[side].type != m) continue;
     std::string a = conv(value(mul->src[0].get()), m), b = conv(value(mul->src[1].get()), m);
     std::string c = conv(xs[1 - side], m);
     if (sub && side == 0) c = emit("fneg " + T + " " + c);
@@ -606,6 +540,43 @@ void IrWriter::render_one(const UOp* u) {
   case Ops::BARRIER:
   case Ops::CONST:
   case Ops::VCONST: return;
+  case Ops::DEFINE_GLOBAL:
+  case Ops::DEFINE_VAR: render_parameter(u); return;
+  case Ops::SPECIAL:
+  case Ops::DEFINE_LOCAL: fail(u, "LLVM kernels run on the host: no launch ids or local memory");
+  case Ops::RANGE:
+  case Ops::ENDRANGE:
+  case Ops::IF:
+  case Ops::ENDIF: render_control(u); return;
+  case Ops::NOOP: {
+    Val v = value(u->src.at(0).get());
+    names_[u] = v.text;
+    return;
+  }
+  case Ops::INDEX: {
+    const UOp* buf = u->src.at(0).get();
+    std::string idx = conv(value(u->src.at(1).get()), dtypes::int64);
+    names_[u] = emit("getelementptr inbounds " + mem_type(buf->dtype.base()) + ", ptr " + value(buf).text + ", i64 " + idx);
+    return;
+  }
+  case Ops::DEFINE_ACC:
+  case Ops::ASSIGN: render_accumulator(u); return;
+  case Ops::LOAD: render_load(u); return;
+  case Ops::STORE: render_store(u); return;
+  case Ops::CAST:
+    if (u->dtype.is_ptr) {  // a vector view of a buffer: the same address, read with a wider type
+      names_[u] = value(u->src.at(0).get()).text;
+      return;
+    }
+    break;
+  default: break;
+  }
+  names_[u] = value_op(u);
+}
+
+// Buffers and variables: the kernel's parameters.
+void IrWriter::render_parameter(const UOp* u) {
+  switch (u->op) {
   case Ops::DEFINE_GLOBAL: {
     if (!u->arg.is_int() || !u->dtype.is_ptr) fail(u, "DEFINE_GLOBAL needs an int arg and a pointer dtype");
     for (const BufferParam& b : out_.buffers)
@@ -622,8 +593,13 @@ void IrWriter::render_one(const UOp* u) {
     out_.vars.push_back({name, t.at(1).as_int(), t.at(2).as_int()});
     return;
   }
-  case Ops::SPECIAL:
-  case Ops::DEFINE_LOCAL: fail(u, "LLVM kernels run on the host: no launch ids or local memory");
+  default: LOUPE_ASSERT(false, "not a kernel parameter: ", uop_label(*u));
+  }
+}
+
+// Loops and conditionals: basic blocks and the branches between them.
+void IrWriter::render_control(const UOp* u) {
+  switch (u->op) {
   case Ops::RANGE: {
     int id = label_++;
     loop_id_[u] = id;
@@ -676,17 +652,13 @@ void IrWriter::render_one(const UOp* u) {
     label(L + ".end");
     return;
   }
-  case Ops::NOOP: {
-    Val v = value(u->src.at(0).get());
-    names_[u] = v.text;
-    return;
+  default: LOUPE_ASSERT(false, "not a control-flow op: ", uop_label(*u));
   }
-  case Ops::INDEX: {
-    const UOp* buf = u->src.at(0).get();
-    std::string idx = conv(value(u->src.at(1).get()), dtypes::int64);
-    names_[u] = emit("getelementptr inbounds " + mem_type(buf->dtype.base()) + ", ptr " + value(buf).text + ", i64 " + idx);
-    return;
-  }
+}
+
+// An accumulator is a stack slot: defined with its initial value, assigned by stores.
+void IrWriter::render_accumulator(const UOp* u) {
+  switch (u->op) {
   case Ops::DEFINE_ACC: {
     std::string slot = "%acc" + std::to_string(slots_.size());
     DType t = resolve(u->dtype);
@@ -703,63 +675,58 @@ void IrWriter::render_one(const UOp* u) {
     line("store " + llvm_type(t) + " " + conv(value(u->src.at(1).get()), t) + ", ptr " + slots_[acc]);
     return;
   }
-  case Ops::LOAD: {
-    if (u->src.size() != 1 && u->src.size() != 3) fail(u, "LOAD takes (INDEX) or (INDEX, alt, gate)");
-    DType t = resolve(u->dtype);
-    std::string ptr = value(u->src[0].get()).text, M = mem_type(t);
-    std::string align = std::to_string(std::max(1, t.scalar().is_bool() ? 1 : t.scalar().itemsize()));
-    auto load_here = [&] {
-      std::string x = emit("load " + M + ", ptr " + ptr + ", align " + align);
-      if (t.scalar().is_bool()) x = emit("icmp ne " + M + " " + x + (t.count == 1 ? ", 0" : ", zeroinitializer"));
-      return x;
-    };
-    if (u->src.size() == 1) {
-      names_[u] = load_here();
-      return;
-    }
-    Val alt = value(u->src[1].get());
-    std::string alt_text = t.count == 1 ? conv(alt, t) : alt.text;
-    std::string gate = conv(value(u->src[2].get()), dtypes::bool_), from = block_, L = "load" + std::to_string(label_++);
-    line("br i1 " + gate + ", label %" + L + ", label %" + L + ".end");
+  default: LOUPE_ASSERT(false, "not an accumulator op: ", uop_label(*u));
+  }
+}
+
+// A load, gated by a branch around it when it has a gate (the alternative value otherwise).
+void IrWriter::render_load(const UOp* u) {
+  if (u->src.size() != 1 && u->src.size() != 3) fail(u, "LOAD takes (INDEX) or (INDEX, alt, gate)");
+  DType t = resolve(u->dtype);
+  std::string ptr = value(u->src[0].get()).text, M = mem_type(t);
+  std::string align = std::to_string(std::max(1, t.scalar().is_bool() ? 1 : t.scalar().itemsize()));
+  auto load_here = [&] {
+    std::string x = emit("load " + M + ", ptr " + ptr + ", align " + align);
+    if (t.scalar().is_bool()) x = emit("icmp ne " + M + " " + x + (t.count == 1 ? ", 0" : ", zeroinitializer"));
+    return x;
+  };
+  if (u->src.size() == 1) {
+    names_[u] = load_here();
+    return;
+  }
+  Val alt = value(u->src[1].get());
+  std::string alt_text = t.count == 1 ? conv(alt, t) : alt.text;
+  std::string gate = conv(value(u->src[2].get()), dtypes::bool_), from = block_, L = "load" + std::to_string(label_++);
+  line("br i1 " + gate + ", label %" + L + ", label %" + L + ".end");
+  label(L);
+  std::string x = load_here();
+  std::string loaded_in = block_;
+  line("br label %" + L + ".end");
+  label(L + ".end");
+  names_[u] = emit("phi " + llvm_type(t) + " [ " + x + ", %" + loaded_in + " ], [ " + alt_text + ", %" + from + " ]");
+}
+
+// A store, gated by a branch around it when it has a gate.
+void IrWriter::render_store(const UOp* u) {
+  if (u->src.size() != 2 && u->src.size() != 3) fail(u, "STORE takes (INDEX, value[, gate])");
+  const UOp* target = u->src[0].get();
+  DType t = target->dtype.is_ptr ? resolve(target->dtype.base()) : resolve(u->src[1]->dtype);
+  std::string ptr = value(target).text;
+  Val v = value(u->src[1].get());
+  std::string x = t.count == 1 ? conv(v, t) : v.text;
+  std::string M = mem_type(t), align = std::to_string(std::max(1, t.scalar().is_bool() ? 1 : t.scalar().itemsize()));
+  std::string L;
+  if (u->src.size() == 3) {
+    L = "store" + std::to_string(label_++);
+    line("br i1 " + conv(value(u->src[2].get()), dtypes::bool_) + ", label %" + L + ", label %" + L + ".end");
     label(L);
-    std::string x = load_here();
-    std::string loaded_in = block_;
+  }
+  if (t.scalar().is_bool()) x = emit("zext " + llvm_type(t) + " " + x + " to " + M);
+  line("store " + M + " " + x + ", ptr " + ptr + ", align " + align);
+  if (!L.empty()) {
     line("br label %" + L + ".end");
     label(L + ".end");
-    names_[u] = emit("phi " + llvm_type(t) + " [ " + x + ", %" + loaded_in + " ], [ " + alt_text + ", %" + from + " ]");
-    return;
   }
-  case Ops::STORE: {
-    if (u->src.size() != 2 && u->src.size() != 3) fail(u, "STORE takes (INDEX, value[, gate])");
-    const UOp* target = u->src[0].get();
-    DType t = target->dtype.is_ptr ? resolve(target->dtype.base()) : resolve(u->src[1]->dtype);
-    std::string ptr = value(target).text;
-    Val v = value(u->src[1].get());
-    std::string x = t.count == 1 ? conv(v, t) : v.text;
-    std::string M = mem_type(t), align = std::to_string(std::max(1, t.scalar().is_bool() ? 1 : t.scalar().itemsize()));
-    std::string L;
-    if (u->src.size() == 3) {
-      L = "store" + std::to_string(label_++);
-      line("br i1 " + conv(value(u->src[2].get()), dtypes::bool_) + ", label %" + L + ", label %" + L + ".end");
-      label(L);
-    }
-    if (t.scalar().is_bool()) x = emit("zext " + llvm_type(t) + " " + x + " to " + M);
-    line("store " + M + " " + x + ", ptr " + ptr + ", align " + align);
-    if (!L.empty()) {
-      line("br label %" + L + ".end");
-      label(L + ".end");
-    }
-    return;
-  }
-  case Ops::CAST:
-    if (u->dtype.is_ptr) {  // a vector view of a buffer: the same address, read with a wider type
-      names_[u] = value(u->src.at(0).get()).text;
-      return;
-    }
-    break;
-  default: break;
-  }
-  names_[u] = value_op(u);
 }
 
 RenderedKernel IrWriter::run(const std::string& name) {
@@ -771,7 +738,7 @@ RenderedKernel IrWriter::run(const std::string& name) {
     LOUPE_ASSERT(up != nullptr, "null UOp in the linearized kernel");
     if (up->op == Ops::STORE) mutable_[buffer_of(up->src.at(0).get())] = true;
   }
-  find_split_loop();
+  if (caps_.splits_outer_loop) split_range_ = splittable_outer_loop(uops_);
   find_c_inlining();
   for (const UOpPtr& u : uops_) render_one(u.get());
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });

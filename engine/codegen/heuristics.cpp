@@ -1,0 +1,290 @@
+// The hand-coded optimizations (tinygrad's hand_coded_optimizations, reference map §9.3, with the CPU
+// tiles Loupe adds): one named heuristic per kind of kernel, tried in a fixed order. Each applies opts
+// through Kernel::apply_opt and skips an opt the kernel refuses.
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "codegen/kernel.h"
+
+namespace loupe {
+
+class HandCodedHeuristics {
+public:
+  explicit HandCodedHeuristics(Kernel& k) : k_(k) {}
+
+  void run() {
+    for (int64_t s : k_.full_shape())
+      if (s == 0) return;  // an empty kernel has nothing to optimize
+    if (k_.tensor_core_heuristics()) return;
+    if (group_small_reduce()) return;
+    upcast_masked_axis();
+    register_tile();
+    upcast_small_broadcast_axis();
+    widen_cpu_tile();
+    upcast_column_walk();
+    unroll_reduce();
+    upcast_for_vectors();
+    share_nested_reduce();
+    if (k_.target_.has_local) k_.apply_local_heuristic();
+  }
+
+private:
+  bool try_opt(const Opt& o) {
+    try {
+      k_.apply_opt(o);
+      return true;
+    } catch (const KernelOptError&) {
+      return false;
+    }
+  }
+
+  size_t buffers() const { return k_.bufs_.size(); }
+  bool is_load(size_t b) const { return k_.bufs_[b]->op == Ops::LOAD; }
+  bool broadcast_in(size_t b, size_t axis) const {
+    auto st = k_.stride_of(b, axis);
+    return st && *st == 0;
+  }
+
+  // GPU: a reduce with few outputs splits its reduce across a work-group (GROUPTOP through shared
+  // memory). A grouped kernel takes nothing more (tinygrad's order): returns true then.
+  bool group_small_reduce() {
+    const KernelTarget& t = k_.target_;
+    if (!(t.has_local && t.has_shared && k_.has_reduce() && k_.first_reduce() <= 2 && k_.first_reduce() + 1 <= k_.shape_len()))
+      return false;
+    std::vector<int64_t> fs = k_.full_shape();
+    int64_t outputs = 1;
+    for (size_t a = 0; a < k_.first_reduce(); a++) outputs *= fs[a];
+    if (outputs <= 2048) {
+      for (int64_t sz : outputs <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
+        bool divides = true;
+        for (const ShapeTracker& st : k_.sts_) {
+          int64_t n = st.shape()[k_.first_reduce()].as_int();
+          divides = divides && (n % sz == 0 || n == 1);
+        }
+        if (divides && try_opt({OptOp::GROUPTOP, 0, sz})) break;
+      }
+    }
+    return k_.group_for_reduces_ > 0;
+  }
+
+  // A small masked output axis upcast whole (a padded conv's edges).
+  void upcast_masked_axis() {
+    for (size_t a = 0; a < k_.first_reduce(); a++) {
+      std::vector<int64_t> fs = k_.full_shape();
+      if (fs[a] > 7 || fs[a] < 2) continue;
+      bool masked = false;
+      for (size_t b = 0; b < buffers(); b++) masked = masked || k_.sts_[b].axis_is_masked(a);
+      if (masked && upcast_product_ * fs[a] <= 49 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 0})) {
+        upcast_product_ *= fs[a];
+        break;
+      }
+    }
+  }
+
+  int64_t global_elements() const {
+    std::vector<int64_t> s = k_.full_shape();
+    int64_t n = 1;
+    for (size_t i = 0; i < k_.first_reduce(); i++) n *= s[i];
+    return n;
+  }
+
+  // Register blocking: upcast output axes along which some loaded buffer is broadcast (matmul tiles).
+  // As tinygrad: each axis at most once, and only for a buffer that is broadcast along it and not yet
+  // along an upcast axis (so a matmul gets a square register tile, not one long row).
+  void register_tile() {
+    auto broadcast_upcast = [&](size_t b) {
+      for (size_t u = k_.first_upcast(); u < k_.shape_len(); u++)
+        if (broadcast_in(b, u)) return true;
+      return false;
+    };
+    struct Choice {
+      int64_t nonzero, stride_sum;
+      size_t axis;
+      int64_t amt;
+    };
+    // tinygrad takes the smaller amount on a tie; without work-groups the larger one, which the CPU's
+    // widened tile (widen_cpu_tile) needs
+    auto rank = [&](const Choice& c) { return std::make_tuple(c.nonzero, c.stride_sum, c.axis, k_.target_.has_local ? c.amt : -c.amt); };
+    while (global_elements() >= 1024) {
+      std::vector<int64_t> s = k_.full_shape();
+      std::optional<Choice> best;
+      for (size_t a = 0; a < k_.first_reduce(); a++) {
+        for (int64_t amt : {3, 4}) {
+          if (upcast_axes_.count(a) || s[a] % amt != 0 || s[a] == amt) continue;
+          bool broadcast_somewhere = false;
+          int64_t nonzero = 0, stride_sum = 0;
+          for (size_t b = 0; b < buffers(); b++) {
+            auto st = k_.stride_of(b, a);
+            // loads only (as tinygrad's buffers): a constant or a nested reduce read broadcast is computed
+            // once outside the loop, there is no reuse to tile for
+            if (st && *st == 0 && !broadcast_upcast(b) && is_load(b)) broadcast_somewhere = true;
+            if (!st || *st != 0) nonzero++;
+            stride_sum += st ? std::abs(*st) : 0;
+          }
+          if (!broadcast_somewhere) continue;
+          Choice c{nonzero, stride_sum, a, amt};
+          if (!best || rank(c) < rank(*best)) best = c;
+        }
+      }
+      if (!best || !try_opt({OptOp::UPCAST, static_cast<int64_t>(best->axis), best->amt})) break;
+      upcast_axes_.insert(best->axis);
+      upcast_product_ *= best->amt;
+    }
+  }
+
+  // CPU: a reduce kernel whose output axis is too small for 3 or 4 to divide (a classifier's 10
+  // classes) and has a loaded operand broadcast along it upcasts that axis whole, so the operand is
+  // loaded once for all of it instead of once per output.
+  void upcast_small_broadcast_axis() {
+    if (k_.target_.has_local || !k_.has_reduce() || !upcast_axes_.empty()) return;
+    std::vector<int64_t> s = k_.full_shape();
+    for (size_t a = 0; a < k_.first_reduce(); a++) {
+      if (s[a] < 5 || s[a] > 16 || s[a] % 4 == 0 || s[a] % 3 == 0) continue;
+      bool broadcast = false;
+      for (size_t b = 0; b < buffers(); b++) broadcast = broadcast || (broadcast_in(b, a) && is_load(b));
+      if (broadcast && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 0})) {
+        upcast_product_ *= s[a];
+        break;
+      }
+    }
+  }
+
+  // CPU (no work-groups; the C compiler vectorizes the upcast lanes into vector registers): a 4x4 tile
+  // leaves the FMA units idle, so a two-axis tile grows along its contiguous output axis to 4x16 (or
+  // 4x8), and its reduce is still unrolled by 4. With 32 vector registers the tile doubles its rows to
+  // 8x16: 16 accumulators, and each column panel of the broadcast operand is read half as often.
+  void widen_cpu_tile() {
+    if (k_.target_.has_local || !k_.has_reduce() || upcast_axes_.size() != 2 || upcast_product_ != 16) return;
+    std::optional<std::pair<int64_t, size_t>> contiguous;  // (output stride, axis)
+    for (size_t a : upcast_axes_) {
+      auto st = k_.stride_of(0, a);
+      if (st && *st > 0 && (!contiguous || *st < contiguous->first)) contiguous = std::make_pair(*st, a);
+    }
+    std::vector<int64_t> s = k_.full_shape();
+    // by 4 (a 4x16 tile), else by 2 (an output row of 56 = 14 * 4 in a conv: 4x8)
+    int64_t grow = 0;
+    for (int64_t amt : {4, 2})
+      if (!grow && contiguous && s[contiguous->second] % amt == 0 && s[contiguous->second] > amt &&
+          try_opt({OptOp::UPCAST, static_cast<int64_t>(contiguous->second), amt}))
+        grow = amt;
+    if (!grow) return;
+    upcast_product_ *= grow;
+    cpu_tile_ = true;
+    for (size_t a : upcast_axes_)
+      if (a != contiguous->second && k_.target_.vector_registers >= 32 && s[a] % 2 == 0 &&
+          try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 2}))
+        upcast_product_ *= 2;
+  }
+
+  // CPU: a reduce that walks down the columns of a loaded input (its output axis contiguous in the
+  // input, its reduce striding across rows: a column sum) uses one float of each cache line it reads
+  // per output; with the output axis upcast by 64 (8 vector accumulators) every row step reads 4 whole
+  // lines.
+  void upcast_column_walk() {
+    if (k_.target_.has_local || !k_.has_reduce() || !upcast_axes_.empty() || k_.upcasted_ != 0 || k_.first_reduce() == 0)
+      return;
+    size_t a = k_.first_reduce() - 1;
+    for (size_t b = 0; b < buffers(); b++) {
+      auto out = k_.stride_of(b, a), across = k_.stride_of(b, k_.first_reduce());
+      column_walk_ = column_walk_ || (is_load(b) && out && *out == 1 && across && std::abs(*across) > 1);
+    }
+    for (int64_t amt : {16, 4}) {
+      std::vector<int64_t> s = k_.full_shape();
+      if (column_walk_ && s[a] % amt == 0 && s[a] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), amt}))
+        upcast_product_ *= amt;
+    }
+  }
+
+  // The last reduce axis unrolled (whole when short, else by 4), unless the output tile is large.
+  void unroll_reduce() {
+    if (!k_.has_reduce() || k_.first_reduce() >= k_.first_upcast()) return;
+    std::vector<int64_t> s = k_.full_shape();
+    size_t last_reduce = k_.first_upcast() - 1;
+    int64_t last = s[last_reduce];
+    if (upcast_product_ >= 64 && !cpu_tile_ && !column_walk_) return;
+    if (last <= 32 && last > 1) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 0});
+    else if (last % 4 == 0) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 4});
+  }
+
+  // Nothing upcast yet and the last output axis divides by 4: upcast 4 (vector loads and stores). Not
+  // for a CPU kernel without a reduce: the C compiler vectorizes its plain loop to the machine's full
+  // width, which four scalar lanes only get in the way of.
+  void upcast_for_vectors() {
+    if (k_.upcasted_ != 0 || k_.first_reduce() == 0 || !(k_.target_.has_local || k_.has_reduce())) return;
+    std::vector<int64_t> s = k_.full_shape();
+    size_t a = k_.first_reduce() - 1;
+    if (s[a] % 4 == 0 && s[a] > 4) try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
+  }
+
+  // A CPU kernel without a reduce of its own whose nested reduce is read along every output axis runs
+  // that reduce once per output element (a weight gradient summing over the batch). Upcasting an axis
+  // by 4 computes the part of it that does not depend on the axis (the softmax backward) once for 4
+  // outputs. A nested reduce some axis does not read (a softmax's row max) already runs once outside
+  // that axis's loop: nothing to share, so nothing is upcast.
+  void share_nested_reduce() {
+    if (k_.target_.has_local || k_.upcasted_ != 0 || k_.has_reduce() || !k_.has_nested_reduce()) return;
+    std::vector<int64_t> s = k_.full_shape();
+    bool per_element = false;
+    for (size_t b = 0; b < buffers(); b++) {
+      if (!is_nested_reduce(k_.bufs_[b].get())) continue;
+      bool every_axis = true;
+      for (size_t a = 0; a < k_.first_reduce(); a++) every_axis = every_axis && (s[a] == 1 || !broadcast_in(b, a));
+      per_element = per_element || every_axis;
+    }
+    for (size_t a = k_.first_reduce(); per_element && a-- > 0;)
+      if (s[a] % 4 == 0 && s[a] > 4 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4})) break;
+  }
+
+  Kernel& k_;
+  int64_t upcast_product_ = 1;   // lanes of the upcasts applied so far
+  std::set<size_t> upcast_axes_;  // the register tile's axes
+  bool cpu_tile_ = false;        // widen_cpu_tile grew the tile
+  bool column_walk_ = false;     // upcast_column_walk's kind of kernel
+};
+
+void Kernel::hand_coded_optimizations() { HandCodedHeuristics(*this).run(); }
+
+// GPU work-groups (tinygrad's): rank the global axes, broadcast ones (stride 0 in some buffer) first, then
+// later axes first; give each the first of 32 (axis 0 only), 16, 8, 4, 3, 2 that divides it while the
+// group stays <= 128 threads; apply up to three, in axis order.
+void Kernel::apply_local_heuristic() {
+  std::vector<int64_t> fs = full_shape();
+  std::vector<std::pair<bool, size_t>> ranking;
+  for (size_t a = 0; a < first_reduce(); a++) {
+    bool broadcast = false;
+    for (size_t b = 0; b < sts_.size(); b++) {
+      auto st = stride_of(b, a);
+      broadcast = broadcast || (st && *st == 0);
+    }
+    ranking.push_back({broadcast, a});
+  }
+  std::sort(ranking.begin(), ranking.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second > y.second;
+  });
+  std::vector<std::pair<size_t, int64_t>> to_local;
+  for (const auto& [broadcast, axis] : ranking) {
+    int64_t group = 1;
+    for (const auto& [a, sz] : to_local) group *= sz;
+    std::vector<int64_t> sizes = axis == 0 ? std::vector<int64_t>{32, 16, 8, 4, 3, 2} : std::vector<int64_t>{16, 8, 4, 3, 2};
+    for (int64_t sz : sizes)
+      if (fs[axis] % sz == 0 && group * sz <= 128) {
+        to_local.push_back({axis, sz});
+        break;
+      }
+  }
+  if (to_local.size() > 3) to_local.resize(3);
+  std::sort(to_local.begin(), to_local.end());
+  size_t deleted = 0;  // a LOCAL of a whole axis removes it (simplify_ones)
+  for (auto [axis, sz] : to_local) {
+    size_t a = axis - deleted;
+    bool whole = full_shape()[a] == sz;
+    try {
+      apply_opt({OptOp::LOCAL, static_cast<int64_t>(a), sz});
+      if (whole) deleted++;
+    } catch (const KernelOptError&) {
+    }
+  }
+}
+
+} // namespace loupe

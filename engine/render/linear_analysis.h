@@ -1,0 +1,27 @@
+// What the C-style and LLVM renderers both need to know of a linearized program before they write
+// it: which loop can be split over CPU threads, and which values C writes inline into their one
+// consumer (the LLVM renderer follows the same rule so that both compute the same floats: clang
+// contracts a*b+c written in one C expression into a fused multiply-add).
+#pragma once
+#include <functional>
+
+#include "ir/uop.h"
+#include "support/flat_ptr_map.h"
+
+namespace loupe {
+
+// ALU ops, casts, bitcasts and VECTORIZE: the nodes that compute a value from values.
+bool is_value_op(Ops op);
+
+// The outermost loop, when it can be split over threads: it encloses all the work, is not a
+// reduction, and every store inside it writes an address that depends on it (so iterations never
+// write the same place). Null otherwise.
+const UOp* splittable_outer_loop(const UOpList& uops);
+
+// The values written inline where they are used: constants, GEPs, INDEX and NOOP always; a value op
+// with a single use unless it must be named (a vector read lane by lane, which `read_lane_by_lane`
+// says of a consumer, or a vector of bools) or an accumulator it reads is assigned between its
+// position and its use (the inlined text would read the new value).
+FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<bool(const UOp*)>& read_lane_by_lane);
+
+} // namespace loupe
