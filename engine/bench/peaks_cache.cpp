@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bench/machine_probe.h"
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/hash.h"
 

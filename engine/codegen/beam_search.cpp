@@ -10,7 +10,7 @@
 
 #include "codegen/pipeline.h"
 #include "rewrite/listener.h"
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 
 namespace loupe {
 

@@ -21,6 +21,12 @@ const char* axis_kind_name(AxisKind k) {
   return "?";
 }
 
+std::optional<AxisKind> axis_kind_from_name(std::string_view name) {
+  for (AxisKind k : {AxisKind::Global, AxisKind::Local, AxisKind::GroupReduce, AxisKind::Reduce, AxisKind::Upcast, AxisKind::Unroll})
+    if (name == axis_kind_name(k)) return k;
+  return std::nullopt;
+}
+
 const char* axis_kind_colour(AxisKind k) {
   switch (k) {
   case AxisKind::Global: return "blue";

@@ -54,6 +54,7 @@ struct TensorCoreUse {
   size_t buf_a = 0, buf_b = 0;  // their trackers
 };
 const char* axis_kind_name(AxisKind k);
+std::optional<AxisKind> axis_kind_from_name(std::string_view name);  // nullopt for an unknown name
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
 
 // A nested reduce (REDUCE_AXIS(value, VIEW), see schedule/kernel_ast.h) has loops of its own: its

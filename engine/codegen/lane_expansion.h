@@ -1,17 +1,20 @@
 // The lanes of a kernel template: every node of the template rebuilt once per combination of the
-// upcast (or unrolled) axes' values it depends on, from its sources' lanes (a whole-graph substitution
-// per lane cost the size of the graph for every lane). Lanes are built on demand, from the stores down.
+// upcast (or unrolled) axes' values it depends on, from its sources' lanes (so the cost follows the
+// lanes that exist, not the graph's size times the lanes). Lanes are built on demand, from the stores
+// down.
 //
 // With a vector target, the upcast axes along which the kernel's stores run over consecutive addresses
 // (as far as one vector register holds) are the *vector axes*. A node computed the same way on each of
 // their lanes (a consecutive load, an accumulator and its update, a value op the target has on
 // vectors) is built once per combination of the other axes, as a vector; a lane of it is read with GEP.
 // What has no vector form is built as scalar lanes, and the vectorizer joins what it can of those later
-// (a run of GEPs of one vector is that vector again). The vectorizer joined the same nodes from the
-// scalar lanes before; building them as vectors spares building, simplifying and joining every lane.
-// Values the stores' vectors do not vary over, computed outside the reduce loops, can be vectors over
-// other upcast axes too (a softmax's exps per row, read by a matmul's vectors as scalars), which the
-// vectorizer, seeded from the stores, never joined.
+// (a run of GEPs of one vector is that vector again). Building vectors directly spares building,
+// simplifying and joining every scalar lane. Values the stores' vectors do not vary over, computed
+// outside the reduce loops, can be vectors over other upcast axes too (a softmax's exps per row, read
+// by a matmul's vectors as scalars), which the vectorizer, seeded from the stores, would not join.
+//
+// lane_expansion.cpp builds the lanes; lane_vector_axes.cpp decides which axes are vector axes and
+// which nodes take a vector form.
 #pragma once
 #include <deque>
 #include <vector>

@@ -60,6 +60,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   plan.name = k.name();
   plan.full_shape = k.full_shape();
   plan.axes = k.axis_kinds();
+  plan.dont_use_locals = k.dont_use_locals();
   plan.optimized_ast = k.optimized_ast();
   const VectorTarget vectors{caps.vector_bytes, caps.vector_ops};
 

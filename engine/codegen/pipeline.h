@@ -17,6 +17,7 @@ struct KernelPlan {
   UOpPtr optimized_ast;            // with the kernel's views and axis info
   std::vector<int64_t> full_shape;
   std::vector<AxisKind> axes;
+  bool dont_use_locals = false;  // NOLOCALS
   std::vector<std::string> applied_opts;
   UOpList linear;  // the linearized program
   RenderedKernel rendered;

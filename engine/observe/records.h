@@ -48,6 +48,10 @@ struct KernelRecord {
   int64_t lds = 0;                        //            bytes loaded and stored (re-reads included)
   int64_t mem = 0;                        //            unique memory bytes
   std::vector<Metadata> provenance;       // the tensor ops it computes and the user's lines behind them
+  // The optimizer's kind of each axis of the kernel's name, in order: "global", "local", "group",
+  // "reduce", "upcast", "unroll" (codegen's axis_kind_name); empty when unknown.
+  std::vector<std::string> axis_kinds;
+  bool dont_use_locals = false;           // NOLOCALS: the global axes run without work-groups
 };
 
 // The memory planner's choice for one buffer used only inside a captured step: the allocation it

@@ -1,6 +1,6 @@
 // The C-style renderer: one walk over the linearized kernel that names values, inlines single-use
-// expressions and emits C-like statements. Backends (C for the CPU now; OpenCL, CUDA, Metal later)
-// subclass it and fill in a CLanguage plus a few hooks.
+// expressions and emits C-like statements. Each dialect (C, OpenCL, CUDA, Metal) subclasses it and
+// fills in a CLanguage plus a few hooks.
 #pragma once
 #include <string>
 #include <vector>

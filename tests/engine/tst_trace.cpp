@@ -404,6 +404,8 @@ private slots:
       k.device = "CPU";
       k.ast = ast;
       k.opts = {"Opt(op=OptOps.UPCAST, axis=0, arg=4)"};
+      k.axis_kinds = {"upcast"};
+      k.dont_use_locals = true;
       k.global_size = {1, 1, 1};
       k.local_size = {};
       k.sources = {{"C", "opt", "void E_4(float* data0) {}"}, {"C", "noopt", "void E_4(float* data0) { /* slow */ }"}};
@@ -439,6 +441,8 @@ private slots:
     QCOMPARE(r.node(k.ast_id), ast);
     QCOMPARE(k.opts, std::vector<std::string>{"Opt(op=OptOps.UPCAST, axis=0, arg=4)"});
     QCOMPARE(k.global_size, (std::vector<int64_t>{1, 1, 1}));
+    QCOMPARE(k.axis_kinds, std::vector<std::string>{"upcast"});
+    QVERIFY(k.dont_use_locals);
     QVERIFY(k.local_size.empty());
     QCOMPARE(k.sources.size(), size_t(3));
     QCOMPARE(k.source("noopt")->text, std::string("void E_4(float* data0) { /* slow */ }"));

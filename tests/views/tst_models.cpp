@@ -446,13 +446,11 @@ private Q_SLOTS:
         QSKIP("the opt does not apply to this kernel");
       }
     }
-    QStringList optStrings;
-    for (const Opt& o : k.applied_opts()) optStrings << QString::fromStdString(o.str());
     QCOMPARE(int(k.group_for_reduces()), groups);
     std::vector<AxisKind> expected = k.axis_kinds();
-    UOpPtr ast = k.optimized_ast();
-    QCOMPARE(astAxisKinds(ast, groups), expected);
-    KernelNameParts p = decodeKernelName(QString::fromStdString(k.name()), ast, optStrings);
+    std::vector<std::string> recorded;  // as the execution layer records them (KernelRecord::axis_kinds)
+    for (AxisKind a : expected) recorded.push_back(axis_kind_name(a));
+    KernelNameParts p = decodeKernelName(QString::fromStdString(k.name()), recorded, k.dont_use_locals());
     QVERIFY(p.decoded);
     QCOMPARE(p.axes.size(), int(expected.size()));
     for (int i = 0; i < p.axes.size(); i++) {
@@ -468,16 +466,15 @@ private Q_SLOTS:
     }
   }
 
-  void decodingFallsBackWithoutAnAst() {
-    KernelNameParts p = decodeKernelName("r_4_4", nullptr, {});
+  void decodingFallsBackWithoutRecordedKinds() {
+    KernelNameParts p = decodeKernelName("r_4_4", {}, false);  // a trace from before the kinds were recorded
     QVERIFY(p.parsed);
     QVERIFY(!p.decoded);
     QVERIFY(kernelNameTooltip(p, false).contains("unknown"));
-    // an AST whose rank disagrees with the name is not trusted
-    Tensor a = Tensor::arange(16).reshape({4, 4}).cast(dtypes::float32).sum({1});
-    Kernel k(create_schedule({a.uop()}).items.back().ast);
-    KernelNameParts q = decodeKernelName("r_4_4_4", k.optimized_ast(), {});
-    QVERIFY(!q.decoded);
+    // kinds that disagree with the name's axes, or that are not kinds, are not trusted
+    QVERIFY(!decodeKernelName("r_4_4_4", {"global", "reduce"}, false).decoded);
+    QVERIFY(!decodeKernelName("r_4_4", {"global", "sideways"}, false).decoded);
+    QVERIFY(decodeKernelName("r_4_4", {"global", "reduce"}, false).decoded);
     // distinct, readable colours per kind in both palettes
     for (bool dark : {false, true}) {
       QSet<QRgb> seen;

@@ -56,7 +56,7 @@ private Q_SLOTS:
     QVERIFY(!t.rules.empty());
     QCOMPARE(int(t.peaks.size()), 1);
     QCOMPARE(QString::fromStdString(t.runInfo.at("script_path")), QStringLiteral("example.py"));
-    // every kernel is tied to its context and its name decoded from the AST
+    // every kernel is tied to its context and its name decoded from the axis kinds the trace recorded
     for (const TraceKernel& k : t.kernels) {
       QVERIFY(k.context_id >= 0);
       QCOMPARE(t.kernelForContext(k.context_id), k.id);

@@ -1,9 +1,6 @@
 #include "session/kernelaxes.h"
 
 #include <QRegularExpression>
-#include <algorithm>
-
-#include "shape/shapetracker.h"
 
 namespace loupe::views {
 
@@ -46,74 +43,17 @@ KernelNameParts parseKernelName(const QString& name) {
   return p;
 }
 
-namespace {
-
-int64_t dimValue(const loupe::sint& s) { return s.is_int() ? s.as_int() : s.vmax(); }
-
-int countGroupOpts(const QStringList& opts) {
-  static const QRegularExpression opRe(QStringLiteral("OptOps\\.([A-Z_]+)"));
-  int n = 0;
-  for (const QString& o : opts) {
-    QString op = opRe.match(o).captured(1);
-    if (op == QLatin1String("GROUP") || op == QLatin1String("GROUPTOP")) n++;
-  }
-  return n;
-}
-
-} // namespace
-
-std::vector<AxisKind> astAxisKinds(const loupe::UOpPtr& ast, int groupReduces) {
-  if (!ast || ast->op != loupe::Ops::SINK || !ast->arg.is_tuple()) return {};
-  const auto& t = ast->arg.as_tuple();
-  if (t.size() < 3 || !t[1].is_int() || !t[2].is_int()) return {};
-  const int64_t localDims = t[1].as_int(), upcasted = t[2].as_int();
-  std::vector<int64_t> full, out;
-  bool haveOut = false;
-  for (const loupe::UOp* u : ast->toposort()) {
-    for (const loupe::UOpPtr& s : u->src) {
-      if (s->op != loupe::Ops::VIEW) continue;
-      const auto* st = s->arg.object<loupe::ShapeTracker>();
-      if (!st) continue;
-      std::vector<int64_t> shape;
-      for (const loupe::sint& d : st->shape()) shape.push_back(dimValue(d));
-      if (full.empty()) full = shape;
-      if (shape.size() != full.size()) return {};
-      for (size_t i = 0; i < shape.size(); i++) full[i] = std::max(full[i], shape[i]);
-      if (u->op == loupe::Ops::STORE && !haveOut) {
-        out = shape;
-        haveOut = true;
-      }
-    }
-  }
-  const int64_t n = int64_t(full.size());
-  if (!haveOut || n == 0 || upcasted < 0 || localDims < 0 || upcasted > n) return {};
-  const int64_t firstUpcast = n - upcasted;
-  int64_t firstReduce = firstUpcast;
-  for (int64_t i = 0; i < firstUpcast; i++)
-    if (full[i] != out[i]) {
-      firstReduce = i;
-      break;
-    }
-  if (localDims > firstReduce) return {};
-  std::vector<AxisKind> kinds;
-  for (int64_t i = 0; i < n; i++) {
-    if (i < firstReduce - localDims) kinds.push_back(AxisKind::Global);
-    else if (i < firstReduce) kinds.push_back(AxisKind::Local);
-    else if (i < firstReduce + groupReduces && i < firstUpcast) kinds.push_back(AxisKind::GroupReduce);
-    else if (i < firstUpcast) kinds.push_back(AxisKind::Reduce);
-    else kinds.push_back(full[i] != out[i] ? AxisKind::Unroll : AxisKind::Upcast);
-  }
-  return kinds;
-}
-
-KernelNameParts decodeKernelName(const QString& name, const loupe::UOpPtr& ast, const QStringList& opts) {
+KernelNameParts decodeKernelName(const QString& name, const std::vector<std::string>& kinds, bool dontUseLocals) {
   KernelNameParts p = parseKernelName(name);
-  if (!p.parsed) return p;
-  std::vector<AxisKind> kinds = astAxisKinds(ast, countGroupOpts(opts));
-  if (kinds.size() != size_t(p.axes.size())) return p;
-  for (int i = 0; i < p.axes.size(); i++) p.axes[i].kind = kinds[size_t(i)];
-  const auto& t = ast->arg.as_tuple();
-  p.dontUseLocals = t.size() >= 4 && t[3].is_bool() && t[3].as_bool();
+  if (!p.parsed || kinds.size() != size_t(p.axes.size())) return p;
+  std::vector<AxisKind> decoded;
+  for (const std::string& k : kinds) {
+    std::optional<AxisKind> kind = loupe::axis_kind_from_name(k);
+    if (!kind) return p;
+    decoded.push_back(*kind);
+  }
+  for (int i = 0; i < p.axes.size(); i++) p.axes[i].kind = decoded[size_t(i)];
+  p.dontUseLocals = dontUseLocals;
   p.decoded = true;
   return p;
 }

@@ -1,8 +1,6 @@
 // The kernel-name decoder: a kernel name like "r_16_8_4_4" lists the sizes of its axes; which axis is
-// global, local, group-reduce, reduce, upcast or unroll follows from the kernel's AST (the SINK arg
-// carries (name, local_dims, upcasted, dont_use_locals); the STORE's view gives the output shape, so
-// reduce axes are where it differs from the full shape) and from its applied opts (each GROUP or
-// GROUPTOP adds one group-reduce axis). Colours are tinygrad's: blue, cyan, green, red, yellow, magenta.
+// global, local, group-reduce, reduce, upcast or unroll is what the optimizer recorded in the trace
+// (KernelRecord::axis_kinds). Colours are tinygrad's: blue, cyan, green, red, yellow, magenta.
 #pragma once
 #include <QColor>
 #include <QMetaType>
@@ -12,7 +10,8 @@
 #include <optional>
 
 #include "codegen/kernel.h"
-#include "ir/uop.h"
+#include <string>
+#include <vector>
 
 namespace loupe::views {
 
@@ -37,13 +36,10 @@ struct KernelNameParts {
 // Splits a name into prefix, axis sizes and suffix; kinds stay unknown.
 KernelNameParts parseKernelName(const QString& name);
 
-// Reads the axis kinds from the kernel's AST (a SINK with the kernel arg) and its applied opts
-// ("Opt(op=OptOps.GROUP, axis=0, arg=4)"). When the AST is missing or does not fit the name (axis
-// count), the parts come back parsed but not decoded.
-KernelNameParts decodeKernelName(const QString& name, const loupe::UOpPtr& ast, const QStringList& opts);
-
-// The axis kinds of an AST alone (empty when it is not a kernel AST with views).
-std::vector<loupe::AxisKind> astAxisKinds(const loupe::UOpPtr& ast, int groupReduces);
+// The name with the recorded kind of each axis (codegen's axis_kind_name). Kinds that are missing
+// (a trace from before they were recorded), of another count than the name's axes, or unknown leave
+// the parts parsed but not decoded.
+KernelNameParts decodeKernelName(const QString& name, const std::vector<std::string>& kinds, bool dontUseLocals);
 
 // tinygrad's colour of an axis kind, tuned to stay readable on a light or a dark background.
 QColor axisColour(loupe::AxisKind kind, bool dark);

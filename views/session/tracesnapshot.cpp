@@ -69,17 +69,7 @@ std::shared_ptr<TraceSnapshot> readTraceSnapshot(loupe::TraceReader& reader) {
     const loupe::TraceKernel& k = s->kernels[i];
     s->kernelIndex.insert(k.id, int(i));
     if (k.context_id >= 0 && !s->kernelOfContext.contains(k.context_id)) s->kernelOfContext.insert(k.context_id, k.id);
-    loupe::UOpPtr ast;
-    if (k.ast_id >= 0) {
-      try {
-        ast = reader.node(k.ast_id);
-      } catch (const loupe::Error&) {
-        // a node that cannot be rebuilt leaves the name undecoded; the rest of the trace is fine
-      }
-    }
-    QStringList opts;
-    for (const std::string& o : k.opts) opts << QString::fromStdString(o);
-    KernelNameParts parts = decodeKernelName(QString::fromStdString(k.name), ast, opts);
+    KernelNameParts parts = decodeKernelName(QString::fromStdString(k.name), k.axis_kinds, k.dont_use_locals);
     for (int64_t g : k.global_size) parts.globalSize << g;
     for (int64_t l : k.local_size) parts.localSize << l;
     s->kernelNames.insert(k.id, parts);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "render/c_renderer.h"
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 #include "runtime/device.h"
 
 namespace loupe {

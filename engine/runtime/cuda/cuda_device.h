@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "render/cuda_renderer.h"
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 #include "runtime/cuda/cuda_api.h"
 #include "runtime/device.h"
 

@@ -18,7 +18,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"

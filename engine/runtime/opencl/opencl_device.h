@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "render/opencl_renderer.h"
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 #include "runtime/device.h"
 #include "runtime/opencl/opencl_api.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/compile_cache.h"
+#include "support/compile_cache.h"
 
 #include <atomic>
 #include <cstdlib>
