@@ -182,6 +182,9 @@ void MainWindow::buildPanels() {
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
 
+  // Pass stepping skips the passes the browser hides.
+  session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
+  connect(browser_, &TraceBrowserPanel::hideEmptyPassesChanged, session_, &Session::setSkipEmptyPasses);
   addPanelDock(browser_, tr("Trace browser"), QStringLiteral("traceBrowserDock"), Qt::LeftDockWidgetArea);
   addPanelDock(detail_, tr("Rewrite detail"), QStringLiteral("rewriteDetailDock"), Qt::RightDockWidgetArea);
   addPanelDock(inspector_, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
@@ -660,15 +663,15 @@ void MainWindow::updateStatus() {
 
 // ---- keyboard stepping ----
 
-bool MainWindow::keyBelongsToFocus(int key) const {
+bool MainWindow::keyBelongsToFocus(int) const {
+  // One rule everywhere: the stepping keys step, unless the focus is where the user types or picks
+  // a value. Lists, tables, the trace tree and read-only code step too, so the breadcrumb, graph and
+  // Code panel always show what the keys moved to.
   QWidget* f = QApplication::focusWidget();
   if (!f || f->window() != this) return true;  // dialogs, popups
   if (qobject_cast<QLineEdit*>(f) || qobject_cast<QAbstractSpinBox*>(f) || qobject_cast<QComboBox*>(f)) return true;
-  if (auto* e = qobject_cast<QPlainTextEdit*>(f)) return !e->isReadOnly() || key == Qt::Key_Up || key == Qt::Key_Down ||
-                                                         key == Qt::Key_PageUp || key == Qt::Key_PageDown;
-  if (qobject_cast<QTextEdit*>(f)) return true;
-  // Lists and tables move their own cursor (the trace browser follows the session anyway).
-  if (qobject_cast<QAbstractItemView*>(f)) return true;
+  if (auto* e = qobject_cast<QPlainTextEdit*>(f)) return !e->isReadOnly();
+  if (auto* e = qobject_cast<QTextEdit*>(f)) return !e->isReadOnly();
   return false;
 }
 

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -130,6 +131,16 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   m_expressions->setWordWrap(true);
   m_expressions->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+  // The views table and the expressions on the left, the grid on the right with the panel's whole
+  // height: stacked, a bottom dock left the grid a strip of ~45 px.
+  auto* infoPane = new QWidget(this);
+  auto* iv = new QVBoxLayout(infoPane);
+  iv->setContentsMargins(0, 0, 0, 0);
+  iv->setSpacing(4);
+  iv->addWidget(m_table);
+  iv->addWidget(m_expressions);
+  iv->addStretch(1);
+
   auto* gridPane = new QWidget(this);
   auto* gv = new QVBoxLayout(gridPane);
   gv->setContentsMargins(0, 0, 0, 0);
@@ -141,13 +152,19 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   status->addWidget(m_hover, 1);
   status->addWidget(m_legend);
   gv->addLayout(status);
-  gv->addWidget(m_expressions);
+  m_grid->setMinimumHeight(kMinGridHeight);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(infoPane);
+  split->addWidget(gridPane);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(m_title);
-  layout->addWidget(m_table);
-  layout->addWidget(gridPane, 1);
+  layout->addWidget(split, 1);
 
   connect(m_rowAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(true); });
   connect(m_colAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(false); });
