@@ -98,6 +98,7 @@ private:
   void exportGraphDialog(bool svg);
   void exportChromeDialog();
   bool keyBelongsToFocus(int key) const;
+  QAction* steppingAction(int key) const;  // the stepping action a bare key triggers, or null
   QDockWidget* addPanelDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
 
   Session* session_;
@@ -120,7 +121,7 @@ private:
 
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
-  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_;
+  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   QLabel* position_;
   QLabel* counts_;
