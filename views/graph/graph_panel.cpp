@@ -1,5 +1,6 @@
 #include "graph/graph_panel.h"
 
+#include <tuple>
 #include <QEvent>
 #include <QAction>
 #include <QFileDialog>
@@ -16,6 +17,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
+#include <tuple>
 
 #include "graph/graph_scene.h"
 #include "graph/layered_layout.h"
@@ -98,9 +100,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   toolbar_->addSeparator();
   addTool(tr("SVG…"), QKeySequence(), tr("Export the graph as SVG"), [this] { exportWithDialog(true); });
   addTool(tr("PNG…"), QKeySequence(), tr("Export the graph as PNG"), [this] { exportWithDialog(false); });
-  for (const auto& [key, slot] : {std::pair{QKeySequence(QKeySequence::FindNext), &GraphPanel::findNext},
-                                   std::pair{QKeySequence(QKeySequence::FindPrevious), &GraphPanel::findPrevious}}) {
-    auto* a = new QAction(this);
+  for (const auto& [text, key, slot] :
+       {std::tuple{tr("Find next node"), QKeySequence(QKeySequence::FindNext), &GraphPanel::findNext},
+        std::tuple{tr("Find previous node"), QKeySequence(QKeySequence::FindPrevious), &GraphPanel::findPrevious}}) {
+    auto* a = new QAction(text, this);  // the text names it in the shortcut sheet
     a->setShortcut(key);
     a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(a, &QAction::triggered, this, slot);

@@ -160,13 +160,14 @@ QString nooptKernelName(const loupe::TraceKernel& kernel, const TraceSnapshot& t
   const CompareInput in = compareInputFor(kernel, trace);
   if (!in.noopt.name.isEmpty() && in.noopt.name != QString::fromStdString(kernel.name)) return in.noopt.name;
   // Without a timed comparison the name is the rendered function's: "void r_16_16(", "define void @E_4(".
-  static const QRegularExpression fn(QStringLiteral("(?:\\bvoid\\s+@?|@)([A-Za-z_]\\w*)\\s*\\("));
+  static const QRegularExpression fn(
+      QStringLiteral("(?:\\bvoid\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?@?|@)([A-Za-z_]\\w*)\\s*\\("));
   if (const loupe::KernelSource* s = kernel.source("noopt"))
     for (const QString& line : QString::fromStdString(s->text).split(u'\n'))
       if (line.contains(QLatin1String("void")) || line.startsWith(QLatin1String("define")))
         for (auto it = fn.globalMatch(line); it.hasNext();) {
-          const QString name = it.next().captured(1);  // not a helper, nor CUDA's __launch_bounds__
-          if (!name.startsWith(QLatin1String("loupe_")) && !name.startsWith(QLatin1String("__"))) return name;
+          const QString name = it.next().captured(1);
+          if (!name.startsWith(QLatin1String("loupe_"))) return name;  // not one of the renderer's helpers
         }
   return QString::fromStdString(kernel.name);
 }

@@ -51,7 +51,7 @@ QList<ShortcutEntry> collectShortcuts(const QWidget* window) {
     add(keysText(keys), plainText(a->text().isEmpty() ? a->toolTip() : a->text()), a->parent());
   }
   for (const QAbstractButton* b : window->findChildren<QAbstractButton*>())
-    if (!b->shortcut().isEmpty() && (!b->defaultAction() || b->defaultAction()->shortcut() != b->shortcut()))
+    if (!b->shortcut().isEmpty())
       add(keysText({b->shortcut()}), plainText(b->toolTip().isEmpty() ? b->text() : b->toolTip()).section(QLatin1String(" ("), 0, 0), b);
   std::sort(out.begin(), out.end(), [](const ShortcutEntry& a, const ShortcutEntry& b) {
     const bool aAny = a.where == QObject::tr("Anywhere"), bAny = b.where == QObject::tr("Anywhere");

@@ -26,7 +26,7 @@ TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
   filter_->setClearButtonEnabled(true);
   hideEmpty_ = new QToolButton(this);
   hideEmpty_->setText(tr("Hide empty"));
-  hideEmpty_->setToolTip(tr("Hide passes in which no rule matched"));
+  hideEmpty_->setToolTip(tr("Hide passes in which no rule matched; Up/Down then skip them too"));
   hideEmpty_->setCheckable(true);
   hideEmpty_->setChecked(true);
   summary_ = new QLabel(this);
