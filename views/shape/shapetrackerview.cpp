@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -217,9 +218,14 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
   rebuildAxisControls();
   describeHover({});
   m_grid->zoomToFit();
-  // The table takes the height of its rows, the grid the rest.
+  // The table takes the width of its columns (up to kMaxTableWidth, then it scrolls) and the height
+  // of its rows, the grid beside it the rest.
+  const int tableWidth = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 2;
+  m_table->setMinimumWidth(std::min(tableWidth, kMaxTableWidth));
+  const int scrollBar = tableWidth > kMaxTableWidth ? m_table->horizontalScrollBar()->sizeHint().height() : 0;
   const int tableHeight = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() +
-                          m_table->verticalHeader()->defaultSectionSize() * std::max(1, m_model->rowCount()) + 2;
+                          m_table->verticalHeader()->defaultSectionSize() * std::max(1, m_model->rowCount()) + 2 +
+                          scrollBar;
   m_table->setFixedHeight(tableHeight);
 }
 
