@@ -163,6 +163,8 @@ private Q_SLOTS:
     bool masked = false;
     for (const ShapeViewInfo& v : in->views) masked = masked || !v.mask.empty();
     QVERIFY(masked);
+    // everything fits the dock's width (nothing clipped at the right edge)
+    QVERIFY2(panel.minimumSizeHint().width() <= 1100, qPrintable(QString::number(panel.minimumSizeHint().width())));
     // the grid: two real axes, a usable height, cells fitted to it
     const ShapeGridWidget* grid = panel.view()->grid();
     QVERIFY(grid->math().rows() > 1 && grid->math().cols() > 1);

@@ -149,10 +149,11 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   gv->addLayout(axes);
   gv->addWidget(m_sliceBox);
   gv->addWidget(m_grid, 1);
-  auto* status = new QHBoxLayout;
-  status->addWidget(m_hover, 1);
-  status->addWidget(m_legend);
-  gv->addLayout(status);
+  // Legend and hover line under the grid, one per row: side by side they made the pane wider than
+  // a bottom dock leaves it.
+  gv->addWidget(m_legend, 0, Qt::AlignLeft);
+  gv->addWidget(m_hover);
+  m_hover->setWordWrap(true);
   m_grid->setMinimumHeight(kMinGridHeight);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -266,7 +267,7 @@ void ShapeTrackerView::rebuildAxisControls() {
     slider->setEnabled(size > 1);
     spin->setEnabled(size > 1);
     slider->setMinimumWidth(80);
-    const int row = slot / 3, col = (slot % 3) * 3;
+    const int row = slot / 2, col = (slot % 2) * 3;  // two per row: the grid pane stays narrow
     m_sliceLayout->addWidget(label, row, col);
     m_sliceLayout->addWidget(slider, row, col + 1);
     m_sliceLayout->addWidget(spin, row, col + 2);

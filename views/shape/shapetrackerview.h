@@ -23,7 +23,7 @@ class ShapeTrackerView : public QWidget {
   Q_OBJECT
 public:
   static constexpr int kMinGridHeight = 160;  // the grid never gets less, whatever the dock's height
-  static constexpr int kMaxTableWidth = 640;  // wider views tables scroll
+  static constexpr int kMaxTableWidth = 560;  // wider views tables scroll
   explicit ShapeTrackerView(QWidget* parent = nullptr);
   ~ShapeTrackerView() override;
 
