@@ -58,6 +58,10 @@ private Q_SLOTS:
     QVERIFY(relayout);
     QCOMPARE(relayout->keys, QStringLiteral("R"));
     QCOMPARE(relayout->where, QStringLiteral("Graph"));
+    const ShortcutEntry* fit = find(entries, QStringLiteral("Fit"));
+    QVERIFY(fit);
+    QCOMPARE(fit->keys, QStringLiteral("F, Space"));
+    QCOMPARE(fit->where, QStringLiteral("Graph"));
     QVERIFY(find(entries, QStringLiteral("Next change")));  // the Compare panel's F7
     QCOMPARE(find(entries, QStringLiteral("Next change"))->where, QStringLiteral("Compare"));
   }

@@ -76,9 +76,13 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
     connect(a, &QAction::triggered, this, slot);
     return a;
   };
-  addTool(tr("Fit"), QKeySequence(), tr("Show the whole graph (Space or F)"), [this] { fit(); });
-  addTool(tr("−"), QKeySequence(), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
-  addTool(tr("+"), QKeySequence(), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); });
+  // The view answers these keys too (when used alone); as the panel's shortcuts they are listed in
+  // Help › Keyboard Shortcuts.
+  addTool(tr("Fit"), QKeySequence(Qt::Key_F), tr("Show the whole graph (F or Space)"), [this] { fit(); })
+      ->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_Space)});
+  addTool(tr("−"), QKeySequence(Qt::Key_Minus), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
+  addTool(tr("+"), QKeySequence(Qt::Key_Plus), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); })
+      ->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal)});
   findAction_ = addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   toolbar_->addSeparator();
