@@ -1,8 +1,9 @@
 # A 3x3 convolution (a Sobel filter, padding 1) built from movement ops only: the padded image is
 # turned into its 3x3 windows by expand -> reshape -> pad -> reshape -> shrink (each window row starts
-# one element further along), first along the width, then along the height. The ShapeTracker of the
-# final read is a good one to look at in Loupe.
-img = Tensor.arange(36).reshape(6, 6).float()
+# one element further along), first along the width, then along the height. The image is realized
+# first, so the conv kernel loads it from memory through those views: in Loupe's ShapeTracker panel
+# that load (data1) has two views, the first masked where the padding reads 0.
+img = Tensor.arange(36).reshape(6, 6).float().realize()  # a buffer in memory, so the conv loads it through the views
 k = Tensor([[1.0, 0.0, -1.0], [2.0, 0.0, -2.0], [1.0, 0.0, -1.0]])
 xp = img.pad(((1, 1), (1, 1)))                      # (8, 8)
 

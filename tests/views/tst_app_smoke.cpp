@@ -183,6 +183,12 @@ private Q_SLOTS:
       const CompareInput in = w.comparePanel()->compareView()->input();
       QVERIFY(in.noopt.seconds > 0 && in.optimized.seconds > 0);
       QVERIFY(std::isfinite(compareSpeedup(in)));
+      // NOOPT in the Code panel: the header is the NOOPT kernel's, with its own measured time
+      w.codePanel()->showNoopt(true);
+      const QString header = w.codePanel()->headerText();
+      QVERIFY2(header.startsWith(QStringLiteral("NOOPT ") + in.noopt.name), qPrintable(header));
+      QVERIFY2(header.contains(QStringLiteral("ran in %1 µs").arg(in.noopt.seconds * 1e6, 0, 'f', 1)), qPrintable(header));
+      w.codePanel()->showNoopt(false);
     }
 
     // 50 matches with the keyboard, focus in the graph.
@@ -225,12 +231,15 @@ private Q_SLOTS:
     const int64_t passAfter = s->selection().pass;
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Left);
     QVERIFY(s->selection().pass != passAfter || s->selection().step == expected.back().second - 1);
-    // Down: the next pass in the trace (matched or not), at its input graph
+    // Down: the next pass the browser shows (Hide empty is on by default: no empty pass), at its input graph
+    QVERIFY(w.traceBrowser()->hidesEmptyPasses());
     const int64_t passBeforeDown = s->selection().pass;
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Down);
     QCOMPARE(s->selection().step, int64_t(0));
     const int64_t passDown = s->selection().pass;
-    QCOMPARE(passDown, t.passes[size_t(t.passIndex.value(passBeforeDown) + 1)].id);
+    int nextShown = t.passIndex.value(passBeforeDown) + 1;
+    while (t.passIsEmpty(t.passes[size_t(nextShown)].id)) nextShown++;
+    QCOMPARE(passDown, t.passes[size_t(nextShown)].id);
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_Up);
     QVERIFY(s->selection().pass != passDown);
     const int64_t kernelBefore = s->selection().kernel;
@@ -238,6 +247,36 @@ private Q_SLOTS:
     QVERIFY(s->selection().kernel != kernelBefore);
     QTest::keyClick(w.graphPanel()->view(), Qt::Key_PageUp);
     QCOMPARE(s->selection().kernel, kernelBefore);
+    // The same keys with the trace tree focused step the same way (issue 24 #6), and the
+    // breadcrumb and the Code panel follow.
+    {
+      QTreeView* tree = w.traceBrowser()->tree();
+      tree->setFocus();
+      QTRY_VERIFY(tree->hasFocus());
+      auto breadcrumb = [&w] {
+        QStringList texts;
+        for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) texts << l->text();
+        return texts.join(QLatin1Char('\n'));
+      };
+      const int64_t from = s->selection().pass;
+      QTest::keyClick(tree, Qt::Key_Down);
+      QVERIFY(s->selection().pass != from);
+      QCOMPARE(s->selection().step, int64_t(0));
+      QVERIFY(!t.passIsEmpty(s->selection().pass));
+      QVERIFY(breadcrumb().contains(QString::fromStdString(t.pass(s->selection().pass)->name)));
+      QCOMPARE(tree->currentIndex().data(TraceBrowserModel::PassIdRole).toLongLong(), s->selection().pass);
+      QTest::keyClick(tree, Qt::Key_Right);
+      QCOMPARE(s->selection().step, int64_t(1));
+      const int64_t kernelFrom = s->selection().kernel;
+      QTest::keyClick(tree, Qt::Key_PageDown);
+      QVERIFY(s->selection().kernel != kernelFrom);
+      const QString kernelName = QString::fromStdString(t.kernel(s->selection().kernel)->name);
+      QVERIFY(w.codePanel()->headerText().contains(kernelName));
+      QVERIFY(breadcrumb().contains(kernelName));
+      QTest::keyClick(tree, Qt::Key_PageUp);
+      QCOMPARE(s->selection().kernel, kernelFrom);
+      QVERIFY(tree->hasFocus());
+    }
     // Arrow keys in a text field stay there.
     const Selection keep = s->selection();
     w.traceBrowser()->filterEdit()->setFocus();

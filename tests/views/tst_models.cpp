@@ -146,6 +146,7 @@ private Q_SLOTS:
     QTest::newRow("pass name, upper case") << QStringLiteral("LOWERER") << true;
     QTest::newRow("kernel name") << QStringLiteral("r_16_16") << true;
     QTest::newRow("no hit") << QStringLiteral("no such thing") << false;
+    QTest::newRow("rule name") << QStringLiteral("LOWER_") << true;  // lower_load, lower_store...: in no pass name
   }
 
   void filterProxy() {
@@ -157,7 +158,7 @@ private Q_SLOTS:
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     proxy.setHideEmptyPasses(hideEmpty);
-    proxy.setFilterFixedString(text);
+    proxy.setFilterText(text);
     QStringList shown;
     dump(proxy, {}, 0, shown);
     QStringList all;
@@ -166,6 +167,8 @@ private Q_SLOTS:
     std::function<void(const QModelIndex&, bool)> walk = [&](const QModelIndex& parent, bool ancestorHit) {
       for (int r = 0; r < proxy.rowCount(parent); r++) {
         QModelIndex i = proxy.index(r, 0, parent);
+        const bool ruleHit = i.data(TraceBrowserModel::KindRole).toInt() == TraceBrowserModel::PassItem &&
+                             session_.trace().passFiredRuleMatching(i.data(TraceBrowserModel::PassIdRole).toLongLong(), text);
         const bool hit = i.data().toString().contains(text, Qt::CaseInsensitive);
         if (i.data(TraceBrowserModel::KindRole).toInt() == TraceBrowserModel::PassItem) {
           passesShown++;
@@ -176,12 +179,14 @@ private Q_SLOTS:
         std::function<void(const QModelIndex&)> below = [&](const QModelIndex& p) {
           for (int k = 0; k < proxy.rowCount(p) && !descendantHit; k++) {
             QModelIndex c = proxy.index(k, 0, p);
-            descendantHit = c.data().toString().contains(text, Qt::CaseInsensitive);
+            descendantHit = c.data().toString().contains(text, Qt::CaseInsensitive) ||
+                            (c.data(TraceBrowserModel::KindRole).toInt() == TraceBrowserModel::PassItem &&
+                             session_.trace().passFiredRuleMatching(c.data(TraceBrowserModel::PassIdRole).toLongLong(), text));
             below(c);
           }
         };
         below(i);
-        QVERIFY2(text.isEmpty() || hit || ancestorHit || descendantHit, qPrintable(i.data().toString()));
+        QVERIFY2(text.isEmpty() || hit || ruleHit || ancestorHit || descendantHit, qPrintable(i.data().toString()));
         walk(i, ancestorHit || hit);
       }
     };
@@ -195,6 +200,13 @@ private Q_SLOTS:
       QVERIFY(passesShown < int(session_.trace().passes.size()));
     }
     if (text.compare("lowerer", Qt::CaseInsensitive) == 0) QVERIFY(passesShown >= 3);
+    if (text == "LOWER_") {
+      // every pass where a lower_* rule fired, found without expanding (fetching) any pass
+      int firing = 0;
+      for (const TracePass& p : session_.trace().passes) firing += session_.trace().passFiredRuleMatching(p.id, text);
+      QVERIFY(firing >= 2);
+      QVERIFY(passesShown >= firing);
+    }
   }
 
   // ---- rule profiler ----

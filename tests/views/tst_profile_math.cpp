@@ -4,7 +4,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
+#include "profile/profileformat.h"
 #include "profile/rooflinemath.h"
 #include "profile/timelinemath.h"
 
@@ -227,6 +229,23 @@ private Q_SLOTS:
     QCOMPARE(roof[1], m.map(100, 1e4));
     QVERIFY(m.roof(0, 10).isEmpty());
     QVERIFY(m.roof(10, std::nan("")).isEmpty());
+  }
+
+  // Table cells under a "GB/s" or "GFLOPS" header: a number in that unit, however small or large.
+  void columnUnitNumbers_data() {
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("zero") << 0.0 << "0";
+    QTest::newRow("MB/s range") << 0.00523 << "0.00523";
+    QTest::newRow("below one") << 0.41 << "0.410";
+    QTest::newRow("tens") << 25.33 << "25.3";
+    QTest::newRow("thousands, no TB/s") << 1234.4 << "1234";
+    QTest::newRow("unknown") << std::numeric_limits<double>::quiet_NaN() << QString::fromUtf8("—");
+  }
+  void columnUnitNumbers() {
+    QFETCH(double, value);
+    QFETCH(QString, text);
+    QCOMPARE(formatInColumnUnit(value), text);
   }
 
   void fit() {

@@ -94,8 +94,16 @@ private Q_SLOTS:
     auto text = [&](int r, int c) { return model.index(r, c).data().toString(); };
     QCOMPARE(text(0, KernelTableModel::NameColumn), QString("r_64_64_64"));
     QCOMPARE(text(0, KernelTableModel::TimeColumn), QString::fromUtf8("240 µs"));
-    QCOMPARE(text(0, KernelTableModel::GflopsColumn), QString("4.40 GFLOPS"));
-    QCOMPARE(text(0, KernelTableModel::GbsColumn), QString("0.41 GB/s"));
+    // the unit is the header's, once per column (issue 24 #10b)
+    QCOMPARE(text(0, KernelTableModel::GflopsColumn), QString("4.40"));
+    QCOMPARE(text(0, KernelTableModel::GbsColumn), QString("0.410"));
+    QCOMPARE(model.headerData(KernelTableModel::GflopsColumn, Qt::Horizontal).toString(), QString("GFLOPS"));
+    for (int r = 0; r < model.rowCount(); ++r)
+      for (int c : {int(KernelTableModel::GflopsColumn), int(KernelTableModel::GbsColumn)}) {
+        bool number = false;
+        text(r, c).toDouble(&number);
+        QVERIFY2(number || text(r, c) == QString::fromUtf8("—"), qPrintable(text(r, c)));
+      }
     QCOMPARE(text(0, KernelTableModel::ShareColumn), QString("89.9 %"));
     QCOMPARE(text(0, KernelTableModel::RunsColumn), QString("2"));
     QCOMPARE(text(2, KernelTableModel::OptsColumn), QString("UPCAST(1, 4) LOCAL(0, 8)"));

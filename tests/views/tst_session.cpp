@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <set>
 
 #include "graph/uop_graph_adapter.h"
 #include "session/session.h"
@@ -180,6 +181,63 @@ private Q_SLOTS:
     s.selectKernel(s.selection().kernel);
     QCOMPARE(s.selection().pass, pass);
     QCOMPARE(s.selection().step, int64_t(1));
+  }
+
+  // Issue 24 #5: with the browser's Hide empty on, Up/Down never land on a hidden pass ("step 0/0").
+  void passSteppingSkipsEmptyPasses() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    const TraceSnapshot& t = s.trace();
+    std::vector<int64_t> shown;  // what the browser shows with Hide empty on, in trace order
+    for (const TracePass& p : t.passes) {
+      // empty: no matches in it, nor in any pass nested under it
+      bool nonEmpty = p.match_count > 0;
+      for (const TracePass& q : t.passes)
+        for (const TracePass* up = &q; up && !nonEmpty; up = t.pass(up->parent_id))
+          nonEmpty = up->id == p.id && q.match_count > 0;
+      QCOMPARE(t.passIsEmpty(p.id), !nonEmpty);
+      if (nonEmpty) shown.push_back(p.id);
+    }
+    QVERIFY2(shown.size() >= 2 && shown.size() < t.passes.size(), "the trace needs empty and non-empty passes");
+    s.setSkipEmptyPasses(true);
+    s.selectPass(t.passes.front().id);
+    std::vector<int64_t> visited;
+    if (!t.passIsEmpty(s.selection().pass)) visited.push_back(s.selection().pass);
+    while (s.nextPass()) {
+      QVERIFY2(!t.passIsEmpty(s.selection().pass), t.pass(s.selection().pass)->name.c_str());
+      visited.push_back(s.selection().pass);
+    }
+    QCOMPARE(visited, shown);
+    std::vector<int64_t> back{s.selection().pass};
+    while (s.previousPass()) back.push_back(s.selection().pass);
+    std::reverse(back.begin(), back.end());
+    QCOMPARE(back, shown);
+    // off again: every pass
+    s.setSkipEmptyPasses(false);
+    s.selectPass(shown.front());
+    QVERIFY(s.nextPass());
+    QCOMPARE(s.selection().pass, t.passes[size_t(t.passIndex.value(shown.front()) + 1)].id);
+  }
+
+  // The filter searches the rules that fired in each pass: the snapshot knows them without reading steps.
+  void snapshotKnowsTheRulesOfEachPass() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    const TraceSnapshot& t = s.trace();
+    int checked = 0;
+    for (const TracePass& p : t.passes) {
+      std::set<int64_t> fired;
+      for (const TraceMatch& m : s.matches(p.id)) fired.insert(m.rule_id);
+      const QList<qint64> known = t.rulesOfPass.value(p.id);
+      QCOMPARE(std::set<int64_t>(known.begin(), known.end()), fired);
+      for (int64_t id : fired) {
+        const QString name = QString::fromStdString(t.rule(id)->name);
+        QVERIFY(t.passFiredRuleMatching(p.id, name.toUpper()));
+        checked++;
+      }
+    }
+    QVERIFY(checked > 3);
+    QVERIFY(!t.passFiredRuleMatching(t.passes.front().id, QStringLiteral("no such rule")));
   }
 
   void nodeSelectionFollowsTheGraph() {

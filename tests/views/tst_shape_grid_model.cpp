@@ -257,9 +257,12 @@ private Q_SLOTS:
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     const ShapeGridMath& m = view.grid()->math();
-    QCOMPARE(m.rowAxis(), 1);
+    QCOMPARE(m.rowAxis(), 0); // shape (6, 2, 4): the two largest axes
     QCOMPARE(m.colAxis(), 2);
-    QCOMPARE(view.findChildren<QSlider*>().size(), 1); // axis 0 is the slice
+    QCOMPARE(view.findChildren<QSlider*>().size(), 1); // axis 1 is the slice
+    QVERIFY(view.setGridAxes(1, 2));
+    QCOMPARE(m.rows(), 2);
+    QCOMPARE(m.sliceAxes(), std::vector<int>{0});
     QVERIFY(view.setGridAxes(0, 2));
     QCOMPARE(m.rows(), 6);
     QCOMPARE(m.cols(), 4);

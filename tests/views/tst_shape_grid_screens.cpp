@@ -71,7 +71,9 @@ private Q_SLOTS:
     view.setSliceIndex(5, 2);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    // Hover a cell so the outline, the same-offset marks and the status line show.
+    // Hover a cell so the outline, the same-offset marks and the status line show (once the
+    // layout has settled: the grid is refitted to its final size).
+    QCoreApplication::processEvents();
     QTest::mouseMove(view.grid()->viewport(), view.grid()->viewportPosOf({2, 3}));
     QCoreApplication::processEvents();
     QVERIFY(view.hoverText().contains("offset") || view.hoverText().contains("padding"));

@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTextBlock>
+#include <QTextDocumentFragment>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -131,8 +132,10 @@ void CompareView::rebuild() {
   const QStringList left = lines(m_input.noopt.source), right = lines(m_input.optimized.source);
   m_alignment = alignLines(left, right, ignoresWhitespace() ? LineCompare::IgnoreWhitespace : LineCompare::Exact);
   m_rows = buildCompareRows(m_alignment, left, right);
-  m_left->setRows(m_rows.left, m_input.noopt.language);
-  m_right->setRows(m_rows.right, m_input.optimized.language);
+  // The diff reads from NOOPT to optimized (what the optimizations added is green); the sides show
+  // optimized first, as `loupe-cli run --compare-noopt` prints them.
+  optimizedView()->setRows(m_rows.right, m_input.optimized.language);
+  nooptView()->setRows(m_rows.left, m_input.noopt.language);
   updateHeader();
 }
 
@@ -156,11 +159,11 @@ void CompareView::updateHeader() {
                          .arg(colour, escaped(formatSpeedup(s))));
   m_speedup->setToolTip(tr("NOOPT time / optimized time"));
 
-  m_stats->setText(tr("%1 unchanged · %2 changed · %3 removed · %4 added")
+  m_stats->setText(tr("%1 unchanged · %2 changed · %3 only in optimized · %4 only in NOOPT")
                        .arg(m_alignment.unchanged)
                        .arg(m_alignment.changed)
-                       .arg(m_alignment.removed)
-                       .arg(m_alignment.added));
+                       .arg(m_alignment.added)
+                       .arg(m_alignment.removed));
   m_prev->setEnabled(!m_rows.hunkStarts.isEmpty());
   m_next->setEnabled(!m_rows.hunkStarts.isEmpty());
 
@@ -180,9 +183,12 @@ void CompareView::updateHeader() {
         QStringLiteral("%1<br>%2<br><b>%3</b>")
             .arg(opts, escaped(formatLaunchDims(v.globalSize, v.localSize)), escaped(formatVariantMetrics(v))));
   };
-  describe(m_input.noopt, m_leftTitle, m_leftDetails, tr("NOOPT"));
-  describe(m_input.optimized, m_rightTitle, m_rightDetails, tr("OPTIMIZED"));
+  describe(m_input.optimized, m_leftTitle, m_leftDetails, tr("optimized"));
+  describe(m_input.noopt, m_rightTitle, m_rightDetails, tr("NOOPT"));
 }
+
+QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(m_leftTitle->text()).toPlainText(); }
+QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(m_rightTitle->text()).toPlainText(); }
 
 void CompareView::scrollToRow(int row) {
   // Put the row a few lines below the top so the context above a change stays visible.

@@ -1,6 +1,7 @@
-// The Compare panel: NOOPT (left) and optimized (right) source side by side, aligned by a line
-// diff, scrolling together; above each side its opts, launch dims and measured numbers, above both
-// the speed-up and the diff counts.
+// The Compare panel: optimized (left) and NOOPT (right) source side by side, in the order and words
+// of `loupe-cli run --compare-noopt`, aligned by a line diff from NOOPT to optimized, scrolling
+// together; above each side its opts, launch dims and measured numbers, above both the speed-up and
+// the diff counts.
 #pragma once
 #include <QWidget>
 
@@ -21,8 +22,10 @@ public:
   const CompareInput& input() const { return m_input; }
   const LineAlignment& alignment() const { return m_alignment; }
   const CompareRows& rows() const { return m_rows; }
-  CodeView* nooptView() const { return m_left; }
-  CodeView* optimizedView() const { return m_right; }
+  CodeView* optimizedView() const { return m_left; }
+  CodeView* nooptView() const { return m_right; }
+  QString optimizedTitle() const;  // plain text of the left side's header ("optimized  r_…")
+  QString nooptTitle() const;      // the right side's ("NOOPT  r_…")
 
   bool ignoresWhitespace() const;
   void setIgnoreWhitespace(bool ignore);

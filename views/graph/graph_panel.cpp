@@ -1,5 +1,6 @@
 #include "graph/graph_panel.h"
 
+#include <tuple>
 #include <QEvent>
 #include <QAction>
 #include <QFileDialog>
@@ -16,6 +17,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
+#include <tuple>
 
 #include "graph/graph_scene.h"
 #include "graph/layered_layout.h"
@@ -74,9 +76,13 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
     connect(a, &QAction::triggered, this, slot);
     return a;
   };
-  addTool(tr("Fit"), QKeySequence(), tr("Show the whole graph (Space or F)"), [this] { fit(); });
-  addTool(tr("−"), QKeySequence(), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
-  addTool(tr("+"), QKeySequence(), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); });
+  // The view answers these keys too (when used alone); as the panel's shortcuts they are listed in
+  // Help › Keyboard Shortcuts.
+  addTool(tr("Fit"), QKeySequence(Qt::Key_F), tr("Show the whole graph (F or Space)"), [this] { fit(); })
+      ->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_Space)});
+  addTool(tr("−"), QKeySequence(Qt::Key_Minus), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
+  addTool(tr("+"), QKeySequence(Qt::Key_Plus), tr("Zoom in (+)"), [this] { view_->zoomBy(1.25); })
+      ->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal)});
   findAction_ = addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   toolbar_->addSeparator();
@@ -98,9 +104,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   toolbar_->addSeparator();
   addTool(tr("SVG…"), QKeySequence(), tr("Export the graph as SVG"), [this] { exportWithDialog(true); });
   addTool(tr("PNG…"), QKeySequence(), tr("Export the graph as PNG"), [this] { exportWithDialog(false); });
-  for (const auto& [key, slot] : {std::pair{QKeySequence(QKeySequence::FindNext), &GraphPanel::findNext},
-                                   std::pair{QKeySequence(QKeySequence::FindPrevious), &GraphPanel::findPrevious}}) {
-    auto* a = new QAction(this);
+  for (const auto& [text, key, slot] :
+       {std::tuple{tr("Find next node"), QKeySequence(QKeySequence::FindNext), &GraphPanel::findNext},
+        std::tuple{tr("Find previous node"), QKeySequence(QKeySequence::FindPrevious), &GraphPanel::findPrevious}}) {
+    auto* a = new QAction(text, this);  // the text names it in the shortcut sheet
     a->setShortcut(key);
     a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(a, &QAction::triggered, this, slot);

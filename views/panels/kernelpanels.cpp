@@ -113,7 +113,10 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lay->addWidget(from_);
   lay->addWidget(code_, 1);
   connect(backend_, &QComboBox::currentIndexChanged, this, &KernelCodePanel::showSource);
-  connect(noopt_, &QToolButton::toggled, this, &KernelCodePanel::showSource);
+  connect(noopt_, &QToolButton::toggled, this, [this] {
+    showHeader();
+    showSource();
+  });
   connect(session_, &Session::kernelChanged, this, &KernelCodePanel::refresh);
   connect(session_, &Session::loaded, this, &KernelCodePanel::refresh);
   connect(session_, &Session::closed, this, &KernelCodePanel::refresh);
@@ -144,10 +147,53 @@ void KernelCodePanel::refresh() {
     code_->clearSource();
     return;
   }
+  showHeader();
+  QStringList backends;
+  for (const loupe::KernelSource& s : kernel_->sources)
+    if (!backends.contains(QString::fromStdString(s.backend))) backends << QString::fromStdString(s.backend);
+  backend_->addItems(backends);
+  backend_->setVisible(backends.size() > 1);
+  showSource();
+}
+
+QString nooptKernelName(const loupe::TraceKernel& kernel, const TraceSnapshot& trace) {
+  const CompareInput in = compareInputFor(kernel, trace);
+  if (!in.noopt.name.isEmpty() && in.noopt.name != QString::fromStdString(kernel.name)) return in.noopt.name;
+  // Without a timed comparison the name is the rendered function's: "void r_16_16(", "define void @E_4(".
+  static const QRegularExpression fn(
+      QStringLiteral("(?:\\bvoid\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?@?|@)([A-Za-z_]\\w*)\\s*\\("));
+  if (const loupe::KernelSource* s = kernel.source("noopt"))
+    for (const QString& line : QString::fromStdString(s->text).split(u'\n'))
+      if (line.contains(QLatin1String("void")) || line.startsWith(QLatin1String("define")))
+        for (auto it = fn.globalMatch(line); it.hasNext();) {
+          const QString name = it.next().captured(1);
+          if (!name.startsWith(QLatin1String("loupe_"))) return name;  // not one of the renderer's helpers
+        }
+  return QString::fromStdString(kernel.name);
+}
+
+void KernelCodePanel::showHeader() {
+  if (!kernel_) return;
   const TraceSnapshot& t = session_->trace();
   const bool dark = isDarkPalette(palette());
+  const QString device = QString::fromStdString(kernel_->device);
+  if (isShowingNoopt()) {
+    // What is shown is the NOOPT kernel: its own name, no opts, its own time when the run timed it
+    // (--compare-noopt); the launch dims the trace records are the optimized kernel's, so none here.
+    const KernelVariant v = compareInputFor(*kernel_, t).noopt;
+    title_->setText(QStringLiteral("<span style=\"color:gray\">%1</span> <b><tt>%2</tt></b> &nbsp;<span style=\"color:gray\">%3</span>")
+                        .arg(tr("NOOPT"), nooptKernelName(*kernel_, t).toHtmlEscaped(), device));
+    title_->setToolTip(tr("The same kernel rendered without optimizations; the optimized one is %1")
+                           .arg(QString::fromStdString(kernel_->name)));
+    details_->setText(tr("opts: none (NOOPT) · %1 FLOPs · %2 bytes · %3")
+                          .arg(std::isnan(v.flops) ? kernel_->flops : qint64(v.flops))
+                          .arg(std::isnan(v.bytes) ? kernel_->mem : qint64(v.bytes))
+                          .arg(std::isnan(v.seconds) ? tr("not timed (run with --compare-noopt to time it)")
+                                                     : tr("ran in %1 µs").arg(v.seconds * 1e6, 0, 'f', 1)));
+    return;
+  }
   title_->setText(QStringLiteral("<b><tt>%1</tt></b> &nbsp;<span style=\"color:gray\">%2</span>")
-                      .arg(kernelNameHtml(t.kernelNames.value(kernel_->id), dark), QString::fromStdString(kernel_->device)));
+                      .arg(kernelNameHtml(t.kernelNames.value(kernel_->id), dark), device));
   title_->setToolTip(kernelNameTooltip(t.kernelNames.value(kernel_->id), dark));
   QStringList opts;
   for (const std::string& o : kernel_->opts) opts << shortOptText(o);
@@ -159,13 +205,9 @@ void KernelCodePanel::refresh() {
                         .arg(kernel_->flops)
                         .arg(kernel_->mem)
                         .arg(std::isnan(secs) ? QString() : tr(" · ran in %1 µs").arg(secs * 1e6, 0, 'f', 1)));
-  QStringList backends;
-  for (const loupe::KernelSource& s : kernel_->sources)
-    if (!backends.contains(QString::fromStdString(s.backend))) backends << QString::fromStdString(s.backend);
-  backend_->addItems(backends);
-  backend_->setVisible(backends.size() > 1);
-  showSource();
 }
+
+bool KernelCodePanel::isShowingNoopt() const { return kernel_ && noopt_->isChecked() && kernel_->source("noopt"); }
 
 void KernelCodePanel::showSource() {
   if (!kernel_) return;

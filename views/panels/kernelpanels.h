@@ -1,5 +1,6 @@
 // The kernel-centred panels fed from the Session's selected kernel: the Code panel (the kernel's
-// source per backend, optimized or NOOPT, with its name in axis colours, opts and launch dims), the
+// source per backend, optimized or NOOPT, with a header for the version shown: its name (in axis
+// colours when optimized), opts, launch dims and time), the
 // Compare panel's input (CompareView from views/code, NOOPT against optimized with the measured
 // time), and the ShapeTracker panel (ShapeTrackerView from views/shape with a chooser of the
 // kernel's buffer accesses, or the node the inspector sent).
@@ -29,6 +30,8 @@ QString shortOptText(const std::string& opt);
 double meanRunSeconds(const TraceSnapshot& trace, int64_t kernelId);
 // The Compare panel's input for a kernel (its opt and noopt sources, opts, dims, time and estimates).
 CompareInput compareInputFor(const loupe::TraceKernel& kernel, const TraceSnapshot& trace);
+// The NOOPT version's name: from the timed comparison, else from its rendered source's function.
+QString nooptKernelName(const loupe::TraceKernel& kernel, const TraceSnapshot& trace);
 
 class KernelCodePanel : public QWidget {
   Q_OBJECT
@@ -39,6 +42,8 @@ public:
   QString headerText() const;  // plain text
   QString provenanceText() const;  // plain text of the "from your code" line ("" when the kernel has none)
   void showNoopt(bool noopt);
+  // Whether the NOOPT source (and a header describing it) is shown.
+  bool isShowingNoopt() const;
 
 Q_SIGNALS:
   // A line of the user's program was clicked in the header (a kernel's provenance).
@@ -46,6 +51,7 @@ Q_SIGNALS:
 
 private:
   void refresh();
+  void showHeader();
   void showSource();
 
   Session* session_;

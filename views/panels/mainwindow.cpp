@@ -37,6 +37,7 @@
 #include "panels/rewritedetailpanel.h"
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
+#include "panels/shortcutsheet.h"
 #include "panels/tracebrowserpanel.h"
 #include "memory/memorydata.h"
 #include "memory/memorypanel.h"
@@ -140,6 +141,7 @@ QDockWidget* MainWindow::dock(const QString& objectName) const {
 
 void MainWindow::buildPanels() {
   graph_ = new GraphPanel(this);
+  graph_->setWindowTitle(tr("Graph"));  // where its keys belong, in the shortcut sheet
   welcome_ = new QWidget(this);
   {
     auto* lay = new QVBoxLayout(welcome_);
@@ -182,6 +184,9 @@ void MainWindow::buildPanels() {
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
 
+  // Pass stepping skips the passes the browser hides.
+  session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
+  connect(browser_, &TraceBrowserPanel::hideEmptyPassesChanged, session_, &Session::setSkipEmptyPasses);
   addPanelDock(browser_, tr("Trace browser"), QStringLiteral("traceBrowserDock"), Qt::LeftDockWidgetArea);
   addPanelDock(detail_, tr("Rewrite detail"), QStringLiteral("rewriteDetailDock"), Qt::RightDockWidgetArea);
   addPanelDock(inspector_, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
@@ -264,14 +269,20 @@ void MainWindow::buildActions() {
   exportPngAct_ = make(tr("Export Graph as &PNG…"), {}, [this] { exportGraphDialog(false); });
   exportChromeAct_ = make(tr("Export Profile as &Chrome Trace…"), {}, [this] { exportChromeDialog(); });
   quitAct_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
-  // Stepping keys are handled by the key filter (they must not steal arrows from lists and
-  // editors); the menu shows them after a tab.
-  nextMatchAct_ = make(tr("Next Match\tRight"), {}, [this] { session_->nextMatch(); });
-  prevMatchAct_ = make(tr("Previous Match\tLeft"), {}, [this] { session_->previousMatch(); });
-  nextPassAct_ = make(tr("Next Pass\tDown"), {}, [this] { session_->nextPass(); });
-  prevPassAct_ = make(tr("Previous Pass\tUp"), {}, [this] { session_->previousPass(); });
-  nextKernelAct_ = make(tr("Next Kernel\tPgDown"), {}, [this] { session_->nextKernel(); });
-  prevKernelAct_ = make(tr("Previous Kernel\tPgUp"), {}, [this] { session_->previousKernel(); });
+  // Stepping keys are handled by the key filter (they must not steal arrows from text fields and
+  // editors): each action carries its key, which the filter, the menu (after a tab) and the
+  // shortcut sheet all read.
+  auto stepping = [&](const QString& text, int key, auto slot) {
+    QAction* a = make(text + QLatin1Char('\t') + QKeySequence(key).toString(QKeySequence::NativeText), {}, slot);
+    a->setProperty(kSteppingKeyProperty, QKeySequence(key));
+    return a;
+  };
+  nextMatchAct_ = stepping(tr("Next Match"), Qt::Key_Right, [this] { session_->nextMatch(); });
+  prevMatchAct_ = stepping(tr("Previous Match"), Qt::Key_Left, [this] { session_->previousMatch(); });
+  nextPassAct_ = stepping(tr("Next Pass"), Qt::Key_Down, [this] { session_->nextPass(); });
+  prevPassAct_ = stepping(tr("Previous Pass"), Qt::Key_Up, [this] { session_->previousPass(); });
+  nextKernelAct_ = stepping(tr("Next Kernel"), Qt::Key_PageDown, [this] { session_->nextKernel(); });
+  prevKernelAct_ = stepping(tr("Previous Kernel"), Qt::Key_PageUp, [this] { session_->previousKernel(); });
   findAct_ = make(tr("&Find in Graph…"), QKeySequence::Find, [this] { graph_->showFind(); });
   graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
@@ -288,9 +299,9 @@ void MainWindow::buildActions() {
     QMessageBox::about(this, tr("About Loupe"),
                        tr("<b>Loupe</b><br>An interactive visual debugger for a tinygrad-like tensor compiler: "
                           "step through graph rewrites, compare optimized and NOOPT kernels, profile kernels.<br><br>"
-                          "Keys: ←/→ previous/next match · ↑/↓ previous/next pass · PgUp/PgDn previous/next kernel · "
-                          "Ctrl+F find in graph · F5 run the script."));
+                          "Help › Keyboard Shortcuts lists every key."));
   });
+  shortcutsAct_ = make(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, [this] { showShortcutSheet(this); });
   const bool none = false;
   for (QAction* a : {reloadAct_, closeAct_, exportSvgAct_, exportPngAct_, exportChromeAct_}) a->setEnabled(none);
   connect(session_, &Session::selectionChanged, this, [this] {
@@ -325,6 +336,7 @@ void MainWindow::buildMenus() {
   run->addAction(runAct_);
   run->addAction(tr("&Stop"), this, [this] { script_->stop(); });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(shortcutsAct_);
   help->addAction(aboutAct_);
 
   QToolBar* tb = addToolBar(tr("Main"));
@@ -660,38 +672,37 @@ void MainWindow::updateStatus() {
 
 // ---- keyboard stepping ----
 
-bool MainWindow::keyBelongsToFocus(int key) const {
+bool MainWindow::keyBelongsToFocus(int) const {
+  // One rule everywhere: the stepping keys step, unless the focus is where the user types or picks
+  // a value. Lists, tables, the trace tree and read-only code step too, so the breadcrumb, graph and
+  // Code panel always show what the keys moved to.
   QWidget* f = QApplication::focusWidget();
   if (!f || f->window() != this) return true;  // dialogs, popups
   if (qobject_cast<QLineEdit*>(f) || qobject_cast<QAbstractSpinBox*>(f) || qobject_cast<QComboBox*>(f)) return true;
-  if (auto* e = qobject_cast<QPlainTextEdit*>(f)) return !e->isReadOnly() || key == Qt::Key_Up || key == Qt::Key_Down ||
-                                                         key == Qt::Key_PageUp || key == Qt::Key_PageDown;
-  if (qobject_cast<QTextEdit*>(f)) return true;
-  // Lists and tables move their own cursor (the trace browser follows the session anyway).
-  if (qobject_cast<QAbstractItemView*>(f)) return true;
+  if (auto* e = qobject_cast<QPlainTextEdit*>(f)) return !e->isReadOnly();
+  if (auto* e = qobject_cast<QTextEdit*>(f)) return !e->isReadOnly();
   return false;
 }
 
+QAction* MainWindow::steppingAction(int key) const {
+  for (QAction* a : {nextMatchAct_, prevMatchAct_, nextPassAct_, prevPassAct_, nextKernelAct_, prevKernelAct_})
+    if (a->property(kSteppingKeyProperty).value<QKeySequence>() == QKeySequence(key)) return a;
+  return nullptr;
+}
+
 bool MainWindow::handleNavigationKey(int key) {
-  switch (key) {
-  case Qt::Key_Right: session_->nextMatch(); return true;
-  case Qt::Key_Left: session_->previousMatch(); return true;
-  case Qt::Key_Down: session_->nextPass(); return true;
-  case Qt::Key_Up: session_->previousPass(); return true;
-  case Qt::Key_PageDown: session_->nextKernel(); return true;
-  case Qt::Key_PageUp: session_->previousKernel(); return true;
-  }
-  return false;
+  QAction* a = steppingAction(key);
+  if (a) a->trigger();
+  return a != nullptr;
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::KeyPress && isActiveWindow()) {
     auto* k = static_cast<QKeyEvent*>(event);
     const int key = k->key();
-    const bool stepping = key == Qt::Key_Left || key == Qt::Key_Right || key == Qt::Key_Up || key == Qt::Key_Down ||
-                          key == Qt::Key_PageUp || key == Qt::Key_PageDown;
     // Only the first delivery (to the focus widget) counts; the key then propagates to parents.
-    if (stepping && k->modifiers() == Qt::NoModifier && watched == QApplication::focusWidget() && !keyBelongsToFocus(key))
+    if (k->modifiers() == Qt::NoModifier && steppingAction(key) && watched == QApplication::focusWidget() &&
+        !keyBelongsToFocus(key))
       return handleNavigationKey(key);
   }
   if (event->type() == QEvent::ToolTip && watched == profile_->table()->viewport()) {

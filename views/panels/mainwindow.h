@@ -1,8 +1,8 @@
 // The Loupe main window: one Session and every panel around it — the Graph in the centre, the
 // Trace browser on the left, Rewrite detail and Inspector on the right, Code, Compare, Profile,
 // Memory, ShapeTracker, Rule profiler and Script tabbed below. Keyboard stepping (Left/Right match, Up/Down
-// pass, PageUp/PageDown kernel) works wherever the focus is not in a text field or a list that
-// uses those keys itself. Files: open, recent, drag-and-drop; export graph SVG/PNG and profile as
+// pass, PageUp/PageDown kernel) works wherever the focus is, except where the user types or picks
+// a value (text fields, editors, spin and combo boxes). Files: open, recent, drag-and-drop; export graph SVG/PNG and profile as
 // Chrome trace. Settings and window layout persist in QSettings. Errors (a corrupt trace) are shown
 // in a message box and the window stays usable. The app opens no socket.
 //
@@ -98,6 +98,7 @@ private:
   void exportGraphDialog(bool svg);
   void exportChromeDialog();
   bool keyBelongsToFocus(int key) const;
+  QAction* steppingAction(int key) const;  // the stepping action a bare key triggers, or null
   QDockWidget* addPanelDock(QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area);
 
   Session* session_;
@@ -120,7 +121,7 @@ private:
 
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
-  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_;
+  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   QLabel* position_;
   QLabel* counts_;

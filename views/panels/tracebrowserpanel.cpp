@@ -1,9 +1,11 @@
 #include "panels/tracebrowserpanel.h"
 
 #include <QEvent>
+#include <functional>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -20,16 +22,25 @@ TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
   proxy_->setHideEmptyPasses(true);
 
   filter_ = new QLineEdit(this);
-  filter_->setPlaceholderText(tr("Filter kernels, passes, rules…"));
+  filter_->setPlaceholderText(tr("Filter kernels, passes, rules… (Enter: go to the first)"));
   filter_->setClearButtonEnabled(true);
   hideEmpty_ = new QToolButton(this);
   hideEmpty_->setText(tr("Hide empty"));
-  hideEmpty_->setToolTip(tr("Hide passes in which no rule matched"));
+  hideEmpty_->setToolTip(tr("Hide passes in which no rule matched; Up/Down then skip them too"));
   hideEmpty_->setCheckable(true);
   hideEmpty_->setChecked(true);
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("traceSummary"));
   summary_->setWordWrap(true);
+  noMatch_ = new QLabel(this);
+  noMatch_->setObjectName(QStringLiteral("traceNoMatch"));
+  noMatch_->setWordWrap(true);
+  noMatch_->setAlignment(Qt::AlignCenter);
+  noMatch_->setStyleSheet(QStringLiteral("color: gray; padding: 12px"));
+  noMatch_->hide();
+  filterTimer_ = new QTimer(this);
+  filterTimer_->setSingleShot(true);
+  filterTimer_->setInterval(kFilterDelayMs);
 
   tree_ = new QTreeView(this);
   tree_->setModel(proxy_);
@@ -51,16 +62,19 @@ TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
   lay->setContentsMargins(4, 4, 4, 4);
   lay->setSpacing(4);
   lay->addLayout(bar);
+  lay->addWidget(noMatch_);
   lay->addWidget(tree_, 1);
   lay->addWidget(summary_);
 
-  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-    proxy_->setFilterFixedString(text);
-    if (!text.isEmpty()) tree_->expandToDepth(0);
-    followSelection();
-  });
+  // Typing only restarts the timer: a trace with thousands of passes is filtered once, when the
+  // user pauses.
+  connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
+  connect(filterTimer_, &QTimer::timeout, this, &TraceBrowserPanel::applyFilter);
+  connect(filter_, &QLineEdit::returnPressed, this, &TraceBrowserPanel::pickFirstResult);
   connect(hideEmpty_, &QToolButton::toggled, this, [this](bool on) {
+    syncing_ = true;  // rows that disappear move the tree's cursor: that is no choice of the user's
     proxy_->setHideEmptyPasses(on);
+    syncing_ = false;
     followSelection();
     Q_EMIT hideEmptyPassesChanged(on);
   });
@@ -110,6 +124,66 @@ void TraceBrowserPanel::rebuild(bool keepExpansion) {
   syncing_ = false;
   updateSummary();
   followSelection();
+  applyFilter();  // a filter typed before the trace arrived, and its "no match" line
+}
+
+void TraceBrowserPanel::applyFilter() {
+  filterTimer_->stop();
+  const QString text = filter_->text().trimmed();
+  if (text != proxy_->filterText()) {
+    // Rows the filter hides move the tree's cursor; the Session keeps its selection until the user
+    // picks a result.
+    syncing_ = true;
+    proxy_->setFilterText(text);
+    if (!text.isEmpty()) tree_->expandToDepth(0);
+    syncing_ = false;
+    followSelection();
+  }
+  const QString none = noMatchText();
+  noMatch_->setText(none);
+  noMatch_->setVisible(!none.isEmpty());
+}
+
+QString TraceBrowserPanel::noMatchText() const {
+  const QString text = proxy_->filterText();
+  if (text.isEmpty() || !session_->hasTrace() || proxy_->rowCount() > 0) return {};
+  return tr("No match for “%1” in kernel, pass or rule names").arg(text);
+}
+
+QModelIndex TraceBrowserPanel::firstResult() const {
+  const QString text = proxy_->filterText();
+  if (text.isEmpty()) return {};
+  auto named = [&](const QModelIndex& i) { return i.data().toString().contains(text, Qt::CaseInsensitive); };
+  std::function<QModelIndex(const QModelIndex&)> walk = [&](const QModelIndex& parent) -> QModelIndex {
+    for (int r = 0; r < proxy_->rowCount(parent); r++) {
+      const QModelIndex i = proxy_->index(r, 0, parent);
+      const int kind = i.data(TraceBrowserModel::KindRole).toInt();
+      if (named(i)) return i;
+      if (kind == TraceBrowserModel::PassItem &&
+          session_->trace().passFiredRuleMatching(i.data(TraceBrowserModel::PassIdRole).toLongLong(), text)) {
+        // the first step of that rule (the pass's steps are fetched on demand)
+        const QModelIndex src = proxy_->mapToSource(i);
+        if (model_->canFetchMore(src)) model_->fetchMore(src);
+        for (int k = 0; k < proxy_->rowCount(i); k++)
+          if (const QModelIndex step = proxy_->index(k, 0, i);
+              step.data(TraceBrowserModel::KindRole).toInt() == TraceBrowserModel::StepItem && named(step))
+            return step;
+        return i;
+      }
+      if (const QModelIndex below = walk(i); below.isValid()) return below;
+    }
+    return {};
+  };
+  return walk({});
+}
+
+void TraceBrowserPanel::pickFirstResult() {
+  applyFilter();
+  const QModelIndex i = firstResult();
+  if (!i.isValid()) return;
+  tree_->scrollTo(i);
+  tree_->setCurrentIndex(i);  // selects it in the Session (onCurrentChanged)
+  tree_->setFocus();          // so the stepping keys go on from there
 }
 
 void TraceBrowserPanel::updateSummary() {

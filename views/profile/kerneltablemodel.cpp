@@ -35,10 +35,11 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
       return k.device;
     case TimeColumn:
       return formatDuration(k.seconds());
+    // One unit per column, the header's: a slow kernel reads "0.00523", not "5.23 MB/s".
     case GflopsColumn:
-      return formatGflops(k.gflops());
+      return formatInColumnUnit(k.gflops());
     case GbsColumn:
-      return formatGbs(k.gbs());
+      return formatInColumnUnit(k.gbs());
     case ShareColumn:
       return formatPercent(k.share);
     case OptsColumn:

@@ -1,5 +1,6 @@
 #include "profile/profileformat.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -24,6 +25,15 @@ QString scaled(double v, const char* const units[], int count) {
 } // namespace
 
 QString formatSignificant(double value) { return std::isfinite(value) ? sig3(value) : kUnknown; }
+
+QString formatInColumnUnit(double value) {
+  if (!std::isfinite(value)) return kUnknown;
+  const double a = std::fabs(value);
+  if (a == 0 || a >= 1) return sig3(value);
+  // below 1: as many decimals as three significant digits need (0.00523), at most 9
+  const int decimals = std::min(9, 2 - int(std::floor(std::log10(a))));
+  return QString::number(value, 'f', decimals);
+}
 
 QString formatDuration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return kUnknown;

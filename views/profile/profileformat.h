@@ -11,3 +11,6 @@ QString formatCount(double value);      // 1234567 -> "1.23 M"
 QString formatBytes(double bytes);      // 1234567 -> "1.23 MB" (decimal units, as GB/s), 512 -> "512 B"
 // Three significant digits, no unit; for axis labels and plain numbers.
 QString formatSignificant(double value);
+// A rate in the unit its column's header names (GFLOPS, GB/s), never switching unit: three
+// significant digits however small (0.00523, 0.25, 25.3, 1234); "—" when unknown.
+QString formatInColumnUnit(double value);

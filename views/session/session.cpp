@@ -318,18 +318,22 @@ bool Session::previousMatch() {
 
 bool Session::nextPass() {
   const auto& ps = trace().passes;
-  const int pos = passPosition(sel_.pass);
-  if (pos + 1 >= int(ps.size())) return false;
-  selectPass(ps[size_t(pos + 1)].id, 0);
-  return true;
+  for (size_t i = size_t(passPosition(sel_.pass) + 1); i < ps.size(); i++)
+    if (!skipEmpty_ || !trace().passIsEmpty(ps[i].id)) {
+      selectPass(ps[i].id, 0);
+      return true;
+    }
+  return false;
 }
 
 bool Session::previousPass() {
   const auto& ps = trace().passes;
-  const int pos = passPosition(sel_.pass);
-  if (pos <= 0) return false;
-  selectPass(ps[size_t(pos - 1)].id, 0);
-  return true;
+  for (int i = passPosition(sel_.pass) - 1; i >= 0; i--)
+    if (!skipEmpty_ || !trace().passIsEmpty(ps[size_t(i)].id)) {
+      selectPass(ps[size_t(i)].id, 0);
+      return true;
+    }
+  return false;
 }
 
 bool Session::nextKernel() {

@@ -5,7 +5,9 @@
 //
 // Stepping: a step k of a pass is its graph after the first k matches (step 0: the pass's input).
 // next/previousMatch walk matches across passes (only passes with matches), next/previousPass walk
-// every pass, next/previousKernel walk the kernels in the order they were compiled.
+// every pass (or, with skipEmptyPasses, only those with matches in them or in passes nested under
+// them: the ones the Trace browser shows with Hide empty on), next/previousKernel walk the kernels in
+// the order they were compiled.
 #pragma once
 #include <QFutureWatcher>
 #include <QObject>
@@ -72,6 +74,10 @@ public:
   std::vector<RuleFiring> firingsOfRule(int64_t ruleId, int limit = 20000);
   loupe::UOpPtr node(int64_t traceNodeId);
 
+  // Pass stepping skips empty passes (the Trace browser's Hide empty).
+  void setSkipEmptyPasses(bool skip) { skipEmpty_ = skip; }
+  bool skipsEmptyPasses() const { return skipEmpty_; }
+
   // Selection.
   const Selection& selection() const { return sel_; }
   const StepInfo& currentStep() const { return step_; }
@@ -126,6 +132,7 @@ private:
   Selection sel_;
   StepInfo step_;
   loupe::UOpPtr node_;
+  bool skipEmpty_ = false;
   int loading_ = 0;
   quint64 generation_ = 0;
 };

@@ -82,7 +82,7 @@ void TraceBrowserModel::setTrace(std::shared_ptr<const TraceSnapshot> snapshot, 
       it->kind = PassItem;
       it->id = p.id;
       it->start = p.start_ns;
-      it->emptySubtree = p.match_count == 0;
+      it->emptySubtree = snap_->passIsEmpty(p.id);
       passItems_.insert(p.id, it.get());
       passes.push_back(std::move(it));
     }
@@ -108,11 +108,6 @@ void TraceBrowserModel::setTrace(std::shared_ptr<const TraceSnapshot> snapshot, 
                                                                              : a.item->id < b.item->id);
     });
     for (Pending& p : pending) p.parent->add(std::move(p.item));
-    // A pass counts as non-empty when any nested pass has matches.
-    for (const loupe::TracePass& p : snap_->passes) {
-      if (p.match_count == 0) continue;
-      for (Item* up = passItems_.value(p.id)->parent; up && up->kind == PassItem; up = up->parent) up->emptySubtree = false;
-    }
     std::function<void(Item*)> fix = [&](Item* i) {
       i->fixedChildren = int(i->children.size());
       for (auto& c : i->children) fix(c.get());
@@ -328,11 +323,27 @@ void TraceFilterProxy::setHideEmptyPasses(bool hide) {
   invalidateFilter();
 }
 
+void TraceFilterProxy::setFilterText(const QString& text) {
+  text_ = text;
+  setFilterFixedString(text);  // invalidates
+}
+
+bool TraceFilterProxy::firedMatchingRule(const QModelIndex& sourceIndex) const {
+  auto* model = qobject_cast<const TraceBrowserModel*>(sourceModel());
+  if (text_.isEmpty() || !model || !model->snapshot()) return false;
+  if (sourceIndex.data(TraceBrowserModel::KindRole).toInt() != TraceBrowserModel::PassItem) return false;
+  return model->snapshot()->passFiredRuleMatching(sourceIndex.data(TraceBrowserModel::PassIdRole).toLongLong(), text_);
+}
+
 bool TraceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
   const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
   if (hideEmpty_ && i.data(TraceBrowserModel::EmptyPassRole).toBool()) return false;
   if (QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent)) return true;
-  // Children of a hit stay visible (Qt's autoAcceptChildRows would also bring back hidden empty passes).
+  // A pass in which a rule of that name fired (its steps are fetched lazily, so the rule names are
+  // looked up in the snapshot); under it only the steps of that rule show.
+  if (firedMatchingRule(i)) return true;
+  // Children of a hit by name stay visible (Qt's autoAcceptChildRows would also bring back hidden
+  // empty passes).
   for (QModelIndex up = sourceParent; up.isValid(); up = up.parent())
     if (QSortFilterProxyModel::filterAcceptsRow(up.row(), up.parent())) return true;
   return false;

@@ -1,8 +1,8 @@
 // The trace browser's tree: contexts (schedule, kernels) -> passes (nested graph_rewrite calls under
 // the pass that ran them) -> rewrite steps. Steps are fetched lazily (canFetchMore/fetchMore) through
 // a match source, so a trace with a million matches opens at once. Columns: name, matches, time.
-// TraceFilterProxy filters by text (any column of any level, keeping parents and children of a hit)
-// and can hide passes without matches.
+// TraceFilterProxy filters by text (names at any level, and the rules that fired in a pass, keeping
+// parents and children of a hit) and can hide passes without matches.
 #pragma once
 #include <QAbstractItemModel>
 #include <QSortFilterProxyModel>
@@ -39,6 +39,7 @@ public:
   void setTrace(std::shared_ptr<const TraceSnapshot> snapshot, MatchSource matches);
   void clear();
   void setDarkPalette(bool dark);  // kernel name colours in tooltips
+  const TraceSnapshot* snapshot() const { return snap_.get(); }
 
   QModelIndex indexForContext(int64_t contextId) const;
   QModelIndex indexForPass(int64_t passId) const;
@@ -77,12 +78,18 @@ public:
   explicit TraceFilterProxy(QObject* parent = nullptr);
   void setHideEmptyPasses(bool hide);
   bool hidesEmptyPasses() const { return hideEmpty_; }
+  // Shows rows whose name contains text (case-insensitively), passes in which a rule whose name
+  // contains it fired, and the rows around them.
+  void setFilterText(const QString& text);
+  QString filterText() const { return text_; }
 
 protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
+  bool firedMatchingRule(const QModelIndex& sourceIndex) const;
   bool hideEmpty_ = false;
+  QString text_;
 };
 
 // "12.3 ms", "456 µs", "—" for a negative (unknown) duration.

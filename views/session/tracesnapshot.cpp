@@ -39,6 +39,21 @@ std::vector<const loupe::TracePass*> TraceSnapshot::passesOf(int64_t contextId) 
   return out;
 }
 
+const loupe::TraceRule* TraceSnapshot::rule(int64_t id) const {
+  auto it = ruleIndex.constFind(id);
+  return it == ruleIndex.constEnd() ? nullptr : &rules[size_t(*it)];
+}
+
+bool TraceSnapshot::passFiredRuleMatching(int64_t passId, const QString& text) const {
+  if (text.isEmpty()) return false;
+  auto it = rulesOfPass.constFind(passId);
+  if (it == rulesOfPass.constEnd()) return false;
+  for (qint64 id : *it)
+    if (const loupe::TraceRule* r = rule(id); r && QString::fromStdString(r->name).contains(text, Qt::CaseInsensitive))
+      return true;
+  return false;
+}
+
 int64_t TraceSnapshot::totalMatches() const {
   int64_t n = 0;
   for (const loupe::TracePass& p : passes) n += p.match_count;
@@ -65,6 +80,16 @@ std::shared_ptr<TraceSnapshot> readTraceSnapshot(loupe::TraceReader& reader) {
   s->peaks = reader.peaks();
   for (size_t i = 0; i < s->contexts.size(); i++) s->contextIndex.insert(s->contexts[i].id, int(i));
   for (size_t i = 0; i < s->passes.size(); i++) s->passIndex.insert(s->passes[i].id, int(i));
+  for (size_t i = 0; i < s->rules.size(); i++) s->ruleIndex.insert(s->rules[i].id, int(i));
+  // A pass with matches makes every pass it is nested under non-empty too.
+  for (const loupe::TracePass& p : s->passes) {
+    if (p.match_count <= 0) continue;
+    for (const loupe::TracePass* up = &p; up && !s->passesWithMatches.contains(up->id); up = s->pass(up->parent_id))
+      s->passesWithMatches.insert(up->id);
+  }
+  // One pass over the matches (keyed by pass, so read in order): which rules fired where.
+  loupe::SqliteStmt fired = reader.db().prepare("SELECT DISTINCT pass_id, rule_id FROM matches");
+  while (fired.step()) s->rulesOfPass[fired.int64(0)].append(fired.int64(1));
   for (size_t i = 0; i < s->kernels.size(); i++) {
     const loupe::TraceKernel& k = s->kernels[i];
     s->kernelIndex.insert(k.id, int(i));

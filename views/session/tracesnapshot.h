@@ -3,6 +3,7 @@
 // snapshot is immutable; when a trace grows, a new one is read and replaces it.
 #pragma once
 #include <QHash>
+#include <QSet>
 #include <QString>
 #include <map>
 #include <memory>
@@ -30,6 +31,12 @@ struct TraceSnapshot {
   QHash<qint64, int> contextIndex, passIndex, kernelIndex;  // id -> position in the vectors above
   QHash<qint64, KernelNameParts> kernelNames;               // kernel id -> decoded name
   QHash<qint64, qint64> kernelOfContext;                    // context id -> its kernel's id
+  // Passes with matches in them or in a pass nested under them; the others are "empty" (the Trace
+  // browser's Hide empty hides them and stepping with it on skips them).
+  QSet<qint64> passesWithMatches;
+  // pass id -> the ids of the rules that fired in it (what the Trace browser's filter searches).
+  QHash<qint64, QList<qint64>> rulesOfPass;
+  QHash<qint64, int> ruleIndex;  // rule id -> position in rules
 
   const loupe::TraceContext* context(int64_t id) const;
   const loupe::TracePass* pass(int64_t id) const;
@@ -39,6 +46,10 @@ struct TraceSnapshot {
   // The passes of a context in id order.
   std::vector<const loupe::TracePass*> passesOf(int64_t contextId) const;
   int64_t totalMatches() const;
+  bool passIsEmpty(int64_t passId) const { return !passesWithMatches.contains(passId); }
+  const loupe::TraceRule* rule(int64_t id) const;
+  // Whether a rule whose name contains `text` (case-insensitively) fired in the pass.
+  bool passFiredRuleMatching(int64_t passId, const QString& text) const;
 };
 
 // Reads a snapshot through reader (any thread; the reader is not shared while this runs).

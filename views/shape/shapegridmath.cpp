@@ -9,6 +9,22 @@ void ShapeGridMath::setShape(std::vector<int64_t> shape) {
   const int r = rank();
   m_rowAxis = r >= 2 ? r - 2 : -1;
   m_colAxis = r >= 1 ? r - 1 : -1;
+  // Kernel shapes are full of size-1 axes (a store's (6, 1, 6, 1)): the grid shows the two largest
+  // of the others, in axis order, ties going to the later axis.
+  std::vector<int> big;
+  const bool noElements = std::find(m_shape.begin(), m_shape.end(), 0) != m_shape.end();
+  for (int a = 0; a < r && !noElements; ++a)
+    if (m_shape[size_t(a)] > 1) big.push_back(a);
+  std::stable_sort(big.begin(), big.end(), [&](int a, int b) {
+    return m_shape[size_t(a)] != m_shape[size_t(b)] ? m_shape[size_t(a)] > m_shape[size_t(b)] : a > b;
+  });
+  if (big.size() >= 2) {
+    m_rowAxis = std::min(big[0], big[1]);
+    m_colAxis = std::max(big[0], big[1]);
+  } else if (big.size() == 1) {
+    m_rowAxis = -1;  // one row along the only axis that varies
+    m_colAxis = big[0];
+  }
   updateStrides();
 }
 

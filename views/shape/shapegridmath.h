@@ -30,7 +30,8 @@ public:
   static constexpr double kMinCellSize = 1.0;
   static constexpr double kMaxCellSize = 120.0;
 
-  // Resets the axes to the last two (rows = rank-2, cols = rank-1) and the fixed indices to 0.
+  // Resets the axes to the two largest axes of size > 1, in axis order (ties: the later axis; one
+  // such axis: a single row along it; none: the last two) and the fixed indices to 0.
   // Rank 1 is one row (rowAxis -1); rank 0 is a single cell (both -1).
   void setShape(std::vector<int64_t> shape);
   const std::vector<int64_t>& shape() const { return m_shape; }

@@ -83,6 +83,7 @@ void ShapeGridWidget::setFixedIndex(int axis, int64_t value) {
 }
 
 void ShapeGridWidget::setCellSize(double size) {
+  m_fitted = false;
   const double before = m_math.cellSize();
   m_math.setCellSize(size);
   updateHeaders();
@@ -99,6 +100,7 @@ void ShapeGridWidget::zoomToFit() {
   setCellSize(std::min(m_fitLimit, m_math.fitCellSize(QSizeF(viewport()->size()))));
   horizontalScrollBar()->setValue(0);
   verticalScrollBar()->setValue(0);
+  m_fitted = true;  // until the user zooms: a resize (the dock, the splitter) fits again
 }
 
 void ShapeGridWidget::showEvent(QShowEvent* event) {
@@ -149,7 +151,7 @@ void ShapeGridWidget::updateScrollBars() {
 void ShapeGridWidget::resizeEvent(QResizeEvent* event) {
   QAbstractScrollArea::resizeEvent(event);
   updateScrollBars();
-  if (m_fitPending && isVisible()) zoomToFit();
+  if ((m_fitPending || m_fitted) && isVisible()) zoomToFit();
 }
 
 void ShapeGridWidget::changeEvent(QEvent* event) {

@@ -38,11 +38,13 @@ public:
 
   // Fitting never makes cells bigger than this (the + button still can).
   void setFitLimit(double size) { m_fitLimit = size; }
+  bool isFitted() const { return m_fitted; }
 
 public Q_SLOTS:
   void zoomIn();
   void zoomOut();
-  // Fits the grid into the viewport; before the widget has its size, fits when it gets it.
+  // Fits the grid into the viewport; before the widget has its size, fits when it gets it, and
+  // it fits again on every resize until the user zooms.
   void zoomToFit();
 
 Q_SIGNALS:
@@ -84,6 +86,7 @@ private:
   int64_t m_pending = 0;
   bool m_repaintQueued = false;
   bool m_fitPending = false;
+  bool m_fitted = false;
   qint64 m_lo = 0, m_hi = 0;
   double m_fitLimit = 44.0;
 };

@@ -5,8 +5,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -130,6 +132,16 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   m_expressions->setWordWrap(true);
   m_expressions->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+  // The views table and the expressions on the left, the grid on the right with the panel's whole
+  // height: stacked, a bottom dock left the grid a strip of ~45 px.
+  auto* infoPane = new QWidget(this);
+  auto* iv = new QVBoxLayout(infoPane);
+  iv->setContentsMargins(0, 0, 0, 0);
+  iv->setSpacing(4);
+  iv->addWidget(m_table);
+  iv->addWidget(m_expressions);
+  iv->addStretch(1);
+
   auto* gridPane = new QWidget(this);
   auto* gv = new QVBoxLayout(gridPane);
   gv->setContentsMargins(0, 0, 0, 0);
@@ -137,17 +149,24 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   gv->addLayout(axes);
   gv->addWidget(m_sliceBox);
   gv->addWidget(m_grid, 1);
-  auto* status = new QHBoxLayout;
-  status->addWidget(m_hover, 1);
-  status->addWidget(m_legend);
-  gv->addLayout(status);
-  gv->addWidget(m_expressions);
+  // Legend and hover line under the grid, one per row: side by side they made the pane wider than
+  // a bottom dock leaves it.
+  gv->addWidget(m_legend, 0, Qt::AlignLeft);
+  gv->addWidget(m_hover);
+  m_hover->setWordWrap(true);
+  m_grid->setMinimumHeight(kMinGridHeight);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(infoPane);
+  split->addWidget(gridPane);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(m_title);
-  layout->addWidget(m_table);
-  layout->addWidget(gridPane, 1);
+  layout->addWidget(split, 1);
 
   connect(m_rowAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(true); });
   connect(m_colAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(false); });
@@ -200,9 +219,14 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
   rebuildAxisControls();
   describeHover({});
   m_grid->zoomToFit();
-  // The table takes the height of its rows, the grid the rest.
+  // The table takes the width of its columns (up to kMaxTableWidth, then it scrolls) and the height
+  // of its rows, the grid beside it the rest.
+  const int tableWidth = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 2;
+  m_table->setMinimumWidth(std::min(tableWidth, kMaxTableWidth));
+  const int scrollBar = tableWidth > kMaxTableWidth ? m_table->horizontalScrollBar()->sizeHint().height() : 0;
   const int tableHeight = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() +
-                          m_table->verticalHeader()->defaultSectionSize() * std::max(1, m_model->rowCount()) + 2;
+                          m_table->verticalHeader()->defaultSectionSize() * std::max(1, m_model->rowCount()) + 2 +
+                          scrollBar;
   m_table->setFixedHeight(tableHeight);
 }
 
@@ -243,7 +267,7 @@ void ShapeTrackerView::rebuildAxisControls() {
     slider->setEnabled(size > 1);
     spin->setEnabled(size > 1);
     slider->setMinimumWidth(80);
-    const int row = slot / 3, col = (slot % 3) * 3;
+    const int row = slot / 2, col = (slot % 2) * 3;  // two per row: the grid pane stays narrow
     m_sliceLayout->addWidget(label, row, col);
     m_sliceLayout->addWidget(slider, row, col + 1);
     m_sliceLayout->addWidget(spin, row, col + 2);

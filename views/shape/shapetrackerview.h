@@ -1,6 +1,6 @@
-// The ShapeTracker panel: the views table, the grid of the logical shape (pick the two grid axes;
-// sliders choose the indices of the others), a colour legend, the index and valid expressions, and
-// a line describing the hovered cell.
+// The ShapeTracker panel: the views table with the index and valid expressions beside the grid of
+// the logical shape (pick the two grid axes, by default the two largest; sliders choose the indices
+// of the others), a colour legend, and a line describing the hovered cell.
 #pragma once
 #include <QWidget>
 
@@ -22,6 +22,8 @@ class OffsetLegend;
 class ShapeTrackerView : public QWidget {
   Q_OBJECT
 public:
+  static constexpr int kMinGridHeight = 160;  // the grid never gets less, whatever the dock's height
+  static constexpr int kMaxTableWidth = 560;  // wider views tables scroll
   explicit ShapeTrackerView(QWidget* parent = nullptr);
   ~ShapeTrackerView() override;
 
