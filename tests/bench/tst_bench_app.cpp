@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <ctime>
 
-#include "graph/graph_panel.h"
-#include "graph/graph_scene.h"
-#include "graph/graph_view.h"
+#include "graph/graphpanel.h"
+#include "graph/graphscene.h"
+#include "graph/graphview.h"
 #include "panels/mainwindow.h"
 #include "session/session.h"
 

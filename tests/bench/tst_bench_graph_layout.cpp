@@ -10,7 +10,7 @@
 
 // The benchmark needs the views library; until tests/CMakeLists.txt links loupe_views into bench
 // tests, it builds as a skipped stub instead of breaking the build.
-#if __has_include("graph/graph_panel.h")
+#if __has_include("graph/graphpanel.h")
 #define LOUPE_BENCH_HAS_VIEWS 1
 #include <QApplication>
 #include <QElapsedTimer>
@@ -19,12 +19,12 @@
 #include <QJsonObject>
 #include <algorithm>
 
-#include "graph/dot_layout.h"
-#include "graph/graph_panel.h"
-#include "graph/graph_scene.h"
-#include "graph/layered_layout.h"
-#include "graph/layout_service.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/dotlayout.h"
+#include "graph/graphpanel.h"
+#include "graph/graphscene.h"
+#include "graph/layeredlayout.h"
+#include "graph/layoutservice.h"
+#include "graph/uopgraphadapter.h"
 #include "views/tst_graph_fixtures.h"
 
 using namespace loupe;

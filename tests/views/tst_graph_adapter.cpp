@@ -2,8 +2,8 @@
 // GraphModel -> DrawGraph (constants folded into labels, shared leaves drawn per consumer).
 #include <QtTest>
 
-#include "graph/draw_graph.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/drawgraph.h"
+#include "graph/uopgraphadapter.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "views/tst_graph_fixtures.h"

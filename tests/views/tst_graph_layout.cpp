@@ -3,11 +3,11 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "graph/dot_layout.h"
-#include "graph/incremental_layout.h"
-#include "graph/layered_layout.h"
-#include "graph/layout_service.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/dotlayout.h"
+#include "graph/incrementallayout.h"
+#include "graph/layeredlayout.h"
+#include "graph/layoutservice.h"
+#include "graph/uopgraphadapter.h"
 #include "views/tst_graph_fixtures.h"
 
 using namespace loupe;

@@ -10,11 +10,11 @@
 #include <QWheelEvent>
 #include <QtTest>
 
-#include "graph/graph_panel.h"
-#include "graph/graph_scene.h"
-#include "graph/layered_layout.h"
-#include "graph/layout_service.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/graphpanel.h"
+#include "graph/graphscene.h"
+#include "graph/layeredlayout.h"
+#include "graph/layoutservice.h"
+#include "graph/uopgraphadapter.h"
 #include "views/tst_graph_fixtures.h"
 
 using namespace loupe;

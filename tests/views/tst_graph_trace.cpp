@@ -4,9 +4,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "graph/graph_panel.h"
-#include "graph/graph_scene.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/graphpanel.h"
+#include "graph/graphscene.h"
+#include "graph/uopgraphadapter.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
 #include "symbolic/symbolic.h"

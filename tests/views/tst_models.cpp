@@ -10,7 +10,7 @@
 #include "schedule/schedule.h"
 #include "session/inspectormodel.h"
 #include "session/ruleprofilermodel.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/uopgraphadapter.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
 #include "tensor/tensor.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "graph/uop_graph_adapter.h"
+#include "graph/uopgraphadapter.h"
 #include "session/session.h"
 #include "trace/graph_at_step.h"
 #include "rewrite/graph_rewrite.h"

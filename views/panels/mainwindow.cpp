@@ -28,12 +28,17 @@
 #include <QSpinBox>
 #include <QComboBox>
 
-#include "graph/graph_panel.h"
-#include "graph/uop_graph_adapter.h"
+#include "graph/graphpanel.h"
+#include "graph/uopgraphadapter.h"
 #include "panels/apppalette.h"
 #include "panels/inspectorpanel.h"
 #include "panels/kernelnamedelegate.h"
-#include "panels/kernelpanels.h"
+#include "panels/codepanel.h"
+#include "panels/comparepanel.h"
+#include "panels/kernelfacts.h"
+#include "panels/sessiongraphpanel.h"
+#include "panels/sessionprofilepanel.h"
+#include "panels/shapepanel.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
@@ -75,15 +80,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   });
   connect(session_, &Session::loaded, this, [this] {
     centre_->setCurrentWidget(graph_);
-    graphPass_ = graphStep_ = -1;
     if (!script_->isRunTrace(session_->path())) addRecent(session_->path());
-    syncProfile();
     updateTitle();
     updateStatus();
     statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(session_->path()).fileName()), 4000);
   });
   connect(session_, &Session::updated, this, [this] {
-    syncProfile();
     updateTitle();
     updateStatus();
   });
@@ -94,28 +96,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
                                            .arg(QFileInfo(path).fileName().toHtmlEscaped(), message.toHtmlEscaped()));
   });
   connect(session_, &Session::closed, this, [this] {
-    graph_->clear();
-    profile_->clear();
     memory_->clear();
     centre_->setCurrentWidget(welcome_);
     updateTitle();
     updateStatus();
   });
   connect(session_, &Session::problem, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-  connect(session_, &Session::stepChanged, this, &MainWindow::showStep);
-  connect(session_, &Session::nodeChanged, this, [this](quint64 id) {
-    if (syncingNode_) return;
-    syncingNode_ = true;
-    graph_->selectNode(id);
-    syncingNode_ = false;
-  });
-  connect(session_, &Session::kernelChanged, this, [this](qint64 id) {
-    if (syncingKernel_) return;
-    syncingKernel_ = true;
-    profile_->selectKernel(id);
-    syncingKernel_ = false;
-    updateStatus();
-  });
+  connect(session_, &Session::kernelChanged, this, &MainWindow::updateStatus);
   connect(session_, &Session::selectionChanged, this, &MainWindow::updateStatus);
   qApp->installEventFilter(this);
   updateStatus();
@@ -140,7 +127,7 @@ QDockWidget* MainWindow::dock(const QString& objectName) const {
 }
 
 void MainWindow::buildPanels() {
-  graph_ = new GraphPanel(this);
+  graph_ = new SessionGraphPanel(session_, this);
   graph_->setWindowTitle(tr("Graph"));  // where its keys belong, in the shortcut sheet
   welcome_ = new QWidget(this);
   {
@@ -179,7 +166,7 @@ void MainWindow::buildPanels() {
   rules_ = new RuleProfilerPanel(session_, this);
   code_ = new KernelCodePanel(session_, this);
   compare_ = new KernelComparePanel(session_, this);
-  profile_ = new ProfileView(this);
+  profile_ = new SessionProfilePanel(session_, this);
   memory_ = new MemoryPanel(this);
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
@@ -207,45 +194,17 @@ void MainWindow::buildPanels() {
     script_->showSourceLine(file, line);
   });
 
-  // Graph <-> session.
-  connect(graph_, &GraphPanel::nodeSelected, this, [this](quint64 id) {
-    if (syncingNode_) return;
-    syncingNode_ = true;
-    session_->selectNodeById(id);
-    syncingNode_ = false;
-  });
-  connect(graph_, &GraphPanel::navigateRequested, this, [this](GraphView::Navigation where) {
-    switch (where) {
-    case GraphView::Navigation::PreviousMatch: session_->previousMatch(); break;
-    case GraphView::Navigation::NextMatch: session_->nextMatch(); break;
-    case GraphView::Navigation::PreviousPass: session_->previousPass(); break;
-    case GraphView::Navigation::NextPass: session_->nextPass(); break;
-    case GraphView::Navigation::PreviousKernel: session_->previousKernel(); break;
-    case GraphView::Navigation::NextKernel: session_->nextKernel(); break;
-    }
-  });
   connect(graph_, &GraphPanel::layoutStateChanged, this, [this] { updateStatus(); });
-  // Profile <-> session: a kernel picked in the table, roofline or timeline is picked everywhere.
-  connect(profile_, &ProfileView::kernelSelected, this,
-          [this](qint64 id, const QString& name, const QString&) { selectKernelFromPanel(id, name); });
+  connect(graph_, &SessionGraphPanel::problem, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(profile_, &SessionProfilePanel::memoryDataChanged, memory_, &MemoryPanel::setData);
   // Memory -> a kernel that wrote or read a buffer: shown in the Profile and the graph.
   connect(memory_, &MemoryPanel::kernelActivated, this, [this](qint64 id, const QString& name) {
-    selectKernelFromPanel(id, name);
+    profile_->selectKernelOfPanel(id, name);
     if (QDockWidget* d = dock(QStringLiteral("profileDock"))) {
       d->show();
       d->raise();
     }
   });
-  // The profile table's kernel names in axis colours, with the decoder's tooltip.
-  profile_->table()->setItemDelegateForColumn(
-      KernelTableModel::NameColumn, new KernelNameDelegate(
-                                        [this](const QModelIndex& i) -> std::optional<KernelNameParts> {
-                                          const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
-                                          if (!session_->trace().kernelNames.contains(id)) return std::nullopt;
-                                          return session_->trace().kernelNames.value(id);
-                                        },
-                                        profile_->table()));
-  profile_->table()->viewport()->installEventFilter(this);
   connect(inspector_, &InspectorPanel::showShapeTrackerRequested, this, [this](const loupe::UOpPtr& node) {
     if (!shape_->showNode(node)) return;
     QDockWidget* d = dock(QStringLiteral("shapeDock"));
@@ -434,7 +393,7 @@ void MainWindow::setDarkTheme(bool dark) {
   dark_ = dark;
   darkAct_->setChecked(dark);
   applyAppPalette(dark);
-  showStep();  // the graph's colours are chosen when it is drawn
+  graph_->redraw();  // the graph's colours are chosen when it is drawn
 }
 
 // ---- files ----
@@ -555,83 +514,6 @@ void MainWindow::showError(const QString& title, const QString& text) {
 
 // ---- session -> panels ----
 
-void MainWindow::showStep() {
-  const StepInfo& st = session_->currentStep();
-  if (!st.valid()) {
-    graph_->clear();
-    graphPass_ = graphStep_ = -1;
-    return;
-  }
-  try {
-    GraphModel m = st.match ? graphModelFromStep({st.before, st.graph, st.changes.before, st.changes.after, {}})
-                            : graphModelFromUOp(st.graph);
-    const loupe::TracePass* p = session_->trace().pass(st.pass);
-    m.title = QStringLiteral("%1 · step %2/%3").arg(p ? QString::fromStdString(p->name) : QString()).arg(st.step).arg(st.steps);
-    const bool stepping = st.pass == graphPass_ && std::abs(st.step - graphStep_) == 1;
-    graph_->setGraph(std::move(m), stepping ? GraphPanel::Transition::Step : GraphPanel::Transition::Fresh);
-    graphPass_ = st.pass;
-    graphStep_ = st.step;
-    if (session_->selection().node) {
-      syncingNode_ = true;
-      graph_->selectNode(session_->selection().node);
-      syncingNode_ = false;
-    }
-  } catch (const std::exception& e) {
-    graph_->clear();
-    statusBar()->showMessage(tr("cannot draw this step: %1").arg(QString::fromStdString(e.what())), 8000);
-  }
-}
-
-void MainWindow::selectKernelFromPanel(qint64 id, const QString& name) {
-  if (syncingKernel_) return;
-  syncingKernel_ = true;
-  if (session_->trace().kernel(id)) session_->selectKernel(id);
-  else
-    for (const loupe::TraceKernel& k : session_->trace().kernels)
-      if (QString::fromStdString(k.name) == name) {
-        session_->selectKernel(k.id);
-        break;
-      }
-  syncingKernel_ = false;
-  // the Profile follows even when it was the one that asked (its own selection is already this kernel)
-  syncingKernel_ = true;
-  profile_->selectKernel(session_->selection().kernel);
-  syncingKernel_ = false;
-}
-
-void MainWindow::syncProfile() {
-  const TraceSnapshot& t = session_->trace();
-  ProfileInput in;
-  for (const loupe::TraceEvent& e : t.profile) {
-    if (e.kind != "kernel") continue;
-    ProfileRun r;
-    r.kernelId = e.kernel_id;
-    r.name = QString::fromStdString(e.name);
-    r.device = QString::fromStdString(e.device);
-    if (const loupe::TraceKernel* k = t.kernel(e.kernel_id)) {
-      QStringList opts;
-      for (const std::string& o : k->opts) opts << shortOptText(o);
-      r.opts = opts.join(QStringLiteral(", "));
-    }
-    r.startNs = e.start_ns;
-    r.durationNs = e.duration_ns;
-    r.flops = double(e.flops);
-    r.bytes = double(e.lds > 0 ? std::min(e.mem, e.lds) : e.mem);  // tinygrad's GB/s: min(mem, lds)
-    in.runs << r;
-  }
-  for (const loupe::DevicePeaks& p : t.peaks)
-    in.peaks << DevicePeak{QString::fromStdString(p.device), p.peak_gflops, p.bandwidth_gbs};
-  // The Memory panel reads the same events (allocations, frees, runs, TinyJit calls); the timeline
-  // shows its TinyJit calls.
-  std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
-  for (const JitCall& j : memory->spans()) in.jitCalls << j;
-  syncingKernel_ = true;
-  profile_->setInput(std::move(in));
-  profile_->selectKernel(session_->selection().kernel);
-  syncingKernel_ = false;
-  memory_->setData(std::move(memory));
-}
-
 void MainWindow::updateTitle() {
   if (!session_->hasTrace()) {
     setWindowTitle(QStringLiteral("Loupe"));
@@ -704,18 +586,6 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (k->modifiers() == Qt::NoModifier && steppingAction(key) && watched == QApplication::focusWidget() &&
         !keyBelongsToFocus(key))
       return handleNavigationKey(key);
-  }
-  if (event->type() == QEvent::ToolTip && watched == profile_->table()->viewport()) {
-    auto* he = static_cast<QHelpEvent*>(event);
-    const QModelIndex i = profile_->table()->indexAt(he->pos());
-    if (i.isValid() && i.column() == KernelTableModel::NameColumn) {
-      const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
-      if (session_->trace().kernelNames.contains(id)) {
-        QToolTip::showText(he->globalPos(), kernelNameTooltip(session_->trace().kernelNames.value(id), isDarkPalette(palette())),
-                           profile_->table()->viewport());
-        return true;
-      }
-    }
   }
   return QMainWindow::eventFilter(watched, event);
 }

@@ -22,9 +22,11 @@ class QStackedWidget;
 class MemoryPanel;
 class ProfileView;
 
+#include "panels/sessiongraphpanel.h"
+#include "panels/sessionprofilepanel.h"
+
 namespace loupe::views {
 
-class GraphPanel;
 class InspectorPanel;
 class KernelCodePanel;
 class KernelComparePanel;
@@ -85,10 +87,6 @@ private:
   void buildMenus();
   void restoreSettings();
   void saveSettings();
-  void showStep();
-  void syncProfile();
-  // A kernel picked in the Profile or Memory panel (by trace id, else by name) becomes the session's.
-  void selectKernelFromPanel(qint64 id, const QString& name);
   void updateStatus();
   void updateTitle();
   void addRecent(const QString& path);
@@ -105,14 +103,14 @@ private:
   QStackedWidget* centre_;
   QWidget* welcome_;
   QLabel* welcomeRecent_;
-  GraphPanel* graph_;
+  SessionGraphPanel* graph_;
   TraceBrowserPanel* browser_;
   RewriteDetailPanel* detail_;
   InspectorPanel* inspector_;
   RuleProfilerPanel* rules_;
   KernelCodePanel* code_;
   KernelComparePanel* compare_;
-  ProfileView* profile_;
+  SessionProfilePanel* profile_;
   MemoryPanel* memory_;
   ShapePanel* shape_;
   ScriptPanel* script_;
@@ -129,9 +127,6 @@ private:
   QString lastError_;
   QStringList recent_;
   bool dark_ = false;
-  bool syncingNode_ = false;
-  bool syncingKernel_ = false;
-  int64_t graphPass_ = -1, graphStep_ = -1;
 };
 
 } // namespace loupe::views

@@ -5,7 +5,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "graph/uop_graph_adapter.h"
+#include "graph/uopgraphadapter.h"
 #include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"

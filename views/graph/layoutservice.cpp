@@ -1,4 +1,4 @@
-#include "graph/layout_service.h"
+#include "graph/layoutservice.h"
 
 #include <QCoreApplication>
 #include <QtConcurrent/QtConcurrentRun>

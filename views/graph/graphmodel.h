@@ -1,5 +1,5 @@
 // The Graph panel's input: one graph (usually the UOp graph at one rewrite step) as plain values,
-// independent of where it came from (live UOps through uop_graph_adapter, or a trace).
+// independent of where it came from (live UOps through uopgraphadapter, or a trace).
 #pragma once
 #include <QColor>
 #include <QHash>

@@ -1,4 +1,4 @@
-#include "graph/graph_model.h"
+#include "graph/graphmodel.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-#include "graph/layered_layout.h"
+#include "graph/layeredlayout.h"
 
 #include <QElapsedTimer>
 #include <algorithm>

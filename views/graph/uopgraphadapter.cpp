@@ -1,4 +1,4 @@
-#include "graph/uop_graph_adapter.h"
+#include "graph/uopgraphadapter.h"
 
 #include <QSet>
 #include <deque>

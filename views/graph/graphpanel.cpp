@@ -1,4 +1,4 @@
-#include "graph/graph_panel.h"
+#include "graph/graphpanel.h"
 
 #include <tuple>
 #include <QEvent>
@@ -19,9 +19,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "graph/graph_scene.h"
-#include "graph/layered_layout.h"
-#include "graph/layout_service.h"
+#include "graph/graphscene.h"
+#include "graph/layeredlayout.h"
+#include "graph/layoutservice.h"
 #include "support/error.h"
 
 namespace loupe::views {

@@ -1,11 +1,11 @@
-// Graphviz `dot` through libgvc. The Graphviz headers stay inside dot_layout.cpp. libgvc is not
+// Graphviz `dot` through libgvc. The Graphviz headers stay inside dotlayout.cpp. libgvc is not
 // re-entrant: every call takes one process-wide lock, so layouts run one at a time.
 #pragma once
 #include <QString>
 #include <functional>
 
-#include "graph/draw_graph.h"
-#include "graph/graph_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphlayout.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-#include "graph/graph_items.h"
+#include "graph/graphitems.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

@@ -1,4 +1,4 @@
-#include "graph/graph_style.h"
+#include "graph/graphstyle.h"
 
 namespace loupe::views {
 

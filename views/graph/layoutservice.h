@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "graph/dot_layout.h"
+#include "graph/dotlayout.h"
 
 namespace loupe::views {
 

@@ -4,9 +4,9 @@
 #pragma once
 #include <QGraphicsScene>
 
-#include "graph/draw_graph.h"
-#include "graph/graph_items.h"
-#include "graph/graph_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphitems.h"
+#include "graph/graphlayout.h"
 
 namespace loupe::views {
 

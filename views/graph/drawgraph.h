@@ -8,8 +8,8 @@
 #include <QVector>
 #include <memory>
 
-#include "graph/graph_model.h"
-#include "graph/graph_style.h"
+#include "graph/graphmodel.h"
+#include "graph/graphstyle.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-#include "graph/graph_view.h"
+#include "graph/graphview.h"
 
 #include <QKeyEvent>
 #include <QScrollBar>

@@ -1,4 +1,4 @@
-#include "graph/graph_scene.h"
+#include "graph/graphscene.h"
 
 #include <QGraphicsSceneMouseEvent>
 #include <QSet>

@@ -3,8 +3,8 @@
 // new nodes next to their neighbours without overlapping, and keeps the old edge routes where both
 // ends stayed. Takes a few milliseconds, so a step shows at once and the eye can follow the change.
 #pragma once
-#include "graph/draw_graph.h"
-#include "graph/graph_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphlayout.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-#include "graph/dot_layout.h"
+#include "graph/dotlayout.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "graph/graph_model.h"
+#include "graph/graphmodel.h"
 #include "ir/uop.h"
 
 namespace loupe {

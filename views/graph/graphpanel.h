@@ -6,9 +6,9 @@
 #include <QWidget>
 #include <memory>
 
-#include "graph/draw_graph.h"
-#include "graph/graph_view.h"
-#include "graph/incremental_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphview.h"
+#include "graph/incrementallayout.h"
 
 class QAction;
 class QLabel;

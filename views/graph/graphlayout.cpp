@@ -1,9 +1,9 @@
-#include "graph/graph_layout.h"
+#include "graph/graphlayout.h"
 
 #include <algorithm>
 #include <ctime>
 
-#include "graph/draw_graph.h"
+#include "graph/drawgraph.h"
 
 namespace loupe::views {
 

@@ -3,8 +3,8 @@
 // dummy nodes on long edges, barycentre ordering sweeps that keep sources in source order, and x
 // positions by repeated least-squares placement under the ordering constraints.
 #pragma once
-#include "graph/draw_graph.h"
-#include "graph/graph_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphlayout.h"
 
 namespace loupe::views {
 

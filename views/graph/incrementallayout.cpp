@@ -1,4 +1,4 @@
-#include "graph/incremental_layout.h"
+#include "graph/incrementallayout.h"
 
 #include <QElapsedTimer>
 #include <QHash>

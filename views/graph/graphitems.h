@@ -4,8 +4,8 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 
-#include "graph/draw_graph.h"
-#include "graph/graph_layout.h"
+#include "graph/drawgraph.h"
+#include "graph/graphlayout.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-#include "graph/draw_graph.h"
+#include "graph/drawgraph.h"
 
 #include <QFontMetricsF>
 #include <algorithm>

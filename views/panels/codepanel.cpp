@@ -1,0 +1,158 @@
+#include "panels/codepanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QTextDocumentFragment>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "code/codeview.h"
+#include "code/compareview.h"
+#include "ir/print.h"
+#include "panels/kernelnamedelegate.h"
+#include "session/inspectormodel.h"
+#include "session/provenance.h"
+#include "session/session.h"
+#include "shape/shapetracker.h"
+#include "shape/shapetrackeradapter.h"
+#include "shape/shapetrackerview.h"
+#include "panels/kernelfacts.h"
+
+namespace loupe::views {
+
+KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  title_ = new QLabel(this);
+  title_->setObjectName(QStringLiteral("codeTitle"));
+  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_ = new QLabel(this);
+  details_->setWordWrap(true);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // the lines of the user's program the kernel came from, each a link to that line
+  from_ = new QLabel(this);
+  from_->setObjectName(QStringLiteral("codeProvenance"));
+  from_->setWordWrap(true);
+  from_->setTextFormat(Qt::RichText);
+  from_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+  from_->setToolTip(tr("The lines of your program whose tensor ops this kernel computes; click one to show it"));
+  connect(from_, &QLabel::linkActivated, this, [this](const QString& link) {
+    QString file;
+    int line = 0;
+    if (parseSourceLink(link, &file, &line)) Q_EMIT sourceLineActivated(file, line);
+  });
+  backend_ = new QComboBox(this);
+  backend_->setToolTip(tr("Backend whose source is shown"));
+  noopt_ = new QToolButton(this);
+  noopt_->setText(tr("NOOPT"));
+  noopt_->setCheckable(true);
+  noopt_->setToolTip(tr("Show the same kernel rendered without optimizations"));
+  code_ = new CodeView(this);
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(title_, 1);
+  bar->addWidget(backend_);
+  bar->addWidget(noopt_);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  lay->setSpacing(3);
+  lay->addLayout(bar);
+  lay->addWidget(details_);
+  lay->addWidget(from_);
+  lay->addWidget(code_, 1);
+  connect(backend_, &QComboBox::currentIndexChanged, this, &KernelCodePanel::showSource);
+  connect(noopt_, &QToolButton::toggled, this, [this] {
+    showHeader();
+    showSource();
+  });
+  connect(session_, &Session::kernelChanged, this, &KernelCodePanel::refresh);
+  connect(session_, &Session::loaded, this, &KernelCodePanel::refresh);
+  connect(session_, &Session::closed, this, &KernelCodePanel::refresh);
+  refresh();
+}
+
+QString KernelCodePanel::headerText() const {
+  QString text = QTextDocumentFragment::fromHtml(title_->text()).toPlainText() + QLatin1Char('\n') + details_->text();
+  if (!from_->isHidden()) text += QLatin1Char('\n') + provenanceText();
+  return text;
+}
+
+QString KernelCodePanel::provenanceText() const {
+  return from_->isHidden() ? QString() : QTextDocumentFragment::fromHtml(from_->text()).toPlainText();
+}
+void KernelCodePanel::showNoopt(bool noopt) { noopt_->setChecked(noopt); }
+
+void KernelCodePanel::refresh() {
+  kernel_ = session_->kernelDetails(session_->selection().kernel);
+  const QSignalBlocker block(backend_);
+  backend_->clear();
+  const QList<SourceLine> lines = kernel_ ? sourceLines(kernel_->provenance) : QList<SourceLine>();
+  from_->setText(tr("from %1").arg(sourceLinesHtml(lines)));
+  from_->setHidden(lines.isEmpty());
+  if (!kernel_) {
+    title_->setText(tr("<b>No kernel selected</b>"));
+    details_->setText(tr("Pick a kernel in the Trace browser or the Profile (PageUp/PageDown steps through them)."));
+    code_->clearSource();
+    return;
+  }
+  showHeader();
+  QStringList backends;
+  for (const loupe::KernelSource& s : kernel_->sources)
+    if (!backends.contains(QString::fromStdString(s.backend))) backends << QString::fromStdString(s.backend);
+  backend_->addItems(backends);
+  backend_->setVisible(backends.size() > 1);
+  showSource();
+}
+
+void KernelCodePanel::showHeader() {
+  if (!kernel_) return;
+  const TraceSnapshot& t = session_->trace();
+  const bool dark = isDarkPalette(palette());
+  const QString device = QString::fromStdString(kernel_->device);
+  if (isShowingNoopt()) {
+    // What is shown is the NOOPT kernel: its own name, no opts, its own time when the run timed it
+    // (--compare-noopt); the launch dims the trace records are the optimized kernel's, so none here.
+    const KernelVariant v = compareInputFor(*kernel_, t).noopt;
+    title_->setText(QStringLiteral("<span style=\"color:gray\">%1</span> <b><tt>%2</tt></b> &nbsp;<span style=\"color:gray\">%3</span>")
+                        .arg(tr("NOOPT"), nooptKernelName(*kernel_, t).toHtmlEscaped(), device));
+    title_->setToolTip(tr("The same kernel rendered without optimizations; the optimized one is %1")
+                           .arg(QString::fromStdString(kernel_->name)));
+    details_->setText(tr("opts: none (NOOPT) · %1 FLOPs · %2 bytes · %3")
+                          .arg(std::isnan(v.flops) ? kernel_->flops : qint64(v.flops))
+                          .arg(std::isnan(v.bytes) ? kernel_->mem : qint64(v.bytes))
+                          .arg(std::isnan(v.seconds) ? tr("not timed (run with --compare-noopt to time it)")
+                                                     : tr("ran in %1 µs").arg(v.seconds * 1e6, 0, 'f', 1)));
+    return;
+  }
+  title_->setText(QStringLiteral("<b><tt>%1</tt></b> &nbsp;<span style=\"color:gray\">%2</span>")
+                      .arg(kernelNameHtml(t.kernelNames.value(kernel_->id), dark), device));
+  title_->setToolTip(kernelNameTooltip(t.kernelNames.value(kernel_->id), dark));
+  QStringList opts;
+  for (const std::string& o : kernel_->opts) opts << shortOptText(o);
+  const double secs = meanRunSeconds(t, kernel_->id);
+  details_->setText(tr("opts: %1 · %2 · %3 FLOPs · %4 bytes%5")
+                        .arg(opts.isEmpty() ? tr("none") : opts.join(QStringLiteral(", ")),
+                             formatLaunchDims(QList<qint64>(kernel_->global_size.begin(), kernel_->global_size.end()),
+                                              QList<qint64>(kernel_->local_size.begin(), kernel_->local_size.end())))
+                        .arg(kernel_->flops)
+                        .arg(kernel_->mem)
+                        .arg(std::isnan(secs) ? QString() : tr(" · ran in %1 µs").arg(secs * 1e6, 0, 'f', 1)));
+}
+
+bool KernelCodePanel::isShowingNoopt() const { return kernel_ && noopt_->isChecked() && kernel_->source("noopt"); }
+
+void KernelCodePanel::showSource() {
+  if (!kernel_) return;
+  const std::string backend = backend_->currentText().toStdString();
+  const loupe::KernelSource* s = kernel_->source(noopt_->isChecked() ? "noopt" : "opt", backend);
+  if (!s) s = kernel_->source("opt", backend);
+  if (!s) {
+    code_->clearSource();
+    return;
+  }
+  code_->setSource(QString::fromStdString(s->text), languageForBackend(QString::fromStdString(s->backend)));
+}
+
+} // namespace loupe::views

@@ -1,0 +1,50 @@
+// The Code panel: the selected kernel's source per backend, optimized or NOOPT, with a header for the
+// version shown: its name (in axis colours when optimized), opts, launch dims, time and the user's
+// lines it came from.
+#pragma once
+#include <QWidget>
+#include <optional>
+
+#include "trace/trace_reader.h"
+
+class CodeView;
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace loupe::views {
+
+class Session;
+
+class KernelCodePanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit KernelCodePanel(Session* session, QWidget* parent = nullptr);
+  CodeView* codeView() const { return code_; }
+  QComboBox* backendBox() const { return backend_; }
+  QString headerText() const;  // plain text
+  QString provenanceText() const;  // plain text of the "from your code" line ("" when the kernel has none)
+  void showNoopt(bool noopt);
+  // Whether the NOOPT source (and a header describing it) is shown.
+  bool isShowingNoopt() const;
+
+Q_SIGNALS:
+  // A line of the user's program was clicked in the header (a kernel's provenance).
+  void sourceLineActivated(const QString& file, int line);
+
+private:
+  void refresh();
+  void showHeader();
+  void showSource();
+
+  Session* session_;
+  QLabel* title_;
+  QLabel* details_;
+  QLabel* from_;
+  QComboBox* backend_;
+  QToolButton* noopt_;
+  CodeView* code_;
+  std::optional<loupe::TraceKernel> kernel_;
+};
+
+} // namespace loupe::views

@@ -1,0 +1,31 @@
+// The Graph panel on the Session's selected step: draws the step's graph (with the match's changes
+// highlighted, animated when stepping by one), keeps the selected node in sync both ways, and turns
+// the graph's navigation keys into Session steps.
+#pragma once
+#include <cstdint>
+
+#include "graph/graphpanel.h"
+
+namespace loupe::views {
+
+class Session;
+
+class SessionGraphPanel : public GraphPanel {
+  Q_OBJECT
+public:
+  explicit SessionGraphPanel(Session* session, QWidget* parent = nullptr);
+  // Draws the current step again (e.g. after a palette change: colours are chosen when drawing).
+  void redraw();
+
+Q_SIGNALS:
+  void problem(const QString& message);  // a step that cannot be drawn
+
+private:
+  void showStep();
+
+  Session* session_;
+  bool syncingNode_ = false;
+  int64_t shownPass_ = -1, shownStep_ = -1;  // what is drawn: stepping by one animates from it
+};
+
+} // namespace loupe::views

@@ -1,0 +1,105 @@
+#include "panels/sessionprofilepanel.h"
+
+#include <QHelpEvent>
+#include <QTableView>
+#include <QToolTip>
+#include <algorithm>
+
+#include "memory/memorydata.h"
+#include "panels/apppalette.h"
+#include "panels/kernelfacts.h"
+#include "panels/kernelnamedelegate.h"
+#include "profile/kerneltablemodel.h"
+#include "session/session.h"
+
+namespace loupe::views {
+
+SessionProfilePanel::SessionProfilePanel(Session* session, QWidget* parent) : ProfileView(parent), session_(session) {
+  connect(session_, &Session::loaded, this, &SessionProfilePanel::sync);
+  connect(session_, &Session::updated, this, &SessionProfilePanel::sync);
+  connect(session_, &Session::closed, this, &ProfileView::clear);
+  connect(session_, &Session::kernelChanged, this, [this](qint64 id) {
+    if (syncingKernel_) return;
+    syncingKernel_ = true;
+    selectKernel(id);
+    syncingKernel_ = false;
+  });
+  // a kernel picked in the table, roofline or timeline is picked everywhere
+  connect(this, &ProfileView::kernelSelected, this,
+          [this](qint64 id, const QString& name, const QString&) { selectKernelOfPanel(id, name); });
+  table()->setItemDelegateForColumn(KernelTableModel::NameColumn,
+                                    new KernelNameDelegate(
+                                        [this](const QModelIndex& i) -> std::optional<KernelNameParts> {
+                                          const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
+                                          if (!session_->trace().kernelNames.contains(id)) return std::nullopt;
+                                          return session_->trace().kernelNames.value(id);
+                                        },
+                                        table()));
+  table()->viewport()->installEventFilter(this);
+}
+
+void SessionProfilePanel::selectKernelOfPanel(qint64 id, const QString& name) {
+  if (syncingKernel_) return;
+  syncingKernel_ = true;
+  if (session_->trace().kernel(id)) session_->selectKernel(id);
+  else
+    for (const loupe::TraceKernel& k : session_->trace().kernels)
+      if (QString::fromStdString(k.name) == name) {
+        session_->selectKernel(k.id);
+        break;
+      }
+  // the table follows even when it was the one that asked (its own selection is already this kernel)
+  selectKernel(session_->selection().kernel);
+  syncingKernel_ = false;
+}
+
+void SessionProfilePanel::sync() {
+  const TraceSnapshot& t = session_->trace();
+  ProfileInput in;
+  for (const loupe::TraceEvent& e : t.profile) {
+    if (e.kind != "kernel") continue;
+    ProfileRun r;
+    r.kernelId = e.kernel_id;
+    r.name = QString::fromStdString(e.name);
+    r.device = QString::fromStdString(e.device);
+    if (const loupe::TraceKernel* k = t.kernel(e.kernel_id)) {
+      QStringList opts;
+      for (const std::string& o : k->opts) opts << shortOptText(o);
+      r.opts = opts.join(QStringLiteral(", "));
+    }
+    r.startNs = e.start_ns;
+    r.durationNs = e.duration_ns;
+    r.flops = double(e.flops);
+    r.bytes = double(e.lds > 0 ? std::min(e.mem, e.lds) : e.mem);  // tinygrad's GB/s: min(mem, lds)
+    in.runs << r;
+  }
+  for (const loupe::DevicePeaks& p : t.peaks)
+    in.peaks << DevicePeak{QString::fromStdString(p.device), p.peak_gflops, p.bandwidth_gbs};
+  // The Memory panel reads the same events (allocations, frees, runs, TinyJit calls); the timeline
+  // shows its TinyJit calls.
+  std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
+  for (const JitCall& j : memory->spans()) in.jitCalls << j;
+  syncingKernel_ = true;
+  setInput(std::move(in));
+  selectKernel(session_->selection().kernel);
+  syncingKernel_ = false;
+  Q_EMIT memoryDataChanged(std::move(memory));
+}
+
+bool SessionProfilePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::ToolTip && watched == table()->viewport()) {
+    auto* he = static_cast<QHelpEvent*>(event);
+    const QModelIndex i = table()->indexAt(he->pos());
+    if (i.isValid() && i.column() == KernelTableModel::NameColumn) {
+      const qint64 id = i.data(KernelTableModel::KernelIdRole).toLongLong();
+      if (session_->trace().kernelNames.contains(id)) {
+        QToolTip::showText(he->globalPos(), kernelNameTooltip(session_->trace().kernelNames.value(id), isDarkPalette(palette())),
+                           table()->viewport());
+        return true;
+      }
+    }
+  }
+  return ProfileView::eventFilter(watched, event);
+}
+
+} // namespace loupe::views
