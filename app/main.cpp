@@ -7,7 +7,7 @@
 #include <QTimer>
 
 #include "panels/apppalette.h"
-#include "panels/mainwindow.h"
+#include "app/mainwindow.h"
 #include "runtime/device.h"
 
 int main(int argc, char** argv) {

@@ -17,7 +17,7 @@
 #include "graph/graphpanel.h"
 #include "graph/graphscene.h"
 #include "graph/graphview.h"
-#include "panels/mainwindow.h"
+#include "app/mainwindow.h"
 #include "session/session.h"
 
 using namespace loupe::views;

@@ -44,7 +44,7 @@
 #include "panels/shapepanel.h"
 #include "memory/memorydata.h"
 #include "memory/memorypanel.h"
-#include "panels/mainwindow.h"
+#include "app/mainwindow.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/tracebrowserpanel.h"

@@ -8,7 +8,7 @@
 #include <QTextBrowser>
 #include <QtTest>
 
-#include "panels/mainwindow.h"
+#include "app/mainwindow.h"
 #include "panels/shortcutsheet.h"
 
 using namespace loupe::views;

@@ -1,4 +1,4 @@
-#include "panels/mainwindow.h"
+#include "app/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>
