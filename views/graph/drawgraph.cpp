@@ -41,6 +41,57 @@ private:
   QHash<QString, qreal> titleCache_, bodyCache_;
 };
 
+// The nodes folded into their users' labels: foldable ones (constants and their kin) when folding is
+// on, except replacement targets and the root, which stay visible: they are the news. A hidden node's
+// sources are foldable too, so hiding never cuts a visible path.
+std::vector<char> foldedNodes(const GraphModel& model, const QHash<quint64, int>& ix, const DrawOptions& options) {
+  const QVector<GraphModelNode>& mn = model.nodes;
+  const int n = mn.size();
+  std::vector<char> keep(n, 0);
+  if (n) keep[ix.value(model.root)] = 1;
+  for (const GraphModelNode& m : mn)
+    if (m.replacedBy) keep[ix.value(m.replacedBy)] = 1;
+  std::vector<char> hidden(n, 0);
+  for (int i = 0; i < n; i++) hidden[i] = options.foldConstants && mn[i].foldable && !keep[i];
+  return hidden;
+}
+
+// Whether `target` is among the sources of `from`, transitively (flattened source lists).
+bool reaches(int from, int target, const std::vector<int>& srcIndex, const std::vector<int>& srcStart) {
+  std::vector<char> seen(srcStart.size(), 0);
+  std::vector<int> stack{from};
+  while (!stack.empty()) {
+    int u = stack.back();
+    stack.pop_back();
+    for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
+      int s = srcIndex[k];
+      if (s == target) return true;
+      if (!seen[s]) {
+        seen[s] = 1;
+        stack.push_back(s);
+      }
+    }
+  }
+  return false;
+}
+
+// What a layout depends on: the boxes' sizes and the edges (a layout of equal content is reused).
+quint64 contentKey(const DrawGraph& g) {
+  StableHasher h;
+  h.u64(static_cast<quint64>(g.nodes.size()));
+  for (const DrawNode& d : g.nodes) {
+    h.u64(static_cast<quint64>(d.size.width()));
+    h.u64(static_cast<quint64>(d.size.height()));
+  }
+  for (const DrawEdge& e : g.edges) {
+    h.u64(static_cast<quint64>(e.from));
+    h.u64(static_cast<quint64>(e.to));
+    h.i64(e.port);
+    h.u64(e.replacement);
+  }
+  return h.finish().lo;
+}
+
 } // namespace
 
 DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style) {
@@ -53,14 +104,7 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   const int n = mn.size();
   QHash<quint64, int> ix = model->index();
 
-  // Replacement targets and the root stay visible even when they are constants: they are the news.
-  std::vector<char> keep(n, 0);
-  if (n) keep[ix.value(model->root)] = 1;
-  for (const GraphModelNode& m : mn)
-    if (m.replacedBy) keep[ix.value(m.replacedBy)] = 1;
-  std::vector<char> hidden(n, 0);
-  for (int i = 0; i < n; i++) hidden[i] = options.foldConstants && mn[i].foldable && !keep[i];
-  // A hidden node's sources are foldable too, so hiding never cuts a visible path.
+  const std::vector<char> hidden = foldedNodes(*model, ix, options);
 
   std::vector<int> srcIndex;  // flattened sources
   std::vector<int> srcStart(n + 1, 0);
@@ -148,37 +192,13 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   for (int i = 0; i < n; i++) {
     if (!mn[i].replacedBy || hidden[i]) continue;
     int r = ix.value(mn[i].replacedBy);
-    std::vector<char> seen(n, 0);
-    std::vector<int> stack{i};
-    bool cycle = false;
-    while (!stack.empty() && !cycle) {
-      int u = stack.back();
-      stack.pop_back();
-      for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
-        int s = srcIndex[k];
-        if (s == r) cycle = true;
-        if (!seen[s]) { seen[s] = 1; stack.push_back(s); }
-      }
-    }
-    if (!cycle && !hidden[r]) g.edges.push_back({drawOf(i, 0), drawOf(r, 0), -1, true});
+    if (!reaches(i, r, srcIndex, srcStart) && !hidden[r]) g.edges.push_back({drawOf(i, 0), drawOf(r, 0), -1, true});
   }
 
   for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
   for (int i = 0; i < n; i++) g.foldedNodes += hidden[i];
 
-  StableHasher h;
-  h.u64(static_cast<quint64>(total));
-  for (const DrawNode& d : g.nodes) {
-    h.u64(static_cast<quint64>(d.size.width()));
-    h.u64(static_cast<quint64>(d.size.height()));
-  }
-  for (const DrawEdge& e : g.edges) {
-    h.u64(static_cast<quint64>(e.from));
-    h.u64(static_cast<quint64>(e.to));
-    h.i64(e.port);
-    h.u64(e.replacement);
-  }
-  g.contentKey = h.finish().lo;
+  g.contentKey = contentKey(g);
   return g;
 }
 

@@ -133,84 +133,99 @@ QVector<int> layeredRanks(const DrawGraph& g) {
   return QVector<int>(r.begin(), r.end());
 }
 
-GraphLayout layeredLayout(const DrawGraph& g, const LayeredOptions& opt) {
-  QElapsedTimer timer;
-  timer.start();
-  const double cpu0 = threadCpuSeconds();
-  GraphLayout L;
-  L.kind = GraphLayout::Layered;
-  L.contentKey = g.contentKey;
-  const int n = g.nodes.size();
-  if (n == 0) return L;
+namespace {
 
-  std::vector<int> topo;
-  std::vector<Oriented> o = orient(g, topo);
-  std::vector<int> rank = ranksOf(g, o, topo);
-  int ranks = *std::max_element(rank.begin(), rank.end()) + 1;
+// The phases of the layered layout (Sugiyama): ranks, long edges split into bend points, an initial
+// order of each rank, crossing reduction, x placement, y placement, edge routes. Each phase reads what
+// the previous ones left in the members.
+class LayeredBuilder {
+public:
+  LayeredBuilder(const DrawGraph& g, const LayeredOptions& opt) : g_(g), opt_(opt), n_(g.nodes.size()) {}
 
-  // Vertices: the real nodes, then bend points of long edges.
-  std::vector<int> vrank(rank);
-  std::vector<double> width(n);
-  for (int v = 0; v < n; v++) width[v] = g.nodes[v].size.width();
-  struct Seg { int up, down; double bias; };
-  std::vector<Seg> segs;
-  std::vector<std::vector<int>> path(g.edges.size());  // vertices of each edge, top to bottom
+  void run(GraphLayout& L) {
+    o_ = orient(g_, topo_);
+    rank_ = ranksOf(g_, o_, topo_);
+    ranks_ = *std::max_element(rank_.begin(), rank_.end()) + 1;
+    assignPorts();
+    splitLongEdges();
+    initialOrder();
+    reduceCrossings();
+    placeX();
+    placeY();
+    route(L);
+  }
+
+private:
+  struct Seg {
+    int up, down;
+    double bias;
+  };
 
   // Port slots: the order edges enter their user in.
-  std::vector<int> slot(g.edges.size(), 0), slots(n, 0);
-  {
-    std::vector<std::vector<int>> in(n);
-    for (int e = 0; e < g.edges.size(); e++) in[g.edges[e].to].push_back(e);
-    for (int v = 0; v < n; v++) {
+  void assignPorts() {
+    slot_.assign(g_.edges.size(), 0);
+    slots_.assign(n_, 0);
+    std::vector<std::vector<int>> in(n_);
+    for (int e = 0; e < g_.edges.size(); e++) in[g_.edges[e].to].push_back(e);
+    for (int v = 0; v < n_; v++) {
       std::stable_sort(in[v].begin(), in[v].end(), [&](int a, int b) {
-        auto k = [&](int e) { return g.edges[e].replacement ? 1 << 30 : g.edges[e].port; };
+        auto k = [&](int e) { return g_.edges[e].replacement ? 1 << 30 : g_.edges[e].port; };
         return k(a) < k(b);
       });
-      slots[v] = static_cast<int>(in[v].size());
-      for (size_t i = 0; i < in[v].size(); i++) slot[in[v][i]] = static_cast<int>(i);
+      slots_[v] = static_cast<int>(in[v].size());
+      for (size_t i = 0; i < in[v].size(); i++) slot_[in[v][i]] = static_cast<int>(i);
     }
   }
 
-  std::vector<int> order(g.edges.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return rank[o[a].bottom] - rank[o[a].top] < rank[o[b].bottom] - rank[o[b].top];
-  });
-  long long budget = static_cast<long long>(opt.maxDummiesPerNode) * n + 1000;
-  for (int e : order) {
-    const Oriented& d = o[e];
-    int span = rank[d.bottom] - rank[d.top];
-    path[e].push_back(d.top);
-    if (span > 1 && budget >= span - 1) {
-      budget -= span - 1;
-      for (int r = rank[d.top] + 1; r < rank[d.bottom]; r++) {
-        path[e].push_back(static_cast<int>(vrank.size()));
-        vrank.push_back(r);
-        width.push_back(2);
+  // Vertices: the real nodes, then bend points of long edges (shortest edges first, within a budget),
+  // and the segments between consecutive ranks.
+  void splitLongEdges() {
+    vrank_ = rank_;
+    width_.resize(n_);
+    for (int v = 0; v < n_; v++) width_[v] = g_.nodes[v].size.width();
+    path_.assign(g_.edges.size(), {});
+    std::vector<int> order(g_.edges.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return rank_[o_[a].bottom] - rank_[o_[a].top] < rank_[o_[b].bottom] - rank_[o_[b].top];
+    });
+    long long budget = static_cast<long long>(opt_.maxDummiesPerNode) * n_ + 1000;
+    for (int e : order) {
+      const Oriented& d = o_[e];
+      int span = rank_[d.bottom] - rank_[d.top];
+      path_[e].push_back(d.top);
+      if (span > 1 && budget >= span - 1) {
+        budget -= span - 1;
+        for (int r = rank_[d.top] + 1; r < rank_[d.bottom]; r++) {
+          path_[e].push_back(static_cast<int>(vrank_.size()));
+          vrank_.push_back(r);
+          width_.push_back(2);
+        }
       }
+      path_[e].push_back(d.bottom);
+      // Bias orders a user's sources by source index when sweeping upwards.
+      double bias = (!d.reversed && slots_[d.bottom] > 1) ? 0.9 * ((slot_[e] + 0.5) / slots_[d.bottom] - 0.5) : 0;
+      for (size_t i = 0; i + 1 < path_[e].size(); i++)
+        if (vrank_[path_[e][i + 1]] == vrank_[path_[e][i]] + 1)
+          segs_.push_back({path_[e][i], path_[e][i + 1], i + 2 == path_[e].size() ? bias : 0.0});
     }
-    path[e].push_back(d.bottom);
-    // Bias orders a user's sources by source index when sweeping upwards.
-    double bias = (!d.reversed && slots[d.bottom] > 1) ? 0.9 * ((slot[e] + 0.5) / slots[d.bottom] - 0.5) : 0;
-    for (size_t i = 0; i + 1 < path[e].size(); i++)
-      if (vrank[path[e][i + 1]] == vrank[path[e][i]] + 1)
-        segs.push_back({path[e][i], path[e][i + 1], i + 2 == path[e].size() ? bias : 0.0});
+    V_ = static_cast<int>(vrank_.size());
+    upSeg_.assign(V_, {});
+    downSeg_.assign(V_, {});
+    for (int s = 0; s < static_cast<int>(segs_.size()); s++) {
+      upSeg_[segs_[s].down].push_back(s);
+      downSeg_[segs_[s].up].push_back(s);
+    }
+    for (auto& u : upSeg_)
+      std::stable_sort(u.begin(), u.end(), [&](int a, int b) { return segs_[a].bias < segs_[b].bias; });
   }
-  const int V = static_cast<int>(vrank.size());
-  std::vector<std::vector<int>> upSeg(V), downSeg(V);
-  for (int s = 0; s < static_cast<int>(segs.size()); s++) {
-    upSeg[segs[s].down].push_back(s);
-    downSeg[segs[s].up].push_back(s);
-  }
-  for (auto& u : upSeg)
-    std::stable_sort(u.begin(), u.end(), [&](int a, int b) { return segs[a].bias < segs[b].bias; });
 
-  // Initial order: depth-first from the sinks up through sources in source order (a tree reads
-  // left to right like its expression).
-  std::vector<std::vector<int>> rows(ranks);
-  std::vector<int> pos(V, -1);
-  {
-    std::vector<char> seen(V, 0);
+  // Initial order: depth-first from the sinks up through sources in source order (a tree reads left to
+  // right like its expression).
+  void initialOrder() {
+    rows_.assign(ranks_, {});
+    pos_.assign(V_, -1);
+    std::vector<char> seen(V_, 0);
     std::vector<int> stack;
     auto visitFrom = [&](int s) {
       if (seen[s]) return;
@@ -219,137 +234,195 @@ GraphLayout layeredLayout(const DrawGraph& g, const LayeredOptions& opt) {
       while (!stack.empty()) {
         int v = stack.back();
         stack.pop_back();
-        pos[v] = static_cast<int>(rows[vrank[v]].size());
-        rows[vrank[v]].push_back(v);
-        for (auto it = upSeg[v].rbegin(); it != upSeg[v].rend(); ++it) {
-          int u = segs[*it].up;
-          if (!seen[u]) { seen[u] = 1; stack.push_back(u); }
+        pos_[v] = static_cast<int>(rows_[vrank_[v]].size());
+        rows_[vrank_[v]].push_back(v);
+        for (auto it = upSeg_[v].rbegin(); it != upSeg_[v].rend(); ++it) {
+          int u = segs_[*it].up;
+          if (!seen[u]) {
+            seen[u] = 1;
+            stack.push_back(u);
+          }
         }
       }
     };
-    for (int v = n - 1; v >= 0; v--)
-      if (downSeg[v].empty()) visitFrom(v);
-    for (int v = 0; v < V; v++) visitFrom(v);
+    for (int v = n_ - 1; v >= 0; v--)
+      if (downSeg_[v].empty()) visitFrom(v);
+    for (int v = 0; v < V_; v++) visitFrom(v);
   }
 
-  auto crossings = [&]() {
+  long long crossings() const {
     long long total = 0;
-    std::vector<QVector<QPair<int, int>>> byRank(ranks);
-    for (const Seg& s : segs) byRank[vrank[s.up]].push_back({pos[s.up], pos[s.down]});
+    std::vector<QVector<QPair<int, int>>> byRank(ranks_);
+    for (const Seg& s : segs_) byRank[vrank_[s.up]].push_back({pos_[s.up], pos_[s.down]});
     for (auto& b : byRank) total += countCrossings(b);
     return total;
-  };
-  long long best = crossings();
-  std::vector<std::vector<int>> bestRows = rows;
-  std::vector<double> key(V);
-  for (int sweep = 0; sweep < opt.orderSweeps && best > 0; sweep++) {
-    bool downward = sweep % 2 == 0;
-    for (int i = 0; i < ranks; i++) {
-      int r = downward ? i : ranks - 1 - i;
-      for (int v : rows[r]) {
-        const std::vector<int>& nb = downward ? upSeg[v] : downSeg[v];
-        if (nb.empty()) { key[v] = pos[v]; continue; }
-        double sum = 0;
-        for (int s : nb) sum += downward ? pos[segs[s].up] : pos[segs[s].down] + segs[s].bias;
-        key[v] = sum / nb.size();
-      }
-      std::stable_sort(rows[r].begin(), rows[r].end(), [&](int a, int b) { return key[a] < key[b]; });
-      for (size_t p = 0; p < rows[r].size(); p++) pos[rows[r][p]] = static_cast<int>(p);
-    }
-    long long c = crossings();
-    if (c < best) { best = c; bestRows = rows; }
   }
-  rows = bestRows;
-  for (auto& row : rows)
-    for (size_t p = 0; p < row.size(); p++) pos[row[p]] = static_cast<int>(p);
+
+  // Barycentre sweeps, alternately down and up; the order with the fewest crossings wins.
+  void reduceCrossings() {
+    long long best = crossings();
+    std::vector<std::vector<int>> bestRows = rows_;
+    std::vector<double> key(V_);
+    for (int sweep = 0; sweep < opt_.orderSweeps && best > 0; sweep++) {
+      bool downward = sweep % 2 == 0;
+      for (int i = 0; i < ranks_; i++) {
+        int r = downward ? i : ranks_ - 1 - i;
+        for (int v : rows_[r]) {
+          const std::vector<int>& nb = downward ? upSeg_[v] : downSeg_[v];
+          if (nb.empty()) {
+            key[v] = pos_[v];
+            continue;
+          }
+          double sum = 0;
+          for (int s : nb) sum += downward ? pos_[segs_[s].up] : pos_[segs_[s].down] + segs_[s].bias;
+          key[v] = sum / nb.size();
+        }
+        std::stable_sort(rows_[r].begin(), rows_[r].end(), [&](int a, int b) { return key[a] < key[b]; });
+        for (size_t p = 0; p < rows_[r].size(); p++) pos_[rows_[r][p]] = static_cast<int>(p);
+      }
+      long long c = crossings();
+      if (c < best) {
+        best = c;
+        bestRows = rows_;
+      }
+    }
+    rows_ = bestRows;
+    for (auto& row : rows_)
+      for (size_t p = 0; p < row.size(); p++) pos_[row[p]] = static_cast<int>(p);
+  }
+
+  void separations(const std::vector<int>& row, std::vector<double>& sep) const {
+    sep.resize(row.size());
+    for (size_t i = 0; i + 1 < row.size(); i++) {
+      bool dummy = row[i] >= n_ || row[i + 1] >= n_;
+      sep[i] = (width_[row[i]] + width_[row[i + 1]]) / 2 + (dummy ? opt_.dummySep : opt_.nodeSep);
+    }
+  }
 
   // x: packed rows, then alternating least-squares passes toward the neighbours' positions
   // (port-adjusted, so a source sits above the point its edge enters the user).
-  std::vector<double> x(V, 0);
-  auto sepAfter = [&](const std::vector<int>& row, std::vector<double>& sep) {
-    sep.resize(row.size());
-    for (size_t i = 0; i + 1 < row.size(); i++) {
-      bool dummy = row[i] >= n || row[i + 1] >= n;
-      sep[i] = (width[row[i]] + width[row[i + 1]]) / 2 + (dummy ? opt.dummySep : opt.nodeSep);
-    }
-  };
-  std::vector<double> sep, want, weight;
-  for (auto& row : rows) {
-    sepAfter(row, sep);
-    double at = 0;
-    for (size_t i = 0; i < row.size(); i++) {
-      x[row[i]] = at;
-      if (i + 1 < row.size()) at += sep[i];
-    }
-    for (int v : row) x[v] -= at / 2;
-  }
-  std::vector<double> segShift(segs.size(), 0);  // x of the entry point relative to the user's centre
-  for (size_t e = 0; e < path.size(); e++) {
-    if (o[e].reversed || path[e].size() < 2) continue;
-    int last = path[e][path[e].size() - 2];
-    for (int s : upSeg[o[e].bottom])
-      if (segs[s].up == last) segShift[s] = portOffset(slot[e], slots[o[e].bottom], width[o[e].bottom]);
-  }
-  for (int pass = 0; pass < opt.placeSweeps; pass++) {
-    bool fromAbove = pass % 2 == 0, both = pass == opt.placeSweeps - 1;
-    for (int i = 0; i < ranks; i++) {
-      int r = fromAbove ? i : ranks - 1 - i;
-      const std::vector<int>& row = rows[r];
-      want.assign(row.size(), 0);
-      weight.assign(row.size(), 0);
-      for (size_t k = 0; k < row.size(); k++) {
-        int v = row[k];
-        double sum = 0;
-        int cnt = 0;
-        if (fromAbove || both)
-          for (int s : upSeg[v]) { sum += x[segs[s].up] - segShift[s]; cnt++; }
-        if (!fromAbove || both)
-          for (int s : downSeg[v]) { sum += x[segs[s].down] + segShift[s]; cnt++; }
-        want[k] = cnt ? sum / cnt : x[v];
-        weight[k] = cnt ? (v >= n ? 4.0 : 1.0) : 0.05;
+  void placeX() {
+    x_.assign(V_, 0);
+    std::vector<double> sep, want, weight;
+    for (auto& row : rows_) {
+      separations(row, sep);
+      double at = 0;
+      for (size_t i = 0; i < row.size(); i++) {
+        x_[row[i]] = at;
+        if (i + 1 < row.size()) at += sep[i];
       }
-      sepAfter(row, sep);
-      placeRow(row, want, weight, sep, x);
+      for (int v : row) x_[v] -= at / 2;
+    }
+    std::vector<double> segShift(segs_.size(), 0);  // x of the entry point relative to the user's centre
+    for (size_t e = 0; e < path_.size(); e++) {
+      if (o_[e].reversed || path_[e].size() < 2) continue;
+      int last = path_[e][path_[e].size() - 2];
+      for (int s : upSeg_[o_[e].bottom])
+        if (segs_[s].up == last) segShift[s] = portOffset(slot_[e], slots_[o_[e].bottom], width_[o_[e].bottom]);
+    }
+    for (int pass = 0; pass < opt_.placeSweeps; pass++) {
+      bool fromAbove = pass % 2 == 0, both = pass == opt_.placeSweeps - 1;
+      for (int i = 0; i < ranks_; i++) {
+        int r = fromAbove ? i : ranks_ - 1 - i;
+        const std::vector<int>& row = rows_[r];
+        want.assign(row.size(), 0);
+        weight.assign(row.size(), 0);
+        for (size_t k = 0; k < row.size(); k++) {
+          int v = row[k];
+          double sum = 0;
+          int cnt = 0;
+          if (fromAbove || both)
+            for (int s : upSeg_[v]) {
+              sum += x_[segs_[s].up] - segShift[s];
+              cnt++;
+            }
+          if (!fromAbove || both)
+            for (int s : downSeg_[v]) {
+              sum += x_[segs_[s].down] + segShift[s];
+              cnt++;
+            }
+          want[k] = cnt ? sum / cnt : x_[v];
+          weight[k] = cnt ? (v >= n_ ? 4.0 : 1.0) : 0.05;
+        }
+        separations(row, sep);
+        placeRow(row, want, weight, sep, x_);
+      }
     }
   }
 
   // y: ranks stacked top to bottom, each as tall as its tallest box.
-  std::vector<double> rankH(ranks, 0), rankY(ranks, 0);
-  for (int v = 0; v < n; v++) rankH[rank[v]] = std::max(rankH[rank[v]], g.nodes[v].size.height());
-  for (int r = 1; r < ranks; r++) rankY[r] = rankY[r - 1] + rankH[r - 1] + opt.rankSep;
-  double minX = 1e300;
-  for (int v = 0; v < V; v++) minX = std::min(minX, x[v] - width[v] / 2);
+  void placeY() {
+    rankH_.assign(ranks_, 0);
+    rankY_.assign(ranks_, 0);
+    for (int v = 0; v < n_; v++) rankH_[rank_[v]] = std::max(rankH_[rank_[v]], g_.nodes[v].size.height());
+    for (int r = 1; r < ranks_; r++) rankY_[r] = rankY_[r - 1] + rankH_[r - 1] + opt_.rankSep;
+    minX_ = 1e300;
+    for (int v = 0; v < V_; v++) minX_ = std::min(minX_, x_[v] - width_[v] / 2);
+  }
 
-  L.centers.resize(n);
-  for (int v = 0; v < n; v++) L.centers[v] = QPointF(x[v] - minX, rankY[rank[v]] + rankH[rank[v]] / 2);
-  L.edges.resize(g.edges.size());
-  for (int e = 0; e < g.edges.size(); e++) {
-    const DrawEdge& d = g.edges[e];
-    EdgeRoute& route = L.edges[e];
-    QPointF from = L.centers[d.from], to = L.centers[d.to];
-    qreal fh = g.nodes[d.from].size.height() / 2, th = g.nodes[d.to].size.height() / 2;
-    if (d.from == d.to) {
-      route.points = {from + QPointF(0, fh), from + QPointF(0, fh + 10)};
-      continue;
-    }
-    if (!o[e].reversed) {
-      route.points.push_back(from + QPointF(0, fh));
-      for (size_t i = 1; i + 1 < path[e].size(); i++) {
-        int v = path[e][i];
-        route.points.push_back({x[v] - minX, rankY[vrank[v]]});
-        route.points.push_back({x[v] - minX, rankY[vrank[v]] + rankH[vrank[v]]});
+  // Centres, and each edge through its bend points into its port (reversed edges drawn upwards).
+  void route(GraphLayout& L) const {
+    L.centers.resize(n_);
+    for (int v = 0; v < n_; v++) L.centers[v] = QPointF(x_[v] - minX_, rankY_[rank_[v]] + rankH_[rank_[v]] / 2);
+    L.edges.resize(g_.edges.size());
+    for (int e = 0; e < g_.edges.size(); e++) {
+      const DrawEdge& d = g_.edges[e];
+      EdgeRoute& route = L.edges[e];
+      QPointF from = L.centers[d.from], to = L.centers[d.to];
+      qreal fh = g_.nodes[d.from].size.height() / 2, th = g_.nodes[d.to].size.height() / 2;
+      if (d.from == d.to) {
+        route.points = {from + QPointF(0, fh), from + QPointF(0, fh + 10)};
+        continue;
       }
-      route.points.push_back(to + QPointF(portOffset(slot[e], slots[d.to], g.nodes[d.to].size.width()), -th));
-    } else {
-      route.points.push_back(from - QPointF(0, fh));
-      for (int i = static_cast<int>(path[e].size()) - 2; i >= 1; i--) {
-        int v = path[e][i];
-        route.points.push_back({x[v] - minX, rankY[vrank[v]] + rankH[vrank[v]]});
-        route.points.push_back({x[v] - minX, rankY[vrank[v]]});
+      if (!o_[e].reversed) {
+        route.points.push_back(from + QPointF(0, fh));
+        for (size_t i = 1; i + 1 < path_[e].size(); i++) {
+          int v = path_[e][i];
+          route.points.push_back({x_[v] - minX_, rankY_[vrank_[v]]});
+          route.points.push_back({x_[v] - minX_, rankY_[vrank_[v]] + rankH_[vrank_[v]]});
+        }
+        route.points.push_back(to + QPointF(portOffset(slot_[e], slots_[d.to], g_.nodes[d.to].size.width()), -th));
+      } else {
+        route.points.push_back(from - QPointF(0, fh));
+        for (int i = static_cast<int>(path_[e].size()) - 2; i >= 1; i--) {
+          int v = path_[e][i];
+          route.points.push_back({x_[v] - minX_, rankY_[vrank_[v]] + rankH_[vrank_[v]]});
+          route.points.push_back({x_[v] - minX_, rankY_[vrank_[v]]});
+        }
+        route.points.push_back(to + QPointF(0, th));
       }
-      route.points.push_back(to + QPointF(0, th));
     }
   }
+
+  const DrawGraph& g_;
+  const LayeredOptions& opt_;
+  const int n_;                      // real nodes
+  int V_ = 0, ranks_ = 0;            // vertices (nodes and bend points), ranks
+  std::vector<int> topo_;
+  std::vector<Oriented> o_;          // per edge: its top and bottom after breaking cycles
+  std::vector<int> rank_, vrank_;    // rank of each node / vertex
+  std::vector<double> width_;        // of each vertex
+  std::vector<int> slot_, slots_;    // an edge's port at its user / ports per node
+  std::vector<Seg> segs_;
+  std::vector<std::vector<int>> path_;            // vertices of each edge, top to bottom
+  std::vector<std::vector<int>> upSeg_, downSeg_;  // segments above / below each vertex
+  std::vector<std::vector<int>> rows_;
+  std::vector<int> pos_;             // a vertex's position in its row
+  std::vector<double> x_, rankH_, rankY_;
+  double minX_ = 0;
+};
+
+} // namespace
+
+GraphLayout layeredLayout(const DrawGraph& g, const LayeredOptions& opt) {
+  QElapsedTimer timer;
+  timer.start();
+  const double cpu0 = threadCpuSeconds();
+  GraphLayout L;
+  L.kind = GraphLayout::Layered;
+  L.contentKey = g.contentKey;
+  if (g.nodes.isEmpty()) return L;
+  LayeredBuilder(g, opt).run(L);
   L.bounds = layoutBounds(g, L);
   L.seconds = timer.nsecsElapsed() / 1e9;
   L.cpuSeconds = threadCpuSeconds() - cpu0;

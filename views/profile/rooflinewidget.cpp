@@ -151,13 +151,24 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
   const QPalette pal = palette();
+  p.fillRect(rect(), pal.color(QPalette::Base));
+  paintGrid(p);
+  if (!m_data) return;
+  p.save();
+  p.setClipRect(m_math.plot.adjusted(-1, -1, 1, 1));
+  paintRoofs(p);
+  paintDots(p);
+  p.restore();
+  paintLegend(p);
+}
+
+// Decades solid and labelled, 2..9 within a decade faint; the frame and the axis titles.
+void RooflineWidget::paintGrid(QPainter& p) {
+  const QPalette pal = palette();
   const bool dark = isDark(pal);
   const QFontMetrics fm(font());
   const QRectF plot = m_math.plot;
   const QColor text = pal.color(QPalette::WindowText), muted = pal.color(QPalette::PlaceholderText);
-  p.fillRect(rect(), pal.color(QPalette::Base));
-
-  // Grid: decades solid, 2..9 within a decade faint.
   const QColor major = dark ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 38);
   const QColor minor = dark ? QColor(255, 255, 255, 14) : QColor(0, 0, 0, 12);
   for (double e = std::floor(m_math.xMinLog); e < m_math.xMaxLog; ++e) {
@@ -205,10 +216,12 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(-plot.height() / 2, -fm.height() / 2.0, plot.height(), fm.height()), Qt::AlignCenter, tr("GFLOPS"));
   p.restore();
 
-  if (!m_data) return;
-  p.save();
-  p.setClipRect(plot.adjusted(-1, -1, 1, 1));
-  // Roofs, one per device with measured peaks, labelled on the flat part and along the diagonal.
+}
+
+// One roof per device with measured peaks, labelled on the flat part and along the diagonal.
+void RooflineWidget::paintRoofs(QPainter& p) {
+  const bool dark = isDark(palette());
+  const QFontMetrics fm(font());
   for (int lane = 0; lane < m_data->devices().size(); ++lane) {
     const DevicePeak* peak = m_data->peakFor(m_data->devices()[lane]);
     if (!peak) continue;
@@ -234,7 +247,12 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
       p.restore();
     }
   }
-  // Dots, largest first so small ones stay visible on top; selection and hover drawn last.
+}
+
+// Dots, largest first so small ones stay visible on top; selection and hover drawn last.
+void RooflineWidget::paintDots(QPainter& p) {
+  const QPalette pal = palette();
+  const bool dark = isDark(pal);
   std::vector<int> order;
   for (int i = 0; i < int(m_data->kernels().size()); ++i)
     if (!dotCentre(i).isNull()) order.push_back(i);
@@ -258,9 +276,15 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
   };
   ring(m_selected, pal.color(QPalette::Highlight), 2.5);
   ring(m_hover, pal.color(QPalette::Text), 1.5);
-  p.restore();
+}
 
-  // Legend: device colours, and a note for kernels that have no dot.
+// Device colours, and a note for kernels that have no dot.
+void RooflineWidget::paintLegend(QPainter& p) {
+  const QPalette pal = palette();
+  const bool dark = isDark(pal);
+  const QFontMetrics fm(font());
+  const QRectF plot = m_math.plot;
+  const QColor text = pal.color(QPalette::WindowText), muted = pal.color(QPalette::PlaceholderText);
   double x = plot.left();
   for (int lane = 0; lane < m_data->devices().size(); ++lane) {
     const QString name = m_data->devices()[lane];

@@ -9,6 +9,8 @@
 #include "profile/profiledata.h"
 #include "profile/rooflinemath.h"
 
+class QPainter;
+
 class RooflineWidget : public QWidget {
   Q_OBJECT
 public:
@@ -41,6 +43,10 @@ protected:
 
 private:
   void layoutPlot();
+  void paintGrid(QPainter& p);
+  void paintRoofs(QPainter& p);
+  void paintDots(QPainter& p);
+  void paintLegend(QPainter& p);
   double dotRadius(int kernelIndex) const;
 
   std::shared_ptr<const ProfileData> m_data;
