@@ -6,6 +6,7 @@
 //   loupe-cli trace FILE --profile             kernel runs as DEBUG=2 lines; -t [N]: top kernels
 //   loupe-cli trace FILE --rules               rule profiler: matches, attempts and time per rule
 //   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
+//   loupe-cli trace A --diff B                 two runs side by side: kernels paired, times, opts, sources
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
 #include <charconv>
@@ -21,6 +22,7 @@
 #include "trace/graph_at_step.h"
 #include "trace/graph_dot.h"
 #include "trace/profile_report.h"
+#include "trace/trace_diff.h"
 #include "trace/trace_reader.h"
 #include "trace/uop_diff.h"
 
@@ -36,6 +38,7 @@ struct Request {
   int top_rows = 0;             // -t N (0: all)
   bool json = false, dot = false, check = true;
   std::string chrome;
+  std::string other;            // --diff B
 };
 
 int64_t parse_int(const std::string& s, const std::string& what) {
@@ -68,6 +71,9 @@ Request parse(const Args& args) {
         r.top_rows = int(parse_int(args[++i], "-t N"));
     } else if (a == "--rules") {
       r.mode = "rules";
+    } else if (a == "--diff") {
+      r.mode = "diff";
+      r.other = take(i, a);
     } else if (a == "--chrome") {
       r.chrome = take(i, a);
     } else if (a == "--json") {
@@ -85,7 +91,7 @@ Request parse(const Args& args) {
     }
   }
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --kernel NAME | --profile | -t [N] | --rules] [--json] [--chrome OUT.json]");
+                                  " | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe] [--json] [--chrome OUT.json]");
   return r;
 }
 
@@ -411,10 +417,83 @@ int rules(TraceReader& r, const Request& req) {
   return 0;
 }
 
+json::Value side_json(const KernelInRun& k) {
+  json::Value o = json::Value::object();
+  o.set("id", k.id);
+  o.set("name", k.name);
+  o.set("device", k.device);
+  json::Value opts = json::Value::array();
+  for (const std::string& s : k.opts) opts.push_back(s);
+  o.set("opts", std::move(opts));
+  o.set("runs", k.runs);
+  o.set("total_ns", k.total_ns);
+  return o;
+}
+
+std::string ms(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", double(ns) / 1e6);
+  return buf;
+}
+
+std::string joined(const std::vector<std::string>& xs) {
+  std::string out;
+  for (const std::string& x : xs) out += (out.empty() ? "" : " ") + x;
+  return out.empty() ? "none" : out;
+}
+
+int diff(TraceReader& a, const Request& req) {
+  TraceReader b(req.other, {.quick_check = req.check});
+  TraceDiff d = diff_traces(a, b);
+  if (req.json) {
+    json::Value out = json::Value::object();
+    out.set("a", a.path());
+    out.set("b", b.path());
+    out.set("total_a_ns", d.total_a_ns);
+    out.set("total_b_ns", d.total_b_ns);
+    json::Value pairs = json::Value::array();
+    for (const KernelPair& p : d.pairs) {
+      json::Value o = json::Value::object();
+      o.set("matched_by", p.matched_by);
+      if (p.a) o.set("a", side_json(*p.a));
+      if (p.b) o.set("b", side_json(*p.b));
+      o.set("change_ns", p.change_ns());
+      o.set("speedup", p.ratio());
+      json::Value lines = json::Value::array();
+      for (const std::string& l : p.source_diff) lines.push_back(l);
+      o.set("source_diff", std::move(lines));
+      pairs.push_back(std::move(o));
+    }
+    out.set("pairs", std::move(pairs));
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  std::cout << "A: " << a.path() << "  (" << ms(d.total_a_ns) << " ms in kernels)\n"
+            << "B: " << b.path() << "  (" << ms(d.total_b_ns) << " ms in kernels)\n"
+            << "kernels by the change of their total time (speed-up: A's mean time over B's)\n";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-28s %-28s %10s %10s %9s %6s  %s\n", "A", "B", "A ms", "B ms", "speed-up", "paired",
+                "source");
+  std::cout << buf;
+  for (const KernelPair& p : d.pairs) {
+    size_t changed = 0;
+    for (const std::string& l : p.source_diff) changed += l[0] != ' ';
+    const std::string src = !p.a || !p.b ? "-" : p.source_diff.empty() ? "same" : std::to_string(changed) + " lines differ";
+    std::snprintf(buf, sizeof buf, "%-28s %-28s %10s %10s %9s %6s  %s\n", p.a ? p.a->name.c_str() : "(only in B)",
+                  p.b ? p.b->name.c_str() : "(only in A)", p.a ? ms(p.a->total_ns).c_str() : "-", p.b ? ms(p.b->total_ns).c_str() : "-",
+                  p.ratio() > 0 ? (std::to_string(p.ratio()).substr(0, 5) + "x").c_str() : "-",
+                  p.matched_by.empty() ? "-" : p.matched_by.c_str(), src.c_str());
+    std::cout << buf;
+    if (p.a && p.b && p.a->opts != p.b->opts) std::cout << "    opts A: " << joined(p.a->opts) << "\n    opts B: " << joined(p.b->opts) << "\n";
+  }
+  return 0;
+}
+
 int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
-                 "         --kernel NAME | --profile | -t [N] | --rules] [--json] [--chrome OUT.json] [--no-check]\n";
+                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe] [--json] [--chrome OUT.json]\n"
+                 "         [--no-check]\n";
     return 0;
   }
   Request req = parse(args);
@@ -431,6 +510,7 @@ int run(const Args& args) {
   if (req.mode == "kernel") return kernel(r, req);
   if (req.mode == "profile" || req.mode == "top") return profile(r, req);
   if (req.mode == "rules") return rules(r, req);
+  if (req.mode == "diff") return diff(r, req);
   return list(r, req);
 }
 

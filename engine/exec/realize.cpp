@@ -53,6 +53,7 @@ void record_kernel(ExecutionObserver& observer, CompiledKernel& ck, const std::s
   rec.opts = ck.plan.applied_opts;
   for (AxisKind a : ck.plan.axes) rec.axis_kinds.push_back(axis_kind_name(a));
   rec.dont_use_locals = ck.plan.dont_use_locals;
+  rec.ast_key = ck.plan.ast->key().hex();
   rec.global_size.assign(ck.plan.rendered.global.begin(), ck.plan.rendered.global.end());
   rec.local_size.assign(ck.plan.rendered.local.begin(), ck.plan.rendered.local.end());
   rec.sources.push_back({device, "opt", ck.plan.rendered.source});

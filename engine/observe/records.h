@@ -52,6 +52,9 @@ struct KernelRecord {
   // "reduce", "upcast", "unroll" (codegen's axis_kind_name); empty when unknown.
   std::vector<std::string> axis_kinds;
   bool dont_use_locals = false;           // NOLOCALS: the global axes run without work-groups
+  // The scheduled AST's key (before any opt): the same kernel has the same key in any run, whatever
+  // its opts, backend or name ("" when unknown).
+  std::string ast_key;
 };
 
 // The memory planner's choice for one buffer used only inside a captured step: the allocation it

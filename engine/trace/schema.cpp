@@ -78,9 +78,10 @@ const std::vector<Table>& tables() {
        "CREATE TABLE kernel_provenance(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, op TEXT NOT NULL,"
        " file TEXT NOT NULL, line INTEGER NOT NULL, function TEXT NOT NULL, PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
        {"kernel_id", "idx", "op", "file", "line", "function"}, true},
-      {"kernel_axes",
-       "CREATE TABLE kernel_axes(kernel_id INTEGER PRIMARY KEY, kinds TEXT NOT NULL, dont_use_locals INTEGER NOT NULL)",
-       {"kernel_id", "kinds", "dont_use_locals"}, true},
+      {"kernel_info",
+       "CREATE TABLE kernel_info(kernel_id INTEGER PRIMARY KEY, axis_kinds TEXT NOT NULL, dont_use_locals INTEGER NOT NULL,"
+       " ast_key TEXT NOT NULL)",
+       {"kernel_id", "axis_kinds", "dont_use_locals", "ast_key"}, true},
       {"run_buffers",
        "CREATE TABLE run_buffers(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, writes INTEGER NOT NULL);"
        "CREATE INDEX run_buffers_by_buffer ON run_buffers(buffer)",

@@ -146,7 +146,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
-  has_axes_ = trace_schema::has_table(*db_, "kernel_axes");
+  has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
   node_stmt_ = std::make_unique<SqliteStmt>(
@@ -425,10 +425,10 @@ std::vector<TraceKernel> TraceReader::kernels() {
     k.mem = st.int64(10);
     out.push_back(std::move(k));
   }
-  if (has_axes_) {
+  if (has_info_) {
     std::unordered_map<int64_t, size_t> at;
     for (size_t i = 0; i < out.size(); i++) at[out[i].id] = i;
-    Query ax(cached("SELECT kernel_id, kinds, dont_use_locals FROM kernel_axes"));
+    Query ax(cached("SELECT kernel_id, axis_kinds, dont_use_locals, ast_key FROM kernel_info"));
     while (ax.step()) {
       auto it = at.find(ax.int64(0));
       if (it == at.end()) continue;
@@ -437,9 +437,10 @@ std::vector<TraceKernel> TraceReader::kernels() {
         json::Value kinds = json::parse(ax.text(1));  // kept alive: the loop reads into it
         for (const json::Value& v : kinds.as_array("kinds")) k.axis_kinds.push_back(v.as_string("an axis kind"));
       } catch (const Error& e) {
-        bad(cat("table kernel_axes, kernel ", k.id), e.what());
+        bad(cat("table kernel_info, kernel ", k.id), e.what());
       }
       k.dont_use_locals = ax.int64(2) != 0;
+      k.ast_key = ax.text(3);
     }
   }
   return out;

@@ -68,6 +68,7 @@ struct TraceKernel {
   std::vector<Metadata> provenance;  // the tensor ops it computes and the user's lines (empty in older traces)
   std::vector<std::string> axis_kinds;  // KernelRecord::axis_kinds (empty in older traces)
   bool dont_use_locals = false;
+  std::string ast_key;  // KernelRecord::ast_key ("" in older traces)
   const KernelSource* source(const std::string& variant, const std::string& backend = "") const;
 };
 
@@ -145,7 +146,7 @@ public:
 
 private:
   bool has_provenance_ = false;  // kernel_provenance (optional: traces from before it have none)
-  bool has_axes_ = false;        // kernel_axes (optional, as above)
+  bool has_info_ = false;        // kernel_info (optional, as above)
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
   bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;

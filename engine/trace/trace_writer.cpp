@@ -69,7 +69,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_buffer_ = db.prepare(
       "INSERT OR REPLACE INTO kernel_buffers(kernel_id, idx, name, access, dtype, st, st_kind, st_code)"
       " VALUES (?,?,?,?,?,?,?,?)");
-  ins_axes_ = db.prepare("INSERT OR REPLACE INTO kernel_axes(kernel_id, kinds, dont_use_locals) VALUES (?,?,?)");
+  ins_info_ = db.prepare("INSERT OR REPLACE INTO kernel_info(kernel_id, axis_kinds, dont_use_locals, ast_key) VALUES (?,?,?,?)");
   ins_provenance_ = db.prepare(
       "INSERT OR REPLACE INTO kernel_provenance(kernel_id, idx, op, file, line, function) VALUES (?,?,?,?,?,?)");
   ins_profile_ = db.prepare(
@@ -445,7 +445,8 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
             .bind(7, b.st_kind)
             .bind(8, b.st_code)
             .run();
-      if (!k.axis_kinds.empty()) ins_axes_.bind(1, id).bind(2, strings_json(k.axis_kinds)).bind(3, int64_t(k.dont_use_locals)).run();
+      if (!k.axis_kinds.empty() || !k.ast_key.empty())
+        ins_info_.bind(1, id).bind(2, strings_json(k.axis_kinds)).bind(3, int64_t(k.dont_use_locals)).bind(4, k.ast_key).run();
       for (size_t i = 0; i < k.provenance.size(); i++) {
         const Metadata& m = k.provenance[i];
         ins_provenance_.bind(1, id).bind(2, int64_t(i)).bind(3, m.op).bind(4, m.file).bind(5, int64_t(m.line)).bind(6, m.function).run();
