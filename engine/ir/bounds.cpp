@@ -53,17 +53,18 @@ int bit_length(I v) {
   return n;
 }
 
-std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
-  auto full = type_range(dtype);
-  if (!(dtype.scalar().is_int() || dtype.scalar().is_bool())) {
-    if (op == Ops::CONST && arg.is_float()) {  // exact enough for a float that is a small integer
-      double v = arg.as_float();
-      if (v == v && v > -1e18 && v < 1e18) return {I(std::floor(v)), I(std::ceil(v))};
-    }
-    return full;
-  }
-  auto lo = [&](size_t i) { return src[i]->vmin(); };
-  auto hi = [&](size_t i) { return src[i]->vmax(); };
+// The sources' proven bounds, read by each op family below.
+struct Srcs {
+  const UOpList& src;
+  I lo(size_t i) const { return src[i]->vmin(); }
+  I hi(size_t i) const { return src[i]->vmax(); }
+};
+
+using Bounds = std::pair<I, I>;
+
+// Nodes whose bounds come from their arg or their loop extent, not from value sources.
+Bounds leaf_bounds(Ops op, DType dtype, const Srcs& s, const Arg& arg, Bounds full) {
+  const UOpList& src = s.src;
   switch (op) {
   case Ops::CONST: {
     if (arg.is_bool()) return {I(arg.as_bool()), I(arg.as_bool())};
@@ -89,111 +90,194 @@ std::pair<I, I> raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& a
   case Ops::RANGE:
   case Ops::SPECIAL:
     if (src.empty()) return full;
-    return {0, std::max<I>(0, hi(src.size() - 1) - 1)};
-  case Ops::BIND: return {lo(0), hi(0)};
-  case Ops::ADD: return {lo(0) + lo(1), hi(0) + hi(1)};
-  case Ops::SUB: return {lo(0) - hi(1), hi(0) - lo(1)};
-  case Ops::NEG: return {-hi(0), -lo(0)};
-  case Ops::MUL: return corners(sat_mul(lo(0), lo(1)), sat_mul(lo(0), hi(1)), sat_mul(hi(0), lo(1)), sat_mul(hi(0), hi(1)));
-  case Ops::MAX: return {std::max(lo(0), lo(1)), std::max(hi(0), hi(1))};
+    return {0, std::max<I>(0, s.hi(src.size() - 1) - 1)};
+  default: return full;
+  }
+}
+
+// +, -, negation, * and max: exact interval arithmetic (products saturate, see sat_mul).
+Bounds arithmetic_bounds(Ops op, const Srcs& s, Bounds full) {
+  switch (op) {
+  case Ops::ADD: return {s.lo(0) + s.lo(1), s.hi(0) + s.hi(1)};
+  case Ops::SUB: return {s.lo(0) - s.hi(1), s.hi(0) - s.lo(1)};
+  case Ops::NEG: return {-s.hi(0), -s.lo(0)};
+  case Ops::MUL:
+    return corners(sat_mul(s.lo(0), s.lo(1)), sat_mul(s.lo(0), s.hi(1)), sat_mul(s.hi(0), s.lo(1)),
+                   sat_mul(s.hi(0), s.hi(1)));
+  case Ops::MAX: return {std::max(s.lo(0), s.lo(1)), std::max(s.hi(0), s.hi(1))};
+  default: return full;
+  }
+}
+
+// Floor modulo: a constant divisor gives tight bounds (one period, or the dividend's residue class).
+Bounds floormod_bounds(DType dtype, const Srcs& s) {
+  if (s.lo(1) == s.hi(1) && s.lo(1) != 0) {
+    I c = s.lo(1);
+    if (floor_div(s.lo(0), c) == floor_div(s.hi(0), c)) {
+      I a = floor_mod(s.lo(0), c), b = floor_mod(s.hi(0), c);
+      return {std::min(a, b), std::max(a, b)};
+    }
+    // x = g*y + k with g | c: x % c stays in k's class modulo g, so it is k%g + a multiple of g
+    // (index math only: a wrapping dtype breaks the class)
+    I g = 1, s0 = 0;
+    if (dtype.scalar_type == Scalar::WeakInt) {
+      auto [f, k] = factor_and_offset(s.src[0]);
+      g = std::max<I>(1, gcd(f, c));
+      s0 = floor_mod(k, g);
+    }
+    if (c > 0) return {s0, c - g + s0};
+    return s0 == 0 ? Bounds{c + g, 0} : Bounds{c + s0, s0 - g};
+  }
+  if (s.lo(1) > 0) return {0, s.lo(0) >= 0 ? std::min(s.hi(0), s.hi(1) - 1) : s.hi(1) - 1};
+  if (s.hi(1) < 0) return {s.lo(1) + 1, 0};
+  I m = std::max(-s.lo(1), s.hi(1));
+  return {-(m - 1), m - 1};
+}
+
+// Truncating modulo: the result takes the dividend's sign and stays below the divisor's magnitude.
+Bounds mod_bounds(const Srcs& s, Bounds full) {
+  I m = std::max(s.lo(1) < 0 ? -s.lo(1) : s.lo(1), s.hi(1) < 0 ? -s.hi(1) : s.hi(1));
+  if (m == 0) return full;
+  if (s.lo(1) == s.hi(1) && trunc_div(s.lo(0), s.lo(1)) == trunc_div(s.hi(0), s.lo(1)) &&
+      (s.lo(0) >= 0 || s.hi(0) <= 0)) {
+    I a = s.lo(0) % s.lo(1), b = s.hi(0) % s.lo(1);
+    return {std::min(a, b), std::max(a, b)};
+  }
+  if (s.lo(0) >= 0) return {0, std::min(s.hi(0), m - 1)};
+  if (s.hi(0) <= 0) return {std::max(s.lo(0), -(m - 1)), 0};
+  return {-(m - 1), m - 1};
+}
+
+// Floor and truncating division and both moduli.
+Bounds division_bounds(Ops op, DType dtype, const Srcs& s, Bounds full) {
+  switch (op) {
   case Ops::FLOORDIV:
   case Ops::IDIV: {
     auto div = op == Ops::FLOORDIV ? floor_div : trunc_div;
-    if (lo(1) > 0 || hi(1) < 0)  // monotone in each argument on this box: the extremes are corners
-      return corners(div(lo(0), lo(1)), div(lo(0), hi(1)), div(hi(0), lo(1)), div(hi(0), hi(1)));
-    I m = std::max(lo(0) < 0 ? -lo(0) : lo(0), hi(0) < 0 ? -hi(0) : hi(0));
+    if (s.lo(1) > 0 || s.hi(1) < 0)  // monotone in each argument on this box: the extremes are corners
+      return corners(div(s.lo(0), s.lo(1)), div(s.lo(0), s.hi(1)), div(s.hi(0), s.lo(1)), div(s.hi(0), s.hi(1)));
+    I m = std::max(s.lo(0) < 0 ? -s.lo(0) : s.lo(0), s.hi(0) < 0 ? -s.hi(0) : s.hi(0));
     return {-m, m};
   }
-  case Ops::FLOORMOD: {
-    if (lo(1) == hi(1) && lo(1) != 0) {
-      I c = lo(1);
-      if (floor_div(lo(0), c) == floor_div(hi(0), c)) {
-        I a = floor_mod(lo(0), c), b = floor_mod(hi(0), c);
-        return {std::min(a, b), std::max(a, b)};
-      }
-      // x = g*y + k with g | c: x % c stays in k's class modulo g, so it is k%g + a multiple of g
-      // (index math only: a wrapping dtype breaks the class)
-      I g = 1, s0 = 0;
-      if (dtype.scalar_type == Scalar::WeakInt) {
-        auto [f, k] = factor_and_offset(src[0]);
-        g = std::max<I>(1, gcd(f, c));
-        s0 = floor_mod(k, g);
-      }
-      if (c > 0) return {s0, c - g + s0};
-      return s0 == 0 ? std::pair<I, I>{c + g, 0} : std::pair<I, I>{c + s0, s0 - g};
-    }
-    if (lo(1) > 0) return {0, lo(0) >= 0 ? std::min(hi(0), hi(1) - 1) : hi(1) - 1};
-    if (hi(1) < 0) return {lo(1) + 1, 0};
-    I m = std::max(-lo(1), hi(1));
-    return {-(m - 1), m - 1};
+  case Ops::FLOORMOD: return floormod_bounds(dtype, s);
+  case Ops::MOD: return mod_bounds(s, full);
+  default: return full;
   }
-  case Ops::MOD: {
-    I m = std::max(lo(1) < 0 ? -lo(1) : lo(1), hi(1) < 0 ? -hi(1) : hi(1));
-    if (m == 0) return full;
-    if (lo(1) == hi(1) && trunc_div(lo(0), lo(1)) == trunc_div(hi(0), lo(1)) && (lo(0) >= 0 || hi(0) <= 0)) {
-      I a = lo(0) % lo(1), b = hi(0) % lo(1);
-      return {std::min(a, b), std::max(a, b)};
-    }
-    if (lo(0) >= 0) return {0, std::min(hi(0), m - 1)};
-    if (hi(0) <= 0) return {std::max(lo(0), -(m - 1)), 0};
-    return {-(m - 1), m - 1};
-  }
-  case Ops::CMPLT: return {I(hi(0) < lo(1)), I(lo(0) < hi(1))};
+}
+
+// Comparisons (booleans that may be decided) and bitwise ops and shifts (bounded by bit width).
+Bounds logic_bounds(Ops op, DType dtype, const Srcs& s, Bounds full) {
+  switch (op) {
+  case Ops::CMPLT: return {I(s.hi(0) < s.lo(1)), I(s.lo(0) < s.hi(1))};
   case Ops::CMPNE: {
-    bool always = hi(0) < lo(1) || lo(0) > hi(1);
-    bool never = lo(0) == hi(0) && lo(1) == hi(1) && lo(0) == lo(1);
+    bool always = s.hi(0) < s.lo(1) || s.lo(0) > s.hi(1);
+    bool never = s.lo(0) == s.hi(0) && s.lo(1) == s.hi(1) && s.lo(0) == s.lo(1);
     return {I(always), I(!never)};
   }
   case Ops::AND:
-    if (dtype.scalar().is_bool()) return {lo(0) & lo(1), hi(0) & hi(1)};
-    if (lo(0) >= 0 && lo(1) >= 0) return {0, std::min(hi(0), hi(1))};
-    if (lo(0) >= 0) return {0, hi(0)};
-    if (lo(1) >= 0) return {0, hi(1)};
+    if (dtype.scalar().is_bool()) return {s.lo(0) & s.lo(1), s.hi(0) & s.hi(1)};
+    if (s.lo(0) >= 0 && s.lo(1) >= 0) return {0, std::min(s.hi(0), s.hi(1))};
+    if (s.lo(0) >= 0) return {0, s.hi(0)};
+    if (s.lo(1) >= 0) return {0, s.hi(1)};
     return full;
   case Ops::OR:
   case Ops::XOR:
     if (dtype.scalar().is_bool()) {
-      if (op == Ops::OR) return {lo(0) | lo(1), hi(0) | hi(1)};
+      if (op == Ops::OR) return {s.lo(0) | s.lo(1), s.hi(0) | s.hi(1)};
       return {0, 1};
     }
-    if (lo(0) >= 0 && lo(1) >= 0) {
-      I top = (I(1) << bit_length(std::max(hi(0), hi(1)))) - 1;
-      return {op == Ops::OR ? std::max(lo(0), lo(1)) : 0, top};
+    if (s.lo(0) >= 0 && s.lo(1) >= 0) {
+      I top = (I(1) << bit_length(std::max(s.hi(0), s.hi(1)))) - 1;
+      return {op == Ops::OR ? std::max(s.lo(0), s.lo(1)) : 0, top};
     }
     return full;
   case Ops::SHL:
-    if (lo(1) == hi(1) && lo(1) >= 0 && lo(1) < 40) return {lo(0) << int(lo(1)), hi(0) << int(lo(1))};
+    if (s.lo(1) == s.hi(1) && s.lo(1) >= 0 && s.lo(1) < 40) return {s.lo(0) << int(s.lo(1)), s.hi(0) << int(s.lo(1))};
     return full;
   case Ops::SHR:
-    if (lo(1) == hi(1) && lo(1) >= 0 && lo(1) < 126 && lo(0) >= 0) return {lo(0) >> int(lo(1)), hi(0) >> int(lo(1))};
+    if (s.lo(1) == s.hi(1) && s.lo(1) >= 0 && s.lo(1) < 126 && s.lo(0) >= 0)
+      return {s.lo(0) >> int(s.lo(1)), s.hi(0) >> int(s.lo(1))};
     return full;
+  default: return full;
+  }
+}
+
+// Ops that pass a source's value on: a select, casts, binds, element picks, accumulators, vectors.
+Bounds passthrough_bounds(Ops op, DType dtype, const Srcs& s, Bounds full) {
+  const UOpList& src = s.src;
+  switch (op) {
+  case Ops::BIND: return {s.lo(0), s.hi(0)};
   case Ops::WHERE:
-    if (src[0]->vmin() == 1) return {lo(1), hi(1)};
-    if (src[0]->vmax() == 0) return {lo(2), hi(2)};
-    return {std::min(lo(1), lo(2)), std::max(hi(1), hi(2))};
+    if (src[0]->vmin() == 1) return {s.lo(1), s.hi(1)};
+    if (src[0]->vmax() == 0) return {s.lo(2), s.hi(2)};
+    return {std::min(s.lo(1), s.lo(2)), std::max(s.hi(1), s.hi(2))};
   case Ops::CAST:
     if (dtype.scalar().is_bool()) {
-      bool can_zero = lo(0) <= 0 && hi(0) >= 0, can_nonzero = !(lo(0) == 0 && hi(0) == 0);
+      bool can_zero = s.lo(0) <= 0 && s.hi(0) >= 0, can_nonzero = !(s.lo(0) == 0 && s.hi(0) == 0);
       return {I(!can_zero), I(can_nonzero)};
     }
     if (src[0]->dtype.scalar().is_int() || src[0]->dtype.scalar().is_bool())
-      if (lo(0) >= full.first && hi(0) <= full.second) return {lo(0), hi(0)};
+      if (s.lo(0) >= full.first && s.hi(0) <= full.second) return {s.lo(0), s.hi(0)};
     return full;
   case Ops::GEP:
   case Ops::ASSIGN:
   case Ops::DEFINE_ACC:
     if (!src.empty() && (src.back()->dtype.scalar().is_int() || src.back()->dtype.scalar().is_bool()))
-      return op == Ops::ASSIGN || op == Ops::GEP ? std::pair<I, I>{lo(src.size() - 1), hi(src.size() - 1)} : full;
+      return op == Ops::ASSIGN || op == Ops::GEP ? Bounds{s.lo(src.size() - 1), s.hi(src.size() - 1)} : full;
     return full;
   case Ops::VECTORIZE: {
     if (src.empty()) return full;
-    I mn = lo(0), mx = hi(0);
+    I mn = s.lo(0), mx = s.hi(0);
     for (size_t i = 1; i < src.size(); i++) {
-      mn = std::min(mn, lo(i));
-      mx = std::max(mx, hi(i));
+      mn = std::min(mn, s.lo(i));
+      mx = std::max(mx, s.hi(i));
     }
     return {mn, mx};
   }
+  default: return full;
+  }
+}
+
+// The bounds of one node before the dtype's range narrows them: dispatch by op family.
+Bounds raw_bounds(Ops op, DType dtype, const UOpList& src, const Arg& arg) {
+  auto full = type_range(dtype);
+  if (!(dtype.scalar().is_int() || dtype.scalar().is_bool())) {
+    if (op == Ops::CONST && arg.is_float()) {  // exact enough for a float that is a small integer
+      double v = arg.as_float();
+      if (v == v && v > -1e18 && v < 1e18) return {I(std::floor(v)), I(std::ceil(v))};
+    }
+    return full;
+  }
+  const Srcs s{src};
+  switch (op) {
+  case Ops::CONST:
+  case Ops::VCONST:
+  case Ops::DEFINE_VAR:
+  case Ops::RANGE:
+  case Ops::SPECIAL: return leaf_bounds(op, dtype, s, arg, full);
+  case Ops::ADD:
+  case Ops::SUB:
+  case Ops::NEG:
+  case Ops::MUL:
+  case Ops::MAX: return arithmetic_bounds(op, s, full);
+  case Ops::FLOORDIV:
+  case Ops::IDIV:
+  case Ops::FLOORMOD:
+  case Ops::MOD: return division_bounds(op, dtype, s, full);
+  case Ops::CMPLT:
+  case Ops::CMPNE:
+  case Ops::AND:
+  case Ops::OR:
+  case Ops::XOR:
+  case Ops::SHL:
+  case Ops::SHR: return logic_bounds(op, dtype, s, full);
+  case Ops::BIND:
+  case Ops::WHERE:
+  case Ops::CAST:
+  case Ops::GEP:
+  case Ops::ASSIGN:
+  case Ops::DEFINE_ACC:
+  case Ops::VECTORIZE: return passthrough_bounds(op, dtype, s, full);
   default: return full;
   }
 }

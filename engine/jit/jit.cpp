@@ -46,6 +46,39 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Every buffer node the recorded items touch, in order of first use: the span of items that touch
+// it and whether its first use writes it (only such a buffer can be internal to the step).
+struct BufferUses {
+  std::unordered_map<const UOp*, size_t> index;
+  std::vector<UOpPtr> nodes;
+  std::vector<std::pair<int64_t, int64_t>> life;
+  std::vector<bool> written_first;
+};
+
+BufferUses buffer_uses(const std::vector<ExecItem>& items) {
+  BufferUses u;
+  for (size_t i = 0; i < items.size(); i++) {
+    const ExecItem& e = items[i];
+    for (size_t k = 0; k < e.nodes.size(); k++) {
+      auto [it, fresh] = u.index.emplace(e.nodes[k].get(), u.nodes.size());
+      if (fresh) {
+        u.nodes.push_back(e.nodes[k]);
+        u.life.push_back({int64_t(i), int64_t(i)});
+        u.written_first.push_back(k == 0);
+      }
+      u.life[it->second].second = int64_t(i);
+    }
+  }
+  return u;
+}
+
+// The step's internal buffers as given to the planner, the nodes behind each, and the plan.
+struct PlannedMemory {
+  std::vector<PlannedBuffer> planned;
+  std::vector<std::vector<size_t>> planned_nodes;  // indices into BufferUses::nodes
+  MemoryPlan plan;
+};
+
 } // namespace
 
 struct JitCapture::Recorder : ExecListener {
@@ -56,7 +89,137 @@ struct JitCapture::Recorder : ExecListener {
   std::unique_ptr<ExecListenerScope> scope;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   void executed(const ExecItem& item) override { items.push_back(item); }
+
+  // The phases of JitCapture::finish (a nested class of JitCapture, so the step's internals are open to it).
+  std::unordered_set<const UOp*> take_inputs(CapturedStep& s) const;
+  std::unordered_set<const UOp*> sort_live_tensors(CapturedStep& s, const std::vector<Tensor>& live, const BufferUses& uses,
+                                                   const std::unordered_set<const UOp*>& input_nodes,
+                                                   const std::vector<Tensor>& outputs);
+  static PlannedMemory plan_internal_buffers(CapturedStep& s, const BufferUses& uses, const std::unordered_set<const UOp*>& kept,
+                                             const std::unordered_set<const UOp*>& input_nodes);
+  void report(CapturedStep& s, const PlannedMemory& m, const BufferUses& uses) const;
 };
+
+// inputs: their buffers are replaced on replay. Returns their BUFFER nodes.
+std::unordered_set<const UOp*> JitCapture::Recorder::take_inputs(CapturedStep& s) const {
+  std::unordered_set<const UOp*> input_nodes;
+  for (const Tensor& t : inputs) {
+    UOpPtr n = realized_node(t, "an input");
+    if (!input_nodes.insert(n.get()).second) throw AssertionError("TinyJit: duplicate inputs to JIT");
+    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device});
+  }
+  return input_nodes;
+}
+
+// tensors alive now: those the step moved to a new buffer, and those whose buffer it reads. Returns the
+// buffers that outlive the step (they cannot share memory).
+std::unordered_set<const UOp*> JitCapture::Recorder::sort_live_tensors(CapturedStep& s, const std::vector<Tensor>& live,
+                                                                       const BufferUses& uses,
+                                                                       const std::unordered_set<const UOp*>& input_nodes,
+                                                                       const std::vector<Tensor>& outputs) {
+  std::unordered_set<const UOp*> kept = reachable_buffers(live);
+  for (const Tensor& t : outputs) kept.insert(realized_node(t, "an output").get());
+  for (const Tensor& t : live) {
+    UOpPtr now = realized_buffer(t.uop());
+    if (!now || !uses.index.count(now.get()) || input_nodes.count(now.get())) continue;
+    auto b = before.find(t.identity());
+    UOpPtr then = b == before.end() ? nullptr : realized_buffer(b->second);
+    if (then && then != now && uses.index.count(then.get()) && ref_of(then).size == ref_of(now).size &&
+        ref_of(then).dtype == ref_of(now).dtype && ref_of(then).device == ref_of(now).device) {
+      UOpMap<UOpPtr> swap{{now, then}};
+      s.updated_.push_back({t, then, now, t.uop(), substitute(t.uop(), swap)});
+      kept.insert(then.get());
+      continue;
+    }
+    s.bound_.push_back({t, now});
+  }
+  before.clear();
+  before_tensors.clear();
+  return kept;
+}
+
+// buffers used only inside the step share allocations (runtime/memory_planner.h). The planner works on
+// storage: nodes a schedule already made share one (tensor/realize.cpp) are planned together.
+PlannedMemory JitCapture::Recorder::plan_internal_buffers(CapturedStep& s, const BufferUses& uses,
+                                                          const std::unordered_set<const UOp*>& kept,
+                                                          const std::unordered_set<const UOp*>& input_nodes) {
+  const std::vector<UOpPtr>& nodes = uses.nodes;
+  std::unordered_map<const Buffer*, bool> internal_storage;
+  for (size_t n = 0; n < nodes.size(); n++) {
+    const auto& ref = ref_of(nodes[n]);
+    bool internal = uses.written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
+    auto [it, fresh] = internal_storage.emplace(buffer_storage(nodes[n]).get(), internal);
+    if (!fresh) it->second = it->second && internal;
+  }
+  PlannedMemory m;
+  std::unordered_map<const Buffer*, size_t> planned_of;
+  std::unordered_set<const Buffer*> persistent;
+  for (size_t n = 0; n < nodes.size(); n++) {
+    std::shared_ptr<Buffer> storage = buffer_storage(nodes[n]);
+    if (ref_of(nodes[n]).state->refill) s.refills_.push_back({nodes[n], storage});
+    if (!internal_storage.at(storage.get())) {
+      if (persistent.insert(storage.get()).second) s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
+      continue;
+    }
+    auto [it, fresh] = planned_of.emplace(storage.get(), m.planned.size());
+    if (fresh) {
+      m.planned.push_back({storage, uses.life[n].first, uses.life[n].second});
+      m.planned_nodes.emplace_back();
+    }
+    PlannedBuffer& p = m.planned[it->second];
+    p.first = std::min(p.first, uses.life[n].first);
+    p.last = std::max(p.last, uses.life[n].second);
+    m.planned_nodes[it->second].push_back(n);
+  }
+  m.plan = plan_memory(m.planned);
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> shared;
+  for (size_t i = 0; i < m.planned.size(); i++) {
+    shared[m.planned[i].buffer.get()] = m.plan.assigned[i];
+    for (size_t n : m.planned_nodes[i]) {
+      std::lock_guard lock(ref_of(nodes[n]).state->mutex);
+      ref_of(nodes[n]).state->storage = m.plan.assigned[i];  // its own allocation is released
+    }
+  }
+  for (ExecItem& e : s.items_)
+    for (std::shared_ptr<Buffer>& b : e.buffers)
+      if (auto it = shared.find(b.get()); it != shared.end()) b = it->second;
+  return m;
+}
+
+// The step's statistics, printed at DEBUG>=1 and sent to the execution observer.
+void JitCapture::Recorder::report(CapturedStep& s, const PlannedMemory& m, const BufferUses& uses) const {
+  JitStats& st = s.stats_;
+  for (const ExecItem& e : s.items_) (e.kind == ExecItem::Kind::Copy ? st.copies : st.kernels)++;
+  st.inputs = static_cast<int64_t>(s.inputs_.size());
+  st.updated = static_cast<int64_t>(s.updated_.size());
+  st.internal_buffers = static_cast<int64_t>(m.planned.size());
+  st.allocations = m.plan.allocations;
+  // without any planner every internal node has its own allocation (the schedules' planner may have
+  // shared some already, which plan.unplanned_bytes would not count)
+  st.unplanned_bytes = 0;
+  for (const std::vector<size_t>& ns : m.planned_nodes)
+    for (size_t n : ns) st.unplanned_bytes += ref_of(uses.nodes[n]).size * ref_of(uses.nodes[n]).dtype.itemsize();
+  st.planned_bytes = m.plan.planned_bytes;
+  if (options().debug >= 1)
+    std::cout << "JIT captured " << st.kernels << " kernels and " << st.copies << " copies with " << st.inputs << " inputs, "
+              << st.updated << " tensors updated per step; memory of " << st.internal_buffers << " internal buffers "
+              << st.unplanned_bytes / 1e6 << " MB -> " << st.planned_bytes / 1e6 << " MB in " << st.allocations << " allocations\n";
+  if (ExecutionObserver* observer = execution_observer()) {
+    KernelRun ev;
+    ev.kind = "jit_capture";
+    ev.name = cat("TinyJit capture: ", st.kernels, " kernels");
+    ev.device = s.inputs_.empty() ? std::string("CPU") : s.inputs_[0].device;
+    ev.duration_ns = static_cast<int64_t>(since(start) * 1e9);
+    ev.start_ns = observer->now_ns() - ev.duration_ns;
+    ev.args = static_cast<int>(st.kernels);
+    ev.mem = st.unplanned_bytes;
+    ev.lds = st.planned_bytes;
+    for (size_t i = 0; i < m.planned.size(); i++)
+      ev.plan.push_back({static_cast<int64_t>(m.planned[i].buffer->id()), static_cast<int64_t>(m.plan.assigned[i]->id()),
+                         m.planned[i].first, m.planned[i].last});
+    observer->record_kernel_run(ev);
+  }
+}
 
 JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recorder>()) {
   if (ExecListenerScope::current()) throw RuntimeError("TinyJit inside another TinyJit's capture is not supported");
@@ -83,128 +246,13 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   s.items_ = std::move(rec_->items);
   if (s.items_.empty()) throw AssertionError("TinyJit: the function ran no kernels (didn't JIT anything!)");
 
-  // inputs: their buffers are replaced on replay
-  std::unordered_set<const UOp*> input_nodes;
-  for (const Tensor& t : rec_->inputs) {
-    UOpPtr n = realized_node(t, "an input");
-    if (!input_nodes.insert(n.get()).second) throw AssertionError("TinyJit: duplicate inputs to JIT");
-    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device});
-  }
+  std::unordered_set<const UOp*> input_nodes = rec_->take_inputs(s);
   for (const Tensor& t : outputs) s.outputs_.push_back({t.uop(), t.shape()});
-
-  // what each buffer the items touch is: first and last use, written or read first
-  std::unordered_map<const UOp*, size_t> index;
-  std::vector<UOpPtr> nodes;
-  std::vector<std::pair<int64_t, int64_t>> life;
-  std::vector<bool> written_first;
-  for (size_t i = 0; i < s.items_.size(); i++) {
-    const ExecItem& e = s.items_[i];
-    for (size_t k = 0; k < e.nodes.size(); k++) {
-      auto [it, fresh] = index.emplace(e.nodes[k].get(), nodes.size());
-      if (fresh) {
-        nodes.push_back(e.nodes[k]);
-        life.push_back({int64_t(i), int64_t(i)});
-        written_first.push_back(k == 0);
-      }
-      life[it->second].second = int64_t(i);
-    }
-  }
-
-  // tensors alive now: those the step moved to a new buffer, and those whose buffer it reads
+  BufferUses uses = buffer_uses(s.items_);
   std::vector<Tensor> live = Tensor::live();
-  std::unordered_set<const UOp*> kept = reachable_buffers(live);
-  for (const Tensor& t : outputs) kept.insert(realized_node(t, "an output").get());
-  for (const Tensor& t : live) {
-    UOpPtr now = realized_buffer(t.uop());
-    if (!now || !index.count(now.get()) || input_nodes.count(now.get())) continue;
-    auto b = rec_->before.find(t.identity());
-    UOpPtr then = b == rec_->before.end() ? nullptr : realized_buffer(b->second);
-    if (then && then != now && index.count(then.get()) && ref_of(then).size == ref_of(now).size &&
-        ref_of(then).dtype == ref_of(now).dtype && ref_of(then).device == ref_of(now).device) {
-      UOpMap<UOpPtr> swap{{now, then}};
-      s.updated_.push_back({t, then, now, t.uop(), substitute(t.uop(), swap)});
-      kept.insert(then.get());
-      continue;
-    }
-    s.bound_.push_back({t, now});
-  }
-  rec_->before.clear();
-  rec_->before_tensors.clear();
-
-  // buffers used only inside the step share allocations (runtime/memory_planner.h). The planner works on
-  // storage: nodes a schedule already made share one (tensor/realize.cpp) are planned together.
-  std::unordered_map<const Buffer*, bool> internal_storage;
-  for (size_t n = 0; n < nodes.size(); n++) {
-    const auto& ref = ref_of(nodes[n]);
-    bool internal = written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
-    auto [it, fresh] = internal_storage.emplace(buffer_storage(nodes[n]).get(), internal);
-    if (!fresh) it->second = it->second && internal;
-  }
-  std::vector<PlannedBuffer> planned;
-  std::vector<std::vector<size_t>> planned_nodes;
-  std::unordered_map<const Buffer*, size_t> planned_of;
-  std::unordered_set<const Buffer*> persistent;
-  for (size_t n = 0; n < nodes.size(); n++) {
-    std::shared_ptr<Buffer> storage = buffer_storage(nodes[n]);
-    if (ref_of(nodes[n]).state->refill) s.refills_.push_back({nodes[n], storage});
-    if (!internal_storage.at(storage.get())) {
-      if (persistent.insert(storage.get()).second) s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
-      continue;
-    }
-    auto [it, fresh] = planned_of.emplace(storage.get(), planned.size());
-    if (fresh) {
-      planned.push_back({storage, life[n].first, life[n].second});
-      planned_nodes.emplace_back();
-    }
-    PlannedBuffer& p = planned[it->second];
-    p.first = std::min(p.first, life[n].first);
-    p.last = std::max(p.last, life[n].second);
-    planned_nodes[it->second].push_back(n);
-  }
-  MemoryPlan plan = plan_memory(planned);
-  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> shared;
-  for (size_t i = 0; i < planned.size(); i++) {
-    shared[planned[i].buffer.get()] = plan.assigned[i];
-    for (size_t n : planned_nodes[i]) {
-      std::lock_guard lock(ref_of(nodes[n]).state->mutex);
-      ref_of(nodes[n]).state->storage = plan.assigned[i];  // its own allocation is released
-    }
-  }
-  for (ExecItem& e : s.items_)
-    for (std::shared_ptr<Buffer>& b : e.buffers)
-      if (auto it = shared.find(b.get()); it != shared.end()) b = it->second;
-
-  JitStats& st = s.stats_;
-  for (const ExecItem& e : s.items_) (e.kind == ExecItem::Kind::Copy ? st.copies : st.kernels)++;
-  st.inputs = static_cast<int64_t>(s.inputs_.size());
-  st.updated = static_cast<int64_t>(s.updated_.size());
-  st.internal_buffers = static_cast<int64_t>(planned.size());
-  st.allocations = plan.allocations;
-  // without any planner every internal node has its own allocation (the schedules' planner may have
-  // shared some already, which plan.unplanned_bytes would not count)
-  st.unplanned_bytes = 0;
-  for (const std::vector<size_t>& ns : planned_nodes)
-    for (size_t n : ns) st.unplanned_bytes += ref_of(nodes[n]).size * ref_of(nodes[n]).dtype.itemsize();
-  st.planned_bytes = plan.planned_bytes;
-  if (options().debug >= 1)
-    std::cout << "JIT captured " << st.kernels << " kernels and " << st.copies << " copies with " << st.inputs << " inputs, "
-              << st.updated << " tensors updated per step; memory of " << st.internal_buffers << " internal buffers "
-              << st.unplanned_bytes / 1e6 << " MB -> " << st.planned_bytes / 1e6 << " MB in " << st.allocations << " allocations\n";
-  if (ExecutionObserver* observer = execution_observer()) {
-    KernelRun ev;
-    ev.kind = "jit_capture";
-    ev.name = cat("TinyJit capture: ", st.kernels, " kernels");
-    ev.device = s.inputs_.empty() ? std::string("CPU") : s.inputs_[0].device;
-    ev.duration_ns = static_cast<int64_t>(since(rec_->start) * 1e9);
-    ev.start_ns = observer->now_ns() - ev.duration_ns;
-    ev.args = static_cast<int>(st.kernels);
-    ev.mem = st.unplanned_bytes;
-    ev.lds = st.planned_bytes;
-    for (size_t i = 0; i < planned.size(); i++)
-      ev.plan.push_back({static_cast<int64_t>(planned[i].buffer->id()), static_cast<int64_t>(plan.assigned[i]->id()),
-                         planned[i].first, planned[i].last});
-    observer->record_kernel_run(ev);
-  }
+  std::unordered_set<const UOp*> kept = rec_->sort_live_tensors(s, live, uses, input_nodes, outputs);
+  PlannedMemory memory = Recorder::plan_internal_buffers(s, uses, kept, input_nodes);
+  rec_->report(s, memory, uses);
   return step;
 }
 

@@ -91,15 +91,21 @@ UOpPtr fold_nest(const UOpPtr& d, const UOpPtr& x, const Linear& l, I c, bool is
   return best;
 }
 
-UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
-  DType dt = x->dtype;
-  // nested div: (v % (k*c)) // c -> (v//c) % k
+// One folding of x//c or x%c for a constant c > 0: nullopt when it does not apply (the next one is
+// tried); otherwise the result, where nullptr means "leave the node as it is".
+using Fold = std::optional<UOpPtr>;
+
+// nested div: (v % (k*c)) // c -> (v//c) % k
+Fold fold_div_of_mod(const UOpPtr& x, I c, bool is_mod) {
   if (!is_mod && x->op == Ops::FLOORMOD && is_int_const(*x->src[1])) {
     I m = x->src[1]->const_int();
     if (m % c == 0 && m / c > 0) return divmod(Ops::FLOORMOD, divmod(Ops::FLOORDIV, x->src[0], c), m / c);
   }
-  Linear l = linear_of(x, true);
-  // (v//c1 + a)//c2 -> (v + a*c1)//(c1*c2)
+  return std::nullopt;
+}
+
+// (v//c1 + a)//c2 -> (v + a*c1)//(c1*c2)
+Fold fold_div_of_div(const Linear& l, I c, bool is_mod) {
   if (!is_mod && l.terms.size() == 1 && l.terms[0].coeff == 1 && l.terms[0].base->op == Ops::FLOORDIV &&
       is_int_const(*l.terms[0].base->src[1]) && l.terms[0].base->src[1]->const_int() != 0) {
     const UOpPtr& inner = l.terms[0].base;
@@ -110,119 +116,139 @@ UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
     UOpPtr num = build(nl);
     if (num && fits_i64(c1 * c)) return divmod(Ops::FLOORDIV, num, c1 * c);
   }
-  // nested mod: (v % m)*f with c | f*m is congruent to v*f
-  if (is_mod) {
-    bool changed = false;
-    Linear nl;
-    nl.dtype = dt;
-    nl.constant = l.constant;
-    for (const Term& t : l.terms) {
-      const UOpPtr& b = t.base;
-      if (b->op == Ops::FLOORMOD && is_int_const(*b->src[1]) && (t.coeff * b->src[1]->const_int()) % c == 0) {
-        Linear in = linear_of(b->src[0], true);
-        for (const Term& it : in.terms) nl.terms.push_back({it.base, it.coeff * t.coeff});
-        nl.constant += in.constant * t.coeff;
-        changed = true;
-      } else {
-        nl.terms.push_back(t);
-      }
-    }
-    if (changed) {
-      combine(nl);
-      sort_terms(nl);
-      UOpPtr num = build(nl);
-      return num ? divmod(Ops::FLOORMOD, num, c) : nullptr;
+  return std::nullopt;
+}
+
+// nested mod: (v % m)*f with c | f*m is congruent to v*f
+Fold fold_mod_of_mod(const Linear& l, DType dt, I c, bool is_mod) {
+  if (!is_mod) return std::nullopt;
+  bool changed = false;
+  Linear nl;
+  nl.dtype = dt;
+  nl.constant = l.constant;
+  for (const Term& t : l.terms) {
+    const UOpPtr& b = t.base;
+    if (b->op == Ops::FLOORMOD && is_int_const(*b->src[1]) && (t.coeff * b->src[1]->const_int()) % c == 0) {
+      Linear in = linear_of(b->src[0], true);
+      for (const Term& it : in.terms) nl.terms.push_back({it.base, it.coeff * t.coeff});
+      nl.constant += in.constant * t.coeff;
+      changed = true;
+    } else {
+      nl.terms.push_back(t);
     }
   }
-  // single period: some choice of remainders keeps R inside one multiple of c
-  {
-    std::vector<I> r0(l.terms.size());
-    std::vector<size_t> choosable;
+  if (!changed) return std::nullopt;
+  combine(nl);
+  sort_terms(nl);
+  UOpPtr num = build(nl);
+  return num ? divmod(Ops::FLOORMOD, num, c) : nullptr;
+}
+
+// single period: some choice of remainders keeps R inside one multiple of c
+Fold fold_single_period(const UOpPtr& d, const Linear& l, DType dt, I c, bool is_mod) {
+  std::vector<I> r0(l.terms.size());
+  std::vector<size_t> choosable;
+  for (size_t i = 0; i < l.terms.size(); i++) {
+    r0[i] = floor_mod(l.terms[i].coeff, c);
+    if (r0[i] != 0) choosable.push_back(i);
+  }
+  I rk = floor_mod(l.constant, c), qk = floor_div(l.constant, c);
+  size_t n = choosable.size();
+  // every sign choice for up to 8 terms; past that only all-positive and "nearest to zero"
+  size_t combos = n <= 8 ? (size_t(1) << n) : 2;
+  for (size_t mask = 0; mask < combos; mask++) {
+    std::vector<I> r = r0;
+    for (size_t j = 0; j < n; j++) {
+      size_t i = choosable[j];
+      bool neg = n <= 8 ? ((mask >> j) & 1) : (mask == 1 && r0[i] * 2 > c);
+      if (neg) r[i] -= c;
+    }
+    I lo = rk, hi = rk;
     for (size_t i = 0; i < l.terms.size(); i++) {
-      r0[i] = floor_mod(l.terms[i].coeff, c);
-      if (r0[i] != 0) choosable.push_back(i);
+      I a = r[i] * l.terms[i].base->vmin(), b = r[i] * l.terms[i].base->vmax();
+      lo += std::min(a, b);
+      hi += std::max(a, b);
     }
-    I rk = floor_mod(l.constant, c), qk = floor_div(l.constant, c);
-    size_t n = choosable.size();
-    size_t combos = n <= 8 ? (size_t(1) << n) : 2;
-    for (size_t mask = 0; mask < combos; mask++) {
-      std::vector<I> r = r0;
-      for (size_t j = 0; j < n; j++) {
-        size_t i = choosable[j];
-        bool neg = n <= 8 ? ((mask >> j) & 1) : (mask == 1 && r0[i] * 2 > c);
-        if (neg) r[i] -= c;
-      }
-      I lo = rk, hi = rk;
-      for (size_t i = 0; i < l.terms.size(); i++) {
-        I a = r[i] * l.terms[i].base->vmin(), b = r[i] * l.terms[i].base->vmax();
-        lo += std::min(a, b);
-        hi += std::max(a, b);
-      }
-      I Q = floor_div(lo, c);
-      if (Q != floor_div(hi, c)) continue;
-      Linear out;
-      out.dtype = dt;
-      for (size_t i = 0; i < l.terms.size(); i++) {
-        I coeff = is_mod ? r[i] : (l.terms[i].coeff - r[i]) / c;
-        if (coeff != 0) out.terms.push_back({l.terms[i].base, coeff});
-      }
-      out.constant = is_mod ? rk - Q * c : qk + Q;
-      sort_terms(out);
-      // a remainder of r - c can make a term larger than the division it replaces (b%6 over [5, 6] is
-      // 30 - 5*b): keep looking, or keep the division
-      UOpPtr folded = build(out);
-      if (folded && node_count(folded) <= node_count(d)) return folded;
+    I Q = floor_div(lo, c);
+    if (Q != floor_div(hi, c)) continue;
+    Linear out;
+    out.dtype = dt;
+    for (size_t i = 0; i < l.terms.size(); i++) {
+      I coeff = is_mod ? r[i] : (l.terms[i].coeff - r[i]) / c;
+      if (coeff != 0) out.terms.push_back({l.terms[i].base, coeff});
+    }
+    out.constant = is_mod ? rk - Q * c : qk + Q;
+    sort_terms(out);
+    // a remainder of r - c can make a term larger than the division it replaces (b%6 over [5, 6] is
+    // 30 - 5*b): keep looking, or keep the division
+    UOpPtr folded = build(out);
+    if (folded && node_count(folded) <= node_count(d)) return folded;
+  }
+  return std::nullopt;
+}
+
+// common factor of the coefficients and the divisor
+Fold fold_common_factor(const UOpPtr& d, const Linear& l, DType dt, I c, bool is_mod) {
+  I g = c;
+  for (const Term& t : l.terms) g = gcd(g, t.coeff);
+  if (g <= 1 || l.terms.empty()) return std::nullopt;
+  Linear y;
+  y.dtype = dt;
+  for (const Term& t : l.terms) y.terms.push_back({t.base, t.coeff / g});
+  I q0 = floor_div(l.constant, g), s0 = floor_mod(l.constant, g);
+  y.constant = q0;
+  sort_terms(y);
+  UOpPtr num = build(y);
+  if (!num) return nullptr;
+  if (!is_mod) return divmod(Ops::FLOORDIV, num, c / g);
+  UOpPtr m = divmod(Ops::FLOORMOD, num, c / g);
+  UOpPtr scaled = UOp::make(Ops::MUL, dt, {m, cint(dt, g)});
+  // the scaled form pays off when the smaller modulus folds further
+  if (UOpPtr r = if_not_larger(s0 == 0 ? scaled : UOp::make(Ops::ADD, dt, {scaled, cint(dt, s0)}), d)) return r;
+  return std::nullopt;
+}
+
+// multiples of c move out of the numerator
+Fold fold_move_multiples(const UOpPtr& d, const Linear& l, DType dt, I c, bool is_mod) {
+  Linear quo, rem;
+  quo.dtype = rem.dtype = dt;
+  bool moved = false;
+  for (const Term& t : l.terms) {
+    // non-negative remainders only: a negative one breaks sharing with the numerator's other uses
+    I r = floor_mod(t.coeff, c);
+    if (abs128(r) < abs128(t.coeff)) {
+      moved = true;
+      if (r != 0) rem.terms.push_back({t.base, r});
+      quo.terms.push_back({t.base, (t.coeff - r) / c});
+    } else {
+      rem.terms.push_back(t);
     }
   }
-  // common factor of the coefficients and the divisor
-  {
-    I g = c;
-    for (const Term& t : l.terms) g = gcd(g, t.coeff);
-    if (g > 1 && !l.terms.empty()) {
-      Linear y;
-      y.dtype = dt;
-      for (const Term& t : l.terms) y.terms.push_back({t.base, t.coeff / g});
-      I q0 = floor_div(l.constant, g), s0 = floor_mod(l.constant, g);
-      y.constant = q0;
-      sort_terms(y);
-      UOpPtr num = build(y);
-      if (!num) return nullptr;
-      if (!is_mod) return divmod(Ops::FLOORDIV, num, c / g);
-      UOpPtr m = divmod(Ops::FLOORMOD, num, c / g);
-      UOpPtr scaled = UOp::make(Ops::MUL, dt, {m, cint(dt, g)});
-      // the scaled form pays off when the smaller modulus folds further
-      if (UOpPtr r = if_not_larger(s0 == 0 ? scaled : UOp::make(Ops::ADD, dt, {scaled, cint(dt, s0)}), d)) return r;
-    }
-  }
-  // multiples of c move out of the numerator
-  {
-    Linear quo, rem;
-    quo.dtype = rem.dtype = dt;
-    bool moved = false;
-    for (const Term& t : l.terms) {
-      // non-negative remainders only: a negative one breaks sharing with the numerator's other uses
-      I r = floor_mod(t.coeff, c);
-      if (abs128(r) < abs128(t.coeff)) {
-        moved = true;
-        if (r != 0) rem.terms.push_back({t.base, r});
-        quo.terms.push_back({t.base, (t.coeff - r) / c});
-      } else {
-        rem.terms.push_back(t);
-      }
-    }
-    rem.constant = floor_mod(l.constant, c);
-    quo.constant = floor_div(l.constant, c);
-    moved = moved || quo.constant != 0;
-    if (moved) {
-      sort_terms(rem);
-      UOpPtr r = build(rem);
-      if (!r) return nullptr;
-      if (is_mod) return divmod(Ops::FLOORMOD, r, c);
-      quo.terms.push_back({divmod(Ops::FLOORDIV, r, c), 1});
-      sort_terms(quo);
-      if (UOpPtr s = if_not_larger(build(quo), d)) return s;
-    }
-  }
+  rem.constant = floor_mod(l.constant, c);
+  quo.constant = floor_div(l.constant, c);
+  moved = moved || quo.constant != 0;
+  if (!moved) return std::nullopt;
+  sort_terms(rem);
+  UOpPtr r = build(rem);
+  if (!r) return nullptr;
+  if (is_mod) return divmod(Ops::FLOORMOD, r, c);
+  quo.terms.push_back({divmod(Ops::FLOORDIV, r, c), 1});
+  sort_terms(quo);
+  if (UOpPtr s = if_not_larger(build(quo), d)) return s;
+  return std::nullopt;
+}
+
+// x//c or x%c (d) for a constant c > 0: the first of the folds above that applies, in this order,
+// else splitting c into nested divisors.
+UOpPtr fold_const_divisor(const UOpPtr& d, const UOpPtr& x, I c, bool is_mod) {
+  DType dt = x->dtype;
+  if (Fold r = fold_div_of_mod(x, c, is_mod)) return *r;
+  Linear l = linear_of(x, true);
+  if (Fold r = fold_div_of_div(l, c, is_mod)) return *r;
+  if (Fold r = fold_mod_of_mod(l, dt, c, is_mod)) return *r;
+  if (Fold r = fold_single_period(d, l, dt, c, is_mod)) return *r;
+  if (Fold r = fold_common_factor(d, l, dt, c, is_mod)) return *r;
+  if (Fold r = fold_move_multiples(d, l, dt, c, is_mod)) return *r;
   return fold_nest(d, x, l, c, is_mod);
 }
 

@@ -71,13 +71,13 @@ nn::StateDict state_dict_of(const py::dict& d) {
   return out;
 }
 
-} // namespace
-
-void bind_engine(py::module_& m) {
+// the process-wide switches by their environment names
+void bind_options(py::module_& m) {
   m.def("get_option", &get_option);
   m.def("set_option", &set_option);
+}
 
-  // devices
+void bind_devices(py::module_& m) {
   m.def("default_device", &default_device);
   m.def("canonical_device_name", &canonical_device_name);
   m.def("list_devices", [] {
@@ -90,8 +90,10 @@ void bind_engine(py::module_& m) {
     return py::make_tuple(s.name, s.available, s.reason);
   });
   m.def("prepare_process_environment", &prepare_process_environment);
+}
 
-  // counters (tinygrad's GlobalCounters)
+// counters (tinygrad's GlobalCounters), memory in use and the kernel and schedule caches
+void bind_counters_and_caches(py::module_& m) {
   m.def("counters", [] {
     GlobalCounters& c = global_counters();
     py::dict d;
@@ -115,8 +117,10 @@ void bind_engine(py::module_& m) {
     return d;
   });
   m.def("clear_schedule_cache", &clear_schedule_cache);
+}
 
-  // traces
+// traces: recording one, opening it in the app, and DEBUG>=6 rule statistics
+void bind_traces(py::module_& m) {
   m.def("trace_start", [](const std::string& path, bool count_attempts) {
     TraceWriterOptions o;
     o.count_attempts = count_attempts;
@@ -144,8 +148,10 @@ void bind_engine(py::module_& m) {
   static std::unique_ptr<DebugRuleStatsScope> rule_stats;
   m.def("rule_stats_begin", [] { rule_stats = std::make_unique<DebugRuleStatsScope>(); });
   m.def("rule_stats_end", [] { rule_stats.reset(); });
+}
 
-  // loupe-cli run / eval (DESIGN.md §6)
+// loupe-cli run / eval (DESIGN.md §6)
+void bind_run_and_eval(py::module_& m) {
   m.def("kernel_count", [] { return global_counters().kernel_count.load(); });
   m.def("eval_json", [](const std::string& id_json, const Tensor& out, int64_t kernels_before) {
     return program::result_json(json::parse(id_json), eval_result(out, kernels_before));
@@ -165,8 +171,9 @@ void bind_engine(py::module_& m) {
     for (const NooptComparison& c : cs) out += "\n" + format_comparison(c, column_width);
     return out;
   });
+}
 
-  // safetensors
+void bind_safetensors(py::module_& m) {
   m.def("safe_load", [](const std::string& path) {
     py::dict out;
     for (auto& [name, t] : nn::safe_load(path)) out[py::str(name)] = py::cast(t);
@@ -189,13 +196,27 @@ void bind_engine(py::module_& m) {
     }
     return py::module_::import("json").attr("loads")(json::Value(nn::safe_metadata(bytes, path)).dump());
   });
+}
 
+// provenance: the tensor-op call counts and the records of the kernels' tensor ops
+void bind_provenance(py::module_& m) {
   m.def("op_calls", &OpScope::calls);
-  // provenance: the records of the kernels' tensor ops
   m.def("metadata_of", [](uint32_t id) {
     const Metadata& md = metadata_of(id);
     return py::make_tuple(md.op, md.file, md.line, md.function);
   });
+}
+
+} // namespace
+
+void bind_engine(py::module_& m) {
+  bind_options(m);
+  bind_devices(m);
+  bind_counters_and_caches(m);
+  bind_traces(m);
+  bind_run_and_eval(m);
+  bind_safetensors(m);
+  bind_provenance(m);
 }
 
 } // namespace loupe::python

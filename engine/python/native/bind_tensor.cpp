@@ -31,9 +31,8 @@ DType float_dtype(const py::object& dtype, const char* what) {
 #define CREATION_KW py::kw_only(), py::arg("device") = py::none(), py::arg("dtype") = py::none(), \
                     py::arg("requires_grad") = py::none()
 
-} // namespace
-
-void bind_tensor(py::module_& m, TensorClass& cls) {
+// Tensor(data, device=, dtype=, requires_grad=) and the class-wide training switch.
+void bind_construction(TensorClass& cls) {
   cls.def(py::init([](py::object data, py::object device, py::object dtype, py::object requires_grad) {
             OpScope scope("Tensor");
             Tensor t = tensor_from_data(data, to_dtype(dtype, "Tensor: argument 'dtype'"));
@@ -45,8 +44,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
   // Tensor.training: dropout applies and BatchNorm uses batch statistics (the engine's TRAINING switch)
   cls.def_property_static("training", [](py::object) { return options().training; },
                           [](py::object, bool on) { options().training = on; });
+}
 
-  // ---- properties ----
+// shape, dtype, device, gradients and sizes
+void bind_properties(TensorClass& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); });
   cls.def_property_readonly("dtype", &user_dtype);
   cls.def_property_readonly("device", &Tensor::device);
@@ -72,8 +73,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
         return py::int_(t.shape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]);
       }, py::arg("dim") = py::none());
   cls.def("requires_grad_", [](Tensor& t, bool r) { t.set_requires_grad(r); return t; }, py::arg("requires_grad") = true);
+}
 
-  // ---- devices ----
+// moving to another device: a new tensor (to) or in place (to_)
+void bind_devices(TensorClass& cls) {
   def_op(cls, "to", [](const Tensor& t, py::object device) {
     if (device.is_none()) return t;
     return t.to(canonical_device_name(device.cast<std::string>()));
@@ -82,8 +85,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
     if (!device.is_none()) t.assign(t.to(canonical_device_name(device.cast<std::string>())).contiguous());
     return t;
   }, py::arg("device"));
+}
 
-  // ---- realization and state ----
+// realizing, assigning, detaching and copying
+void bind_realization(TensorClass& cls) {
   cls.def("realize", [](Tensor& t, py::args others) {
     std::vector<Tensor> keep{t};
     for (py::handle h : others) keep.push_back(h.cast<Tensor>());
@@ -105,8 +110,9 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
     c.set_requires_grad(t.requires_grad());
     return c;
   });
+}
 
-  // ---- autograd ----
+void bind_autograd(TensorClass& cls) {
   def_op(cls, "backward", [](Tensor& t, py::object gradient) {
     return t.backward(gradient.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(gradient, "backward: argument 'gradient'")));
   }, py::arg("gradient") = py::none());
@@ -114,8 +120,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
     std::vector<Tensor> ts = to_tensors(targets, "gradient: targets");
     return t.gradient(ts, gradient.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(gradient, "gradient")));
   }, py::kw_only(), py::arg("gradient") = py::none(), py::arg("materialize_grads") = false);
+}
 
-  // ---- creation ----
+// creation from a shape or a range: zeros, ones, empty, full, arange, linspace, eye
+void bind_creation(TensorClass& cls) {
   auto filled = [&](const char* name, double value) {
     def_static_op(cls, name, [name, value](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
       Shape s = creation_shape(ints_from_args(shape, name), name);
@@ -152,8 +160,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
     if (rows < 0 || (cols && *cols < 0)) throw ValueError(cat("eye: cannot have negative dimensions, n=", rows, ", m=", cols.value_or(rows)));
     return place(Tensor::eye(rows, cols, to_dtype(dtype, "eye").value_or(dtypes::default_float)), device, requires_grad);
   }, py::arg("n"), py::arg("m") = py::none(), CREATION_KW);
+}
 
-  // random: tinygrad's threefry stream (engine/tensor/tensor_random.cpp)
+// random creation: tinygrad's threefry stream (engine/tensor/tensor_random.cpp)
+void bind_random(TensorClass& cls) {
   cls.def_static("manual_seed", [](uint64_t seed) { Tensor::manual_seed(seed); }, py::arg("seed") = 0);
   def_static_op(cls, "rand", [](py::args shape, py::object device, py::object dtype, py::object requires_grad, bool contiguous) {
     Shape s = creation_shape(ints_from_args(shape, "rand"), "rand");
@@ -190,8 +200,10 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
   def_static_op(cls, "kaiming_normal", [](py::args shape, double a, py::object device, py::object dtype, py::object requires_grad) {
     return place(Tensor::kaiming_normal(creation_shape(ints_from_args(shape, "kaiming_normal"), "kaiming_normal"), a, float_dtype(dtype, "kaiming_normal")), device, requires_grad);
   }, py::kw_only(), py::arg("a") = 0.01, py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = py::none());
+}
 
-  // *_like: self's shape, dtype and device unless given
+// *_like: self's shape, dtype and device unless given
+void bind_like(TensorClass& cls) {
   auto like = [](const Tensor& t, Tensor made, const py::object& device, const py::object& requires_grad) {
     return place(made, device.is_none() ? py::object(py::str(t.device())) : device, requires_grad);
   };
@@ -213,6 +225,19 @@ void bind_tensor(py::module_& m, TensorClass& cls) {
   def_op(cls, "randn_like", [like](const Tensor& t, py::object device, py::object dtype, py::object requires_grad) {
     return like(t, Tensor::randn(t.shape(), to_dtype(dtype, "randn_like").value_or(user_dtype(t))), device, requires_grad);
   }, CREATION_KW);
+}
+
+} // namespace
+
+void bind_tensor(py::module_& m, TensorClass& cls) {
+  bind_construction(cls);
+  bind_properties(cls);
+  bind_devices(cls);
+  bind_realization(cls);
+  bind_autograd(cls);
+  bind_creation(cls);
+  bind_random(cls);
+  bind_like(cls);
 }
 
 } // namespace loupe::python
