@@ -115,6 +115,19 @@ json::Value node_json(const UOp* u, size_t i, const std::unordered_map<const UOp
   return n;
 }
 
+// A kernel's id, name, device and opts (the start of every kernel object the JSON forms print).
+json::Value kernel_identity_json(int64_t id, const std::string& name, const std::string& device,
+                                 const std::vector<std::string>& opts) {
+  json::Value o = json::Value::object();
+  o.set("id", id);
+  o.set("name", name);
+  o.set("device", device);
+  json::Value list = json::Value::array();
+  for (const std::string& s : opts) list.push_back(s);
+  o.set("opts", std::move(list));
+  return o;
+}
+
 int list(TraceReader& r, const Request& req) {
   std::map<std::string, std::string> info = r.run_info();
   std::vector<TraceContext> ctxs = r.contexts();
@@ -271,13 +284,7 @@ int kernel(TraceReader& r, const Request& req) {
   for (int64_t id : ids) {
     TraceKernel k = r.kernel(id);
     if (req.json) {
-      json::Value o = json::Value::object();
-      o.set("id", k.id);
-      o.set("name", k.name);
-      o.set("device", k.device);
-      json::Value opts = json::Value::array();
-      for (const std::string& s : k.opts) opts.push_back(s);
-      o.set("opts", std::move(opts));
+      json::Value o = kernel_identity_json(k.id, k.name, k.device, k.opts);
       o.set("global_size", json::Value::ints(k.global_size));
       o.set("local_size", json::Value::ints(k.local_size));
       o.set("flops", k.flops);
@@ -418,13 +425,7 @@ int rules(TraceReader& r, const Request& req) {
 }
 
 json::Value side_json(const KernelInRun& k) {
-  json::Value o = json::Value::object();
-  o.set("id", k.id);
-  o.set("name", k.name);
-  o.set("device", k.device);
-  json::Value opts = json::Value::array();
-  for (const std::string& s : k.opts) opts.push_back(s);
-  o.set("opts", std::move(opts));
+  json::Value o = kernel_identity_json(k.id, k.name, k.device, k.opts);
   o.set("runs", k.runs);
   o.set("total_ns", k.total_ns);
   return o;
