@@ -83,9 +83,9 @@ private Q_SLOTS:
   }
 
   void padded() {
-    const auto [s, e] = TimeLineMath::padded(1000, 2000);
-    QCOMPARE(s, 980.0);
-    QCOMPARE(e, 2020.0);
+    const auto [s, e] = TimeLineMath::padded(1000, 11000);  // 2% of 10 µs on each side
+    QCOMPARE(s, 800.0);
+    QCOMPARE(e, 11200.0);
     const auto [s1, e1] = TimeLineMath::padded(500, 500);  // one instant still gets a visible window
     QCOMPARE(e1 - s1, TimeLineMath::kMinSpanNs);
   }
