@@ -1,4 +1,5 @@
 #include "app/mainwindow.h"
+#include "app/docksizes.h"
 
 #include <QAction>
 #include <QApplication>
@@ -340,9 +341,13 @@ void MainWindow::resetLayout() {
   for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
-  resizeDocks({dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("rewriteDetailDock"))}, {330, 420}, Qt::Horizontal);
-  resizeDocks({first}, {330}, Qt::Vertical);
-  resizeDocks({dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock"))}, {280, 300}, Qt::Vertical);
+  // Before the window has a size (at construction) the sizes are for the default 1600x1000.
+  const DockSizes sz = defaultDockSizes(testAttribute(Qt::WA_Resized) ? size() : QSize());
+  resizeDocks({dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("rewriteDetailDock"))},
+              {sz.browserWidth, sz.rightWidth}, Qt::Horizontal);
+  resizeDocks({first}, {sz.bottomHeight}, Qt::Vertical);
+  resizeDocks({dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock"))},
+              {sz.detailHeight, sz.inspectorHeight}, Qt::Vertical);
 }
 
 bool MainWindow::showPanel(const QString& title) {

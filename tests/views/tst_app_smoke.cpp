@@ -44,6 +44,7 @@
 #include "panels/shapepanel.h"
 #include "memory/memorydata.h"
 #include "memory/memorypanel.h"
+#include "app/docksizes.h"
 #include "app/mainwindow.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"
@@ -511,6 +512,46 @@ private Q_SLOTS:
     QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(trace_).absoluteFilePath());
     again.setDarkTheme(false);
     again.close();
+  }
+
+  // Issue 24 #10.3: the default layout gives the trace browser and the bottom tabs room at 1600x1000
+  // and 1800x1100 while the graph keeps most of the window; a saved layout is restored as saved.
+  void defaultLayoutSizes() {
+    QSettings().clear();
+    for (const QSize size : {QSize(1600, 1000), QSize(1800, 1100)}) {
+      const DockSizes want = defaultDockSizes(size);
+      QVERIFY(want.browserWidth >= 380 && want.bottomHeight >= 380);
+      QVERIFY(size.width() - want.browserWidth - want.rightWidth >= 800);
+      QVERIFY(size.height() - want.bottomHeight >= 550);
+      // A new window lays its docks out for 1600x1000 before it has a size; a larger window gives the
+      // extra room to the graph.
+      const DockSizes opened = defaultDockSizes(QSize());
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QDockWidget* browser = w.dock(QStringLiteral("traceBrowserDock"));
+      QDockWidget* code = w.dock(QStringLiteral("codeDock"));
+      QTRY_VERIFY2(std::abs(browser->width() - opened.browserWidth) <= 12, qPrintable(QString::number(browser->width())));
+      // the dock sits under the tab bar of the bottom area
+      QTRY_VERIFY2(std::abs(code->height() - opened.bottomHeight) <= 45, qPrintable(QString::number(code->height())));
+    }
+    {
+      MainWindow w;  // opens with the default layout for 1600x1000
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QTRY_VERIFY(std::abs(w.dock(QStringLiteral("traceBrowserDock"))->width() - defaultDockSizes({}).browserWidth) <= 12);
+      w.resizeDocks({w.dock(QStringLiteral("traceBrowserDock"))}, {250}, Qt::Horizontal);
+      QTRY_VERIFY(std::abs(w.dock(QStringLiteral("traceBrowserDock"))->width() - 250) <= 12);
+      w.close();  // saves the layout
+    }
+    MainWindow again;
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QTRY_VERIFY2(std::abs(again.dock(QStringLiteral("traceBrowserDock"))->width() - 250) <= 12,
+                 qPrintable(QString::number(again.dock(QStringLiteral("traceBrowserDock"))->width())));
+    again.close();
+    QSettings().clear();
   }
 };
 

@@ -52,6 +52,32 @@ private Q_SLOTS:
     if (std::isfinite(compareSpeedup(in))) QCOMPARE(compareSpeedup(in), noopt / opt);
   }
 
+  // A run without --compare-noopt has no NOOPT time: the note says so and how to get one.
+  void speedupUnknownReasons() {
+    const double nan = std::nan("");
+    CompareInput in;
+    QCOMPARE(speedupUnknownReason(in), QString()); // no kernel shown
+    in.optimized = variant("r_8", "", 21e-6);
+    in.noopt = variant("r_8", "", nan);
+    QVERIFY(speedupUnknownReason(in).contains("did not time the NOOPT version"));
+    QVERIFY(speedupUnknownReason(in).contains("loupe-cli run --compare-noopt"));
+    QVERIFY(speedupUnknownReason(in).contains("COMPARE_NOOPT=1"));
+    in.noopt.seconds = 116e-6;
+    QCOMPARE(speedupUnknownReason(in), QString()); // both timed: known
+    in.optimized.seconds = nan;
+    QVERIFY(speedupUnknownReason(in).contains("optimized kernel has no timed run"));
+
+    CompareView view;
+    in.optimized.seconds = 21e-6;
+    in.noopt.seconds = nan;
+    view.setInput(in);
+    QVERIFY(view.speedupNote().startsWith("Speed-up unknown: this run did not time the NOOPT version"));
+    QVERIFY(view.speedupNote().contains("loupe-cli run --compare-noopt"));
+    in.noopt.seconds = 116e-6;
+    view.setInput(in);
+    QCOMPARE(view.speedupNote(), QString());
+  }
+
   void headerTexts() {
     QCOMPARE(formatLaunchDims({2, 1, 1}, {8, 16, 1}), QString::fromUtf8("global [2, 1, 1] · local [8, 16, 1]"));
     QCOMPARE(formatLaunchDims({4096}, {}), QString::fromUtf8("global [4096] · no local size"));

@@ -82,6 +82,27 @@ private Q_SLOTS:
     QCOMPARE(m.viewStart, 0.0);
   }
 
+  void padded() {
+    const auto [s, e] = TimeLineMath::padded(1000, 11000);  // 2% of 10 µs on each side
+    QCOMPARE(s, 800.0);
+    QCOMPARE(e, 11200.0);
+    const auto [s1, e1] = TimeLineMath::padded(500, 500);  // one instant still gets a visible window
+    QCOMPARE(e1 - s1, TimeLineMath::kMinSpanNs);
+  }
+
+  // The axis counts from origin, which need not be the data's start.
+  void ticksFromOrigin() {
+    TimeLineMath m;
+    m.setPixelSpan(0, 1000);
+    m.setDataRange(0, 10000);
+    QCOMPARE(m.origin, 0.0);
+    m.origin = 30;
+    m.setView(0, 10000);
+    const std::vector<double> t = m.ticks(100);
+    QVERIFY(!t.empty());
+    for (double x : t) QCOMPARE(std::fmod(x - 30, m.tickStep(100)), 0.0);
+  }
+
   void ticks_data() {
     QTest::addColumn<double>("span");
     QTest::addColumn<double>("step");

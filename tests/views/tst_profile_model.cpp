@@ -254,6 +254,38 @@ private Q_SLOTS:
     QCOMPARE(tl.math().span(), span);
   }
 
+  // Issue 24 #10.1: the timeline opens on the kernel runs with a small margin, not on everything
+  // (a TinyJit call far before them); Show all still shows everything.
+  void timelineOpensOnTheRuns() {
+    ProfileInput in = sampleProfile();
+    qint64 first = in.runs.front().startNs, last = 0;
+    for (const ProfileRun& r : in.runs) {
+      first = std::min(first, r.startNs);
+      last = std::max(last, r.startNs + r.durationNs);
+    }
+    const double runs = double(last - first);
+    in.jitCalls << JitCall{true, QStringLiteral("TinyJit capture: 3 kernels"), QStringLiteral("CPU"),
+                           first - 20 * qint64(runs), qint64(runs), 3, 100, 60};
+    TimelineWidget tl;
+    tl.resize(1000, 200);
+    tl.setData(ProfileData::build(in));
+    const TimeLineMath& m = tl.math();
+    QVERIFY(m.viewStart < double(first) && m.viewStart > double(first) - 0.05 * runs);  // a small margin
+    QVERIFY(m.viewEnd > double(last) && m.viewEnd < double(last) + 0.05 * runs);
+    QVERIFY(m.span() < 1.1 * runs);
+    QCOMPARE(m.origin, double(first - 20 * qint64(runs)));  // the axis counts from the trace's first event
+    tl.showAll();
+    QVERIFY(m.viewStart <= double(first - 20 * qint64(runs)));
+    QVERIFY(m.viewEnd >= double(last));
+    // Without TinyJit calls the opening view is the whole timeline.
+    tl.setData(ProfileData::build(sampleProfile()));
+    const double start = m.viewStart, end = m.viewEnd;
+    tl.showAll();
+    QCOMPARE(m.viewStart, start);
+    QCOMPARE(m.viewEnd, end);
+    QVERIFY(start < double(first) && end > double(last));
+  }
+
   // TinyJit's calls get a row above the devices; runs stay where a click finds them.
   void timelineShowsJitCalls() {
     ProfileInput in = sampleProfile();
@@ -268,6 +300,7 @@ private Q_SLOTS:
     tl.show();
     QVERIFY(QTest::qWaitForWindowExposed(&tl));
     QVERIFY(tl.sizeHint().height() > TimelineWidget().sizeHint().height());
+    tl.showAll();  // the capture before the first run is outside the opening view
     const double y = QFontMetrics(tl.font()).height() + 10 + 15;  // in the TinyJit row, under the time axis
     const double x = tl.math().mapTimeToX(double(first - 300));
     QCOMPARE(tl.jitCallAt(QPointF(x, y)), 0);

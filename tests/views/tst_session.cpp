@@ -72,13 +72,13 @@ private Q_SLOTS:
     for (const KernelNameAxis& a : mm.axes)
       reduces = reduces || a.kind == AxisKind::Reduce || a.kind == AxisKind::Unroll || a.kind == AxisKind::GroupReduce;
     QVERIFY(reduces);
-    // the initial selection: the first kernel, its first pass with matches, step 0
+    // the initial selection: the first kernel, the pass whose input is its AST (its whole graph), step 0
     const Selection& sel = s.selection();
     QCOMPARE(sel.kernel, t.kernels.front().id);
     QCOMPARE(sel.context, t.kernels.front().context_id);
     QVERIFY(t.pass(sel.pass));
     QCOMPARE(t.pass(sel.pass)->context_id, sel.context);
-    QVERIFY(t.pass(sel.pass)->match_count > 0);
+    QCOMPARE(t.pass(sel.pass)->input_id, t.kernels.front().ast_id);
     QCOMPARE(sel.step, int64_t(0));
     QVERIFY(s.currentStep().valid());
     QVERIFY(!s.currentStep().match);
@@ -164,13 +164,13 @@ private Q_SLOTS:
     QVERIFY(s.previousPass());
     QCOMPARE(s.selection().pass, t.passes[t.passes.size() - 2].id);
 
-    // kernels in compile order, each selecting its context's first pass with matches
+    // kernels in compile order, each selecting the pass that starts from its AST
     s.selectKernel(t.kernels.front().id);
     for (size_t i = 1; i < t.kernels.size(); i++) {
       QVERIFY(s.nextKernel());
       QCOMPARE(s.selection().kernel, t.kernels[i].id);
       QCOMPARE(s.selection().context, t.kernels[i].context_id);
-      QVERIFY(t.pass(s.selection().pass)->match_count > 0);
+      QCOMPARE(t.pass(s.selection().pass)->input_id, t.kernels[i].ast_id);
     }
     QVERIFY(!s.nextKernel());
     QVERIFY(s.previousKernel());
@@ -181,6 +181,31 @@ private Q_SLOTS:
     s.selectKernel(s.selection().kernel);
     QCOMPARE(s.selection().pass, pass);
     QCOMPARE(s.selection().step, int64_t(1));
+  }
+
+  // Issue 24 #10.4: a kernel with a nested reduce opens on the lowerer's graph (the whole kernel), not
+  // on the first pass with matches, a "nested reduce index" rewrite of a few index nodes.
+  void kernelWithNestedReduceOpensOnTheLowerer() {
+    const QString path = dir_.filePath("nested.loupe");
+    session_traces::recordNestedReduceTrace(path);
+    Session s;
+    QVERIFY(s.openNow(path));
+    const TraceSnapshot& t = s.trace();
+    QCOMPARE(int(t.kernels.size()), 1);
+    const std::vector<const TracePass*> ps = t.passesOf(t.kernels.front().context_id);
+    QVERIFY(!ps.empty());
+    QCOMPARE(ps.front()->name, std::string("nested reduce index"));  // what the old choice landed on
+    const TracePass* p = t.pass(s.selection().pass);
+    QVERIFY(p);
+    QCOMPARE(p->name, std::string("lowerer"));
+    QCOMPARE(p->depth, 0);
+    QVERIFY(s.currentStep().valid());
+    // the kernel's whole graph: the SINK named after the kernel, with more nodes than the index passes'
+    QVERIFY(s.currentStep().graph->op == loupe::Ops::SINK);
+    const size_t wholeNodes = s.currentStep().graph->toposort().size();
+    s.selectPass(ps.front()->id, 0);
+    QVERIFY(s.currentStep().valid());
+    QVERIFY(s.currentStep().graph->toposort().size() < wholeNodes);
   }
 
   // Issue 24 #5: with the browser's Hide empty on, Up/Down never land on a hidden pass ("step 0/0").

@@ -32,6 +32,16 @@ inline void recordMatmulTrace(const QString& path) {
   TraceSession::finish();
 }
 
+// sum(exp(x - max(x))): one kernel whose reduce nests another, so its context starts with small
+// "nested reduce index" passes before the lowerer sees the whole kernel.
+inline void recordNestedReduceTrace(const QString& path) {
+  using namespace loupe;
+  TraceSession::start(path.toStdString(), false, {});
+  Tensor x = Tensor::arange(32).cast(dtypes::float32);
+  (x - x.max()).exp().sum().realize();
+  TraceSession::finish();
+}
+
 // A file with Loupe's trace header bytes cut short and garbage after them.
 inline void writeCorruptTrace(const QString& path, const QString& validTrace) {
   QFile in(validTrace);

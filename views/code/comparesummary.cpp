@@ -18,6 +18,17 @@ QString formatSpeedup(double speedup) {
   return speedup > 1 ? x + QStringLiteral(" faster") : x + QStringLiteral(" (slower)");
 }
 
+QString speedupUnknownReason(const CompareInput& input) {
+  if (std::isfinite(compareSpeedup(input))) return {};
+  if (input.optimized.name.isEmpty() && input.noopt.name.isEmpty()) return {};
+  const double noopt = input.noopt.seconds, opt = input.optimized.seconds;
+  if (!std::isfinite(noopt))
+    return QStringLiteral("this run did not time the NOOPT version; rerun with "
+                          "`loupe-cli run --compare-noopt` (or COMPARE_NOOPT=1) to time both");
+  if (!std::isfinite(opt)) return QStringLiteral("the optimized kernel has no timed run in this trace");
+  return QStringLiteral("a measured time is zero");
+}
+
 namespace {
 QString dims(const QList<qint64>& d) {
   QStringList parts;

@@ -35,6 +35,9 @@ struct CompareInput {
 double compareSpeedup(const CompareInput& input);
 // "5.52× faster", "1.00× (same)", "0.80× (slower)", or "speed-up unknown".
 QString formatSpeedup(double speedup);
+// Why the speed-up is unknown, and how to get it (a run without --compare-noopt times only the
+// optimized kernel); empty when it is known or no kernel is shown.
+QString speedupUnknownReason(const CompareInput& input);
 // "global [16, 16] · local [8, 16]" / "global [4096] · no local size" / "not launched".
 QString formatLaunchDims(const QList<qint64>& global, const QList<qint64>& local);
 // "21.0 µs · 25.3 GFLOPS · 25.7 GB/s".

@@ -4,6 +4,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTextBlock>
@@ -43,6 +44,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   m_title->setTextFormat(Qt::RichText);
   m_speedup = new QLabel(this);
   m_speedup->setTextFormat(Qt::RichText);
+  m_speedupNote = new QLabel(this);
+  m_speedupNote->setTextFormat(Qt::RichText);
+  m_speedupNote->setWordWrap(true);
+  m_speedupNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_speedupNote->setContentsMargins(8, 0, 8, 6);
   m_stats = new QLabel(this);
   m_ignoreWhitespace = new QCheckBox(tr("Ignore whitespace"), this);
   m_ignoreWhitespace->setChecked(true);
@@ -85,6 +91,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(top);
+  layout->addWidget(m_speedupNote);
   layout->addWidget(split, 1);
 
   syncScrollBars(m_left->verticalScrollBar(), m_right->verticalScrollBar(), &m_syncing);
@@ -158,6 +165,12 @@ void CompareView::updateHeader() {
   m_speedup->setText(QStringLiteral("<span style='font-size:large; font-weight:bold; color:%1'>%2</span>")
                          .arg(colour, escaped(formatSpeedup(s))));
   m_speedup->setToolTip(tr("NOOPT time / optimized time"));
+  // "speed-up unknown" alone reads like a failure: say why, and how to get the number.
+  const QString reason = speedupUnknownReason(m_input);
+  QString note = escaped(reason);
+  note.replace(QRegularExpression(QStringLiteral("`([^`]*)`")), QStringLiteral("<tt>\\1</tt>"));
+  m_speedupNote->setText(QStringLiteral("<span style='color:%1'>Speed-up unknown: %2.</span>").arg(muted, note));
+  m_speedupNote->setVisible(!reason.isEmpty());
 
   m_stats->setText(tr("%1 unchanged · %2 changed · %3 only in optimized · %4 only in NOOPT")
                        .arg(m_alignment.unchanged)
@@ -188,6 +201,10 @@ void CompareView::updateHeader() {
 }
 
 QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(m_leftTitle->text()).toPlainText(); }
+QString CompareView::speedupNote() const {
+  return m_speedupNote->isHidden() ? QString() : QTextDocumentFragment::fromHtml(m_speedupNote->text()).toPlainText();
+}
+
 QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(m_rightTitle->text()).toPlainText(); }
 
 void CompareView::scrollToRow(int row) {

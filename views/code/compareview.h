@@ -26,6 +26,8 @@ public:
   CodeView* nooptView() const { return m_right; }
   QString optimizedTitle() const;  // plain text of the left side's header ("optimized  r_…")
   QString nooptTitle() const;      // the right side's ("NOOPT  r_…")
+  // Plain text of the line under the header saying why the speed-up is unknown; empty when hidden.
+  QString speedupNote() const;
 
   bool ignoresWhitespace() const;
   void setIgnoreWhitespace(bool ignore);
@@ -50,6 +52,7 @@ private:
   CodeView* m_right;
   QLabel* m_title;
   QLabel* m_speedup;
+  QLabel* m_speedupNote;
   QLabel* m_stats;
   QLabel* m_leftTitle;
   QLabel* m_leftDetails;

@@ -4,7 +4,7 @@
 #include <cmath>
 
 void TimeLineMath::setDataRange(double start, double end) {
-  dataStart = start;
+  dataStart = origin = start;
   dataEnd = std::max(end, start);
   showAll();
 }
@@ -32,6 +32,11 @@ void TimeLineMath::setView(double start, double end) {
   viewEnd = viewStart + s;
 }
 
+std::pair<double, double> TimeLineMath::padded(double start, double end, double fraction) {
+  const double margin = std::max((end - start) * fraction, kMinSpanNs / 2);
+  return {start - margin, end + margin};
+}
+
 void TimeLineMath::zoomAround(double x, double factor) {
   if (!(factor > 0)) return;
   const double t = mapXToTime(x), f = (x - x0) / width; // keep t at the same fraction of the width
@@ -55,7 +60,7 @@ double TimeLineMath::tickStep(double minSpacingPx) const {
 std::vector<double> TimeLineMath::ticks(double minSpacingPx) const {
   std::vector<double> out;
   const double step = tickStep(minSpacingPx);
-  const double first = dataStart + std::ceil((viewStart - dataStart) / step - 1e-9) * step;
+  const double first = origin + std::ceil((viewStart - origin) / step - 1e-9) * step;
   for (double t = first; t <= viewEnd + 1e-9 * step && out.size() < 10000; t += step) out.push_back(t);
   return out;
 }

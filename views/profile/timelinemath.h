@@ -6,12 +6,14 @@
 #include <QString>
 
 #include <span>
+#include <utility>
 #include <vector>
 
 struct TimeLineMath {
   static constexpr double kMinSpanNs = 50.0; // the deepest zoom shows 50 ns across the width
 
   double dataStart = 0, dataEnd = 1; // ns
+  double origin = 0;                  // ns shown as 0 on the axis; setDataRange sets it to the start
   double viewStart = 0, viewEnd = 1; // ns
   double x0 = 0, width = 1;          // px
 
@@ -28,9 +30,13 @@ struct TimeLineMath {
   void zoomAround(double x, double factor); // factor > 1 zooms in
   void panByPixels(double dx);              // dx > 0 drags the content right: earlier times come in
 
+  // [start, end] widened on each side by `fraction` of its length (at least half the minimum span),
+  // so the first and last bars do not touch the edges.
+  static std::pair<double, double> padded(double start, double end, double fraction = 0.02);
+
   // Tick spacing: the smallest 1-2-5 step (ns) whose ticks are at least minSpacingPx apart.
   double tickStep(double minSpacingPx) const;
-  // Tick times in the view: multiples of tickStep counted from dataStart.
+  // Tick times in the view: multiples of tickStep counted from origin.
   std::vector<double> ticks(double minSpacingPx) const;
   // Label of a tick at `ns` after the start with this step, in a unit suited to the step: "1.5 ms".
   static QString formatTick(double ns, double step);

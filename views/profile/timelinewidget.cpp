@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "profile/jitcalls.h"
 #include "profile/profileformat.h"
@@ -38,6 +39,8 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
   m_ends.clear();
   double labelWidth = 60;
   const QFontMetrics fm(font());
+  // Where the kernels ran, apart from TinyJit's calls around them: the timeline opens on it.
+  double runStart = std::numeric_limits<double>::infinity(), runEnd = -runStart;
   if (m_data) {
     const QList<ProfileRun>& runs = m_data->input().runs;
     for (int lane = 0; lane < m_data->devices().size(); ++lane) {
@@ -46,18 +49,25 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
         s.push_back(double(runs[r].startNs));
         e.push_back(double(runs[r].startNs + std::max<qint64>(0, runs[r].durationNs)));
       }
+      if (!s.empty()) runStart = std::min(runStart, s.front()); // sorted by start
+      for (double end : e) runEnd = std::max(runEnd, end);
       m_starts.push_back(std::move(s));
       m_ends.push_back(std::move(e));
       labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(m_data->devices()[lane])) + 20);
     }
-    m_math.setDataRange(double(m_data->startNs()), double(m_data->endNs()));
-  } else {
-    m_math.setDataRange(0, 1);
   }
   m_jitRow = m_data && !m_data->input().jitCalls.isEmpty();
   m_labelWidth = labelWidth;
   updatePixelSpan();
-  m_math.showAll();
+  if (m_data && runEnd >= runStart) {
+    // Open on the runs with a small margin; Show all also covers TinyJit calls outside them.
+    const auto [homeStart, homeEnd] = TimeLineMath::padded(runStart, runEnd);
+    m_math.setDataRange(std::min(double(m_data->startNs()), homeStart), std::max(double(m_data->endNs()), homeEnd));
+    m_math.origin = double(m_data->startNs()); // the axis and tooltips count from the first event
+    m_math.setView(homeStart, homeEnd);
+  } else {
+    m_math.setDataRange(m_data ? double(m_data->startNs()) : 0, m_data ? double(m_data->endNs()) : 1);
+  }
   updateGeometry();
   update();
 }
@@ -260,7 +270,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.setPen(pal.color(QPalette::WindowText));
     p.drawLine(QPointF(x, m_axisHeight - 4), QPointF(x, m_axisHeight));
     p.drawText(QRectF(x + 3, 0, labelSpace, m_axisHeight - 2), Qt::AlignLeft | Qt::AlignVCenter,
-               TimeLineMath::formatTick(t - m_math.dataStart, step));
+               TimeLineMath::formatTick(t - m_math.origin, step));
   }
   // Lanes.
   p.setFont(font());

@@ -145,7 +145,7 @@ void Session::adopt(std::shared_ptr<LoadResult> r, bool reload) {
   step_ = {};
   node_.reset();
   Q_EMIT loaded();
-  // Start where the work is: the first kernel's first pass with matches, else the first pass.
+  // Start where the work is: the first kernel's graph (see firstPassOf), else the first pass.
   Selection first;
   if (!snapshot_->kernels.empty()) {
     first.kernel = snapshot_->kernels.front().id;
@@ -220,6 +220,17 @@ int Session::passPosition(int64_t passId) const {
 
 int64_t Session::firstPassOf(int64_t contextId) const {
   std::vector<const loupe::TracePass*> ps = trace().passesOf(contextId);
+  // A kernel opens on its whole graph: the first pass whose input is the kernel's AST, else the
+  // lowerer's (a kernel with nested reduces records its AST before they are rewritten, so no pass
+  // starts from it) -- not the first pass with matches, which can be a small index-math rewrite
+  // ("nested reduce index").
+  if (auto k = trace().kernelOfContext.constFind(contextId); k != trace().kernelOfContext.constEnd()) {
+    if (const loupe::TraceKernel* kernel = trace().kernel(*k); kernel && kernel->ast_id >= 0)
+      for (const loupe::TracePass* p : ps)
+        if (p->input_id == kernel->ast_id) return p->id;
+    for (const loupe::TracePass* p : ps)
+      if (p->depth == 0 && p->name == "lowerer") return p->id;
+  }
   for (const loupe::TracePass* p : ps)
     if (p->match_count > 0) return p->id;
   return ps.empty() ? -1 : ps.front()->id;

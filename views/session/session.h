@@ -122,6 +122,7 @@ private:
   void apply(Selection next, bool stepDirty);
   void rebuildStep();
   int passPosition(int64_t passId) const;
+  // The pass a context opens on: a kernel's AST pass (its whole graph), else the first with matches.
   int64_t firstPassOf(int64_t contextId) const;
 
   std::shared_ptr<const TraceSnapshot> snapshot_;

@@ -1,0 +1,23 @@
+#include "app/docksizes.h"
+
+#include <algorithm>
+
+namespace {
+// Menu bar, tool bar and status bar together, roughly: what the docks and the graph share is below it.
+constexpr int kChromeHeight = 90;
+} // namespace
+
+DockSizes defaultDockSizes(QSize window) {
+  if (window.width() <= 0 || window.height() <= 0) window = QSize(1600, 1000);
+  const int w = window.width(), h = window.height() - kChromeHeight;
+  DockSizes s;
+  // A quarter of the width: "r_32_16_24_24_8_3_3 · lowerer · 12 matches" fits at 1600 px.
+  s.browserWidth = std::clamp(w / 4, 280, 520);
+  s.rightWidth = std::clamp(w * 22 / 100, 300, 480);
+  // Over two fifths of the height: code and the profile's table show twenty-odd lines.
+  s.bottomHeight = std::clamp(h * 45 / 100, 260, 620);
+  const int column = std::max(200, h - s.bottomHeight);
+  s.detailHeight = column / 2;
+  s.inspectorHeight = column - s.detailHeight;
+  return s;
+}
