@@ -19,10 +19,8 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTableView>
 #include <QTextEdit>
 #include <QToolBar>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QAbstractSpinBox>
 #include <QCheckBox>
@@ -30,13 +28,10 @@
 #include <QComboBox>
 
 #include "graph/graphpanel.h"
-#include "graph/uopgraphadapter.h"
 #include "panels/apppalette.h"
 #include "panels/inspectorpanel.h"
-#include "panels/kernelnamedelegate.h"
 #include "panels/codepanel.h"
 #include "panels/comparepanel.h"
-#include "panels/kernelfacts.h"
 #include "panels/sessiongraphpanel.h"
 #include "panels/sessionprofilepanel.h"
 #include "panels/shapepanel.h"
@@ -45,9 +40,7 @@
 #include "panels/scriptpanel.h"
 #include "panels/shortcutsheet.h"
 #include "panels/tracebrowserpanel.h"
-#include "memory/memorydata.h"
 #include "memory/memorypanel.h"
-#include "profile/kerneltablemodel.h"
 #include "profile/profileview.h"
 #include "session/scriptrunner.h"
 #include "session/session.h"

@@ -6,12 +6,15 @@
 // Chrome trace. Settings and window layout persist in QSettings. Errors (a corrupt trace) are shown
 // in a message box and the window stays usable. The app opens no socket.
 //
-// (It lives in views/ rather than app/ so the offscreen smoke test can build it; app/main.cpp only
+// (Built as the loupe_app library so the offscreen smoke test opens the same window; app/main.cpp only
 // parses the command line and shows it.)
 #pragma once
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
+
+#include "panels/sessiongraphpanel.h"
+#include "panels/sessionprofilepanel.h"
 
 class QAction;
 class QDockWidget;
@@ -21,9 +24,6 @@ class QMessageBox;
 class QStackedWidget;
 class MemoryPanel;
 class ProfileView;
-
-#include "panels/sessiongraphpanel.h"
-#include "panels/sessionprofilepanel.h"
 
 namespace loupe::views {
 

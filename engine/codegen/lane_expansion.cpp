@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <map>
 
 #include "ir/alu_eval.h"
 #include "support/error.h"

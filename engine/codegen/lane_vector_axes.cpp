@@ -2,6 +2,7 @@
 // and which nodes of the template take a vector form along them. lane_expansion.cpp builds the lanes
 // these decisions describe.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "codegen/lane_expansion.h"

@@ -399,11 +399,13 @@ UOpPtr TraceReader::node(int64_t root_id) {
   return nodes_.at(root_id);
 }
 
-std::vector<TraceKernel> TraceReader::kernels() {
+std::vector<TraceKernel> TraceReader::kernels() { return read_kernels(-1); }
+
+std::vector<TraceKernel> TraceReader::read_kernels(int64_t only) {
   std::vector<TraceKernel> out;
-  Query st(cached(
-      "SELECT id, context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem FROM kernels"
-      " ORDER BY id"));
+  const std::string columns = "SELECT id, context_id, name, device, ast_id, opts, global_size, local_size, flops, lds, mem FROM kernels";
+  Query st(cached(only < 0 ? columns + " ORDER BY id" : columns + " WHERE id = ?"));
+  if (only >= 0) st.bind(1, only);
   while (st.step()) {
     TraceKernel k;
     k.id = st.int64(0);
@@ -425,10 +427,12 @@ std::vector<TraceKernel> TraceReader::kernels() {
     k.mem = st.int64(10);
     out.push_back(std::move(k));
   }
-  if (has_info_) {
+  if (has_info_ && !out.empty()) {
     std::unordered_map<int64_t, size_t> at;
     for (size_t i = 0; i < out.size(); i++) at[out[i].id] = i;
-    Query ax(cached("SELECT kernel_id, axis_kinds, dont_use_locals, ast_key FROM kernel_info"));
+    const std::string info = "SELECT kernel_id, axis_kinds, dont_use_locals, ast_key FROM kernel_info";
+    Query ax(cached(only < 0 ? info : info + " WHERE kernel_id = ?"));
+    if (only >= 0) ax.bind(1, only);
     while (ax.step()) {
       auto it = at.find(ax.int64(0));
       if (it == at.end()) continue;
@@ -447,14 +451,10 @@ std::vector<TraceKernel> TraceReader::kernels() {
 }
 
 TraceKernel TraceReader::kernel(int64_t id) {
-  TraceKernel k;
-  bool found = false;
-  for (TraceKernel& x : kernels())
-    if (x.id == id) {
-      k = std::move(x);
-      found = true;
-      break;
-    }
+  // one row, not the whole table: callers ask kernel by kernel (the app's panels, trace --diff)
+  std::vector<TraceKernel> one = read_kernels(id);
+  const bool found = !one.empty();
+  TraceKernel k = found ? std::move(one.front()) : TraceKernel{};
   if (!found) bad("table kernels", cat("no kernel with id ", id));
   Query src(cached("SELECT variant, backend, source FROM kernel_sources WHERE kernel_id = ? ORDER BY variant, backend"));
   src.bind(1, id);

@@ -146,6 +146,8 @@ public:
 
 private:
   bool has_provenance_ = false;  // kernel_provenance (optional: traces from before it have none)
+  // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).
+  std::vector<TraceKernel> read_kernels(int64_t only);
   bool has_info_ = false;        // kernel_info (optional, as above)
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
   bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
