@@ -16,7 +16,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-std::vector<KernelInRun> kernels_of(TraceReader& r, std::vector<std::string>& keys) {
+std::vector<KernelInRun> kernels_of(TraceReader& r) {
   std::map<int64_t, std::pair<int64_t, int64_t>> timed;  // kernel id -> (runs, total ns)
   for (const TraceEvent& e : r.profile())
     if (e.kind == "kernel" && e.kernel_id >= 0) {
@@ -31,9 +31,9 @@ std::vector<KernelInRun> kernels_of(TraceReader& r, std::vector<std::string>& ke
     x.name = k.name;
     x.device = k.device;
     x.opts = k.opts;
+    x.ast_key = k.ast_key;
     if (auto it = timed.find(k.id); it != timed.end()) std::tie(x.runs, x.total_ns) = it->second;
     out.push_back(std::move(x));
-    keys.push_back(k.ast_key);
   }
   return out;
 }
@@ -89,8 +89,7 @@ std::vector<std::string> line_diff(const std::string& a, const std::string& b) {
 }
 
 TraceDiff diff_traces(TraceReader& ra, TraceReader& rb) {
-  std::vector<std::string> keys_a, keys_b;
-  std::vector<KernelInRun> ka = kernels_of(ra, keys_a), kb = kernels_of(rb, keys_b);
+  std::vector<KernelInRun> ka = kernels_of(ra), kb = kernels_of(rb);
   std::vector<char> used_b(kb.size(), 0);
   std::vector<int> partner(ka.size(), -1);
   std::vector<std::string> how(ka.size());
@@ -107,7 +106,7 @@ TraceDiff diff_traces(TraceReader& ra, TraceReader& rb) {
         }
     }
   };
-  pair_by("ast", [&](size_t i, size_t j) { return !keys_a[i].empty() && keys_a[i] == keys_b[j]; });
+  pair_by("ast", [&](size_t i, size_t j) { return !ka[i].ast_key.empty() && ka[i].ast_key == kb[j].ast_key; });
   pair_by("name", [&](size_t i, size_t j) { return ka[i].name == kb[j].name; });
   TraceDiff d;
   for (size_t i = 0; i < ka.size(); i++) {

@@ -17,6 +17,7 @@ struct KernelInRun {
   int64_t id = -1;
   std::string name, device;
   std::vector<std::string> opts;
+  std::string ast_key;             // the scheduled AST's key ("" in older traces)
   int64_t runs = 0, total_ns = 0;  // kernel runs of the program's timeline
   std::string source;              // the optimized source ("" when not recorded)
   double mean_ns() const { return runs > 0 ? double(total_ns) / double(runs) : 0; }
