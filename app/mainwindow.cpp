@@ -98,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   connect(session_, &Session::problem, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   connect(session_, &Session::kernelChanged, this, &MainWindow::updateStatus);
   connect(session_, &Session::selectionChanged, this, &MainWindow::updateStatus);
+  connect(session_, &Session::stepReady, this, &MainWindow::updateStatus);  // the step's rule
   qApp->installEventFilter(this);
   updateStatus();
 }
@@ -189,7 +190,6 @@ void MainWindow::buildPanels() {
   });
 
   connect(graph_, &GraphPanel::layoutStateChanged, this, [this] { updateStatus(); });
-  connect(graph_, &SessionGraphPanel::problem, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   connect(profile_, &SessionProfilePanel::memoryDataChanged, memory_, &MemoryPanel::setData);
   // Memory -> a kernel that wrote or read a buffer: shown in the Profile and the graph.
   connect(memory_, &MemoryPanel::kernelActivated, this, [this](qint64 id, const QString& name) {

@@ -219,6 +219,7 @@ private Q_SLOTS:
       QTest::keyClick(w.graphPanel()->view(), Qt::Key_Right);
       QCOMPARE(s->selection().pass, expected[size_t(i)].first);
       QCOMPARE(s->selection().step, expected[size_t(i)].second);
+      QVERIFY(s->waitForStep());
       const StepInfo& st = s->currentStep();
       QVERIFY2(st.valid(), qPrintable(st.error));
       QVERIFY(st.match);
@@ -289,6 +290,7 @@ private Q_SLOTS:
 
     // Click a node: the inspector follows.
     s->nextMatch();
+    QVERIFY(s->waitForStep());
     const StepInfo& st = s->currentStep();
     QVERIFY(st.changes.after);
     w.graphPanel()->selectNode(uopNodeId(*st.changes.after));

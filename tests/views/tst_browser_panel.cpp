@@ -122,6 +122,7 @@ private Q_SLOTS:
     QCOMPARE(panel.proxy()->filterText(), QStringLiteral("zz no such rule"));  // still waiting
     QTest::keyClick(panel.filterEdit(), Qt::Key_Return);
     QVERIFY(!panel.findChild<QLabel*>(QStringLiteral("traceNoMatch"))->isVisible());
+    QVERIFY(s.waitForStep());
     QVERIFY(s.currentStep().match);
     QCOMPARE(QString::fromStdString(s.currentStep().match->rule_name), rule);
     QCOMPARE(panel.tree()->currentIndex().data(TraceBrowserModel::StepRole).toLongLong(), s.selection().step);

@@ -114,13 +114,17 @@ private Q_SLOTS:
     const auto expected = allMatches(s.trace());
     // start at the first pass with matches, step 0
     s.selectPass(expected.front().first, 0);
-    QSignalSpy stepSpy(&s, &Session::stepChanged);
+    QVERIFY(s.waitForStep());
+    QSignalSpy stepSpy(&s, &Session::stepChanged), readySpy(&s, &Session::stepReady);
     std::map<int64_t, std::unique_ptr<PassReplay>> replays;
     size_t i = 0;
     for (; i < expected.size(); i++) {
       QVERIFY(s.nextMatch());
       QCOMPARE(s.selection().pass, expected[i].first);
       QCOMPARE(s.selection().step, expected[i].second);
+      // the selection moves at once; the graph is rebuilt off the GUI thread and follows
+      QVERIFY(s.isStepPending());
+      QVERIFY(s.waitForStep());
       const StepInfo& st = s.currentStep();
       QVERIFY2(st.valid(), qPrintable(st.error));
       QVERIFY(st.match.has_value());
@@ -133,6 +137,7 @@ private Q_SLOTS:
       QCOMPARE(st.changes.after.get(), r->changes_at(expected[i].second).after.get());
     }
     QCOMPARE(stepSpy.count(), int(expected.size()));
+    QCOMPARE(readySpy.count(), int(expected.size()));
     QVERIFY(!s.nextMatch());  // at the very last match
     // and back again
     for (size_t j = expected.size() - 1; j-- > 0;) {
@@ -204,6 +209,7 @@ private Q_SLOTS:
     QVERIFY(s.currentStep().graph->op == loupe::Ops::SINK);
     const size_t wholeNodes = s.currentStep().graph->toposort().size();
     s.selectPass(ps.front()->id, 0);
+    QVERIFY(s.waitForStep());
     QVERIFY(s.currentStep().valid());
     QVERIFY(s.currentStep().graph->toposort().size() < wholeNodes);
   }
@@ -269,6 +275,7 @@ private Q_SLOTS:
     Session s;
     QVERIFY(s.openNow(trace_));
     QVERIFY(s.nextMatch());
+    QVERIFY(s.waitForStep());
     const StepInfo& st = s.currentStep();
     QVERIFY(st.match);
     // the node the step removed is in the graph before, not after
@@ -286,9 +293,42 @@ private Q_SLOTS:
     s.selectNode(nullptr);
     QCOMPARE(s.selection().node, quint64(0));
     QVERIFY(s.selectNodeById(uopNodeId(*gone)));
-    for (int i = 0; i < 3 && s.selectedNode(); i++) s.nextMatch();
+    for (int i = 0; i < 3 && s.selectedNode(); i++) {
+      s.nextMatch();
+      QVERIFY(s.waitForStep());
+    }
     QVERIFY(!s.selectedNode());
     QCOMPARE(s.selection().node, quint64(0));
+  }
+
+  // Stepping faster than the graphs rebuild (a held key): only the step the user stops on is shown,
+  // once, and it is the same graph a synchronous replay gives.
+  void staleRebuildsAreSkipped() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    const auto expected = allMatches(s.trace());
+    QVERIFY(expected.size() > 20);
+    s.selectPass(expected.front().first, 0);
+    QSignalSpy ready(&s, &Session::stepReady), changed(&s, &Session::stepChanged);
+    for (int i = 0; i < 20; i++) QVERIFY(s.nextMatch());  // no events processed in between
+    QCOMPARE(changed.count(), 20);
+    QCOMPARE(ready.count(), 0);  // nothing is adopted before the event loop runs
+    QVERIFY(s.waitForStep());
+    QCOMPARE(ready.count(), 1);
+    const auto [pass, step] = expected[19];
+    QCOMPARE(s.currentStep().pass, pass);
+    QCOMPARE(s.currentStep().step, step);
+    TraceReader independent(trace_.toStdString());
+    PassReplay replay(independent, pass);
+    QCOMPARE(s.currentStep().graph.get(), replay.graph_at(step).get());
+    QVERIFY(s.currentStep().model && !s.currentStep().model->isEmpty());
+    // closing while a rebuild is queued drops it
+    QVERIFY(s.nextMatch());
+    s.close();
+    QVERIFY(s.waitForStep());
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 1);
+    QVERIFY(!s.currentStep().valid());
   }
 
   void firingsOfRuleMatchTheRuleTable() {

@@ -221,20 +221,28 @@ GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& option
   return m;
 }
 
-GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options) {
-  const TracePass& pass = replay.pass();
-  QString title = QStringLiteral("%1 · step %2 of %3").arg(QString::fromStdString(pass.name)).arg(step).arg(replay.steps());
-  if (step == 0) {
-    GraphModel m = graphModelFromUOp(replay.graph_at(0), options);
-    m.title = title;
-    return m;
-  }
-  UOpPtr before = replay.graph_at(step - 1);  // checks the range
-  StepChanges changes = replay.changes_at(step);
-  GraphModel m = graphModelFromStep({before, replay.graph_at(step), changes.before, changes.after, {}}, options);
-  const TraceMatch& match = replay.matches()[static_cast<size_t>(step - 1)];
-  m.title = title + QStringLiteral(" · %1").arg(QString::fromStdString(match.rule_name));
+GraphModel graphModelFromReplayedStep(const ReplayedStep& st, const UOpGraphOptions& options) {
+  GraphModel m = st.match ? graphModelFromStep({st.before, st.graph, st.changes->before, st.changes->after, {}}, options)
+                          : graphModelFromUOp(st.graph, options);
+  m.title = QStringLiteral("%1 · step %2 of %3").arg(QString::fromStdString(st.pass->name)).arg(st.step).arg(st.steps);
+  if (st.match) m.title += QStringLiteral(" · %1").arg(QString::fromStdString(st.match->rule_name));
   return m;
+}
+
+GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options) {
+  ReplayedStep st;
+  st.pass = &replay.pass();
+  st.step = step;
+  st.steps = replay.steps();
+  StepChanges changes;
+  if (step > 0) {
+    st.before = replay.graph_at(step - 1);  // checks the range
+    changes = replay.changes_at(step);
+    st.changes = &changes;
+    st.match = &replay.matches()[static_cast<size_t>(step - 1)];
+  }
+  st.graph = replay.graph_at(step);
+  return graphModelFromReplayedStep(st, options);
 }
 
 } // namespace loupe::views

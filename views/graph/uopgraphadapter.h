@@ -8,6 +8,9 @@
 
 namespace loupe {
 class PassReplay;
+struct StepChanges;
+struct TraceMatch;
+struct TracePass;
 }
 
 namespace loupe::views {
@@ -43,9 +46,20 @@ GraphModel graphModelFromUOp(const UOpPtr& root, const UOpGraphOptions& options 
 // Throws loupe::Error when step.after is null.
 GraphModel graphModelFromStep(const UOpStep& step, const UOpGraphOptions& options = {});
 
-// Step `step` of a recorded pass (0: the pass's input, nothing marked; k: the graph after the k-th
-// match, marked against step k-1), titled with the pass, the step and the rule. Throws loupe::Error
-// when the step is out of range or the trace is corrupt.
+// A rebuilt step of a recorded pass as the Graph panel draws it: at step 0 (match null) the pass's
+// input, nothing marked; at step k the graph after the k-th match, marked against `before` (step
+// k-1). Titled with the pass, the step and the rule.
+struct ReplayedStep {
+  const TracePass* pass = nullptr;
+  int64_t step = 0, steps = 0;
+  const TraceMatch* match = nullptr;
+  UOpPtr before, graph;
+  const StepChanges* changes = nullptr;  // with match
+};
+GraphModel graphModelFromReplayedStep(const ReplayedStep& step, const UOpGraphOptions& options = {});
+
+// Replays step `step` of a pass and builds its model as above. Throws loupe::Error when the step is
+// out of range or the trace is corrupt.
 GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options = {});
 
 } // namespace loupe::views

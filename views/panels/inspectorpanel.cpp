@@ -38,7 +38,7 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent)
   });
   connect(showSt_, &QPushButton::clicked, this, [this] { Q_EMIT showShapeTrackerRequested(shownNode()); });
   connect(session_, &Session::nodeChanged, this, &InspectorPanel::refresh);
-  connect(session_, &Session::stepChanged, this, &InspectorPanel::refresh);
+  connect(session_, &Session::stepReady, this, &InspectorPanel::refresh);
   connect(session_, &Session::closed, this, &InspectorPanel::refresh);
   connect(session_, &Session::kernelChanged, this, &InspectorPanel::refresh);
   refresh();

@@ -140,7 +140,7 @@ RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWid
   lay->addWidget(title_);
   lay->addWidget(where_);
   lay->addWidget(tabs_, 1);
-  connect(session_, &Session::stepChanged, this, &RewriteDetailPanel::refresh);
+  connect(session_, &Session::stepReady, this, &RewriteDetailPanel::refresh);
   connect(session_, &Session::closed, this, &RewriteDetailPanel::refresh);
   connect(session_, &Session::updated, this, &RewriteDetailPanel::refresh);
   refresh();

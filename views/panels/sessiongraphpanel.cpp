@@ -2,13 +2,12 @@
 
 #include <cstdlib>
 
-#include "graph/uopgraphadapter.h"
 #include "session/session.h"
 
 namespace loupe::views {
 
 SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphPanel(parent), session_(session) {
-  connect(session_, &Session::stepChanged, this, &SessionGraphPanel::showStep);
+  connect(session_, &Session::stepReady, this, &SessionGraphPanel::showStep);
   connect(session_, &Session::loaded, this, [this] { shownPass_ = shownStep_ = -1; });
   connect(session_, &Session::closed, this, [this] {
     clear();
@@ -50,23 +49,14 @@ void SessionGraphPanel::showStep() {
     shownPass_ = shownStep_ = -1;
     return;
   }
-  try {
-    GraphModel m = st.match ? graphModelFromStep({st.before, st.graph, st.changes.before, st.changes.after, {}})
-                            : graphModelFromUOp(st.graph);
-    const loupe::TracePass* p = session_->trace().pass(st.pass);
-    m.title = QStringLiteral("%1 · step %2/%3").arg(p ? QString::fromStdString(p->name) : QString()).arg(st.step).arg(st.steps);
-    const bool stepping = st.pass == shownPass_ && std::abs(st.step - shownStep_) == 1;
-    setGraph(std::move(m), stepping ? Transition::Step : Transition::Fresh);
-    shownPass_ = st.pass;
-    shownStep_ = st.step;
-    if (session_->selection().node) {
-      syncingNode_ = true;
-      selectNode(session_->selection().node);
-      syncingNode_ = false;
-    }
-  } catch (const std::exception& e) {
-    clear();
-    Q_EMIT problem(tr("cannot draw this step: %1").arg(QString::fromStdString(e.what())));
+  const bool stepping = st.pass == shownPass_ && std::abs(st.step - shownStep_) == 1;
+  setGraph(st.model, stepping ? Transition::Step : Transition::Fresh);
+  shownPass_ = st.pass;
+  shownStep_ = st.step;
+  if (session_->selection().node) {
+    syncingNode_ = true;
+    selectNode(session_->selection().node);
+    syncingNode_ = false;
   }
 }
 

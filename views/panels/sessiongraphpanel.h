@@ -1,6 +1,6 @@
-// The Graph panel on the Session's selected step: draws the step's graph (with the match's changes
-// highlighted, animated when stepping by one), keeps the selected node in sync both ways, and turns
-// the graph's navigation keys into Session steps.
+// The Graph panel on the Session's selected step: draws the step's graph model when the session has
+// rebuilt it (the match's changes highlighted, animated when stepping by one), keeps the selected
+// node in sync both ways, and turns the graph's navigation keys into Session steps.
 #pragma once
 #include <cstdint>
 
@@ -16,9 +16,6 @@ public:
   explicit SessionGraphPanel(Session* session, QWidget* parent = nullptr);
   // Draws the current step again (e.g. after a palette change: colours are chosen when drawing).
   void redraw();
-
-Q_SIGNALS:
-  void problem(const QString& message);  // a step that cannot be drawn
 
 private:
   void showStep();

@@ -28,6 +28,7 @@ QString what(const std::exception& e) { return QString::fromStdString(e.what());
 struct Session::LoadResult {
   QString path;
   std::shared_ptr<loupe::TraceReader> reader;
+  std::shared_ptr<loupe::TraceReader> replayReader;  // the step rebuilds' own connection
   std::shared_ptr<TraceSnapshot> snapshot;
   QString error;
 };
@@ -35,9 +36,11 @@ struct Session::LoadResult {
 Session::Session(QObject* parent) : QObject(parent) {
   ensureArgDecoders();
   qRegisterMetaType<KernelNameParts>();
+  stepPool_.setMaxThreadCount(1);
 }
 
-Session::~Session() = default;
+// Queued rebuilds become stale and skip; the pool's destructor waits for the one running.
+Session::~Session() { stepGeneration_->fetch_add(1); }
 
 const TraceSnapshot& Session::trace() const {
   static const TraceSnapshot empty;
@@ -52,8 +55,11 @@ std::shared_ptr<Session::LoadResult> Session::loadTrace(const QString& path, boo
     opts.quick_check = quickCheck;
     r->reader = std::make_shared<loupe::TraceReader>(path.toStdString(), opts);
     r->snapshot = readTraceSnapshot(*r->reader);
+    opts.quick_check = false;  // checked just now
+    r->replayReader = std::make_shared<loupe::TraceReader>(path.toStdString(), opts);
   } catch (const std::exception& e) {
     r->reader.reset();
+    r->replayReader.reset();
     r->error = what(e);
   }
   return r;
@@ -88,6 +94,7 @@ bool Session::openNow(const QString& path, QString* error) {
   if (error) *error = r->error;
   const bool ok = r->error.isEmpty();
   adopt(std::move(r), false);
+  waitForStep();
   return ok;
 }
 
@@ -98,6 +105,7 @@ bool Session::reloadNow(QString* error) {
   if (error) *error = r->error;
   const bool ok = r->error.isEmpty();
   adopt(std::move(r), true);
+  waitForStep();
   return ok;
 }
 
@@ -107,10 +115,18 @@ bool Session::waitForLoad(int timeoutMs) {
   return loading_ == 0;
 }
 
+bool Session::waitForStep(int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while (stepPending_ && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return !stepPending_;
+}
+
 void Session::close() {
   ++generation_;
   if (!snapshot_) return;
-  replay_.reset();
+  stepGeneration_->fetch_add(1);
+  stepPending_ = false;
+  replayer_.reset();
   reader_.reset();
   snapshot_.reset();
   matches_.clear();
@@ -127,11 +143,10 @@ void Session::adopt(std::shared_ptr<LoadResult> r, bool reload) {
     Q_EMIT loadFailed(r->path, r->error);
     return;
   }
-  // The replay refers to the old reader: drop it before the reader goes.
-  replay_.reset();
   matches_.clear();
   kernels_.clear();
   reader_ = std::move(r->reader);
+  replayer_ = std::make_shared<StepReplayer>(std::move(r->replayReader));
   snapshot_ = std::move(r->snapshot);
   if (reload) {
     Selection keep = sel_;
@@ -367,53 +382,63 @@ bool Session::previousKernel() {
 void Session::apply(Selection next, bool stepDirty) {
   const Selection old = sel_;
   sel_ = next;
-  if (stepDirty || old.pass != next.pass || old.step != next.step) {
-    rebuildStep();
-    // A node selection survives stepping only while the node is still in the graph.
-    if (node_ && sel_.node) {
-      bool present = false;
-      for (const loupe::UOpPtr& root : {step_.graph, step_.before})
-        if (root)
-          for (const loupe::UOp* u : root->toposort())
-            if (u == node_.get()) present = true;
-      if (!present) {
-        node_.reset();
-        sel_.node = 0;
-      }
-    }
-  }
+  const bool stepMoved = stepDirty || old.pass != next.pass || old.step != next.step;
+  if (stepMoved) requestStep();
   if (old.context != sel_.context) Q_EMIT contextChanged(sel_.context);
   if (old.kernel != sel_.kernel) Q_EMIT kernelChanged(sel_.kernel);
   if (old.pass != sel_.pass) Q_EMIT passChanged(sel_.pass);
-  if (old.pass != sel_.pass || old.step != sel_.step || stepDirty) Q_EMIT stepChanged(sel_.pass, sel_.step);
+  if (stepMoved) Q_EMIT stepChanged(sel_.pass, sel_.step);
   if (old.node != sel_.node) Q_EMIT nodeChanged(sel_.node);
   if (!(old == sel_) || stepDirty) Q_EMIT selectionChanged();
 }
 
-void Session::rebuildStep() {
-  step_ = {};
-  step_.pass = sel_.pass;
-  step_.step = sel_.step;
-  const loupe::TracePass* p = trace().pass(sel_.pass);
-  if (!p || !reader_) return;
-  step_.steps = p->match_count;
-  try {
-    if (!replay_ || replay_->pass().id != p->id) replay_ = std::make_unique<loupe::PassReplay>(*reader_, p->id);
-    // A growing trace may know more matches than the replay loaded.
-    if (replay_->steps() < p->match_count) replay_ = std::make_unique<loupe::PassReplay>(*reader_, p->id);
-    step_.steps = replay_->steps();
-    step_.step = std::clamp<int64_t>(sel_.step, 0, step_.steps);
-    sel_.step = step_.step;
-    step_.changes = replay_->changes_at(step_.step);
-    step_.graph = replay_->graph_at(step_.step);
-    if (step_.step > 0) {
-      step_.before = replay_->graph_at(step_.step - 1);
-      step_.match = replay_->matches()[size_t(step_.step - 1)];
+void Session::requestStep() {
+  const quint64 generation = stepGeneration_->fetch_add(1) + 1;
+  stepPending_ = true;
+  auto* watcher = new QFutureWatcher<std::optional<StepInfo>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    std::optional<StepInfo> step = watcher->result();
+    if (step && generation == stepGeneration_->load()) adoptStep(std::move(*step));
+  });
+  // Delivered from the event loop even when there is nothing to replay, so every selection sees
+  // one order of events: stepChanged now, stepReady later.
+  std::shared_ptr<StepReplayer> replayer = replayer_;
+  std::shared_ptr<const TraceSnapshot> snapshot = snapshot_;
+  std::shared_ptr<std::atomic<quint64>> current = stepGeneration_;
+  const int64_t pass = sel_.pass, step = sel_.step;
+  watcher->setFuture(QtConcurrent::run(&stepPool_, [=]() -> std::optional<StepInfo> {
+    if (current->load() != generation) return std::nullopt;  // a newer selection came first
+    if (replayer && snapshot) return replayer->rebuild(*snapshot, pass, step);
+    StepInfo nothing;  // no trace open
+    nothing.pass = pass;
+    nothing.step = step;
+    return nothing;
+  }));
+}
+
+void Session::adoptStep(StepInfo step) {
+  stepPending_ = false;
+  step_ = std::move(step);
+  if (step_.pass == sel_.pass) sel_.step = step_.step;  // clamped to the matches the trace holds
+  if (!step_.error.isEmpty()) Q_EMIT problem(step_.error);
+  // A node selection survives stepping only while the node is still in the graph.
+  bool nodeGone = false;
+  if (node_ && sel_.node) {
+    nodeGone = true;
+    for (const loupe::UOpPtr& root : {step_.graph, step_.before})
+      if (root)
+        for (const loupe::UOp* u : root->toposort())
+          if (u == node_.get()) nodeGone = false;
+    if (nodeGone) {
+      node_.reset();
+      sel_.node = 0;
     }
-  } catch (const std::exception& e) {
-    step_.graph.reset();
-    step_.error = what(e);
-    Q_EMIT problem(step_.error);
+  }
+  Q_EMIT stepReady();
+  if (nodeGone) {
+    Q_EMIT nodeChanged(0);
+    Q_EMIT selectionChanged();
   }
 }
 

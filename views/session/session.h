@@ -3,7 +3,11 @@
 // (QtConcurrent) and swaps it in when done; a failed load reports an error and keeps what was open.
 // Reloading the same file (a trace that is still being written) keeps the selection.
 //
-// Stepping: a step k of a pass is its graph after the first k matches (step 0: the pass's input).
+// Stepping: selecting a pass or step changes the selection at once (stepChanged); its graph is
+// replayed from the trace off the GUI thread and currentStep() holds it when stepReady() follows.
+// A newer selection makes an older rebuild stale: holding a stepping key replays only where it stops.
+//
+// A step k of a pass is its graph after the first k matches (step 0: the pass's input).
 // next/previousMatch walk matches across passes (only passes with matches), next/previousPass walk
 // every pass (or, with skipEmptyPasses, only those with matches in them or in passes nested under
 // them: the ones the Trace browser shows with Hide empty on), next/previousKernel walk the kernels in
@@ -12,11 +16,14 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "session/stepreplay.h"
 #include "session/tracesnapshot.h"
 #include "trace/graph_at_step.h"
 #include "trace/trace_reader.h"
@@ -27,17 +34,6 @@ struct Selection {
   int64_t context = -1, pass = -1, step = 0, kernel = -1;
   quint64 node = 0;  // uopNodeId of the selected node, 0 for none
   bool operator==(const Selection&) const = default;
-};
-
-// The graph at the selected step, rebuilt from the trace.
-struct StepInfo {
-  int64_t pass = -1, step = 0, steps = 0;    // steps: the pass's match count
-  std::optional<loupe::TraceMatch> match;    // the match applied at this step (step > 0)
-  loupe::UOpPtr before;                      // graph at step - 1 (null at step 0)
-  loupe::UOpPtr graph;                       // graph at step (null when unavailable)
-  loupe::StepChanges changes;
-  QString error;                             // why the graph could not be rebuilt
-  bool valid() const { return graph != nullptr; }
 };
 
 struct RuleFiring {
@@ -54,13 +50,18 @@ public:
   void open(const QString& path);
   // Reads the open file again (it may have grown); updated() or loadFailed() follows.
   void reload();
-  // Loads on the calling thread (tests, command line); false and *error on failure.
+  // Loads on the calling thread (tests, command line), and waits for the first step's graph; false
+  // and *error on failure.
   bool openNow(const QString& path, QString* error = nullptr);
   bool reloadNow(QString* error = nullptr);
   void close();
   bool isLoading() const { return loading_ > 0; }
   // Blocks (processing events) until no load is running; false on timeout.
   bool waitForLoad(int timeoutMs = 30000);
+  // A step's graph is being rebuilt for the selection (currentStep() still holds the previous one).
+  bool isStepPending() const { return stepPending_; }
+  // Blocks (processing events) until currentStep() is the selected step; false on timeout.
+  bool waitForStep(int timeoutMs = 30000);
 
   bool hasTrace() const { return snapshot_ != nullptr; }
   QString path() const { return snapshot_ ? snapshot_->path : QString(); }
@@ -80,6 +81,7 @@ public:
 
   // Selection.
   const Selection& selection() const { return sel_; }
+  // The last rebuilt step: the selected one unless isStepPending().
   const StepInfo& currentStep() const { return step_; }
   loupe::UOpPtr selectedNode() const { return node_; }
 
@@ -109,7 +111,8 @@ Q_SIGNALS:
 
   void contextChanged(qint64 contextId);
   void passChanged(qint64 passId);
-  void stepChanged(qint64 passId, qint64 step);
+  void stepChanged(qint64 passId, qint64 step);  // the selection moved (the graph follows)
+  void stepReady();                               // currentStep() holds the selected step
   void kernelChanged(qint64 kernelId);
   void nodeChanged(quint64 nodeId);
   void selectionChanged();
@@ -120,14 +123,19 @@ private:
   void startLoad(const QString& path, bool reload);
   void adopt(std::shared_ptr<LoadResult> r, bool reload);
   void apply(Selection next, bool stepDirty);
-  void rebuildStep();
+  void requestStep();
+  void adoptStep(StepInfo step);
   int passPosition(int64_t passId) const;
   // The pass a context opens on: a kernel's AST pass (its whole graph), else the first with matches.
   int64_t firstPassOf(int64_t contextId) const;
 
   std::shared_ptr<const TraceSnapshot> snapshot_;
   std::shared_ptr<loupe::TraceReader> reader_;
-  std::unique_ptr<loupe::PassReplay> replay_;
+  std::shared_ptr<StepReplayer> replayer_;
+  // Shared with rebuild jobs, which outlive a selection (and the session) they were asked for.
+  std::shared_ptr<std::atomic<quint64>> stepGeneration_ = std::make_shared<std::atomic<quint64>>(0);
+  bool stepPending_ = false;
+  QThreadPool stepPool_;  // one thread: rebuilds run one at a time, in the order asked
   std::map<int64_t, std::vector<loupe::TraceMatch>> matches_;
   std::map<int64_t, loupe::TraceKernel> kernels_;
   Selection sel_;

@@ -1,0 +1,48 @@
+// Rebuilding the selected step from the trace: the part of stepping that runs off the GUI thread.
+// A StepReplayer keeps the replay of the last pass it was asked for (stepping within a pass
+// substitutes into the same input) and reads the trace through a reader of its own: SQLite
+// statements are not shared between threads, and the GUI keeps querying its reader meanwhile.
+#pragma once
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "graph/graphmodel.h"
+#include "trace/graph_at_step.h"
+#include "trace/trace_reader.h"
+
+namespace loupe::views {
+
+struct TraceSnapshot;
+
+// The graph at the selected step, rebuilt from the trace.
+struct StepInfo {
+  int64_t pass = -1, step = 0, steps = 0;    // steps: the pass's match count
+  std::optional<loupe::TraceMatch> match;    // the match applied at this step (step > 0)
+  loupe::UOpPtr before;                      // graph at step - 1 (null at step 0)
+  loupe::UOpPtr graph;                       // graph at step (null when unavailable)
+  loupe::StepChanges changes;
+  std::shared_ptr<const GraphModel> model;   // what the Graph panel draws (with graph)
+  QString error;                             // why the graph could not be rebuilt
+  bool valid() const { return graph != nullptr; }
+};
+
+class StepReplayer {
+public:
+  explicit StepReplayer(std::shared_ptr<loupe::TraceReader> reader) : reader_(std::move(reader)) {}
+
+  // Step `step` of the pass (clamped to the matches the trace holds: a growing trace may know more
+  // than the snapshot), with its graph model; a failure comes back as StepInfo::error. Callers on
+  // several threads take lock() first.
+  StepInfo rebuild(const TraceSnapshot& trace, int64_t passId, int64_t step);
+  std::unique_lock<std::mutex> lock() { return std::unique_lock(mutex_); }
+
+private:
+  std::mutex mutex_;
+  std::shared_ptr<loupe::TraceReader> reader_;
+  std::unique_ptr<loupe::PassReplay> replay_;
+};
+
+} // namespace loupe::views
