@@ -5,7 +5,9 @@
 //    scene) -> first paint; then repaint at reading zoom, and when dot's refinement arrives;
 //  - dot's full layout by size, with DotOptions::forSize and with dot's defaults;
 //  - one rewrite step on a 500-node graph: from the UOps to the change painted;
-//  - the layered layout alone on graphs too big for dot.
+//  - the layered layout alone on graphs too big for dot;
+//  - a 10,000-node graph: its first readable picture, a rewrite step on it, the event loop's longest
+//    stall while the user pans and its layout is refined, and the CPU the idle panel uses afterwards.
 #include <QtTest>
 
 // The benchmark needs the views library; until tests/CMakeLists.txt links loupe_views into bench
@@ -17,7 +19,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScrollBar>
+#include <QTimer>
 #include <algorithm>
+#include <ctime>
 
 #include "graph/dotlayout.h"
 #include "graph/graphpanel.h"
@@ -45,6 +50,7 @@ private Q_SLOTS:
   void dotBySize();
   void step500();
   void layeredLarge();
+  void bigGraph10000();
 };
 
 #if LOUPE_BENCH_HAS_VIEWS
@@ -74,6 +80,41 @@ double median(std::vector<double> v) {
 std::shared_ptr<const GraphModel> modelOf(int nodes, unsigned seed) {
   return std::make_shared<const GraphModel>(graphModelFromUOp(graphfix::kernelGraph(nodes, seed)));
 }
+
+
+double processCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
+
+// Event-loop latency as a user feels it: a 16 ms timer pans the view (as a dragging user does, so
+// every tick repaints); how much later than 16 ms after the previous one a tick runs is how long
+// input would have waited.
+class StallProbe : public QObject {
+public:
+  explicit StallProbe(GraphView* view) : view_(view) {
+    tick_.setTimerType(Qt::PreciseTimer);
+    tick_.setInterval(16);
+    connect(&tick_, &QTimer::timeout, this, [this] {
+      if (since_.isValid()) worst_ = std::max(worst_, since_.nsecsElapsed() / 1e6 - 16);
+      since_.start();
+      samples_++;
+      QScrollBar* bar = view_->horizontalScrollBar();
+      bar->setValue(bar->value() + ((samples_ / 20) % 2 ? -30 : 30));
+    });
+    tick_.start();
+  }
+  double worstMs() const { return std::max(0.0, worst_); }
+  int samples() const { return samples_; }
+
+private:
+  GraphView* view_;
+  QTimer tick_;
+  QElapsedTimer since_;
+  double worst_ = 0;
+  int samples_ = 0;
+};
 
 } // namespace
 
@@ -216,6 +257,62 @@ void BenchGraphLayout::layeredLarge() {
   out.insert(QStringLiteral("layered_large"), rows);
 }
 
+void BenchGraphLayout::bigGraph10000() {
+  auto root = graphfix::kernelGraph(10000, 10001);
+  QJsonObject r{{QStringLiteral("uop_nodes"), int(root->toposort().size())}};
+  GraphPanel panel;
+  panel.resize(1600, 1000);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+
+  Clock total;
+  auto model = std::make_shared<const GraphModel>(graphModelFromUOp(root));
+  r.insert(QStringLiteral("adapter"), timing(total));
+  Clock t;
+  panel.setGraph(model);
+  r.insert(QStringLiteral("panel_set_graph"), timing(t));
+  t = Clock();
+  QImage shot = panel.grab().toImage();
+  r.insert(QStringLiteral("first_paint"), timing(t));
+  r.insert(QStringLiteral("uops_to_first_picture"), timing(total));
+  r.insert(QStringLiteral("first_picture_zoom"), round2(panel.view()->zoom()));
+  r.insert(QStringLiteral("boxes"), panel.scene()->graph().nodes.size());
+  r.insert(QStringLiteral("layout_kind"), layoutKindName(panel.scene()->layout().kind));
+  QVERIFY(!shot.isNull());
+
+  // Pan while whatever refinement there is runs, until the layout is final (or a minute passed).
+  {
+    StallProbe probe(panel.view());
+    Clock wait;
+    QVERIFY(QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final && wait.ms() > 2000; }, 60000));
+    r.insert(QStringLiteral("while_refining"),
+             QJsonObject{{QStringLiteral("wall_ms"), round2(wait.ms())},
+                         {QStringLiteral("probes"), probe.samples()},
+                         {QStringLiteral("longest_input_stall_ms"), round2(probe.worstMs())},
+                         {QStringLiteral("final_layout_kind"), layoutKindName(panel.scene()->layout().kind)}});
+  }
+
+  // One rewrite step on it.
+  auto target = graphfix::someAlu(root, 77);
+  auto replacement = alu(Ops::MUL, {target, UOp::cnst(dtypes::float32, 2.0)});
+  auto after = graphfix::substitute(root, target, replacement);
+  t = Clock();
+  panel.setGraph(graphModelFromStep({root, after, target, replacement, {}}), GraphPanel::Transition::Step);
+  panel.grab();
+  r.insert(QStringLiteral("step_to_painted"), timing(t));
+  r.insert(QStringLiteral("step_layout_kind"), layoutKindName(panel.scene()->layout().kind));
+
+  // Idle: nothing happens; the panel should use no CPU.
+  QVERIFY(QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, 60000));
+  QTest::qWait(500);
+  const double cpu0 = processCpuMs();
+  QElapsedTimer idle;
+  idle.start();
+  QTest::qWait(3000);
+  r.insert(QStringLiteral("idle_cpu_percent"), round2(100 * (processCpuMs() - cpu0) / (idle.nsecsElapsed() / 1e6)));
+  out.insert(QStringLiteral("big_graph_10000"), r);
+}
+
 int main(int argc, char** argv) {
   // dot on the largest graphs takes minutes on a busy machine: past QtTest's 5-minute watchdog.
   if (!qEnvironmentVariableIsSet("QTEST_FUNCTION_TIMEOUT")) qputenv("QTEST_FUNCTION_TIMEOUT", "1800000");
@@ -233,6 +330,7 @@ void BenchGraphLayout::firstPicture2000() {}
 void BenchGraphLayout::dotBySize() {}
 void BenchGraphLayout::step500() {}
 void BenchGraphLayout::layeredLarge() {}
+void BenchGraphLayout::bigGraph10000() {}
 QTEST_APPLESS_MAIN(BenchGraphLayout)
 
 #endif

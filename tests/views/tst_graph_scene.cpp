@@ -10,6 +10,7 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include "graph/graphminimap.h"
 #include "graph/graphpanel.h"
 #include "graph/graphscene.h"
 #include "graph/layeredlayout.h"
@@ -256,15 +257,19 @@ private Q_SLOTS:
       QCOMPARE(nav.last()[0].value<GraphView::Navigation>(), want);
     }
     QCOMPARE(nav.size(), keys.size());
-    qreal fitted = panel.view()->zoom();
+    // 300 nodes do not read whole in 900x600: the graph opens at the readable scale
+    const qreal opened = panel.view()->zoom();
+    QCOMPARE(opened, GraphView::readableZoom);
     QTest::keyClick(panel.view(), Qt::Key_Plus);
-    QVERIFY(qAbs(panel.view()->zoom() - fitted * 1.25) < 1e-6);
+    QVERIFY(qAbs(panel.view()->zoom() - opened * 1.25) < 1e-6);
     QTest::keyClick(panel.view(), Qt::Key_Minus);
     QTest::keyClick(panel.view(), Qt::Key_Minus);
-    QVERIFY(panel.view()->zoom() < fitted);
+    QVERIFY(panel.view()->zoom() < opened);
     QVERIFY(panel.view()->userMoved());
-    QTest::keyClick(panel.view(), Qt::Key_Space);
-    QVERIFY(qAbs(panel.view()->zoom() - fitted) < 1e-6);
+    QTest::keyClick(panel.view(), Qt::Key_Space);  // the whole drawing
+    const qreal fitted = panel.view()->zoom();
+    QVERIFY(fitted < opened);
+    QVERIFY(panel.view()->mapToScene(panel.view()->viewport()->rect()).boundingRect().contains(panel.view()->contentRect()));
     QVERIFY(!panel.view()->userMoved());
     QWheelEvent wheel(QPointF(100, 100), panel.view()->mapToGlobal(QPointF(100, 100)), QPoint(), QPoint(0, 120),
                       Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
@@ -276,6 +281,49 @@ private Q_SLOTS:
   }
 
   // Coarse at once, dot later; stepping keeps positions; a newer graph makes older layouts stale.
+  // A graph too big to read whole opens at the readable scale on what the step changed, with the
+  // minimap for the rest; clicking the minimap moves the view; a small graph opens whole, no minimap.
+  void bigGraphOpensReadableWithMinimap() {
+    GraphPanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    Step s = makeStep(3000, 21);
+    panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    GraphView* v = panel.view();
+    QCOMPARE(v->zoom(), GraphView::readableZoom);
+    const QRectF shown = v->mapToScene(v->viewport()->rect()).boundingRect();
+    NodeItem* changed = panel.scene()->itemForId(uopNodeId(*s.replacement));
+    QVERIFY(changed);
+    QVERIFY(shown.contains(changed->sceneBoundingRect()));  // the change is on screen
+    QVERIFY(!shown.contains(v->contentRect()));
+    GraphMinimap* map = panel.minimap();
+    QVERIFY(map->isVisible());
+    QVERIFY(map->width() <= GraphMinimap::maxWidth && map->height() <= GraphMinimap::maxHeight);
+    QVERIFY(QRectF(v->rect()).contains(map->geometry()));
+    // the minimap's image shows the added node's colour (a change is found at any size)
+    QImage mapShot = map->grab().toImage();
+    QVERIFY(countColour(mapShot, defaultGraphStyle().added, 70) > 0);  // under the frame's tint
+    // click in the minimap's top-left quarter: the view centres on that part of the drawing
+    const QPointF click = map->mapArea().topLeft() + QPointF(map->mapArea().width() * 0.25, map->mapArea().height() * 0.25);
+    QTest::mouseClick(map, Qt::LeftButton, {}, click.toPoint());
+    const QPointF want = map->sceneAt(click.toPoint());
+    const QPointF centre = v->mapToScene(v->viewport()->rect().center());
+    QVERIFY2(QLineF(centre, want).length() < 40 / v->zoom(),
+             qPrintable(QStringLiteral("centre %1,%2 want %3,%4").arg(centre.x()).arg(centre.y()).arg(want.x()).arg(want.y())));
+    QVERIFY(v->userMoved());
+    // Fit shows it all: no minimap needed
+    panel.fit();
+    QVERIFY(!map->isVisible());
+    panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    QVERIFY(panel.grab().save(shotDir() + QStringLiteral("/graph_big_readable.png")));
+    // a small graph opens whole
+    panel.setGraph(graphModelFromUOp(alu(Ops::ADD, {s.target, UOp::cnst(dtypes::float32, 1.0)})));
+    QVERIFY(v->zoom() >= GraphView::readableZoom);
+    QVERIFY(v->mapToScene(v->viewport()->rect()).boundingRect().contains(v->contentRect()));
+    QVERIFY(!map->isVisible());
+  }
+
   void refineStepAndCancel() {
     GraphPanel panel;
     panel.resize(1000, 700);

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "graph/graphminimap.h"
 #include "graph/graphscene.h"
 #include "graph/layeredlayout.h"
 #include "graph/layoutservice.h"
@@ -60,6 +61,7 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   view_->setBackgroundBrush(style.canvas);
   setFocusProxy(view_);
   view_->setScene(scene_);
+  minimap_ = new GraphMinimap(view_);
   service_ = new LayoutService(this);
 
   toolbar_ = new QToolBar(this);
@@ -195,7 +197,8 @@ void GraphPanel::display(const DrawGraph& g, Transition transition) {
   const bool coarse = !shown.isValid();
   if (coarse) shown = layeredLayout(g);
   scene_->setGraph(g, shown);
-  if (!step || !view_->userMoved()) view_->fitAll();
+  minimap_->setGraph(g, shown, scene_->style());
+  if (!step || !view_->userMoved()) view_->openOn(focusRect());
   if (step) {
     // Keep the change in sight: scroll (only if needed) to the first node the step added.
     for (NodeItem* n : scene_->nodeItems())
@@ -219,6 +222,7 @@ void GraphPanel::clear() {
   generation_ = service_->advance();
   model_.reset();
   scene_->clearGraph();
+  minimap_->clear();
   findHits_.clear();
   findCurrent_ = -1;
   setState(LayoutState::Empty);
@@ -235,7 +239,8 @@ void GraphPanel::setDrawOptions(const DrawOptions& options) {
 void GraphPanel::onDotFinished(quint64 generation, const GraphLayout& layout) {
   if (generation != generation_ || layout.contentKey != scene_->graph().contentKey) return;
   scene_->applyLayout(layout);
-  if (!view_->userMoved()) view_->fitAll();
+  minimap_->setGraph(scene_->graph(), layout, scene_->style());
+  if (!view_->userMoved()) view_->openOn(focusRect());
   else if (NodeItem* n = scene_->itemForId(scene_->selectedId())) view_->centerOn(n);
   if (findCurrent_ >= 0) goToHit(findCurrent_);
   Q_EMIT layoutApplied(layout.kind);
@@ -256,6 +261,7 @@ void GraphPanel::changeEvent(QEvent* event) {
   const GraphStyle& style = graphStyleFor(palette());
   view_->setBackgroundBrush(style.canvas);
   scene_->setStyle(style);
+  if (scene_->layout().isValid()) minimap_->setGraph(scene_->graph(), scene_->layout(), style);
 }
 
 void GraphPanel::relayout() {
@@ -295,6 +301,16 @@ void GraphPanel::selectNode(quint64 id) {
 }
 
 void GraphPanel::fit() { view_->fitAll(); }
+
+QRectF GraphPanel::focusRect() const {
+  // Added nodes and the match, not the Changed ones: those are the rebuilt ancestors up to the root.
+  QRectF r;
+  for (NodeItem* n : scene_->nodeItems())
+    if (n->change() == GraphModelNode::Added || n->matched()) r |= n->sceneBoundingRect();
+  if (r.isEmpty() && model_)
+    if (NodeItem* root = scene_->itemForId(model_->root)) r = root->sceneBoundingRect();
+  return r;
+}
 
 void GraphPanel::showFind() {
   findBar_->show();

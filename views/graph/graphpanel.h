@@ -1,6 +1,7 @@
 // The Graph panel: the UOp graph of the selected step. Shows a coarse layered layout at once and
 // refines it with dot in the background (cached by content; navigating makes pending layouts stale);
-// when stepping, the previous step's positions are reused so unchanged nodes stay put. Find (Ctrl+F),
+// when stepping, the previous step's positions are reused so unchanged nodes stay put. A graph too
+// big to read whole opens at a readable scale on what the step changed, with a minimap of the rest. Find (Ctrl+F),
 // fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), export as SVG or PNG.
 #pragma once
 #include <QWidget>
@@ -17,6 +18,7 @@ class QToolBar;
 
 namespace loupe::views {
 
+class GraphMinimap;
 class GraphScene;
 class LayoutService;
 
@@ -42,6 +44,7 @@ public:
 
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
+  GraphMinimap* minimap() const { return minimap_; }
   LayoutService* layoutService() const { return service_; }
   LayoutState layoutState() const { return state_; }
   QString statusText() const;
@@ -81,12 +84,15 @@ private:
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
   void setState(LayoutState s);
+  // What a new drawing opens on: the nodes the step added and matched, else the root.
+  QRectF focusRect() const;
   void updateStatus();
   void goToHit(int index);
   void exportWithDialog(bool svg);
 
   GraphScene* scene_;
   GraphView* view_;
+  GraphMinimap* minimap_;
   LayoutService* service_;
   QToolBar* toolbar_;
   QWidget* findBar_;

@@ -56,6 +56,20 @@ void GraphView::fitAll() {
   Q_EMIT zoomChanged(zoom());
 }
 
+void GraphView::openOn(const QRectF& focus) {
+  fitAll();
+  if (zoom() >= readableZoom || focus.isEmpty()) return;
+  setZoom(readableZoom);
+  centerOn(focus.center());
+  fitted_ = false;  // a resize keeps this scale
+  Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::panTo(const QPointF& scenePoint) {
+  centerOn(scenePoint);
+  userMoved_ = true;
+}
+
 void GraphView::focusOn(const QRectF& rect) {
   if (zoom() < 0.7) setZoom(1.0);
   centerOn(rect.center());

@@ -24,10 +24,17 @@ public:
   void fitAll();
   // Centres on a scene point; zooms in to a readable scale first when the text would be hidden.
   void focusOn(const QRectF& sceneRect);
+  // How a new drawing opens: whole when it reads at that size, else at readableZoom centred on
+  // `focus` (what the step changed, or the root), the rest left to the minimap.
+  void openOn(const QRectF& focus);
+  // Centres on a scene point at the user's request (the minimap).
+  void panTo(const QPointF& scenePoint);
   // True once the user zoomed or panned since the last fitAll(): refinements then keep the view.
   bool userMoved() const { return userMoved_; }
 
   static constexpr qreal minZoom = 0.01, maxZoom = 8;
+  // The smallest zoom at which labels read comfortably: 12 px titles drawn at 9 px.
+  static constexpr qreal readableZoom = 0.75;
 
 Q_SIGNALS:
   void navigateRequested(loupe::views::GraphView::Navigation where);
