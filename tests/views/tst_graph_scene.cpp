@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QWheelEvent>
 #include <QtTest>
+#include <unordered_set>
 
 #include "graph/graphminimap.h"
 #include "graph/graphpanel.h"
@@ -185,7 +186,9 @@ private Q_SLOTS:
     add(5, "SINK", "", {3, 4});
     m.root = 5;
     GraphScene scene;
-    DrawGraph g = buildDrawGraph(std::make_shared<const GraphModel>(m), DrawOptions{true, false, 6});
+    DrawOptions noLeafCopies;
+    noLeafCopies.duplicateSharedLeaves = false;
+    DrawGraph g = buildDrawGraph(std::make_shared<const GraphModel>(m), noLeafCopies);
     scene.setGraph(g, layeredLayout(g));
     auto ids = [&](const QString& t) {
       QList<quint64> r;
@@ -322,6 +325,60 @@ private Q_SLOTS:
     QVERIFY(v->zoom() >= GraphView::readableZoom);
     QVERIFY(v->mapToScene(v->viewport()->rect()).boundingRect().contains(v->contentRect()));
     QVERIFY(!map->isVisible());
+  }
+
+  // Collapsing a node hides exactly what only it reaches (its label says how many), keeps every
+  // drawn edge between drawn boxes, keeps the other boxes where they were, and expands back.
+  void collapseSubtree() {
+    GraphPanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto root = graphfix::kernelGraph(400, 31);
+    auto model = std::make_shared<const GraphModel>(graphModelFromUOp(root));
+    panel.setGraph(model);
+    const int boxes = panel.scene()->graph().nodes.size();
+    // the root's first source: a STORE whose value is most of the kernel
+    const quint64 target = uopNodeId(*root->src[0]);
+    QHash<quint64, QPointF> before;
+    for (NodeItem* n : panel.scene()->nodeItems()) before.insert(panel.scene()->graph().nodes[n->drawIndex()].key, n->pos());
+    panel.setCollapsed(target, true);
+    const DrawGraph& g = panel.scene()->graph();
+    QVERIFY(g.collapsedNodes > 0);
+    QVERIFY(g.nodes.size() < boxes);
+    // exactly the nodes reachable only through the target are gone: check against a walk of the UOps
+    std::unordered_set<const UOp*> reachable;
+    std::vector<const UOp*> stack{root.get()};
+    while (!stack.empty()) {
+      const UOp* u = stack.back();
+      stack.pop_back();
+      if (!reachable.insert(u).second || uopNodeId(*u) == target) continue;
+      for (const UOpPtr& s : u->src) stack.push_back(s.get());
+    }
+    int gone = 0;
+    for (const UOp* u : root->toposort()) gone += !reachable.count(u);
+    QCOMPARE(g.collapsedNodes, gone);
+    NodeItem* collapsed = panel.scene()->itemForId(target);
+    QVERIFY(collapsed);
+    QVERIFY(g.nodes[collapsed->drawIndex()].lines.last().contains(QStringLiteral("%1 nodes collapsed").arg(gone)));
+    for (const DrawEdge& e : g.edges) QVERIFY(e.from >= 0 && e.from < g.nodes.size() && e.to >= 0 && e.to < g.nodes.size());
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Incremental);
+    int kept = 0;
+    for (NodeItem* n : panel.scene()->nodeItems()) {
+      const DrawNode& d = g.nodes[n->drawIndex()];
+      if (d.id != target && before.contains(d.key)) kept += before.value(d.key) == n->pos();
+    }
+    QVERIFY2(kept > g.nodes.size() / 2, qPrintable(QStringLiteral("%1 of %2 kept their place").arg(kept).arg(g.nodes.size())));
+    QVERIFY(panel.statusText().contains(QStringLiteral("%1 collapsed").arg(gone)));
+    QVERIFY(panel.grab().save(shotDir() + QStringLiteral("/graph_collapsed.png")));
+    // C on the selected node toggles; Expand all restores everything
+    panel.selectNode(target);
+    QTest::keyClick(panel.view(), Qt::Key_C);
+    QCOMPARE(panel.scene()->graph().nodes.size(), boxes);
+    panel.setCollapsed(target, true);
+    panel.expandAll();
+    QCOMPARE(panel.scene()->graph().nodes.size(), boxes);
+    QCOMPARE(panel.scene()->graph().collapsedNodes, 0);
   }
 
   void refineStepAndCancel() {

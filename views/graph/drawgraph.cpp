@@ -56,6 +56,43 @@ std::vector<char> foldedNodes(const GraphModel& model, const QHash<quint64, int>
   return hidden;
 }
 
+// The nodes collapsed away: those that no node outside a collapsed node's sources reaches. Walks
+// from every node without users (the root, and ghosts of removed nodes) down the sources, stopping
+// at collapsed nodes; `under[i]` counts, for a collapsed node i, the nodes it alone hides.
+std::vector<char> collapsedAway(const GraphModel& model, const std::vector<int>& srcIndex, const std::vector<int>& srcStart,
+                                const DrawOptions& options, std::vector<int>* under) {
+  const int n = model.nodes.size();
+  std::vector<char> away(n, 0);
+  under->assign(n, 0);
+  if (options.collapsed.isEmpty()) return away;
+  std::vector<char> used(n, 0), seen(n, 0), isCollapsed(n, 0);
+  for (int k : srcIndex) used[k] = 1;
+  for (int i = 0; i < n; i++) isCollapsed[i] = options.collapsed.contains(model.nodes[i].id);
+  std::vector<int> stack;
+  for (int i = 0; i < n; i++)
+    if (!used[i]) seen[i] = 1, stack.push_back(i);
+  while (!stack.empty()) {
+    const int u = stack.back();
+    stack.pop_back();
+    if (isCollapsed[u]) continue;
+    for (int k = srcStart[u]; k < srcStart[u + 1]; k++)
+      if (!seen[srcIndex[k]]) seen[srcIndex[k]] = 1, stack.push_back(srcIndex[k]);
+  }
+  for (int i = 0; i < n; i++) away[i] = !seen[i];
+  for (int c = 0; c < n; c++) {
+    if (!isCollapsed[c] || away[c]) continue;
+    std::vector<char> mark(n, 0);
+    std::vector<int> walk{c};
+    while (!walk.empty()) {
+      const int u = walk.back();
+      walk.pop_back();
+      for (int k = srcStart[u]; k < srcStart[u + 1]; k++)
+        if (int s = srcIndex[k]; away[s] && !mark[s]) mark[s] = 1, (*under)[c]++, walk.push_back(s);
+    }
+  }
+  return away;
+}
+
 // Whether `target` is among the sources of `from`, transitively (flattened source lists).
 bool reaches(int from, int target, const std::vector<int>& srcIndex, const std::vector<int>& srcStart) {
   std::vector<char> seen(srcStart.size(), 0);
@@ -104,8 +141,6 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   const int n = mn.size();
   QHash<quint64, int> ix = model->index();
 
-  const std::vector<char> hidden = foldedNodes(*model, ix, options);
-
   std::vector<int> srcIndex;  // flattened sources
   std::vector<int> srcStart(n + 1, 0);
   for (int i = 0; i < n; i++) {
@@ -113,6 +148,12 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     for (quint64 s : mn[i].src) srcIndex.push_back(ix.value(s));
   }
   srcStart[n] = static_cast<int>(srcIndex.size());
+
+  const std::vector<char> folded = foldedNodes(*model, ix, options);
+  std::vector<int> collapsedUnder;
+  const std::vector<char> away = collapsedAway(*model, srcIndex, srcStart, options, &collapsedUnder);
+  std::vector<char> hidden(n, 0);
+  for (int i = 0; i < n; i++) hidden[i] = folded[i] || away[i];
 
   // Instances: walk users before sources; a duplicable node gets one instance per consuming edge
   // of each of its users' instances.
@@ -141,15 +182,16 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     base.title = m.op;
     base.dtype = m.dtype;
     if (!m.arg.isEmpty()) base.lines << m.arg;
-    int visibleSrc = 0, folded = 0;
+    int visibleSrc = 0, foldedSrc = 0;
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) visibleSrc += !hidden[srcIndex[k]];
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) {
       int s = srcIndex[k];
-      if (!hidden[s]) continue;
-      if (folded++ < options.maxFoldedLines)
+      if (!folded[s] || away[s]) continue;
+      if (foldedSrc++ < options.maxFoldedLines)
         base.lines << QStringLiteral("%1%2 %3").arg(mn[s].op).arg(k - srcStart[i]).arg(mn[s].arg);
     }
-    if (folded > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(folded - options.maxFoldedLines);
+    if (foldedSrc > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(foldedSrc - options.maxFoldedLines);
+    if (collapsedUnder[i] > 0) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder[i]);
     base.size = measure.size(base);
     quint64 place = m.prevId ? m.prevId : m.id;
 
@@ -196,7 +238,10 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   }
 
   for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
-  for (int i = 0; i < n; i++) g.foldedNodes += hidden[i];
+  for (int i = 0; i < n; i++) {
+    g.foldedNodes += folded[i] && !away[i];
+    g.collapsedNodes += away[i];
+  }
 
   g.contentKey = contentKey(g);
   return g;

@@ -3,6 +3,7 @@
 // only see sizes and edges; the content key identifies a layout in the cache.
 #pragma once
 #include <QHash>
+#include <QSet>
 #include <QSizeF>
 #include <QStringList>
 #include <QVector>
@@ -36,6 +37,9 @@ struct DrawOptions {
   bool foldConstants = true;
   bool duplicateSharedLeaves = true;
   int maxFoldedLines = 6;  // folded constants listed per node before "+N more"
+  // Model ids of nodes drawn without their sources: what only they reach is not drawn, and their
+  // label says how much that is.
+  QSet<quint64> collapsed;
 };
 
 struct DrawGraph {
@@ -45,6 +49,7 @@ struct DrawGraph {
   quint64 contentKey = 0;   // hash of sizes and edges: equal keys lay out identically
   int foldedNodes = 0;      // model nodes shown inside other labels
   int extraInstances = 0;   // copies added by drawing shared leaves per consumer
+  int collapsedNodes = 0;   // model nodes not drawn: only collapsed nodes reach them
 
   const GraphModelNode& modelNode(int drawIndex) const { return model->nodes[nodes[drawIndex].model]; }
   // Draw indices of every instance of a model node id.

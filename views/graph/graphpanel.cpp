@@ -1,8 +1,7 @@
 #include "graph/graphpanel.h"
 
-#include <tuple>
-#include <QEvent>
 #include <QAction>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -10,6 +9,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
 #include <QSvgGenerator>
@@ -87,6 +87,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
       ->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal)});
   findAction_ = addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
+  addTool(tr("Collapse"), QKeySequence(Qt::Key_C), tr("Collapse or expand the selected node's sources (C; right-click a node for more)"),
+          [this] { toggleCollapsed(scene_->selectedId()); });
+  expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
+  expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
   foldAction_ = addTool(tr("Fold constants"), QKeySequence(), tr("Show constants inside their users' labels"), [this] {
     DrawOptions o = drawOptions_;
@@ -152,6 +156,8 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(status_);
 
   connect(scene_, &QGraphicsScene::sceneRectChanged, view_, &GraphView::setContentRect);
+  view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(view_, &QWidget::customContextMenuRequested, this, &GraphPanel::showNodeMenu);
   connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
   connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
   connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
@@ -233,6 +239,7 @@ void GraphPanel::setDrawOptions(const DrawOptions& options) {
   drawOptions_ = options;
   foldAction_->setChecked(options.foldConstants);
   leavesAction_->setChecked(options.duplicateSharedLeaves);
+  expandAllAction_->setEnabled(!options.collapsed.isEmpty());
   if (model_) setGraph(model_, Transition::Fresh);
 }
 
@@ -285,6 +292,7 @@ QString GraphPanel::statusText() const {
   QStringList extra;
   if (g.foldedNodes) extra << tr("%1 folded into labels").arg(g.foldedNodes);
   if (g.extraInstances) extra << tr("%1 leaf copies").arg(g.extraInstances);
+  if (g.collapsedNodes) extra << tr("%1 collapsed").arg(g.collapsedNodes);
   if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
   const GraphLayout& l = scene_->layout();
   s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
@@ -301,6 +309,43 @@ void GraphPanel::selectNode(quint64 id) {
 }
 
 void GraphPanel::fit() { view_->fitAll(); }
+
+void GraphPanel::setCollapsed(quint64 id, bool collapsed) {
+  if (!id || drawOptions_.collapsed.contains(id) == collapsed) return;
+  DrawOptions o = drawOptions_;
+  if (collapsed) o.collapsed.insert(id);
+  else o.collapsed.remove(id);
+  applyCollapse(o);
+}
+
+void GraphPanel::toggleCollapsed(quint64 id) { setCollapsed(id, !drawOptions_.collapsed.contains(id)); }
+
+void GraphPanel::expandAll() {
+  if (drawOptions_.collapsed.isEmpty()) return;
+  DrawOptions o = drawOptions_;
+  o.collapsed.clear();
+  applyCollapse(o);
+}
+
+void GraphPanel::applyCollapse(const DrawOptions& options) {
+  drawOptions_ = options;
+  expandAllAction_->setEnabled(!options.collapsed.isEmpty());
+  // Laid out like a step: what stays drawn keeps its place.
+  if (model_) setGraph(model_, Transition::Step);
+}
+
+void GraphPanel::showNodeMenu(const QPoint& pos) {
+  auto* node = qgraphicsitem_cast<NodeItem*>(view_->itemAt(pos));
+  QMenu menu(this);
+  if (node) {
+    const quint64 id = node->nodeId();
+    const bool collapsed = drawOptions_.collapsed.contains(id);
+    menu.addAction(collapsed ? tr("Expand sources") : tr("Collapse sources"), this, [this, id] { toggleCollapsed(id); });
+  }
+  QAction* all = menu.addAction(tr("Expand all"), this, [this] { expandAll(); });
+  all->setEnabled(!drawOptions_.collapsed.isEmpty());
+  menu.exec(view_->viewport()->mapToGlobal(pos));
+}
 
 QRectF GraphPanel::focusRect() const {
   // Added nodes and the match, not the Changed ones: those are the rebuilt ancestors up to the root.

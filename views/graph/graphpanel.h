@@ -2,7 +2,8 @@
 // refines it with dot in the background (cached by content; navigating makes pending layouts stale);
 // when stepping, the previous step's positions are reused so unchanged nodes stay put. A graph too
 // big to read whole opens at a readable scale on what the step changed, with a minimap of the rest. Find (Ctrl+F),
-// fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), export as SVG or PNG.
+// fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), collapse a node's sources (C, or the
+// node's context menu), export as SVG or PNG.
 #pragma once
 #include <QWidget>
 #include <memory>
@@ -67,6 +68,10 @@ public Q_SLOTS:
   void findNext();
   void findPrevious();
   void relayout();              // dot at full quality on what is shown now (R)
+  // Draws a node without its sources (what only it reaches is hidden), or with them again (C).
+  void setCollapsed(quint64 id, bool collapsed);
+  void toggleCollapsed(quint64 id);
+  void expandAll();
 
 Q_SIGNALS:
   void nodeSelected(quint64 id);   // 0: nothing selected
@@ -89,6 +94,8 @@ private:
   void updateStatus();
   void goToHit(int index);
   void exportWithDialog(bool svg);
+  void applyCollapse(const DrawOptions& options);
+  void showNodeMenu(const QPoint& viewportPos);
 
   GraphScene* scene_;
   GraphView* view_;
@@ -102,6 +109,7 @@ private:
   QAction* foldAction_;
   QAction* findAction_;
   QAction* leavesAction_;
+  QAction* expandAllAction_;
 
   DrawOptions drawOptions_;
   IncrementalOptions incremental_;
