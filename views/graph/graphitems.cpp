@@ -15,7 +15,8 @@ constexpr qreal kMargin = 10;  // halo, glow and badge outside the box
 QString tooltipFor(const DrawGraph& g, int i) {
   const GraphModelNode& m = g.modelNode(i);
   QString t = m.tooltip.isEmpty() ? QStringLiteral("%1 %2 %3").arg(m.op, m.dtype, m.arg).trimmed() : m.tooltip;
-  if (m.change != GraphModelNode::Same) t += QStringLiteral("\n%1 by this step").arg(changeName(m.change));
+  if (m.change == GraphModelNode::Changed) t += QStringLiteral("\nrebuilt by this step: one of its sources changed");
+  else if (m.change != GraphModelNode::Same) t += QStringLiteral("\n%1 by this step").arg(changeName(m.change));
   if (m.matched) t += QStringLiteral("\npart of the matched subgraph");
   int copies = g.instancesOf(m.id).size();
   if (copies > 1) t += QStringLiteral("\nshared leaf: drawn once per consumer (%1 copies)").arg(copies);
@@ -104,7 +105,9 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   if (ghost) fill.setAlpha(90);
   p->setBrush(fill);
   QPen border(style_.border, 1);
-  if (change_ != GraphModelNode::Same) border = QPen(changeColour(style_, change_), 2.5);
+  // A rebuilt ancestor (Changed: only its sources are new) gets a thin outline, so the path from the
+  // change to the root can be followed; what the rule added or removed gets the thick one and a glyph.
+  if (change_ != GraphModelNode::Same) border = QPen(changeColour(style_, change_), change_ == GraphModelNode::Changed ? 1.6 : 2.5);
   if (ghost) border.setStyle(Qt::DashLine);
   if (echo_) border = QPen(style_.selection, 2, Qt::DotLine);
   if (selected) border = QPen(style_.selection, 3, ghost ? Qt::DashLine : Qt::SolidLine);
@@ -133,11 +136,11 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
       y += bm.height() + style_.lineGap;
     }
   }
-  if (change_ != GraphModelNode::Same) paintBadge(p);
+  if (change_ == GraphModelNode::Added || change_ == GraphModelNode::Removed) paintBadge(p);
   Q_UNUSED(option);
 }
 
-// A glyph in a coloured disc on the top-right corner: + added, triangle changed, x removed.
+// A glyph in a coloured disc on the top-right corner: + added, x removed.
 void NodeItem::paintBadge(QPainter* p) const {
   QPointF c(box().right() - 1, box().top() + 1);
   p->setPen(QPen(Qt::white, 1.2));
@@ -156,14 +159,6 @@ void NodeItem::paintBadge(QPainter* p) const {
     p->drawLine(c + QPointF(-a * 0.8, -a * 0.8), c + QPointF(a * 0.8, a * 0.8));
     p->drawLine(c + QPointF(-a * 0.8, a * 0.8), c + QPointF(a * 0.8, -a * 0.8));
     break;
-  case GraphModelNode::Changed: {
-    glyph.setWidthF(1.5);
-    glyph.setJoinStyle(Qt::RoundJoin);
-    p->setPen(glyph);
-    QPolygonF tri{c + QPointF(0, -a), c + QPointF(a, a * 0.75), c + QPointF(-a, a * 0.75)};
-    p->drawPolygon(tri);
-    break;
-  }
   default: break;
   }
 }

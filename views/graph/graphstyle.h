@@ -22,7 +22,7 @@ struct GraphStyle {
   QColor edgeLabel{0x55, 0x55, 0x60};  // source indices, drawn on the canvas
   QColor canvas{0xfa, 0xfa, 0xfa};
   QColor added{0x1f, 0x9d, 0x3a};      // green +, thick border
-  QColor changed{0xe0, 0x8a, 0x00};    // amber triangle
+  QColor changed{0xe0, 0x8a, 0x00};    // amber outline: rebuilt ancestors of the change
   QColor removed{0xc6, 0x28, 0x28};    // red x, dashed ghost
   QColor matched{0x1e, 0x66, 0xf5};    // blue halo
   QColor selection{0xd0, 0x20, 0xd0};
