@@ -86,6 +86,9 @@ const std::vector<Table>& tables() {
        "CREATE TABLE run_buffers(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, writes INTEGER NOT NULL);"
        "CREATE INDEX run_buffers_by_buffer ON run_buffers(buffer)",
        {"event_id", "buffer", "writes"}, true},
+      {"rule_sources",
+       "CREATE TABLE rule_sources(rule_id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
+       {"rule_id", "text"}, true},
       {"memory_plan",
        "CREATE TABLE memory_plan(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, shared INTEGER NOT NULL,"
        " first_kernel INTEGER NOT NULL, last_kernel INTEGER NOT NULL)",

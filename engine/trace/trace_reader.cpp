@@ -149,6 +149,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
+  has_rule_sources_ = trace_schema::has_table(*db_, "rule_sources");
   node_stmt_ = std::make_unique<SqliteStmt>(
       db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
@@ -299,8 +300,10 @@ TraceMatch TraceReader::match(int64_t pass_id, int64_t index) {
 
 std::vector<TraceRule> TraceReader::rules() {
   std::vector<TraceRule> out;
-  SqliteStmt st =
-      db_->prepare("SELECT id, name, file, line, matches, match_ns, attempts, attempt_ns FROM rules ORDER BY id");
+  SqliteStmt st = db_->prepare(has_rule_sources_
+                                   ? "SELECT r.id, name, file, line, matches, match_ns, attempts, attempt_ns, s.text FROM rules r"
+                                     " LEFT JOIN rule_sources s ON s.rule_id = r.id ORDER BY r.id"
+                                   : "SELECT id, name, file, line, matches, match_ns, attempts, attempt_ns, NULL FROM rules ORDER BY id");
   while (st.step()) {
     TraceRule r;
     r.id = st.int64(0);
@@ -311,6 +314,7 @@ std::vector<TraceRule> TraceReader::rules() {
     r.match_ns = st.int64(5);
     r.attempts = st.int64(6);
     r.attempt_ns = st.int64(7);
+    if (!st.is_null(8)) r.source = st.text(8);
     out.push_back(std::move(r));
   }
   return out;

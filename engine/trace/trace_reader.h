@@ -53,6 +53,7 @@ struct TraceRule {
   int64_t id = 0;
   std::string name, file;
   int64_t line = 0;
+  std::string source;  // the rule's text as written (empty in traces from before it was recorded)
   int64_t matches = 0, match_ns = 0, attempts = 0, attempt_ns = 0;
 };
 
@@ -151,6 +152,7 @@ private:
   bool has_info_ = false;        // kernel_info (optional, as above)
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
   bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
+  bool has_rule_sources_ = false;  // rule_sources (optional, likewise)
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
   TracePass read_pass(SqliteStmt& st, int64_t index);
   void load_node_row(int64_t id, TraceNodeRow& row);

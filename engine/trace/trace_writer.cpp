@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "rewrite/rule_source.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "trace/arg_codec.h"
@@ -59,6 +60,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       " VALUES (?,?,?,?,?,?,?,?,?,?)");
   end_pass_ = db.prepare("UPDATE passes SET result_id = ?, match_count = ?, end_ns = ? WHERE id = ?");
   ins_rule_ = db.prepare("INSERT INTO rules(id, name, file, line) VALUES (?,?,?,?)");
+  ins_rule_source_ = db.prepare("INSERT INTO rule_sources(rule_id, text) VALUES (?,?)");
   upd_rule_ = db.prepare("UPDATE rules SET matches = ?, match_ns = ?, attempts = ?, attempt_ns = ? WHERE id = ?");
   ins_context_ = db.prepare("INSERT INTO contexts(id, parent_id, kind, name, start_ns) VALUES (?,?,?,?,?)");
   end_context_ = db.prepare("UPDATE contexts SET end_ns = ? WHERE id = ?");
@@ -368,7 +370,12 @@ TraceWriter::RuleStats& TraceWriter::rule_stats(const Rule& rule) {
   if (fresh) {
     next_rule_id_++;
     enqueue([this, id = stats->id, name = rule.name, file = std::string(rule.location.file_name()),
-             line = int64_t(rule.location.line())] { ins_rule_.bind(1, id).bind(2, name).bind(3, file).bind(4, line).run(); });
+             line = int64_t(rule.location.line())] {
+      ins_rule_.bind(1, id).bind(2, name).bind(3, file).bind(4, line).run();
+      // The rule's text, so the app shows it without the source tree (found on the writer's thread).
+      if (std::string text = rule_source_text(file, line, name); !text.empty())
+        ins_rule_source_.bind(1, id).bind(2, text).run();
+    });
   }
   return *stats;
 }

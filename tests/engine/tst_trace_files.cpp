@@ -320,7 +320,9 @@ private slots:
       }
       for (const TracePass& p : ps) {
         if (!p.finished()) continue;  // the pass the kill interrupted
-        UOpPtr expected = graph_rewrite(kernel_graph(int(k)), pm, {.bottom_up = p.bottom_up});
+        RewriteOptions opts;
+        opts.bottom_up = p.bottom_up;
+        UOpPtr expected = graph_rewrite(kernel_graph(int(k)), pm, opts);
         QCOMPARE(r.node(p.result_id), expected);
         PassReplay replay(r, p.id);
         QCOMPARE(replay.graph_at(replay.steps()), expected);

@@ -225,12 +225,23 @@ private Q_SLOTS:
       QVERIFY(st.match);
       QVERIFY(w.rewriteDetail()->headerText().contains(QString::fromStdString(st.match->rule_name)));
       QVERIFY(w.rewriteDetail()->diffText().startsWith(QStringLiteral("--- matched node")));
+      // the rule's text, from the trace: the call that made it, under its file:line
+      QVERIFY2(w.rewriteDetail()->ruleText().contains(QStringLiteral("\"%1\"").arg(QString::fromStdString(st.match->rule_name))),
+               qPrintable(w.rewriteDetail()->ruleText()));
       QVERIFY2(!w.graphPanel()->scene()->nodeItems().isEmpty(), qPrintable(QStringLiteral("step %1 of pass %2: %3 / %4 / state %5 / %6").arg(st.step).arg(st.pass).arg(w.statusBar()->currentMessage(), st.error).arg(int(w.graphPanel()->layoutState())).arg(w.graphPanel()->statusText())));
       const QModelIndex cur = w.traceBrowser()->tree()->currentIndex();
       QCOMPARE(cur.data(TraceBrowserModel::StepRole).toLongLong(), st.step);
       QCOMPARE(cur.data(TraceBrowserModel::PassIdRole).toLongLong(), st.pass);
       QVERIFY(w.inspector()->shownNode());
-      if (i == 5) saveShot(&w, QStringLiteral("main-stepping"));
+      if (i == 5) {
+        saveShot(&w, QStringLiteral("main-stepping"));
+        QTabWidget* tabs = w.rewriteDetail()->tabs();
+        const int shown = tabs->currentIndex();
+        tabs->setCurrentIndex(tabs->count() - 1);
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Rule"));
+        saveShot(&w, QStringLiteral("main-rule-text"));
+        tabs->setCurrentIndex(shown);
+      }
     }
     QCoreApplication::processEvents();
     const int64_t passAfter = s->selection().pass;

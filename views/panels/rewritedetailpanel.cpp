@@ -132,8 +132,13 @@ RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWid
   };
   split->addWidget(labelled(tr("Matched node (before)"), before_));
   split->addWidget(labelled(tr("Replacement (after)"), after_));
+  rule_ = monoView(this);
+  rule_->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // a rule is read whole in a narrow dock
   tabs_->addTab(diff_, tr("Diff"));
   tabs_->addTab(split, tr("Before / After"));
+  tabs_->addTab(rule_, tr("Rule"));
+  // "rule at file:line" opens the rule's text, as the trace recorded it.
+  connect(where_, &QLabel::linkActivated, this, [this] { tabs_->setCurrentWidget(rule_); });
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(6, 6, 6, 4);
   lay->setSpacing(4);
@@ -152,6 +157,7 @@ QString RewriteDetailPanel::headerText() const {
 QString RewriteDetailPanel::beforeText() const { return before_->toPlainText(); }
 QString RewriteDetailPanel::afterText() const { return after_->toPlainText(); }
 QString RewriteDetailPanel::diffText() const { return diff_->toPlainText(); }
+QString RewriteDetailPanel::ruleText() const { return rule_->toPlainText(); }
 
 void RewriteDetailPanel::refresh() {
   const StepInfo& st = session_->currentStep();
@@ -162,6 +168,7 @@ void RewriteDetailPanel::refresh() {
     before_->clear();
     after_->clear();
     diff_->clear();
+    rule_->clear();
     return;
   }
   const QString passLine = tr("pass <b>%1</b> · graph_rewrite at %2:%3")
@@ -173,12 +180,14 @@ void RewriteDetailPanel::refresh() {
     before_->clear();
     after_->clear();
     diff_->clear();
+    rule_->clear();
     return;
   }
   if (!st.match) {
     title_->setText(tr("<b>Input of the pass</b> · %1 matches follow").arg(st.steps));
     where_->setText(passLine + (st.steps > 0 ? tr("<br>Press → to step through its rewrites.") : QString()));
     before_->clear();
+    rule_->clear();
     after_->setPlainText(uopTreeText(st.graph, 6, 300));
     diff_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     diff_->setPlainText(st.steps > 0 ? tr("Step 0 is the graph the pass started from: no rule has fired yet.")
@@ -192,7 +201,12 @@ void RewriteDetailPanel::refresh() {
                       .arg(st.step)
                       .arg(st.steps)
                       .arg(formatNanoseconds(m.ns)));
-  where_->setText(tr("rule at <tt>%1:%2</tt><br>%3").arg(shortSourcePath(m.rule_file)).arg(m.rule_line).arg(passLine));
+  where_->setText(tr("rule at <a href=\"rule\"><tt>%1:%2</tt></a><br>%3").arg(shortSourcePath(m.rule_file)).arg(m.rule_line).arg(passLine));
+  const loupe::TraceRule* rule = session_->trace().rule(m.rule_id);
+  rule_->setPlainText(rule && !rule->source.empty()
+                          ? QStringLiteral("// %1:%2\n%3").arg(shortSourcePath(m.rule_file)).arg(m.rule_line).arg(QString::fromStdString(rule->source))
+                          : tr("This trace does not hold the rule's text (it was recorded before Loupe stored rules' "
+                               "text).\nThe rule is at %1:%2.").arg(QString::fromStdString(m.rule_file)).arg(m.rule_line));
   diff_->setLineWrapMode(QPlainTextEdit::NoWrap);
   before_->setPlainText(uopTreeText(st.changes.before));
   after_->setPlainText(uopTreeText(st.changes.after));

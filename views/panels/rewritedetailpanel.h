@@ -1,6 +1,7 @@
-// The Rewrite detail panel: for the selected step, the rule that fired (name, where it is defined),
-// the pass it ran in, the matched node before and its replacement after (as indented trees), and a
-// unified diff of the two subgraphs' listings (engine/trace/uop_diff.h).
+// The Rewrite detail panel: for the selected step, the rule that fired (name, where it is defined,
+// and its text as the trace recorded it), the pass it ran in, the matched node before and its
+// replacement after (as indented trees), and a unified diff of the two subgraphs' listings
+// (engine/trace/uop_diff.h).
 #pragma once
 #include <QWidget>
 
@@ -27,6 +28,7 @@ public:
   QString beforeText() const;
   QString afterText() const;
   QString diffText() const;
+  QString ruleText() const;  // the rule's text as the trace recorded it
   QTabWidget* tabs() const { return tabs_; }
 
 private:
@@ -39,6 +41,7 @@ private:
   QPlainTextEdit* diff_;
   QPlainTextEdit* before_;
   QPlainTextEdit* after_;
+  QPlainTextEdit* rule_;
 };
 
 } // namespace loupe::views
