@@ -7,10 +7,12 @@
 //   loupe-cli trace FILE --rules               rule profiler: matches, attempts and time per rule
 //   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
 //   loupe-cli trace A --diff B                 two runs side by side: kernels paired, times, opts, sources
+//   loupe-cli trace FILE --search TEXT         kernels, passes, rules (name, file:line), nodes (op, arg)
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
 #include <charconv>
 #include <iostream>
+#include <map>
 #include <string>
 #include <unordered_set>
 
@@ -24,6 +26,7 @@
 #include "trace/profile_report.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_search.h"
 #include "trace/uop_diff.h"
 
 namespace loupe::cli {
@@ -39,6 +42,7 @@ struct Request {
   bool json = false, dot = false, check = true;
   std::string chrome;
   std::string other;            // --diff B
+  std::string search;           // --search TEXT
 };
 
 int64_t parse_int(const std::string& s, const std::string& what) {
@@ -74,6 +78,10 @@ Request parse(const Args& args) {
     } else if (a == "--diff") {
       r.mode = "diff";
       r.other = take(i, a);
+    } else if (a == "--search") {
+      r.mode = "search";
+      r.search = take(i, a);
+      if (r.search.empty()) throw Error("--search needs some text to find");
     } else if (a == "--chrome") {
       r.chrome = take(i, a);
     } else if (a == "--json") {
@@ -91,7 +99,8 @@ Request parse(const Args& args) {
     }
   }
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe] [--json] [--chrome OUT.json]");
+                                  " | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
+                                  " [--chrome OUT.json]");
   return r;
 }
 
@@ -490,10 +499,58 @@ int diff(TraceReader& a, const Request& req) {
   return 0;
 }
 
+// Every hit with where to look: `--graph CTX PASS STEP` addresses its step (PASS as listed: the
+// pass's index within its context).
+int search(TraceReader& r, const Request& req) {
+  const TraceSearchResult res = search_trace(r, req.search);
+  std::map<int64_t, std::map<int64_t, int64_t>> index_in_context;  // context -> pass id -> index
+  auto pass_index = [&](int64_t ctx, int64_t pass) -> int64_t {
+    auto [it, fresh] = index_in_context.try_emplace(ctx);
+    if (fresh) {
+      int64_t i = 0;
+      for (const TracePass& p : r.passes(ctx)) it->second[p.id] = i++;
+    }
+    auto p = it->second.find(pass);
+    return p == it->second.end() ? -1 : p->second;
+  };
+  json::Value hits = json::Value::array();
+  for (const TraceSearchHit& h : res.hits) {
+    const int64_t pass = h.pass_id >= 0 ? pass_index(h.context_id, h.pass_id) : -1;
+    if (req.json) {
+      json::Value o = json::Value::object();
+      o.set("kind", std::string(search_kind_name(h.kind)));
+      o.set("label", h.label);
+      o.set("detail", h.detail);
+      o.set("context", h.context_id);
+      o.set("context_name", h.context_name);
+      o.set("pass", pass);
+      o.set("pass_name", h.pass_name);
+      o.set("step", h.step);
+      o.set("kernel", h.kernel_id);
+      hits.push_back(std::move(o));
+      continue;
+    }
+    std::string where = h.context_id < 0 ? std::string() : cat("ctx ", h.context_id, " ", h.context_name);
+    if (pass >= 0) where += cat(" › pass ", pass, " ", h.pass_name, " › step ", h.step, "   (--graph ", h.context_id, " ", pass, " ", h.step, ")");
+    std::cout << search_kind_name(h.kind) << "  " << h.label << "\n    " << where << (h.detail.empty() ? "" : "  · ") << h.detail << "\n";
+  }
+  if (req.json) {
+    json::Value out = json::Value::object();
+    out.set("text", req.search);
+    out.set("truncated", res.truncated);
+    out.set("hits", std::move(hits));
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << res.hits.size() << " hits for '" << req.search << "'" << (res.truncated ? " (more of some kind: narrow it down)" : "") << "\n";
+  }
+  return 0;
+}
+
 int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
-                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe] [--json] [--chrome OUT.json]\n"
+                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT] [--json]\n"
+                 "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;
   }
@@ -512,6 +569,7 @@ int run(const Args& args) {
   if (req.mode == "profile" || req.mode == "top") return profile(r, req);
   if (req.mode == "rules") return rules(r, req);
   if (req.mode == "diff") return diff(r, req);
+  if (req.mode == "search") return search(r, req);
   return list(r, req);
 }
 
