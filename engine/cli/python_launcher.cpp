@@ -1,10 +1,12 @@
 #include "cli/python_launcher.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 
@@ -28,6 +30,35 @@ fs::path this_executable() {
   std::error_code ec;
   return fs::read_symlink("/proc/self/exe", ec);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+// A sanitizer build (the asan preset): the module the interpreter loads is instrumented, so the
+// interpreter needs the AddressSanitizer runtime loaded first (the one this process uses) and the C++
+// runtime right after it (its exception interceptors bind to libstdc++ when it starts); CPython's own
+// blocks, alive at exit by design, are not leaks to report.
+extern "C" void __asan_init();
+std::string library_of(const void* symbol) {
+  Dl_info info{};
+  return dladdr(symbol, &info) && info.dli_fname ? std::string(info.dli_fname) : std::string();
+}
+void prepare_sanitized_child() {
+  const std::string asan = library_of(reinterpret_cast<void*>(&__asan_init));
+  const std::string cxx = library_of(reinterpret_cast<void*>(&std::terminate));
+  if (!asan.empty()) {
+    std::string preload = cxx.empty() ? asan : asan + ":" + cxx;
+    if (const char* old = std::getenv("LD_PRELOAD"); old && *old && std::strstr(old, "libasan") == nullptr)
+      preload += std::string(":") + old;
+    else if (old && std::strstr(old, "libasan"))
+      preload = old;  // already arranged (the test environment)
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+  }
+  std::string options = "detect_leaks=0";
+  if (const char* old = std::getenv("ASAN_OPTIONS"); old && *old) options = std::string(old) + ":" + options;
+  setenv("ASAN_OPTIONS", options.c_str(), 1);
+}
+#else
+void prepare_sanitized_child() {}
+#endif
 
 } // namespace
 
@@ -62,6 +93,7 @@ void exec_runner(const PythonSetup& py, const std::vector<std::string>& runner_a
   std::string path = py.path + ":" + py.path + "/compat";
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
   setenv("PYTHONPATH", path.c_str(), 1);
+  prepare_sanitized_child();
   std::vector<std::string> args{py.interpreter, "-m", "loupe._runner"};
   args.insert(args.end(), runner_args.begin(), runner_args.end());
   std::vector<char*> argv;

@@ -29,11 +29,11 @@ std::pair<QColor, int> markOf(const GraphStyle& s, const GraphModelNode& n) {
 
 } // namespace
 
-GraphMinimap::GraphMinimap(GraphView* view) : QWidget(view), view_(view) {
+GraphMinimap::GraphMinimap(GraphView* view) : QWidget(view), view_(view), viewport_(view->viewport()) {
   setCursor(Qt::PointingHandCursor);
   setToolTip(tr("Overview: click or drag to move the view"));
   hide();
-  view->viewport()->installEventFilter(this);
+  viewport_->installEventFilter(this);
   connect(view->horizontalScrollBar(), &QScrollBar::valueChanged, this, [this] { refresh(); });
   connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { refresh(); });
   connect(view, &GraphView::zoomChanged, this, [this] { refresh(); });
@@ -142,7 +142,9 @@ void GraphMinimap::mouseMoveEvent(QMouseEvent* e) {
 }
 
 bool GraphMinimap::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == view_->viewport() && event->type() == QEvent::Resize) {
+  // Compared with the pointer kept at construction: during the view's destruction its viewport()
+  // may not be asked any more.
+  if (watched == viewport_ && event->type() == QEvent::Resize) {
     place();
     refresh();
   }

@@ -42,6 +42,7 @@ private:
   QRectF visibleScene() const;
 
   GraphView* view_;
+  QObject* viewport_;
   QImage image_;
   QRectF bounds_;   // the drawing, in scene coordinates
   QRectF mapRect_;  // the drawing, in widget coordinates
