@@ -38,6 +38,7 @@
 #include "panels/rewritedetailpanel.h"
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
+#include "panels/searchpanel.h"
 #include "panels/shortcutsheet.h"
 #include "panels/tracebrowserpanel.h"
 #include "memory/memorypanel.h"
@@ -52,7 +53,7 @@ namespace loupe::views {
 namespace {
 constexpr int kMaxRecent = 10;
 const char* kStateVersionKey = "window/stateVersion";
-constexpr int kStateVersion = 2;  // bump when docks change, so an old saved layout is not applied
+constexpr int kStateVersion = 3;  // bump when docks change, so an old saved layout is not applied
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
@@ -165,11 +166,13 @@ void MainWindow::buildPanels() {
   memory_ = new MemoryPanel(this);
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
+  search_ = new SearchPanel(session_, this);
 
   // Pass stepping skips the passes the browser hides.
   session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
   connect(browser_, &TraceBrowserPanel::hideEmptyPassesChanged, session_, &Session::setSkipEmptyPasses);
   addPanelDock(browser_, tr("Trace browser"), QStringLiteral("traceBrowserDock"), Qt::LeftDockWidgetArea);
+  addPanelDock(search_, tr("Search"), QStringLiteral("searchDock"), Qt::LeftDockWidgetArea);
   addPanelDock(detail_, tr("Rewrite detail"), QStringLiteral("rewriteDetailDock"), Qt::RightDockWidgetArea);
   addPanelDock(inspector_, tr("Inspector"), QStringLiteral("inspectorDock"), Qt::RightDockWidgetArea);
   addPanelDock(code_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
@@ -237,6 +240,13 @@ void MainWindow::buildActions() {
   nextKernelAct_ = stepping(tr("Next Kernel"), Qt::Key_PageDown, [this] { session_->nextKernel(); });
   prevKernelAct_ = stepping(tr("Previous Kernel"), Qt::Key_PageUp, [this] { session_->previousKernel(); });
   findAct_ = make(tr("&Find in Graph…"), QKeySequence::Find, [this] { graph_->showFind(); });
+  findTraceAct_ = make(tr("Find in &Trace…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), [this] {
+    QDockWidget* d = dock(QStringLiteral("searchDock"));
+    d->show();
+    d->raise();
+    search_->field()->setFocus();
+    search_->field()->selectAll();
+  });
   graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
   runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
@@ -279,6 +289,7 @@ void MainWindow::buildMenus() {
   for (QAction* a : {prevMatchAct_, nextMatchAct_, prevPassAct_, nextPassAct_, prevKernelAct_, nextKernelAct_}) nav->addAction(a);
   nav->addSeparator();
   nav->addAction(findAct_);
+  nav->addAction(findTraceAct_);
   nav->addAction(fitAct_);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
@@ -320,8 +331,8 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::resetLayout() {
-  // Left: browser. Right: detail over inspector. Bottom (under the graph and the right column):
-  // code, compare, profile, shape, rules, script as tabs.
+  // Left: browser (Search tabbed behind it). Right: detail over inspector. Bottom (under the graph
+  // and the right column): code, compare, profile, shape, rules, script as tabs.
   for (QDockWidget* d : docks_) {
     d->setFloating(false);
     d->show();
@@ -334,6 +345,10 @@ void MainWindow::resetLayout() {
   for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
+  // Only now, with the bottom docks tabbed: a tab bar made while they stand side by side would fix
+  // the window's minimum width at their sum.
+  tabifyDockWidget(dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("searchDock")));
+  dock(QStringLiteral("traceBrowserDock"))->raise();
   // Before the window has a size (at construction) the sizes are for the default 1600x1000.
   const DockSizes sz = defaultDockSizes(testAttribute(Qt::WA_Resized) ? size() : QSize());
   resizeDocks({dock(QStringLiteral("traceBrowserDock")), dock(QStringLiteral("rewriteDetailDock"))},

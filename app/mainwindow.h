@@ -33,6 +33,7 @@ class KernelComparePanel;
 class RewriteDetailPanel;
 class RuleProfilerPanel;
 class ScriptPanel;
+class SearchPanel;
 class Session;
 class ShapePanel;
 class TraceBrowserPanel;
@@ -55,6 +56,7 @@ public:
   MemoryPanel* memoryPanel() const { return memory_; }
   ShapePanel* shapePanel() const { return shape_; }
   ScriptPanel* scriptPanel() const { return script_; }
+  SearchPanel* searchPanel() const { return search_; }
   QList<QDockWidget*> docks() const { return docks_; }
   QDockWidget* dock(const QString& objectName) const;
   // The message box of the last error, while it is open (null otherwise).
@@ -114,12 +116,13 @@ private:
   MemoryPanel* memory_;
   ShapePanel* shape_;
   ScriptPanel* script_;
+  SearchPanel* search_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
 
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
-  QAction *findAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
+  QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   QLabel* position_;
   QLabel* counts_;

@@ -20,6 +20,7 @@
 #include "ir/print.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/source_path.h"
 #include "trace/chrome_trace.h"
 #include "trace/graph_at_step.h"
 #include "trace/graph_dot.h"
@@ -104,12 +105,7 @@ Request parse(const Args& args) {
   return r;
 }
 
-std::string location(const std::string& file, int64_t line) {
-  // Paths are recorded as compiled; from "engine/" on is enough to find the file.
-  size_t at = std::string::npos;
-  for (const char* root : {"/engine/", "/tests/", "/views/", "/app/"}) at = std::min(at, file.find(root));
-  return (at == std::string::npos ? file : file.substr(at + 1)) + ":" + std::to_string(line);
-}
+std::string location(const std::string& file, int64_t line) { return repo_relative_path(file) + ":" + std::to_string(line); }
 
 json::Value node_json(const UOp* u, size_t i, const std::unordered_map<const UOp*, size_t>& index) {
   json::Value n = json::Value::object();

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "support/error.h"
+#include "support/source_path.h"
 #include "trace/sqlite_db.h"
 #include "trace/trace_reader.h"
 
@@ -23,7 +24,8 @@ std::string like_anywhere(const std::string& text) {
 using Kind = TraceSearchHit::Kind;
 
 // Runs a query whose rows are (context_id, context name, pass_id, pass name, step, kernel_id,
-// label, detail), binding the pattern to ?1 and the limit + 1 to ?2.
+// label, detail[, source file, line]: appended to the label), binding the pattern to ?1 and the
+// limit + 1 to ?2.
 void collect(SqliteDb& db, Kind kind, const char* sql, const std::string& pattern, int limit, TraceSearchResult& out) {
   SqliteStmt st = db.prepare(sql);
   st.bind(1, pattern).bind(2, int64_t(limit) + 1);
@@ -43,6 +45,7 @@ void collect(SqliteDb& db, Kind kind, const char* sql, const std::string& patter
     h.kernel_id = st.is_null(5) ? -1 : st.int64(5);
     h.label = st.text(6);
     h.detail = st.is_null(7) ? std::string() : st.text(7);
+    if (st.columns() > 9 && !st.is_null(8)) h.label += " (" + repo_relative_path(st.text(8)) + ":" + std::to_string(st.int64(9)) + ")";
     out.hits.push_back(std::move(h));
   }
 }
@@ -71,7 +74,7 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
           pattern, limit, out);
   collect(db, Kind::Pass,
           "SELECT p.context_id, c.name, p.id, p.name, 0, NULL, p.name,"
-          " COALESCE(p.match_count, 0) || ' matches · ' || p.file || ':' || p.line"
+          " COALESCE(p.match_count, 0) || ' matches', p.file, p.line"
           " FROM passes p JOIN contexts c ON c.id = p.context_id"
           " WHERE p.name LIKE ?1 ESCAPE '\\' ORDER BY p.id LIMIT ?2",
           pattern, limit, out);
@@ -81,8 +84,8 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
           " first AS (SELECT rule_id, MIN(pass_id * 4294967296 + idx) AS k FROM matches"
           "           WHERE rule_id IN (SELECT id FROM hit) GROUP BY rule_id)"
           " SELECT p.context_id, c.name, p.id, p.name, f.k % 4294967296 + 1, NULL,"
-          " r.name || ' (' || r.file || ':' || r.line || ')',"
-          " CASE WHEN f.k IS NULL THEN 'never fired' ELSE r.matches || ' matches; the first one' END"
+          " r.name,"
+          " CASE WHEN f.k IS NULL THEN 'never fired' ELSE r.matches || ' matches; the first one' END, r.file, r.line"
           " FROM rules r LEFT JOIN first f ON f.rule_id = r.id LEFT JOIN passes p ON p.id = f.k / 4294967296"
           " LEFT JOIN contexts c ON c.id = p.context_id"
           " WHERE r.id IN (SELECT id FROM hit) ORDER BY r.id LIMIT ?2",

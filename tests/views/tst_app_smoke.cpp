@@ -37,6 +37,7 @@
 #include "graph/graphscene.h"
 #include "graph/uopgraphadapter.h"
 #include "panels/inspectorpanel.h"
+#include "panels/searchpanel.h"
 #include "session/inspectormodel.h"
 #include "panels/codepanel.h"
 #include "panels/comparepanel.h"
@@ -149,6 +150,8 @@ private Q_SLOTS:
   void opensStepsAndVisitsEveryPanel() {
     MainWindow w;
     w.resize(1600, 1000);
+    // the default layout fits the size asked for (its minimum width is not the bottom panels' sum)
+    QCOMPARE(w.size(), QSize(1600, 1000));
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     // Keyboard focus needs an active window (under a bare X server no window manager activates it).
@@ -298,6 +301,23 @@ private Q_SLOTS:
     w.traceBrowser()->filterEdit()->setFocus();
     QTest::keyClick(w.traceBrowser()->filterEdit(), Qt::Key_Right);
     QVERIFY(s->selection() == keep);
+
+    // Find in Trace (Ctrl+Shift+F): the Search dock with the cursor in its field; Enter goes to the
+    // first result.
+    {
+      QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
+      QDockWidget* searchDock = w.findChild<QDockWidget*>(QStringLiteral("searchDock"));
+      QVERIFY(searchDock && searchDock->isVisible());
+      SearchPanel* search = w.searchPanel();
+      QTRY_VERIFY(search->field()->hasFocus());
+      QTest::keyClicks(search->field(), QStringLiteral("lower_load"));
+      QTest::keyClick(search->field(), Qt::Key_Return);
+      QTRY_VERIFY(s->selection().pass >= 0 && !search->isSearching());
+      QVERIFY(s->waitForStep());
+      QTRY_VERIFY(s->currentStep().match && s->currentStep().match->rule_name == "lower_load");
+      saveShot(&w, QStringLiteral("main-search"));
+      w.traceBrowser()->tree()->setFocus();
+    }
 
     // Click a node: the inspector follows.
     s->nextMatch();

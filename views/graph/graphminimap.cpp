@@ -53,9 +53,9 @@ void GraphMinimap::setGraph(const DrawGraph& g, const GraphLayout& l, const Grap
   canvas.setAlpha(225);
   image_.fill(canvas);
   QPainter p(&image_);
-  mapRect_ = QRectF(kPad, kPad, bounds_.width() * scale, bounds_.height() * scale);
+  imageMap_ = QRectF(kPad, kPad, bounds_.width() * scale, bounds_.height() * scale);
   auto toMap = [&](const QRectF& r) {
-    return QRectF(mapRect_.left() + (r.left() - bounds_.left()) * scale, mapRect_.top() + (r.top() - bounds_.top()) * scale,
+    return QRectF(imageMap_.left() + (r.left() - bounds_.left()) * scale, imageMap_.top() + (r.top() - bounds_.top()) * scale,
                   r.width() * scale, r.height() * scale);
   };
   // Plain boxes first, then the marked ones on top, at least 4 px so a change is found at any size.
@@ -80,7 +80,6 @@ void GraphMinimap::setGraph(const DrawGraph& g, const GraphLayout& l, const Grap
   p.setBrush(Qt::NoBrush);
   p.drawRect(QRectF(0.5, 0.5, size.width() - 1, size.height() - 1));
   frame_ = style.selection;
-  resize(size);
   place();
   refresh();
 }
@@ -100,23 +99,28 @@ QPointF GraphMinimap::sceneAt(QPointF pos) const {
 QRectF GraphMinimap::visibleScene() const { return view_->mapToScene(view_->viewport()->rect()).boundingRect(); }
 
 void GraphMinimap::place() {
+  if (image_.isNull()) return;
+  // The image drawn at full size, or smaller to take at most a quarter of the view's width and height.
   const QRect vp = view_->viewport()->geometry();  // in the view's coordinates
+  const QSizeF full = image_.deviceIndependentSize();
+  const qreal k = std::min({1.0, vp.width() / 4.0 / full.width(), vp.height() / 4.0 / full.height()});
+  resize(std::max(1, int(full.width() * k)), std::max(1, int(full.height() * k)));
+  mapRect_ = QRectF(imageMap_.topLeft() * k, imageMap_.size() * k);
   move(vp.right() - width() - kMargin, vp.bottom() - height() - kMargin);
   raise();
 }
 
 void GraphMinimap::refresh() {
   if (image_.isNull()) return;
-  // Shown only while part of the drawing is off screen, and when the viewport has room for it.
-  const QRect vp = view_->viewport()->rect();
-  const bool room = vp.width() > 2 * width() && vp.height() > 2 * height();
-  setVisible(room && !visibleScene().contains(bounds_));
+  // Shown only while part of the drawing is off screen, and when it is not too small to use.
+  setVisible(width() >= 48 && height() >= 24 && !visibleScene().contains(bounds_));
   update();
 }
 
 void GraphMinimap::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.drawImage(QPointF(0, 0), image_);
+  p.setRenderHint(QPainter::SmoothPixmapTransform);
+  p.drawImage(QRectF(rect()), image_);
   // The part on screen, clipped to the minimap.
   const QRectF v = visibleScene();
   const qreal sx = mapRect_.width() / bounds_.width(), sy = mapRect_.height() / bounds_.height();

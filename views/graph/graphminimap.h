@@ -28,6 +28,7 @@ public:
   QPointF sceneAt(QPointF minimapPos) const;
   QRectF mapArea() const { return mapRect_; }  // where the drawing is, in widget coordinates
 
+  // At most this big, and at most a quarter of the view's width and height.
   static constexpr int maxWidth = 220, maxHeight = 170;
 
 protected:
@@ -45,7 +46,8 @@ private:
   QObject* viewport_;
   QImage image_;
   QRectF bounds_;   // the drawing, in scene coordinates
-  QRectF mapRect_;  // the drawing, in widget coordinates
+  QRectF imageMap_;  // the drawing, in the image's coordinates
+  QRectF mapRect_;   // the drawing, in widget coordinates (the image is drawn scaled to the widget)
   QColor frame_;
 };
 

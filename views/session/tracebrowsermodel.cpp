@@ -6,6 +6,8 @@
 #include <QPalette>
 #include <algorithm>
 
+#include "support/source_path.h"
+
 namespace loupe::views {
 
 QString formatNanoseconds(int64_t ns) {
@@ -18,14 +20,7 @@ QString formatNanoseconds(int64_t ns) {
   return QStringLiteral("%1 ns").arg(ns);
 }
 
-QString shortSourcePath(const std::string& file) {
-  QString f = QString::fromStdString(file);
-  for (const char* marker : {"/engine/", "/views/", "/app/", "/tests/"}) {
-    const int at = f.lastIndexOf(QLatin1String(marker));
-    if (at >= 0) return f.mid(at + 1);
-  }
-  return f;
-}
+QString shortSourcePath(const std::string& file) { return QString::fromStdString(loupe::repo_relative_path(file)); }
 
 struct TraceBrowserModel::Item {
   Kind kind = ContextItem;
