@@ -56,6 +56,7 @@
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
 #include "tst_session_traces.h"
+#include "screenshots.h"
 
 using namespace loupe;
 using namespace loupe::views;
@@ -92,14 +93,7 @@ QStringList listeningSockets() {
   return out;
 }
 
-QString screenshotDir() { return qEnvironmentVariable("LOUPE_SCREENSHOT_DIR"); }
-
-void saveShot(QWidget* w, const QString& name) {
-  const QString dir = screenshotDir();
-  if (dir.isEmpty()) return;
-  QDir().mkpath(dir);
-  w->grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
-}
+void saveShot(QWidget* w, const QString& name) { w->grab().save(QDir(screenshotDir()).filePath(name + QStringLiteral(".png"))); }
 
 } // namespace
 

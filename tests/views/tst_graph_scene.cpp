@@ -18,6 +18,7 @@
 #include "graph/layoutservice.h"
 #include "graph/uopgraphadapter.h"
 #include "views/tst_graph_fixtures.h"
+#include "screenshots.h"
 
 using namespace loupe;
 using namespace loupe::views;
@@ -63,11 +64,6 @@ bool waitForFinal(GraphPanel& panel, int ms = 60000) {
   return QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, ms);
 }
 
-QString shotDir() {
-  QString d = qEnvironmentVariable("LOUPE_SHOT_DIR", QDir::tempPath() + QStringLiteral("/loupe-shots"));
-  QDir().mkpath(d);
-  return d;
-}
 
 } // namespace
 
@@ -319,7 +315,7 @@ private Q_SLOTS:
     panel.fit();
     QVERIFY(!map->isVisible());
     panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
-    QVERIFY(panel.grab().save(shotDir() + QStringLiteral("/graph_big_readable.png")));
+    QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/graph_big_readable.png")));
     // a small graph opens whole
     panel.setGraph(graphModelFromUOp(alu(Ops::ADD, {s.target, UOp::cnst(dtypes::float32, 1.0)})));
     QVERIFY(v->zoom() >= GraphView::readableZoom);
@@ -370,7 +366,7 @@ private Q_SLOTS:
     }
     QVERIFY2(kept > g.nodes.size() / 2, qPrintable(QStringLiteral("%1 of %2 kept their place").arg(kept).arg(g.nodes.size())));
     QVERIFY(panel.statusText().contains(QStringLiteral("%1 collapsed").arg(gone)));
-    QVERIFY(panel.grab().save(shotDir() + QStringLiteral("/graph_collapsed.png")));
+    QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/graph_collapsed.png")));
     // C on the selected node toggles; Expand all restores everything
     panel.selectNode(target);
     QTest::keyClick(panel.view(), Qt::Key_C);
@@ -534,7 +530,7 @@ private Q_SLOTS:
     panel.view()->setZoom(1.0);
     QImage ghost = panel.grab().toImage();
     QVERIFY(countColour(ghost, defaultGraphStyle().removed, 30) > 20);
-    const QString d = shotDir();
+    const QString d = screenshotDir();
     QVERIFY(ghost.save(d + QStringLiteral("/graph_step_ghost.png")));
     QVERIFY(coarse.save(d + QStringLiteral("/graph_coarse.png")));
     QVERIFY(overview.save(d + QStringLiteral("/graph_step_overview.png")));

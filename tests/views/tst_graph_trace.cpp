@@ -13,6 +13,7 @@
 #include "trace/graph_at_step.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_session.h"
+#include "screenshots.h"
 
 using namespace loupe;
 using namespace loupe::views;
@@ -116,8 +117,7 @@ private Q_SLOTS:
       for (NodeItem* n : panel.scene()->nodeItems()) marked += n->change() != GraphModelNode::Same;
       QVERIFY2(marked > 0, qPrintable(QStringLiteral("step %1 shows no change").arg(k)));
       if (k == last / 2) {
-        QString shot = qEnvironmentVariable("LOUPE_SHOT_DIR", QDir::tempPath() + QStringLiteral("/loupe-shots"));
-        QDir().mkpath(shot);
+        const QString shot = screenshotDir();
         panel.view()->setZoom(1.0);
         for (NodeItem* n : panel.scene()->nodeItems())
           if (n->change() != GraphModelNode::Same) {
