@@ -2,6 +2,7 @@
 // opening the trace in the main window until it is loaded and painted, and stepping through matches
 // with the keyboard's Right key: the time until the step's graph is replayed and painted (the coarse
 // picture) and until its layout is final. Wall-clock and this process's CPU milliseconds.
+// LOUPE_BENCH_TRACE names another trace to measure on (one with big graphs, say).
 #include <QtTest>
 
 #if __has_include("app/mainwindow.h")
@@ -56,6 +57,12 @@ private Q_SLOTS:
   void initTestCase() {
     if (qEnvironmentVariableIsEmpty("LOUPE_CLI") || qEnvironmentVariableIsEmpty("LOUPE_SOURCE_DIR"))
       QSKIP("needs LOUPE_CLI and LOUPE_SOURCE_DIR (run it through ctest)");
+    // LOUPE_BENCH_TRACE: measure on this trace instead (e.g. of a program with big graphs)
+    if (const QString given = qEnvironmentVariable("LOUPE_BENCH_TRACE"); !given.isEmpty()) {
+      QVERIFY2(QFile::exists(given), qPrintable(given));
+      trace_ = example_ = given;
+      return;
+    }
     const QDir src(qEnvironmentVariable("LOUPE_SOURCE_DIR"));
     // the richest bundled example there is
     for (const char* name : {"resources/examples/train_cnn.py", "resources/examples/mlp_forward.py"})
@@ -115,6 +122,30 @@ private Q_SLOTS:
     out.insert(QStringLiteral("max_step_to_painted_wall_ms"), *std::max_element(toPaint.begin(), toPaint.end()));
     out.insert(QStringLiteral("median_step_to_final_layout_wall_ms"), median(toFinal));
     out.insert(QStringLiteral("max_step_to_final_layout_wall_ms"), *std::max_element(toFinal.begin(), toFinal.end()));
+
+    // The biggest graphs: the five passes with the most matches (on a whole model, the schedule's),
+    // opened at step 0 and then stepped once: replayed, drawn at a readable scale, painted.
+    std::vector<const loupe::TracePass*> big;
+    for (const loupe::TracePass& p : t.passes) big.push_back(&p);
+    std::sort(big.begin(), big.end(), [](auto* a, auto* b) { return a->match_count > b->match_count; });
+    big.resize(std::min<size_t>(big.size(), 5));
+    QJsonArray bigRows;
+    for (const loupe::TracePass* p : big) {
+      QJsonObject row{{QStringLiteral("pass"), QString::fromStdString(p->name)}, {QStringLiteral("matches"), double(p->match_count)}};
+      for (int64_t stepTo : {int64_t(0), std::min<int64_t>(1, p->match_count)}) {
+        Stopwatch sw;
+        w.session()->selectPass(p->id, stepTo);
+        QVERIFY(w.session()->waitForStep());
+        QCoreApplication::processEvents();
+        w.graphPanel()->view()->viewport()->repaint();
+        const QString key = stepTo == 0 ? QStringLiteral("open") : QStringLiteral("step");
+        row.insert(key + QStringLiteral("_to_painted"), sw.read());
+        row.insert(key + QStringLiteral("_boxes"), int(w.graphPanel()->scene()->graph().nodes.size()));
+      }
+      row.insert(QStringLiteral("zoom"), w.graphPanel()->view()->zoom());
+      bigRows.append(row);
+    }
+    out.insert(QStringLiteral("biggest_passes"), bigRows);
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   }
 };
