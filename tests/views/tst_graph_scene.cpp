@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgRenderer>
+#include <QThreadPool>
 #include <QTemporaryDir>
 #include <QWheelEvent>
 #include <QtTest>
@@ -387,6 +388,8 @@ private Q_SLOTS:
     panel.setGraph(graphModelFromUOp(s.before));
     QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Refining);
     QCOMPARE(applied.last()[0].toInt(), int(GraphLayout::Layered));
+    // dot runs on a thread of its own: Qt's global pool, which painting waits on, stays free
+    QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
     QVERIFY(panel.statusText().contains(QStringLiteral("refining")));
     QVERIFY(waitForFinal(panel));
     QCOMPARE(applied.last()[0].toInt(), int(GraphLayout::Dot));

@@ -1,9 +1,29 @@
 #include "graph/layoutservice.h"
 
 #include <QCoreApplication>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace loupe::views {
+
+namespace {
+
+// dot runs on a pool of its own, one job at a time (Graphviz is not reentrant: dotLayout holds a
+// process-wide lock). On Qt's global pool a long dot job, and the queued ones waiting for that lock,
+// would occupy every thread, and the raster paint engine, which hands work to the global pool and
+// waits for it, would freeze the GUI until dot finished. Never deleted: a job may outlive every
+// service, and nothing should wait for dot at exit.
+QThreadPool* dotPool() {
+  static QThreadPool* pool = [] {
+    auto* p = new QThreadPool;
+    p->setMaxThreadCount(1);
+    p->setExpiryTimeout(-1);
+    return p;
+  }();
+  return pool;
+}
+
+} // namespace
 
 LayoutService::LayoutService(QObject* parent) : QObject(parent) {
   cache_.setMaxCost(400000);  // boxes over all cached layouts
@@ -46,7 +66,7 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
     deliver(gen, l);
   });
   running_++;
-  watcher->setFuture(QtConcurrent::run([g, options, current, gen] {
+  watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, current, gen] {
     return dotLayout(g, options, [&] { return current->load() == gen; });
   }));
 }

@@ -1,6 +1,7 @@
-// Runs dot layouts off the GUI thread, one at a time, and caches them by graph content. Every
-// request gets a generation number; a newer request makes older ones stale: a stale job that has
-// not started is skipped, and the result of one that has is cached but not delivered.
+// Runs dot layouts off the GUI thread, one at a time on a thread of their own (never on Qt's global
+// pool, which painting uses), and caches them by graph content. Every request gets a generation
+// number; a newer request makes older ones stale: a stale job that has not started is skipped, and
+// the result of one that has is cached but not delivered.
 #pragma once
 #include <QCache>
 #include <QFutureWatcher>
