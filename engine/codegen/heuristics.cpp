@@ -196,16 +196,22 @@ private:
     }
   }
 
-  // The last reduce axis unrolled (whole when short, else by 4), unless the output tile is large.
+  // The last reduce axis unrolled (whole when short, else by 4), unless the output tile is large, or
+  // the copies of the loop body it makes (one per lane of the tile and unrolled iteration) would pass
+  // kUnrolledOpsBudget: a fused backward pass can hold hundreds of ops per iteration, and a 64-lane
+  // tile unrolled 32 times made 5 MB kernels no C compiler digests in reasonable time.
   void unroll_reduce() {
     if (!k_.has_reduce() || k_.first_reduce() >= k_.first_upcast()) return;
     std::vector<int64_t> s = k_.full_shape();
     size_t last_reduce = k_.first_upcast() - 1;
     int64_t last = s[last_reduce];
     if (upcast_product_ >= 64 && !cpu_tile_ && !column_walk_) return;
-    if (last <= 32 && last > 1) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 0});
-    else if (last % 4 == 0) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 4});
+    const int64_t body = static_cast<int64_t>(kernel_scope_toposort(k_.ast()).size());
+    auto fits = [&](int64_t copies) { return upcast_product_ * copies * body <= kUnrolledOpsBudget; };
+    if (last <= 32 && last > 1 && fits(last)) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 0});
+    else if (last % 4 == 0 && fits(4)) try_opt({OptOp::UNROLL, static_cast<int64_t>(last_reduce - k_.first_reduce()), 4});
   }
+  static constexpr int64_t kUnrolledOpsBudget = 131072;
 
   // Nothing upcast yet and the last output axis divides by 4: upcast 4 (vector loads and stores). Not
   // for a CPU kernel without a reduce: the C compiler vectorizes its plain loop to the machine's full

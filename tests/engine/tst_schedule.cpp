@@ -142,6 +142,25 @@ private slots:
     for (int64_t c = 0; c < 128; c++) QCOMPARE(col[size_t(c)], double(128 * 96 * 95 / 2 + 96 * c));
   }
 
+  // The same column walk with a long body per iteration (a fused backward pass holds hundreds of
+  // ops): unrolling the 32-long reduce whole would copy the body 64 x 32 times (the 5 MB kernels of a
+  // 4-layer MLP's backward): it is unrolled by 4 only; a body too big even for that is not unrolled.
+  void unrolling_a_big_body_keeps_within_the_budget() {
+    auto opts_of = [](int chain) {
+      Tensor y = Tensor::empty({32, 512});
+      for (int i = 0; i < chain; i++) y = (y * 1.01 + 0.5).sin();
+      Kernel k(create_schedule({y.sum(0).uop()}).items.back().ast);
+      k.hand_coded_optimizations();
+      std::vector<std::string> opts;
+      for (const Opt& o : k.applied_opts()) opts.push_back(o.str());
+      return opts;
+    };
+    const std::string up16 = "Opt(op=OptOps.UPCAST, axis=0, arg=16)", up4 = "Opt(op=OptOps.UPCAST, axis=0, arg=4)";
+    QCOMPARE(opts_of(1), (std::vector<std::string>{up16, up4, "Opt(op=OptOps.UNROLL, axis=0, arg=0)"}));
+    QCOMPARE(opts_of(40), (std::vector<std::string>{up16, up4, "Opt(op=OptOps.UNROLL, axis=0, arg=4)"}));
+    QCOMPARE(opts_of(200), (std::vector<std::string>{up16, up4}));
+  }
+
   void nested_reduce_values_match_two_passes() {
     const int64_t R = 7, C = 12;
     Tensor x = (arange2d(R, C) * 0.37 - 4.1).sin() * 2.5;
