@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QScrollBar>
 #include <QTextBlock>
+#include <QTextLayout>
 #include <QtTest>
 
 #include <cmath>
@@ -29,6 +30,25 @@ KernelVariant variant(const QString& name, const char* source, double seconds, Q
 class TestCodeCompare : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  // A huge source (a fully unrolled kernel) shows plain, so opening it does not block the GUI; a
+  // normal one after it is highlighted again.
+  void hugeSourcesShowUnhighlighted() {
+    CodeView v;
+    v.setSource(QStringLiteral("float x = 1.0f; // a"), SourceLanguage::C);
+    QVERIFY(v.isHighlighted());
+    QVERIFY(!v.document()->firstBlock().layout()->formats().isEmpty());
+    QStringList big;
+    for (int i = 0; i < CodeView::maxHighlightedLines + 10; i++) big << QStringLiteral("  acc%1 = acc%1 + 2.0f;").arg(i);
+    v.setSource(big.join(u'\n'), SourceLanguage::C);
+    QVERIFY(!v.isHighlighted());
+    QCOMPARE(v.document()->blockCount(), CodeView::maxHighlightedLines + 10);
+    QVERIFY(v.document()->firstBlock().layout()->formats().isEmpty());
+    v.setSource(QStringLiteral("int y = 2;"), SourceLanguage::C);
+    QVERIFY(v.isHighlighted());
+    QVERIFY(!v.document()->firstBlock().layout()->formats().isEmpty());
+    QCOMPARE(v.document()->blockCount(), 1);
+  }
+
   void speedup_data() {
     QTest::addColumn<double>("noopt");
     QTest::addColumn<double>("opt");

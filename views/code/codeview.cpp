@@ -62,11 +62,18 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   lines.reserve(rows.size());
   for (const CodeRow& r : rows) lines << r.text;
   // The highlighter formats the new text synchronously as it goes in; no rehighlight of the old text.
+  const bool highlight = rows.size() <= maxHighlightedLines;
+  if (highlight != isHighlighted()) {
+    document()->clear();  // attaching the highlighter would format the old text first
+    m_highlighter->setDocument(highlight ? document() : nullptr);
+  }
   m_highlighter->setLanguage(language, false);
   setPlainText(lines.join(u'\n'));
   applyRowFormats();
   updateGutterGeometry();
 }
+
+bool CodeView::isHighlighted() const { return m_highlighter->document() != nullptr; }
 
 bool CodeView::hasMarks() const {
   for (const CodeRow& r : m_rows)

@@ -38,6 +38,10 @@ public:
   // Marks one row (block) as current with a full-width band; -1 clears it. Does not move the cursor.
   void setCurrentRow(int row);
   int currentRow() const { return m_currentRow; }
+  // Sources longer than this show unhighlighted: highlighting formats every line as it goes in, and
+  // a fully unrolled kernel can run to tens of thousands of lines (a second and more of the GUI).
+  static constexpr int maxHighlightedLines = 5000;
+  bool isHighlighted() const;
 
 Q_SIGNALS:
   // The text cursor moved to another row (a click or a key), e.g. to mark the same row elsewhere.
