@@ -178,9 +178,10 @@ void SearchPanel::showResults(const QString& text, const loupe::TraceSearchResul
   closeGroup();
   results_->expandAll();
   if (goFirst) goToFirstResult();
+  const QString count = hits_.size() == 1 ? tr("1 result") : tr("%1 results").arg(hits_.size());
   status_->setText(hits_.empty() ? tr("Nothing in this trace matches “%1”.").arg(text.trimmed())
-                   : result.truncated ? tr("%1 results (some kinds have more: type more to narrow them)").arg(hits_.size())
-                                      : tr("%1 results · Enter or double-click goes to the step").arg(hits_.size()));
+                   : result.truncated ? tr("%1 (some kinds have more: type more to narrow them)").arg(count)
+                                      : tr("%1 · Enter or double-click goes to the step").arg(count));
   Q_EMIT searched(int(hits_.size()));
 }
 
