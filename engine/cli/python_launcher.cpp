@@ -44,12 +44,11 @@ std::string library_of(const void* symbol) {
 void prepare_sanitized_child() {
   const std::string asan = library_of(reinterpret_cast<void*>(&__asan_init));
   const std::string cxx = library_of(reinterpret_cast<void*>(&std::terminate));
-  if (!asan.empty()) {
+  const char* old = std::getenv("LD_PRELOAD");
+  const bool arranged = old && std::strstr(old, "libasan");  // the asan test environment did it
+  if (!asan.empty() && !arranged) {
     std::string preload = cxx.empty() ? asan : asan + ":" + cxx;
-    if (const char* old = std::getenv("LD_PRELOAD"); old && *old && std::strstr(old, "libasan") == nullptr)
-      preload += std::string(":") + old;
-    else if (old && std::strstr(old, "libasan"))
-      preload = old;  // already arranged (the test environment)
+    if (old && *old) preload += std::string(":") + old;
     setenv("LD_PRELOAD", preload.c_str(), 1);
   }
   std::string options = "detect_leaks=0";

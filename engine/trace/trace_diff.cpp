@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "trace/uop_diff.h"
+
 namespace loupe {
 
 namespace {
@@ -56,35 +58,9 @@ double KernelPair::ratio() const {
 
 std::vector<std::string> line_diff(const std::string& a, const std::string& b) {
   const std::vector<std::string> x = lines_of(a), y = lines_of(b);
-  // the common head and tail need no table (kernels differ in a few places)
-  size_t head = 0, tail = 0;
-  while (head < x.size() && head < y.size() && x[head] == y[head]) head++;
-  while (tail < x.size() - head && tail < y.size() - head && x[x.size() - 1 - tail] == y[y.size() - 1 - tail]) tail++;
-  const size_t n = x.size() - head - tail, m = y.size() - head - tail;
   std::vector<std::string> out;
-  for (size_t k = 0; k < head; k++) out.push_back("  " + x[k]);
-  if (double(n + 1) * double(m + 1) > 16e6) {  // too large a table: the middle as removed, then added
-    for (size_t k = 0; k < n; k++) out.push_back("- " + x[head + k]);
-    for (size_t k = 0; k < m; k++) out.push_back("+ " + y[head + k]);
-  } else {
-    // lcs[i][j]: the longest common subsequence of the middles from x[head+i] and y[head+j] on
-    std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
-    for (size_t i = n; i-- > 0;)
-      for (size_t j = m; j-- > 0;)
-        lcs[i][j] = x[head + i] == y[head + j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    size_t i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && x[head + i] == y[head + j]) {
-        out.push_back("  " + x[head + i++]);
-        j++;
-      } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-        out.push_back("- " + x[head + i++]);  // removals before additions, as diff prints them
-      } else {
-        out.push_back("+ " + y[head + j++]);
-      }
-    }
-  }
-  for (size_t k = x.size() - tail; k < x.size(); k++) out.push_back("  " + x[k]);
+  for (const LineEdit& e : line_edits(x, y))
+    out.push_back(e.kind == '+' ? "+ " + y[e.b] : std::string(1, e.kind) + " " + x[e.a]);
   return out;
 }
 

@@ -26,21 +26,17 @@ std::vector<std::string> uop_listing(const UOpPtr& root) {
   return out;
 }
 
-std::vector<std::string> unified_diff(const std::vector<std::string>& a, const std::vector<std::string>& b,
-                                      int context) {
-  // Edit script: common prefix and suffix, LCS in between (plain replace when that would be huge).
+std::vector<LineEdit> line_edits(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  // the common head and tail need no table (the inputs usually differ in a few places)
   size_t pre = 0;
   while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) pre++;
   size_t suf = 0;
   while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) suf++;
-  size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
-  struct Op {
-    char kind;   // ' ', '-', '+'
-    size_t ai, bi;  // line numbers (0-based) in a and b where this op stands
-  };
-  std::vector<Op> ops;
+  const size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
+  std::vector<LineEdit> ops;
   for (size_t i = 0; i < pre; i++) ops.push_back({' ', i, i});
-  if (n * m <= 4'000'000) {
+  if (double(n + 1) * double(m + 1) <= 16e6) {
+    // lcs[i][j]: the longest common subsequence of the middles from a[pre+i] and b[pre+j] on
     std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
     for (size_t i = n; i-- > 0;)
       for (size_t j = m; j-- > 0;)
@@ -50,7 +46,7 @@ std::vector<std::string> unified_diff(const std::vector<std::string>& a, const s
       if (i < n && j < m && a[pre + i] == b[pre + j]) {
         ops.push_back({' ', pre + i++, pre + j++});
       } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-        ops.push_back({'-', pre + i++, pre + j});  // removals first, like difflib
+        ops.push_back({'-', pre + i++, pre + j});
       } else {
         ops.push_back({'+', pre + i, pre + j++});
       }
@@ -60,7 +56,12 @@ std::vector<std::string> unified_diff(const std::vector<std::string>& a, const s
     for (size_t j = 0; j < m; j++) ops.push_back({'+', pre + n, pre + j});
   }
   for (size_t i = 0; i < suf; i++) ops.push_back({' ', pre + n + i, pre + m + i});
+  return ops;
+}
 
+std::vector<std::string> unified_diff(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                                      int context) {
+  const std::vector<LineEdit> ops = line_edits(a, b);
   std::vector<std::string> out;
   size_t k = 0;
   while (k < ops.size()) {
@@ -89,10 +90,10 @@ std::vector<std::string> unified_diff(const std::vector<std::string>& a, const s
       if (ops[i].kind != '+') a_count++;
       if (ops[i].kind != '-') b_count++;
     }
-    out.push_back(cat("@@ -", ops[start].ai + 1, ",", a_count, " +", ops[start].bi + 1, ",", b_count, " @@"));
+    out.push_back(cat("@@ -", ops[start].a + 1, ",", a_count, " +", ops[start].b + 1, ",", b_count, " @@"));
     for (size_t i = start; i < end; i++) {
-      const Op& o = ops[i];
-      out.push_back(std::string(1, o.kind) + (o.kind == '+' ? b[o.bi] : a[o.ai]));
+      const LineEdit& o = ops[i];
+      out.push_back(std::string(1, o.kind) + (o.kind == '+' ? b[o.b] : a[o.a]));
     }
     k = end;
   }

@@ -23,6 +23,8 @@ QString tooltipFor(const DrawGraph& g, int i) {
   return t;
 }
 
+} // namespace
+
 QColor changeColour(const GraphStyle& s, GraphModelNode::Change c) {
   switch (c) {
   case GraphModelNode::Added: return s.added;
@@ -31,8 +33,6 @@ QColor changeColour(const GraphStyle& s, GraphModelNode::Change c) {
   default: return s.border;
   }
 }
-
-} // namespace
 
 NodeItem::NodeItem(const DrawGraph& g, int i, const GraphStyle& style)
     : style_(style), index_(i), id_(g.nodes[i].id), title_(g.nodes[i].title), dtype_(g.nodes[i].dtype),

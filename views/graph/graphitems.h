@@ -9,6 +9,9 @@
 
 namespace loupe::views {
 
+// The colour that marks what a step did to a node (the plain border for Same).
+QColor changeColour(const GraphStyle& style, GraphModelNode::Change change);
+
 class NodeItem : public QGraphicsItem {
 public:
   enum { Type = UserType + 0x4c31 };

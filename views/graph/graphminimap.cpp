@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "graph/graphitems.h"
 #include "graph/graphview.h"
 
 namespace loupe::views {
@@ -19,12 +20,9 @@ constexpr int kPad = 4;      // inside the minimap's frame
 // A marked node's colour and how it stacks: the rebuilt ancestors (Changed) lowest, what the step
 // added on top.
 std::pair<QColor, int> markOf(const GraphStyle& s, const GraphModelNode& n) {
-  switch (n.change) {
-  case GraphModelNode::Added: return {s.added, 3};
-  case GraphModelNode::Removed: return {s.removed, 2};
-  case GraphModelNode::Changed: return {s.changed, 0};
-  default: return n.matched ? std::pair{s.matched, 1} : std::pair{QColor(), -1};
-  }
+  if (n.change == GraphModelNode::Same) return n.matched ? std::pair{s.matched, 1} : std::pair{QColor(), -1};
+  const int layer = n.change == GraphModelNode::Added ? 3 : n.change == GraphModelNode::Removed ? 2 : 0;
+  return {changeColour(s, n.change), layer};
 }
 
 } // namespace

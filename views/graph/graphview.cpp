@@ -59,10 +59,9 @@ void GraphView::fitAll() {
 void GraphView::openOn(const QRectF& focus) {
   fitAll();
   if (zoom() >= readableZoom || focus.isEmpty()) return;
-  setZoom(readableZoom);
+  setZoom(readableZoom);  // emits zoomChanged
   centerOn(focus.center());
   fitted_ = false;  // a resize keeps this scale
-  Q_EMIT zoomChanged(zoom());
 }
 
 void GraphView::panTo(const QPointF& scenePoint) {

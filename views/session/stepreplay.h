@@ -6,7 +6,6 @@
 #include <QString>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "graph/graphmodel.h"
@@ -34,13 +33,11 @@ public:
   explicit StepReplayer(std::shared_ptr<loupe::TraceReader> reader) : reader_(std::move(reader)) {}
 
   // Step `step` of the pass (clamped to the matches the trace holds: a growing trace may know more
-  // than the snapshot), with its graph model; a failure comes back as StepInfo::error. Callers on
-  // several threads take lock() first.
+  // than the snapshot), with its graph model; a failure comes back as StepInfo::error. One call at a
+  // time (the Session runs it on a one-thread pool).
   StepInfo rebuild(const TraceSnapshot& trace, int64_t passId, int64_t step);
-  std::unique_lock<std::mutex> lock() { return std::unique_lock(mutex_); }
 
 private:
-  std::mutex mutex_;
   std::shared_ptr<loupe::TraceReader> reader_;
   std::unique_ptr<loupe::PassReplay> replay_;
 };
