@@ -332,11 +332,15 @@ std::string to_table(const BenchReport& r) {
     std::snprintf(line, sizeof line, "%-19s %8s %12s %12s %12s   (%d steps, %lld kernels per step)\n", l.name.c_str(), "",
                   "ms/step", "kernel ms", "host share", l.steps, static_cast<long long>(l.kernels_per_step));
     out += line;
-    for (auto [mode, t] : {std::pair<const char*, StepTimes>{"  plain", l.plain}, {"  TinyJit", l.jit}}) {
-      std::snprintf(line, sizeof line, "%-19s %8s %12.3f %12.3f %11.1f%%\n", mode, "", t.seconds * 1e3, t.kernel_seconds * 1e3,
-                    100 * t.host_share());
+    std::vector<std::pair<std::string, StepTimes>> modes{{"  plain", l.plain}, {l.graph ? "  TinyJit, graph" : "  TinyJit", l.jit}};
+    if (l.jit_kernel_by_kernel) modes.push_back({"  TinyJit, JIT=2", *l.jit_kernel_by_kernel});
+    for (const auto& [mode, t] : modes) {
+      std::snprintf(line, sizeof line, "%-19s %8s %12.3f %12.3f %11.1f%%\n", mode.c_str(), "", t.seconds * 1e3,
+                    t.kernel_seconds * 1e3, 100 * t.host_share());
       out += line;
     }
+    out += cat("  losses equal to the plain loop's, bit for bit: TinyJit ", l.jit_losses_match ? "yes" : "NO",
+               l.jit_kernel_by_kernel ? cat(", JIT=2 ", l.kernel_by_kernel_losses_match ? "yes" : "NO") : std::string(), "\n");
   }
   if (!r.memory.empty()) {
     std::snprintf(line, sizeof line, "\n%-19s %14s %18s %16s %18s %16s\n", "memory (MB)", "persistent", "JIT, no planner",

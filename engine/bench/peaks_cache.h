@@ -1,6 +1,17 @@
-// The CPU's measured limits, kept between runs: traces carry them so the app can draw rooflines, and
-// measuring them carefully takes about two seconds, which a traced run should not pay every time.
+// The measured limits of the devices, kept between runs: traces carry them so the app can draw a
+// roofline per device, and measuring them carefully takes a second or two, which a traced run should
+// not pay every time. Kept in the compile cache's folder, keyed by the CPU model and thread count, or
+// the GPU's model and architecture.
 #pragma once
+#include <optional>
+#include <string>
+
+#include "bench/gpu_probe.h"
+#include "observe/records.h"
+
+namespace loupe {
+class Device;
+}
 
 namespace loupe::bench {
 
@@ -10,8 +21,12 @@ struct CpuPeaks {
   double bandwidth_gbs = 0;  // copy bandwidth (measure_copy_bandwidth_gbs)
 };
 
-// Read from the compile cache's folder when this machine (CPU model and thread count) was measured
-// before; otherwise measured now and stored there. A cache that cannot be written is not an error.
+// Read from the cache when this machine was measured before; otherwise measured now and stored.
 CpuPeaks cpu_peaks_cached();
+// A CUDA device's peaks (measure_gpu_peaks); nullopt for other devices.
+std::optional<GpuPeaks> gpu_peaks_cached(Device& dev);
+// The peaks a trace records for a device's roofline: the host's for CPU and LLVM (their kernels run on
+// its cores), the GPU's for CUDA; nullopt where Loupe cannot measure the device (OpenCL).
+std::optional<DevicePeaks> device_peaks_cached(const std::string& device);
 
 } // namespace loupe::bench

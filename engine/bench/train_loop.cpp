@@ -66,7 +66,13 @@ LoopResult measure_train_step_jit(int steps) {
     // backward() (as in tinygrad), and the lazy sum would keep every step's weights alive
     batches.back()[0].set_requires_grad(false);
   }
+  std::vector<std::vector<uint8_t>> initial;  // every mode starts from these weights
+  for (Tensor* p : params) initial.push_back(p->to_bytes());
+  std::vector<double> losses;
   auto train = [&](bool use_jit) {
+    for (size_t i = 0; i < params.size(); i++)
+      params[i]->assign(Tensor::from_bytes(params[i]->shape(), params[i]->dtype(), initial[i])).realize();
+    losses.clear();
     nn::LARS opt = nn::SGD(params, 0.01, 0.9);
     TinyJit::Fn step = [&](const std::vector<Tensor>& in) {
       opt.zero_grad();
@@ -84,7 +90,7 @@ LoopResult measure_train_step_jit(int steps) {
       int64_t k0 = c.time_sum_ns.load(), n0 = c.kernel_count.load();
       auto t0 = std::chrono::steady_clock::now();
       std::vector<Tensor> out = use_jit ? jit(in) : step(in);
-      (void)out[0].to_vector();  // the loss read back, as a training loop prints it
+      losses.push_back(out[0].to_vector()[0]);  // the loss read back, as a training loop prints it
       wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       kernels.push_back((c.time_sum_ns.load() - k0) / 1e9);
       r.kernels_per_step = c.kernel_count.load() - n0;
@@ -92,6 +98,8 @@ LoopResult measure_train_step_jit(int steps) {
     wall.erase(wall.begin(), wall.begin() + 3);  // compiles, and the JIT's capture
     kernels.erase(kernels.begin(), kernels.begin() + 3);
     if (use_jit && jit.captured()) {
+      r.graph = jit.captured()->uses_graph();
+      r.no_graph_reason = jit.captured()->no_graph_reason();
       r.memory = memory_of(r.name, jit.captured()->stats());
       r.memory.jit_in_use = default_allocator().used_bytes() - baseline;
     }
@@ -103,7 +111,23 @@ LoopResult measure_train_step_jit(int steps) {
   };
   try {
     r.plain = train(false);
+    const std::vector<double> plain_losses = losses;
     r.jit = train(true);
+    r.jit_losses_match = losses == plain_losses;
+    if (r.graph) {  // the same replays launched kernel by kernel
+      int& jit_mode = options().jit;
+      const int saved = jit_mode;
+      jit_mode = 2;
+      try {
+        r.jit_kernel_by_kernel = train(true);
+      } catch (...) {
+        jit_mode = saved;
+        throw;
+      }
+      jit_mode = saved;
+      r.kernel_by_kernel_losses_match = losses == plain_losses;
+      r.graph = true;
+    }
     r.memory.plain_peak_planned = plain_peaks.first;
     r.memory.plain_peak_unplanned = plain_peaks.second;
   } catch (const std::exception& e) {
@@ -155,8 +179,15 @@ json::Value to_json(const LoopResult& r) {
   auto times = [](const StepTimes& t) {
     return json::Object{{"seconds_per_step", t.seconds}, {"kernel_seconds_per_step", t.kernel_seconds}, {"host_share", t.host_share()}};
   };
-  return json::Object{{"name", r.name}, {"steps", r.steps}, {"kernels_per_step", r.kernels_per_step},
-                      {"plain", times(r.plain)}, {"jit", times(r.jit)}, {"memory", to_json(r.memory)}};
+  json::Object o{{"name", r.name}, {"steps", r.steps}, {"kernels_per_step", r.kernels_per_step},
+                 {"plain", times(r.plain)}, {"jit", times(r.jit)}, {"jit_losses_match", r.jit_losses_match},
+                 {"graph", r.graph}, {"memory", to_json(r.memory)}};
+  if (!r.graph) o.emplace_back("no_graph_reason", r.no_graph_reason);
+  if (r.jit_kernel_by_kernel) {
+    o.emplace_back("jit_kernel_by_kernel", times(*r.jit_kernel_by_kernel));
+    o.emplace_back("kernel_by_kernel_losses_match", r.kernel_by_kernel_losses_match);
+  }
+  return o;
 }
 
 } // namespace loupe::bench

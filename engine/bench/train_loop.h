@@ -1,8 +1,10 @@
 // The bench's training loop (train_step_jit): the cnn_train_step model (conv 1->8, conv 8->16, linear
 // 9216->10, batch 32, 28x28) trained with SGD and momentum, step after step, once calling the step as it
-// is and once through TinyJit. Per step: the wall time, the kernels' time, and the host's share (the
-// difference: graph building, scheduling, launching). The JIT's capture also gives the step's memory with
-// and without the planner. The same loop in Python is resources/examples/train_cnn.py.
+// is and once through TinyJit (on a device with launch graphs, CUDA, also through TinyJit launching kernel
+// by kernel, JIT=2). Each mode starts from the same weights, so their losses must agree bit for bit. Per
+// step: the wall time, the kernels' time (a graph's time where the step runs as one), and the host's share
+// (the difference: graph building, scheduling, launching). The JIT's capture also gives the step's memory
+// with and without the planner. The same loop in Python is resources/examples/train_cnn.py.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -38,6 +40,11 @@ struct LoopResult {
   int steps = 0;
   int64_t kernels_per_step = 0;
   StepTimes plain, jit;
+  std::optional<StepTimes> jit_kernel_by_kernel;  // where the JIT replays as a launch graph
+  bool graph = false;                             // the TinyJit replays ran as one launch graph
+  std::string no_graph_reason;
+  bool jit_losses_match = false;                  // every step's loss equal to the plain loop's, bit for bit
+  bool kernel_by_kernel_losses_match = false;
   StepMemory memory;
 };
 

@@ -10,6 +10,8 @@
 #include "observe/observer.h"
 #include "rewrite/graph_rewrite.h"
 #include "runtime/buffer.h"
+#include "runtime/counters.h"
+#include "runtime/device.h"
 #include "runtime/memory_planner.h"
 #include "support/error.h"
 #include "support/options.h"
@@ -302,12 +304,14 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     std::vector<uint8_t> bytes = ref_of(node).state->refill();
     mapped(storage)->copyin(bytes.data(), bytes.size());
   }
-  std::vector<std::shared_ptr<Buffer>> bufs;
-  for (const ExecItem& e : items_) {
-    check_interrupt();
-    bufs.clear();
-    for (const std::shared_ptr<Buffer>& b : e.buffers) bufs.push_back(mapped(b));
-    execute(e, bufs);
+  if (!run_as_graph(mapped)) {
+    std::vector<std::shared_ptr<Buffer>> bufs;
+    for (const ExecItem& e : items_) {
+      check_interrupt();
+      bufs.clear();
+      for (const std::shared_ptr<Buffer>& b : e.buffers) bufs.push_back(mapped(b));
+      execute(e, bufs);
+    }
   }
   for (size_t i = 0; i < updated_.size(); i++)
     updated_[i].tensor.assign(Tensor::from_uop(new_views[i], updated_[i].tensor.shape()));
@@ -317,7 +321,7 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
   if (observer) {
     KernelRun ev;
     ev.kind = "jit_replay";
-    ev.name = cat("TinyJit replay ", replays_, ": ", stats_.kernels, " kernels");
+    ev.name = cat("TinyJit replay ", replays_, ": ", stats_.kernels, " kernels", graph_ ? " as one launch graph" : "");
     ev.device = inputs_.empty() ? std::string("CPU") : inputs_[0].device;
     ev.start_ns = start_ns;
     ev.duration_ns = static_cast<int64_t>(since(t0) * 1e9);
@@ -327,14 +331,81 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
   return out;
 }
 
+namespace {
+std::vector<void*> launch_handles(const ExecItem& e, const std::function<std::shared_ptr<Buffer>(const std::shared_ptr<Buffer>&)>& mapped) {
+  std::vector<void*> handles;
+  for (int p : e.params) handles.push_back(mapped(e.buffers.at(p))->handle());
+  return handles;
+}
+} // namespace
+
+// The first replay asks the step's device for a graph of its kernels: only a step of kernels alone, all
+// on one device, can be one.
+void CapturedStep::make_graph(const BufferMap& mapped) {
+  graph_tried_ = true;
+  Device* device = nullptr;
+  for (const ExecItem& e : items_) {
+    if (e.kind != ExecItem::Kind::Kernel) {
+      no_graph_reason_ = "the step copies between devices";
+      return;
+    }
+    Device& d = e.buffers.at(0)->device();
+    if (device && &d != device) {
+      no_graph_reason_ = cat("the step runs on ", device->name(), " and ", d.name());
+      return;
+    }
+    device = &d;
+  }
+  std::vector<GraphLaunch> launches;
+  for (const ExecItem& e : items_) launches.push_back({e.program, launch_handles(e, mapped), e.global, e.local});
+  graph_ = device->make_graph(launches, &no_graph_reason_);
+  if (graph_) no_graph_reason_.clear();
+  if (options().debug >= 1 && device->name() != "CPU")
+    std::cout << "JIT: " << (graph_ ? cat("replays launch ", launches.size(), " kernels as one graph on ", device->name())
+                                    : cat("replays launch kernel by kernel: ", no_graph_reason_))
+              << "\n";
+}
+
+// The whole step as one launch and one wait; counted, printed and traced as one batch (the device times
+// the graph, not its kernels). False: run the items one by one.
+bool CapturedStep::run_as_graph(const BufferMap& mapped) {
+  if (options().jit == 2) return false;
+  if (!graph_tried_) make_graph(mapped);
+  else if (graph_)
+    for (size_t i = 0; i < items_.size(); i++) graph_->set_buffers(i, launch_handles(items_[i], mapped));
+  if (!graph_) return false;
+  check_interrupt();
+  double seconds = graph_->run();
+  GlobalCounters& counters = global_counters();
+  int64_t flops = 0, mem = 0, lds = 0;
+  for (const ExecItem& e : items_) {
+    flops += e.flops;
+    mem += e.mem;
+    lds += e.lds;
+  }
+  counters.kernel_count += static_cast<int64_t>(items_.size());
+  counters.global_ops += flops;
+  counters.global_mem += mem;
+  counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
+  if (options().debug >= 2) {
+    Device& dev = items_[0].buffers.at(0)->device();
+    std::cout << debug_line(dev.name(), counters.kernel_count, cat("<batched ", items_.size(), " kernels as a graph>"), 0, seconds,
+                            counters.time_sum_ns / 1e9, flops, mem, lds, dev.allocator().used_bytes())
+              << "\n";
+  }
+  return true;
+}
+
 std::vector<Tensor> TinyJit::operator()(const std::vector<Tensor>& inputs) {
   calls_++;
-  if (calls_ >= 3 && step_) return step_->replay(inputs);
-  if (calls_ == 2) {
-    JitCapture capture(inputs);
-    std::vector<Tensor> out = fn_(inputs);
-    step_ = capture.finish(out);
-    return out;
+  if (options().jit != 0) {  // JIT=0: the function runs on every call
+    if (calls_ >= 3 && step_) return step_->replay(inputs);
+    if (calls_ == 2) {
+      JitCapture capture(inputs);
+      std::vector<Tensor> out = fn_(inputs);
+      step_ = capture.finish(out);
+      return out;
+    }
   }
   std::vector<Tensor> in = inputs;
   std::vector<Tensor*> ptrs;

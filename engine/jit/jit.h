@@ -17,13 +17,16 @@
 // next ones, as the call would), and tensors updated outside the step (load_state_dict, set_lr). Tensors
 // the function makes from other host data keep their captured values, as in tinygrad. The outputs are
 // the same buffers on every replay (a later replay overwrites an earlier one's values). Buffers used only
-// inside the step share allocations where their lifetimes allow (runtime/memory_planner.h).
+// inside the step share allocations where their lifetimes allow (runtime/memory_planner.h). Where the
+// device has launch graphs (CUDA) a replay launches the whole step as one graph and waits once; JIT=2
+// launches kernel by kernel (each timed on its own, as the profile shows them).
 #pragma once
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "exec/exec_item.h"
+#include "runtime/launch_graph.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -64,6 +67,9 @@ public:
   const JitStats& stats() const { return stats_; }
   const std::vector<ExecItem>& items() const { return items_; }
   int64_t replays() const { return replays_; }
+  // Whether replays launch as one graph, and if not why ("" before the first replay).
+  bool uses_graph() const { return graph_ != nullptr; }
+  const std::string& no_graph_reason() const { return no_graph_reason_; }
 
 private:
   friend class JitCapture;
@@ -94,6 +100,13 @@ private:
   std::vector<std::pair<UOpPtr, std::shared_ptr<Buffer>>> refills_;  // random buffers and their storage
   JitStats stats_;
   int64_t replays_ = 0;
+  std::unique_ptr<LaunchGraph> graph_;
+  bool graph_tried_ = false;
+  std::string no_graph_reason_;
+
+  using BufferMap = std::function<std::shared_ptr<Buffer>(const std::shared_ptr<Buffer>&)>;
+  bool run_as_graph(const BufferMap& mapped);
+  void make_graph(const BufferMap& mapped);
 };
 
 // The decorator: call 1 runs, call 2 captures, later calls replay.

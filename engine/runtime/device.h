@@ -10,6 +10,7 @@
 
 #include "render/renderer.h"
 #include "runtime/allocator.h"
+#include "runtime/launch_graph.h"
 #include "runtime/program.h"
 
 namespace loupe {
@@ -29,6 +30,13 @@ public:
   virtual std::shared_ptr<Program> compile(const RenderedKernel& kernel) = 0;
   // Waits for queued work (a no-op on synchronous devices).
   virtual void synchronize() {}
+  // These launches as one graph, or null where the device has none (then `why`, if given, says why):
+  // the caller launches them one by one instead.
+  virtual std::unique_ptr<LaunchGraph> make_graph(const std::vector<GraphLaunch>& launches, std::string* why = nullptr) {
+    (void)launches;
+    if (why) *why = name_ + " has no launch graphs";
+    return nullptr;
+  }
 
 private:
   std::string name_;

@@ -28,6 +28,7 @@ Options Options::from_env() {
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
   o.training = env_int("TRAINING", 0) != 0;
   o.no_memory_planner = env_int("NO_MEMORY_PLANNER", 0) != 0;
+  o.jit = env_int("JIT", 1);
   o.schedule_cache = env_int("SCACHE", 1) != 0;
   return o;
 }

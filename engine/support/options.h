@@ -1,6 +1,6 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
 // settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
-// COMPARE_NOOPT, TRAINING.
+// COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE.
 #pragma once
 #include <string>
 
@@ -17,6 +17,8 @@ struct Options {
   bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
   bool training = false;    // TRAINING: dropout applies, BatchNorm normalizes with batch statistics
   bool no_memory_planner = false;  // NO_MEMORY_PLANNER: a schedule's or TinyJit step's buffers share no memory
+  int jit = 1;                     // JIT: 0 a TinyJit runs its function every call, 1 replays (as one launch graph
+                                   // where the device has them: CUDA graphs), 2 replays kernel by kernel
   bool schedule_cache = true;      // SCACHE=0: every realize schedules its graph anew (schedule/schedule_cache.h)
 
   static Options from_env();

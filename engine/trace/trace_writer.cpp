@@ -488,6 +488,10 @@ void TraceWriter::enqueue_profile(ProfileRow row) {
 }
 
 void TraceWriter::record_kernel_run(const KernelRun& r) {
+  if (r.kind == "kernel") {
+    std::lock_guard lock(mutex_);
+    run_devices_.insert(r.device);
+  }
   guarded([&] {
     enqueue_profile({r.kind, r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
                      "", r.args, r.writes, r.reads, r.plan});
@@ -510,7 +514,21 @@ void TraceWriter::record_copy(const BufferCopy& c) {
   });
 }
 
+std::vector<std::string> TraceWriter::devices_with_kernel_runs() const {
+  std::lock_guard lock(mutex_);
+  return {run_devices_.begin(), run_devices_.end()};
+}
+
+std::vector<std::string> TraceWriter::devices_with_peaks() const {
+  std::lock_guard lock(mutex_);
+  return {peak_devices_.begin(), peak_devices_.end()};
+}
+
 void TraceWriter::record_peaks(const DevicePeaks& p) {
+  {
+    std::lock_guard lock(mutex_);
+    peak_devices_.insert(p.device);
+  }
   guarded([&] {
     enqueue([this, p] { ins_peaks_.bind(1, p.device).bind(2, p.peak_gflops).bind(3, p.bandwidth_gbs).run(); });
     request_commit();

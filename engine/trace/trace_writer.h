@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -70,6 +71,10 @@ public:
   void record_free(const BufferFree& f) override;
   void record_copy(const BufferCopy& c) override;
   void record_peaks(const DevicePeaks& p);
+  // The devices kernels ran on so far, and those whose peaks were recorded (a trace's roofline needs
+  // the peaks of each device it shows).
+  std::vector<std::string> devices_with_kernel_runs() const;
+  std::vector<std::string> devices_with_peaks() const;
   void record_run_info(const RunInfo& info);
   void set_run_setting(std::string_view key, std::string_view value);
 
@@ -146,6 +151,7 @@ private:
   std::unordered_map<int64_t, RuleStats> rules_by_engine_id_;
   std::unordered_map<std::string, RuleStats> rules_by_location_;  // rules without a registry id
   std::chrono::steady_clock::time_point last_commit_request_;
+  std::set<std::string> run_devices_, peak_devices_;
 
   // The queue between them.
   mutable std::mutex queue_mutex_;

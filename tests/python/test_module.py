@@ -278,3 +278,21 @@ def test_optimizer_steps_parameters_in_place(tmp_path):
   other = nn.Linear(3, 2)
   load_state_dict(other, safe_load(tmp_path / "m.safetensors"))
   assert (other.weight.numpy() == model.weight.numpy()).all() and (other.bias.numpy() == model.bias.numpy()).all()
+
+
+def test_trace_records_the_peaks_of_every_device_kernels_ran_on(tmp_path):
+  """The roofline needs each device's peaks: the default device's at the start, the others' (here LLVM,
+  which runs on the host's cores and so has the CPU's) once kernels ran there."""
+  import sqlite3
+  from loupe import _loupe
+  if not _loupe.device_status("LLVM")[1]: pytest.skip("no LLVM device in this build")
+  path = str(tmp_path / "two_devices.loupe")
+  _loupe.trace_start(path, False)
+  try:
+    _loupe.trace_record_run("two_devices.py", "", {"DEVICE": "CPU"})
+    a = (Tensor.ones(8, 8) * 2).realize()
+    (a.to("LLVM") + 1).realize()
+  finally:
+    _loupe.trace_finish()
+  peaks = {d: (g, b) for d, g, b in sqlite3.connect(path).execute("SELECT device, peak_gflops, bandwidth_gbs FROM peaks")}
+  assert set(peaks) == {"CPU", "LLVM"} and peaks["CPU"] == peaks["LLVM"] and peaks["CPU"][0] > 0

@@ -1,6 +1,7 @@
 // The engine around the tensors: options (DEBUG, NOOPT, BEAM, ...), devices, counters, traces, the
 // pieces `loupe-cli run/eval` uses (results as JSON, numpy-style printing, NOOPT comparisons) and
 // safetensors files.
+#include <algorithm>
 #include <cstdlib>
 
 #include "bench/peaks_cache.h"
@@ -36,6 +37,7 @@ py::object get_option(const std::string& name) {
   if (name == "TRAINING") return py::int_(o.training ? 1 : 0);
   if (name == "NO_MEMORY_PLANNER") return py::int_(o.no_memory_planner ? 1 : 0);
   if (name == "SCACHE") return py::int_(o.schedule_cache ? 1 : 0);
+  if (name == "JIT") return py::int_(o.jit);
   return py::none();
 }
 
@@ -50,6 +52,7 @@ bool set_option(const std::string& name, py::handle v) {
   else if (name == "TRAINING") o.training = PyObject_IsTrue(v.ptr()) == 1;
   else if (name == "NO_MEMORY_PLANNER") o.no_memory_planner = v.cast<int>() != 0;
   else if (name == "SCACHE") o.schedule_cache = v.cast<int>() != 0;
+  else if (name == "JIT") o.jit = v.cast<int>();
   else return false;
   return true;
 }
@@ -119,6 +122,19 @@ void bind_counters_and_caches(py::module_& m) {
   m.def("clear_schedule_cache", &clear_schedule_cache);
 }
 
+// The peaks of these devices for the trace's roofline, where not recorded yet: the default device's at
+// the start of a run, every other device kernels ran on at its end.
+void record_missing_peaks(TraceWriter& w, const std::vector<std::string>& devices) {
+  std::vector<std::string> have = w.devices_with_peaks();
+  for (const std::string& d : devices) {
+    if (std::find(have.begin(), have.end(), d) != have.end()) continue;
+    try {
+      if (std::optional<DevicePeaks> p = bench::device_peaks_cached(d)) w.record_peaks(*p);
+    } catch (const std::exception&) {  // a device that cannot be measured draws no roof
+    }
+  }
+}
+
 // traces: recording one, opening it in the app, and DEBUG>=6 rule statistics
 void bind_traces(py::module_& m) {
   m.def("trace_start", [](const std::string& path, bool count_attempts) {
@@ -132,16 +148,16 @@ void bind_traces(py::module_& m) {
     return py::make_tuple(s->path(), s->viz());
   });
   m.def("trace_active", [] { return TraceSession::current() != nullptr; });
-  m.def("trace_finish", [] { return TraceSession::finish(); });
+  m.def("trace_finish", [] {
+    if (TraceSession* s = TraceSession::current()) record_missing_peaks(s->writer(), s->writer().devices_with_kernel_runs());
+    return TraceSession::finish();
+  });
   m.def("trace_record_run", [](const std::string& path, const std::string& source, const std::map<std::string, std::string>& settings) {
     TraceSession* s = TraceSession::current();
     if (!s) return;
     RunInfo info{path, source, {settings.begin(), settings.end()}};
     s->writer().record_run_info(info);
-    if (default_device() == "CPU") {
-      bench::CpuPeaks cpu = bench::cpu_peaks_cached();
-      s->writer().record_peaks({"CPU", cpu.peak_gflops, cpu.bandwidth_gbs});
-    }
+    record_missing_peaks(s->writer(), {default_device()});
   });
   m.def("open_trace_in_app", &open_trace_in_app);
   // DEBUG>=6: the per-rule table of this thread's rewrites, printed to stderr when it ends

@@ -39,6 +39,8 @@ void bind_nn(py::module_& m) {
   py::class_<CapturedStep, std::shared_ptr<CapturedStep>>(m, "CapturedStep")
       .def("replay", [](CapturedStep& s, std::vector<Tensor> inputs) { return s.replay(std::move(inputs)); })
       .def_property_readonly("replays", &CapturedStep::replays)
+      .def_property_readonly("uses_graph", &CapturedStep::uses_graph)
+      .def_property_readonly("no_graph_reason", &CapturedStep::no_graph_reason)
       .def_property_readonly("stats", [](const CapturedStep& s) {
         const JitStats& st = s.stats();
         py::dict d;

@@ -92,6 +92,22 @@ const Loaded<Nvrtc>& load_nvrtc() {
   });
   return l;
 }
+const Loaded<GraphApi>& load_graph_api() {
+  static Loaded<GraphApi> l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    load_into(l, {"libcuda.so.1", "libcuda.so"}, "CUDA: libcuda.so.1 not found (no NVIDIA driver)", [](GraphApi& g, auto& sym) {
+      sym(g.GraphCreate, "cuGraphCreate");
+      sym(g.GraphAddKernelNode, "cuGraphAddKernelNode");  // v1: KernelNodeParams without the kernel/context fields
+      sym(g.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+      sym(g.GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams");
+      sym(g.GraphLaunch, "cuGraphLaunch");
+      sym(g.GraphExecDestroy, "cuGraphExecDestroy");
+      sym(g.GraphDestroy, "cuGraphDestroy");
+    });
+  });
+  return l;
+}
 } // namespace
 
 const Driver* driver(std::string* why) {
@@ -106,11 +122,21 @@ const Nvrtc* nvrtc(std::string* why) {
   return l.ok ? &l.table : nullptr;
 }
 
+const GraphApi* graph_api(std::string* why) {
+  const auto& l = load_graph_api();
+  if (!l.ok && why) *why = l.why;
+  return l.ok ? &l.table : nullptr;
+}
+
 std::string error_name(CUresult code) {
   const Driver* d = driver();
   const char* name = nullptr;
   if (d && d->GetErrorName(code, &name) == CUDA_SUCCESS && name) return cat(name, " (", code, ")");
   return cat("CUDA error ", code);
+}
+
+void check(CUresult rc, const std::string& what) {
+  if (rc != CUDA_SUCCESS) throw Error(cat("CUDA: ", what, " failed: ", error_name(rc)));
 }
 
 } // namespace loupe::cuda

@@ -16,6 +16,9 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphNode = struct CUgraphNode_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 using nvrtcResult = int;
 using nvrtcProgram = struct _nvrtcProgram*;
 
@@ -50,6 +53,27 @@ struct Driver {
   CUresult (*GetErrorName)(CUresult, const char**);
 };
 
+// cuda.h's CUDA_KERNEL_NODE_PARAMS as the unversioned (v1) entry points take it.
+struct KernelNodeParams {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+
+// CUDA graphs (driver 11.4 and newer); optional: without them a TinyJit replay launches kernel by kernel.
+struct GraphApi {
+  CUresult (*GraphCreate)(CUgraph*, unsigned);
+  CUresult (*GraphAddKernelNode)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const KernelNodeParams*);
+  CUresult (*GraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long);
+  CUresult (*GraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const KernelNodeParams*);
+  CUresult (*GraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*GraphExecDestroy)(CUgraphExec);
+  CUresult (*GraphDestroy)(CUgraph);
+};
+
 struct Nvrtc {
   nvrtcResult (*Version)(int*, int*);
   nvrtcResult (*CreateProgram)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
@@ -65,8 +89,11 @@ struct Nvrtc {
 // The loaded libraries, or null with the reason ("CUDA: libcuda.so.1 not found"). Loaded once.
 const Driver* driver(std::string* why = nullptr);
 const Nvrtc* nvrtc(std::string* why = nullptr);
+const GraphApi* graph_api(std::string* why = nullptr);
 
 // "CUDA_ERROR_OUT_OF_MEMORY (2)" when the driver knows the name.
 std::string error_name(CUresult code);
+// loupe::Error "CUDA: <what> failed: <error name>" unless rc is CUDA_SUCCESS.
+void check(CUresult rc, const std::string& what);
 
 } // namespace loupe::cuda

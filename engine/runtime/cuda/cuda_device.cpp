@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "runtime/cuda/cuda_graph.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -11,10 +12,6 @@ namespace loupe {
 using namespace cuda;
 
 namespace {
-
-void check(const Driver& d, CUresult rc, const std::string& what) {
-  if (rc != CUDA_SUCCESS) throw Error(cat("CUDA: ", what, " failed: ", error_name(rc)));
-}
 
 struct Probe {
   int count = 0;
@@ -55,82 +52,74 @@ const Driver& require_driver() {
   return *driver();
 }
 
-class CUDAProgram : public Program {
-public:
-  CUDAProgram(RenderedKernel k, const Driver& d, CUcontext ctx, CUmodule mod, CUfunction fn)
-      : Program(std::move(k)), drv_(d), ctx_(ctx), mod_(mod), fn_(fn) {}
-  ~CUDAProgram() override {
-    drv_.CtxSetCurrent(ctx_);
-    drv_.ModuleUnload(mod_);
-  }
-
-  // Always waits and times, like the CPU: every run is profiled (the bench and the app sum these times).
-  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
-             const LaunchDims& local, bool /*wait*/) override {
-    const bool wait = true;
-    check_args(bufs.size(), vars);
-    for (int i = 0; i < 3; i++)
-      if (global[i] <= 0 || local[i] <= 0) return 0.0;  // an empty launch does nothing
-    check(drv_, drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
-    // kernelParams: one pointer per parameter, to a CUdeviceptr or to an int/long long of the var's width
-    std::vector<CUdeviceptr> ptrs(bufs.size());
-    std::vector<int32_t> v32(vars.size());
-    std::vector<int64_t> v64(vars.size());
-    std::vector<void*> params;
-    for (size_t i = 0; i < bufs.size(); i++) {
-      ptrs[i] = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(bufs[i]));
-      params.push_back(&ptrs[i]);
-    }
-    for (size_t i = 0; i < vars.size(); i++) {
-      const VarParam& v = kernel().vars[i];
-      bool fits = v.min >= std::numeric_limits<int32_t>::min() && v.max <= std::numeric_limits<int32_t>::max();
-      v32[i] = static_cast<int32_t>(vars[i]);
-      v64[i] = vars[i];
-      params.push_back(fits ? static_cast<void*>(&v32[i]) : static_cast<void*>(&v64[i]));
-    }
-    CUevent start = nullptr, end = nullptr;
-    if (wait) {
-      check(drv_, drv_.EventCreate(&start, 0), "cuEventCreate");
-      check(drv_, drv_.EventCreate(&end, 0), "cuEventCreate");
-      drv_.EventRecord(start, nullptr);
-    }
-    CUresult rc = drv_.LaunchKernel(fn_, unsigned(global[0]), unsigned(global[1]), unsigned(global[2]), unsigned(local[0]),
-                                    unsigned(local[1]), unsigned(local[2]), 0, nullptr, params.data(), nullptr);
-    double seconds = 0.0;
-    if (wait) {
-      drv_.EventRecord(end, nullptr);
-      CUresult sync = rc == CUDA_SUCCESS ? drv_.EventSynchronize(end) : rc;
-      float ms = 0;
-      if (sync == CUDA_SUCCESS && drv_.EventElapsedTime(&ms, start, end) == CUDA_SUCCESS) seconds = ms * 1e-3;
-      drv_.EventDestroy(start);
-      drv_.EventDestroy(end);
-      if (rc == CUDA_SUCCESS) rc = sync;
-    }
-    check(drv_, rc, cat("launching ", kernel().name, " with grid ", global[0], "x", global[1], "x", global[2], " block ", local[0],
-                        "x", local[1], "x", local[2]));
-    return seconds;
-  }
-
-private:
-  const Driver& drv_;
-  CUcontext ctx_;
-  CUmodule mod_;
-  CUfunction fn_;
-};
-
 } // namespace
+
+CUDAProgram::CUDAProgram(RenderedKernel k, const Driver& d, CUcontext ctx, CUmodule mod, CUfunction fn)
+    : Program(std::move(k)), drv_(d), ctx_(ctx), mod_(mod), fn_(fn) {}
+
+CUDAProgram::~CUDAProgram() {
+  drv_.CtxSetCurrent(ctx_);
+  drv_.ModuleUnload(mod_);
+}
+
+// Always waits and times, like the CPU: every run is profiled (the bench and the app sum these times).
+double CUDAProgram::run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
+                        const LaunchDims& local, bool /*wait*/) {
+  const bool wait = true;
+  check_args(bufs.size(), vars);
+  for (int i = 0; i < 3; i++)
+    if (global[i] <= 0 || local[i] <= 0) return 0.0;  // an empty launch does nothing
+  check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  // kernelParams: one pointer per parameter, to a CUdeviceptr or to an int/long long of the var's width
+  std::vector<CUdeviceptr> ptrs(bufs.size());
+  std::vector<int32_t> v32(vars.size());
+  std::vector<int64_t> v64(vars.size());
+  std::vector<void*> params;
+  for (size_t i = 0; i < bufs.size(); i++) {
+    ptrs[i] = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(bufs[i]));
+    params.push_back(&ptrs[i]);
+  }
+  for (size_t i = 0; i < vars.size(); i++) {
+    const VarParam& v = kernel().vars[i];
+    bool fits = v.min >= std::numeric_limits<int32_t>::min() && v.max <= std::numeric_limits<int32_t>::max();
+    v32[i] = static_cast<int32_t>(vars[i]);
+    v64[i] = vars[i];
+    params.push_back(fits ? static_cast<void*>(&v32[i]) : static_cast<void*>(&v64[i]));
+  }
+  CUevent start = nullptr, end = nullptr;
+  if (wait) {
+    check(drv_.EventCreate(&start, 0), "cuEventCreate");
+    check(drv_.EventCreate(&end, 0), "cuEventCreate");
+    drv_.EventRecord(start, nullptr);
+  }
+  CUresult rc = drv_.LaunchKernel(fn_, unsigned(global[0]), unsigned(global[1]), unsigned(global[2]), unsigned(local[0]),
+                                  unsigned(local[1]), unsigned(local[2]), 0, nullptr, params.data(), nullptr);
+  double seconds = 0.0;
+  if (wait) {
+    drv_.EventRecord(end, nullptr);
+    CUresult sync = rc == CUDA_SUCCESS ? drv_.EventSynchronize(end) : rc;
+    float ms = 0;
+    if (sync == CUDA_SUCCESS && drv_.EventElapsedTime(&ms, start, end) == CUDA_SUCCESS) seconds = ms * 1e-3;
+    drv_.EventDestroy(start);
+    drv_.EventDestroy(end);
+    if (rc == CUDA_SUCCESS) rc = sync;
+  }
+  check(rc, cat("launching ", kernel().name, " with grid ", global[0], "x", global[1], "x", global[2], " block ", local[0],
+                      "x", local[1], "x", local[2]));
+  return seconds;
+}
 
 void CUDAAllocator::copyin(void* dst, const void* src, size_t nbytes) {
   if (nbytes == 0) return;
-  check(drv_, drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
-  check(drv_, drv_.MemcpyHtoD(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(dst)), src, nbytes),
+  check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  check(drv_.MemcpyHtoD(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(dst)), src, nbytes),
         cat("copying ", nbytes, " bytes to the GPU"));
 }
 
 void CUDAAllocator::copyout(void* dst, const void* src, size_t nbytes) {
   if (nbytes == 0) return;
-  check(drv_, drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
-  check(drv_, drv_.MemcpyDtoH(dst, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(src)), nbytes),
+  check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  check(drv_.MemcpyDtoH(dst, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(src)), nbytes),
         cat("copying ", nbytes, " bytes from the GPU"));
 }
 
@@ -150,10 +139,10 @@ void CUDAAllocator::raw_free(void* handle, size_t) {
 CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
     : Device(std::move(name)), drv_(require_driver()), nvrtc_(*nvrtc()), cache_(cache ? cache : &CompileCache::global()) {
   if (ordinal >= probe().count) throw Error(cat("CUDA: no GPU ", ordinal, " (the driver reports ", probe().count, ")"));
-  check(drv_, drv_.DeviceGet(&dev_, ordinal), "cuDeviceGet");
+  check(drv_.DeviceGet(&dev_, ordinal), "cuDeviceGet");
   int major = 0, minor = 0;
-  check(drv_, drv_.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "reading the compute capability");
-  check(drv_, drv_.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "reading the compute capability");
+  check(drv_.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "reading the compute capability");
+  check(drv_.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "reading the compute capability");
   arch_ = cat("sm_", major, minor);
   renderer_.set_compute_capability(major, minor);
   char buf[256] = {};
@@ -162,7 +151,7 @@ CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
   int vmaj = 0, vmin = 0;
   nvrtc_.Version(&vmaj, &vmin);
   nvrtc_version_ = cat(vmaj, ".", vmin);
-  check(drv_, drv_.DevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+  check(drv_.DevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
   // PTX for the GPU's own virtual architecture: the driver finishes it for the exact chip
   // --fmad=false: NVVM would fuse any multiply and add, even across statements, so one expression computed
   // twice could round two ways (an argmin's compare would miss its own max); the renderer writes the
@@ -179,8 +168,8 @@ CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
 }
 
 void CUDADevice::synchronize() {
-  check(drv_, drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
-  check(drv_, drv_.CtxSynchronize(), "cuCtxSynchronize");
+  check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  check(drv_.CtxSynchronize(), "cuCtxSynchronize");
 }
 
 std::string CUDADevice::compile_ptx(const RenderedKernel& k) {
@@ -224,16 +213,30 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
     ptx = compile_ptx(k);
     cache_->put("cuda", key, ptx);
   }
-  check(drv_, drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
   CUmodule mod = nullptr;
-  check(drv_, drv_.ModuleLoadData(&mod, ptx.c_str()), "loading the PTX of " + k.name);
+  check(drv_.ModuleLoadData(&mod, ptx.c_str()), "loading the PTX of " + k.name);
   CUfunction fn = nullptr;
   if (CUresult rc = drv_.ModuleGetFunction(&fn, mod, k.name.c_str()); rc != CUDA_SUCCESS) {
     drv_.ModuleUnload(mod);
-    check(drv_, rc, "cuModuleGetFunction " + k.name);
+    check(rc, "cuModuleGetFunction " + k.name);
   }
   auto program = std::make_shared<CUDAProgram>(k, drv_, ctx_, mod, fn);
   return programs_.emplace(pkey, program).first->second;
+}
+
+std::unique_ptr<LaunchGraph> CUDADevice::make_graph(const std::vector<GraphLaunch>& launches, std::string* why) {
+  std::string reason;
+  const GraphApi* api = graph_api(&reason);
+  if (api) {
+    try {
+      return std::make_unique<CUDAGraph>(drv_, *api, ctx_, launches);
+    } catch (const Error& e) {
+      reason = e.what();
+    }
+  }
+  if (why) *why = reason;
+  return nullptr;
 }
 
 std::optional<std::string> cuda_unavailable_reason() {

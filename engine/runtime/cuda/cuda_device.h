@@ -35,6 +35,24 @@ private:
   cuda::CUcontext ctx_;
 };
 
+// A kernel loaded on the GPU (its module lives as long as the program).
+class CUDAProgram : public Program {
+public:
+  CUDAProgram(RenderedKernel k, const cuda::Driver& d, cuda::CUcontext ctx, cuda::CUmodule mod, cuda::CUfunction fn);
+  ~CUDAProgram() override;
+  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global, const LaunchDims& local,
+             bool wait) override;
+  using Program::run;
+  cuda::CUfunction function() const { return fn_; }
+  cuda::CUcontext context() const { return ctx_; }
+
+private:
+  const cuda::Driver& drv_;
+  cuda::CUcontext ctx_;
+  cuda::CUmodule mod_;
+  cuda::CUfunction fn_;
+};
+
 class CUDADevice : public Device {
 public:
   explicit CUDADevice(std::string name = "CUDA", int ordinal = 0, CompileCache* cache = nullptr);
@@ -43,6 +61,9 @@ public:
   Allocator& allocator() override { return *allocator_; }
   std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
   void synchronize() override;
+  // A CUDA graph of these launches (a chain: each kernel starts after the one before), or null with the
+  // reason where the driver has no graphs or a launch is not a kernel of this device.
+  std::unique_ptr<LaunchGraph> make_graph(const std::vector<GraphLaunch>& launches, std::string* why = nullptr) override;
 
   const std::string& arch() const { return arch_; }      // "sm_80"
   const std::string& gpu_name() const { return gpu_; }
