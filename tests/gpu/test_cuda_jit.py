@@ -16,12 +16,13 @@ pytestmark = pytest.mark.skipif(not available, reason=f"no CUDA GPU here: {why}"
 def train(jit_mode: int, steps: int = 14):
   Tensor.manual_seed(5)
   rng = np.random.default_rng(1)
-  saved = _loupe.get_option("JIT")
+  saved = _loupe.get_option("JIT"), _loupe.get_option("DEVICE")
   _loupe.set_option("JIT", jit_mode)
+  _loupe.set_option("DEVICE", "CUDA")
   try:
     l1, l2 = nn.Linear(16, 32), nn.Linear(32, 4)
     params = get_parameters([l1, l2])
-    for p in params: p.assign(Tensor(rng.normal(0, 0.3, p.shape).astype(np.float32), device="CUDA")).realize()
+    for p in params: p.assign(Tensor(rng.normal(0, 0.3, p.shape).astype(np.float32))).realize()
     opt = Adam(params, lr=0.01)
 
     def step(x, y):
@@ -33,14 +34,16 @@ def train(jit_mode: int, steps: int = 14):
 
     f = TinyJit(step) if jit_mode else step
     losses = []
+    assert params[0].device == "CUDA"
     with Tensor.train():
       for _ in range(steps):
-        x = Tensor(rng.normal(0, 1, (64, 16)).astype(np.float32), device="CUDA")
-        y = Tensor(rng.integers(0, 4, 64).astype(np.int32), device="CUDA")
+        x = Tensor(rng.normal(0, 1, (64, 16)).astype(np.float32))
+        y = Tensor(rng.integers(0, 4, 64).astype(np.int32))
         losses.append(f(x, y).item())
     return losses, [p.numpy() for p in params], f
   finally:
-    _loupe.set_option("JIT", saved)
+    _loupe.set_option("JIT", saved[0])
+    _loupe.set_option("DEVICE", saved[1] or None)
 
 
 def test_graph_replays_match_the_function_and_kernel_by_kernel_replays():

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU checks in one run, for a machine with an NVIDIA GPU and no Qt (the project's lent GPU machines):
+# builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu, the TinyJit tests),
+# the training loop's bench (TinyJit as one CUDA graph, kernel by kernel, plain), the Python training
+# loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, and, with the time left,
+# the whole bench on CUDA. Everything lands in OUT.
+#
+#   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--budget SECONDS]
+#
+# --sqlite DIR: sqlite3.h and libsqlite3.so.0 from elsewhere, where the machine has no SQLite headers
+# (without SQLite no trace can be written). --budget: seconds the whole script may take (default 480);
+# the full bench only runs in what is left.
+set -u
+OUTDIR=$1; shift
+TG="" SQ="" BUDGET=480
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tinygrad) TG=$(realpath "$2"); shift 2 ;;
+    --sqlite) SQ=$(realpath "$2"); shift 2 ;;
+    --budget) BUDGET=$2; shift 2 ;;
+    *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+START=$(date +%s)
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+mkdir -p "$OUTDIR"
+cd "$(dirname "$0")/../.."
+LOG=$OUTDIR/gpu-check.log
+say() { echo "== $* ($(($(date +%s) - START)) s)" | tee -a "$LOG"; }
+
+say machine
+{ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv; nproc; lscpu | grep -E "Model name|Flags" | cut -c1-300
+  python3 -c "import torch, sys; print(sys.version.split()[0], 'torch', torch.__version__)"; } >>"$LOG" 2>&1
+
+say build
+PY=$(command -v python3)
+CMAKE_ARGS=(-S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOUPE_BUILD_GUI=OFF -DLOUPE_BUILD_TESTS=OFF -DPython3_EXECUTABLE="$PY")
+if [ -n "$SQ" ]; then
+  CMAKE_ARGS+=(-DSQLite3_INCLUDE_DIR="$SQ" -DSQLite3_LIBRARY="$SQ/libsqlite3.so.0")
+  export LD_LIBRARY_PATH="$SQ${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+cmake "${CMAKE_ARGS[@]}" >"$OUTDIR/build.log" 2>&1 && cmake --build build/gpu -j"$(nproc)" >>"$OUTDIR/build.log" 2>&1 || {
+  tail -40 "$OUTDIR/build.log" | tee -a "$LOG"; exit 1; }
+grep -E "Python|pybind|SQLite" "$OUTDIR/build.log" | head -5 >>"$LOG"
+CLI=$PWD/build/gpu/bin/loupe-cli
+"$CLI" devices >>"$LOG" 2>&1
+export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
+
+say "pytest: tests/gpu and the TinyJit tests"
+timeout $(( $(left) / 3 )) python3 -m pytest -q -p no:cacheprovider tests/gpu tests/python/test_jit.py 2>&1 | tail -25 >>"$LOG"
+
+say "bench train_step_jit on CUDA, 100 steps"
+timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine --json >"$OUTDIR/bench-train-step-jit.json" 2>>"$LOG"
+timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine 2>/dev/null | tail -12 >>"$LOG"
+
+say "the Python training loop: Loupe, tinygrad, PyTorch on CUDA, 100 steps"
+timeout 200 python3 resources/scripts/bench-train-loop.py --device CUDA --steps 100 --torch --cli "$CLI" ${TG:+--tinygrad "$TG"} \
+  >"$OUTDIR/train-loop-cuda.json" 2>>"$LOG"
+
+say "CUDA traces for the app"
+DEVICE=CUDA timeout 60 "$CLI" run resources/examples/train_cnn.py --trace "$OUTDIR/cuda-train-cnn.loupe" -- --steps 6 >>"$LOG" 2>&1
+DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
+
+# one workload at a time, so what finishes before the budget is kept
+MACHINE=""
+for w in matmul_1024 add_16m sum_16m softmax_4096x1024 conv2d_resnet transformer_block cnn_train_step matmul_4096 matmul_4096_half; do
+  [ "$(left)" -gt 40 ] || break
+  say "bench $w on CUDA"
+  timeout $(( $(left) - 20 )) "$CLI" bench --device CUDA --only $w $MACHINE --json >>"$OUTDIR/bench-cuda.jsonl" 2>/dev/null
+  MACHINE=--no-machine
+done
+say done
