@@ -254,6 +254,14 @@ private:
   bool recompute_fits(const UOp* reduce, int64_t factor) {
     return factor <= 1 || factor * numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget;
   }
+  // On a device with a thread per element, a nested reduce's whole input is computed by the kernel's
+  // threads: a big reduce nested into a kernel of few elements runs serially in a handful of threads
+  // (a loss's logits matmul, 2.9M products, inside the one-element loss kernel took 125 ms on an H200;
+  // in a kernel of its own the reduce is spread over work-groups). Beyond this budget per element the
+  // reduce gets its own kernel.
+  bool thread_work_fits(const UOp* reduce, int64_t kernel_elements) {
+    return numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget * std::max<int64_t>(1, kernel_elements);
+  }
 
   // ---- devices ----
   // Every node's device: a buffer's, a COPY's target, else its operands' (which must agree).
@@ -322,6 +330,7 @@ private:
       }
       BuiltKernel b;
       UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
+      const bool threads = opts_.threads_per_element && opts_.threads_per_element(device_of(u));
       KernelAst k = build_kernel_ast(
           body, shape, buf,
           [&](const UOp* n) {
@@ -329,8 +338,8 @@ private:
             b.asked.emplace_back(n, r);
             return r;
           },
-          shapes_, {.threads_per_element = opts_.threads_per_element && opts_.threads_per_element(device_of(u)), .on_nested = [&](const UOp* r, int64_t factor) {
-                      return recompute_fits(r, factor);
+          shapes_, {.threads_per_element = threads, .on_nested = [&](const UOp* r, int64_t factor) {
+                      return recompute_fits(r, factor) && thread_work_fits(r, numel(shape));
                     }});
       if (k.vetoed) return k.vetoed;
       b.ast = k.ast;

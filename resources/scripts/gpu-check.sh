@@ -46,8 +46,12 @@ CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
 
-say "pytest: tests/gpu and the TinyJit tests"
-timeout $(( $(left) / 3 )) python3 -m pytest -q -p no:cacheprovider tests/gpu tests/python/test_jit.py 2>&1 | tail -25 >>"$LOG"
+say "pytest: tests/gpu, then the TinyJit tests on the default device (CUDA)"
+for t in tests/gpu tests/python/test_jit.py; do
+  timeout $(( $(left) / 4 )) python3 -X faulthandler -m pytest -v -p no:cacheprovider "$t" >>"$OUTDIR/pytest.log" 2>&1
+  echo "$t: exit $?" >>"$LOG"
+  grep -E "PASSED|FAILED|SKIPPED|ERROR|Fatal|passed|failed" "$OUTDIR/pytest.log" | tail -12 >>"$LOG"
+done
 
 say "bench train_step_jit on CUDA, 100 steps"
 timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine --json >"$OUTDIR/bench-train-step-jit.json" 2>>"$LOG"
