@@ -5,18 +5,19 @@
 # loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, and, with the time left,
 # the whole bench on CUDA. Everything lands in OUT.
 #
-#   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--budget SECONDS]
+#   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--corpus-check TOOL] [--budget SECONDS]
 #
 # --sqlite DIR: sqlite3.h and libsqlite3.so.0 from elsewhere, where the machine has no SQLite headers
 # (without SQLite no trace can be written). --budget: seconds the whole script may take (default 480);
 # the full bench only runs in what is left.
 set -u
 OUTDIR=$1; shift
-TG="" SQ="" BUDGET=480
+TG="" SQ="" CC="" BUDGET=480
 while [ $# -gt 0 ]; do
   case $1 in
     --tinygrad) TG=$(realpath "$2"); shift 2 ;;
     --sqlite) SQ=$(realpath "$2"); shift 2 ;;
+    --corpus-check) CC=$(realpath "$2"); shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
@@ -45,6 +46,13 @@ grep -E "Python|pybind|SQLite" "$OUTDIR/build.log" | head -5 >>"$LOG"
 CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
+
+if [ -n "$CC" ]; then
+  say "corpus on CUDA, optimized and NOOPT"
+  for mode in "" --noopt; do
+    timeout 120 python3 "$CC" --cli "$CLI" --corpus tests/corpus/data --device CUDA $mode 2>&1 | tail -6 >>"$LOG"
+  done
+fi
 
 say "pytest: tests/gpu, then the TinyJit tests on the default device (CUDA)"
 for t in tests/gpu tests/python/test_jit.py; do
