@@ -12,12 +12,12 @@
 # the full bench only runs in what is left.
 set -u
 OUTDIR=$1; shift
-TG="" SQ="" CC="" BUDGET=480
+TG="" SQ="" CHECKER="" BUDGET=480
 while [ $# -gt 0 ]; do
   case $1 in
     --tinygrad) TG=$(realpath "$2"); shift 2 ;;
     --sqlite) SQ=$(realpath "$2"); shift 2 ;;
-    --corpus-check) CC=$(realpath "$2"); shift 2 ;;
+    --corpus-check) CHECKER=$(realpath "$2"); shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
@@ -47,10 +47,10 @@ CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
 
-if [ -n "$CC" ]; then
+if [ -n "$CHECKER" ]; then
   say "corpus on CUDA, optimized and NOOPT"
   for mode in "" --noopt; do
-    timeout 120 python3 "$CC" --cli "$CLI" --corpus tests/corpus/data --device CUDA $mode 2>&1 | tail -6 >>"$LOG"
+    timeout 120 python3 "$CHECKER" --cli "$CLI" --corpus tests/corpus/data --device CUDA $mode 2>&1 | tail -6 >>"$LOG"
   done
 fi
 
