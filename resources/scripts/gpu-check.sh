@@ -42,7 +42,8 @@ if [ -n "$SQ" ]; then
 fi
 cmake "${CMAKE_ARGS[@]}" >"$OUTDIR/build.log" 2>&1 && cmake --build build/gpu -j"$(nproc)" >>"$OUTDIR/build.log" 2>&1 || {
   tail -40 "$OUTDIR/build.log" | tee -a "$LOG"; exit 1; }
-grep -E "Python|pybind|SQLite" "$OUTDIR/build.log" | head -5 >>"$LOG"
+grep -E "Python|pybind|SQLite|static" "$OUTDIR/build.log" | head -5 >>"$LOG"
+{ echo "LDFLAGS=${LDFLAGS:-} CXXFLAGS=${CXXFLAGS:-}"; ldd build/gpu/python/loupe/_loupe*.so | grep -E "stdc|gcc"; } >>"$LOG" 2>&1
 CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
