@@ -580,6 +580,32 @@ private Q_SLOTS:
     again.close();
     QSettings().clear();
   }
+
+  // View > Reset Layout on a window already shown (and rearranged) gives the sizes for its size.
+  void resetLayoutOnAShownWindow() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    waitLoaded(w, trace_);
+    QDockWidget* browser = w.dock(QStringLiteral("traceBrowserDock"));
+    QDockWidget* code = w.dock(QStringLiteral("codeDock"));
+    w.resizeDocks({browser}, {250}, Qt::Horizontal);
+    w.resizeDocks({code}, {200}, Qt::Vertical);
+    QTRY_VERIFY(std::abs(browser->width() - 250) <= 12);
+    w.dock(QStringLiteral("profileDock"))->setFloating(true);
+    w.resetLayout();
+    const DockSizes want = defaultDockSizes(w.size());
+    QTRY_VERIFY2(std::abs(browser->width() - want.browserWidth) <= 12,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(browser->width()).arg(want.browserWidth)));
+    QTRY_VERIFY2(std::abs(code->height() - want.bottomHeight) <= 45,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(code->height()).arg(want.bottomHeight)));
+    QVERIFY(!w.dock(QStringLiteral("profileDock"))->isFloating());
+    w.close();
+    QSettings().clear();
+  }
 };
 
 QTEST_MAIN(TestAppSmoke)
