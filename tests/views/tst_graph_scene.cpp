@@ -17,6 +17,7 @@
 #include "graph/graphscene.h"
 #include "graph/layeredlayout.h"
 #include "graph/layoutservice.h"
+#include "graph/loopcollapse.h"
 #include "graph/uopgraphadapter.h"
 #include "views/tst_graph_fixtures.h"
 #include "screenshots.h"
@@ -322,6 +323,52 @@ private Q_SLOTS:
     QVERIFY(v->zoom() >= GraphView::readableZoom);
     QVERIFY(v->mapToScene(v->viewport()->rect()).boundingRect().contains(v->contentRect()));
     QVERIFY(!map->isVisible());
+  }
+
+  // Collapsing by loop: a reduce loop folds into the ASSIGN that updates its accumulator (what only the
+  // loop computes disappears, the store after it stays), a loop without an accumulator into its
+  // STOREs; L collapses every loop and expands them again.
+  void collapseLoops() {
+    auto node = [](quint64 id, const char* op, QVector<quint64> src) {
+      GraphModelNode n;
+      n.id = id;
+      n.op = QString::fromLatin1(op);
+      n.src = std::move(src);
+      return n;
+    };
+    auto model = std::make_shared<GraphModel>();
+    // acc = 0; for r: acc += a[r] * 2;  out[0] = acc;   for e: b[e] = a[e] + 1
+    model->nodes = {node(1, "CONST", {}), node(2, "CONST", {}), node(3, "RANGE", {2}), node(4, "DEFINE_ACC", {1, 3}),
+                    node(5, "DEFINE_GLOBAL", {}), node(6, "INDEX", {5, 3}), node(7, "LOAD", {6}), node(8, "MUL", {7, 2}),
+                    node(9, "ADD", {4, 8}), node(10, "ASSIGN", {4, 9}), node(11, "DEFINE_GLOBAL", {}), node(12, "INDEX", {11, 1}),
+                    node(13, "STORE", {12, 10}), node(14, "RANGE", {2}), node(15, "DEFINE_GLOBAL", {}), node(16, "INDEX", {15, 14}),
+                    node(17, "LOAD", {16}), node(18, "ADD", {17, 1}), node(19, "DEFINE_GLOBAL", {}), node(20, "INDEX", {19, 14}),
+                    node(21, "STORE", {20, 18}), node(22, "SINK", {13, 21})};
+    model->root = 22;
+    QCOMPARE(loopRanges(*model), (QVector<quint64>{3, 14}));
+    QCOMPARE(loopClosers(*model, 3), QVector<quint64>{10});
+    QCOMPARE(loopClosers(*model, 14), QVector<quint64>{21});
+    QVERIFY(loopClosers(*model, 9).isEmpty());  // not a RANGE
+    GraphPanel panel;
+    panel.resize(900, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setGraph(model);
+    auto drawn = [&](quint64 id) { return !panel.scene()->graph().instancesOf(id).isEmpty(); };
+    QVERIFY(drawn(7) && drawn(8));
+    panel.setLoopCollapsed(3, true);
+    QVERIFY(panel.isLoopCollapsed(3) && !panel.isLoopCollapsed(14));
+    QVERIFY(!drawn(7) && !drawn(8) && !drawn(9));  // the loop's body
+    QVERIFY(drawn(10) && drawn(13) && drawn(17));   // its result, the store after it, the other loop
+    panel.setLoopCollapsed(3, false);
+    QVERIFY(drawn(7));
+    panel.view()->setFocus();
+    QTest::keyClick(panel.view(), Qt::Key_L);
+    QVERIFY(panel.isLoopCollapsed(3) && panel.isLoopCollapsed(14));
+    QVERIFY(!drawn(7) && !drawn(17) && !drawn(18));
+    QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/graph_loops_collapsed.png")));
+    QTest::keyClick(panel.view(), Qt::Key_L);
+    QVERIFY(!panel.isLoopCollapsed(3) && drawn(7) && drawn(17));
   }
 
   // Collapsing a node hides exactly what only it reaches (its label says how many), keeps every

@@ -16,6 +16,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -23,6 +24,7 @@
 #include "graph/graphscene.h"
 #include "graph/layeredlayout.h"
 #include "graph/layoutservice.h"
+#include "graph/loopcollapse.h"
 #include "support/error.h"
 
 namespace loupe::views {
@@ -89,6 +91,8 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   addTool(tr("Collapse"), QKeySequence(Qt::Key_C), tr("Collapse or expand the selected node's sources (C; right-click a node for more)"),
           [this] { toggleCollapsed(scene_->selectedId()); });
+  addTool(tr("Loops"), QKeySequence(Qt::Key_L), tr("Collapse every loop of the kernel to the nodes that close it, or expand them again (L)"),
+          [this] { toggleAllLoops(); });
   expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
   expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
@@ -320,6 +324,36 @@ void GraphPanel::setCollapsed(quint64 id, bool collapsed) {
 
 void GraphPanel::toggleCollapsed(quint64 id) { setCollapsed(id, !drawOptions_.collapsed.contains(id)); }
 
+void GraphPanel::setLoopCollapsed(quint64 rangeId, bool collapsed) {
+  if (!model_) return;
+  DrawOptions o = drawOptions_;
+  for (quint64 id : loopClosers(*model_, rangeId)) {
+    if (collapsed) o.collapsed.insert(id);
+    else o.collapsed.remove(id);
+  }
+  if (o.collapsed != drawOptions_.collapsed) applyCollapse(o);
+}
+
+bool GraphPanel::isLoopCollapsed(quint64 rangeId) const {
+  if (!model_) return false;
+  const QVector<quint64> closers = loopClosers(*model_, rangeId);
+  return !closers.isEmpty() &&
+         std::all_of(closers.begin(), closers.end(), [this](quint64 id) { return drawOptions_.collapsed.contains(id); });
+}
+
+void GraphPanel::toggleAllLoops() {
+  if (!model_) return;
+  const QVector<quint64> ranges = loopRanges(*model_);
+  const bool all = !ranges.isEmpty() && std::all_of(ranges.begin(), ranges.end(), [this](quint64 r) { return isLoopCollapsed(r); });
+  DrawOptions o = drawOptions_;
+  for (quint64 r : ranges)
+    for (quint64 id : loopClosers(*model_, r)) {
+      if (all) o.collapsed.remove(id);
+      else o.collapsed.insert(id);
+    }
+  if (o.collapsed != drawOptions_.collapsed) applyCollapse(o);
+}
+
 void GraphPanel::expandAll() {
   if (drawOptions_.collapsed.isEmpty()) return;
   DrawOptions o = drawOptions_;
@@ -341,7 +375,12 @@ void GraphPanel::showNodeMenu(const QPoint& pos) {
     const quint64 id = node->nodeId();
     const bool collapsed = drawOptions_.collapsed.contains(id);
     menu.addAction(collapsed ? tr("Expand sources") : tr("Collapse sources"), this, [this, id] { toggleCollapsed(id); });
+    if (model_ && !loopClosers(*model_, id).isEmpty()) {
+      const bool loop = isLoopCollapsed(id);
+      menu.addAction(loop ? tr("Expand this loop") : tr("Collapse this loop"), this, [this, id, loop] { setLoopCollapsed(id, !loop); });
+    }
   }
+  if (model_ && !loopRanges(*model_).isEmpty()) menu.addAction(tr("Collapse or expand every loop"), this, [this] { toggleAllLoops(); });
   QAction* all = menu.addAction(tr("Expand all"), this, [this] { expandAll(); });
   all->setEnabled(!drawOptions_.collapsed.isEmpty());
   menu.exec(view_->viewport()->mapToGlobal(pos));

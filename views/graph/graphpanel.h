@@ -3,7 +3,7 @@
 // when stepping, the previous step's positions are reused so unchanged nodes stay put. A graph too
 // big to read whole opens at a readable scale on what the step changed, with a minimap of the rest. Find (Ctrl+F),
 // fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), collapse a node's sources (C, or the
-// node's context menu), export as SVG or PNG.
+// node's context menu) or a loop (a RANGE's menu, or every loop: L), export as SVG or PNG.
 #pragma once
 #include <QWidget>
 #include <memory>
@@ -71,6 +71,10 @@ public Q_SLOTS:
   // Draws a node without its sources (what only it reaches is hidden), or with them again (C).
   void setCollapsed(quint64 id, bool collapsed);
   void toggleCollapsed(quint64 id);
+  // A loop drawn as the nodes that close it (graph/loopcollapse.h): what only the loop computes is hidden.
+  void setLoopCollapsed(quint64 rangeId, bool collapsed);
+  bool isLoopCollapsed(quint64 rangeId) const;
+  void toggleAllLoops();  // every loop collapsed, or all expanded when every loop already is (L)
   void expandAll();
 
 Q_SIGNALS:

@@ -104,8 +104,9 @@ GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, cons
   L.centers.resize(n);
   Occupancy occ(96);
   std::vector<char> placed(n, 0);
+  auto sameSize = [&](int i) { return next.nodes[i].size == prev.nodes[from[i]].size; };
   for (int i = 0; i < n; i++)
-    if (from[i] >= 0) {
+    if (from[i] >= 0 && sameSize(i)) {
       L.centers[i] = prevLayout.centers[from[i]];
       placed[i] = 1;
       occ.add(boxAt(L.centers[i], next.nodes[i].size).adjusted(-opt.nodeSep / 2, -4, opt.nodeSep / 2, 4));
@@ -138,6 +139,11 @@ GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, cons
     placed[i] = 1;
     occ.add(boxAt(want, s));
   };
+
+  // A continued box that changed size (a collapsed node's label grew) stays where it was if it still
+  // fits there, else it moves to the nearest free spot.
+  for (int i = 0; i < n; i++)
+    if (from[i] >= 0 && !sameSize(i)) put(i, prevLayout.centers[from[i]]);
 
   int placedNew = 0;
   for (bool progress = true; progress && placedNew < fresh;) {
@@ -196,8 +202,8 @@ GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, cons
   int reused = 0;
   for (int e = 0; e < next.edges.size(); e++) {
     const DrawEdge& d = next.edges[e];
-    bool stayed = from[d.from] >= 0 && from[d.to] >= 0 && next.nodes[d.from].size == prev.nodes[from[d.from]].size &&
-                  next.nodes[d.to].size == prev.nodes[from[d.to]].size;
+    auto still = [&](int i) { return from[i] >= 0 && sameSize(i) && L.centers[i] == prevLayout.centers[from[i]]; };
+    bool stayed = still(d.from) && still(d.to);
     if (stayed) {
       int pe = prevEdges.value(edgeKey(prev.nodes[from[d.from]].key, prev.nodes[from[d.to]].key, d.port, d.replacement), -1);
       if (pe >= 0) {
