@@ -1,6 +1,7 @@
 #include "code/compareview.h"
 
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -99,7 +100,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   // The row under the cursor on one side is marked on the other: rows are aligned.
   connect(m_left, &CodeView::currentRowChanged, m_right, &CodeView::setCurrentRow);
   connect(m_right, &CodeView::currentRowChanged, m_left, &CodeView::setCurrentRow);
-  connect(m_ignoreWhitespace, &QCheckBox::toggled, this, [this] { rebuild(); });
+  connect(m_ignoreWhitespace, &QCheckBox::toggled, this, [this] { rebuildWhenShown(); });
   connect(m_next, &QToolButton::clicked, this, &CompareView::nextChange);
   connect(m_prev, &QToolButton::clicked, this, &CompareView::previousChange);
   clear();
@@ -131,10 +132,37 @@ void CompareView::setIgnoreWhitespace(bool ignore) { m_ignoreWhitespace->setChec
 
 void CompareView::setInput(const CompareInput& input) {
   m_input = input;
-  rebuild();
+  rebuildWhenShown();
+}
+
+// Shown means on screen: a dock behind another tab stays "visible" to Qt.
+void CompareView::rebuildWhenShown() {
+  m_stale = true;
+  if (isVisible() && !visibleRegion().isEmpty()) rebuild();
+}
+
+const CompareView& CompareView::ensureBuilt() const {
+  if (m_stale) const_cast<CompareView*>(this)->rebuild();
+  return *this;
+}
+
+void CompareView::showEvent(QShowEvent* event) {
+  ensureBuilt();
+  // In a tabbed dock, selecting the tab shows nothing new to this widget: the dock says so.
+  if (!m_dockWatched)
+    for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+      if (auto* dock = qobject_cast<QDockWidget*>(p)) {
+        connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+          if (visible) ensureBuilt();
+        });
+        m_dockWatched = true;
+        break;
+      }
+  QWidget::showEvent(event);
 }
 
 void CompareView::rebuild() {
+  m_stale = false;
   auto lines = [](const QString& s) { return s.isEmpty() ? QStringList() : s.split(u'\n'); };
   const QStringList left = lines(m_input.noopt.source), right = lines(m_input.optimized.source);
   m_alignment = alignLines(left, right, ignoresWhitespace() ? LineCompare::IgnoreWhitespace : LineCompare::Exact);
@@ -200,12 +228,12 @@ void CompareView::updateHeader() {
   describe(m_input.noopt, m_rightTitle, m_rightDetails, tr("NOOPT"));
 }
 
-QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(m_leftTitle->text()).toPlainText(); }
+QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().m_leftTitle->text()).toPlainText(); }
 QString CompareView::speedupNote() const {
-  return m_speedupNote->isHidden() ? QString() : QTextDocumentFragment::fromHtml(m_speedupNote->text()).toPlainText();
+  return ensureBuilt().m_speedupNote->isHidden() ? QString() : QTextDocumentFragment::fromHtml(m_speedupNote->text()).toPlainText();
 }
 
-QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(m_rightTitle->text()).toPlainText(); }
+QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().m_rightTitle->text()).toPlainText(); }
 
 void CompareView::scrollToRow(int row) {
   // Put the row a few lines below the top so the context above a change stays visible.
@@ -218,6 +246,7 @@ void CompareView::scrollToRow(int row) {
 }
 
 void CompareView::nextChange() {
+  ensureBuilt();
   if (m_rows.hunkStarts.isEmpty()) return;
   const int current = m_left->verticalScrollBar()->value() + 3;
   for (int start : m_rows.hunkStarts) {
@@ -227,6 +256,7 @@ void CompareView::nextChange() {
 }
 
 void CompareView::previousChange() {
+  ensureBuilt();
   if (m_rows.hunkStarts.isEmpty()) return;
   const int current = m_left->verticalScrollBar()->value() + 3;
   for (auto it = m_rows.hunkStarts.crbegin(); it != m_rows.hunkStarts.crend(); ++it) {
