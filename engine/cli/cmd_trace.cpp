@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "cli/command.h"
+#include "exec/why_not.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "support/json.h"
@@ -44,6 +45,7 @@ struct Request {
   std::string chrome;
   std::string other;            // --diff B
   std::string search;           // --search TEXT
+  std::string node;             // --why: the node's index in the --graph listing, or a key prefix (%53c261)
 };
 
 int64_t parse_int(const std::string& s, const std::string& what) {
@@ -65,6 +67,10 @@ Request parse(const Args& args) {
       r.mode = a.substr(2);
       const char* names[] = {"CTX", "PASS", a == "--graph" ? "STEP" : "K"};
       for (const char* n : names) r.where.push_back(parse_int(take(i, a), cat(a, " ", n)));
+    } else if (a == "--why") {
+      r.mode = "why";
+      for (const char* n : {"CTX", "PASS", "STEP"}) r.where.push_back(parse_int(take(i, a), cat(a, " ", n)));
+      r.node = take(i, a);
     } else if (a == "--kernel") {
       r.mode = "kernel";
       r.kernel = take(i, a);
@@ -100,7 +106,7 @@ Request parse(const Args& args) {
     }
   }
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
+                                  " | --why CTX PASS STEP NODE | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
                                   " [--chrome OUT.json]");
   return r;
 }
@@ -234,6 +240,58 @@ int graph(TraceReader& r, const Request& req) {
   out.set("added", indices(ch.added));
   out.set("highlighted", indices(ch.highlighted));
   out.set("removed_keys", std::move(removed));
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+// The node of a step's graph that `spec` names: its index in print_graph's listing, or a key prefix.
+UOpPtr node_in(const UOpPtr& g, const std::string& spec) {
+  std::vector<const UOp*> order = g->toposort();
+  if (!spec.empty() && spec[0] == '%') {
+    const UOp* found = nullptr;
+    for (const UOp* u : order)
+      if (u->key().hex().rfind(spec.substr(1), 0) == 0) {
+        if (found && found != u) throw Error(cat("--why: key prefix ", spec, " names more than one node; give more digits"));
+        found = u;
+      }
+    if (!found) throw Error(cat("--why: no node of this step's graph has a key starting with ", spec.substr(1)));
+    return found->ptr();
+  }
+  int64_t i = parse_int(spec, "--why NODE");
+  if (i < 0 || i >= int64_t(order.size())) throw Error(cat("--why: the graph has nodes 0..", order.size() - 1, ", not ", i));
+  return order[size_t(i)]->ptr();
+}
+
+int why(TraceReader& r, const Request& req) {
+  TracePass p = r.pass_at(req.where[0], req.where[1]);
+  PassReplay replay(r, p.id);
+  UOpPtr node = node_in(replay.graph_at(req.where[2]), req.node);
+  WhyNotReport rep = why_not(r, p, node);
+  if (!req.json) {
+    std::cout << "# context " << p.context_id << " pass " << p.index << " '" << p.name << "' step " << req.where[2] << "\n"
+              << format_why_not(rep);
+    return 0;
+  }
+  json::Value rules = json::Value::array();
+  for (const RuleVerdict& v : rep.verdicts) {
+    json::Value o = json::Value::object();
+    o.set("rule", v.rule->name);
+    o.set("location", location(v.rule->location.file_name(), v.rule->location.line()));
+    o.set("verdict", std::string(verdict_name(v.kind)));
+    o.set("reason", v.reason);
+    if (v.replacement) o.set("replacement", uop_label(*v.replacement));
+    rules.push_back(std::move(o));
+  }
+  json::Value out = json::Value::object();
+  out.set("context", p.context_id);
+  out.set("pass", p.index);
+  out.set("name", p.name);
+  out.set("step", req.where[2]);
+  out.set("node", uop_label(*node));
+  out.set("key", node->key().hex());
+  out.set("rule_set", rep.rule_set);
+  out.set("callbacks_run", rep.callbacks_run);
+  out.set("rules", std::move(rules));
   std::cout << out.dump() << "\n";
   return 0;
 }
@@ -545,6 +603,7 @@ int search(TraceReader& r, const Request& req) {
 int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
+                 "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
                  "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT] [--json]\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
@@ -561,6 +620,7 @@ int run(const Args& args) {
   }
   if (req.mode == "graph") return graph(r, req);
   if (req.mode == "match") return match(r, req);
+  if (req.mode == "why") return why(r, req);
   if (req.mode == "kernel") return kernel(r, req);
   if (req.mode == "profile" || req.mode == "top") return profile(r, req);
   if (req.mode == "rules") return rules(r, req);

@@ -63,4 +63,6 @@ UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quie
   return stage.finish(expanded ? expanded : out);
 }
 
+const PatternMatcher& unroll_rule_set() { return unroll_rules(); }
+
 } // namespace loupe

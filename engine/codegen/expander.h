@@ -10,6 +10,8 @@
 
 namespace loupe {
 
+class PatternMatcher;
+
 struct ExpandAxes {
   std::set<const UOp*> upcast;  // RANGE placeholders of upcast output axes
   std::set<const UOp*> unroll;  // RANGE placeholders of unrolled reduce axes
@@ -33,5 +35,8 @@ struct VectorTarget;  // codegen/vectorizer.h
 // are built as vectors where they can be (codegen/lane_expansion.h).
 UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr,
                            const VectorTarget* vectors = nullptr);
+
+// The rule set of "unroll reduces", for explaining its rules (exec/pass_rules.h).
+const PatternMatcher& unroll_rule_set();
 
 } // namespace loupe

@@ -464,4 +464,6 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   return lowered;
 }
 
+const PatternMatcher& lowerer_rule_set() { return lowerer_rules(); }
+
 } // namespace loupe

@@ -12,6 +12,8 @@
 
 namespace loupe {
 
+class PatternMatcher;
+
 
 // Launch limits of a GPU target (0 = no limit); a CPU target (no locals) ignores them.
 struct LaunchLimits {
@@ -39,5 +41,8 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 
 // Identity element of a reduce op for a dtype (ADD 0, MUL 1, MAX the lowest value).
 UOpPtr reduce_identity(Ops op, DType dtype);
+
+// The lowerer's rule set, for explaining its rules (exec/pass_rules.h); its callbacks need the lowerer's state.
+const PatternMatcher& lowerer_rule_set();
 
 } // namespace loupe

@@ -27,8 +27,12 @@ PatternMatcher PatternMatcher::operator+(const PatternMatcher& o) const {
   return PatternMatcher(std::move(all));
 }
 
+const std::vector<int>& PatternMatcher::candidates(Ops op, DType dtype) const {
+  return by_op_[static_cast<size_t>(op)][static_cast<size_t>(std::countr_zero(dtype_class(dtype)))];
+}
+
 PatternMatcher::Result PatternMatcher::rewrite(const UOpPtr& u, void* ctx) const {
-  const auto& candidates = by_op_[static_cast<size_t>(u->op)][static_cast<size_t>(std::countr_zero(dtype_class(u->dtype)))];
+  const auto& candidates = this->candidates(u->op, u->dtype);
   if (candidates.empty()) return {};
   OpSet src_ops;
   for (const UOpPtr& s : u->src) src_ops.add(s->op);

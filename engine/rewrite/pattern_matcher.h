@@ -21,6 +21,8 @@ public:
   Result rewrite(const UOpPtr& u, void* ctx = nullptr) const;
 
   const std::vector<Rule>& rules() const { return rules_; }
+  // Indices into rules() of the rules tried on nodes of this op and dtype, in order.
+  const std::vector<int>& candidates(Ops op, DType dtype) const;
   PatternMatcher operator+(const PatternMatcher& o) const;
 
 private:

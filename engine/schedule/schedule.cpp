@@ -409,4 +409,7 @@ Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts) {
   return s.run(outputs);
 }
 
+const PatternMatcher& schedule_movement_rules() { return movement_to_views(); }
+const PatternMatcher& schedule_split_rules() { return split_big_reduces(); }
+
 } // namespace loupe

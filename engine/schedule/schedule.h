@@ -13,6 +13,8 @@
 
 namespace loupe {
 
+class PatternMatcher;
+
 struct ScheduleItem {
   UOpPtr ast;    // SINK(STORE(DEFINE_GLOBAL 0, VIEW, value)), or COPY (arg: the target
                  // device) copying bufs[1] into bufs[0]
@@ -35,5 +37,10 @@ struct ScheduleOptions {
 };
 
 Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts = {});
+
+// The scheduler's rule sets ("movement ops to views", "split big reduces"), for explaining their rules
+// (exec/pass_rules.h); their callbacks need the scheduler's state.
+const PatternMatcher& schedule_movement_rules();
+const PatternMatcher& schedule_split_rules();
 
 } // namespace loupe

@@ -138,6 +138,18 @@ private slots:
     QVERIFY(bad.err.contains("has matches 1.."));
   }
 
+  // --why: the node is found by index or key prefix; this trace's "simplify" ran test rules this build's
+  // symbolic rule set does not have, which the error says (tst_why_not checks verdicts on real traces).
+  void why_names_the_node_and_a_foreign_rule_set() {
+    Result r = cli({path_, "--why", "1", "0", "0", "0"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("another version of Loupe") && r.err.contains("mul_one"), qPrintable(r.err));
+    Result bad = cli({path_, "--why", "1", "0", "0", "999"});
+    QVERIFY2(bad.code == 1 && bad.err.contains("not 999"), qPrintable(bad.err));
+    Result key = cli({path_, "--why", "1", "0", "0", "%zz"});
+    QVERIFY2(key.code == 1 && key.err.contains("no node of this step's graph has a key starting with zz"), qPrintable(key.err));
+  }
+
   void kernel_shows_source_and_noopt_source() {
     Result r = cli({path_, "--kernel", "r_4_4"});
     QCOMPARE(r.code, 0);

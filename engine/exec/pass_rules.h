@@ -1,0 +1,29 @@
+// The rule set behind a recorded pass, found by the pass's name (as graph_rewrite's callers name
+// them), for "why didn't this rule fire?" (rewrite/match_explain.h). A name this build does not know,
+// or a pass whose recorded rewrites name rules its rule set lacks, is a trace from another version:
+// the reason says so.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rewrite/pattern_matcher.h"
+
+namespace loupe {
+
+struct PassRules {
+  const PatternMatcher* matcher = nullptr;
+  bool callbacks_runnable = false;  // its callbacks need no pass state (symbolic rule sets)
+  std::string rule_set;             // what it is, e.g. "symbolic"
+};
+
+// `device`: the kernel's device (the late rewrites depend on what its renderer computes natively).
+// `fired`: "name@file:line" of every rule the trace saw fire in this pass (picks between rule sets one
+// name may stand for, and detects traces of another version).
+std::optional<PassRules> pass_rules(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
+                                    std::string* why);
+
+// "name@file:line" of a rule, as pass_rules compares them.
+std::string rule_identity(const Rule& r);
+
+} // namespace loupe

@@ -1,0 +1,42 @@
+#include "exec/why_not.h"
+
+#include "exec/pass_rules.h"
+#include "ir/print.h"
+#include "support/error.h"
+#include "support/source_path.h"
+
+namespace loupe {
+
+WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node) {
+  WhyNotReport rep;
+  rep.pass_name = pass.name;
+  rep.node = node;
+  rep.device = "CPU";
+  for (const TraceKernel& k : reader.kernels())
+    if (k.context_id == pass.context_id) rep.device = k.device;
+  std::vector<std::string> fired;
+  for (const TraceMatch& m : reader.matches(pass.id))
+    fired.push_back(cat(m.rule_name, "@", repo_relative_path(m.rule_file), ":", m.rule_line));
+  std::string why;
+  std::optional<PassRules> rules = pass_rules(pass.name, rep.device, fired, &why);
+  if (!rules) throw Error(cat("cannot say why for pass ", pass.index, " ('", pass.name, "'): ", why));
+  rep.rule_set = rules->rule_set;
+  rep.callbacks_run = rules->callbacks_runnable;
+  rep.rules_in_set = rules->matcher->rules().size();
+  rep.verdicts = explain_rules(*rules->matcher, node, rules->callbacks_runnable);
+  return rep;
+}
+
+std::string format_why_not(const WhyNotReport& rep) {
+  std::string s = cat("node ", uop_label(*rep.node), "\npass '", rep.pass_name, "' (rule set ", rep.rule_set, ", ", rep.rules_in_set,
+                      " rules): ", rep.verdicts.size(), rep.verdicts.size() == 1 ? " rule" : " rules", " tried on ",
+                      op_name(rep.node->op), " nodes of this dtype", rep.callbacks_run ? "" : " (callbacks not re-run: they need the pass's state)",
+                      "\n");
+  for (const RuleVerdict& v : rep.verdicts)
+    s += cat("  ", verdict_name(v.kind), std::string(12 - std::min<size_t>(11, std::string(verdict_name(v.kind)).size()), ' '),
+             v.rule->name, "  ", repo_relative_path(v.rule->location.file_name()), ":", v.rule->location.line(), "\n      ", v.reason, "\n");
+  if (rep.verdicts.empty()) s += "  no rule of this set is indexed under this op and dtype\n";
+  return s;
+}
+
+} // namespace loupe
