@@ -7,24 +7,33 @@
 
 namespace loupe {
 
-WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node) {
-  WhyNotReport rep;
-  rep.pass_name = pass.name;
-  rep.node = node;
-  rep.device = "CPU";
-  for (const TraceKernel& k : reader.kernels())
-    if (k.context_id == pass.context_id) rep.device = k.device;
+std::vector<std::string> fired_rules(const std::vector<TraceMatch>& matches) {
   std::vector<std::string> fired;
-  for (const TraceMatch& m : reader.matches(pass.id))
-    fired.push_back(cat(m.rule_name, "@", repo_relative_path(m.rule_file), ":", m.rule_line));
+  for (const TraceMatch& m : matches) fired.push_back(cat(m.rule_name, "@", repo_relative_path(m.rule_file), ":", m.rule_line));
+  return fired;
+}
+
+WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
+                     const UOpPtr& node) {
+  WhyNotReport rep;
+  rep.pass_name = pass_name;
+  rep.node = node;
+  rep.device = device;
   std::string why;
-  std::optional<PassRules> rules = pass_rules(pass.name, rep.device, fired, &why);
-  if (!rules) throw Error(cat("cannot say why for pass ", pass.index, " ('", pass.name, "'): ", why));
+  std::optional<PassRules> rules = pass_rules(pass_name, device, fired, &why);
+  if (!rules) throw Error(cat("cannot say why for pass '", pass_name, "': ", why));
   rep.rule_set = rules->rule_set;
   rep.callbacks_run = rules->callbacks_runnable;
   rep.rules_in_set = rules->matcher->rules().size();
   rep.verdicts = explain_rules(*rules->matcher, node, rules->callbacks_runnable);
   return rep;
+}
+
+WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node) {
+  std::string device = "CPU";
+  for (const TraceKernel& k : reader.kernels())
+    if (k.context_id == pass.context_id) device = k.device;
+  return why_not(pass.name, device, fired_rules(reader.matches(pass.id)), node);
 }
 
 std::string format_why_not(const WhyNotReport& rep) {

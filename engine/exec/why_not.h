@@ -18,8 +18,13 @@ struct WhyNotReport {
 };
 
 // Throws loupe::Error saying why when the pass's rule set cannot be rebuilt (another version's trace,
-// a pass that is no rewrite).
+// a pass that is no rewrite). `fired`: "name@file:line" of the rules the pass's recorded rewrites
+// name (fired_rules); `device`: the kernel's.
+WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
+                     const UOpPtr& node);
+// The same for a pass of a trace (its kernel's device and recorded rewrites read from it).
 WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node);
+std::vector<std::string> fired_rules(const std::vector<TraceMatch>& matches);
 
 // The report as text, one rule per line with its verdict and file:line.
 std::string format_why_not(const WhyNotReport& report);

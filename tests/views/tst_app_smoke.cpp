@@ -47,6 +47,7 @@
 #include "memory/memorypanel.h"
 #include "app/docksizes.h"
 #include "app/mainwindow.h"
+#include "panels/whynotpanel.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/tracebrowserpanel.h"
@@ -234,10 +235,36 @@ private Q_SLOTS:
         saveShot(&w, QStringLiteral("main-stepping"));
         QTabWidget* tabs = w.rewriteDetail()->tabs();
         const int shown = tabs->currentIndex();
-        tabs->setCurrentIndex(tabs->count() - 1);
+        for (int t = 0; t < tabs->count(); t++)
+          if (tabs->tabText(t) == QStringLiteral("Rule")) tabs->setCurrentIndex(t);
         QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Rule"));
         saveShot(&w, QStringLiteral("main-rule-text"));
         tabs->setCurrentIndex(shown);
+      }
+      if (i == 7) {
+        // Why not?: at the step before, on the node this step's rule replaced, the recorded rule fires
+        // (or, for a rule set whose callbacks need the pass's state, its pattern matches)
+        const std::string rule = st.match->rule_name;
+        const loupe::UOpPtr replaced = st.changes.before;
+        QVERIFY(replaced);
+        s->selectPass(st.pass, st.step - 1);
+        QVERIFY(s->waitForStep());
+        s->selectNode(replaced);
+        QTabWidget* tabs = w.rewriteDetail()->tabs();
+        const int shown = tabs->currentIndex();
+        tabs->setCurrentWidget(w.rewriteDetail()->whyNot());
+        const auto rows = w.rewriteDetail()->whyNot()->rows();
+        QVERIFY2(!rows.isEmpty(), qPrintable(w.rewriteDetail()->whyNot()->text()));
+        QString first;
+        for (const auto& [verdict, name] : rows)
+          if (first.isEmpty() && (verdict == QStringLiteral("fires") || verdict == QStringLiteral("matches"))) first = name;
+        QVERIFY2(first == QString::fromStdString(rule), qPrintable(w.rewriteDetail()->whyNot()->text()));
+        QVERIFY(w.rewriteDetail()->whyNot()->text().contains(QString::fromStdString(rule)));
+        QVERIFY(w.rewriteDetail()->whyNot()->shownNode() == replaced);
+        saveShot(&w, QStringLiteral("main-why-not"));
+        tabs->setCurrentIndex(shown);
+        s->selectPass(expected[size_t(i)].first, expected[size_t(i)].second);
+        QVERIFY(s->waitForStep());
       }
     }
     QCoreApplication::processEvents();

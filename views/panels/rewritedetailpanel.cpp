@@ -12,6 +12,7 @@
 
 #include "ir/print.h"
 #include "panels/kernelnamedelegate.h"
+#include "panels/whynotpanel.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
 #include "trace/uop_diff.h"
@@ -137,6 +138,9 @@ RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWid
   tabs_->addTab(diff_, tr("Diff"));
   tabs_->addTab(split, tr("Before / After"));
   tabs_->addTab(rule_, tr("Rule"));
+  whyNot_ = new WhyNotPanel(session_, this);
+  tabs_->addTab(whyNot_, tr("Why not?"));
+  tabs_->setTabToolTip(tabs_->indexOf(whyNot_), tr("The rules the pass tries on the selected node, and where each one stopped matching"));
   // "rule at file:line" opens the rule's text, as the trace recorded it.
   connect(where_, &QLabel::linkActivated, this, [this] { tabs_->setCurrentWidget(rule_); });
   auto* lay = new QVBoxLayout(this);
@@ -192,7 +196,7 @@ void RewriteDetailPanel::refresh() {
     diff_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     diff_->setPlainText(st.steps > 0 ? tr("Step 0 is the graph the pass started from: no rule has fired yet.")
                                       : tr("No rule matched in this pass: the graph went through unchanged."));
-    tabs_->setCurrentIndex(st.steps > 0 ? 0 : 1);
+    if (tabs_->currentWidget() != whyNot_) tabs_->setCurrentIndex(st.steps > 0 ? 0 : 1);
     return;
   }
   const loupe::TraceMatch& m = *st.match;

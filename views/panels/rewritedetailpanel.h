@@ -14,6 +14,7 @@ class QTabWidget;
 namespace loupe::views {
 
 class Session;
+class WhyNotPanel;
 
 // An indented tree of a node's sources ("├─[0] MUL int32"), depth- and line-limited; a node met a
 // second time is shown once and then referred to.
@@ -30,6 +31,7 @@ public:
   QString diffText() const;
   QString ruleText() const;  // the rule's text as the trace recorded it
   QTabWidget* tabs() const { return tabs_; }
+  WhyNotPanel* whyNot() const { return whyNot_; }
 
 private:
   void refresh();
@@ -42,6 +44,7 @@ private:
   QPlainTextEdit* before_;
   QPlainTextEdit* after_;
   QPlainTextEdit* rule_;
+  WhyNotPanel* whyNot_;
 };
 
 } // namespace loupe::views

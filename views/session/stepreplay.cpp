@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "exec/why_not.h"
 #include "graph/uopgraphadapter.h"
 #include "session/tracesnapshot.h"
 
@@ -22,6 +23,7 @@ StepInfo StepReplayer::rebuild(const TraceSnapshot& trace, int64_t passId, int64
     st.step = std::clamp<int64_t>(step, 0, st.steps);
     st.changes = replay_->changes_at(st.step);
     st.graph = replay_->graph_at(st.step);
+    st.firedRules = loupe::fired_rules(replay_->matches());
     ReplayedStep drawn;
     drawn.pass = p;
     drawn.step = st.step;

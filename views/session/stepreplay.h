@@ -24,6 +24,7 @@ struct StepInfo {
   loupe::UOpPtr graph;                       // graph at step (null when unavailable)
   loupe::StepChanges changes;
   std::shared_ptr<const GraphModel> model;   // what the Graph panel draws (with graph)
+  std::vector<std::string> firedRules;       // "name@file:line" of every recorded rewrite of the pass (why-not)
   QString error;                             // why the graph could not be rebuilt
   bool valid() const { return graph != nullptr; }
 };
