@@ -36,6 +36,7 @@
 #include "panels/sessionprofilepanel.h"
 #include "panels/shapepanel.h"
 #include "panels/rewritedetailpanel.h"
+#include "panels/whynotpanel.h"
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/searchpanel.h"
@@ -247,6 +248,12 @@ void MainWindow::buildActions() {
     search_->field()->setFocus();
     search_->field()->selectAll();
   });
+  whyNotAct_ = make(tr("&Why Didn't a Rule Fire?"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W), [this] {
+    QDockWidget* d = dock(QStringLiteral("rewriteDetailDock"));
+    d->show();
+    d->raise();
+    detail_->tabs()->setCurrentWidget(detail_->whyNot());
+  });
   graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
   runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
@@ -291,6 +298,8 @@ void MainWindow::buildMenus() {
   nav->addAction(findAct_);
   nav->addAction(findTraceAct_);
   nav->addAction(fitAct_);
+  nav->addSeparator();
+  nav->addAction(whyNotAct_);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();

@@ -122,6 +122,7 @@ private:
 
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
+  QAction* whyNotAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   QLabel* position_;
