@@ -36,6 +36,7 @@
 #include "panels/sessionprofilepanel.h"
 #include "panels/shapepanel.h"
 #include "panels/rewritedetailpanel.h"
+#include "panels/rundiffpanel.h"
 #include "panels/whynotpanel.h"
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
@@ -168,6 +169,7 @@ void MainWindow::buildPanels() {
   shape_ = new ShapePanel(session_, this);
   script_ = new ScriptPanel(session_, this);
   search_ = new SearchPanel(session_, this);
+  runDiff_ = new RunDiffPanel(session_, this);
 
   // Pass stepping skips the passes the browser hides.
   session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
@@ -183,6 +185,7 @@ void MainWindow::buildPanels() {
   addPanelDock(shape_, tr("ShapeTracker"), QStringLiteral("shapeDock"), Qt::BottomDockWidgetArea);
   addPanelDock(rules_, tr("Rule profiler"), QStringLiteral("ruleProfilerDock"), Qt::BottomDockWidgetArea);
   addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(runDiff_, tr("Run diff"), QStringLiteral("runDiffDock"), Qt::BottomDockWidgetArea);
 
   // A kernel's line of the user's program (Code panel header) -> that line in the Script panel.
   connect(code_, &KernelCodePanel::sourceLineActivated, this, [this](const QString& file, int line) {
@@ -219,6 +222,10 @@ void MainWindow::buildActions() {
     return a;
   };
   openAct_ = make(tr("&Open Trace…"), QKeySequence::Open, [this] { openDialog(); });
+  compareRunsAct_ = make(tr("Compare With &Trace…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare With Trace"), QString(), tr("Loupe traces (*.loupe);;All files (*)"));
+    if (!path.isEmpty()) compareWithTrace(path);
+  });
   // Ctrl+R, not QKeySequence::Refresh: on Linux that is also F5, which runs the script
   reloadAct_ = make(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { session_->reload(); });
   closeAct_ = make(tr("&Close Trace"), QKeySequence::Close, [this] { session_->close(); });
@@ -286,6 +293,7 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(reloadAct_);
   file->addAction(closeAct_);
+  file->addAction(compareRunsAct_);
   file->addSeparator();
   file->addAction(exportSvgAct_);
   file->addAction(exportPngAct_);
@@ -351,7 +359,7 @@ void MainWindow::resetLayout() {
   splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
   QDockWidget* first = dock(QStringLiteral("codeDock"));
   addDockWidget(Qt::BottomDockWidgetArea, first);
-  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock"})
+  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
   // Only now, with the bottom docks tabbed: a tab bar made while they stand side by side would fix
@@ -434,6 +442,13 @@ void MainWindow::openFile(const QString& path) {
     return;
   }
   session_->open(path);
+}
+
+void MainWindow::compareWithTrace(const QString& path) {
+  QDockWidget* d = dock(QStringLiteral("runDiffDock"));
+  d->show();
+  d->raise();
+  runDiff_->compareWith(path);
 }
 
 void MainWindow::openDialog() {

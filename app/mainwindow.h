@@ -32,6 +32,7 @@ class KernelCodePanel;
 class KernelComparePanel;
 class RewriteDetailPanel;
 class RuleProfilerPanel;
+class RunDiffPanel;
 class ScriptPanel;
 class SearchPanel;
 class Session;
@@ -48,6 +49,9 @@ public:
   GraphPanel* graphPanel() const { return graph_; }
   TraceBrowserPanel* traceBrowser() const { return browser_; }
   RewriteDetailPanel* rewriteDetail() const { return detail_; }
+  RunDiffPanel* runDiff() const { return runDiff_; }
+  // File > Compare With Trace: the open trace against another run, in the Run diff panel.
+  void compareWithTrace(const QString& path);
   InspectorPanel* inspector() const { return inspector_; }
   RuleProfilerPanel* ruleProfiler() const { return rules_; }
   KernelCodePanel* codePanel() const { return code_; }
@@ -116,6 +120,7 @@ private:
   MemoryPanel* memory_;
   ShapePanel* shape_;
   ScriptPanel* script_;
+  RunDiffPanel* runDiff_;
   SearchPanel* search_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
@@ -123,6 +128,7 @@ private:
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
   QAction* whyNotAct_;
+  QAction* compareRunsAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   QLabel* position_;
