@@ -30,6 +30,7 @@
 #include "graph/graphpanel.h"
 #include "panels/apppalette.h"
 #include "panels/inspectorpanel.h"
+#include "panels/beampanel.h"
 #include "panels/codepanel.h"
 #include "panels/comparepanel.h"
 #include "panels/sessiongraphpanel.h"
@@ -170,6 +171,7 @@ void MainWindow::buildPanels() {
   script_ = new ScriptPanel(session_, this);
   search_ = new SearchPanel(session_, this);
   runDiff_ = new RunDiffPanel(session_, this);
+  beam_ = new BeamPanel(session_, this);
 
   // Pass stepping skips the passes the browser hides.
   session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
@@ -186,6 +188,7 @@ void MainWindow::buildPanels() {
   addPanelDock(rules_, tr("Rule profiler"), QStringLiteral("ruleProfilerDock"), Qt::BottomDockWidgetArea);
   addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
   addPanelDock(runDiff_, tr("Run diff"), QStringLiteral("runDiffDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(beam_, tr("BEAM"), QStringLiteral("beamDock"), Qt::BottomDockWidgetArea);
 
   // A kernel's line of the user's program (Code panel header) -> that line in the Script panel.
   connect(code_, &KernelCodePanel::sourceLineActivated, this, [this](const QString& file, int line) {
@@ -359,7 +362,7 @@ void MainWindow::resetLayout() {
   splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
   QDockWidget* first = dock(QStringLiteral("codeDock"));
   addDockWidget(Qt::BottomDockWidgetArea, first);
-  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock"})
+  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock", "beamDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
   // Only now, with the bottom docks tabbed: a tab bar made while they stand side by side would fix

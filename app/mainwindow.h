@@ -27,6 +27,7 @@ class ProfileView;
 
 namespace loupe::views {
 
+class BeamPanel;
 class InspectorPanel;
 class KernelCodePanel;
 class KernelComparePanel;
@@ -50,6 +51,7 @@ public:
   TraceBrowserPanel* traceBrowser() const { return browser_; }
   RewriteDetailPanel* rewriteDetail() const { return detail_; }
   RunDiffPanel* runDiff() const { return runDiff_; }
+  BeamPanel* beamPanel() const { return beam_; }
   // File > Compare With Trace: the open trace against another run, in the Run diff panel.
   void compareWithTrace(const QString& path);
   InspectorPanel* inspector() const { return inspector_; }
@@ -121,6 +123,7 @@ private:
   ShapePanel* shape_;
   ScriptPanel* script_;
   RunDiffPanel* runDiff_;
+  BeamPanel* beam_;
   SearchPanel* search_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;

@@ -11,6 +11,7 @@
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <string>
@@ -373,6 +374,20 @@ int kernel(TraceReader& r, const Request& req) {
         bufs.push_back(std::move(bo));
       }
       o.set("buffers", std::move(bufs));
+      json::Value beam = json::Value::array();
+      for (const BeamCandidate& c : k.beam) {
+        json::Value bo = json::Value::object();
+        bo.set("round", int64_t(c.round));
+        json::Value opts = json::Value::array();
+        for (const std::string& o : c.opts) opts.push_back(o);
+        bo.set("opts", std::move(opts));
+        if (std::isfinite(c.seconds) && c.seconds >= 0) bo.set("seconds", c.seconds);
+        bo.set("wall_seconds", c.wall_seconds);
+        bo.set("status", c.status);
+        bo.set("chosen", c.chosen);
+        beam.push_back(std::move(bo));
+      }
+      o.set("beam", std::move(beam));
       all.push_back(std::move(o));
       continue;
     }
@@ -384,6 +399,17 @@ int kernel(TraceReader& r, const Request& req) {
               << k.lds << " bytes loaded/stored, " << k.mem << " bytes of unique memory\n";
     for (const BufferAccess& b : k.buffers)
       std::cout << "  buffer " << b.index << " " << b.name << " (" << b.access << ", " << b.dtype << "): " << b.st_text << "\n";
+    if (!k.beam.empty()) {
+      std::cout << "  BEAM: " << k.beam.size() << " candidates (* chosen)\n";
+      for (const BeamCandidate& c : k.beam) {
+        std::string opts;
+        for (const std::string& o : c.opts) opts += (opts.empty() ? "" : ", ") + o;
+        const bool timed = std::isfinite(c.seconds) && c.seconds >= 0;
+        std::cout << (c.chosen ? "  * " : "    ") << "round " << c.round << "  "
+                  << (timed ? cat(c.seconds * 1e6, " us") : std::string("-")) << "  (" << c.wall_seconds * 1e3 << " ms to build and time)  "
+                  << (opts.empty() ? "no opts" : opts) << (c.status == "timed" ? "" : "  [" + c.status + "]") << "\n";
+      }
+    }
     for (const char* variant : {"opt", "noopt"})
       for (const KernelSource& s : k.sources) {
         if (s.variant != variant) continue;

@@ -136,18 +136,31 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   auto t0 = std::chrono::steady_clock::now();
   ListenersPaused quiet;  // candidates stay out of the trace; the chosen plan is recorded as usual
   std::set<std::string> seen;
+  int round = 0;
   auto time_kernel = [&](const Kernel& k) {
     check_interrupt();
+    auto c0 = std::chrono::steady_clock::now();
+    BeamCandidate tried;
+    tried.round = round;
+    for (const Opt& o : k.applied_opts()) tried.opts.push_back(o.str());
+    auto done = [&](double seconds, std::string status) {
+      tried.seconds = seconds;
+      tried.status = std::move(status);
+      tried.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+      result.tried.push_back(std::move(tried));
+      return seconds;
+    };
     KernelPlan plan;
     try {
       plan = plan_from_kernel(k, ast, renderer);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Interrupt) throw;
-      return std::numeric_limits<double>::infinity();
+      return done(std::numeric_limits<double>::infinity(), cat("failed: ", e.what()));
     }
-    if (!seen.insert(plan.rendered.source).second) return -1.0;  // the same code as another candidate
+    if (!seen.insert(plan.rendered.source).second) return done(-1.0, "same source as an earlier candidate");
     result.candidates++;
-    return time_candidate(plan.rendered);
+    double s = time_candidate(plan.rendered);
+    return done(s, std::isfinite(s) ? "timed" : "failed to compile or run");
   };
   Kernel start = kernel_for(ast, renderer);
   double start_time = time_kernel(start);
@@ -161,6 +174,7 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   width = std::max(width, 1);
   for (;;) {
     result.rounds++;
+    round = result.rounds;
     std::vector<Candidate> timed;
     for (const Candidate& c : beam)
       for (Kernel& next : neighbours(c.kernel)) {
@@ -177,6 +191,13 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   }
   result.opts = beam[0].kernel.applied_opts();
   result.seconds = beam[0].seconds;
+  std::vector<std::string> chosen;
+  for (const Opt& o : result.opts) chosen.push_back(o.str());
+  for (BeamCandidate& c : result.tried)
+    if (c.status == "timed" && c.opts == chosen) {
+      c.chosen = true;
+      break;
+    }
   result.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CompileCache& cache = CompileCache::global();
   if (cache.enabled()) cache.put("beam", key, encode(result.opts));

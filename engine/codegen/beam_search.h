@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/kernel.h"
+#include "observe/records.h"
 #include "render/renderer.h"
 
 namespace loupe {
@@ -27,6 +28,7 @@ struct BeamResult {
   double seconds = 0;        // the chosen kernel's time
   double start_seconds = 0;  // the kernel without opts
   double search_seconds = 0; // wall time of the whole search
+  std::vector<BeamCandidate> tried;  // every candidate, in the order timed (empty when cached)
 };
 
 // The actions BEAM tries (tinygrad's list; LOCAL/GROUP only matter on targets with local threads).

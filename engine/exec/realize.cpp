@@ -37,6 +37,7 @@ struct CompiledKernel {
   std::shared_ptr<Program> program;
   int64_t trace_kernel_id = -1;
   bool noopt_compared = false;  // COMPARE_NOOPT: its NOOPT version was timed
+  std::vector<BeamCandidate> beam;  // BEAM's candidates (a search that ran, not a cached choice)
 };
 
 std::mutex cache_mutex;
@@ -73,6 +74,7 @@ void record_kernel(ExecutionObserver& observer, CompiledKernel& ck, const std::s
   rec.flops = ck.plan.estimates.ops;
   rec.lds = ck.plan.estimates.lds;
   rec.mem = ck.plan.estimates.mem;
+  rec.beam = ck.beam;
   ck.trace_kernel_id = observer.record_kernel(rec);
 }
 
@@ -111,9 +113,10 @@ CandidateTimer beam_timer(const ScheduleItem& item, Device& dev, double& best) {
   };
 }
 
-KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width) {
+KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width, std::vector<BeamCandidate>* tried) {
   double best = std::numeric_limits<double>::infinity();
   BeamResult r = beam_search(item.ast, dev.renderer(), dev.name(), width, beam_timer(item, dev, best));
+  *tried = r.tried;
   KernelPlan plan = plan_kernel(item.ast, dev.renderer(), r.opts);
   if (options().debug >= 2 && !r.cached) {
     // what the search bought over the hand-coded heuristics (timed the same way)
@@ -151,7 +154,7 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
       name = Kernel(item.ast).base_name();
     }
     ObservedContext ctx("kernel", name);
-    ck->plan = beam > 0 ? plan_with_beam(item, dev, beam) : plan_kernel(item.ast, dev.renderer(), noopt);
+    ck->plan = beam > 0 ? plan_with_beam(item, dev, beam, &ck->beam) : plan_kernel(item.ast, dev.renderer(), noopt);
     ExecutionObserver* observer = execution_observer();
     if (observer || options().compare_noopt) plan_noopt(*ck, dev);
     if (observer) record_kernel(*observer, *ck, dev.name(), item);

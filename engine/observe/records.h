@@ -35,6 +35,19 @@ struct BufferAccess {
   }
 };
 
+// One kernel BEAM timed while searching a kernel's opts: its opts, the round it came in (0: the kernel
+// without opts and the hand-coded one), its best run, the wall time of rendering, compiling and timing
+// it, and what happened ("timed", "same source as an earlier candidate", "failed: ..."); the one
+// chosen is marked.
+struct BeamCandidate {
+  std::vector<std::string> opts;
+  int round = 0;
+  double seconds = 0;       // best run; +infinity when it failed
+  double wall_seconds = 0;
+  std::string status;
+  bool chosen = false;
+};
+
 struct KernelRecord {
   std::string name;                       // e.g. "r_16_16_4" (plain, no colour codes)
   std::string device;                     // e.g. "CPU"
@@ -55,6 +68,7 @@ struct KernelRecord {
   // The scheduled AST's key (before any opt): the same kernel has the same key in any run, whatever
   // its opts, backend or name ("" when unknown).
   std::string ast_key;
+  std::vector<BeamCandidate> beam;        // BEAM's candidates, when a search ran for this kernel
 };
 
 // The memory planner's choice for one buffer used only inside a captured step: the allocation it

@@ -89,6 +89,11 @@ const std::vector<Table>& tables() {
       {"rule_sources",
        "CREATE TABLE rule_sources(rule_id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
        {"rule_id", "text"}, true},
+      {"beam_candidates",
+       "CREATE TABLE beam_candidates(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, round INTEGER NOT NULL,"
+       " opts TEXT NOT NULL, seconds REAL, wall_seconds REAL NOT NULL, status TEXT NOT NULL, chosen INTEGER NOT NULL,"
+       " PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
+       {"kernel_id", "idx", "round", "opts", "seconds", "wall_seconds", "status", "chosen"}, true},
       {"memory_plan",
        "CREATE TABLE memory_plan(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, shared INTEGER NOT NULL,"
        " first_kernel INTEGER NOT NULL, last_kernel INTEGER NOT NULL)",

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <unordered_map>
 
 #include "support/error.h"
@@ -146,6 +147,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
+  has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
@@ -481,6 +483,25 @@ TraceKernel TraceReader::kernel(int64_t id) {
     Query prov(cached("SELECT op, file, line, function FROM kernel_provenance WHERE kernel_id = ? ORDER BY idx"));
     prov.bind(1, id);
     while (prov.step()) k.provenance.push_back({prov.text(0), prov.text(1), int(prov.int64(2)), prov.text(3)});
+  }
+  if (has_beam_) {
+    Query beam(cached("SELECT round, opts, seconds, wall_seconds, status, chosen FROM beam_candidates WHERE kernel_id = ? ORDER BY idx"));
+    beam.bind(1, id);
+    while (beam.step()) {
+      BeamCandidate c;
+      c.round = int(beam.int64(0));
+      try {
+        const json::Value opts = json::parse(beam.text(1));
+        for (const json::Value& v : opts.as_array("opts")) c.opts.push_back(v.as_string("an opt"));
+      } catch (const Error& e) {
+        bad(cat("table beam_candidates, kernel ", id), e.what());
+      }
+      c.seconds = beam.is_null(2) ? std::numeric_limits<double>::infinity() : beam.real(2);
+      c.wall_seconds = beam.real(3);
+      c.status = beam.text(4);
+      c.chosen = beam.int64(5) != 0;
+      k.beam.push_back(std::move(c));
+    }
   }
   return k;
 }

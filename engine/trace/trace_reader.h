@@ -70,6 +70,7 @@ struct TraceKernel {
   std::vector<std::string> axis_kinds;  // KernelRecord::axis_kinds (empty in older traces)
   bool dont_use_locals = false;
   std::string ast_key;  // KernelRecord::ast_key ("" in older traces)
+  std::vector<BeamCandidate> beam;  // BEAM's candidates, in the order timed (kernel(id) only; empty without a search)
   const KernelSource* source(const std::string& variant, const std::string& backend = "") const;
 };
 
@@ -146,7 +147,8 @@ public:
   SqliteDb& db() { return *db_; }
 
 private:
-  bool has_provenance_ = false;  // kernel_provenance (optional: traces from before it have none)
+  bool has_provenance_ = false;
+  bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).
   std::vector<TraceKernel> read_kernels(int64_t only);
   bool has_info_ = false;        // kernel_info (optional, as above)

@@ -1,5 +1,6 @@
 #include "trace/trace_writer.h"
 
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -72,6 +73,8 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT OR REPLACE INTO kernel_buffers(kernel_id, idx, name, access, dtype, st, st_kind, st_code)"
       " VALUES (?,?,?,?,?,?,?,?)");
   ins_info_ = db.prepare("INSERT OR REPLACE INTO kernel_info(kernel_id, axis_kinds, dont_use_locals, ast_key) VALUES (?,?,?,?)");
+  ins_beam_ = db.prepare(
+      "INSERT INTO beam_candidates(kernel_id, idx, round, opts, seconds, wall_seconds, status, chosen) VALUES (?,?,?,?,?,?,?,?)");
   ins_provenance_ = db.prepare(
       "INSERT OR REPLACE INTO kernel_provenance(kernel_id, idx, op, file, line, function) VALUES (?,?,?,?,?,?)");
   ins_profile_ = db.prepare(
@@ -457,6 +460,13 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
       for (size_t i = 0; i < k.provenance.size(); i++) {
         const Metadata& m = k.provenance[i];
         ins_provenance_.bind(1, id).bind(2, int64_t(i)).bind(3, m.op).bind(4, m.file).bind(5, int64_t(m.line)).bind(6, m.function).run();
+      }
+      for (size_t i = 0; i < k.beam.size(); i++) {
+        const BeamCandidate& c = k.beam[i];
+        ins_beam_.bind(1, id).bind(2, int64_t(i)).bind(3, int64_t(c.round)).bind(4, strings_json(c.opts));
+        if (std::isfinite(c.seconds) && c.seconds >= 0) ins_beam_.bind(5, c.seconds);
+        else ins_beam_.bind_null(5);
+        ins_beam_.bind(6, c.wall_seconds).bind(7, c.status).bind(8, int64_t(c.chosen)).run();
       }
     });
     request_commit();

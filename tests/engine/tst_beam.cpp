@@ -96,6 +96,26 @@ private Q_SLOTS:
     QVERIFY(!r.cached);
     QVERIFY(r.candidates > 1 && timed == r.candidates);
     QVERIFY(r.seconds <= r.start_seconds);
+    // every candidate as data: the timed ones are the timer's calls, one is chosen, and it is the fastest
+    int timedRows = 0, chosen = 0;
+    double fastest = 1e300;
+    for (const BeamCandidate& c : r.tried) {
+      timedRows += c.status == "timed";
+      if (c.status == "timed") fastest = std::min(fastest, c.seconds);
+      QVERIFY(c.status == "timed" || c.status == "same source as an earlier candidate" || c.status.rfind("failed", 0) == 0);
+      QVERIFY(c.wall_seconds >= 0 && c.round >= 0 && c.round <= r.rounds);
+      if (c.chosen) {
+        chosen++;
+        QCOMPARE(c.seconds, r.seconds);
+        std::vector<std::string> want;
+        for (const Opt& o : r.opts) want.push_back(o.str());
+        QVERIFY(c.opts == want);
+      }
+    }
+    QCOMPARE(timedRows, r.candidates);
+    QCOMPARE(chosen, 1);
+    QCOMPARE(r.seconds, fastest);
+    QVERIFY(r.tried.front().round == 0 && r.tried.front().opts.empty());  // the kernel without opts first
     // the opts apply to a fresh kernel and plan to code
     KernelPlan plan = plan_kernel(ast, dev.renderer(), r.opts);
     QCOMPARE(plan.applied_opts.size(), r.opts.size());
@@ -107,6 +127,7 @@ private Q_SLOTS:
     timed = 0;
     BeamResult again = beam_search(ast, dev.renderer(), "TESTDEV", 2, by_size);
     QVERIFY(again.cached);
+    QVERIFY(again.tried.empty());
     QCOMPARE(timed, 0);
     QCOMPARE(beam_searches_run(), searches);
     QVERIFY(again.opts == r.opts);
@@ -131,6 +152,7 @@ private Q_SLOTS:
     QVERIFY(!r.cached);
     QVERIFY(failed > 0);
     QVERIFY(r.opts.empty());
+    QVERIFY(std::count_if(r.tried.begin(), r.tried.end(), [](const BeamCandidate& c) { return c.status == "failed to compile or run"; }) == failed);
     QCOMPARE(r.seconds, 1e-3);
   }
 
