@@ -262,6 +262,19 @@ private Q_SLOTS:
         QVERIFY(w.rewriteDetail()->whyNot()->text().contains(QString::fromStdString(rule)));
         QVERIFY(w.rewriteDetail()->whyNot()->shownNode() == replaced);
         saveShot(&w, QStringLiteral("main-why-not"));
+        // and on a symbolic pass, whose callbacks are re-run: verdicts with their reasons
+        for (const TracePass& sp : t.passes)
+          if (sp.name == "symbolic after lowering" && sp.match_count > 0) {
+            s->selectPass(sp.id, 1);
+            QVERIFY(s->waitForStep());
+            const loupe::UOpPtr simplified = s->currentStep().changes.before;
+            s->selectPass(sp.id, 0);
+            QVERIFY(s->waitForStep());
+            s->selectNode(simplified);
+            QVERIFY(w.rewriteDetail()->whyNot()->text().contains(QStringLiteral("fires")));
+            saveShot(&w, QStringLiteral("main-why-not-symbolic"));
+            break;
+          }
         tabs->setCurrentIndex(shown);
         s->selectPass(expected[size_t(i)].first, expected[size_t(i)].second);
         QVERIFY(s->waitForStep());
