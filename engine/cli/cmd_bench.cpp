@@ -23,6 +23,13 @@ std::vector<std::string> split_names(const std::string& s) {
 }
 
 int bench_main(const Args& args) {
+  if (has_flag(args, "--help") || has_flag(args, "-h")) {
+    std::cout << "usage: loupe-cli bench [--device D] [--only NAME[,NAME...]] [--runs N] [--steps N] [--no-machine] [--quiet] [--json]\n"
+                 "  the machine's peaks (FP32 FMA, copy bandwidth; on CUDA the tensor cores too), then each workload optimized\n"
+                 "  and NOOPT (best of --runs), the compile pipeline's cost, and train_step_jit (--steps training steps plain\n"
+                 "  and through TinyJit; on CUDA also kernel by kernel)\n";
+    return 0;
+  }
   static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--steps", "--no-machine", "--quiet"};
   for (const std::string& a : args) {
     bool ok = false;
