@@ -7,10 +7,12 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "profile/compilespans.h"
 #include "profile/kerneltablemodel.h"
 #include "profile/profileview.h"
 #include "profile/rooflinewidget.h"
 #include "profile/timelinewidget.h"
+#include "screenshots.h"
 #include "tst_profile_samples.h"
 
 namespace {
@@ -309,6 +311,42 @@ private Q_SLOTS:
       const QPointF c = tl.runCentre(run);
       if (!c.isNull()) QCOMPARE(data->kernelOfRun(tl.runAt(c)), data->kernelOfRun(run));
     }
+  }
+
+  // The compiler's work gets the top row (above TinyJit's): a span per schedule or kernel planning,
+  // found where it is drawn, with its passes in the tooltip; runs keep their places below.
+  void timelineShowsCompileSpans() {
+    ProfileInput in = sampleProfile();
+    const qint64 first = in.runs.front().startNs;
+    in.compileSpans << CompileSpan{QStringLiteral("schedule"), QStringLiteral("schedule"), first - 1000, 300, 4, 25, QStringLiteral("movement ops to views"), 200}
+                    << CompileSpan{QStringLiteral("r_16_16"), QStringLiteral("kernel"), first - 600, 500, 12, 40, QStringLiteral("lowerer"), 150};
+    in.jitCalls << JitCall{false, QStringLiteral("TinyJit replay 1: 3 kernels"), QStringLiteral("CPU"), first + 10, 50, 3, 0, 0};
+    auto data = ProfileData::build(in);
+    QCOMPARE(data->startNs(), first - 1000);  // the span covers the compiles before the first run
+    TimelineWidget tl;
+    tl.resize(1000, 240);
+    tl.setData(data);
+    tl.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tl));
+    ProfileInput jitOnly = sampleProfile();
+    jitOnly.jitCalls = in.jitCalls;
+    TimelineWidget withoutCompiles;
+    withoutCompiles.setData(ProfileData::build(jitOnly));
+    QVERIFY(tl.sizeHint().height() > withoutCompiles.sizeHint().height());  // one row more
+    tl.showAll();
+    const double rowY = QFontMetrics(tl.font()).height() + 10 + 15;  // the first row under the time axis
+    QCOMPARE(tl.compileSpanAt(QPointF(tl.math().mapTimeToX(double(first - 900)), rowY)), 0);
+    QCOMPARE(tl.compileSpanAt(QPointF(tl.math().mapTimeToX(double(first - 300)), rowY)), 1);
+    QCOMPARE(tl.jitCallAt(QPointF(tl.math().mapTimeToX(double(first + 30)), rowY + 34)), 0);  // TinyJit's row under it
+    QCOMPARE(tl.runAt(QPointF(tl.math().mapTimeToX(double(first - 300)), rowY)), -1);
+    for (int run = 0; run < 5; ++run) {
+      const QPointF c = tl.runCentre(run);
+      if (!c.isNull()) QCOMPARE(data->kernelOfRun(tl.runAt(c)), data->kernelOfRun(run));
+    }
+    const QString tip = compileSpanTooltip(in.compileSpans[1], data->startNs());
+    QVERIFY2(tip.contains(QStringLiteral("r_16_16")) && tip.contains(QStringLiteral("12 passes")) && tip.contains(QStringLiteral("lowerer")),
+             qPrintable(tip));
+    QVERIFY(tl.grab().save(screenshotDir() + QStringLiteral("/timeline_compile_row.png")));
   }
 };
 

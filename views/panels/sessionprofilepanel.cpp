@@ -14,6 +14,32 @@
 
 namespace loupe::views {
 
+namespace {
+// The trace's top-level contexts (a schedule, a kernel's planning) as compile spans: what the compiler
+// did when, next to the kernels it produced.
+QList<CompileSpan> compileSpansOf(const TraceSnapshot& t) {
+  QList<CompileSpan> out;
+  for (const loupe::TraceContext& c : t.contexts) {
+    if (c.parent_id >= 0 || c.end_ns < c.start_ns) continue;
+    CompileSpan s;
+    s.name = QString::fromStdString(c.name);
+    s.kind = QString::fromStdString(c.kind);
+    s.startNs = c.start_ns;
+    s.durationNs = c.end_ns - c.start_ns;
+    s.passes = c.pass_count;
+    s.matches = c.match_count;
+    for (const loupe::TracePass* p : t.passesOf(c.id))
+      if (p->end_ns >= p->start_ns && p->end_ns - p->start_ns > s.slowestPassNs) {
+        s.slowestPassNs = p->end_ns - p->start_ns;
+        s.slowestPass = QString::fromStdString(p->name);
+      }
+    out << s;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const CompileSpan& a, const CompileSpan& b) { return a.startNs < b.startNs; });
+  return out;
+}
+} // namespace
+
 SessionProfilePanel::SessionProfilePanel(Session* session, QWidget* parent) : ProfileView(parent), session_(session) {
   connect(session_, &Session::loaded, this, &SessionProfilePanel::sync);
   connect(session_, &Session::updated, this, &SessionProfilePanel::sync);
@@ -79,6 +105,7 @@ void SessionProfilePanel::sync() {
   // shows its TinyJit calls.
   std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
   for (const JitCall& j : memory->spans()) in.jitCalls << j;
+  in.compileSpans = compileSpansOf(t);
   syncingKernel_ = true;
   setInput(std::move(in));
   selectKernel(session_->selection().kernel);

@@ -4,46 +4,33 @@
 #include <QPainter>
 
 #include <cmath>
+#include <vector>
 
 #include "profile/profileformat.h"
+#include "profile/spanrow.h"
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("JitCalls", text); }
 } // namespace
 
+namespace {
+std::vector<SpanBar> barsOf(std::span<const JitCall> calls, bool dark) {
+  std::vector<SpanBar> bars;
+  bars.reserve(calls.size());
+  for (const JitCall& c : calls)
+    bars.push_back({c.startNs, c.durationNs, jitCallColour(c.capture, dark), c.capture ? tr("capture") : tr("replay")});
+  return bars;
+}
+} // namespace
+
 void paintJitCallRow(QPainter& p, const QRectF& row, double labelWidth, const TimeLineMath& math,
                      std::span<const JitCall> calls, const QPalette& palette) {
-  const bool dark = palette.color(QPalette::Base).lightness() < 128;
-  const QFontMetrics fm(p.font());
-  p.fillRect(QRectF(row.left(), row.top(), labelWidth - row.left(), row.height()), palette.color(QPalette::Window));
-  p.setPen(palette.color(QPalette::WindowText));
-  p.drawText(QRectF(row.left() + 10, row.top(), labelWidth - row.left() - 14, row.height()), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("TinyJit"));
-  p.save();
-  p.setClipRect(QRectF(labelWidth, row.top(), row.right() - labelWidth, row.height()));
-  const double inset = std::min(6.0, row.height() / 5);
-  double lastPixel = -1e9;
-  for (const JitCall& c : calls) {
-    const double x0 = math.mapTimeToX(double(c.startNs));
-    const double x1 = std::max(math.mapTimeToX(double(c.startNs + c.durationNs)), x0 + 1);
-    if (x1 < labelWidth || x0 > row.right() || (x1 - x0 <= 1 && std::floor(x0) == lastPixel)) continue;
-    lastPixel = std::floor(x0);  // many calls in one pixel column: draw it once
-    const QRectF r(x0, row.top() + inset, x1 - x0, row.height() - 2 * inset);
-    p.fillRect(r, jitCallColour(c.capture, dark));
-    if (r.width() > 50) {
-      p.setPen(dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
-      p.drawText(r.adjusted(4, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                 fm.elidedText(c.capture ? tr("capture") : tr("replay"), Qt::ElideRight, int(r.width() - 6)));
-    }
-  }
-  p.restore();
+  const std::vector<SpanBar> bars = barsOf(calls, palette.color(QPalette::Base).lightness() < 128);
+  paintSpanRow(p, row, labelWidth, math, tr("TinyJit"), bars, palette);
 }
 
 int jitCallAtX(std::span<const JitCall> calls, const TimeLineMath& math, double x) {
-  const double t = math.mapXToTime(x), tol = 3 * math.nsPerPixel();
-  for (size_t i = 0; i < calls.size(); ++i)
-    if (t >= double(calls[i].startNs) - tol && t <= double(calls[i].startNs + calls[i].durationNs) + tol) return int(i);
-  return -1;
+  return spanAtX(barsOf(calls, false), math, x);
 }
 
 QString jitCallTooltip(const JitCall& c, qint64 traceStartNs) {

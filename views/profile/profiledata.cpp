@@ -57,11 +57,14 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
     d->m_start = i == 0 ? r.startNs : std::min(d->m_start, r.startNs);
     d->m_end = i == 0 ? end : std::max(d->m_end, end);
   }
-  for (const JitCall& j : d->m_input.jitCalls) {  // the time span covers them too
-    const bool none = runs.isEmpty() && &j == &d->m_input.jitCalls.front();
-    d->m_start = none ? j.startNs : std::min(d->m_start, j.startNs);
-    d->m_end = none ? j.startNs + j.durationNs : std::max(d->m_end, j.startNs + j.durationNs);
-  }
+  bool any = !runs.isEmpty();
+  auto cover = [&](qint64 start, qint64 duration) {  // the time span covers TinyJit calls and compiles too
+    d->m_start = any ? std::min(d->m_start, start) : start;
+    d->m_end = any ? std::max(d->m_end, start + duration) : start + duration;
+    any = true;
+  };
+  for (const JitCall& j : d->m_input.jitCalls) cover(j.startNs, j.durationNs);
+  for (const CompileSpan& c : d->m_input.compileSpans) cover(c.startNs, c.durationNs);
   for (KernelStats& s : d->m_kernels) s.share = d->m_total > 0 ? double(s.totalNs) / double(d->m_total) : 0;
   for (auto& lane : d->m_laneRuns)
     std::stable_sort(lane.begin(), lane.end(), [&](int a, int b) { return runs[a].startNs < runs[b].startNs; });

@@ -38,10 +38,21 @@ struct JitCall {
   qint64 unplannedBytes = 0, plannedBytes = 0;  // a capture's internal buffers without and with the planner
 };
 
+// The compiler at work: scheduling a realize, or planning, optimizing and rendering one kernel (a
+// trace's top-level context), with its rewrite passes and matches.
+struct CompileSpan {
+  QString name, kind;  // kind: "schedule", "kernel", ...
+  qint64 startNs = 0, durationNs = 0;
+  qint64 passes = 0, matches = 0;
+  QString slowestPass;  // the pass that took longest, and how long
+  qint64 slowestPassNs = 0;
+};
+
 struct ProfileInput {
   QList<ProfileRun> runs;
   QList<DevicePeak> peaks;
-  QList<JitCall> jitCalls;  // by start time; the timeline shows them in a row of their own
+  QList<JitCall> jitCalls;          // by start time; the timeline shows them in a row of their own
+  QList<CompileSpan> compileSpans;  // by start time; a row of their own above the TinyJit calls
 };
 
 // Totals of one kernel over all its runs. Kernels with kernelId -1 are told apart by name and device.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "profile/compilespans.h"
 #include "profile/jitcalls.h"
 #include "profile/profileformat.h"
 #include "profile/timeaxisdrag.h"
@@ -57,6 +58,13 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
     }
   }
   m_jitRow = m_data && !m_data->input().jitCalls.isEmpty();
+  m_compileRow = m_data && !m_data->input().compileSpans.isEmpty();
+  m_compileBars.clear();
+  if (m_compileRow) {
+    const QList<CompileSpan>& spans = m_data->input().compileSpans;
+    m_compileBars = compileSpanBars({spans.constData(), size_t(spans.size())}, isDark(palette()));
+  }
+  for (const QString& row : {tr("Compile"), tr("TinyJit")}) labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(row)) + 24);
   m_labelWidth = labelWidth;
   updatePixelSpan();
   if (m_data && runEnd >= runStart) {
@@ -74,7 +82,7 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
 
 QSize TimelineWidget::sizeHint() const {
   const int lanes = m_data ? int(m_data->devices().size()) : 1;
-  return {800, int(m_axisHeight + (std::max(1, lanes) + (m_jitRow ? 1 : 0)) * m_laneHeight + 8)};
+  return {800, int(m_axisHeight + (std::max(1, lanes) + rowsAboveLanes()) * m_laneHeight + 8)};
 }
 
 // Every lane stays visible: the timeline is only useful when all devices show.
@@ -117,15 +125,19 @@ void TimelineWidget::revealKernel(int kernelIndex) {
 }
 
 QRectF TimelineWidget::laneRect(int lane) const {
-  return {0, m_axisHeight + (lane + (m_jitRow ? 1 : 0)) * m_laneHeight, double(width()), m_laneHeight};
+  return {0, m_axisHeight + (lane + rowsAboveLanes()) * m_laneHeight, double(width()), m_laneHeight};
+}
+
+QRectF TimelineWidget::compileRowRect() const {
+  return m_compileRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
 }
 
 QRectF TimelineWidget::jitRowRect() const {
-  return m_jitRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
+  return m_jitRow ? QRectF(0, m_axisHeight + (m_compileRow ? m_laneHeight : 0), double(width()), m_laneHeight) : QRectF();
 }
 
 int TimelineWidget::laneAt(double y) const {
-  const double top = m_axisHeight + (m_jitRow ? m_laneHeight : 0);
+  const double top = m_axisHeight + rowsAboveLanes() * m_laneHeight;
   if (!m_data || y < top) return -1;
   const int lane = int((y - top) / m_laneHeight);
   return lane < m_data->devices().size() ? lane : -1;
@@ -135,6 +147,11 @@ int TimelineWidget::jitCallAt(QPointF pos) const {
   if (!m_jitRow || !jitRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
   const QList<JitCall>& calls = m_data->input().jitCalls;
   return jitCallAtX({calls.constData(), size_t(calls.size())}, m_math, pos.x());
+}
+
+int TimelineWidget::compileSpanAt(QPointF pos) const {
+  if (!m_compileRow || !compileRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
+  return spanAtX(m_compileBars, m_math, pos.x());
 }
 
 QRectF TimelineWidget::runRect(int run) const {
@@ -216,6 +233,10 @@ void TimelineWidget::leaveEvent(QEvent*) {
 bool TimelineWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
+    if (const int c = m_data ? compileSpanAt(help->pos()) : -1; c >= 0) {
+      QToolTip::showText(help->globalPos(), compileSpanTooltip(m_data->input().compileSpans[c], m_data->startNs()), this);
+      return true;
+    }
     if (const int j = m_data ? jitCallAt(help->pos()) : -1; j >= 0) {
       QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->input().jitCalls[j], m_data->startNs()), this);
       return true;
@@ -253,6 +274,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     return;
   }
   const QRectF area(m_labelWidth, 0, width() - m_labelWidth, height());
+  if (m_compileRow) paintSpanRow(p, compileRowRect(), m_labelWidth, m_math, tr("Compile"), m_compileBars, pal);
   if (m_jitRow) {
     const QList<JitCall>& calls = m_data->input().jitCalls;
     paintJitCallRow(p, jitRowRect(), m_labelWidth, m_math, {calls.constData(), size_t(calls.size())}, pal);

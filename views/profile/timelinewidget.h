@@ -1,5 +1,6 @@
-// Kernel launches over time, one lane per device, under a row of TinyJit captures and replays when
-// the trace has any. The wheel zooms around the cursor, dragging pans,
+// Kernel launches over time, one lane per device, under a row of the compiler's work (scheduling,
+// planning each kernel: the trace's top-level contexts) and a row of TinyJit captures and replays when
+// the trace has them. The wheel zooms around the cursor, dragging pans,
 // double-click shows everything, hovering names the run, a click selects its kernel. The mapping
 // is TimeLineMath's; this class only paints and handles input.
 #pragma once
@@ -8,6 +9,7 @@
 #include <memory>
 
 #include "profile/profiledata.h"
+#include "profile/spanrow.h"
 #include "profile/timeaxisdrag.h"
 #include "profile/timelinemath.h"
 
@@ -28,6 +30,8 @@ public:
   QPointF runCentre(int run) const;
   // The TinyJit call (index into ProfileInput::jitCalls) drawn at a widget position, or -1.
   int jitCallAt(QPointF pos) const;
+  // The compile span (index into ProfileInput::compileSpans) drawn at a widget position, or -1.
+  int compileSpanAt(QPointF pos) const;
   // Brings a kernel's first run into view (keeping the zoom when it already fits).
   void revealKernel(int kernelIndex);
 
@@ -55,7 +59,9 @@ protected:
 private:
   int laneAt(double y) const;
   QRectF laneRect(int lane) const;
-  QRectF jitRowRect() const;  // empty without TinyJit calls
+  QRectF jitRowRect() const;      // empty without TinyJit calls
+  QRectF compileRowRect() const;  // empty without compile spans
+  int rowsAboveLanes() const { return (m_compileRow ? 1 : 0) + (m_jitRow ? 1 : 0); }
   QRectF runRect(int run) const;
   void updatePixelSpan();
 
@@ -65,6 +71,8 @@ private:
   int m_selected = -1;
   int m_hoverRun = -1;
   bool m_jitRow = false;
+  bool m_compileRow = false;
+  std::vector<SpanBar> m_compileBars;
   TimeAxisDrag m_drag;
   double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
 };
