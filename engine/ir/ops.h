@@ -53,7 +53,7 @@ namespace loupe {
   X(CAT, 0, "#ffffff")                                                                                                 \
   X(CAST, 0, "#ffffff")                                                                                                \
   X(BITCAST, 0, "#ffffff")                                                                                             \
-  X(EXP2, kUnary, "#ffffc0")                                                                                           \
+  X(EXP2, kUnary | kUnsafePad, "#ffffc0")                                                                              \
   X(LOG2, kUnary | kUnsafePad, "#ffffc0")                                                                              \
   X(SIN, kUnary, "#ffffc0")                                                                                            \
   X(SQRT, kUnary, "#ffffc0")                                                                                           \

@@ -5,12 +5,15 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "exec/realize.h"
+#include "runtime/buffer.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
+#include "support/error.h"
 #include "support/options.h"
 #include "tensor/tensor.h"
 
@@ -78,6 +81,52 @@ private Q_SLOTS:
     QCOMPARE(got.size(), want.size());
     for (size_t i = 0; i < want.size(); i++)
       QVERIFY2(std::abs(got[i] - want[i]) <= 1e-4 * (1 + std::abs(want[i])), qPrintable(QString::number(i)));
+  }
+
+  // Every kernel BEAM may time computes what NOOPT computes: a timer that answers at random steers the
+  // search through many candidates, and runs each one on the real inputs (a kernel that BEAM would only
+  // pick under some timing noise must be right too).
+  void every_candidate_computes_the_noopt_values() {
+    Device& dev = get_device("CPU");
+    for (const TensorProgram& program : {TensorProgram([] { return data({16, 24}, 0.11).exp().sum(1); }),
+                                         TensorProgram([] { return data({12, 20}, 0.3).matmul(data({20, 8}, 0.7)); })}) {
+      Tensor out = program();
+      Schedule s = create_schedule({out.uop()});
+      QCOMPARE(s.items.size(), size_t(1));
+      const ScheduleItem& item = s.items[0];
+      KernelPlan noopt = plan_kernel(item.ast, dev.renderer(), true);
+      auto run = [&](const RenderedKernel& rk) {
+        std::vector<std::shared_ptr<Buffer>> keep;
+        std::vector<Buffer*> args;
+        for (const BufferParam& p : rk.buffers) {
+          std::shared_ptr<Buffer> b = buffer_storage(item.bufs.at(size_t(p.index)));
+          if (p.is_mutable) b = std::make_shared<Buffer>(b->device().name(), b->dtype(), b->size());
+          keep.push_back(b);
+          args.push_back(b.get());
+        }
+        dev.compile(rk)->run(args);
+        return keep[0]->read<float>();
+      };
+      const std::vector<float> want = run(noopt.rendered);
+      for (unsigned seed : {1u, 2u, 3u}) {
+        std::mt19937 rng(seed);
+        std::vector<std::string> wrong;
+        int checked = 0;
+        CandidateTimer checking = [&](const RenderedKernel& rk) {
+          std::vector<float> got = run(rk);
+          checked++;
+          for (size_t i = 0; i < want.size(); i++)
+            if (!(std::abs(got[i] - want[i]) <= 1e-4f * (1 + std::abs(want[i])))) {
+              wrong.push_back(cat(rk.name, " element ", i, ": ", got[i], " vs ", want[i], "\n", rk.source));
+              break;
+            }
+          return std::uniform_real_distribution<double>(1e-6, 2e-6)(rng);
+        };
+        (void)beam_search(item.ast, dev.renderer(), cat("RANDOM", seed), 3, checking);
+        QVERIFY2(wrong.empty(), wrong.empty() ? "" : wrong.front().c_str());
+        QVERIFY(checked > 5);
+      }
+    }
   }
 
   void choice_is_valid_cached_and_not_slower() {
