@@ -94,7 +94,8 @@ std::optional<GpuPeaks> gpu_peaks_cached(Device& dev) {
 }
 
 std::optional<DevicePeaks> device_peaks_cached(const std::string& device) {
-  const std::string kind = canonical_device_name(device).substr(0, canonical_device_name(device).find(':'));
+  const std::string canonical = canonical_device_name(device);
+  const std::string kind = canonical.substr(0, canonical.find(':'));
   if (kind == "CPU" || kind == "LLVM") {  // kernels of both run on the host's cores
     CpuPeaks c = cpu_peaks_cached();
     return DevicePeaks{device, c.peak_gflops, c.bandwidth_gbs};

@@ -98,8 +98,10 @@ LoopResult measure_train_step_jit(int steps) {
     wall.erase(wall.begin(), wall.begin() + 3);  // compiles, and the JIT's capture
     kernels.erase(kernels.begin(), kernels.begin() + 3);
     if (use_jit && jit.captured()) {
-      r.graph = jit.captured()->uses_graph();
-      r.no_graph_reason = jit.captured()->no_graph_reason();
+      if (options().jit != 2) {  // (the kernel-by-kernel run below keeps what the graph run found)
+        r.graph = jit.captured()->uses_graph();
+        r.no_graph_reason = jit.captured()->no_graph_reason();
+      }
       r.memory = memory_of(r.name, jit.captured()->stats());
       r.memory.jit_in_use = default_allocator().used_bytes() - baseline;
     }
@@ -115,18 +117,13 @@ LoopResult measure_train_step_jit(int steps) {
     r.jit = train(true);
     r.jit_losses_match = losses == plain_losses;
     if (r.graph) {  // the same replays launched kernel by kernel
-      int& jit_mode = options().jit;
-      const int saved = jit_mode;
-      jit_mode = 2;
-      try {
-        r.jit_kernel_by_kernel = train(true);
-      } catch (...) {
-        jit_mode = saved;
-        throw;
-      }
-      jit_mode = saved;
+      struct KernelByKernel {
+        int saved = options().jit;
+        KernelByKernel() { options().jit = 2; }
+        ~KernelByKernel() { options().jit = saved; }
+      } scope;
+      r.jit_kernel_by_kernel = train(true);
       r.kernel_by_kernel_losses_match = losses == plain_losses;
-      r.graph = true;
     }
     r.memory.plain_peak_planned = plain_peaks.first;
     r.memory.plain_peak_unplanned = plain_peaks.second;

@@ -74,9 +74,11 @@ bool holds_all(const PatternMatcher& pm, const std::vector<std::string>& fired, 
 
 } // namespace
 
-std::string rule_identity(const Rule& r) {
-  return cat(r.name, "@", repo_relative_path(r.location.file_name()), ":", r.location.line());
+std::string rule_identity(const std::string& name, const std::string& file, int64_t line) {
+  return cat(name, "@", repo_relative_path(file), ":", line);
 }
+
+std::string rule_identity(const Rule& r) { return rule_identity(r.name, r.location.file_name(), r.location.line()); }
 
 std::optional<PassRules> pass_rules(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
                                     std::string* why) {

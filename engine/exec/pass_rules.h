@@ -23,7 +23,9 @@ struct PassRules {
 std::optional<PassRules> pass_rules(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
                                     std::string* why);
 
-// "name@file:line" of a rule, as pass_rules compares them.
+// "name@file:line" of a rule (the file repository-relative), as pass_rules compares them; the second
+// form for a rule a trace recorded.
 std::string rule_identity(const Rule& r);
+std::string rule_identity(const std::string& name, const std::string& file, int64_t line);
 
 } // namespace loupe

@@ -1,5 +1,7 @@
 #include "exec/why_not.h"
 
+#include <algorithm>
+
 #include "exec/pass_rules.h"
 #include "ir/print.h"
 #include "support/error.h"
@@ -9,7 +11,7 @@ namespace loupe {
 
 std::vector<std::string> fired_rules(const std::vector<TraceMatch>& matches) {
   std::vector<std::string> fired;
-  for (const TraceMatch& m : matches) fired.push_back(cat(m.rule_name, "@", repo_relative_path(m.rule_file), ":", m.rule_line));
+  for (const TraceMatch& m : matches) fired.push_back(rule_identity(m.rule_name, m.rule_file, m.rule_line));
   return fired;
 }
 
@@ -41,9 +43,12 @@ std::string format_why_not(const WhyNotReport& rep) {
                       " rules): ", rep.verdicts.size(), rep.verdicts.size() == 1 ? " rule" : " rules", " tried on ",
                       op_name(rep.node->op), " nodes of this dtype", rep.callbacks_run ? "" : " (callbacks not re-run: they need the pass's state)",
                       "\n");
-  for (const RuleVerdict& v : rep.verdicts)
-    s += cat("  ", verdict_name(v.kind), std::string(12 - std::min<size_t>(11, std::string(verdict_name(v.kind)).size()), ' '),
-             v.rule->name, "  ", repo_relative_path(v.rule->location.file_name()), ":", v.rule->location.line(), "\n      ", v.reason, "\n");
+  for (const RuleVerdict& v : rep.verdicts) {
+    std::string verdict = verdict_name(v.kind);
+    verdict.resize(std::max<size_t>(verdict.size() + 1, 12), ' ');
+    s += cat("  ", verdict, v.rule->name, "  ", repo_relative_path(v.rule->location.file_name()), ":", v.rule->location.line(),
+             "\n      ", v.reason, "\n");
+  }
   if (rep.verdicts.empty()) s += "  no rule of this set is indexed under this op and dtype\n";
   return s;
 }

@@ -7,7 +7,6 @@
 #include <QtTest>
 
 #if __has_include("app/mainwindow.h")
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -175,8 +174,6 @@ private Q_SLOTS:
     }
     out.insert(QStringLiteral("biggest_passes"), bigRows);
     out.insert(QStringLiteral("compare_tab_visible"), w.comparePanel()->isVisible());
-    out.insert(QStringLiteral("tabified_with_code"), int(w.tabifiedDockWidgets(w.dock(QStringLiteral("codeDock"))).size()));
-    out.insert(QStringLiteral("code_visible"), w.dock(QStringLiteral("codeDock"))->isVisible());
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   }
 };

@@ -104,9 +104,7 @@ private slots:
       for (const TracePass& p : r.passes(c.id)) all.push_back(p);
     for (const TracePass& p : all) {
       if (p.match_count == 0) continue;
-      std::vector<std::string> fired;
-      for (const TraceMatch& m : r.matches(p.id)) fired.push_back(cat(m.rule_name, "@", repo_relative_path(m.rule_file), ":", m.rule_line));
-      std::optional<PassRules> rules = pass_rules(p.name, "CPU", fired, nullptr);
+      std::optional<PassRules> rules = pass_rules(p.name, "CPU", fired_rules(r.matches(p.id)), nullptr);
       if (!rules || !rules->callbacks_runnable || p.bottom_up) continue;
       passes++;
       PassReplay replay(r, p.id);

@@ -52,7 +52,6 @@ void BeamPanel::refresh() {
   table_->setSortingEnabled(false);
   table_->setRowCount(0);
   std::optional<loupe::TraceKernel> k = session_->hasTrace() ? session_->kernelDetails(session_->selection().kernel) : std::nullopt;
-  shown_ = k ? k->id : -1;
   if (!k) {
     header_->setText(tr("Select a kernel to see the BEAM search that chose its opts."));
     return;

@@ -27,7 +27,6 @@ private:
   Session* session_;
   QLabel* header_;
   QTableWidget* table_;
-  int64_t shown_ = -1;
 };
 
 } // namespace loupe::views

@@ -151,7 +151,6 @@ void RunDiffPanel::compareWith(const QString& other) {
     Q_EMIT finished();
     return;
   }
-  other_ = other;
   loading_ = true;
   const int gen = ++generation_;
   summary_->setText(tr("Comparing %1 with %2…").arg(QFileInfo(a).fileName(), QFileInfo(other).fileName()));

@@ -65,7 +65,7 @@ private:
   QTableView* table_;
   CodeView* source_;
   RunDiffModel* model_;
-  QString other_, error_;
+  QString error_;
   bool loading_ = false;
   int generation_ = 0;
 };
