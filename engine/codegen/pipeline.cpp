@@ -12,6 +12,7 @@
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/memo.h"
 #include "symbolic/symbolic.h"
+#include "support/error.h"
 
 namespace loupe {
 
@@ -42,8 +43,10 @@ UOpPtr approximate_transcendentals(const UOpPtr& g, const RendererCaps& caps) {
   FlatPtrSet<const UOp*> settled = outside_transcendentals(g, caps.code_for_op);
   if (settled.contains(g.get())) return g;
   static thread_local std::map<std::string, PatternMatcher> late_rules;
-  auto it = late_rules.find(caps.device);
-  if (it == late_rules.end()) it = late_rules.emplace(caps.device, transcendental_rules(caps.code_for_op) + symbolic()).first;
+  std::string key = caps.device;  // one device name may stand for several targets (INTERP's)
+  caps.code_for_op.for_each([&](Ops o) { key += cat(",", static_cast<int>(o)); });
+  auto it = late_rules.find(key);
+  if (it == late_rules.end()) it = late_rules.emplace(key, transcendental_rules(caps.code_for_op) + symbolic()).first;
   return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
 }
 

@@ -194,44 +194,11 @@ private:
   std::string scalar_alu(const UOp* u, Ops op, DType res, std::span<const Operand> xs);
   std::string explicit_fma(Ops op, DType m, std::span<const Operand> xs);
   std::string value_expr(const UOp* u);
-  // A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
-  bool vector_operator(const UOp* u) const {
-    if (u->dtype.count == 1 || !is_alu(u->op) || !R.caps().vector_ops.has(u->op)) return false;
-    if (is_mask(u)) return true;
-    if (!is_vector_alu_element(u->dtype.scalar())) return false;
-    if (u->op == Ops::WHERE)  // under one scalar condition, or a mask of lanes as wide as the values
-      return u->src[1]->dtype == u->dtype && u->src[2]->dtype == u->dtype &&
-             (u->src[0]->dtype == dtypes::bool_ ||
-              (is_mask(u->src[0].get()) && mask_type(u->src[0].get()).scalar().itemsize() == u->dtype.scalar().itemsize()));
-    // a scalar of the element type joins by broadcast, which C vector extensions do implicitly
-    return std::all_of(u->src.begin(), u->src.end(),
-                       [&](const UOpPtr& s) { return s->dtype == u->dtype || s->dtype == u->dtype.scalar(); });
-  }
-  // A compare of whole vectors: C gives a mask, a vector of signed ints as wide as the operands' lanes
-  // (-1 where true, 0 where false), not a vector of bools.
-  // (And the and/or of two such masks.)
-  bool is_mask(const UOp* u) const {
-    if (u->dtype.count == 1 || !u->dtype.scalar().is_bool() || !R.caps().vector_ops.has(u->op)) return false;
-    if (u->op == Ops::AND || u->op == Ops::OR)
-      return is_mask(u->src[0].get()) && is_mask(u->src[1].get()) && mask_type(u->src[0].get()) == mask_type(u->src[1].get());
-    if (u->op != Ops::CMPLT && u->op != Ops::CMPNE) return false;
-    DType v = compared(u);  // the other operand may be one scalar, broadcast
-    return v.count == u->dtype.count && is_vector_alu_element(v.scalar()) &&
-           std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return s->dtype == v || s->dtype == v.scalar(); });
-  }
-  static DType compared(const UOp* cmp) { return cmp->src[0]->dtype.count > 1 ? cmp->src[0]->dtype : cmp->src[1]->dtype; }
-  static DType mask_type(const UOp* u) {
-    if (u->op == Ops::AND || u->op == Ops::OR) return mask_type(u->src[0].get());
-    return (compared(u).scalar().itemsize() == 8 ? dtypes::int64 : dtypes::int32).vec(u->dtype.count);
-  }
-  // A CAST or BITCAST of a vector to another element type of the same width, on whole vectors.
-  bool vector_conversion(const UOp* u) const {
-    if ((u->op != Ops::CAST && u->op != Ops::BITCAST) || u->dtype.count == 1 || u->dtype.is_ptr) return false;
-    DType from = u->src[0]->dtype;
-    return R.caps().vector_ops.has(u->op) && from.count == u->dtype.count && !from.is_ptr &&
-           is_vector_alu_element(from.scalar()) && is_vector_alu_element(u->dtype.scalar()) &&
-           from.itemsize() == u->dtype.itemsize();
-  }
+  const CVectorSpelling V{R.caps()};
+  bool vector_operator(const UOp* u) const { return V.vector_operator(u); }
+  bool is_mask(const UOp* u) const { return V.is_mask(u); }
+  static DType mask_type(const UOp* u) { return CVectorSpelling::mask_type(u); }
+  bool vector_conversion(const UOp* u) const { return V.vector_conversion(u); }
   std::string vector_alu(const UOp* u);
   std::string index_expr(const UOp* u);
   const UOp* buffer_of(const UOp* u) const;
@@ -262,11 +229,7 @@ void KernelWriter::analyze() {
     if (u->op == Ops::STORE)
       if (const UOp* buf = buffer_of(u->src[0].get())) info(buf).is_mutable = true;
   // A vector value read lane by lane needs a name, unless the dialect writes the op on whole vectors.
-  auto lane_by_lane = [&](const UOp* u) {
-    return u->op == Ops::GEP ||
-           (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || (u->op == Ops::CAST && !vector_conversion(u))));
-  };
-  FlatPtrSet<const UOp*> inline_here = inlined_values(uops_, lane_by_lane);
+  FlatPtrSet<const UOp*> inline_here = c_inlined_values(uops_, R.caps());
   for (const UOpPtr& u : uops_) info(u.get()).inlined = inline_here.contains(u.get());
   if (R.caps().splits_outer_loop) split_range_ = splittable_outer_loop(uops_);
 }
@@ -766,6 +729,56 @@ RenderedKernel KernelWriter::run(const std::string& name) {
 }
 
 } // namespace
+
+// A vector ALU op the dialect writes as an operator on whole vectors (RendererCaps::vector_ops).
+bool CVectorSpelling::vector_operator(const UOp* u) const {
+  if (u->dtype.count == 1 || !is_alu(u->op) || !caps.vector_ops.has(u->op)) return false;
+  if (is_mask(u)) return true;
+  if (!is_vector_alu_element(u->dtype.scalar())) return false;
+  if (u->op == Ops::WHERE)  // under one scalar condition, or a mask of lanes as wide as the values
+    return u->src[1]->dtype == u->dtype && u->src[2]->dtype == u->dtype &&
+           (u->src[0]->dtype == dtypes::bool_ ||
+            (is_mask(u->src[0].get()) && mask_type(u->src[0].get()).scalar().itemsize() == u->dtype.scalar().itemsize()));
+  // a scalar of the element type joins by broadcast, which C vector extensions do implicitly
+  return std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return s->dtype == u->dtype || s->dtype == u->dtype.scalar(); });
+}
+
+// A compare of whole vectors: C gives a mask, a vector of signed ints as wide as the operands' lanes
+// (-1 where true, 0 where false), not a vector of bools. (And the and/or of two such masks.)
+bool CVectorSpelling::is_mask(const UOp* u) const {
+  if (u->dtype.count == 1 || !u->dtype.scalar().is_bool() || !caps.vector_ops.has(u->op)) return false;
+  if (u->op == Ops::AND || u->op == Ops::OR)
+    return is_mask(u->src[0].get()) && is_mask(u->src[1].get()) && mask_type(u->src[0].get()) == mask_type(u->src[1].get());
+  if (u->op != Ops::CMPLT && u->op != Ops::CMPNE) return false;
+  DType v = compared(u);  // the other operand may be one scalar, broadcast
+  return v.count == u->dtype.count && is_vector_alu_element(v.scalar()) &&
+         std::all_of(u->src.begin(), u->src.end(), [&](const UOpPtr& s) { return s->dtype == v || s->dtype == v.scalar(); });
+}
+
+DType CVectorSpelling::compared(const UOp* cmp) { return cmp->src[0]->dtype.count > 1 ? cmp->src[0]->dtype : cmp->src[1]->dtype; }
+
+DType CVectorSpelling::mask_type(const UOp* u) {
+  if (u->op == Ops::AND || u->op == Ops::OR) return mask_type(u->src[0].get());
+  return (compared(u).scalar().itemsize() == 8 ? dtypes::int64 : dtypes::int32).vec(u->dtype.count);
+}
+
+// A CAST or BITCAST of a vector to another element type of the same width, on whole vectors.
+bool CVectorSpelling::vector_conversion(const UOp* u) const {
+  if ((u->op != Ops::CAST && u->op != Ops::BITCAST) || u->dtype.count == 1 || u->dtype.is_ptr) return false;
+  DType from = u->src[0]->dtype;
+  return caps.vector_ops.has(u->op) && from.count == u->dtype.count && !from.is_ptr && is_vector_alu_element(from.scalar()) &&
+         is_vector_alu_element(u->dtype.scalar()) && from.itemsize() == u->dtype.itemsize();
+}
+
+bool CVectorSpelling::read_lane_by_lane(const UOp* u) const {
+  return u->op == Ops::GEP ||
+         (u->dtype.count > 1 && ((is_alu(u->op) && !vector_operator(u)) || (u->op == Ops::CAST && !vector_conversion(u))));
+}
+
+FlatPtrSet<const UOp*> c_inlined_values(const UOpList& uops, const RendererCaps& caps) {
+  CVectorSpelling v{caps};
+  return inlined_values(uops, [&](const UOp* u) { return v.read_lane_by_lane(u); });
+}
 
 RenderedKernel CStyleRenderer::render(const std::string& name, const UOpList& uops) const {
   return KernelWriter(*this, uops).run(name);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "render/cstyle_text.h"
+#include "render/linear_analysis.h"
 #include "render/renderer.h"
 
 namespace loupe {
@@ -29,6 +30,22 @@ struct CLanguage {
   // --fmad=false), so every backend rounds like the CPU's C code.
   bool explicit_fma = false;
 };
+
+// How a C dialect with these caps spells vector values: which vector ops are C operators on whole
+// vectors and which go lane by lane. The writer and the interpreter (runtime/interp) share it: the
+// interpreter must know which products the C text writes inside a sum, where the compiler contracts.
+struct CVectorSpelling {
+  const RendererCaps& caps;
+  bool vector_operator(const UOp* u) const;
+  bool vector_conversion(const UOp* u) const;
+  bool is_mask(const UOp* u) const;
+  bool read_lane_by_lane(const UOp* u) const;
+  static DType compared(const UOp* cmp);
+  static DType mask_type(const UOp* u);
+};
+
+// The values a C-style renderer with these caps writes inline into their consumer.
+FlatPtrSet<const UOp*> c_inlined_values(const UOpList& uops, const RendererCaps& caps);
 
 class CStyleRenderer : public Renderer {
 public:

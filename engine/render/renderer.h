@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ struct RenderedKernel {
   std::array<int64_t, 3> global{1, 1, 1};
   std::array<int64_t, 3> local{1, 1, 1};
   bool split_loop = false;          // takes [start, end) of its outer loop (RendererCaps::splits_outer_loop)
+  // The linearized program itself, kept by renderers of devices that run it directly (INTERP).
+  std::shared_ptr<const UOpList> program;
 };
 
 class Renderer {

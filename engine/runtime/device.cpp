@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/interp/interp_device.h"
 #if LOUPE_HAVE_LLVM
 #include "runtime/llvm/llvm_device.h"
 #endif
@@ -34,6 +35,9 @@ const std::vector<DeviceKind>& kinds() {
       DeviceKind{"LLVM", 0, [] { return std::optional<std::string>("LLVM: built without LLVM 15"); },
                  [](const std::string&) -> std::unique_ptr<Device> { return nullptr; }},
 #endif
+      // last: the default device only where no compiler exists
+      DeviceKind{"INTERP", 0, [] { return std::optional<std::string>(); },
+                 [](const std::string& canonical) -> std::unique_ptr<Device> { return make_interp_device(canonical); }},
   };
   return table;
 }

@@ -1,0 +1,520 @@
+#include "runtime/interp/linear_program.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "ir/print.h"
+#include "render/cstyle.h"
+#include "support/error.h"
+
+namespace loupe::interp {
+
+namespace {
+
+// A product fused into the sum at one lane: which operand it is and where its factors live.
+struct Fuse {
+  int side = -1;  // -1: nothing fused
+  int a = -1, b = -1;
+};
+
+std::string special_name(const UOp* u) { return u->arg.is_string() ? u->arg.as_string() : u->arg.as_tuple().at(0).as_string(); }
+
+} // namespace
+
+struct LinearProgram::Instr {
+  Ops op = Ops::NOOP;
+  DType out, in;  // scalar dtypes: the value's, the operands' (ALU, CAST)
+  int uop = 0;
+  int dst = -1, lanes = 0;
+  std::array<int, 3> src{-1, -1, -1};
+  std::array<int, 3> stride{0, 0, 0};  // 1: the source is a vector read lane by lane, 0: a scalar broadcast
+  std::vector<int> gather;  // VECTORIZE, GEP: the slot of each lane; WMMA: the 16 fragment slots
+  std::vector<Fuse> fuse;   // ADD/SUB of float32/64: per lane
+  int jump = -1;            // RANGE: past its ENDRANGE; ENDRANGE: its RANGE's body; IF: past its ENDIF
+  int counter = -1;         // ENDRANGE: its RANGE's slot
+  // memory: the buffer, its element type and size, the value (STORE), the gate and the LOAD's alternative
+  int buffer = 0;
+  int param = -1;           // a global buffer's position among the arguments
+  DType mem;
+  int64_t limit = -1;
+  int value = -1, gate = -1, alt = -1;
+  int64_t special_dim = 0;
+  char special_kind = 0;    // 'g', 'l', 'i'
+};
+
+struct LinearProgram::Item {
+  std::vector<Lane> slots;
+  std::array<int64_t, 3> lid{0, 0, 0};
+  int64_t index = 0;
+  bool watched = false;
+};
+
+struct LinearProgram::Group {
+  std::array<int64_t, 3> gid{0, 0, 0};
+  const std::vector<void*>* bufs = nullptr;
+  const std::vector<int64_t>* vars = nullptr;
+  std::vector<std::vector<unsigned char>> locals;
+  std::vector<Item> items;
+};
+
+LinearProgram::~LinearProgram() = default;
+LinearProgram::LinearProgram(LinearProgram&&) noexcept = default;
+
+LinearProgram::LinearProgram(std::string name, const UOpList& uops, const RendererCaps& spelled_as)
+    : name_(std::move(name)), uops_(uops) {
+  const FlatPtrSet<const UOp*> inlined = c_inlined_values(uops_, spelled_as);
+  auto fail = [&](const UOp* u, const std::string& why) { throw Error(cat("interpreting ", name_, ": ", uop_label(*u), ": ", why)); };
+  std::unordered_map<const UOp*, int> pos;
+  for (size_t i = 0; i < uops_.size(); i++) pos.emplace(uops_[i].get(), static_cast<int>(i));
+  slot_.assign(uops_.size(), -1);
+  lanes_.assign(uops_.size(), 0);
+  std::unordered_map<const UOp*, int> const_slot;
+  int next = 0;
+  auto fill_constant = [&](const UOp* u) {
+    int base = next;
+    next += u->dtype.count;
+    initial_slots_.resize(static_cast<size_t>(next));
+    for (int l = 0; l < u->dtype.count; l++) {
+      const Arg& a = u->op == Ops::VCONST ? u->arg.as_tuple().at(static_cast<size_t>(l)) : u->arg;
+      double d = a.is_float() ? a.as_float() : 0;
+      int64_t i = a.is_int() ? a.as_int() : a.is_bool() ? a.as_bool() : 0;
+      initial_slots_[static_cast<size_t>(base + l)] = lane_of_number(d, i, a.is_float(), u->dtype.scalar());
+    }
+    return base;
+  };
+  auto acc_root = [&](const UOp* u) {
+    while (u->op == Ops::ASSIGN) u = u->src.at(0).get();
+    return u;
+  };
+  // slots: one lane per vector lane, accumulators shared with the ASSIGNs that name them
+  for (size_t i = 0; i < uops_.size(); i++) {
+    const UOp* u = uops_[i].get();
+    if (u->op == Ops::ASSIGN) {
+      auto it = pos.find(acc_root(u));
+      if (it == pos.end() || acc_root(u)->op != Ops::DEFINE_ACC) fail(u, "ASSIGN to something that is not a listed DEFINE_ACC");
+      slot_[i] = slot_[static_cast<size_t>(it->second)];
+      lanes_[i] = lanes_[static_cast<size_t>(it->second)];
+      continue;
+    }
+    int n = 0;
+    if (u->dtype.is_ptr || u->op == Ops::RANGE) n = 1;
+    else if (!u->dtype.is_void() && u->op != Ops::STORE && u->op != Ops::SINK) n = u->dtype.count;
+    if (u->op == Ops::CONST || u->op == Ops::VCONST) {
+      slot_[i] = fill_constant(u);
+      lanes_[i] = n;
+      const_slot[u] = slot_[i];
+      continue;
+    }
+    slot_[i] = next;
+    lanes_[i] = n;
+    next += n;
+  }
+  initial_slots_.resize(static_cast<size_t>(next));
+  auto slot = [&](const UOp* s) {
+    if (auto it = pos.find(s); it != pos.end()) return slot_[static_cast<size_t>(it->second)];
+    if (s->op != Ops::CONST && s->op != Ops::VCONST) fail(s, "used but not in the linearized list");
+    auto it = const_slot.find(s);
+    if (it != const_slot.end()) return it->second;
+    int base = fill_constant(s);
+    const_slot[s] = base;
+    return base;
+  };
+  // buffers in parameter order
+  std::vector<const UOp*> globals;
+  for (const UOpPtr& u : uops_)
+    if (u->op == Ops::DEFINE_GLOBAL) globals.push_back(u.get());
+  std::sort(globals.begin(), globals.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
+  FlatPtrSet<const UOp*> written;
+  auto buffer_of = [](const UOp* u) {
+    while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
+    return u;
+  };
+  for (const UOpPtr& u : uops_)
+    if (u->op == Ops::STORE)
+      if (const UOp* b = buffer_of(u->src.at(0).get())) written.insert(b);
+  for (const UOp* g : globals) buffers_.push_back({g->arg.as_int(), g->dtype, written.contains(g)});
+  std::unordered_map<const UOp*, int> local_number;
+  for (const UOpPtr& u : uops_)
+    if (u->op == Ops::DEFINE_LOCAL) {
+      local_number[u.get()] = static_cast<int>(local_sizes_.size());
+      local_sizes_.push_back(u->dtype.ptr_size);
+      local_dtypes_.push_back(u->dtype.base().scalar());
+    }
+  CVectorSpelling spelling{spelled_as};
+  // The node whose C text stands for lane `lane` of s (-1: all of it): GEPs and inlined VECTORIZEs
+  // are looked through, as the C text spells them.
+  std::function<std::pair<const UOp*, int>(const UOp*, int)> spelled = [&](const UOp* s, int lane) -> std::pair<const UOp*, int> {
+    if (s->op == Ops::GEP) {
+      const auto& t = s->arg.as_tuple();
+      int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(static_cast<size_t>(lane))).as_int());
+      return s->src[0]->dtype.count == 1 ? spelled(s->src[0].get(), -1) : spelled(s->src[0].get(), k);
+    }
+    if (s->op == Ops::VECTORIZE && lane >= 0 && inlined.contains(s)) return spelled(s->src.at(static_cast<size_t>(lane)).get(), -1);
+    return {s, lane};
+  };
+
+  std::vector<int> open_ranges, open_ifs;
+  code_.resize(uops_.size());
+  for (size_t i = 0; i < uops_.size(); i++) {
+    const UOp* u = uops_[i].get();
+    Instr& in = code_[i];
+    in.op = u->op;
+    in.uop = static_cast<int>(i);
+    in.out = u->dtype.scalar();
+    in.dst = slot_[i];
+    in.lanes = lanes_[i];
+    for (size_t k = 0; k < u->src.size() && k < 3; k++) {
+      if (u->op == Ops::WMMA) break;
+      const UOp* s = u->src[k].get();
+      if (s->dtype.is_void() && !s->dtype.is_ptr) continue;  // a barrier's or a STORE's ordering sources
+      if (s->op == Ops::DEFINE_GLOBAL || s->op == Ops::DEFINE_LOCAL || s->op == Ops::RANGE || s->op == Ops::IF) {
+        if (s->op == Ops::RANGE) in.src[k] = slot(s);
+        continue;
+      }
+      in.src[k] = slot(s);
+      in.stride[k] = s->dtype.count > 1 && !s->dtype.is_ptr ? 1 : 0;
+    }
+    switch (u->op) {
+    case Ops::RANGE:
+      in.src[0] = slot(u->src.at(0).get());
+      open_ranges.push_back(static_cast<int>(i));
+      break;
+    case Ops::ENDRANGE: {
+      if (open_ranges.empty() || uops_[static_cast<size_t>(open_ranges.back())].get() != u->src.at(0).get())
+        fail(u, "ENDRANGE without its RANGE open");
+      Instr& r = code_[static_cast<size_t>(open_ranges.back())];
+      in.jump = open_ranges.back() + 1;
+      in.counter = r.dst;
+      in.src[0] = r.src[0];
+      r.jump = static_cast<int>(i) + 1;
+      open_ranges.pop_back();
+      break;
+    }
+    case Ops::IF: open_ifs.push_back(static_cast<int>(i)); break;
+    case Ops::ENDIF:
+      if (open_ifs.empty()) fail(u, "ENDIF without an IF");
+      code_[static_cast<size_t>(open_ifs.back())].jump = static_cast<int>(i) + 1;
+      open_ifs.pop_back();
+      break;
+    case Ops::SPECIAL: {
+      std::string n = special_name(u);
+      in.special_kind = n[0] == 'g' ? 'g' : n[0] == 'l' ? 'l' : 'i';
+      in.special_dim = n.back() - '0';
+      if (in.special_dim < 0 || in.special_dim > 2 || u->src.empty() || u->src[0]->op != Ops::CONST) fail(u, "a launch id needs a constant size");
+      int64_t size = u->src[0]->arg.as_int();
+      if (in.special_kind == 'l') local_[static_cast<size_t>(in.special_dim)] = size;
+      else global_[static_cast<size_t>(in.special_dim)] = size;
+      break;
+    }
+    case Ops::DEFINE_VAR: {
+      const auto& t = u->arg.as_tuple();
+      in.special_dim = static_cast<int64_t>(vars_.size());
+      vars_.push_back({t.at(0).as_string(), t.at(1).as_int(), t.at(2).as_int()});
+      break;
+    }
+    case Ops::LOAD:
+    case Ops::STORE: {
+      const UOp* p = u->src.at(0).get();
+      const UOp* idx = p->op == Ops::CAST ? p->src.at(0).get() : p;
+      if (idx->op != Ops::INDEX) fail(u, "the address must be an INDEX (or a vector CAST of one)");
+      const UOp* buf = idx->src.at(0).get();
+      in.mem = buf->dtype.base().scalar();
+      in.limit = buf->dtype.ptr_size;
+      if (buf->op == Ops::DEFINE_LOCAL) in.buffer = -1 - local_number.at(buf);
+      else {
+        in.buffer = static_cast<int>(buf->arg.as_int());
+        for (size_t k = 0; k < buffers_.size(); k++)
+          if (buffers_[k].index == in.buffer) in.param = static_cast<int>(k);
+      }
+      in.src[0] = slot(p);
+      if (u->op == Ops::LOAD) {
+        in.lanes = u->dtype.count;
+        if (u->src.size() >= 3) {
+          in.alt = slot(u->src[1].get());
+          in.gate = slot(u->src[2].get());
+        }
+      } else {
+        const UOp* v = u->src.at(1).get();
+        in.value = slot(v);
+        in.lanes = v->dtype.count;
+        if (u->src.size() >= 3 && u->src[2]->dtype.is_bool()) in.gate = slot(u->src[2].get());
+      }
+      break;
+    }
+    case Ops::INDEX:
+      if (u->src.at(1)->dtype.count != 1) fail(u, "a vector of addresses (gather) is not part of the linearized contract");
+      in.src[0] = slot(u->src[1].get());
+      in.src[1] = -1;
+      break;
+    case Ops::CAST:
+    case Ops::BITCAST:
+      in.in = u->src.at(0)->dtype.scalar();
+      if (!u->dtype.is_ptr && u->src[0]->dtype.count != u->dtype.count && !(u->src[0]->dtype.count == 1))
+        fail(u, "a conversion between vectors of different widths");
+      break;
+    case Ops::VECTORIZE:
+      for (const UOpPtr& s : u->src)
+        for (int l = 0; l < s->dtype.count; l++) in.gather.push_back(slot(s.get()) + l);
+      if (static_cast<int>(in.gather.size()) != in.lanes) fail(u, "VECTORIZE lanes do not add up");
+      break;
+    case Ops::GEP: {
+      const UOp* s = u->src.at(0).get();
+      for (const Arg& a : u->arg.as_tuple()) in.gather.push_back(slot(s) + (s->dtype.count > 1 ? static_cast<int>(a.as_int()) : 0));
+      break;
+    }
+    case Ops::WMMA:
+      if (u->src.size() != 16 || u->dtype.count != 4) fail(u, "WMMA needs 8 A, 4 B and 4 C values and gives 4");
+      for (const UOpPtr& s : u->src) in.gather.push_back(slot(s.get()));
+      needs_sync_ = true;
+      break;
+    case Ops::BARRIER: needs_sync_ = true; break;
+    default: break;
+    }
+    if (is_alu(u->op)) {
+      in.in = (u->op == Ops::WHERE ? u->src.at(1) : u->src.at(0))->dtype.scalar();
+      DType m = concrete(in.out);
+      bool contractible = (u->op == Ops::ADD || u->op == Ops::SUB) && (m == dtypes::float32 || m == dtypes::float64) &&
+                          concrete(in.in) == m;
+      if (contractible) {
+        const int n = u->dtype.count;
+        const bool whole = n > 1 && spelling.vector_operator(u);
+        bool any = false;
+        std::vector<Fuse> fuse(static_cast<size_t>(n));
+        for (int l = 0; l < n; l++) {
+          for (int side = 0; side < 2 && fuse[static_cast<size_t>(l)].side < 0; side++) {
+            const UOp* s = u->src[static_cast<size_t>(side)].get();
+            std::pair<const UOp*, int> mul;
+            if (n == 1) mul = spelled(s, -1);
+            else if (whole) mul = {s, l};
+            else mul = s->dtype.count == 1 ? spelled(s, -1) : spelled(s, l);
+            const UOp* x = mul.first;
+            bool fits = x->op == Ops::MUL && inlined.contains(x) && concrete(x->dtype.scalar()) == m &&
+                        (whole ? x->dtype.count == n : x->dtype.count == 1);
+            if (!fits) continue;
+            int lane = x->dtype.count > 1 ? l : 0;
+            auto factor = [&](const UOp* f) { return slot(f) + (f->dtype.count > 1 ? lane : 0); };
+            fuse[static_cast<size_t>(l)] = Fuse{side, factor(x->src[0].get()), factor(x->src[1].get())};
+            any = true;
+          }
+        }
+        if (any) in.fuse = std::move(fuse);
+      }
+    }
+  }
+  if (!open_ranges.empty()) fail(uops_[static_cast<size_t>(open_ranges.back())].get(), "RANGE never closed");
+  if (!open_ifs.empty()) fail(uops_[static_cast<size_t>(open_ifs.back())].get(), "IF never closed");
+}
+
+int LinearProgram::slot_of(int i) const { return slot_.at(static_cast<size_t>(i)); }
+int LinearProgram::lanes_of(int i) const { return lanes_.at(static_cast<size_t>(i)); }
+
+std::vector<int> LinearProgram::enclosing_ranges(int i) const {
+  std::vector<int> open;
+  for (int k = 0; k < i && k < static_cast<int>(uops_.size()); k++) {
+    if (uops_[static_cast<size_t>(k)]->op == Ops::RANGE) open.push_back(k);
+    if (uops_[static_cast<size_t>(k)]->op == Ops::ENDRANGE && !open.empty()) open.pop_back();
+  }
+  return open;
+}
+
+int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
+  Lane* s = it.slots.data();
+  const int end = static_cast<int>(code_.size());
+  MemoryAccess access;
+  while (pc < end) {
+    const Instr& in = code_[static_cast<size_t>(pc)];
+    const MemoryAccess* touched = nullptr;
+    int next = pc + 1;
+    bool report = true;
+    auto lane = [&](int k, int l) { return s[in.src[static_cast<size_t>(k)] + l * in.stride[static_cast<size_t>(k)]]; };
+    switch (in.op) {
+    case Ops::CONST:
+    case Ops::VCONST:
+    case Ops::DEFINE_GLOBAL:
+    case Ops::DEFINE_LOCAL:
+    case Ops::NAME:
+    case Ops::SINK:
+    case Ops::ENDIF: report = false; break;
+    case Ops::BARRIER:
+    case Ops::WMMA: return pc;
+    case Ops::DEFINE_VAR: s[in.dst].i = (*g.vars)[static_cast<size_t>(in.special_dim)]; break;
+    case Ops::SPECIAL: {
+      size_t d = static_cast<size_t>(in.special_dim);
+      s[in.dst].i = in.special_kind == 'g' ? g.gid[d] : in.special_kind == 'l' ? it.lid[d] : g.gid[d] * local_[d] + it.lid[d];
+      break;
+    }
+    case Ops::RANGE:
+      s[in.dst].i = 0;
+      if (s[in.src[0]].i <= 0) next = in.jump;
+      break;
+    case Ops::ENDRANGE:
+      if (++s[in.counter].i < s[in.src[0]].i) next = in.jump;
+      report = false;
+      break;
+    case Ops::IF:
+      if (s[in.src[0]].i == 0) next = in.jump;
+      break;
+    case Ops::DEFINE_ACC:
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = lane(0, l);
+      break;
+    case Ops::ASSIGN:
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = lane(1, l);
+      break;
+    case Ops::NOOP:
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = lane(0, l);
+      break;
+    case Ops::INDEX:
+    case Ops::CAST:
+      if (in.op == Ops::INDEX || uops_[static_cast<size_t>(pc)]->dtype.is_ptr) {
+        s[in.dst] = s[in.src[0]];  // an address is its element index; the buffer is known from the code
+        report = false;
+        break;
+      }
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = convert(lane(0, l), in.in, in.out);
+      break;
+    case Ops::BITCAST:
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = bitcast(lane(0, l), in.in, in.out);
+      break;
+    case Ops::VECTORIZE:
+    case Ops::GEP:
+      for (int l = 0; l < in.lanes; l++) s[in.dst + l] = s[in.gather[static_cast<size_t>(l)]];
+      break;
+    case Ops::LOAD:
+    case Ops::STORE: {
+      access = MemoryAccess{in.buffer, s[in.src[0]].i, in.gate >= 0 && s[in.gate].i == 0};
+      touched = &access;
+      if (access.gated_off) {
+        if (in.op == Ops::LOAD)
+          for (int l = 0; l < in.lanes; l++) s[in.dst + l] = s[in.alt + (uops_[static_cast<size_t>(pc)]->src[1]->dtype.count > 1 ? l : 0)];
+        break;
+      }
+      if (access.element < 0 || (in.limit >= 0 && access.element + in.lanes > in.limit))
+        throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") ",
+                        in.op == Ops::LOAD ? "reads" : "writes", " element ", access.element,
+                        in.lanes > 1 ? cat("..", access.element + in.lanes - 1) : std::string(), " of ",
+                        in.buffer >= 0 ? cat("data", in.buffer) : cat("local temp ", -1 - in.buffer), ", which has ", in.limit,
+                        " elements (work-item ", it.index, ")"));
+      void* base = in.buffer >= 0 ? (*g.bufs)[static_cast<size_t>(in.param)] : g.locals[static_cast<size_t>(-1 - in.buffer)].data();
+      if (in.op == Ops::LOAD)
+        for (int l = 0; l < in.lanes; l++) s[in.dst + l] = load_element(base, access.element + l, in.mem);
+      else
+        for (int l = 0; l < in.lanes; l++) store_element(base, access.element + l, in.mem, s[in.value + (in.lanes > 1 ? l : 0)]);
+      break;
+    }
+    default:
+      if (!is_alu(in.op)) throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " cannot be executed"));
+      {
+        const bool cmp = op_in(in.op, kComparison);
+        const DType res = cmp ? dtypes::bool_ : in.in;
+        const bool narrowing = !cmp && in.op != Ops::WHERE && concrete(in.out) != concrete(in.in);
+        for (int l = 0; l < in.lanes; l++) {
+          if (!in.fuse.empty() && in.fuse[static_cast<size_t>(l)].side >= 0) {
+            const Fuse& f = in.fuse[static_cast<size_t>(l)];
+            Lane a = s[f.a], b = s[f.b], c = lane(1 - f.side, l);
+            if (in.op == Ops::SUB) {
+              if (f.side == 0) c.f = -c.f;
+              else a.f = -a.f;
+            }
+            s[in.dst + l] = fused_multiply_add(in.out, a, b, c);
+            continue;
+          }
+          Lane r = alu(in.op, res, in.in, lane(0, l), in.src[1] >= 0 ? lane(1, l) : Lane{}, in.src[2] >= 0 ? lane(2, l) : Lane{});
+          s[in.dst + l] = narrowing ? convert(r, in.in, in.out) : r;
+        }
+      }
+      break;
+    }
+    if (report && it.watched)
+      w->executed(ExecutedStep{pc, it.index, in.lanes > 0 && in.op != Ops::STORE ? s + in.dst : (in.op == Ops::STORE ? s + in.value : nullptr),
+                               in.lanes, touched},
+                  s);
+    pc = next;
+  }
+  return -1;
+}
+
+// mma.sync.m16n8k16 for each warp of the group: lane l (group g = l/4, thread t = l%4) holds A at rows
+// g + 8*((i>>1)&1), columns 2t + (i&1) + 8*(i>>2); B at rows 2t + (i&1) + 8*(i>>1), column g; C and D at
+// rows g + 8*(i>>1), columns 2t + (i&1). The products are exact in float; the sum is rounded once.
+void LinearProgram::warp_mma(Group& g, int pc) const {
+  const Instr& in = code_[static_cast<size_t>(pc)];
+  size_t n = g.items.size();
+  if (n % 32 != 0)
+    throw Error(cat("interpreting ", name_, ": WMMA needs whole warps of 32 work-items, the work-group has ", n));
+  for (size_t w0 = 0; w0 < n; w0 += 32) {
+    double A[16][16], B[16][8], C[16][8];
+    for (int l = 0; l < 32; l++) {
+      const Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
+      int gr = l / 4, t = l % 4;
+      for (int i = 0; i < 8; i++) A[gr + 8 * ((i >> 1) & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = s[in.gather[static_cast<size_t>(i)]].f;
+      for (int i = 0; i < 4; i++) B[2 * t + (i & 1) + 8 * (i >> 1)][gr] = s[in.gather[static_cast<size_t>(8 + i)]].f;
+      for (int i = 0; i < 4; i++) C[gr + 8 * (i >> 1)][2 * t + (i & 1)] = s[in.gather[static_cast<size_t>(12 + i)]].f;
+    }
+    for (int l = 0; l < 32; l++) {
+      Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
+      int gr = l / 4, t = l % 4;
+      for (int i = 0; i < 4; i++) {
+        int r = gr + 8 * (i >> 1), c = 2 * t + (i & 1);
+        double acc = C[r][c];
+        for (int k = 0; k < 16; k++) acc += A[r][k] * B[k][c];
+        s[in.dst + i].f = static_cast<float>(acc);
+      }
+    }
+  }
+}
+
+void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
+                        const LaunchDims& local, ExecutionWatcher* w) const {
+  if (bufs.size() != buffers_.size())
+    throw Error(cat("interpreting ", name_, ": ", buffers_.size(), " buffers expected, ", bufs.size(), " given"));
+  if (vars.size() != vars_.size()) throw Error(cat("interpreting ", name_, ": ", vars_.size(), " variables expected, ", vars.size(), " given"));
+  Group g;
+  g.bufs = &bufs;
+  g.vars = &vars;
+  const int64_t per_group = local[0] * local[1] * local[2];
+  auto start_item = [&](Item& it, int64_t group_index, int64_t l) {
+    it.slots = initial_slots_;
+    it.lid = {l % local[0], (l / local[0]) % local[1], l / (local[0] * local[1])};
+    it.index = group_index * per_group + l;
+    it.watched = w && w->watch_item(it.index);
+  };
+  for (int64_t gz = 0; gz < global[2]; gz++)
+    for (int64_t gy = 0; gy < global[1]; gy++)
+      for (int64_t gx = 0; gx < global[0]; gx++) {
+        g.gid = {gx, gy, gz};
+        int64_t group_index = gx + global[0] * (gy + global[1] * gz);
+        g.locals.clear();
+        for (size_t k = 0; k < local_sizes_.size(); k++)
+          g.locals.emplace_back(static_cast<size_t>(std::max<int64_t>(local_sizes_[k], 0) * local_dtypes_[k].itemsize()), 0);
+        if (!needs_sync_) {
+          Item it;
+          for (int64_t l = 0; l < per_group; l++) {
+            start_item(it, group_index, l);
+            exec(it, g, 0, w);
+          }
+          continue;
+        }
+        g.items.assign(static_cast<size_t>(per_group), Item{});
+        for (int64_t l = 0; l < per_group; l++) start_item(g.items[static_cast<size_t>(l)], group_index, l);
+        std::vector<int> pcs(static_cast<size_t>(per_group), 0);
+        for (;;) {
+          for (size_t k = 0; k < pcs.size(); k++) pcs[k] = exec(g.items[k], g, pcs[k], w);
+          int at = pcs[0];
+          for (size_t k = 1; k < pcs.size(); k++)
+            if (pcs[k] != at)
+              throw Error(cat("interpreting ", name_, ": the work-items of group (", gx, ", ", gy, ", ", gz, ") do not meet at the same ",
+                              "barrier: item 0 stopped at position ", at, ", item ", k, " at ", pcs[k]));
+          if (at < 0) break;
+          if (code_[static_cast<size_t>(at)].op == Ops::WMMA) {
+            warp_mma(g, at);
+            const Instr& in = code_[static_cast<size_t>(at)];
+            for (Item& it : g.items)
+              if (it.watched) w->executed(ExecutedStep{at, it.index, it.slots.data() + in.dst, in.lanes, nullptr}, it.slots.data());
+          }
+          for (int& p : pcs) p = at + 1;
+        }
+      }
+}
+
+} // namespace loupe::interp
