@@ -8,6 +8,9 @@
 //   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
 //   loupe-cli trace A --diff B                 two runs side by side: kernels paired, times, opts, sources
 //   loupe-cli trace FILE --search TEXT         kernels, passes, rules (name, file:line), nodes (op, arg)
+//   loupe-cli trace FILE --step-kernel NAME --at I   one output element computed UOp by UOp on the
+//                                              interpreter (--noopt: the NOOPT kernel; --diverge: both,
+//                                              and where they part)
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
 #include <charconv>
@@ -18,6 +21,7 @@
 #include <unordered_set>
 
 #include "cli/command.h"
+#include "cli/trace_step.h"
 #include "exec/why_not.h"
 #include "ir/print.h"
 #include "support/error.h"
@@ -47,6 +51,7 @@ struct Request {
   std::string other;            // --diff B
   std::string search;           // --search TEXT
   std::string node;             // --why: the node's index in the --graph listing, or a key prefix (%53c261)
+  StepKernelRequest step;       // --step-kernel
 };
 
 int64_t parse_int(const std::string& s, const std::string& what) {
@@ -72,6 +77,19 @@ Request parse(const Args& args) {
       r.mode = "why";
       for (const char* n : {"CTX", "PASS", "STEP"}) r.where.push_back(parse_int(take(i, a), cat(a, " ", n)));
       r.node = take(i, a);
+    } else if (a == "--step-kernel") {
+      r.mode = "step";
+      r.step.kernel = take(i, a);
+    } else if (a == "--at") {
+      r.step.element = parse_int(take(i, a), "--at INDEX");
+    } else if (a == "--noopt") {
+      r.step.noopt = true;
+    } else if (a == "--relevant") {
+      r.step.relevant_only = true;
+    } else if (a == "--diverge") {
+      r.step.diverge = true;
+    } else if (a == "--steps") {
+      r.step.max_steps = parse_int(take(i, a), "--steps N");
     } else if (a == "--kernel") {
       r.mode = "kernel";
       r.kernel = take(i, a);
@@ -107,7 +125,7 @@ Request parse(const Args& args) {
     }
   }
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --why CTX PASS STEP NODE | --kernel NAME | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
+                                  " | --why CTX PASS STEP NODE | --kernel NAME | --step-kernel NAME --at I [--noopt|--diverge] | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
                                   " [--chrome OUT.json]");
   return r;
 }
@@ -630,7 +648,8 @@ int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
-                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT] [--json]\n"
+                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
+                 "         --step-kernel NAME --at INDEX [--noopt | --diverge] [--steps N] [--relevant]] [--json]\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;
@@ -648,6 +667,10 @@ int run(const Args& args) {
   if (req.mode == "match") return match(r, req);
   if (req.mode == "why") return why(r, req);
   if (req.mode == "kernel") return kernel(r, req);
+  if (req.mode == "step") {
+    req.step.json = req.json;
+    return step_kernel(r, req.step);
+  }
   if (req.mode == "profile" || req.mode == "top") return profile(r, req);
   if (req.mode == "rules") return rules(r, req);
   if (req.mode == "diff") return diff(r, req);

@@ -26,6 +26,8 @@ struct Opt {
   int64_t axis = 0;
   int64_t arg = 0;  // amount (0 = the whole axis); for SWAP the other axis
   std::string str() const;  // "Opt(op=OptOps.UPCAST, axis=0, arg=4)"
+  // The text str() writes (as traces store applied opts) read back; loupe::Error naming the text otherwise.
+  static Opt parse(const std::string& text);
   bool operator==(const Opt&) const = default;
 };
 

@@ -26,6 +26,30 @@ std::string Opt::str() const {
   return cat("Opt(op=OptOps.", opt_op_name(op), ", axis=", axis, ", arg=", arg, ")");
 }
 
+Opt Opt::parse(const std::string& text) {
+  auto field = [&](const std::string& key) -> std::string {
+    size_t at = text.find(key);
+    if (at == std::string::npos) throw Error(cat("not an opt: '", text, "' (no ", key, ")"));
+    at += key.size();
+    size_t end = text.find_first_of(",)", at);
+    return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  };
+  std::string name = field("op=OptOps.");
+  Opt o{OptOp::UPCAST};
+  bool known = false;
+  for (OptOp op : {OptOp::UPCAST, OptOp::UNROLL, OptOp::LOCAL, OptOp::GROUP, OptOp::GROUPTOP, OptOp::NOLOCALS, OptOp::PADTO,
+                   OptOp::SWAP, OptOp::TC})
+    if (name == opt_op_name(op)) o.op = op, known = true;
+  if (!known) throw Error(cat("not an opt: '", text, "' (unknown op ", name, ")"));
+  try {
+    o.axis = std::stoll(field("axis="));
+    o.arg = std::stoll(field("arg="));
+  } catch (const std::logic_error&) {
+    throw Error(cat("not an opt: '", text, "' (axis and arg must be integers)"));
+  }
+  return o;
+}
+
 namespace {
 void check(bool cond, const Opt& opt, const std::string& why) {
   if (!cond) throw KernelOptError(cat(opt.str(), ": ", why));

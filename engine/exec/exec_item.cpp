@@ -58,6 +58,19 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   std::vector<void*> handles;
   handles.reserve(item.params.size());
   for (int p : item.params) handles.push_back(buffers.at(p)->handle());
+  if (observer && item.trace_kernel_id >= 0) {
+    int64_t bytes = 0;
+    for (int p : item.params) bytes += static_cast<int64_t>(buffers.at(p)->nbytes());
+    if (observer->wants_inputs(item.trace_kernel_id, bytes)) {
+      KernelInputs in{item.trace_kernel_id, {}};
+      for (int p : item.params) {
+        std::string b(buffers.at(p)->nbytes(), '\0');
+        buffers.at(p)->copyout(b.data(), b.size());
+        in.buffers.push_back(std::move(b));
+      }
+      observer->record_inputs(in);
+    }
+  }
   int64_t start_ns = observer ? observer->now_ns() : 0;
   double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
   counters.kernel_count++;

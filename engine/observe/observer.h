@@ -19,6 +19,12 @@ public:
   virtual void record_alloc(const BufferAlloc& a) = 0;
   virtual void record_free(const BufferFree& f) = 0;
   virtual void record_copy(const BufferCopy& c) = 0;
+  // Whether to snapshot the buffers of a kernel about to run (`bytes` in all), then the snapshot.
+  virtual bool wants_inputs(int64_t kernel_id, int64_t bytes) {
+    (void)kernel_id, (void)bytes;
+    return false;
+  }
+  virtual void record_inputs(const KernelInputs& inputs) { (void)inputs; }
   // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.
   virtual int64_t begin_context(std::string_view kind, std::string_view name) = 0;
   virtual void end_context() = 0;  // the innermost open one

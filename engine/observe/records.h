@@ -97,6 +97,13 @@ struct KernelRun {
   std::vector<MemoryShare> plan = {};            // jit_capture: the memory planner's sharing
 };
 
+// What a kernel's buffers held just before its first recorded run (parameter order, raw bytes), so a
+// trace can re-run it later (single-stepping on the interpreter). Kept only up to a size limit.
+struct KernelInputs {
+  int64_t kernel_id = -1;
+  std::vector<std::string> buffers;  // bytes of each buffer
+};
+
 struct BufferAlloc {
   std::string device;
   int64_t buffer = 0;           // the runtime's buffer id

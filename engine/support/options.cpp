@@ -27,6 +27,7 @@ Options Options::from_env() {
   o.threads = env_int("THREADS", 0);
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
   o.training = env_int("TRAINING", 0) != 0;
+  o.trace_inputs = env_int("TRACE_INPUTS", o.trace_inputs);
   o.no_memory_planner = env_int("NO_MEMORY_PLANNER", 0) != 0;
   o.jit = env_int("JIT", 1);
   o.schedule_cache = env_int("SCACHE", 1) != 0;

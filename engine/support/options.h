@@ -1,6 +1,6 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
 // settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
-// COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE.
+// COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS.
 #pragma once
 #include <string>
 
@@ -20,6 +20,9 @@ struct Options {
   int jit = 1;                     // JIT: 0 a TinyJit runs its function every call, 1 replays (as one launch graph
                                    // where the device has them: CUDA graphs), 2 replays kernel by kernel
   bool schedule_cache = true;      // SCACHE=0: every realize schedules its graph anew (schedule/schedule_cache.h)
+  // TRACE_INPUTS: a trace keeps the buffers of each kernel's first run (for single-stepping it later) when
+  // they hold at most this many bytes in all; 0 keeps none
+  int trace_inputs = 1 << 20;
 
   static Options from_env();
 };

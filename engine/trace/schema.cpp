@@ -89,6 +89,10 @@ const std::vector<Table>& tables() {
       {"rule_sources",
        "CREATE TABLE rule_sources(rule_id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
        {"rule_id", "text"}, true},
+      {"kernel_inputs",
+       "CREATE TABLE kernel_inputs(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, bytes BLOB NOT NULL,"
+       " PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
+       {"kernel_id", "idx", "bytes"}, true},
       {"beam_candidates",
        "CREATE TABLE beam_candidates(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, round INTEGER NOT NULL,"
        " opts TEXT NOT NULL, seconds REAL, wall_seconds REAL NOT NULL, status TEXT NOT NULL, chosen INTEGER NOT NULL,"

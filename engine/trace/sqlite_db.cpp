@@ -167,6 +167,12 @@ SqliteStmt& SqliteStmt::bind(int i, std::string_view v) {
   return *this;
 }
 
+SqliteStmt& SqliteStmt::bind_blob(int i, std::string_view v) {
+  if (done_) reset();
+  check_bind(db_, sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT), sql_);
+  return *this;
+}
+
 SqliteStmt& SqliteStmt::bind_null(int i) {
   if (done_) reset();
   check_bind(db_, sqlite3_bind_null(stmt_, i), sql_);
@@ -232,6 +238,7 @@ bool SqliteStmt::is_null(int) const { return true; }
 int64_t SqliteStmt::int64(int) const { return 0; }
 double SqliteStmt::real(int) const { return 0; }
 std::string SqliteStmt::text(int) const { return {}; }
+SqliteStmt& SqliteStmt::bind_blob(int, std::string_view) { return *this; }
 int SqliteStmt::columns() const { return 0; }
 
 #endif

@@ -31,6 +31,7 @@ public:
   SqliteStmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
   SqliteStmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
   SqliteStmt& bind_null(int i);
+  SqliteStmt& bind_blob(int i, std::string_view bytes);  // read back with text()
 
   bool step();  // true: a row is ready; false: done (the statement resets on the next bind/run)
   void run();   // step to completion, then reset (for INSERT/UPDATE)

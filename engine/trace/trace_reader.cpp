@@ -148,6 +148,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
+  has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
@@ -504,6 +505,15 @@ TraceKernel TraceReader::kernel(int64_t id) {
     }
   }
   return k;
+}
+
+std::vector<std::string> TraceReader::kernel_inputs(int64_t id) {
+  std::vector<std::string> out;
+  if (!has_inputs_) return out;
+  Query q(cached("SELECT bytes FROM kernel_inputs WHERE kernel_id = ? ORDER BY idx"));
+  q.bind(1, id);
+  while (q.step()) out.push_back(q.text(0));
+  return out;
 }
 
 std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {

@@ -140,6 +140,9 @@ public:
 
   std::vector<TraceKernel> kernels();  // without sources and buffers (cheap)
   TraceKernel kernel(int64_t id);      // with sources and buffers
+  // The bytes of the kernel's buffers before its first run (parameter order), empty when the trace did
+  // not keep them (TRACE_INPUTS limit, or an older trace).
+  std::vector<std::string> kernel_inputs(int64_t id);
   std::vector<int64_t> kernels_named(const std::string& name);
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
@@ -148,6 +151,7 @@ public:
 
 private:
   bool has_provenance_ = false;
+  bool has_inputs_ = false;      // kernel_inputs (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).
   std::vector<TraceKernel> read_kernels(int64_t only);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rewrite/rule_source.h"
+#include "support/options.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "trace/arg_codec.h"
@@ -73,6 +74,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT OR REPLACE INTO kernel_buffers(kernel_id, idx, name, access, dtype, st, st_kind, st_code)"
       " VALUES (?,?,?,?,?,?,?,?)");
   ins_info_ = db.prepare("INSERT OR REPLACE INTO kernel_info(kernel_id, axis_kinds, dont_use_locals, ast_key) VALUES (?,?,?,?)");
+  ins_inputs_ = db.prepare("INSERT INTO kernel_inputs(kernel_id, idx, bytes) VALUES (?,?,?)");
   ins_beam_ = db.prepare(
       "INSERT INTO beam_candidates(kernel_id, idx, round, opts, seconds, wall_seconds, status, chosen) VALUES (?,?,?,?,?,?,?,?)");
   ins_provenance_ = db.prepare(
@@ -542,6 +544,25 @@ void TraceWriter::record_peaks(const DevicePeaks& p) {
   guarded([&] {
     enqueue([this, p] { ins_peaks_.bind(1, p.device).bind(2, p.peak_gflops).bind(3, p.bandwidth_gbs).run(); });
     request_commit();
+  });
+}
+
+bool TraceWriter::wants_inputs(int64_t kernel_id, int64_t bytes) {
+  if (bytes > options().trace_inputs) return false;
+  std::lock_guard lock(mutex_);
+  return !inputs_kept_.contains(kernel_id);
+}
+
+void TraceWriter::record_inputs(const KernelInputs& inputs) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!inputs_kept_.insert(inputs.kernel_id).second) return;
+  }
+  guarded([&] {
+    enqueue([this, inputs] {
+      for (size_t i = 0; i < inputs.buffers.size(); i++)
+        ins_inputs_.bind(1, inputs.kernel_id).bind(2, int64_t(i)).bind_blob(3, inputs.buffers[i]).run();
+    });
   });
 }
 

@@ -1,0 +1,555 @@
+#include "exec/kernel_stepper.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/pipeline.h"
+#include "ir/print.h"
+#include "runtime/interp/interp_device.h"
+#include "support/error.h"
+#include "support/hash.h"
+
+namespace loupe {
+
+namespace {
+
+using interp::Lane;
+using interp::LinearProgram;
+
+// Pass 1: which work-item, at which iterations of the loops around the store, writes the element last.
+class StoreFinder : public interp::ExecutionWatcher {
+public:
+  StoreFinder(const LinearProgram& p, int output, int64_t element) : p_(p), output_(output), element_(element) {}
+  bool watch_item(int64_t) override { return true; }
+  void executed(const interp::ExecutedStep& s, const Lane* slots) override {
+    if (!s.access || s.access->buffer != output_ || s.access->gated_off || p_.uops()[static_cast<size_t>(s.uop)]->op != Ops::STORE) return;
+    if (element_ < s.access->element || element_ >= s.access->element + s.lanes) return;
+    found = true;
+    item = s.item;
+    store_uop = s.uop;
+    loops.clear();
+    for (int r : p_.enclosing_ranges(s.uop)) loops[r] = slots[p_.slot_of(r)].i;
+  }
+  bool found = false;
+  int64_t item = 0;
+  int store_uop = -1;
+  std::map<int, int64_t> loops;  // RANGE position -> iteration
+
+private:
+  const LinearProgram& p_;
+  int output_;
+  int64_t element_;
+};
+
+// Pass 2: every step of that work-item inside those iterations.
+class Recorder : public interp::ExecutionWatcher {
+public:
+  Recorder(const LinearProgram& p, const StoreFinder& f, KernelStepping& out, size_t max_steps)
+      : p_(p), f_(f), out_(out), max_(max_steps) {
+    for (size_t i = 0; i < p.uops().size(); i++) enclosing_.push_back(p.enclosing_ranges(static_cast<int>(i)));
+  }
+  bool watch_item(int64_t item) override { return item == f_.item; }
+  void executed(const interp::ExecutedStep& s, const Lane* slots) override {
+    const std::vector<int>& around = enclosing_[static_cast<size_t>(s.uop)];
+    for (int r : around)
+      if (auto it = f_.loops.find(r); it != f_.loops.end() && slots[p_.slot_of(r)].i != it->second) return;
+    if (out_.steps.size() >= max_) {
+      out_.truncated = true;
+      return;
+    }
+    SteppedUOp st;
+    st.uop = s.uop;
+    if (s.value) st.lanes.assign(s.value, s.value + s.lanes);
+    for (int r : around) st.loops.emplace_back(r, slots[p_.slot_of(r)].i);
+    if (s.access) st.access = *s.access;
+    out_.steps.push_back(std::move(st));
+  }
+
+private:
+  const LinearProgram& p_;
+  const StoreFinder& f_;
+  KernelStepping& out_;
+  size_t max_;
+  std::vector<std::vector<int>> enclosing_;
+};
+
+std::string target_of_device(const std::string& device) {
+  std::string base = device.substr(0, device.find(':'));
+  if (base == "CUDA" || base == "OPENCL") return base;
+  if (base == "INTERP") {
+    const char* t = std::getenv("INTERP_TARGET");
+    return t && *t ? t : "CPU";
+  }
+  return "CPU";  // CPU, and LLVM, whose kernels are planned like the CPU's
+}
+
+} // namespace
+
+KernelStepping step_program(const LinearProgram& program, std::vector<std::string> buffers, const StepRequest& request,
+                            const std::vector<int64_t>& vars) {
+  const std::vector<BufferParam>& params = program.buffers();
+  if (buffers.size() != params.size())
+    throw Error(cat(program.name(), " takes ", params.size(), " buffers, ", buffers.size(), " given"));
+  int output = request.output;
+  if (output < 0)
+    for (const BufferParam& b : params)
+      if (b.is_mutable) {
+        output = static_cast<int>(b.index);
+        break;
+      }
+  const BufferParam* out_param = nullptr;
+  size_t out_pos = 0;
+  for (size_t i = 0; i < params.size(); i++)
+    if (params[i].index == output) out_param = &params[i], out_pos = i;
+  if (!out_param || !out_param->is_mutable) throw Error(cat(program.name(), " writes no buffer data", output));
+  DType dt = out_param->dtype.base().scalar();
+  int64_t elements = static_cast<int64_t>(buffers[out_pos].size()) / std::max(1, dt.itemsize());
+  if (request.element < 0 || request.element >= elements)
+    throw Error(cat("element ", request.element, " is outside data", output, " of ", program.name(), " (", elements, " elements)"));
+  auto run_on_copy = [&](interp::ExecutionWatcher& w, std::vector<std::string>& bufs) {
+    std::vector<void*> ptrs;
+    for (std::string& b : bufs) ptrs.push_back(b.data());
+    program.run(ptrs, vars, program.global(), program.local(), &w);
+  };
+  StoreFinder finder(program, output, request.element);
+  std::vector<std::string> first = buffers;
+  run_on_copy(finder, first);
+  if (!finder.found) throw Error(cat(program.name(), " never stores element ", request.element, " of data", output));
+  KernelStepping s;
+  s.kernel = program.name();
+  s.program = program.uops();
+  s.output = output;
+  s.element = request.element;
+  s.item = finder.item;
+  s.dtype = dt;
+  Recorder rec(program, finder, s, request.max_steps);
+  run_on_copy(rec, buffers);
+  s.value = interp::load_element(buffers[out_pos].data(), request.element, dt);
+  std::vector<std::vector<char>> slice = dependency_slice(s);
+  for (size_t i = 0; i < s.steps.size(); i++)
+    s.steps[i].relevant = std::any_of(slice[i].begin(), slice[i].end(), [](char c) { return c != 0; });
+  return s;
+}
+
+int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id) {
+  std::vector<TraceKernel> ks = reader.kernels();
+  for (const TraceKernel& k : ks)
+    if (k.name == name_or_id) return k.id;
+  bool digits = !name_or_id.empty() && std::all_of(name_or_id.begin(), name_or_id.end(), ::isdigit);
+  if (digits)
+    for (const TraceKernel& k : ks)
+      if (k.id == std::stoll(name_or_id)) return k.id;
+  std::string names;
+  for (size_t i = 0; i < ks.size() && i < 8; i++) names += (i ? ", " : "") + ks[i].name;
+  throw Error(cat("no kernel '", name_or_id, "' in the trace (", ks.size(), " kernels: ", names, ks.size() > 8 ? ", ..." : "", ")"));
+}
+
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, bool noopt) {
+  TraceKernel k = reader.kernel(kernel_id);
+  std::vector<std::string> inputs = reader.kernel_inputs(kernel_id);
+  if (inputs.empty())
+    throw Error(cat("the trace kept no inputs of ", k.name,
+                    ": its buffers were larger than TRACE_INPUTS allowed when it was recorded (default 1 MiB per kernel),"
+                    " or the trace is older than input recording; record it again with TRACE_INPUTS=<bytes> set higher"));
+  if (k.ast_id < 0) throw Error(cat("the trace has no AST for ", k.name));
+  UOpPtr ast = reader.node(k.ast_id);
+  const std::string target = target_of_device(k.device);
+  InterpRenderer renderer(target);
+  KernelPlan plan;
+  if (noopt) {
+    plan = plan_kernel(ast, renderer, true);
+  } else {
+    std::vector<Opt> opts;
+    for (const std::string& o : k.opts) opts.push_back(Opt::parse(o));
+    plan = plan_kernel(ast, renderer, opts);
+  }
+  LinearProgram program(k.name, plan.linear, renderer.spelled_as());
+  if (!program.vars().empty()) throw Error(cat(k.name, " has symbolic variables; the trace does not keep their values"));
+  KernelStepping s = step_program(program, std::move(inputs), request);
+  s.variant = noopt ? "noopt" : "optimized";
+  s.target = target;
+  return s;
+}
+
+// ---- first divergence ----
+
+namespace {
+
+// What a value computes, lane by lane: a hash over the loaded elements and constants it combines, with
+// sums, products and maxima as multisets so that association and order do not matter.
+struct Fp {
+  uint64_t h = 0;          // canonical hash
+  Ops ac = Ops::NOOP;      // ADD / MUL / MAX: the multiset's op
+  uint64_t sum = 0;        // the multiset (sum of element hashes)
+  bool data = false;       // depends on a loaded element
+  bool partial = false;    // an accumulator's running value (not comparable until it leaves the loop)
+  bool seed = false;       // an accumulator's initial value
+};
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+uint64_t comb(uint64_t a, uint64_t b) { return mix(a * 0x9E3779B97F4A7C15ULL + b + 0x632BE59BD9B4E019ULL); }
+
+bool is_identity(const UOp* u, Ops op) {
+  if (u->op != Ops::CONST) return false;
+  double v = u->arg.is_float() ? u->arg.as_float() : u->arg.is_int() ? double(u->arg.as_int()) : double(u->arg.as_bool());
+  return (op == Ops::ADD && v == 0) || (op == Ops::MUL && v == 1) || (op == Ops::MAX && std::isinf(v) && v < 0);
+}
+
+struct Fingerprints {
+  std::vector<std::vector<Fp>> per_step;  // lanes of each step
+};
+
+Fingerprints fingerprint(const KernelStepping& s) {
+  std::unordered_map<const UOp*, int> pos;
+  for (size_t i = 0; i < s.program.size(); i++) pos.emplace(s.program[i].get(), static_cast<int>(i));
+  std::unordered_map<int, std::vector<Fp>> cur;
+  std::map<std::pair<int, int64_t>, Fp> mem;
+  Fingerprints out;
+  auto const_fp = [&](const UOp* c, int lane) {
+    const Arg& a = c->op == Ops::VCONST ? c->arg.as_tuple().at(static_cast<size_t>(lane)) : c->arg;
+    return Fp{comb(0xC0, std::hash<std::string>()(a.str()))};
+  };
+  std::function<Fp(const UOp*, int)> src_fp = [&](const UOp* u, int lane) -> Fp {
+    while (u->op == Ops::ASSIGN) u = u->src[0].get();
+    if (u->op == Ops::CONST || u->op == Ops::VCONST) return const_fp(u, u->dtype.count > 1 ? lane : 0);
+    auto p = pos.find(u);
+    if (p == pos.end()) return Fp{comb(0xDEAD, reinterpret_cast<uintptr_t>(u))};
+    auto c = cur.find(p->second);
+    if (c == cur.end() || c->second.empty()) return Fp{comb(0xF00, static_cast<uint64_t>(p->second))};
+    return c->second[c->second.size() > 1 ? static_cast<size_t>(lane) : 0];
+  };
+  auto finalized = [](Fp f) {
+    f.partial = false;
+    f.seed = false;
+    return f;
+  };
+  for (size_t i = 0; i < s.steps.size(); i++) {
+    const SteppedUOp& st = s.steps[i];
+    const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+    int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
+    std::vector<Fp> lanes(static_cast<size_t>(n));
+    for (int l = 0; l < n; l++) {
+      Fp& f = lanes[static_cast<size_t>(l)];
+      switch (u->op) {
+      case Ops::LOAD: {
+        const interp::MemoryAccess& a = *st.access;
+        if (a.gated_off) {
+          f = src_fp(u->src[1].get(), l);
+          break;
+        }
+        auto m = mem.find({a.buffer, a.element + l});
+        f = m != mem.end() ? m->second : Fp{comb(comb(0x1D, static_cast<uint64_t>(a.buffer)), static_cast<uint64_t>(a.element + l)), Ops::NOOP, 0, true};
+        break;
+      }
+      case Ops::STORE: {
+        f = finalized(src_fp(u->src[1].get(), l));
+        if (st.access && !st.access->gated_off) mem[{st.access->buffer, st.access->element + l}] = f;
+        break;
+      }
+      case Ops::DEFINE_ACC: f = Fp{comb(0xACC, static_cast<uint64_t>(st.uop)), Ops::NOOP, 0, false, true, true}; break;
+      case Ops::ASSIGN: f = src_fp(u->src[1].get(), l); break;
+      case Ops::GEP: {
+        const UOp* v = u->src[0].get();
+        f = src_fp(v, static_cast<int>(u->arg.as_tuple().at(static_cast<size_t>(l)).as_int()));
+        break;
+      }
+      case Ops::VECTORIZE: {
+        int k = l;
+        for (const UOpPtr& x : u->src) {
+          if (k < x->dtype.count) {
+            f = src_fp(x.get(), k);
+            break;
+          }
+          k -= x->dtype.count;
+        }
+        break;
+      }
+      case Ops::NOOP: f = src_fp(u->src[0].get(), l); break;
+      case Ops::WMMA: f = Fp{comb(comb(0x33, i), static_cast<uint64_t>(l)), Ops::NOOP, 0, true}; break;
+      default:
+        if (u->op == Ops::ADD || u->op == Ops::MUL || u->op == Ops::MAX) {
+          f.ac = u->op;
+          for (const UOpPtr& x : u->src) {
+            if (is_identity(x.get(), u->op)) continue;
+            Fp o = src_fp(x.get(), l);
+            f.data = f.data || o.data;
+            f.partial = f.partial || o.partial;
+            if (o.seed) continue;
+            f.sum += o.ac == u->op ? o.sum : mix(o.h);
+          }
+          f.h = comb(comb(0xAC, static_cast<uint64_t>(u->op)), f.sum);
+        } else if (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST) {
+          std::vector<uint64_t> hs;
+          for (const UOpPtr& x : u->src) {
+            Fp o = src_fp(x.get(), l);
+            f.data = f.data || o.data;
+            hs.push_back(o.h);
+          }
+          if (op_in(u->op, kCommutative)) std::sort(hs.begin(), hs.end());
+          f.h = comb(static_cast<uint64_t>(u->op), u->dtype.scalar().itemsize());
+          for (uint64_t h : hs) f.h = comb(f.h, h);
+        } else {  // index math, launch ids, loop counters: compared through the loads they address
+          f = Fp{comb(comb(0x1DE, static_cast<uint64_t>(st.uop)), i)};
+        }
+      }
+    }
+    cur[st.uop] = lanes;
+    if (u->op == Ops::ASSIGN) {
+      const UOp* acc = u;
+      while (acc->op == Ops::ASSIGN) acc = acc->src[0].get();
+      if (auto p = pos.find(acc); p != pos.end()) cur[p->second] = lanes;
+    }
+    out.per_step.push_back(std::move(lanes));
+  }
+  return out;
+}
+
+bool comparable(const UOp* u, const Fp& f) {
+  return f.data && !f.partial && u->op != Ops::DEFINE_ACC && u->op != Ops::ASSIGN && !u->dtype.is_ptr;
+}
+
+} // namespace
+
+Divergence first_divergence(const KernelStepping& a, const KernelStepping& b) {
+  Fingerprints fa = fingerprint(a), fb = fingerprint(b);
+  std::vector<std::vector<char>> sa = dependency_slice(a), sb = dependency_slice(b);
+  auto sliced = [&](const KernelStepping& s, size_t i, size_t l) {
+    const std::vector<char>& v = (&s == &a ? sa : sb)[i];
+    return l < v.size() && v[l];
+  };
+  auto loads_of = [&](const KernelStepping& s) {
+    std::unordered_set<uint64_t> set;
+    for (size_t i = 0; i < s.steps.size(); i++) {
+      const SteppedUOp& st = s.steps[i];
+      if (st.access && st.access->buffer >= 0 && !st.access->gated_off && s.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
+        for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
+          if (sliced(s, i, l)) set.insert(comb(static_cast<uint64_t>(st.access->buffer), static_cast<uint64_t>(st.access->element) + l));
+    }
+    return set;
+  };
+  std::unordered_set<uint64_t> la = loads_of(a), lb = loads_of(b);
+  Divergence d;
+  auto first_load_missing = [&](const KernelStepping& s, const std::unordered_set<uint64_t>& other, bool is_a) {
+    for (size_t i = 0; i < s.steps.size(); i++) {
+      const SteppedUOp& st = s.steps[i];
+      if (!st.access || st.access->buffer < 0 || st.access->gated_off || s.program[static_cast<size_t>(st.uop)]->op != Ops::LOAD) continue;
+      for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
+        if (sliced(s, i, l) && !other.contains(comb(static_cast<uint64_t>(st.access->buffer), static_cast<uint64_t>(st.access->element) + l))) {
+          d.kind = Divergence::Kind::address;
+          (is_a ? d.step_a : d.step_b) = i;
+          d.lane = static_cast<int>(l);
+          d.explanation = cat(is_a ? a.variant : b.variant, " reads data", st.access->buffer, "[", st.access->element + static_cast<int64_t>(l),
+                              "], which ", is_a ? b.variant : a.variant, " never reads for this element: an indexing difference");
+          return true;
+        }
+    }
+    return false;
+  };
+  if (first_load_missing(a, lb, true) || first_load_missing(b, la, false)) return d;
+  std::unordered_map<uint64_t, std::pair<size_t, int>> in_b;
+  for (size_t i = 0; i < b.steps.size(); i++) {
+    const UOp* u = b.program[static_cast<size_t>(b.steps[i].uop)].get();
+    for (size_t l = 0; l < fb.per_step[i].size() && l < b.steps[i].lanes.size(); l++)
+      if (sliced(b, i, l) && comparable(u, fb.per_step[i][l])) in_b.emplace(fb.per_step[i][l].h, std::make_pair(i, static_cast<int>(l)));
+  }
+  size_t first_unmatched = SIZE_MAX;
+  int unmatched_lane = 0;
+  for (size_t i = 0; i < a.steps.size(); i++) {
+    const UOp* u = a.program[static_cast<size_t>(a.steps[i].uop)].get();
+    for (size_t l = 0; l < fa.per_step[i].size() && l < a.steps[i].lanes.size(); l++) {
+      const Fp& f = fa.per_step[i][l];
+      if (!sliced(a, i, l) || !comparable(u, f)) continue;
+      auto it = in_b.find(f.h);
+      if (it == in_b.end()) {
+        if (first_unmatched == SIZE_MAX) first_unmatched = i, unmatched_lane = static_cast<int>(l);
+        continue;
+      }
+      const SteppedUOp& sb = b.steps[it->second.first];
+      DType t = u->dtype.scalar();
+      if (!interp::same_bits(a.steps[i].lanes[l], sb.lanes[static_cast<size_t>(it->second.second)], t)) {
+        d.kind = Divergence::Kind::value;
+        d.step_a = i;
+        d.step_b = it->second.first;
+        d.lane = static_cast<int>(l);
+        d.explanation = cat("the same computation gives ", interp::format_lane(a.steps[i].lanes[l], t), " in ", a.variant, " and ",
+                            interp::format_lane(sb.lanes[static_cast<size_t>(it->second.second)], t), " in ", b.variant,
+                            " (rounding: a fused multiply-add or a different dtype on the way)");
+        return d;
+      }
+    }
+  }
+  if (interp::same_bits(a.value, b.value, a.dtype)) {
+    d.explanation = cat("no divergence: both compute ", interp::format_lane(a.value, a.dtype), " from the same elements");
+    return d;
+  }
+  if (first_unmatched != SIZE_MAX) {
+    d.kind = Divergence::Kind::computation;
+    d.step_a = first_unmatched;
+    d.lane = unmatched_lane;
+    d.explanation = cat("the results differ (", interp::format_lane(a.value, a.dtype), " vs ", interp::format_lane(b.value, b.dtype),
+                        "); this is the first value of ", a.variant, " that ", b.variant, " never computes from the same elements");
+    return d;
+  }
+  d.kind = Divergence::Kind::result;
+  d.explanation = cat("the results differ (", interp::format_lane(a.value, a.dtype), " vs ", interp::format_lane(b.value, b.dtype),
+                      ") but every value matches: the same elements summed in a different order (float rounding)");
+  return d;
+}
+
+std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
+  std::unordered_map<const UOp*, int> pos;
+  for (size_t i = 0; i < s.program.size(); i++) pos.emplace(s.program[i].get(), static_cast<int>(i));
+  using Ref = std::pair<int64_t, int>;  // (step, lane)
+  std::map<std::pair<int, int>, Ref> def;            // (uop position, lane) -> the step that last wrote it
+  std::map<std::pair<int, int64_t>, Ref> mem_def;    // (buffer, element) -> the STORE that last wrote it
+  std::vector<std::vector<std::vector<Ref>>> deps(s.steps.size());
+  auto acc_root = [](const UOp* u) {
+    while (u->op == Ops::ASSIGN) u = u->src[0].get();
+    return u;
+  };
+  std::function<void(const UOp*, int, std::vector<Ref>&)> def_of = [&](const UOp* src, int lane, std::vector<Ref>& out) {
+    // an address is not a step of its own: its index is
+    if (src->op == Ops::INDEX) return def_of(src->src.at(1).get(), 0, out);
+    if (src->op == Ops::CAST && src->dtype.is_ptr) return def_of(src->src.at(0).get(), 0, out);
+    src = acc_root(src);
+    if (src->op == Ops::CONST || src->op == Ops::VCONST) return;
+    auto p = pos.find(src);
+    if (p == pos.end()) return;
+    auto d = def.find({p->second, src->dtype.count > 1 ? lane : 0});
+    if (d != def.end()) out.push_back(d->second);
+  };
+  int64_t store_step = -1;
+  int store_lane = 0;
+  for (size_t i = 0; i < s.steps.size(); i++) {
+    const SteppedUOp& st = s.steps[i];
+    const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+    int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
+    deps[i].resize(static_cast<size_t>(n));
+    for (int l = 0; l < n; l++) {
+      std::vector<Ref>& d = deps[i][static_cast<size_t>(l)];
+      switch (u->op) {
+      case Ops::GEP: def_of(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(static_cast<size_t>(l)).as_int()), d); break;
+      case Ops::VECTORIZE: {
+        int k = l;
+        for (const UOpPtr& x : u->src) {
+          if (k < x->dtype.count) {
+            def_of(x.get(), k, d);
+            break;
+          }
+          k -= x->dtype.count;
+        }
+        break;
+      }
+      case Ops::LOAD:
+        def_of(u->src[0].get(), 0, d);
+        if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
+        if (st.access && st.access->gated_off) def_of(u->src[1].get(), l, d);
+        else if (st.access)
+          if (auto m = mem_def.find({st.access->buffer, st.access->element + l}); m != mem_def.end()) d.push_back(m->second);
+        break;
+      case Ops::STORE:
+        def_of(u->src[0].get(), 0, d);
+        def_of(u->src[1].get(), l, d);
+        if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
+        break;
+      case Ops::WMMA:
+        for (const UOpPtr& x : u->src) def_of(x.get(), 0, d);
+        break;
+      default:
+        for (const UOpPtr& x : u->src) def_of(x.get(), l, d);
+      }
+    }
+    for (int l = 0; l < n; l++) def[{st.uop, l}] = Ref(static_cast<int64_t>(i), l);
+    if (u->op == Ops::ASSIGN)
+      if (auto p = pos.find(acc_root(u)); p != pos.end())
+        for (int l = 0; l < n; l++) def[{p->second, l}] = Ref(static_cast<int64_t>(i), l);
+    if (u->op == Ops::STORE && st.access && !st.access->gated_off) {
+      for (int l = 0; l < n; l++) mem_def[{st.access->buffer, st.access->element + l}] = Ref(static_cast<int64_t>(i), l);
+      if (st.access->buffer == s.output && s.element >= st.access->element && s.element < st.access->element + n) {
+        store_step = static_cast<int64_t>(i);
+        store_lane = static_cast<int>(s.element - st.access->element);
+      }
+    }
+  }
+  std::vector<std::vector<char>> in(s.steps.size());
+  for (size_t i = 0; i < s.steps.size(); i++) in[i].assign(deps[i].size(), 0);
+  if (store_step < 0) return in;
+  std::vector<Ref> work{{store_step, store_lane}};
+  while (!work.empty()) {
+    auto [i, l] = work.back();
+    work.pop_back();
+    char& mark = in[static_cast<size_t>(i)][static_cast<size_t>(l)];
+    if (mark) continue;
+    mark = 1;
+    for (const Ref& r : deps[static_cast<size_t>(i)][static_cast<size_t>(l)]) work.push_back(r);
+  }
+  return in;
+}
+
+std::string describe_step(const KernelStepping& s, const SteppedUOp& st) {
+  const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+  DType t = u->op == Ops::STORE ? u->src[1]->dtype.scalar() : u->dtype.scalar();
+  std::string line = cat(st.uop < 10 ? "   " : st.uop < 100 ? "  " : st.uop < 1000 ? " " : "", st.uop, " ", op_name(u->op));
+  if (st.access) {
+    const interp::MemoryAccess& a = *st.access;
+    std::string where = a.buffer >= 0 ? cat("data", a.buffer) : cat("temp", -1 - a.buffer);
+    line += cat(" ", where, "[", a.element, st.lanes.size() > 1 ? cat("..", a.element + static_cast<int64_t>(st.lanes.size()) - 1) : "", "]");
+    if (a.gated_off) line += u->op == Ops::LOAD ? " gated off: alternative" : " gated off: not stored";
+  }
+  if (!st.lanes.empty() && u->op != Ops::RANGE) {
+    std::string vals;
+    for (size_t l = 0; l < st.lanes.size() && l < 8; l++) vals += (l ? ", " : "") + interp::format_lane(st.lanes[l], t);
+    if (st.lanes.size() > 8) vals += ", ...";
+    line += st.lanes.size() > 1 ? cat(" = (", vals, ")") : cat(" = ", vals);
+  } else if (u->op == Ops::RANGE && !st.lanes.empty()) {
+    line += cat(" ridx", u->arg.is_int() ? u->arg.as_int() : 0, " < ", u->src[0]->op == Ops::CONST ? std::to_string(u->src[0]->arg.as_int()) : "?");
+  }
+  if (!st.loops.empty()) {
+    std::string it;
+    for (auto& [r, v] : st.loops) {
+      const UOp* ru = s.program[static_cast<size_t>(r)].get();
+      it += cat(it.empty() ? "" : ", ", "ridx", ru->arg.is_int() ? ru->arg.as_int() : r, "=", v);
+    }
+    line += "   [" + it + "]";
+  }
+  return line;
+}
+
+std::string format_stepping(const KernelStepping& s, size_t max_lines, bool relevant_only) {
+  std::string out = cat(s.kernel, " (", s.variant.empty() ? "program" : s.variant, ", interpreted for ", s.target.empty() ? "CPU" : s.target,
+                        "): data", s.output, "[", s.element, "] = ", interp::format_lane(s.value, s.dtype), ", stored by work-item ",
+                        s.item, "; ", s.steps.size(), " steps", s.truncated ? " (truncated)" : "", "\n");
+  size_t shown = 0, left = 0;
+  for (size_t i = 0; i < s.steps.size(); i++) {
+    if (relevant_only && !s.steps[i].relevant) continue;
+    if (shown == max_lines) {
+      left++;
+      continue;
+    }
+    out += cat("  #", i, s.steps[i].relevant ? " * " : "   ", describe_step(s, s.steps[i]), "\n");
+    shown++;
+  }
+  if (left) out += cat("  ... ", left, " more steps\n");
+  return out;
+}
+
+std::string format_divergence(const Divergence& d, const KernelStepping& a, const KernelStepping& b) {
+  static const char* kinds[] = {"none", "address", "value", "computation", "result"};
+  std::string out = cat("first divergence (", kinds[static_cast<int>(d.kind)], "): ", d.explanation, "\n");
+  if (d.step_a != SIZE_MAX) out += cat("  ", a.variant, " #", d.step_a, " ", describe_step(a, a.steps[d.step_a]), "\n");
+  if (d.step_b != SIZE_MAX) out += cat("  ", b.variant, " #", d.step_b, " ", describe_step(b, b.steps[d.step_b]), "\n");
+  return out;
+}
+
+} // namespace loupe
