@@ -357,12 +357,18 @@ Divergence first_divergence(const KernelStepping& a, const KernelStepping& b) {
     return false;
   };
   if (first_load_missing(a, lb, true) || first_load_missing(b, la, false)) return d;
+  // every data value of b (running sums included: a's whole sum may be b's last running one)
   std::unordered_map<uint64_t, std::pair<size_t, int>> in_b;
-  for (size_t i = 0; i < b.steps.size(); i++) {
-    const UOp* u = b.program[static_cast<size_t>(b.steps[i].uop)].get();
+  for (size_t i = 0; i < b.steps.size(); i++)
     for (size_t l = 0; l < fb.per_step[i].size() && l < b.steps[i].lanes.size(); l++)
-      if (sliced(b, i, l) && comparable(u, fb.per_step[i][l])) in_b.emplace(fb.per_step[i][l].h, std::make_pair(i, static_cast<int>(l)));
-  }
+      if (sliced(b, i, l) && fb.per_step[i][l].data) in_b.emplace(fb.per_step[i][l].h, std::make_pair(i, static_cast<int>(l)));
+  // a part of a sum (or product, or max) that only feeds a bigger one is not a value of its own
+  std::vector<char> absorbed(a.program.size(), 1);
+  std::unordered_map<const UOp*, size_t> apos;
+  for (size_t i = 0; i < a.program.size(); i++) apos.emplace(a.program[i].get(), i);
+  for (const UOpPtr& c : a.program)
+    for (const UOpPtr& x : c->src)
+      if (auto p = apos.find(x.get()); p != apos.end() && c->op != x->op && c->op != Ops::ASSIGN) absorbed[p->second] = 0;
   size_t first_unmatched = SIZE_MAX;
   int unmatched_lane = 0;
   for (size_t i = 0; i < a.steps.size(); i++) {
@@ -372,11 +378,13 @@ Divergence first_divergence(const KernelStepping& a, const KernelStepping& b) {
       if (!sliced(a, i, l) || !comparable(u, f)) continue;
       auto it = in_b.find(f.h);
       if (it == in_b.end()) {
-        if (first_unmatched == SIZE_MAX) first_unmatched = i, unmatched_lane = static_cast<int>(l);
+        bool own_value = f.ac == Ops::NOOP || !absorbed[static_cast<size_t>(a.steps[i].uop)];
+        if (own_value && first_unmatched == SIZE_MAX) first_unmatched = i, unmatched_lane = static_cast<int>(l);
         continue;
       }
       const SteppedUOp& sb = b.steps[it->second.first];
       DType t = u->dtype.scalar();
+      if (f.ac != Ops::NOOP) continue;  // a sum or product of the same elements in another order may round differently
       if (!interp::same_bits(a.steps[i].lanes[l], sb.lanes[static_cast<size_t>(it->second.second)], t)) {
         d.kind = Divergence::Kind::value;
         d.step_a = i;

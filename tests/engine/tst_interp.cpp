@@ -1,0 +1,362 @@
+// The interpreter device and single-stepping: INTERP computes every bench workload (at a small size)
+// bit for bit as the compiled CPU device does, optimized and NOOPT; GPU-style kernels (local memory,
+// barriers, tensor-core WMMA) planned for CUDA run on it and match; an out-of-bounds access is an error
+// naming the place; stepping a recorded kernel shows the element's loads and store; and a planted
+// miscompile is found by the first-divergence search.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+
+#include "bench/nn_blocks.h"
+#include "bench/workloads.h"
+#include "codegen/pipeline.h"
+#include "engine/tst_gpu_kernels.h"
+#include "exec/kernel_stepper.h"
+#include "runtime/interp/interp_device.h"
+#include "runtime/interp/lane_ops.h"
+#include "support/error.h"
+#include "support/options.h"
+#include "tensor/tensor.h"
+#include "trace/trace_session.h"
+
+using namespace loupe;
+using interp::Lane;
+
+using TensorProgram = std::function<std::vector<Tensor>()>;
+Q_DECLARE_METATYPE(TensorProgram)
+Q_DECLARE_METATYPE(std::vector<Opt>)
+
+namespace {
+
+struct OptionsScope {
+  Options saved = options();
+  OptionsScope(const std::string& device, bool noopt) {
+    options().device = device;
+    options().noopt = noopt;
+  }
+  ~OptionsScope() { options() = saved; }
+};
+
+std::vector<std::vector<uint8_t>> run_on(const std::string& device, bool noopt, const TensorProgram& p) {
+  OptionsScope o(device, noopt);
+  std::vector<std::vector<uint8_t>> out;
+  for (Tensor& t : p()) out.push_back(t.to_bytes());
+  return out;
+}
+
+using bench::bench_data;
+
+// Deterministic inputs for a planned program: element i of every read buffer is ((i*7) % 13 - 6) / 4.
+std::vector<std::string> inputs_for(const interp::LinearProgram& p) {
+  std::vector<std::string> bufs;
+  for (const BufferParam& b : p.buffers()) {
+    DType t = b.dtype.base().scalar();
+    std::string bytes(static_cast<size_t>(b.dtype.ptr_size * t.itemsize()), '\0');
+    for (int64_t i = 0; i < b.dtype.ptr_size; i++) {
+      double v = ((i * 7) % 13 - 6) / 4.0;
+      Lane l = interp::lane_of_number(v, static_cast<int64_t>(v), true, t);
+      interp::store_element(bytes.data(), i, t, l);
+    }
+    bufs.push_back(std::move(bytes));
+  }
+  return bufs;
+}
+
+std::vector<double> output_of(const interp::LinearProgram& p, std::vector<std::string> bufs) {
+  std::vector<void*> ptrs;
+  for (std::string& b : bufs) ptrs.push_back(b.data());
+  p.run(ptrs, {}, p.global(), p.local());
+  DType t = p.buffers()[0].dtype.base().scalar();
+  std::vector<double> out;
+  for (int64_t i = 0; i < p.buffers()[0].dtype.ptr_size; i++) out.push_back(interp::load_element(bufs[0].data(), i, t).f);
+  return out;
+}
+
+bool has_op(const UOpList& l, Ops op) {
+  return std::any_of(l.begin(), l.end(), [&](const UOpPtr& u) { return u->op == op; });
+}
+
+// The list with `old` replaced by `repl` (its new sources `extra` listed just before it) and every
+// later node rebuilt on the replacement: a planted miscompile.
+UOpList plant(const UOpList& list, const UOp* old, const UOpPtr& repl, const UOpList& extra = {}) {
+  UOpMap<UOpPtr> map;
+  UOpList out;
+  for (const UOpPtr& u : list) {
+    if (u.get() == old) {
+      for (const UOpPtr& e : extra) out.push_back(e);
+      map[u] = repl;
+      out.push_back(repl);
+      continue;
+    }
+    UOpList src;
+    bool changed = false;
+    for (const UOpPtr& s : u->src) {
+      auto it = map.find(s);
+      src.push_back(it != map.end() ? it->second : s);
+      changed = changed || it != map.end();
+    }
+    UOpPtr n = changed ? u->replace_src(std::move(src)) : u;
+    if (changed) map[u] = n;
+    out.push_back(n);
+  }
+  return out;
+}
+
+} // namespace
+
+class TestInterp : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void interpDeviceIsListed() {
+    DeviceStatus s = device_status("INTERP");
+    QVERIFY2(s.available, s.reason.c_str());
+    QCOMPARE(get_device("interp").name(), std::string("INTERP"));
+  }
+
+  // The bench workloads at a small size: the same bytes as the compiled CPU device.
+  void matchesCompiledCpuBitForBit_data() {
+    QTest::addColumn<TensorProgram>("program");
+    QTest::newRow("matmul") << TensorProgram([] { return std::vector<Tensor>{bench_data({48, 40}, 1).matmul(bench_data({40, 56}, 2))}; });
+    QTest::newRow("add") << TensorProgram([] { return std::vector<Tensor>{bench_data({4096}, 1) + bench_data({4096}, 2)}; });
+    QTest::newRow("fused") << TensorProgram([] {
+      return std::vector<Tensor>{(bench_data({4096}, 1) * bench_data({4096}, 2) + bench_data({4096}, 3)).relu()};
+    });
+    QTest::newRow("sum") << TensorProgram([] { return std::vector<Tensor>{bench_data({65536}, 1).sum()}; });
+    QTest::newRow("rowsum colsum") << TensorProgram([] {
+      Tensor a = bench_data({96, 80}, 1);
+      return std::vector<Tensor>{a.sum(1), a.sum(0)};
+    });
+    QTest::newRow("softmax") << TensorProgram([] { return std::vector<Tensor>{bench::softmax(bench_data({32, 96}, 1, 4.0), -1)}; });
+    QTest::newRow("conv2d") << TensorProgram([] {
+      return std::vector<Tensor>{bench::conv2d(bench_data({2, 8, 10, 10}, 1), bench_data({8, 8, 3, 3}, 2, 0.05), 1)};
+    });
+    QTest::newRow("transformer block") << TensorProgram([] {
+      const int64_t seq = 16, dim = 32, heads = 4, hd = dim / heads, mlp = 64;
+      Tensor x = bench_data({seq, dim}, 1), w1 = bench_data({dim}, 2, 0.1) + Tensor(1.0), b1 = bench_data({dim}, 3, 0.1);
+      Tensor wqkv = bench_data({dim, 3 * dim}, 4, 0.05), wo = bench_data({dim, dim}, 6, 0.05);
+      Tensor f1 = bench_data({dim, mlp}, 10, 0.05), f2 = bench_data({mlp, dim}, 12, 0.05);
+      Tensor qkv = bench::layernorm(x, w1, b1).matmul(wqkv);
+      auto head = [&](int64_t i) {
+        return qkv.shrink({std::nullopt, std::pair<int64_t, int64_t>{i * dim, (i + 1) * dim}}).reshape({seq, heads, hd}).permute({1, 0, 2});
+      };
+      Tensor att = bench::softmax(head(0).matmul(head(1).transpose(-1, -2)) * Tensor(1.0 / std::sqrt(double(hd))), -1);
+      Tensor h = x + att.matmul(head(2)).permute({1, 0, 2}).reshape({seq, dim}).matmul(wo);
+      return std::vector<Tensor>{h + bench::gelu(bench::layernorm(h, w1, b1).matmul(f1)).matmul(f2)};
+    });
+    QTest::newRow("cnn train step") << TensorProgram([] {
+      const int64_t batch = 4, classes = 10;
+      Tensor x = bench_data({batch, 1, 12, 12}, 1);
+      Tensor labels = Tensor::arange(batch).mod(Tensor(classes)).reshape({batch, 1}).eq(Tensor::arange(classes).reshape({1, classes})).cast(dtypes::float32);
+      Tensor w1 = bench_data({8, 1, 3, 3}, 2, 0.3), w2 = bench_data({16, 8, 3, 3}, 3, 0.1), w3 = bench_data({16 * 8 * 8, classes}, 4, 0.01);
+      Tensor h = bench::conv2d(bench::conv2d(x, w1).relu(), w2).relu().reshape({batch, 16 * 8 * 8});
+      Tensor loss = -(bench::log_softmax(h.matmul(w3), -1) * labels).sum(-1).mean();
+      std::vector<Tensor> g = loss.gradient({w1, w2, w3});
+      return std::vector<Tensor>{loss, g[0], g[1], g[2]};
+    });
+    QTest::newRow("matmul half") << TensorProgram([] {
+      return std::vector<Tensor>{bench_data({32, 48}, 1).cast(dtypes::float16).matmul(bench_data({48, 16}, 2).cast(dtypes::float16))};
+    });
+  }
+  void matchesCompiledCpuBitForBit() {
+    QFETCH(TensorProgram, program);
+    for (bool noopt : {false, true}) {
+      auto cpu = run_on("CPU", noopt, program), interp = run_on("INTERP", noopt, program);
+      QCOMPARE(interp.size(), cpu.size());
+      for (size_t i = 0; i < cpu.size(); i++) QVERIFY2(interp[i] == cpu[i], noopt ? "NOOPT output differs" : "optimized output differs");
+    }
+  }
+
+  void laneSemanticsFollowTheCBackend() {
+    auto I = [](int64_t v) { return Lane{.i = v}; };
+    auto F = [](double v) { return Lane{.f = v}; };
+    QCOMPARE(interp::alu(Ops::ADD, dtypes::int8, dtypes::int8, I(127), I(1)).i, int64_t(-128));
+    QCOMPARE(interp::alu(Ops::SUB, dtypes::uint8, dtypes::uint8, I(0), I(1)).i, int64_t(255));
+    QCOMPARE(interp::alu(Ops::IDIV, dtypes::int32, dtypes::int32, I(7), I(0)).i, int64_t(0));  // no SIGFPE: 0
+    QCOMPARE(interp::alu(Ops::IDIV, dtypes::int32, dtypes::int32, I(INT32_MIN), I(-1)).i, int64_t(INT32_MIN));
+    QCOMPARE(interp::alu(Ops::FLOORDIV, dtypes::int32, dtypes::int32, I(-7), I(2)).i, int64_t(-4));
+    QCOMPARE(interp::alu(Ops::FLOORMOD, dtypes::int32, dtypes::int32, I(-7), I(2)).i, int64_t(1));
+    QCOMPARE(interp::alu(Ops::MOD, dtypes::int32, dtypes::int32, I(-7), I(2)).i, int64_t(-1));
+    QCOMPARE(interp::alu(Ops::SHL, dtypes::int32, dtypes::int32, I(-1), I(31)).i, int64_t(INT32_MIN));
+    QCOMPARE(interp::alu(Ops::MAX, dtypes::float32, dtypes::float32, F(NAN), F(1)).f, 1.0);
+    QCOMPARE(interp::alu(Ops::MAX, dtypes::float32, dtypes::float32, F(1), F(NAN)).f, 1.0);
+    QCOMPARE(interp::alu(Ops::ADD, dtypes::float32, dtypes::float32, F(0.1f), F(0.2f)).f, double(0.1f + 0.2f));
+    QCOMPARE(interp::alu(Ops::ADD, dtypes::float16, dtypes::float16, F(2048), F(1)).f, 2048.0);  // half rounds to even
+    QCOMPARE(interp::convert(F(300.7), dtypes::float32, dtypes::int8).i, int64_t(44));   // through int32, wrapped
+    QCOMPARE(interp::convert(F(-1.0), dtypes::float32, dtypes::uint32).i, int64_t(4294967295));
+    QCOMPARE(interp::convert(F(NAN), dtypes::float32, dtypes::int32).i, int64_t(INT32_MIN));  // x86's answer
+    QCOMPARE(interp::convert(I(-1), dtypes::int32, dtypes::bool_).i, int64_t(1));
+    QCOMPARE(interp::bitcast(F(1.0), dtypes::float32, dtypes::int32).i, int64_t(0x3f800000));
+    // a product fused into a sum rounds once
+    float a = 1.0f + 0x1p-12f, b = 1.0f + 0x1p-12f, c = -1.0f;
+    QCOMPARE(interp::fused_multiply_add(dtypes::float32, F(a), F(b), F(c)).f, double(std::fmaf(a, b, c)));
+    volatile float product = a * b;  // rounded on its own (no contraction by this compiler)
+    QVERIFY(std::fmaf(a, b, c) != product + c);
+  }
+
+  // Kernels planned for CUDA: work-groups, local memory and barriers (GROUP), locals and upcasts.
+  void gpuStyleKernelsMatch_data() {
+    QTest::addColumn<std::string>("expression");
+    QTest::addColumn<std::vector<Opt>>("opts");
+    QTest::addColumn<bool>("barrier");
+    QTest::newRow("GROUPTOP reduce") << std::string("reduce") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 16}} << true;
+    QTest::newRow("GROUP max") << std::string("max_reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 8}} << true;
+    QTest::newRow("reduce all, grouped") << std::string("reduce_all") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 256}} << true;
+    QTest::newRow("matmul LOCAL UPCAST") << std::string("matmul")
+                                        << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false;
+    QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false;
+  }
+  void gpuStyleKernelsMatch() {
+    QFETCH(std::string, expression);
+    QFETCH(std::vector<Opt>, opts);
+    QFETCH(bool, barrier);
+    UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
+    InterpRenderer cuda("CUDA"), cpu("CPU");
+    KernelPlan g = plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
+    QCOMPARE(has_op(g.linear, Ops::BARRIER), barrier);
+    QCOMPARE(has_op(g.linear, Ops::DEFINE_LOCAL), barrier);
+    QVERIFY(has_op(g.linear, Ops::SPECIAL));
+    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+    QVERIFY(gp.local()[0] * gp.local()[1] * gp.local()[2] > 1);
+    std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++)
+      QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+  }
+
+  // TC: mma.sync m16n8k16 fragments gathered across the 32 lanes of each warp.
+  void tensorCoreKernelsMatch_data() {
+    QTest::addColumn<std::string>("expression");
+    QTest::newRow("half") << std::string("tc_matmul_half");
+    QTest::newRow("bfloat16") << std::string("tc_matmul_bf16");
+  }
+  void tensorCoreKernelsMatch() {
+    QFETCH(std::string, expression);
+    UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
+    InterpRenderer cuda("CUDA"), cpu("CPU");
+    for (const std::vector<Opt>& opts : {std::vector<Opt>{{OptOp::TC, 0, 0}}, std::vector<Opt>{{OptOp::TC, 0, 0}, {OptOp::UPCAST, 0, 2}}}) {
+      KernelPlan g = plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
+      QVERIFY(has_op(g.linear, Ops::WMMA));
+      interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+      std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
+      QCOMPARE(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); i++)
+        QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+    }
+  }
+
+  void outOfBoundsIsAnErrorNamingThePlace() {
+    UOpPtr ast = test::last_kernel(test::golden_expression("elementwise")).ast;
+    InterpRenderer cpu("CPU");
+    KernelPlan p = plan_kernel(ast, cpu, true);
+    const UOp* store_index = nullptr;
+    for (const UOpPtr& u : p.linear)
+      if (u->op == Ops::STORE) store_index = u->src[0].get();
+    QVERIFY(store_index && store_index->op == Ops::INDEX);
+    UOpPtr shifted = store_index->src[1] + UOp::cnst_int(dtypes::index, 1);
+    UOpList bad = plant(p.linear, store_index, store_index->replace_src({store_index->src[0], shifted}), {shifted});
+    interp::LinearProgram prog(p.name, bad, cpu.spelled_as());
+    try {
+      output_of(prog, inputs_for(prog));
+      QFAIL("no error");
+    } catch (const Error& e) {
+      std::string m = e.what();
+      QVERIFY2(m.find("writes element 512") != std::string::npos && m.find("data0") != std::string::npos &&
+                   m.find("512 elements") != std::string::npos,
+               m.c_str());
+    }
+  }
+
+  // A trace keeps a kernel's inputs; stepping it shows the element's loads, accumulation and store, and
+  // the optimized kernel and its NOOPT version do not diverge.
+  void stepsARecordedKernel() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("step.loupe").toStdString();
+    std::vector<double> expected;
+    TraceSession::start(path);
+    {
+      Tensor a = bench_data({24, 16}, 1), b = bench_data({16, 20}, 2);
+      expected = a.matmul(b).to_vector();
+    }
+    TraceSession::finish();
+    TraceReader r(path);
+    int64_t id = -1;
+    for (const TraceKernel& k : r.kernels())
+      if (k.name.rfind("r_", 0) == 0) id = k.id;
+    QVERIFY(id >= 0);
+    QVERIFY(!r.kernel_inputs(id).empty());
+    StepRequest req;
+    req.element = 20 * 3 + 7;  // row 3, column 7
+    KernelStepping s = step_trace_kernel(r, id, req);
+    QCOMPARE(float(s.value.f), float(expected[static_cast<size_t>(req.element)]));
+    int loads = 0, stores = 0;
+    for (const SteppedUOp& st : s.steps) {
+      if (!st.relevant || !st.access) continue;
+      const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+      if (u->op == Ops::LOAD) loads += static_cast<int>(std::max<size_t>(1, st.lanes.size()));
+      if (u->op == Ops::STORE) stores++;
+    }
+    QVERIFY2(loads >= 32, cat(loads, " loads").c_str());  // 16 of a's row and 16 of b's column at least
+    QCOMPARE(stores, 1);
+    KernelStepping n = step_trace_kernel(r, id, req, true);
+    Divergence d = first_divergence(s, n);
+    QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
+    // unknown kernels and elements out of range say so
+    QVERIFY_THROWS_EXCEPTION(Error, find_trace_kernel(r, "no_such_kernel"));
+    req.element = 24 * 20;
+    QVERIFY_THROWS_EXCEPTION(Error, step_trace_kernel(r, id, req));
+  }
+
+  // Planted miscompiles: an index off by one and a product turned into a sum are each found where planted.
+  void divergenceFindsAPlantedMiscompile() {
+    UOpPtr ast = test::last_kernel(test::golden_expression("matmul")).ast;
+    InterpRenderer cpu("CPU");
+    KernelPlan good = plan_kernel(ast, cpu, false);
+    interp::LinearProgram gp(good.name, good.linear, cpu.spelled_as());
+    std::vector<std::string> inputs = inputs_for(gp);
+    StepRequest req;
+    req.element = 5;
+    KernelStepping want = step_program(gp, inputs, req);
+    want.variant = "good";
+    // 1: a load of the second factor reads the next element (modulo its size, so it stays in bounds)
+    const UOp* load_index = nullptr;
+    for (const UOpPtr& u : good.linear)
+      if (u->op == Ops::LOAD && !load_index) {
+        const UOp* p = u->src[0]->op == Ops::CAST ? u->src[0]->src[0].get() : u->src[0].get();
+        if (p->src[0]->arg.as_int() == 2) load_index = p;
+      }
+    QVERIFY(load_index);
+    int64_t n = load_index->src[0]->dtype.ptr_size;
+    UOpPtr plus = load_index->src[1] + UOp::cnst_int(dtypes::index, 1);
+    UOpPtr wrapped = UOp::make(Ops::FLOORMOD, dtypes::index, {plus, UOp::cnst_int(dtypes::index, n)});
+    UOpList bad1 = plant(good.linear, load_index, load_index->replace_src({load_index->src[0], wrapped}), {plus, wrapped});
+    interp::LinearProgram b1(good.name, bad1, cpu.spelled_as());
+    KernelStepping got1 = step_program(b1, inputs, req);
+    got1.variant = "planted";
+    Divergence d1 = first_divergence(got1, want);
+    QVERIFY2(d1.kind == Divergence::Kind::address, d1.explanation.c_str());
+    QVERIFY(d1.step_a != SIZE_MAX);
+    QCOMPARE(got1.steps[d1.step_a].access->buffer, 2);
+    // 2: the first float product the element depends on becomes a difference
+    const UOp* mul = nullptr;
+    for (const SteppedUOp& st : want.steps) {
+      const UOp* u = want.program[static_cast<size_t>(st.uop)].get();
+      if (st.relevant && u->op == Ops::MUL && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
+    }
+    QVERIFY(mul);
+    UOpList bad2 = plant(good.linear, mul, UOp::make(Ops::SUB, mul->dtype, mul->src));
+    interp::LinearProgram b2(good.name, bad2, cpu.spelled_as());
+    KernelStepping got2 = step_program(b2, inputs, req);
+    got2.variant = "planted";
+    Divergence d2 = first_divergence(got2, want);
+    QVERIFY2(d2.kind == Divergence::Kind::computation, d2.explanation.c_str());
+    QCOMPARE(got2.program[static_cast<size_t>(got2.steps[d2.step_a].uop)]->op, Ops::SUB);
+    QCOMPARE(got2.program[static_cast<size_t>(got2.steps[d2.step_a].uop)]->dtype.scalar(), dtypes::float32);
+  }
+
+private:
+};
+
+QTEST_GUILESS_MAIN(TestInterp)
+#include "tst_interp.moc"
