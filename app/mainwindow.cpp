@@ -31,6 +31,7 @@
 #include "panels/apppalette.h"
 #include "panels/inspectorpanel.h"
 #include "panels/beampanel.h"
+#include "panels/steppanel.h"
 #include "panels/codepanel.h"
 #include "panels/comparepanel.h"
 #include "panels/sessiongraphpanel.h"
@@ -172,6 +173,7 @@ void MainWindow::buildPanels() {
   search_ = new SearchPanel(session_, this);
   runDiff_ = new RunDiffPanel(session_, this);
   beam_ = new BeamPanel(session_, this);
+  stepper_ = new StepPanel(session_, this);
 
   // Pass stepping skips the passes the browser hides.
   session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
@@ -189,6 +191,7 @@ void MainWindow::buildPanels() {
   addPanelDock(script_, tr("Script"), QStringLiteral("scriptDock"), Qt::BottomDockWidgetArea);
   addPanelDock(runDiff_, tr("Run diff"), QStringLiteral("runDiffDock"), Qt::BottomDockWidgetArea);
   addPanelDock(beam_, tr("BEAM"), QStringLiteral("beamDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(stepper_, tr("Step kernel"), QStringLiteral("stepDock"), Qt::BottomDockWidgetArea);
 
   // A kernel's line of the user's program (Code panel header) -> that line in the Script panel.
   connect(code_, &KernelCodePanel::sourceLineActivated, this, [this](const QString& file, int line) {
@@ -264,6 +267,12 @@ void MainWindow::buildActions() {
     d->raise();
     detail_->tabs()->setCurrentWidget(detail_->whyNot());
   });
+  stepKernelAct_ = make(tr("Step &Kernel on the Interpreter…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K), [this] {
+    QDockWidget* d = dock(QStringLiteral("stepDock"));
+    d->show();
+    d->raise();
+    stepper_->focusElement();
+  });
   graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
   runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
@@ -311,6 +320,7 @@ void MainWindow::buildMenus() {
   nav->addAction(fitAct_);
   nav->addSeparator();
   nav->addAction(whyNotAct_);
+  nav->addAction(stepKernelAct_);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();
@@ -362,7 +372,7 @@ void MainWindow::resetLayout() {
   splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
   QDockWidget* first = dock(QStringLiteral("codeDock"));
   addDockWidget(Qt::BottomDockWidgetArea, first);
-  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock", "beamDock"})
+  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock", "beamDock", "stepDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
   // Only now, with the bottom docks tabbed: a tab bar made while they stand side by side would fix

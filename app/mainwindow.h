@@ -28,6 +28,7 @@ class ProfileView;
 namespace loupe::views {
 
 class BeamPanel;
+class StepPanel;
 class InspectorPanel;
 class KernelCodePanel;
 class KernelComparePanel;
@@ -124,6 +125,7 @@ private:
   ScriptPanel* script_;
   RunDiffPanel* runDiff_;
   BeamPanel* beam_;
+  StepPanel* stepper_;
   SearchPanel* search_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
@@ -131,6 +133,7 @@ private:
   QAction *openAct_, *reloadAct_, *closeAct_, *exportSvgAct_, *exportPngAct_, *exportChromeAct_, *quitAct_;
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
   QAction* whyNotAct_;
+  QAction* stepKernelAct_;
   QAction* compareRunsAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;

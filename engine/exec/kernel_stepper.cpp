@@ -156,17 +156,29 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
     throw Error(cat("the trace kept no inputs of ", k.name,
                     ": its buffers were larger than TRACE_INPUTS allowed when it was recorded (default 1 MiB per kernel),"
                     " or the trace is older than input recording; record it again with TRACE_INPUTS=<bytes> set higher"));
-  if (k.ast_id < 0) throw Error(cat("the trace has no AST for ", k.name));
-  UOpPtr ast = reader.node(k.ast_id);
+  if (k.scheduled_ast_id < 0) throw Error(cat("the trace has no scheduled AST for ", k.name, " (recorded by an older Loupe): record it again"));
+  UOpPtr ast = reader.node(k.scheduled_ast_id);
   const std::string target = target_of_device(k.device);
   InterpRenderer renderer(target);
   KernelPlan plan;
   if (noopt) {
     plan = plan_kernel(ast, renderer, true);
   } else {
-    std::vector<Opt> opts;
-    for (const std::string& o : k.opts) opts.push_back(Opt::parse(o));
-    plan = plan_kernel(ast, renderer, opts);
+    // the hand-coded heuristics see the target's caps, so they choose what they chose when it ran;
+    // opts from elsewhere (BEAM) are applied as recorded
+    plan = plan_kernel(ast, renderer, false);
+    if (plan.applied_opts != k.opts) {
+      std::vector<Opt> opts;
+      for (const std::string& o : k.opts) opts.push_back(Opt::parse(o));
+      try {
+        plan = plan_kernel(ast, renderer, opts);
+      } catch (const KernelOptError& e) {
+        std::string mine, theirs;
+        for (const std::string& o : plan.applied_opts) mine += " " + o;
+        for (const std::string& o : k.opts) theirs += " " + o;
+        throw Error(cat("cannot rebuild ", k.name, " with its recorded opts: ", e.what(), " (recorded:", theirs, "; the heuristics now:", mine, ")"));
+      }
+    }
   }
   LinearProgram program(k.name, plan.linear, renderer.spelled_as());
   if (!program.vars().empty()) throw Error(cat(k.name, " has symbolic variables; the trace does not keep their values"));

@@ -51,6 +51,7 @@ void record_kernel(ExecutionObserver& observer, CompiledKernel& ck, const std::s
   rec.name = ck.plan.name;
   rec.device = device;
   rec.ast = ck.plan.optimized_ast;
+  rec.scheduled_ast = ck.plan.ast;
   rec.opts = ck.plan.applied_opts;
   for (AxisKind a : ck.plan.axes) rec.axis_kinds.push_back(axis_kind_name(a));
   rec.dont_use_locals = ck.plan.dont_use_locals;

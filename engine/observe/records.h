@@ -52,7 +52,8 @@ struct KernelRecord {
   std::string name;                       // e.g. "r_16_16_4" (plain, no colour codes)
   std::string device;                     // e.g. "CPU"
   int64_t context_id = -1;                // -1: the innermost open context of the writer
-  UOpPtr ast;                             // the kernel's AST (a SINK), may be null
+  UOpPtr ast;                             // the kernel's AST (a SINK) with its opts' views, may be null
+  UOpPtr scheduled_ast;                   // the AST as scheduled, before any opt (to plan it again), may be null
   std::vector<std::string> opts;          // applied opts, e.g. "Opt(op=OptOps.UPCAST, axis=0, arg=4)"
   std::vector<int64_t> global_size, local_size;
   std::vector<KernelSource> sources;      // per backend, opt and noopt

@@ -89,6 +89,8 @@ const std::vector<Table>& tables() {
       {"rule_sources",
        "CREATE TABLE rule_sources(rule_id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
        {"rule_id", "text"}, true},
+      {"kernel_asts", "CREATE TABLE kernel_asts(kernel_id INTEGER PRIMARY KEY, scheduled_ast_id INTEGER NOT NULL)",
+       {"kernel_id", "scheduled_ast_id"}, true},
       {"kernel_inputs",
        "CREATE TABLE kernel_inputs(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, bytes BLOB NOT NULL,"
        " PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",

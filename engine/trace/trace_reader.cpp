@@ -149,6 +149,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
   has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
+  has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
@@ -484,6 +485,11 @@ TraceKernel TraceReader::kernel(int64_t id) {
     Query prov(cached("SELECT op, file, line, function FROM kernel_provenance WHERE kernel_id = ? ORDER BY idx"));
     prov.bind(1, id);
     while (prov.step()) k.provenance.push_back({prov.text(0), prov.text(1), int(prov.int64(2)), prov.text(3)});
+  }
+  if (has_asts_) {
+    Query a(cached("SELECT scheduled_ast_id FROM kernel_asts WHERE kernel_id = ?"));
+    a.bind(1, id);
+    if (a.step()) k.scheduled_ast_id = a.int64(0);
   }
   if (has_beam_) {
     Query beam(cached("SELECT round, opts, seconds, wall_seconds, status, chosen FROM beam_candidates WHERE kernel_id = ? ORDER BY idx"));

@@ -60,7 +60,8 @@ struct TraceRule {
 struct TraceKernel {
   int64_t id = 0, context_id = -1;
   std::string name, device;
-  int64_t ast_id = -1;
+  int64_t ast_id = -1;            // with the opts' views (what the Kernel panels show)
+  int64_t scheduled_ast_id = -1;  // as scheduled, before any opt (kernel(id) only; -1 in older traces)
   std::vector<std::string> opts;
   std::vector<int64_t> global_size, local_size;
   int64_t flops = 0, lds = 0, mem = 0;
@@ -152,6 +153,7 @@ public:
 private:
   bool has_provenance_ = false;
   bool has_inputs_ = false;      // kernel_inputs (optional)
+  bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).
   std::vector<TraceKernel> read_kernels(int64_t only);

@@ -74,6 +74,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT OR REPLACE INTO kernel_buffers(kernel_id, idx, name, access, dtype, st, st_kind, st_code)"
       " VALUES (?,?,?,?,?,?,?,?)");
   ins_info_ = db.prepare("INSERT OR REPLACE INTO kernel_info(kernel_id, axis_kinds, dont_use_locals, ast_key) VALUES (?,?,?,?)");
+  ins_ast_ = db.prepare("INSERT INTO kernel_asts(kernel_id, scheduled_ast_id) VALUES (?,?)");
   ins_inputs_ = db.prepare("INSERT INTO kernel_inputs(kernel_id, idx, bytes) VALUES (?,?,?)");
   ins_beam_ = db.prepare(
       "INSERT INTO beam_candidates(kernel_id, idx, round, opts, seconds, wall_seconds, status, chosen) VALUES (?,?,?,?,?,?,?,?)");
@@ -436,7 +437,8 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
     id = next_kernel_id_++;
     int64_t ctx = k.context_id >= 0 ? k.context_id : (contexts_.empty() ? implicit_context_ : contexts_.back());
     int64_t ast = k.ast ? ensure_node(k.ast.get()) : -1;
-    enqueue([this, id, ctx, ast, k, opts = strings_json(k.opts), gs = ints_json(k.global_size),
+    int64_t scheduled = k.scheduled_ast ? ensure_node(k.scheduled_ast.get()) : -1;
+    enqueue([this, id, ctx, ast, scheduled, k, opts = strings_json(k.opts), gs = ints_json(k.global_size),
              ls = ints_json(k.local_size)] {
       ins_kernel_.bind(1, id);
       if (ctx >= 0) ins_kernel_.bind(2, ctx);
@@ -457,6 +459,7 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
             .bind(7, b.st_kind)
             .bind(8, b.st_code)
             .run();
+      if (scheduled >= 0) ins_ast_.bind(1, id).bind(2, scheduled).run();
       if (!k.axis_kinds.empty() || !k.ast_key.empty())
         ins_info_.bind(1, id).bind(2, strings_json(k.axis_kinds)).bind(3, int64_t(k.dont_use_locals)).bind(4, k.ast_key).run();
       for (size_t i = 0; i < k.provenance.size(); i++) {

@@ -169,7 +169,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_ast_;
   std::thread store_thread_;
 };
 

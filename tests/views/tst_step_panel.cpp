@@ -1,0 +1,120 @@
+// The Step kernel panel on a recorded matmul: stepping one element lists its loads and its store with
+// the values, the listing marks the selected step's UOp, F10 / Shift+F10 move through the steps, the
+// divergence mode compares the optimized kernel with its NOOPT version, and a kernel whose inputs the
+// trace did not keep says why.
+#include <QListWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "panels/steppanel.h"
+#include "screenshots.h"
+#include "session/session.h"
+#include "support/options.h"
+#include "tensor/tensor.h"
+#include "trace/trace_session.h"
+
+using namespace loupe::views;
+
+class TestStepPanel : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString trace_, bare_;
+  std::vector<double> product_;
+
+  void record(const QString& path, int keep_inputs, int64_t n) {
+    using namespace loupe;
+    const int saved = options().trace_inputs;
+    options().trace_inputs = keep_inputs;
+    TraceSession::start(path.toStdString());
+    Tensor a = (Tensor::arange(24 * n).reshape({24, n}).cast(dtypes::float32) * 0.01).contiguous();
+    Tensor b = (Tensor::arange(n * 16).reshape({n, 16}).cast(dtypes::float32) * 0.02).contiguous();
+    std::vector<double> v = a.matmul(b).to_vector();
+    if (keep_inputs) product_ = v;
+    TraceSession::finish();
+    options().trace_inputs = saved;
+  }
+
+  int64_t matmulKernel(Session& s) {
+    for (const auto& k : s.trace().kernels)
+      if (k.name.rfind("r_", 0) == 0) return k.id;
+    return -1;
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    trace_ = dir_.filePath(QStringLiteral("step.loupe"));
+    bare_ = dir_.filePath(QStringLiteral("bare.loupe"));
+    record(trace_, 1 << 20, 40);
+    record(bare_, 0, 48);  // another kernel: a kernel compiled once is recorded in the first trace only
+  }
+
+  void stepsAnElement() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    StepPanel panel(&s);
+    panel.resize(1500, 560);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const int64_t k = matmulKernel(s);
+    QVERIFY(k >= 0);
+    s.selectKernel(k);
+    panel.setElement(16 * 5 + 3);
+    panel.step();
+    QVERIFY2(panel.stepping() && !panel.stepping()->steps.empty(), qPrintable(panel.headerText()));
+    QCOMPARE(float(panel.stepping()->value.f), float(product_[16 * 5 + 3]));
+    QVERIFY2(panel.headerText().contains(QStringLiteral("data0[83]")), qPrintable(panel.headerText()));
+    int loads = 0, stores = 0;
+    for (int r = 0; r < panel.steps()->count(); r++) {
+      const QString t = panel.steps()->item(r)->text();
+      loads += t.contains(QStringLiteral(" LOAD data"));
+      stores += t.contains(QStringLiteral(" STORE data0"));
+    }
+    QVERIFY2(loads >= 2 && stores == 1, qPrintable(QStringLiteral("%1 loads, %2 stores").arg(loads).arg(stores)));
+    // the listing follows the selected step; F10 and Shift+F10 step
+    panel.steps()->setFocus();
+    panel.steps()->setCurrentRow(0);
+    const int first = panel.currentUop();
+    QVERIFY(first >= 0);
+    QTest::keyClick(panel.steps(), Qt::Key_F10);
+    QCOMPARE(panel.steps()->currentRow(), 1);
+    QTest::keyClick(panel.steps(), Qt::Key_F10, Qt::ShiftModifier);
+    QCOMPARE(panel.steps()->currentRow(), 0);
+    QCOMPARE(panel.currentUop(), first);
+    panel.steps()->setCurrentRow(panel.steps()->count() - 1);
+    QVERIFY(panel.steps()->currentItem()->text().contains(QStringLiteral("STORE")));
+    QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/step_panel.png")));
+  }
+
+  void divergenceModeComparesWithNoopt() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    StepPanel panel(&s);
+    panel.resize(1500, 560);
+    s.selectKernel(matmulKernel(s));
+    panel.setElement(7);
+    panel.setMode(StepPanel::Mode::Divergence);
+    panel.step();
+    QVERIFY2(panel.headerText().contains(QStringLiteral("First divergence")), qPrintable(panel.headerText()));
+    QVERIFY2(panel.headerText().contains(QStringLiteral("no divergence")) || panel.headerText().contains(QStringLiteral("different order")),
+             qPrintable(panel.headerText()));
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/step_divergence.png")));
+  }
+
+  void withoutKeptInputsSaysWhy() {
+    Session s;
+    QVERIFY(s.openNow(bare_));
+    StepPanel panel(&s);
+    QVERIFY(matmulKernel(s) >= 0);
+    s.selectKernel(matmulKernel(s));
+    panel.step();
+    QVERIFY(!panel.stepping());
+    QVERIFY2(panel.headerText().contains(QStringLiteral("TRACE_INPUTS")), qPrintable(panel.headerText()));
+    panel.setElement(100000);
+    QVERIFY(!panel.stepping());
+  }
+};
+
+QTEST_MAIN(TestStepPanel)
+#include "tst_step_panel.moc"

@@ -1,0 +1,181 @@
+#include "panels/steppanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTextBlock>
+#include <QTextDocumentFragment>
+#include <QVBoxLayout>
+
+#include "runtime/interp/interp_device.h"
+#include "session/session.h"
+#include "support/error.h"
+
+namespace loupe::views {
+
+StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  header_ = new QLabel(this);
+  header_->setWordWrap(true);
+  header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  header_->setContentsMargins(6, 4, 6, 4);
+  element_ = new QSpinBox(this);
+  element_->setRange(0, 1 << 30);
+  element_->setPrefix(tr("element "));
+  element_->setToolTip(tr("The output element to compute, as a flat index into the kernel's first output buffer"));
+  mode_ = new QComboBox(this);
+  mode_->addItems({tr("Optimized kernel"), tr("NOOPT kernel"), tr("First divergence (optimized vs NOOPT)")});
+  relevantOnly_ = new QCheckBox(tr("Only what it depends on"), this);
+  relevantOnly_->setChecked(true);
+  relevantOnly_->setToolTip(tr("Hide the steps that compute the other elements of the same tile"));
+  auto* run = new QPushButton(tr("Step"), this);
+  run->setToolTip(tr("Re-run the kernel on the interpreter with the inputs the trace kept (Enter)"));
+  auto* controls = new QHBoxLayout;
+  controls->setContentsMargins(6, 0, 6, 0);
+  for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(run)})
+    controls->addWidget(w);
+  controls->addStretch(1);
+  list_ = new QListWidget(this);
+  list_->setFont(QFont(QStringLiteral("monospace")));
+  list_->setUniformItemSizes(true);
+  listing_ = new QPlainTextEdit(this);
+  listing_->setReadOnly(true);
+  listing_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  listing_->setFont(QFont(QStringLiteral("monospace")));
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(list_);
+  split->addWidget(listing_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(header_);
+  lay->addLayout(controls);
+  lay->addWidget(split, 1);
+
+  connect(run, &QPushButton::clicked, this, &StepPanel::step);
+  connect(element_, &QSpinBox::editingFinished, this, [this] {
+    if (element_->hasFocus()) step();
+  });
+  connect(relevantOnly_, &QCheckBox::toggled, this, &StepPanel::showSteps);
+  connect(list_, &QListWidget::currentRowChanged, this, &StepPanel::selectStep);
+  auto* next = new QShortcut(QKeySequence(Qt::Key_F10), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  connect(next, &QShortcut::activated, this, [this] { list_->setCurrentRow(std::min(list_->currentRow() + 1, list_->count() - 1)); });
+  auto* back = new QShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F10), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  connect(back, &QShortcut::activated, this, [this] { list_->setCurrentRow(std::max(list_->currentRow() - 1, 0)); });
+  connect(session_, &Session::kernelChanged, this, &StepPanel::kernelChanged);
+  connect(session_, &Session::loaded, this, &StepPanel::kernelChanged);
+  connect(session_, &Session::closed, this, &StepPanel::kernelChanged);
+  kernelChanged();
+}
+
+QString StepPanel::headerText() const { return QTextDocumentFragment::fromHtml(header_->text()).toPlainText(); }
+void StepPanel::setElement(qint64 element) { element_->setValue(static_cast<int>(element)); }
+void StepPanel::setMode(Mode m) { mode_->setCurrentIndex(static_cast<int>(m)); }
+void StepPanel::focusElement() {
+  element_->setFocus();
+  element_->selectAll();
+}
+
+void StepPanel::kernelChanged() {
+  shown_ = {};
+  rowStep_.clear();
+  list_->clear();
+  listing_->clear();
+  currentUop_ = -1;
+  std::optional<loupe::TraceKernel> k = session_->hasTrace() ? session_->kernelDetails(session_->selection().kernel) : std::nullopt;
+  header_->setText(k ? tr("<b>%1</b>: pick an output element and press Step to watch it computed UOp by UOp on the interpreter.")
+                           .arg(QString::fromStdString(k->name).toHtmlEscaped())
+                     : tr("Select a kernel to step through it."));
+}
+
+void StepPanel::step() {
+  const int64_t kernel = session_->selection().kernel;
+  if (!session_->hasTrace() || kernel < 0) return;
+  loupe::StepRequest req;
+  req.element = element_->value();
+  req.max_steps = 50000;
+  const Mode mode = static_cast<Mode>(mode_->currentIndex());
+  try {
+    loupe::TraceReader reader(session_->path().toStdString(), {.quick_check = false});  // its own: the session's is busy elsewhere
+    divergentStep_ = SIZE_MAX;
+    QString head;
+    if (mode == Mode::Divergence) {
+      loupe::KernelStepping a = loupe::step_trace_kernel(reader, kernel, req, false), b = loupe::step_trace_kernel(reader, kernel, req, true);
+      loupe::Divergence d = loupe::first_divergence(a, b);
+      divergentStep_ = d.step_a;
+      head = tr("<b>First divergence</b> (%1 steps optimized, %2 NOOPT): %3")
+                 .arg(a.steps.size())
+                 .arg(b.steps.size())
+                 .arg(QString::fromStdString(d.explanation).toHtmlEscaped());
+      if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) {  // only NOOPT has the place: show that run
+        shown_ = std::move(b);
+        divergentStep_ = d.step_b;
+      } else {
+        shown_ = std::move(a);
+      }
+    } else {
+      shown_ = loupe::step_trace_kernel(reader, kernel, req, mode == Mode::Noopt);
+    }
+    const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
+    QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
+                          .arg(QString::fromStdString(shown_.kernel).toHtmlEscaped(), QString::fromStdString(shown_.variant),
+                               QString::fromStdString(shown_.target))
+                          .arg(shown_.output)
+                          .arg(shown_.element)
+                          .arg(value)
+                          .arg(shown_.item)
+                          .arg(shown_.steps.size())
+                          .arg(shown_.truncated ? tr(" (the first ones: more were cut)") : QString());
+    header_->setText(head.isEmpty() ? summary : head + QStringLiteral("<br>") + summary);
+    listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
+    showSteps();
+  } catch (const loupe::Error& e) {
+    shown_ = {};
+    list_->clear();
+    rowStep_.clear();
+    header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+  }
+}
+
+void StepPanel::showSteps() {
+  list_->clear();
+  rowStep_.clear();
+  int select = 0;
+  for (size_t i = 0; i < shown_.steps.size(); i++) {
+    const loupe::SteppedUOp& st = shown_.steps[i];
+    if (relevantOnly_->isChecked() && !st.relevant && i != divergentStep_) continue;
+    auto* item = new QListWidgetItem(QStringLiteral("#%1 %2").arg(i).arg(QString::fromStdString(loupe::describe_step(shown_, st))), list_);
+    if (!st.relevant) item->setForeground(QColor(140, 140, 140));
+    if (i == divergentStep_) {
+      item->setBackground(QColor(255, 214, 214));
+      select = list_->count() - 1;
+    }
+    rowStep_.push_back(i);
+  }
+  if (list_->count()) list_->setCurrentRow(select);
+}
+
+void StepPanel::selectStep(int row) {
+  if (row < 0 || static_cast<size_t>(row) >= rowStep_.size()) return;
+  currentUop_ = shown_.steps[rowStep_[static_cast<size_t>(row)]].uop;
+  QTextBlock block = listing_->document()->findBlockByNumber(currentUop_);
+  if (!block.isValid()) return;
+  QTextEdit::ExtraSelection sel;
+  sel.cursor = QTextCursor(block);
+  sel.cursor.select(QTextCursor::LineUnderCursor);
+  sel.format.setBackground(QColor(255, 236, 160));
+  sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+  listing_->setExtraSelections({sel});
+  QTextCursor c(block);
+  listing_->setTextCursor(c);
+  listing_->centerCursor();
+}
+
+} // namespace loupe::views
