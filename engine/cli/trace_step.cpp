@@ -56,7 +56,7 @@ json::Value stepping_json(const KernelStepping& s) {
       a.set("gated_off", st.access->gated_off);
       j.set("access", std::move(a));
     }
-    j.set("relevant", st.relevant);
+    j.set("relevant", st.relevant());
     j.set("text", describe_step(s, st));
     steps.push_back(std::move(j));
   }
@@ -80,10 +80,9 @@ int step_kernel(TraceReader& reader, const StepKernelRequest& req) {
   KernelStepping a = step_trace_kernel(reader, id, sr, false), b = step_trace_kernel(reader, id, sr, true);
   Divergence d = first_divergence(a, b);
   if (req.json) {
-    static const char* kinds[] = {"none", "address", "value", "computation", "result"};
     json::Value o = json::Value::object();
     json::Value dj = json::Value::object();
-    dj.set("kind", std::string(kinds[static_cast<int>(d.kind)]));
+    dj.set("kind", std::string(divergence_kind_name(d.kind)));
     dj.set("step_a", d.step_a == SIZE_MAX ? int64_t(-1) : int64_t(d.step_a));
     dj.set("step_b", d.step_b == SIZE_MAX ? int64_t(-1) : int64_t(d.step_b));
     dj.set("lane", int64_t(d.lane));

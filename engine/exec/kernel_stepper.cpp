@@ -10,6 +10,7 @@
 
 #include "codegen/pipeline.h"
 #include "ir/print.h"
+#include "render/linear_analysis.h"
 #include "runtime/interp/interp_device.h"
 #include "support/error.h"
 #include "support/hash.h"
@@ -50,12 +51,10 @@ private:
 class Recorder : public interp::ExecutionWatcher {
 public:
   Recorder(const LinearProgram& p, const StoreFinder& f, KernelStepping& out, size_t max_steps)
-      : p_(p), f_(f), out_(out), max_(max_steps) {
-    for (size_t i = 0; i < p.uops().size(); i++) enclosing_.push_back(p.enclosing_ranges(static_cast<int>(i)));
-  }
+      : p_(p), f_(f), out_(out), max_(max_steps) {}
   bool watch_item(int64_t item) override { return item == f_.item; }
   void executed(const interp::ExecutedStep& s, const Lane* slots) override {
-    const std::vector<int>& around = enclosing_[static_cast<size_t>(s.uop)];
+    const std::vector<int>& around = p_.enclosing_ranges(s.uop);
     for (int r : around)
       if (auto it = f_.loops.find(r); it != f_.loops.end() && slots[p_.slot_of(r)].i != it->second) return;
     if (out_.steps.size() >= max_) {
@@ -75,16 +74,12 @@ private:
   const StoreFinder& f_;
   KernelStepping& out_;
   size_t max_;
-  std::vector<std::vector<int>> enclosing_;
 };
 
 std::string target_of_device(const std::string& device) {
   std::string base = device.substr(0, device.find(':'));
   if (base == "CUDA" || base == "OPENCL") return base;
-  if (base == "INTERP") {
-    const char* t = std::getenv("INTERP_TARGET");
-    return t && *t ? t : "CPU";
-  }
+  if (base == "INTERP") return interp_target_from_env();
   return "CPU";  // CPU, and LLVM, whose kernels are planned like the CPU's
 }
 
@@ -131,8 +126,7 @@ KernelStepping step_program(const LinearProgram& program, std::vector<std::strin
   run_on_copy(rec, buffers);
   s.value = interp::load_element(buffers[out_pos].data(), request.element, dt);
   std::vector<std::vector<char>> slice = dependency_slice(s);
-  for (size_t i = 0; i < s.steps.size(); i++)
-    s.steps[i].relevant = std::any_of(slice[i].begin(), slice[i].end(), [](char c) { return c != 0; });
+  for (size_t i = 0; i < s.steps.size(); i++) s.steps[i].depends = std::move(slice[i]);
   return s;
 }
 
@@ -233,7 +227,7 @@ Fingerprints fingerprint(const KernelStepping& s) {
     return Fp{comb(0xC0, std::hash<std::string>()(a.str()))};
   };
   std::function<Fp(const UOp*, int)> src_fp = [&](const UOp* u, int lane) -> Fp {
-    while (u->op == Ops::ASSIGN) u = u->src[0].get();
+    u = accumulator_of(u);
     if (u->op == Ops::CONST || u->op == Ops::VCONST) return const_fp(u, u->dtype.count > 1 ? lane : 0);
     auto p = pos.find(u);
     if (p == pos.end()) return Fp{comb(0xDEAD, reinterpret_cast<uintptr_t>(u))};
@@ -317,11 +311,8 @@ Fingerprints fingerprint(const KernelStepping& s) {
       }
     }
     cur[st.uop] = lanes;
-    if (u->op == Ops::ASSIGN) {
-      const UOp* acc = u;
-      while (acc->op == Ops::ASSIGN) acc = acc->src[0].get();
-      if (auto p = pos.find(acc); p != pos.end()) cur[p->second] = lanes;
-    }
+    if (u->op == Ops::ASSIGN)
+      if (auto p = pos.find(accumulator_of(u)); p != pos.end()) cur[p->second] = lanes;
     out.per_step.push_back(std::move(lanes));
   }
   return out;
@@ -335,9 +326,8 @@ bool comparable(const UOp* u, const Fp& f) {
 
 Divergence first_divergence(const KernelStepping& a, const KernelStepping& b) {
   Fingerprints fa = fingerprint(a), fb = fingerprint(b);
-  std::vector<std::vector<char>> sa = dependency_slice(a), sb = dependency_slice(b);
-  auto sliced = [&](const KernelStepping& s, size_t i, size_t l) {
-    const std::vector<char>& v = (&s == &a ? sa : sb)[i];
+  auto sliced = [](const KernelStepping& s, size_t i, size_t l) {
+    const std::vector<char>& v = s.steps[i].depends;
     return l < v.size() && v[l];
   };
   auto loads_of = [&](const KernelStepping& s) {
@@ -434,15 +424,11 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
   std::map<std::pair<int, int>, Ref> def;            // (uop position, lane) -> the step that last wrote it
   std::map<std::pair<int, int64_t>, Ref> mem_def;    // (buffer, element) -> the STORE that last wrote it
   std::vector<std::vector<std::vector<Ref>>> deps(s.steps.size());
-  auto acc_root = [](const UOp* u) {
-    while (u->op == Ops::ASSIGN) u = u->src[0].get();
-    return u;
-  };
   std::function<void(const UOp*, int, std::vector<Ref>&)> def_of = [&](const UOp* src, int lane, std::vector<Ref>& out) {
     // an address is not a step of its own: its index is
     if (src->op == Ops::INDEX) return def_of(src->src.at(1).get(), 0, out);
     if (src->op == Ops::CAST && src->dtype.is_ptr) return def_of(src->src.at(0).get(), 0, out);
-    src = acc_root(src);
+    src = accumulator_of(src);
     if (src->op == Ops::CONST || src->op == Ops::VCONST) return;
     auto p = pos.find(src);
     if (p == pos.end()) return;
@@ -492,7 +478,7 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
     }
     for (int l = 0; l < n; l++) def[{st.uop, l}] = Ref(static_cast<int64_t>(i), l);
     if (u->op == Ops::ASSIGN)
-      if (auto p = pos.find(acc_root(u)); p != pos.end())
+      if (auto p = pos.find(accumulator_of(u)); p != pos.end())
         for (int l = 0; l < n; l++) def[{p->second, l}] = Ref(static_cast<int64_t>(i), l);
     if (u->op == Ops::STORE && st.access && !st.access->gated_off) {
       for (int l = 0; l < n; l++) mem_def[{st.access->buffer, st.access->element + l}] = Ref(static_cast<int64_t>(i), l);
@@ -552,21 +538,25 @@ std::string format_stepping(const KernelStepping& s, size_t max_lines, bool rele
                         s.item, "; ", s.steps.size(), " steps", s.truncated ? " (truncated)" : "", "\n");
   size_t shown = 0, left = 0;
   for (size_t i = 0; i < s.steps.size(); i++) {
-    if (relevant_only && !s.steps[i].relevant) continue;
+    if (relevant_only && !s.steps[i].relevant()) continue;
     if (shown == max_lines) {
       left++;
       continue;
     }
-    out += cat("  #", i, s.steps[i].relevant ? " * " : "   ", describe_step(s, s.steps[i]), "\n");
+    out += cat("  #", i, s.steps[i].relevant() ? " * " : "   ", describe_step(s, s.steps[i]), "\n");
     shown++;
   }
   if (left) out += cat("  ... ", left, " more steps\n");
   return out;
 }
 
+const char* divergence_kind_name(Divergence::Kind kind) {
+  static const char* names[] = {"none", "address", "value", "computation", "result"};
+  return names[static_cast<int>(kind)];
+}
+
 std::string format_divergence(const Divergence& d, const KernelStepping& a, const KernelStepping& b) {
-  static const char* kinds[] = {"none", "address", "value", "computation", "result"};
-  std::string out = cat("first divergence (", kinds[static_cast<int>(d.kind)], "): ", d.explanation, "\n");
+  std::string out = cat("first divergence (", divergence_kind_name(d.kind), "): ", d.explanation, "\n");
   if (d.step_a != SIZE_MAX) out += cat("  ", a.variant, " #", d.step_a, " ", describe_step(a, a.steps[d.step_a]), "\n");
   if (d.step_b != SIZE_MAX) out += cat("  ", b.variant, " #", d.step_b, " ", describe_step(b, b.steps[d.step_b]), "\n");
   return out;

@@ -4,6 +4,7 @@
 // And "first divergence": the same element computed by two programs (optimized and NOOPT, or two
 // targets), matched value by value, to find where a wrong number starts.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +20,11 @@ struct SteppedUOp {
   std::vector<interp::Lane> lanes;        // its value after it ran (a STORE: the value stored)
   std::vector<std::pair<int, int64_t>> loops;  // (RANGE position, iteration) of the loops around it
   std::optional<interp::MemoryAccess> access;  // loads and stores
-  bool relevant = false;  // the stored element depends on it (the rest computes other lanes of a tile)
+  std::vector<char> depends;  // per lane: the stored element depends on it (dependency_slice)
+  // Some lane of it matters for the element (a vector kernel computes a whole tile per iteration).
+  bool relevant() const {
+    return std::any_of(depends.begin(), depends.end(), [](char c) { return c != 0; });
+  }
 };
 
 struct KernelStepping {
@@ -68,7 +73,10 @@ struct Divergence {
 // differ, the first data value the other run never computes (computation). Values are matched by what
 // they compute (the loaded elements and constants they combine, sums as multisets), so optimized and
 // NOOPT programs compare although their UOps differ.
+// Both steppings come from step_program (their steps carry the dependency slice).
 Divergence first_divergence(const KernelStepping& a, const KernelStepping& b);
+// "none", "address", "value", "computation", "result"
+const char* divergence_kind_name(Divergence::Kind kind);
 
 // Per step and lane: whether the stepped element's final store depends on it (a backward slice through
 // values, accumulators, addresses and memory written earlier in the same run).

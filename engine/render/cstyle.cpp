@@ -201,7 +201,6 @@ private:
   bool vector_conversion(const UOp* u) const { return V.vector_conversion(u); }
   std::string vector_alu(const UOp* u);
   std::string index_expr(const UOp* u);
-  const UOp* buffer_of(const UOp* u) const;
   void declare(const UOp* u, const std::string& prefix, const std::string& expr);
   void render_one(const UOp* u);
   void render_definition(const UOp* u);
@@ -234,10 +233,6 @@ void KernelWriter::analyze() {
   if (R.caps().splits_outer_loop) split_range_ = splittable_outer_loop(uops_);
 }
 
-const UOp* KernelWriter::buffer_of(const UOp* u) const {
-  while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
-  return u;
-}
 
 std::string KernelWriter::convert(const std::string& x, DType have, DType want) {
   if (have == want) return x;

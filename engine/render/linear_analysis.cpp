@@ -4,6 +4,26 @@
 
 namespace loupe {
 
+const UOp* buffer_of(const UOp* u) {
+  while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
+  return u;
+}
+
+const UOp* accumulator_of(const UOp* u) {
+  while (u->op == Ops::ASSIGN) u = u->src.at(0).get();
+  return u;
+}
+
+const UOp* c_spelled_node(const UOp* u, int lane, const FlatPtrSet<const UOp*>& inlined) {
+  if (u->op == Ops::GEP) {
+    const auto& t = u->arg.as_tuple();
+    int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(static_cast<size_t>(lane))).as_int());
+    return u->src[0]->dtype.count == 1 ? c_spelled_node(u->src[0].get(), -1, inlined) : c_spelled_node(u->src[0].get(), k, inlined);
+  }
+  if (u->op == Ops::VECTORIZE && lane >= 0 && inlined.contains(u)) return c_spelled_node(u->src.at(static_cast<size_t>(lane)).get(), -1, inlined);
+  return u;
+}
+
 bool is_value_op(Ops op) { return is_alu(op) || op == Ops::CAST || op == Ops::BITCAST || op == Ops::VECTORIZE; }
 
 const UOp* splittable_outer_loop(const UOpList& uops) {

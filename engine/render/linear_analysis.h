@@ -13,6 +13,11 @@ namespace loupe {
 // ALU ops, casts, bitcasts and VECTORIZE: the nodes that compute a value from values.
 bool is_value_op(Ops op);
 
+// The DEFINE_GLOBAL or DEFINE_LOCAL an address (an INDEX, a vector CAST of one) points into, or null.
+const UOp* buffer_of(const UOp* address);
+// The DEFINE_ACC an ASSIGN (or a chain of them) names; any other node is itself.
+const UOp* accumulator_of(const UOp* u);
+
 // The outermost loop, when it can be split over threads: it encloses all the work, is not a
 // reduction, and every store inside it writes an address that depends on it (so iterations never
 // write the same place). Null otherwise.
@@ -23,5 +28,10 @@ const UOp* splittable_outer_loop(const UOpList& uops);
 // says of a consumer, or a vector of bools) or an accumulator it reads is assigned between its
 // position and its use (the inlined text would read the new value).
 FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<bool(const UOp*)>& read_lane_by_lane);
+
+// The node whose C text stands for lane `lane` of u (-1: all of it), GEPs and inlined VECTORIZEs looked
+// through as the C text spells them: where a product written inside a sum is found (the compiler
+// contracts it into a fused multiply-add, which the LLVM renderer and the interpreter must repeat).
+const UOp* c_spelled_node(const UOp* u, int lane, const FlatPtrSet<const UOp*>& inlined);
 
 } // namespace loupe

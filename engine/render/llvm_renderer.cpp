@@ -233,10 +233,6 @@ private:
   void find_c_inlining();
   const UOp* spelled(const UOp* u, int lane) const;
   std::string contracted(const std::vector<Val>& xs, bool sub, DType m);
-  const UOp* buffer_of(const UOp* u) const {
-    while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
-    return u;
-  }
   Val value(const UOp* u);
   Val lane(const UOp* u, int i);
   std::string convert(const std::string& x, DType have, DType want);
@@ -265,17 +261,7 @@ void IrWriter::find_c_inlining() {
   c_inlined_ = inlined_values(uops_, lane_by_lane);
 }
 
-// The node whose C text stands for lane `lane` of u (-1: u itself): GEPs and inlined VECTORIZEs are
-// looked through, as the C renderer spells them.
-const UOp* IrWriter::spelled(const UOp* u, int lane) const {
-  if (u->op == Ops::GEP) {
-    const auto& t = u->arg.as_tuple();
-    int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(lane)).as_int());
-    return u->src[0]->dtype.count == 1 ? spelled(u->src[0].get(), -1) : spelled(u->src[0].get(), k);
-  }
-  if (u->op == Ops::VECTORIZE && lane >= 0 && c_inlined_.contains(u)) return spelled(u->src.at(lane).get(), -1);
-  return u;
-}
+const UOp* IrWriter::spelled(const UOp* u, int lane) const { return c_spelled_node(u, lane, c_inlined_); }
 
 // a*b + c (or a*b - c, c - a*b) as llvm.fmuladd where the C text has the product inside the sum, the
 // first operand checked first (clang's order); "" where there is nothing to contract.
@@ -315,8 +301,7 @@ Val IrWriter::value(const UOp* u) {
     v.text = "<" + s + ">";
     return v;
   }
-  const UOp* acc = u;
-  while (acc->op == Ops::ASSIGN) acc = acc->src.at(0).get();
+  const UOp* acc = accumulator_of(u);
   if (acc->op == Ops::DEFINE_ACC) {
     auto it = slots_.find(acc);
     if (it == slots_.end()) fail(u, "accumulator read before its DEFINE_ACC");
@@ -668,8 +653,7 @@ void IrWriter::render_accumulator(const UOp* u) {
     return;
   }
   case Ops::ASSIGN: {
-    const UOp* acc = u->src.at(0).get();
-    while (acc->op == Ops::ASSIGN) acc = acc->src.at(0).get();
+    const UOp* acc = accumulator_of(u->src.at(0).get());
     if (!slots_.count(acc)) fail(u, "ASSIGN to something that is not an accumulator");
     DType t = resolve(acc->dtype);
     line("store " + llvm_type(t) + " " + conv(value(u->src.at(1).get()), t) + ", ptr " + slots_[acc]);

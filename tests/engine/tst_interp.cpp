@@ -56,8 +56,7 @@ std::vector<std::string> inputs_for(const interp::LinearProgram& p) {
     std::string bytes(static_cast<size_t>(b.dtype.ptr_size * t.itemsize()), '\0');
     for (int64_t i = 0; i < b.dtype.ptr_size; i++) {
       double v = ((i * 7) % 13 - 6) / 4.0;
-      Lane l = interp::lane_of_number(v, static_cast<int64_t>(v), true, t);
-      interp::store_element(bytes.data(), i, t, l);
+      interp::store_element(bytes.data(), i, t, interp::lane_of_arg(Arg(v), t));
     }
     bufs.push_back(std::move(bytes));
   }
@@ -292,7 +291,7 @@ private Q_SLOTS:
     QCOMPARE(float(s.value.f), float(expected[static_cast<size_t>(req.element)]));
     int loads = 0, stores = 0;
     for (const SteppedUOp& st : s.steps) {
-      if (!st.relevant || !st.access) continue;
+      if (!st.relevant() || !st.access) continue;
       const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
       if (u->op == Ops::LOAD) loads += static_cast<int>(std::max<size_t>(1, st.lanes.size()));
       if (u->op == Ops::STORE) stores++;
@@ -342,7 +341,7 @@ private Q_SLOTS:
     const UOp* mul = nullptr;
     for (const SteppedUOp& st : want.steps) {
       const UOp* u = want.program[static_cast<size_t>(st.uop)].get();
-      if (st.relevant && u->op == Ops::MUL && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
+      if (st.relevant() && u->op == Ops::MUL && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
     }
     QVERIFY(mul);
     UOpList bad2 = plant(good.linear, mul, UOp::make(Ops::SUB, mul->dtype, mul->src));

@@ -102,12 +102,13 @@ void StepPanel::step() {
   req.element = element_->value();
   req.max_steps = 50000;
   const Mode mode = static_cast<Mode>(mode_->currentIndex());
+  loupe::TraceReader* reader = session_->reader();  // the session's queries run on this thread too
+  if (!reader) return;
   try {
-    loupe::TraceReader reader(session_->path().toStdString(), {.quick_check = false});  // its own: the session's is busy elsewhere
     divergentStep_ = SIZE_MAX;
     QString head;
     if (mode == Mode::Divergence) {
-      loupe::KernelStepping a = loupe::step_trace_kernel(reader, kernel, req, false), b = loupe::step_trace_kernel(reader, kernel, req, true);
+      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, false), b = loupe::step_trace_kernel(*reader, kernel, req, true);
       loupe::Divergence d = loupe::first_divergence(a, b);
       divergentStep_ = d.step_a;
       head = tr("<b>First divergence</b> (%1 steps optimized, %2 NOOPT): %3")
@@ -121,7 +122,7 @@ void StepPanel::step() {
         shown_ = std::move(a);
       }
     } else {
-      shown_ = loupe::step_trace_kernel(reader, kernel, req, mode == Mode::Noopt);
+      shown_ = loupe::step_trace_kernel(*reader, kernel, req, mode == Mode::Noopt);
     }
     const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
     QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
@@ -150,9 +151,9 @@ void StepPanel::showSteps() {
   int select = 0;
   for (size_t i = 0; i < shown_.steps.size(); i++) {
     const loupe::SteppedUOp& st = shown_.steps[i];
-    if (relevantOnly_->isChecked() && !st.relevant && i != divergentStep_) continue;
+    if (relevantOnly_->isChecked() && !st.relevant() && i != divergentStep_) continue;
     auto* item = new QListWidgetItem(QStringLiteral("#%1 %2").arg(i).arg(QString::fromStdString(loupe::describe_step(shown_, st))), list_);
-    if (!st.relevant) item->setForeground(QColor(140, 140, 140));
+    if (!st.relevant()) item->setForeground(QColor(140, 140, 140));
     if (i == divergentStep_) {
       item->setBackground(QColor(255, 214, 214));
       select = list_->count() - 1;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "ir/print.h"
 #include "render/c_renderer.h"
@@ -73,12 +74,7 @@ InterpDevice::InterpDevice(const std::string& target) : Device("INTERP"), render
 
 std::shared_ptr<Program> InterpDevice::compile(const RenderedKernel& kernel) {
   if (!kernel.program) throw Error(cat("INTERP runs kernels rendered by its own renderer; ", kernel.name, " (", kernel.device, ") has no program"));
-  std::lock_guard lock(mutex_);
-  auto it = programs_.find(kernel.program.get());
-  if (it != programs_.end()) return it->second;
-  auto p = std::make_shared<InterpProgram>(kernel, renderer_.spelled_as());
-  programs_.emplace(kernel.program.get(), p);  // the program keeps its kernel, so the key stays alive
-  return p;
+  return std::make_shared<InterpProgram>(kernel, renderer_.spelled_as());
 }
 
 std::string program_listing(const UOpList& uops) {
@@ -96,10 +92,14 @@ std::string program_listing(const UOpList& uops) {
   return out;
 }
 
+std::string interp_target_from_env() {
+  const char* t = std::getenv("INTERP_TARGET");
+  return t && *t ? std::string(t) : "CPU";
+}
+
 std::unique_ptr<Device> make_interp_device(const std::string& canonical) {
   (void)canonical;
-  const char* t = std::getenv("INTERP_TARGET");
-  return std::make_unique<InterpDevice>(t && *t ? std::string(t) : "CPU");
+  return std::make_unique<InterpDevice>(interp_target_from_env());
 }
 
 } // namespace loupe

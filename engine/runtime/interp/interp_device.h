@@ -5,10 +5,8 @@
 // run here too; OPENCL). Slow by design: the reference the compiled backends are checked against.
 #pragma once
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "runtime/device.h"
 #include "runtime/interp/linear_program.h"
@@ -36,14 +34,16 @@ public:
   explicit InterpDevice(const std::string& target = "CPU");
   const Renderer& renderer() const override { return renderer_; }
   Allocator& allocator() override { return allocator_; }
+  // Decodes the kernel's program (linear in its length: no cache needed).
   std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
 
 private:
   InterpRenderer renderer_;
   HostAllocator allocator_;
-  std::mutex mutex_;
-  std::unordered_map<const UOpList*, std::shared_ptr<Program>> programs_;
 };
+
+// INTERP_TARGET, else "CPU": the target the INTERP device plans for.
+std::string interp_target_from_env();
 
 // One line per listed UOp, numbered from 0 as ExecutedStep::uop counts: "  12 LOAD float  (11)".
 std::string program_listing(const UOpList& uops);

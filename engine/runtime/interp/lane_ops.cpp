@@ -289,11 +289,11 @@ void store_element(void* base, int64_t i, DType s, Lane v) {
   std::memcpy(p + i * n, &b, static_cast<size_t>(n));
 }
 
-Lane lane_of_number(double as_double, int64_t as_int, bool is_float_arg, DType scalar) {
+Lane lane_of_arg(const Arg& value, DType scalar) {
   DType t = concrete(scalar);
-  if (t.is_float()) return from_float(rounded(is_float_arg ? as_double : static_cast<double>(as_int), t));
-  if (is_float_arg) return from_int(std::isfinite(as_double) ? wrap(static_cast<uint64_t>(static_cast<int64_t>(as_double)), t) : 0);
-  return from_int(wrap(static_cast<uint64_t>(as_int), t));
+  Arg v = cast_value(value, value.is_float() ? dtypes::float64 : dtypes::int64, t);
+  if (t.is_float()) return from_float(v.as_float());
+  return from_int(v.is_bool() ? v.as_bool() : v.as_int());
 }
 
 bool same_bits(Lane a, Lane b, DType scalar) {

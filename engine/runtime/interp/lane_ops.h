@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "ir/arg.h"
 #include "ir/dtype.h"
 #include "ir/ops.h"
 
@@ -36,8 +37,9 @@ Lane bitcast(Lane v, DType from, DType to);
 Lane load_element(const void* base, int64_t i, DType scalar);
 void store_element(void* base, int64_t i, DType scalar, Lane v);
 
-// A CONST arg's value as a lane of `scalar` (ints and bools as int64, floats rounded to the dtype).
-Lane lane_of_number(double as_double, int64_t as_int, bool is_float_arg, DType scalar);
+// A CONST arg's value as a lane of `scalar` (what the C text's literal holds: floats rounded to the
+// dtype, ints wrapped, a float given to an int truncated).
+Lane lane_of_arg(const Arg& value, DType scalar);
 
 // Bit-exact equality of two lanes of a dtype (NaN equals NaN of the same bits).
 bool same_bits(Lane a, Lane b, DType scalar);

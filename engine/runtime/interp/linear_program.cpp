@@ -18,8 +18,6 @@ struct Fuse {
   int a = -1, b = -1;
 };
 
-std::string special_name(const UOp* u) { return u->arg.is_string() ? u->arg.as_string() : u->arg.as_tuple().at(0).as_string(); }
-
 } // namespace
 
 struct LinearProgram::Instr {
@@ -33,12 +31,12 @@ struct LinearProgram::Instr {
   std::vector<Fuse> fuse;   // ADD/SUB of float32/64: per lane
   int jump = -1;            // RANGE: past its ENDRANGE; ENDRANGE: its RANGE's body; IF: past its ENDIF
   int counter = -1;         // ENDRANGE: its RANGE's slot
-  // memory: the buffer, its element type and size, the value (STORE), the gate and the LOAD's alternative
+  // memory: the buffer, its element type and size, the value (STORE) and the gate
   int buffer = 0;
   int param = -1;           // a global buffer's position among the arguments
   DType mem;
   int64_t limit = -1;
-  int value = -1, gate = -1, alt = -1;
+  int value = -1, gate = -1;  // a LOAD's alternative is src[1]
   int64_t special_dim = 0;
   char special_kind = 0;    // 'g', 'l', 'i'
 };
@@ -75,24 +73,17 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
     int base = next;
     next += u->dtype.count;
     initial_slots_.resize(static_cast<size_t>(next));
-    for (int l = 0; l < u->dtype.count; l++) {
-      const Arg& a = u->op == Ops::VCONST ? u->arg.as_tuple().at(static_cast<size_t>(l)) : u->arg;
-      double d = a.is_float() ? a.as_float() : 0;
-      int64_t i = a.is_int() ? a.as_int() : a.is_bool() ? a.as_bool() : 0;
-      initial_slots_[static_cast<size_t>(base + l)] = lane_of_number(d, i, a.is_float(), u->dtype.scalar());
-    }
+    for (int l = 0; l < u->dtype.count; l++)
+      initial_slots_[static_cast<size_t>(base + l)] =
+          lane_of_arg(u->op == Ops::VCONST ? u->arg.as_tuple().at(static_cast<size_t>(l)) : u->arg, u->dtype.scalar());
     return base;
-  };
-  auto acc_root = [&](const UOp* u) {
-    while (u->op == Ops::ASSIGN) u = u->src.at(0).get();
-    return u;
   };
   // slots: one lane per vector lane, accumulators shared with the ASSIGNs that name them
   for (size_t i = 0; i < uops_.size(); i++) {
     const UOp* u = uops_[i].get();
     if (u->op == Ops::ASSIGN) {
-      auto it = pos.find(acc_root(u));
-      if (it == pos.end() || acc_root(u)->op != Ops::DEFINE_ACC) fail(u, "ASSIGN to something that is not a listed DEFINE_ACC");
+      auto it = pos.find(accumulator_of(u));
+      if (it == pos.end() || accumulator_of(u)->op != Ops::DEFINE_ACC) fail(u, "ASSIGN to something that is not a listed DEFINE_ACC");
       slot_[i] = slot_[static_cast<size_t>(it->second)];
       lanes_[i] = lanes_[static_cast<size_t>(it->second)];
       continue;
@@ -126,10 +117,6 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
     if (u->op == Ops::DEFINE_GLOBAL) globals.push_back(u.get());
   std::sort(globals.begin(), globals.end(), [](const UOp* a, const UOp* b) { return a->arg.as_int() < b->arg.as_int(); });
   FlatPtrSet<const UOp*> written;
-  auto buffer_of = [](const UOp* u) {
-    while (u && u->op != Ops::DEFINE_GLOBAL && u->op != Ops::DEFINE_LOCAL) u = u->src.empty() ? nullptr : u->src[0].get();
-    return u;
-  };
   for (const UOpPtr& u : uops_)
     if (u->op == Ops::STORE)
       if (const UOp* b = buffer_of(u->src.at(0).get())) written.insert(b);
@@ -142,23 +129,14 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       local_dtypes_.push_back(u->dtype.base().scalar());
     }
   CVectorSpelling spelling{spelled_as};
-  // The node whose C text stands for lane `lane` of s (-1: all of it): GEPs and inlined VECTORIZEs
-  // are looked through, as the C text spells them.
-  std::function<std::pair<const UOp*, int>(const UOp*, int)> spelled = [&](const UOp* s, int lane) -> std::pair<const UOp*, int> {
-    if (s->op == Ops::GEP) {
-      const auto& t = s->arg.as_tuple();
-      int k = static_cast<int>((lane < 0 ? t.at(0) : t.at(static_cast<size_t>(lane))).as_int());
-      return s->src[0]->dtype.count == 1 ? spelled(s->src[0].get(), -1) : spelled(s->src[0].get(), k);
-    }
-    if (s->op == Ops::VECTORIZE && lane >= 0 && inlined.contains(s)) return spelled(s->src.at(static_cast<size_t>(lane)).get(), -1);
-    return {s, lane};
-  };
 
   std::vector<int> open_ranges, open_ifs;
   code_.resize(uops_.size());
+  enclosing_.resize(uops_.size());
   for (size_t i = 0; i < uops_.size(); i++) {
     const UOp* u = uops_[i].get();
     Instr& in = code_[i];
+    enclosing_[i] = open_ranges;
     in.op = u->op;
     in.uop = static_cast<int>(i);
     in.out = u->dtype.scalar();
@@ -178,7 +156,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
     switch (u->op) {
     case Ops::RANGE:
       in.src[0] = slot(u->src.at(0).get());
-      open_ranges.push_back(static_cast<int>(i));
+      open_ranges.push_back(static_cast<int>(i));  // after enclosing_[i]: a loop does not enclose itself
       break;
     case Ops::ENDRANGE: {
       if (open_ranges.empty() || uops_[static_cast<size_t>(open_ranges.back())].get() != u->src.at(0).get())
@@ -198,7 +176,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       open_ifs.pop_back();
       break;
     case Ops::SPECIAL: {
-      std::string n = special_name(u);
+      std::string n = u->var_name();
       in.special_kind = n[0] == 'g' ? 'g' : n[0] == 'l' ? 'l' : 'i';
       in.special_dim = n.back() - '0';
       if (in.special_dim < 0 || in.special_dim > 2 || u->src.empty() || u->src[0]->op != Ops::CONST) fail(u, "a launch id needs a constant size");
@@ -230,10 +208,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       in.src[0] = slot(p);
       if (u->op == Ops::LOAD) {
         in.lanes = u->dtype.count;
-        if (u->src.size() >= 3) {
-          in.alt = slot(u->src[1].get());
-          in.gate = slot(u->src[2].get());
-        }
+        if (u->src.size() >= 3) in.gate = slot(u->src[2].get());
       } else {
         const UOp* v = u->src.at(1).get();
         in.value = slot(v);
@@ -248,6 +223,11 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       in.src[1] = -1;
       break;
     case Ops::CAST:
+      if (u->dtype.is_ptr) {  // a vector view of an address: the same element index
+        in.op = Ops::INDEX;
+        break;
+      }
+      [[fallthrough]];
     case Ops::BITCAST:
       in.in = u->src.at(0)->dtype.scalar();
       if (!u->dtype.is_ptr && u->src[0]->dtype.count != u->dtype.count && !(u->src[0]->dtype.count == 1))
@@ -284,11 +264,8 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
         for (int l = 0; l < n; l++) {
           for (int side = 0; side < 2 && fuse[static_cast<size_t>(l)].side < 0; side++) {
             const UOp* s = u->src[static_cast<size_t>(side)].get();
-            std::pair<const UOp*, int> mul;
-            if (n == 1) mul = spelled(s, -1);
-            else if (whole) mul = {s, l};
-            else mul = s->dtype.count == 1 ? spelled(s, -1) : spelled(s, l);
-            const UOp* x = mul.first;
+            // the operand's text at this lane: the whole value (a C vector operator), else its lane
+            const UOp* x = whole ? s : c_spelled_node(s, n == 1 || s->dtype.count == 1 ? -1 : l, inlined);
             bool fits = x->op == Ops::MUL && inlined.contains(x) && concrete(x->dtype.scalar()) == m &&
                         (whole ? x->dtype.count == n : x->dtype.count == 1);
             if (!fits) continue;
@@ -309,14 +286,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
 int LinearProgram::slot_of(int i) const { return slot_.at(static_cast<size_t>(i)); }
 int LinearProgram::lanes_of(int i) const { return lanes_.at(static_cast<size_t>(i)); }
 
-std::vector<int> LinearProgram::enclosing_ranges(int i) const {
-  std::vector<int> open;
-  for (int k = 0; k < i && k < static_cast<int>(uops_.size()); k++) {
-    if (uops_[static_cast<size_t>(k)]->op == Ops::RANGE) open.push_back(k);
-    if (uops_[static_cast<size_t>(k)]->op == Ops::ENDRANGE && !open.empty()) open.pop_back();
-  }
-  return open;
-}
+const std::vector<int>& LinearProgram::enclosing_ranges(int i) const { return enclosing_.at(static_cast<size_t>(i)); }
 
 int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
   Lane* s = it.slots.data();
@@ -364,13 +334,11 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
     case Ops::NOOP:
       for (int l = 0; l < in.lanes; l++) s[in.dst + l] = lane(0, l);
       break;
-    case Ops::INDEX:
+    case Ops::INDEX:  // and a vector CAST of one: an address is its element index, the buffer is known from the code
+      s[in.dst] = s[in.src[0]];
+      report = false;
+      break;
     case Ops::CAST:
-      if (in.op == Ops::INDEX || uops_[static_cast<size_t>(pc)]->dtype.is_ptr) {
-        s[in.dst] = s[in.src[0]];  // an address is its element index; the buffer is known from the code
-        report = false;
-        break;
-      }
       for (int l = 0; l < in.lanes; l++) s[in.dst + l] = convert(lane(0, l), in.in, in.out);
       break;
     case Ops::BITCAST:
@@ -386,7 +354,7 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
       touched = &access;
       if (access.gated_off) {
         if (in.op == Ops::LOAD)
-          for (int l = 0; l < in.lanes; l++) s[in.dst + l] = s[in.alt + (uops_[static_cast<size_t>(pc)]->src[1]->dtype.count > 1 ? l : 0)];
+          for (int l = 0; l < in.lanes; l++) s[in.dst + l] = lane(1, l);  // src[1] is the alternative
         break;
       }
       if (access.element < 0 || (in.limit >= 0 && access.element + in.lanes > in.limit))

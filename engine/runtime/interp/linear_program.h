@@ -66,7 +66,7 @@ public:
   int slot_of(int i) const;
   int lanes_of(int i) const;
   // The listed RANGEs enclosing position i, outermost first.
-  std::vector<int> enclosing_ranges(int i) const;
+  const std::vector<int>& enclosing_ranges(int i) const;
 
   // Runs the whole launch. `bufs` in parameter order (host memory), `vars` in vars() order.
   void run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global, const LaunchDims& local,
@@ -85,6 +85,7 @@ private:
   std::vector<Instr> code_;
   std::vector<Lane> initial_slots_;  // constants filled in
   std::vector<int> slot_, lanes_;    // per listed uop
+  std::vector<std::vector<int>> enclosing_;  // per listed uop: the RANGEs open around it
   std::vector<BufferParam> buffers_;
   std::vector<VarParam> vars_;
   std::vector<int64_t> local_sizes_;  // elements of each local temp
