@@ -75,6 +75,10 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   kernelChanged();
 }
 
+// The spin box reports editingFinished when it loses focus, which it does while QWidget's destructor
+// deletes it, after this object stopped being a StepPanel.
+StepPanel::~StepPanel() { disconnect(element_, nullptr, this, nullptr); }
+
 QString StepPanel::headerText() const { return QTextDocumentFragment::fromHtml(header_->text()).toPlainText(); }
 void StepPanel::setElement(qint64 element) { element_->setValue(static_cast<int>(element)); }
 void StepPanel::setMode(Mode m) { mode_->setCurrentIndex(static_cast<int>(m)); }

@@ -24,6 +24,7 @@ class StepPanel : public QWidget {
   Q_OBJECT
 public:
   explicit StepPanel(Session* session, QWidget* parent = nullptr);
+  ~StepPanel() override;
 
   enum class Mode { Optimized, Noopt, Divergence };
   void setElement(qint64 element);

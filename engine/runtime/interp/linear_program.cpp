@@ -67,7 +67,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
   for (size_t i = 0; i < uops_.size(); i++) pos.emplace(uops_[i].get(), static_cast<int>(i));
   slot_.assign(uops_.size(), -1);
   lanes_.assign(uops_.size(), 0);
-  std::unordered_map<const UOp*, int> const_slot;
+  std::unordered_map<const UOp*, int> const_slot;  // constants spelled where used, not listed
   int next = 0;
   auto fill_constant = [&](const UOp* u) {
     int base = next;
@@ -94,7 +94,6 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
     if (u->op == Ops::CONST || u->op == Ops::VCONST) {
       slot_[i] = fill_constant(u);
       lanes_[i] = n;
-      const_slot[u] = slot_[i];
       continue;
     }
     slot_[i] = next;
