@@ -78,9 +78,9 @@ private:
 
 std::string target_of_device(const std::string& device) {
   std::string base = device.substr(0, device.find(':'));
-  if (base == "CUDA" || base == "OPENCL") return base;
+  if (base == "CUDA" || base == "OPENCL" || base == "LLVM") return base;
   if (base == "INTERP") return interp_target_from_env();
-  return "CPU";  // CPU, and LLVM, whose kernels are planned like the CPU's
+  return "CPU";
 }
 
 } // namespace
@@ -179,6 +179,9 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
   KernelStepping s = step_program(program, std::move(inputs), request);
   s.variant = noopt ? "noopt" : "optimized";
   s.target = target;
+  RenderedKernel written = renderer_of_target(target)->render(plan.name, plan.linear);
+  s.source = std::move(written.source);
+  s.source_lines = std::move(written.uop_lines);
   return s;
 }
 

@@ -39,6 +39,10 @@ struct KernelStepping {
   bool truncated = false;   // more steps than the limit: the first ones are kept
   DType dtype;              // the element's dtype and its value after the kernel
   interp::Lane value{};
+  // The program as the target's own renderer writes it (C, LLVM IR, CUDA, OpenCL: the code the
+  // compiled kernel ran), and per UOp of `program` its 1-based line there (0: none).
+  std::string source;
+  std::vector<int> source_lines;
 };
 
 struct StepRequest {

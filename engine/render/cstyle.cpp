@@ -687,7 +687,12 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   out_.device = R.caps().device;
   analyze();
   body_.reserve(uops_.size());
-  for (const UOpPtr& u : uops_) render_one(u.get());
+  std::vector<int> body_line(uops_.size(), -1);  // the first line each UOp wrote
+  for (size_t i = 0; i < uops_.size(); i++) {
+    size_t before = body_.size();
+    render_one(uops_[i].get());
+    if (body_.size() > before) body_line[i] = static_cast<int>(before);
+  }
   LOUPE_ASSERT(depth_ == 1, "unbalanced RANGE/IF in kernel ", name);
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });
   for (DType t : used_types_)
@@ -714,6 +719,8 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   src += L.kernel_prefix + "void " + name + "(";
   for (size_t i = 0; i < params.size(); i++) src += (i ? ", " : "") + params[i];
   src += ") {\n";
+  const int signature_line = static_cast<int>(std::count(src.begin(), src.end(), '\n'));
+  out_.uop_lines = uop_source_lines(uops_, body_line, signature_line + 1, signature_line);
   size_t body_size = 0;
   for (const std::string& line : body_) body_size += line.size() + 1;
   src.reserve(src.size() + body_size + 2);

@@ -1,5 +1,6 @@
 #include "render/linear_analysis.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace loupe {
@@ -112,6 +113,28 @@ FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<b
     }
   }
   return inlined;
+}
+
+std::vector<int> uop_source_lines(const UOpList& uops, const std::vector<int>& body_line, int body_start, int signature_line) {
+  std::unordered_map<const UOp*, size_t> pos;
+  pos.reserve(uops.size());
+  for (size_t i = 0; i < uops.size(); i++) pos.emplace(uops[i].get(), i);
+  std::vector<int> lines(uops.size(), 0);
+  // Backwards, so that every consumer's line is final before its sources ask for it.
+  std::vector<int> first_consumer(uops.size(), 0);
+  for (size_t i = uops.size(); i-- > 0;) {
+    const UOp* u = uops[i].get();
+    if (u->op == Ops::DEFINE_GLOBAL || u->op == Ops::DEFINE_VAR) lines[i] = signature_line;
+    else if (i < body_line.size() && body_line[i] >= 0) lines[i] = body_start + body_line[i];
+    else lines[i] = first_consumer[i];
+    if (lines[i] == 0) continue;
+    for (const UOpPtr& s : u->src)
+      if (auto it = pos.find(s.get()); it != pos.end()) {
+        int& c = first_consumer[it->second];
+        if (c == 0 || lines[i] < c) c = lines[i];
+      }
+  }
+  return lines;
 }
 
 } // namespace loupe

@@ -4,6 +4,7 @@
 // contracts a*b+c written in one C expression into a fused multiply-add).
 #pragma once
 #include <functional>
+#include <vector>
 
 #include "ir/uop.h"
 #include "support/flat_ptr_map.h"
@@ -33,5 +34,12 @@ FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<b
 // through as the C text spells them: where a product written inside a sum is found (the compiler
 // contracts it into a fused multiply-add, which the LLVM renderer and the interpreter must repeat).
 const UOp* c_spelled_node(const UOp* u, int lane, const FlatPtrSet<const UOp*>& inlined);
+
+// RenderedKernel::uop_lines from where a writer put each UOp's own statement: `body_line[i]` is the
+// index in the body of the line UOp i computes on (-1: none, e.g. inlined), the body starting on
+// source line `body_start` (1-based); parameters (DEFINE_GLOBAL, DEFINE_VAR) get `signature_line`.
+// A UOp with no line of its own gets the first line of its consumers (a value inlined into a store is
+// on the store's line); one nothing uses and that wrote nothing gets 0.
+std::vector<int> uop_source_lines(const UOpList& uops, const std::vector<int>& body_line, int body_start, int signature_line);
 
 } // namespace loupe

@@ -724,7 +724,12 @@ RenderedKernel IrWriter::run(const std::string& name) {
   }
   if (caps_.splits_outer_loop) split_range_ = splittable_outer_loop(uops_);
   find_c_inlining();
-  for (const UOpPtr& u : uops_) render_one(u.get());
+  std::vector<int> body_line(uops_.size(), -1);  // the last line each UOp wrote: its store, its result
+  for (size_t i = 0; i < uops_.size(); i++) {
+    size_t before = body_.size();
+    render_one(uops_[i].get());
+    if (body_.size() > before) body_line[i] = static_cast<int>(body_.size() - 1);
+  }
   std::sort(out_.buffers.begin(), out_.buffers.end(), [](auto& a, auto& b) { return a.index < b.index; });
   for (const BufferParam& b : out_.buffers)
     params_.push_back(std::string("ptr noalias ") + (b.is_mutable ? "" : "readonly ") + "%data" + std::to_string(b.index));
@@ -744,6 +749,8 @@ RenderedKernel IrWriter::run(const std::string& name) {
   src += "define void @" + name + "(";
   for (size_t i = 0; i < params_.size(); i++) src += (i ? ", " : "") + params_[i];
   src += ") nounwind {\nentry:\n";
+  const int signature_line = static_cast<int>(std::count(src.begin(), src.end(), '\n')) - 1;
+  out_.uop_lines = uop_source_lines(uops_, body_line, signature_line + 2 + static_cast<int>(allocas_.size()), signature_line);
   for (const std::string& l : allocas_) src += l + "\n";
   for (const std::string& l : body_) src += l + "\n";
   src += "  ret void\n}\n";

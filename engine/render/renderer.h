@@ -60,6 +60,9 @@ struct RenderedKernel {
   bool split_loop = false;          // takes [start, end) of its outer loop (RendererCaps::splits_outer_loop)
   // The linearized program itself, kept by renderers of devices that run it directly (INTERP).
   std::shared_ptr<const UOpList> program;
+  // Per UOp of the linearized list: the 1-based line of `source` that computes it (0: none), for
+  // tools that point from a UOp to its code (the Step kernel panel).
+  std::vector<int> uop_lines;
 };
 
 class Renderer {

@@ -14,6 +14,7 @@
 #include "codegen/pipeline.h"
 #include "engine/tst_gpu_kernels.h"
 #include "exec/kernel_stepper.h"
+#include "ir/print.h"
 #include "runtime/interp/interp_device.h"
 #include "runtime/interp/lane_ops.h"
 #include "support/error.h"
@@ -298,6 +299,23 @@ private Q_SLOTS:
     }
     QVERIFY2(loads >= 32, cat(loads, " loads").c_str());  // 16 of a's row and 16 of b's column at least
     QCOMPARE(stores, 1);
+    // the source shown beside the steps is the code that ran, and each UOp points at its line there
+    const TraceKernel recorded = r.kernel(id);
+    const KernelSource* ran = recorded.source("opt");
+    QVERIFY(ran);
+    QCOMPARE(QString::fromStdString(s.source), QString::fromStdString(ran->text));
+    QCOMPARE(s.source_lines.size(), s.program.size());
+    const QStringList lines = QString::fromStdString(s.source).split('\n');
+    auto line_of = [&](size_t uop) { return lines.value(s.source_lines[uop] - 1); };
+    for (size_t i = 0; i < s.program.size(); i++) {
+      const UOp* u = s.program[i].get();
+      QVERIFY2(s.source_lines[i] > 0, cat("no line for UOp ", i, " ", uop_label(*u)).c_str());
+      if (u->op == Ops::RANGE) QVERIFY2(line_of(i).contains("for ("), qPrintable(line_of(i)));
+      if (u->op == Ops::ENDRANGE) QCOMPARE(line_of(i).trimmed(), QStringLiteral("}"));
+      if (u->op == Ops::STORE) QVERIFY2(line_of(i).contains(" = ") && line_of(i).contains("data0"), qPrintable(line_of(i)));
+      if (u->op == Ops::DEFINE_GLOBAL) QVERIFY2(line_of(i).contains("void " + QString::fromStdString(s.kernel)), qPrintable(line_of(i)));
+      if (u->op == Ops::DEFINE_ACC) QVERIFY2(line_of(i).contains("acc"), qPrintable(line_of(i)));
+    }
     KernelStepping n = step_trace_kernel(r, id, req, true);
     Divergence d = first_divergence(s, n);
     QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());

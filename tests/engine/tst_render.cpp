@@ -6,7 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/print.h"
 #include "render/c_renderer.h"
+#include "render/cuda_renderer.h"
+#include "render/llvm_renderer.h"
+#include "render/opencl_renderer.h"
 #include "support/error.h"
 #include "tst_render_kernels.h"
 
@@ -84,6 +88,40 @@ private slots:
                                                      ")\n" + line_diff(want, got));
     }
     QVERIFY(got == want);
+  }
+
+  // Each UOp points at the source line that computes it (the Step kernel panel highlights it): the loop's
+  // header, the accumulator's declaration and update, the load, the store, the loop's end; a value
+  // written inline into another line points there.
+  void uop_lines_point_at_their_code_data() {
+    QTest::addColumn<QString>("renderer");
+    for (const char* r : {"C", "CUDA", "OpenCL", "LLVM"}) QTest::newRow(r) << r;
+  }
+  void uop_lines_point_at_their_code() {
+    QFETCH(QString, renderer);
+    const bool ir = renderer == "LLVM";
+    UOpList k = kernel_reduce();
+    RenderedKernel r = renderer == "C" ? CRenderer().render("r_4_8", k)
+                       : renderer == "CUDA" ? CUDARenderer().render("r_4_8", k)
+                       : renderer == "OpenCL" ? OpenCLRenderer().render("r_4_8", k)
+                                              : LlvmRenderer().render("r_4_8", k);
+    QCOMPARE(r.uop_lines.size(), k.size());
+    const QStringList lines = QString::fromStdString(r.source).split('\n');
+    for (size_t i = 0; i < k.size(); i++) {
+      const UOp* u = k[i].get();
+      const QString line = lines.value(r.uop_lines[i] - 1);
+      const char* why = qPrintable(QString::fromStdString(uop_label(*u)) + " -> " + line);
+      QVERIFY2(r.uop_lines[i] > 0, why);
+      switch (u->op) {
+      case Ops::DEFINE_GLOBAL: QVERIFY2(line.contains("r_4_8("), why); break;
+      case Ops::RANGE: QVERIFY2(ir ? line.contains("phi") || line.contains("br ") || line.endsWith(":") : line.contains("for ("), why); break;
+      case Ops::LOAD: QVERIFY2(ir ? line.contains("load") : line.contains("data1"), why); break;
+      case Ops::STORE: QVERIFY2(ir ? line.contains("store") : line.contains("data0"), why); break;
+      case Ops::ASSIGN: QVERIFY2(line.contains("acc") || (ir && line.contains("fadd")), why); break;
+      case Ops::ENDRANGE: QVERIFY2(ir ? line.contains("br") || line.contains("add") || line.endsWith(":") : line.trimmed() == "}", why); break;
+      default: break;
+      }
+    }
   }
 
   void kernel_signature_and_params() {

@@ -3,6 +3,8 @@
 // divergence mode compares the optimized kernel with its NOOPT version, and a kernel whose inputs the
 // trace did not keep says why.
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTextBlock>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -83,6 +85,50 @@ private Q_SLOTS:
     panel.steps()->setCurrentRow(panel.steps()->count() - 1);
     QVERIFY(panel.steps()->currentItem()->text().contains(QStringLiteral("STORE")));
     QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/step_panel.png")));
+  }
+
+  // The current UOp is marked in the generated source (its line computes it) and selected in the
+  // kernel's final graph.
+  void showsTheStepInSourceAndGraph() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    StepPanel panel(&s);
+    panel.resize(1500, 560);
+    s.selectKernel(matmulKernel(s));
+    QVERIFY(s.waitForStep());
+    panel.setElement(16 * 2 + 9);
+    panel.step();
+    QVERIFY2(panel.stepping(), qPrintable(panel.headerText()));
+    QVERIFY(panel.source()->toPlainText().contains(QStringLiteral("void ")));
+    int storeRow = -1, loadRow = -1;
+    for (int r = 0; r < panel.steps()->count(); r++) {
+      const QString t = panel.steps()->item(r)->text();
+      if (t.contains(QStringLiteral(" STORE data0"))) storeRow = r;
+      if (loadRow < 0 && t.contains(QStringLiteral(" LOAD data"))) loadRow = r;
+    }
+    QVERIFY(storeRow >= 0 && loadRow >= 0);
+    panel.steps()->setCurrentRow(storeRow);
+    const QString storeLine = panel.source()->document()->findBlockByNumber(panel.currentSourceLine() - 1).text();
+    QVERIFY2(storeLine.contains(QStringLiteral("data0")) && storeLine.contains(QStringLiteral(" = ")), qPrintable(storeLine));
+    QCOMPARE(panel.source()->extraSelections().size(), qsizetype(1));
+    QCOMPARE(panel.source()->extraSelections().first().cursor.block().blockNumber(), panel.currentSourceLine() - 1);
+    panel.steps()->setCurrentRow(loadRow);
+    const QString loadLine = panel.source()->document()->findBlockByNumber(panel.currentSourceLine() - 1).text();
+    QVERIFY2(loadLine.contains(QStringLiteral("data1")) || loadLine.contains(QStringLiteral("data2")), qPrintable(loadLine));
+    // the graph moved to the kernel's final graph and selected the load
+    QVERIFY(s.waitForStep());
+    QCoreApplication::processEvents();
+    const loupe::UOp* load = panel.stepping()->program[static_cast<size_t>(panel.currentUop())].get();
+    QVERIFY2(s.selectedNode() != nullptr, "no node selected in the graph");
+    QCOMPARE(s.selectedNode()->op, loupe::Ops::LOAD);
+    QCOMPARE(s.selectedNode()->key().lo, load->key().lo);
+    const auto passes = s.trace().passesOf(s.selection().context);
+    QCOMPARE(s.selection().pass, passes.back()->id);
+    // turned off, stepping leaves the graph alone
+    panel.setFollowGraph(false);
+    s.selectNode(nullptr);
+    panel.steps()->setCurrentRow(storeRow);
+    QVERIFY(s.selectedNode() == nullptr);
   }
 
   void divergenceModeComparesWithNoopt() {

@@ -14,6 +14,9 @@
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
+#include "code/codetheme.h"
+#include "code/kernelhighlighter.h"
+#include "graph/uopgraphadapter.h"
 #include "runtime/interp/interp_device.h"
 #include "session/session.h"
 #include "support/error.h"
@@ -34,11 +37,15 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   relevantOnly_ = new QCheckBox(tr("Only what it depends on"), this);
   relevantOnly_->setChecked(true);
   relevantOnly_->setToolTip(tr("Hide the steps that compute the other elements of the same tile"));
+  followGraph_ = new QCheckBox(tr("Show in graph"), this);
+  followGraph_->setChecked(true);
+  followGraph_->setToolTip(tr("Select the current UOp's node in the kernel's final graph"));
   auto* run = new QPushButton(tr("Step"), this);
   run->setToolTip(tr("Re-run the kernel on the interpreter with the inputs the trace kept (Enter)"));
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 0, 6, 0);
-  for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(run)})
+  for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(followGraph_),
+                     static_cast<QWidget*>(run)})
     controls->addWidget(w);
   controls->addStretch(1);
   list_ = new QListWidget(this);
@@ -48,9 +55,19 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   listing_->setReadOnly(true);
   listing_->setLineWrapMode(QPlainTextEdit::NoWrap);
   listing_->setFont(QFont(QStringLiteral("monospace")));
+  listing_->setToolTip(tr("The linearized UOps the interpreter runs"));
+  source_ = new QPlainTextEdit(this);
+  source_->setReadOnly(true);
+  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  source_->setFont(QFont(QStringLiteral("monospace")));
+  source_->setToolTip(tr("The kernel's generated source: the code the compiled kernel ran"));
+  highlighter_ = new KernelHighlighter(source_->document(), SourceLanguage::C, CodeTheme::forPalette(palette()));
+  auto* code = new QSplitter(Qt::Vertical, this);
+  code->addWidget(listing_);
+  code->addWidget(source_);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(list_);
-  split->addWidget(listing_);
+  split->addWidget(code);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   auto* lay = new QVBoxLayout(this);
@@ -64,6 +81,9 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
     if (element_->hasFocus()) step();
   });
   connect(relevantOnly_, &QCheckBox::toggled, this, &StepPanel::showSteps);
+  connect(followGraph_, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) showInGraph();
+  });
   connect(list_, &QListWidget::currentRowChanged, this, &StepPanel::selectStep);
   auto* next = new QShortcut(QKeySequence(Qt::Key_F10), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
   connect(next, &QShortcut::activated, this, [this] { list_->setCurrentRow(std::min(list_->currentRow() + 1, list_->count() - 1)); });
@@ -82,6 +102,7 @@ StepPanel::~StepPanel() { disconnect(element_, nullptr, this, nullptr); }
 QString StepPanel::headerText() const { return QTextDocumentFragment::fromHtml(header_->text()).toPlainText(); }
 void StepPanel::setElement(qint64 element) { element_->setValue(static_cast<int>(element)); }
 void StepPanel::setMode(Mode m) { mode_->setCurrentIndex(static_cast<int>(m)); }
+void StepPanel::setFollowGraph(bool follow) { followGraph_->setChecked(follow); }
 void StepPanel::focusElement() {
   element_->setFocus();
   element_->selectAll();
@@ -92,7 +113,9 @@ void StepPanel::kernelChanged() {
   rowStep_.clear();
   list_->clear();
   listing_->clear();
+  source_->clear();
   currentUop_ = -1;
+  currentSourceLine_ = 0;
   std::optional<loupe::TraceKernel> k = session_->hasTrace() ? session_->kernelDetails(session_->selection().kernel) : std::nullopt;
   header_->setText(k ? tr("<b>%1</b>: pick an output element and press Step to watch it computed UOp by UOp on the interpreter.")
                            .arg(QString::fromStdString(k->name).toHtmlEscaped())
@@ -140,10 +163,18 @@ void StepPanel::step() {
                           .arg(shown_.truncated ? tr(" (the first ones: more were cut)") : QString());
     header_->setText(head.isEmpty() ? summary : head + QStringLiteral("<br>") + summary);
     listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
+    highlighter_->setLanguage(shown_.target == "CUDA" ? SourceLanguage::Cuda
+                              : shown_.target == "OPENCL" ? SourceLanguage::OpenCL
+                              : shown_.target == "LLVM" ? SourceLanguage::LlvmIr
+                                                        : SourceLanguage::C,
+                              false);
+    source_->setPlainText(QString::fromStdString(shown_.source));
     showSteps();
   } catch (const loupe::Error& e) {
     shown_ = {};
     list_->clear();
+    listing_->clear();
+    source_->clear();
     rowStep_.clear();
     header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
   }
@@ -167,20 +198,54 @@ void StepPanel::showSteps() {
   if (list_->count()) list_->setCurrentRow(select);
 }
 
-void StepPanel::selectStep(int row) {
-  if (row < 0 || static_cast<size_t>(row) >= rowStep_.size()) return;
-  currentUop_ = shown_.steps[rowStep_[static_cast<size_t>(row)]].uop;
-  QTextBlock block = listing_->document()->findBlockByNumber(currentUop_);
-  if (!block.isValid()) return;
+namespace {
+
+// Marks one line (0-based) of a read-only text view and scrolls it to the middle.
+void markLine(QPlainTextEdit* view, int line) {
+  QTextBlock block = view->document()->findBlockByNumber(line);
+  if (!block.isValid()) {
+    view->setExtraSelections({});
+    return;
+  }
   QTextEdit::ExtraSelection sel;
   sel.cursor = QTextCursor(block);
   sel.cursor.select(QTextCursor::LineUnderCursor);
   sel.format.setBackground(QColor(255, 236, 160));
   sel.format.setProperty(QTextFormat::FullWidthSelection, true);
-  listing_->setExtraSelections({sel});
-  QTextCursor c(block);
-  listing_->setTextCursor(c);
-  listing_->centerCursor();
+  view->setExtraSelections({sel});
+  view->setTextCursor(QTextCursor(block));
+  view->centerCursor();
+}
+
+} // namespace
+
+void StepPanel::selectStep(int row) {
+  if (row < 0 || static_cast<size_t>(row) >= rowStep_.size()) return;
+  currentUop_ = shown_.steps[rowStep_[static_cast<size_t>(row)]].uop;
+  markLine(listing_, currentUop_);
+  const size_t u = static_cast<size_t>(currentUop_);
+  currentSourceLine_ = u < shown_.source_lines.size() ? shown_.source_lines[u] : 0;
+  markLine(source_, currentSourceLine_ - 1);
+  if (followGraph_->isChecked()) showInGraph();
+}
+
+// The node is looked up in the final graph of the context that planned the variant shown: the kernel's
+// own for the optimized kernel, its NOOPT child for the NOOPT one. The linearizer's own nodes (loop
+// ends) are not in any graph: their loop's RANGE stands for them.
+void StepPanel::showInGraph() {
+  if (currentUop_ < 0 || static_cast<size_t>(currentUop_) >= shown_.program.size() || !session_->hasTrace()) return;
+  const loupe::TraceKernel* k = session_->trace().kernel(session_->selection().kernel);
+  if (!k || k->context_id < 0) return;
+  int64_t context = k->context_id;
+  if (shown_.variant == "noopt") {
+    context = -1;
+    for (const loupe::TraceContext& c : session_->trace().contexts)
+      if (c.parent_id == k->context_id && c.kind == "noopt") context = c.id;
+    if (context < 0) return;  // recorded without --compare-noopt: no NOOPT graphs
+  }
+  const loupe::UOp* u = shown_.program[static_cast<size_t>(currentUop_)].get();
+  if ((u->op == loupe::Ops::ENDRANGE || u->op == loupe::Ops::ENDIF) && !u->src.empty()) u = u->src[0].get();
+  session_->revealNode(context, uopNodeId(*u));
 }
 
 } // namespace loupe::views

@@ -1,14 +1,16 @@
 // Single-stepping the selected kernel (engine/exec/kernel_stepper.h): pick an output element, and the
 // kernel's linearized program re-runs on the interpreter with the inputs the trace kept; the list shows
 // each UOp as it executed (its value, the loop iterations around it, the element a load read and
-// whether its gate blocked it), the listing beside it marks the current UOp. Up/Down (or F10 /
-// Shift+F10) step forward and back. "First divergence" steps the optimized kernel and its NOOPT
+// whether its gate blocked it); beside it the linearized listing and the generated source (the code
+// the compiled kernel ran) mark the current UOp, and the graph selects its node in the kernel's final
+// graph ("Show in graph"). Up/Down (or F10 / Shift+F10) step forward and back. "First divergence" steps the optimized kernel and its NOOPT
 // version and selects the first step where they part.
 #pragma once
 #include <QWidget>
 
 #include "exec/kernel_stepper.h"
 
+class KernelHighlighter;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -35,24 +37,32 @@ public:
   QString headerText() const;
   QListWidget* steps() const { return list_; }
   int currentUop() const { return currentUop_; }  // listing position of the selected step, -1 none
+  int currentSourceLine() const { return currentSourceLine_; }  // 1-based line marked in the source, 0 none
+  QPlainTextEdit* source() const { return source_; }
+  void setFollowGraph(bool follow);
   const loupe::KernelStepping* stepping() const { return shown_.steps.empty() && shown_.kernel.empty() ? nullptr : &shown_; }
 
 private:
   void kernelChanged();
   void showSteps();
   void selectStep(int row);
+  void showInGraph();
 
   Session* session_;
   QLabel* header_;
   QSpinBox* element_;
   QComboBox* mode_;
   QCheckBox* relevantOnly_;
+  QCheckBox* followGraph_;
   QListWidget* list_;
   QPlainTextEdit* listing_;
+  QPlainTextEdit* source_;
+  KernelHighlighter* highlighter_;
   loupe::KernelStepping shown_;
   std::vector<size_t> rowStep_;  // list row -> index in shown_.steps
   size_t divergentStep_ = SIZE_MAX;
   int currentUop_ = -1;
+  int currentSourceLine_ = 0;
 };
 
 } // namespace loupe::views

@@ -4,6 +4,7 @@
 #include <QDeadlineTimer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <utility>
 
 #include "graph/uopgraphadapter.h"
 #include "ir/buffer_ref.h"
@@ -313,6 +314,21 @@ bool Session::selectNodeById(quint64 id) {
   return false;
 }
 
+bool Session::revealNode(int64_t contextId, quint64 id) {
+  pendingNode_ = 0;
+  if (!stepPending_ && sel_.context == contextId && selectNodeById(id)) return true;
+  std::vector<const loupe::TracePass*> passes = trace().passesOf(contextId);
+  if (passes.empty()) return false;
+  const loupe::TracePass* last = passes.back();
+  pendingNode_ = id;
+  if (sel_.pass == last->id && sel_.step == last->match_count && !stepPending_) {
+    pendingNode_ = 0;
+    return selectNodeById(id);
+  }
+  selectPass(last->id, last->match_count);
+  return true;
+}
+
 bool Session::nextMatch() {
   const loupe::TracePass* p = trace().pass(sel_.pass);
   if (p && sel_.step < p->match_count) {
@@ -439,6 +455,10 @@ void Session::adoptStep(StepInfo step) {
   if (nodeGone) {
     Q_EMIT nodeChanged(0);
     Q_EMIT selectionChanged();
+  }
+  if (pendingNode_) {
+    const quint64 id = std::exchange(pendingNode_, 0);
+    selectNodeById(id);
   }
 }
 

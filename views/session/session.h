@@ -92,6 +92,10 @@ public:
   void selectNode(const loupe::UOpPtr& node);
   // Finds the node with this uopNodeId in the current step's graph (or the graph before it).
   bool selectNodeById(quint64 id);
+  // Selects the node in the current graph when it is there; otherwise moves to the context's final
+  // graph (its last pass, after all matches) and selects it there once that step is rebuilt. False
+  // when the context has no passes.
+  bool revealNode(int64_t contextId, quint64 id);
 
 public Q_SLOTS:
   bool nextMatch();
@@ -135,6 +139,7 @@ private:
   // Shared with rebuild jobs, which outlive a selection (and the session) they were asked for.
   std::shared_ptr<std::atomic<quint64>> stepGeneration_ = std::make_shared<std::atomic<quint64>>(0);
   bool stepPending_ = false;
+  quint64 pendingNode_ = 0;  // revealNode's node, selected when the step it moved to is ready
   QThreadPool stepPool_;  // one thread: rebuilds run one at a time, in the order asked
   std::map<int64_t, std::vector<loupe::TraceMatch>> matches_;
   std::map<int64_t, loupe::TraceKernel> kernels_;

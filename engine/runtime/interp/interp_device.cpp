@@ -7,6 +7,7 @@
 #include "ir/print.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
+#include "render/llvm_renderer.h"
 #include "render/opencl_renderer.h"
 #include "support/error.h"
 
@@ -14,16 +15,7 @@ namespace loupe {
 
 namespace {
 
-RendererCaps caps_of_target(const std::string& target) {
-  if (target == "CPU") return CRenderer().caps();
-  if (target == "CUDA") {
-    CUDARenderer r;
-    r.set_compute_capability(8, 0);  // tensor cores: the WMMA kernels the interpreter emulates
-    return r.caps();
-  }
-  if (target == "OPENCL") return OpenCLRenderer().caps();
-  throw Error(cat("INTERP_TARGET must be CPU, CUDA or OPENCL, not '", target, "'"));
-}
+RendererCaps caps_of_target(const std::string& target) { return renderer_of_target(target)->caps(); }
 
 class InterpProgram : public Program {
 public:
@@ -49,6 +41,18 @@ std::string source_text(const UOp* s, const std::unordered_map<const UOp*, int>&
 
 } // namespace
 
+std::unique_ptr<Renderer> renderer_of_target(const std::string& target) {
+  if (target == "CPU") return std::make_unique<CRenderer>();
+  if (target == "LLVM") return std::make_unique<LlvmRenderer>();
+  if (target == "CUDA") {
+    auto r = std::make_unique<CUDARenderer>();
+    r->set_compute_capability(8, 0);  // tensor cores: the WMMA kernels the interpreter emulates
+    return r;
+  }
+  if (target == "OPENCL") return std::make_unique<OpenCLRenderer>();
+  throw Error(cat("INTERP_TARGET must be CPU, LLVM, CUDA or OPENCL, not '", target, "'"));
+}
+
 InterpRenderer::InterpRenderer(const std::string& target) : target_(target), target_caps_(caps_of_target(target)) {
   caps_ = target_caps_;
   caps_.device = "INTERP";
@@ -67,6 +71,8 @@ RenderedKernel InterpRenderer::render(const std::string& name, const UOpList& uo
   k.global = decoded.global();
   k.local = decoded.local();
   k.program = std::make_shared<const UOpList>(uops);
+  k.uop_lines.resize(uops.size());
+  for (size_t i = 0; i < uops.size(); i++) k.uop_lines[i] = static_cast<int>(i) + 2;  // under the title line
   return k;
 }
 

@@ -1,7 +1,7 @@
 // The INTERP device: kernels run by the interpreter (linear_program.h) with no compiler at all. Its
 // "source" is the numbered listing of the linearized UOps. It plans kernels for a target whose caps
 // it borrows (INTERP_TARGET: CPU, the default, so its kernels are the CPU's and must give the same
-// bits; CUDA, with sm_80 tensor cores, so GPU-style kernels with local memory, barriers and WMMA
+// bits; LLVM, the LLVM backend's (no vectors); CUDA, with sm_80 tensor cores, so GPU-style kernels with local memory, barriers and WMMA
 // run here too; OPENCL). Slow by design: the reference the compiled backends are checked against.
 #pragma once
 #include <memory>
@@ -16,7 +16,7 @@ namespace loupe {
 // Renders nothing to compile: the listing for people, the program kept in RenderedKernel::program.
 class InterpRenderer : public Renderer {
 public:
-  // target: "CPU", "CUDA" (sm_80) or "OPENCL"; loupe::Error for anything else.
+  // target: as renderer_of_target takes it.
   explicit InterpRenderer(const std::string& target = "CPU");
   const RendererCaps& caps() const override { return caps_; }
   RenderedKernel render(const std::string& name, const UOpList& uops) const override;
@@ -41,6 +41,10 @@ private:
   InterpRenderer renderer_;
   HostAllocator allocator_;
 };
+
+// The renderer whose kernels the interpreter plans and rounds like: "CPU" (C), "LLVM" (LLVM IR), "CUDA"
+// (sm_80) or "OPENCL"; loupe::Error for anything else.
+std::unique_ptr<Renderer> renderer_of_target(const std::string& target);
 
 // INTERP_TARGET, else "CPU": the target the INTERP device plans for.
 std::string interp_target_from_env();
