@@ -9,8 +9,9 @@
 //   loupe-cli trace A --diff B                 two runs side by side: kernels paired, times, opts, sources
 //   loupe-cli trace FILE --search TEXT         kernels, passes, rules (name, file:line), nodes (op, arg)
 //   loupe-cli trace FILE --step-kernel NAME --at I   one output element computed UOp by UOp on the
-//                                              interpreter (--noopt: the NOOPT kernel; --diverge: both,
-//                                              and where they part)
+//                                              interpreter (--noopt: the NOOPT kernel; --target T: as
+//                                              planned for T; --diverge: it and its NOOPT version, and
+//                                              where they part; --diverge-target T: as it ran and for T)
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
 #include <charconv>
@@ -61,6 +62,13 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   return v;
 }
 
+// A target name as the interpreter takes it, checked here so a typo is named before the trace is read.
+std::string upper_target(std::string t) {
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t != "CPU" && t != "LLVM" && t != "CUDA" && t != "OPENCL") throw Error(cat("unknown target '", t, "': CPU, LLVM, CUDA or OPENCL"));
+  return t;
+}
+
 Request parse(const Args& args) {
   Request r;
   auto take = [&](size_t& i, const std::string& flag) -> const std::string& {
@@ -88,6 +96,10 @@ Request parse(const Args& args) {
       r.step.relevant_only = true;
     } else if (a == "--diverge") {
       r.step.diverge = true;
+    } else if (a == "--target") {
+      r.step.target = upper_target(take(i, a));
+    } else if (a == "--diverge-target") {
+      r.step.diverge_target = upper_target(take(i, a));
     } else if (a == "--steps") {
       r.step.max_steps = parse_int(take(i, a), "--steps N");
     } else if (a == "--kernel") {
@@ -125,7 +137,7 @@ Request parse(const Args& args) {
     }
   }
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --why CTX PASS STEP NODE | --kernel NAME | --step-kernel NAME --at I [--noopt|--diverge] | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
+                                  " | --why CTX PASS STEP NODE | --kernel NAME | --step-kernel NAME --at I [--noopt] [--target T] [--diverge|--diverge-target T] | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
                                   " [--chrome OUT.json]");
   return r;
 }
@@ -649,7 +661,8 @@ int run(const Args& args) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
                  "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
-                 "         --step-kernel NAME --at INDEX [--noopt | --diverge] [--steps N] [--relevant]] [--json]\n"
+                 "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
+                 "         [--relevant]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;

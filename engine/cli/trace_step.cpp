@@ -71,13 +71,16 @@ int step_kernel(TraceReader& reader, const StepKernelRequest& req) {
   StepRequest sr;
   sr.element = req.element;
   sr.max_steps = static_cast<size_t>(req.max_steps);
-  if (!req.diverge) {
-    KernelStepping s = step_trace_kernel(reader, id, sr, req.noopt);
+  const StepVariant as_asked{req.noopt, req.target};
+  if (!req.diverge && req.diverge_target.empty()) {
+    KernelStepping s = step_trace_kernel(reader, id, sr, as_asked);
     if (req.json) std::cout << stepping_json(s).dump() << "\n";
     else std::cout << format_stepping(s, 400, req.relevant_only);
     return 0;
   }
-  KernelStepping a = step_trace_kernel(reader, id, sr, false), b = step_trace_kernel(reader, id, sr, true);
+  const StepVariant other = req.diverge_target.empty() ? StepVariant{true, req.target} : StepVariant{req.noopt, req.diverge_target};
+  KernelStepping a = step_trace_kernel(reader, id, sr, req.diverge_target.empty() ? StepVariant{false, req.target} : as_asked);
+  KernelStepping b = step_trace_kernel(reader, id, sr, other);
   Divergence d = first_divergence(a, b);
   if (req.json) {
     json::Value o = json::Value::object();

@@ -1,6 +1,8 @@
-// loupe-cli trace FILE --step-kernel NAME --at INDEX [--noopt | --diverge] [--steps N] [--relevant] [--json]:
+// loupe-cli trace FILE --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T]
+//   [--steps N] [--relevant] [--json]:
 // a kernel of the trace re-run on the interpreter with the inputs the trace kept, one output element
-// at a time (exec/kernel_stepper.h).
+// at a time (exec/kernel_stepper.h); --target plans it for another target (CPU, LLVM, CUDA, OPENCL);
+// --diverge compares it with its NOOPT version, --diverge-target with its plan for another target.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,7 +15,9 @@ struct StepKernelRequest {
   std::string kernel;   // name or id
   int64_t element = 0;
   bool noopt = false;   // step the kernel's NOOPT version instead
-  bool diverge = false; // step both and report where they part
+  std::string target;   // --target: plan it for this target ("": as it ran)
+  bool diverge = false; // step it and its NOOPT version and report where they part
+  std::string diverge_target;  // --diverge-target: step it as it ran and as planned for this target
   int64_t max_steps = 200000;
   bool relevant_only = false;  // --relevant: only the steps the element depends on
   bool json = false;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <unordered_map>
+#include <tuple>
 #include <unordered_set>
 
 #include "codegen/pipeline.h"
@@ -47,12 +48,14 @@ private:
   int64_t element_;
 };
 
-// Pass 2: every step of that work-item inside those iterations.
+// Pass 2: every step of that work-item (of its whole group where the items run in step) inside those
+// iterations.
 class Recorder : public interp::ExecutionWatcher {
 public:
   Recorder(const LinearProgram& p, const StoreFinder& f, KernelStepping& out, size_t max_steps)
-      : p_(p), f_(f), out_(out), max_(max_steps) {}
-  bool watch_item(int64_t item) override { return item == f_.item; }
+      : p_(p), f_(f), out_(out), max_(max_steps),
+        per_group_(p.runs_groups_in_step() ? p.local()[0] * p.local()[1] * p.local()[2] : 1) {}
+  bool watch_item(int64_t item) override { return item / per_group_ == f_.item / per_group_; }
   void executed(const interp::ExecutedStep& s, const Lane* slots) override {
     const std::vector<int>& around = p_.enclosing_ranges(s.uop);
     for (int r : around)
@@ -63,6 +66,7 @@ public:
     }
     SteppedUOp st;
     st.uop = s.uop;
+    st.item = s.item;
     if (s.value) st.lanes.assign(s.value, s.value + s.lanes);
     for (int r : around) st.loops.emplace_back(r, slots[p_.slot_of(r)].i);
     if (s.access) st.access = *s.access;
@@ -74,6 +78,7 @@ private:
   const StoreFinder& f_;
   KernelStepping& out_;
   size_t max_;
+  int64_t per_group_;
 };
 
 std::string target_of_device(const std::string& device) {
@@ -121,6 +126,7 @@ KernelStepping step_program(const LinearProgram& program, std::vector<std::strin
   s.output = output;
   s.element = request.element;
   s.item = finder.item;
+  s.group_items = program.runs_groups_in_step() ? program.local()[0] * program.local()[1] * program.local()[2] : 1;
   s.dtype = dt;
   Recorder rec(program, finder, s, request.max_steps);
   run_on_copy(rec, buffers);
@@ -143,7 +149,7 @@ int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id) {
   throw Error(cat("no kernel '", name_or_id, "' in the trace (", ks.size(), " kernels: ", names, ks.size() > 8 ? ", ..." : "", ")"));
 }
 
-KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, bool noopt) {
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant) {
   TraceKernel k = reader.kernel(kernel_id);
   std::vector<std::string> inputs = reader.kernel_inputs(kernel_id);
   if (inputs.empty())
@@ -152,16 +158,17 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
                     " or the trace is older than input recording; record it again with TRACE_INPUTS=<bytes> set higher"));
   if (k.scheduled_ast_id < 0) throw Error(cat("the trace has no scheduled AST for ", k.name, " (recorded by an older Loupe): record it again"));
   UOpPtr ast = reader.node(k.scheduled_ast_id);
-  const std::string target = target_of_device(k.device);
+  const std::string ran_on = target_of_device(k.device);
+  const std::string target = variant.target.empty() ? ran_on : variant.target;
   InterpRenderer renderer(target);
   KernelPlan plan;
-  if (noopt) {
+  if (variant.noopt) {
     plan = plan_kernel(ast, renderer, true);
   } else {
     // the hand-coded heuristics see the target's caps, so they choose what they chose when it ran;
-    // opts from elsewhere (BEAM) are applied as recorded
+    // opts from elsewhere (BEAM) are applied as recorded (on another target, the heuristics' own)
     plan = plan_kernel(ast, renderer, false);
-    if (plan.applied_opts != k.opts) {
+    if (target == ran_on && plan.applied_opts != k.opts) {
       std::vector<Opt> opts;
       for (const std::string& o : k.opts) opts.push_back(Opt::parse(o));
       try {
@@ -174,10 +181,13 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
       }
     }
   }
-  LinearProgram program(k.name, plan.linear, renderer.spelled_as());
+  LinearProgram program(plan.name, plan.linear, renderer.spelled_as());
+  // Loupe's runtime binds no symbolic variables (tinygrad's Variable is not supported), so no recorded
+  // kernel has any; a trace from elsewhere that had them would need their values.
   if (!program.vars().empty()) throw Error(cat(k.name, " has symbolic variables; the trace does not keep their values"));
   KernelStepping s = step_program(program, std::move(inputs), request);
-  s.variant = noopt ? "noopt" : "optimized";
+  s.variant = variant.noopt ? "noopt" : "optimized";
+  if (target != ran_on) s.variant += " for " + target;
   s.target = target;
   RenderedKernel written = renderer_of_target(target)->render(plan.name, plan.linear);
   s.source = std::move(written.source);
@@ -222,7 +232,11 @@ struct Fingerprints {
 Fingerprints fingerprint(const KernelStepping& s) {
   std::unordered_map<const UOp*, int> pos;
   for (size_t i = 0; i < s.program.size(); i++) pos.emplace(s.program[i].get(), static_cast<int>(i));
-  std::unordered_map<int, std::vector<Fp>> cur;
+  // the current value of each (work-item, UOp); memory is shared, so a value stored to local memory by
+  // one item is what another item's load of it computes
+  const int64_t n_uops = static_cast<int64_t>(s.program.size());
+  std::unordered_map<int64_t, std::vector<Fp>> cur;
+  int64_t item_key = 0;  // item * n_uops of the step being fingerprinted
   std::map<std::pair<int, int64_t>, Fp> mem;
   Fingerprints out;
   auto const_fp = [&](const UOp* c, int lane) {
@@ -234,7 +248,7 @@ Fingerprints fingerprint(const KernelStepping& s) {
     if (u->op == Ops::CONST || u->op == Ops::VCONST) return const_fp(u, u->dtype.count > 1 ? lane : 0);
     auto p = pos.find(u);
     if (p == pos.end()) return Fp{comb(0xDEAD, reinterpret_cast<uintptr_t>(u))};
-    auto c = cur.find(p->second);
+    auto c = cur.find(item_key + p->second);
     if (c == cur.end() || c->second.empty()) return Fp{comb(0xF00, static_cast<uint64_t>(p->second))};
     return c->second[c->second.size() > 1 ? static_cast<size_t>(lane) : 0];
   };
@@ -246,6 +260,7 @@ Fingerprints fingerprint(const KernelStepping& s) {
   for (size_t i = 0; i < s.steps.size(); i++) {
     const SteppedUOp& st = s.steps[i];
     const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+    item_key = st.item * n_uops;
     int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
     std::vector<Fp> lanes(static_cast<size_t>(n));
     for (int l = 0; l < n; l++) {
@@ -313,9 +328,9 @@ Fingerprints fingerprint(const KernelStepping& s) {
         }
       }
     }
-    cur[st.uop] = lanes;
+    cur[item_key + st.uop] = lanes;
     if (u->op == Ops::ASSIGN)
-      if (auto p = pos.find(accumulator_of(u)); p != pos.end()) cur[p->second] = lanes;
+      if (auto p = pos.find(accumulator_of(u)); p != pos.end()) cur[item_key + p->second] = lanes;
     out.per_step.push_back(std::move(lanes));
   }
   return out;
@@ -424,9 +439,10 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
   std::unordered_map<const UOp*, int> pos;
   for (size_t i = 0; i < s.program.size(); i++) pos.emplace(s.program[i].get(), static_cast<int>(i));
   using Ref = std::pair<int64_t, int>;  // (step, lane)
-  std::map<std::pair<int, int>, Ref> def;            // (uop position, lane) -> the step that last wrote it
+  std::map<std::tuple<int64_t, int, int>, Ref> def;  // (work-item, uop position, lane) -> the step that last wrote it
   std::map<std::pair<int, int64_t>, Ref> mem_def;    // (buffer, element) -> the STORE that last wrote it
   std::vector<std::vector<std::vector<Ref>>> deps(s.steps.size());
+  int64_t item = 0;  // of the step being read
   std::function<void(const UOp*, int, std::vector<Ref>&)> def_of = [&](const UOp* src, int lane, std::vector<Ref>& out) {
     // an address is not a step of its own: its index is
     if (src->op == Ops::INDEX) return def_of(src->src.at(1).get(), 0, out);
@@ -435,7 +451,7 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
     if (src->op == Ops::CONST || src->op == Ops::VCONST) return;
     auto p = pos.find(src);
     if (p == pos.end()) return;
-    auto d = def.find({p->second, src->dtype.count > 1 ? lane : 0});
+    auto d = def.find({item, p->second, src->dtype.count > 1 ? lane : 0});
     if (d != def.end()) out.push_back(d->second);
   };
   int64_t store_step = -1;
@@ -443,6 +459,7 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
   for (size_t i = 0; i < s.steps.size(); i++) {
     const SteppedUOp& st = s.steps[i];
     const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
+    item = st.item;
     int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
     deps[i].resize(static_cast<size_t>(n));
     for (int l = 0; l < n; l++) {
@@ -472,20 +489,27 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
         def_of(u->src[1].get(), l, d);
         if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
         break;
-      case Ops::WMMA:
-        for (const UOpPtr& x : u->src) def_of(x.get(), 0, d);
+      case Ops::WMMA: {  // the fragments of the 32 lanes of its warp, every lane of them
+        const int64_t local = st.item % s.group_items, warp = st.item - local % 32;
+        for (int64_t w = warp; w < std::min(warp + 32, st.item - local + s.group_items); w++) {
+          item = w;
+          for (const UOpPtr& x : u->src)
+            for (int k = 0; k < std::max<int>(1, x->dtype.count); k++) def_of(x.get(), k, d);
+        }
+        item = st.item;
         break;
+      }
       default:
         for (const UOpPtr& x : u->src) def_of(x.get(), l, d);
       }
     }
-    for (int l = 0; l < n; l++) def[{st.uop, l}] = Ref(static_cast<int64_t>(i), l);
+    for (int l = 0; l < n; l++) def[{st.item, st.uop, l}] = Ref(static_cast<int64_t>(i), l);
     if (u->op == Ops::ASSIGN)
       if (auto p = pos.find(accumulator_of(u)); p != pos.end())
-        for (int l = 0; l < n; l++) def[{p->second, l}] = Ref(static_cast<int64_t>(i), l);
+        for (int l = 0; l < n; l++) def[{st.item, p->second, l}] = Ref(static_cast<int64_t>(i), l);
     if (u->op == Ops::STORE && st.access && !st.access->gated_off) {
       for (int l = 0; l < n; l++) mem_def[{st.access->buffer, st.access->element + l}] = Ref(static_cast<int64_t>(i), l);
-      if (st.access->buffer == s.output && s.element >= st.access->element && s.element < st.access->element + n) {
+      if (st.access->buffer == s.output && st.item == s.item && s.element >= st.access->element && s.element < st.access->element + n) {
         store_step = static_cast<int64_t>(i);
         store_lane = static_cast<int>(s.element - st.access->element);
       }
@@ -532,6 +556,7 @@ std::string describe_step(const KernelStepping& s, const SteppedUOp& st) {
     }
     line += "   [" + it + "]";
   }
+  if (st.item != s.item) line += cat("   (work-item ", st.item, ")");
   return line;
 }
 

@@ -17,6 +17,7 @@ namespace loupe {
 
 struct SteppedUOp {
   int uop = 0;                            // position in the program's list
+  int64_t item = 0;                       // the work-item that ran it
   std::vector<interp::Lane> lanes;        // its value after it ran (a STORE: the value stored)
   std::vector<std::pair<int, int64_t>> loops;  // (RANGE position, iteration) of the loops around it
   std::optional<interp::MemoryAccess> access;  // loads and stores
@@ -35,7 +36,10 @@ struct KernelStepping {
   int output = 0;           // DEFINE_GLOBAL index of the buffer stepped
   int64_t element = 0;      // the element of it
   int64_t item = 0;         // the work-item that stored it
+  // The steps of that work-item; for a kernel whose groups run in step (local memory, barriers, tensor
+  // cores) those of every item of its group, in the order they ran, since its value is made by all.
   std::vector<SteppedUOp> steps;
+  int64_t group_items = 1;  // work-items per group recorded (1: the storing item's steps only)
   bool truncated = false;   // more steps than the limit: the first ones are kept
   DType dtype;              // the element's dtype and its value after the kernel
   interp::Lane value{};
@@ -57,10 +61,18 @@ struct StepRequest {
 KernelStepping step_program(const interp::LinearProgram& program, std::vector<std::string> buffers, const StepRequest& request,
                             const std::vector<int64_t>& vars = {});
 
+// Which program of a recorded kernel to step: as it ran (the recorded opts, for its device's target),
+// its NOOPT version, or as the heuristics plan it for another target (e.g. a CPU kernel planned for
+// CUDA: locals, GROUP reduces, tensor cores), optimized or not.
+struct StepVariant {
+  bool noopt = false;
+  std::string target;  // "": the target of the device it ran on; else "CPU", "LLVM", "CUDA", "OPENCL"
+};
+
 // A trace's kernel (by id), re-planned for the interpreter (its AST with its recorded opts, or with none
 // for noopt, for its device's target) and stepped on the buffers the trace kept of its first run.
 // loupe::Error saying why when the trace kept none (TRACE_INPUTS) or the kernel cannot be rebuilt.
-KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, bool noopt = false);
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant = {});
 // The kernel id of a name or a number given on the command line; Error listing a few names if unknown.
 int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id);
 

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "bench/nn_blocks.h"
 #include "bench/workloads.h"
@@ -316,7 +317,7 @@ private Q_SLOTS:
       if (u->op == Ops::DEFINE_GLOBAL) QVERIFY2(line_of(i).contains("void " + QString::fromStdString(s.kernel)), qPrintable(line_of(i)));
       if (u->op == Ops::DEFINE_ACC) QVERIFY2(line_of(i).contains("acc"), qPrintable(line_of(i)));
     }
-    KernelStepping n = step_trace_kernel(r, id, req, true);
+    KernelStepping n = step_trace_kernel(r, id, req, {true});
     Divergence d = first_divergence(s, n);
     QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
     // unknown kernels and elements out of range say so
@@ -370,6 +371,48 @@ private Q_SLOTS:
     QVERIFY2(d2.kind == Divergence::Kind::computation, d2.explanation.c_str());
     QCOMPARE(got2.program[static_cast<size_t>(got2.steps[d2.step_a].uop)]->op, Ops::SUB);
     QCOMPARE(got2.program[static_cast<size_t>(got2.steps[d2.step_a].uop)]->dtype.scalar(), dtypes::float32);
+  }
+
+  // A GROUP reduce planned for CUDA: the element is made by the whole work-group (partial sums through
+  // local memory), so its stepping follows every item of the group; against the CPU's plan the search
+  // finds the same elements summed in another order, and a partial sum planted wrong in another item
+  // is found there.
+  void divergenceFollowsValuesAcrossWorkItems() {
+    UOpPtr ast = test::last_kernel(test::golden_expression("reduce")).ast;
+    InterpRenderer cuda("CUDA"), cpu("CPU");
+    KernelPlan g = plan_kernel(ast, cuda, std::vector<Opt>{{OptOp::GROUPTOP, 0, 16}}), ref = plan_kernel(ast, cpu, false);
+    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+    std::vector<std::string> inputs = inputs_for(rp);
+    StepRequest req;
+    req.element = 9;
+    KernelStepping gs = step_program(gp, inputs, req), rs = step_program(rp, inputs, req);
+    gs.variant = "CUDA";
+    rs.variant = "CPU";
+    QCOMPARE(gs.group_items, int64_t(16));
+    std::set<int64_t> items;
+    int loads = 0;
+    for (const SteppedUOp& st : gs.steps)
+      if (st.relevant()) {
+        items.insert(st.item);
+        if (st.access && st.access->buffer == 1 && gs.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD) loads++;
+      }
+    QCOMPARE(items.size(), size_t(16));  // every item's partial sum counts
+    QCOMPARE(loads, 64);                 // the row's 64 elements, 4 per item
+    Divergence d = first_divergence(rs, gs);
+    QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
+    // plant: the float sum of the accumulation becomes a difference, in every item
+    const UOp* add = nullptr;
+    for (const UOpPtr& u : g.linear)
+      if (!add && u->op == Ops::ADD && u->dtype == dtypes::float32 && u->src[0]->op == Ops::DEFINE_ACC) add = u.get();
+    QVERIFY(add);
+    UOpList bad = plant(g.linear, add, UOp::make(Ops::SUB, add->dtype, add->src));
+    interp::LinearProgram bp(g.name, bad, cuda.spelled_as());
+    KernelStepping bs = step_program(bp, inputs, req);
+    bs.variant = "planted";
+    Divergence p = first_divergence(bs, gs);
+    QVERIFY2(p.kind == Divergence::Kind::computation, p.explanation.c_str());
+    QCOMPARE(bs.program[static_cast<size_t>(bs.steps[p.step_a].uop)]->op, Ops::SUB);
+    QVERIFY(describe_step(bs, bs.steps.back()).find("STORE") != std::string::npos);
   }
 
 private:

@@ -33,7 +33,16 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   element_->setPrefix(tr("element "));
   element_->setToolTip(tr("The output element to compute, as a flat index into the kernel's first output buffer"));
   mode_ = new QComboBox(this);
-  mode_->addItems({tr("Optimized kernel"), tr("NOOPT kernel"), tr("First divergence (optimized vs NOOPT)")});
+  mode_->addItems({tr("Optimized kernel"), tr("NOOPT kernel"), tr("First divergence (optimized vs NOOPT)"),
+                   tr("First divergence (as it ran vs the target)")});
+  target_ = new QComboBox(this);
+  target_->addItem(tr("Target: as it ran"), QString());
+  target_->addItem(tr("Target: CPU (C)"), QStringLiteral("CPU"));
+  target_->addItem(tr("Target: LLVM"), QStringLiteral("LLVM"));
+  target_->addItem(tr("Target: CUDA (sm_80)"), QStringLiteral("CUDA"));
+  target_->addItem(tr("Target: OpenCL"), QStringLiteral("OPENCL"));
+  target_->setToolTip(tr("Plan the kernel for another target (the heuristics' opts for it) and run that program on the "
+                         "interpreter: GPU-style kernels with local memory, barriers and tensor cores run here too"));
   relevantOnly_ = new QCheckBox(tr("Only what it depends on"), this);
   relevantOnly_->setChecked(true);
   relevantOnly_->setToolTip(tr("Hide the steps that compute the other elements of the same tile"));
@@ -44,7 +53,7 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   run->setToolTip(tr("Re-run the kernel on the interpreter with the inputs the trace kept (Enter)"));
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 0, 6, 0);
-  for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(followGraph_),
+  for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(target_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(followGraph_),
                      static_cast<QWidget*>(run)})
     controls->addWidget(w);
   controls->addStretch(1);
@@ -103,6 +112,7 @@ QString StepPanel::headerText() const { return QTextDocumentFragment::fromHtml(h
 void StepPanel::setElement(qint64 element) { element_->setValue(static_cast<int>(element)); }
 void StepPanel::setMode(Mode m) { mode_->setCurrentIndex(static_cast<int>(m)); }
 void StepPanel::setFollowGraph(bool follow) { followGraph_->setChecked(follow); }
+void StepPanel::setTarget(const QString& target) { target_->setCurrentIndex(std::max(0, target_->findData(target))); }
 void StepPanel::focusElement() {
   element_->setFocus();
   element_->selectAll();
@@ -134,13 +144,19 @@ void StepPanel::step() {
   try {
     divergentStep_ = SIZE_MAX;
     QString head;
-    if (mode == Mode::Divergence) {
-      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, false), b = loupe::step_trace_kernel(*reader, kernel, req, true);
+    const std::string target = target_->currentData().toString().toStdString();
+    if (mode == Mode::Divergence || mode == Mode::TargetDivergence) {
+      const bool vsTarget = mode == Mode::TargetDivergence;
+      if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA or OpenCL)");
+      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, {false, vsTarget ? std::string() : target});
+      loupe::KernelStepping b = loupe::step_trace_kernel(*reader, kernel, req, {!vsTarget, target});
       loupe::Divergence d = loupe::first_divergence(a, b);
       divergentStep_ = d.step_a;
-      head = tr("<b>First divergence</b> (%1 steps optimized, %2 NOOPT): %3")
+      head = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
                  .arg(a.steps.size())
+                 .arg(QString::fromStdString(a.variant))
                  .arg(b.steps.size())
+                 .arg(QString::fromStdString(b.variant))
                  .arg(QString::fromStdString(d.explanation).toHtmlEscaped());
       if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) {  // only NOOPT has the place: show that run
         shown_ = std::move(b);
@@ -149,7 +165,7 @@ void StepPanel::step() {
         shown_ = std::move(a);
       }
     } else {
-      shown_ = loupe::step_trace_kernel(*reader, kernel, req, mode == Mode::Noopt);
+      shown_ = loupe::step_trace_kernel(*reader, kernel, req, {mode == Mode::Noopt, target});
     }
     const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
     QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
@@ -236,6 +252,7 @@ void StepPanel::showInGraph() {
   if (currentUop_ < 0 || static_cast<size_t>(currentUop_) >= shown_.program.size() || !session_->hasTrace()) return;
   const loupe::TraceKernel* k = session_->trace().kernel(session_->selection().kernel);
   if (!k || k->context_id < 0) return;
+  if (shown_.variant.find(" for ") != std::string::npos) return;  // planned here for another target: in no recorded graph
   int64_t context = k->context_id;
   if (shown_.variant == "noopt") {
     context = -1;

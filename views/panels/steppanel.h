@@ -28,9 +28,11 @@ public:
   explicit StepPanel(Session* session, QWidget* parent = nullptr);
   ~StepPanel() override;
 
-  enum class Mode { Optimized, Noopt, Divergence };
+  enum class Mode { Optimized, Noopt, Divergence, TargetDivergence };
   void setElement(qint64 element);
   void setMode(Mode m);
+  // "" (as it ran), "CPU", "LLVM", "CUDA", "OPENCL": the plan stepped, or compared with in TargetDivergence.
+  void setTarget(const QString& target);
   void step();  // runs the selected kernel for the element (errors show in the header)
   void focusElement();
 
@@ -52,6 +54,7 @@ private:
   QLabel* header_;
   QSpinBox* element_;
   QComboBox* mode_;
+  QComboBox* target_;
   QCheckBox* relevantOnly_;
   QCheckBox* followGraph_;
   QListWidget* list_;

@@ -65,6 +65,9 @@ public:
   // Where the value of listed UOp `i` lives in a work-item's slots (lanes consecutive).
   int slot_of(int i) const;
   int lanes_of(int i) const;
+  // Whether the items of a work-group run in step (BARRIER or WMMA): their values cross through local
+  // memory or a warp's fragments, so following one element means following its whole group.
+  bool runs_groups_in_step() const { return needs_sync_; }
   // The listed RANGEs enclosing position i, outermost first.
   const std::vector<int>& enclosing_ranges(int i) const;
 
