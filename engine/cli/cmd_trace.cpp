@@ -96,6 +96,8 @@ Request parse(const Args& args) {
       r.step.relevant_only = true;
     } else if (a == "--diverge") {
       r.step.diverge = true;
+    } else if (a == "--no-rerun") {
+      r.step.rerun = false;
     } else if (a == "--target") {
       r.step.target = upper_target(take(i, a));
     } else if (a == "--diverge-target") {
@@ -662,7 +664,7 @@ int run(const Args& args) {
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
                  "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
                  "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
-                 "         [--relevant]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
+                 "         [--relevant] [--no-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;

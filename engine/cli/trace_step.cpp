@@ -1,7 +1,9 @@
 #include "cli/trace_step.h"
 
 #include <iostream>
+#include <optional>
 
+#include "cli/trace_rerun.h"
 #include "exec/kernel_stepper.h"
 #include "ir/print.h"
 #include "runtime/interp/interp_device.h"
@@ -22,6 +24,7 @@ json::Value stepping_json(const KernelStepping& s) {
   o.set("dtype", s.dtype.short_name());
   o.set("work_item", s.item);
   o.set("truncated", s.truncated);
+  if (!s.note.empty()) o.set("inputs", s.note);
   json::Value program = json::Value::array();
   std::string listing = program_listing(s.program);
   for (size_t at = 0; at < listing.size();) {
@@ -71,16 +74,23 @@ int step_kernel(TraceReader& reader, const StepKernelRequest& req) {
   StepRequest sr;
   sr.element = req.element;
   sr.max_steps = static_cast<size_t>(req.max_steps);
+  // a kernel too large for the trace to keep: the program runs again for its inputs
+  std::optional<RerunInputs> rerun;
+  if (reader.kernel_inputs(id).empty() && req.rerun) {
+    rerun = capture_inputs_by_rerun(reader, id);
+    std::cerr << "loupe-cli: " << rerun->note << "\n";
+  }
+  const RerunInputs* inputs = rerun ? &*rerun : nullptr;
   const StepVariant as_asked{req.noopt, req.target};
   if (!req.diverge && req.diverge_target.empty()) {
-    KernelStepping s = step_trace_kernel(reader, id, sr, as_asked);
+    KernelStepping s = step_trace_kernel(reader, id, sr, as_asked, inputs);
     if (req.json) std::cout << stepping_json(s).dump() << "\n";
     else std::cout << format_stepping(s, 400, req.relevant_only);
     return 0;
   }
   const StepVariant other = req.diverge_target.empty() ? StepVariant{true, req.target} : StepVariant{req.noopt, req.diverge_target};
-  KernelStepping a = step_trace_kernel(reader, id, sr, req.diverge_target.empty() ? StepVariant{false, req.target} : as_asked);
-  KernelStepping b = step_trace_kernel(reader, id, sr, other);
+  KernelStepping a = step_trace_kernel(reader, id, sr, req.diverge_target.empty() ? StepVariant{false, req.target} : as_asked, inputs);
+  KernelStepping b = step_trace_kernel(reader, id, sr, other, inputs);
   Divergence d = first_divergence(a, b);
   if (req.json) {
     json::Value o = json::Value::object();

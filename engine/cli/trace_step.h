@@ -2,7 +2,9 @@
 //   [--steps N] [--relevant] [--json]:
 // a kernel of the trace re-run on the interpreter with the inputs the trace kept, one output element
 // at a time (exec/kernel_stepper.h); --target plans it for another target (CPU, LLVM, CUDA, OPENCL);
-// --diverge compares it with its NOOPT version, --diverge-target with its plan for another target.
+// --diverge compares it with its NOOPT version, --diverge-target with its plan for another target. A
+// kernel whose inputs the trace did not keep is stepped by re-running the recorded program for them
+// (cli/trace_rerun.h) unless --no-rerun.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,6 +23,7 @@ struct StepKernelRequest {
   int64_t max_steps = 200000;
   bool relevant_only = false;  // --relevant: only the steps the element depends on
   bool json = false;
+  bool rerun = true;  // --no-rerun: fail instead of running the program again for inputs the trace lacks
 };
 
 int step_kernel(TraceReader& reader, const StepKernelRequest& req);

@@ -44,6 +44,32 @@ double run_copy(const std::vector<std::shared_ptr<Buffer>>& buffers) {
   return seconds;
 }
 
+// The kernel's buffers before it runs, or their digest, as the observer asks (single-stepping it later).
+void keep_inputs(ExecutionObserver& observer, const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers) {
+  int64_t bytes = 0;
+  for (int p : item.params) bytes += static_cast<int64_t>(buffers.at(p)->nbytes());
+  using Capture = ExecutionObserver::InputCapture;
+  const Capture what = observer.input_capture(item.trace_kernel_id, bytes);
+  if (what == Capture::none) return;
+  auto read = [&](int p) {
+    std::string b(buffers.at(p)->nbytes(), '\0');
+    buffers.at(p)->copyout(b.data(), b.size());
+    return b;
+  };
+  if (what == Capture::digest) {
+    // one buffer at a time (a digest holds no copies); not the bytes of data0, the output, before the
+    // kernel writes it: they are whatever its memory held (a buffer also read is another parameter)
+    InputDigest d;
+    for (size_t i = 0; i < item.params.size(); i++) d.add(i == 0 ? std::string() : read(item.params[i]));
+    observer.record_input_digest(item.trace_kernel_id, bytes, d.hex());
+    return;
+  }
+  KernelInputs in{item.trace_kernel_id, {}};
+  for (int p : item.params) in.buffers.push_back(read(p));
+  observer.record_inputs(in);
+  if (!options().trace_inputs_of.empty()) throw InputsCaptured();
+}
+
 } // namespace
 
 ExecListenerScope::ExecListenerScope(ExecListener* l) : previous_(listener) { listener = l; }
@@ -58,19 +84,7 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   std::vector<void*> handles;
   handles.reserve(item.params.size());
   for (int p : item.params) handles.push_back(buffers.at(p)->handle());
-  if (observer && item.trace_kernel_id >= 0) {
-    int64_t bytes = 0;
-    for (int p : item.params) bytes += static_cast<int64_t>(buffers.at(p)->nbytes());
-    if (observer->wants_inputs(item.trace_kernel_id, bytes)) {
-      KernelInputs in{item.trace_kernel_id, {}};
-      for (int p : item.params) {
-        std::string b(buffers.at(p)->nbytes(), '\0');
-        buffers.at(p)->copyout(b.data(), b.size());
-        in.buffers.push_back(std::move(b));
-      }
-      observer->record_inputs(in);
-    }
-  }
+  if (observer && item.trace_kernel_id >= 0) keep_inputs(*observer, item, buffers);
   int64_t start_ns = observer ? observer->now_ns() : 0;
   double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
   counters.kernel_count++;

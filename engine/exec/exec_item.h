@@ -3,6 +3,7 @@
 // (ExecListener) and executes them again later with other buffers of the same sizes.
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct ExecItem {
   int64_t flops = 0, mem = 0, lds = 0;           // the kernel's estimates
   int64_t trace_kernel_id = -1;
   std::vector<uint32_t> metadata;                // the tensor ops it computes (ir/metadata.h)
+};
+
+// Thrown once the kernel TRACE_INPUTS_OF names has had its inputs recorded: the re-run that wanted them
+// has what it came for and the program stops there (the Python runner ends it quietly).
+struct InputsCaptured : std::exception {
+  const char* what() const noexcept override { return "the inputs TRACE_INPUTS_OF asked for were captured"; }
 };
 
 // Runs the item on `buffers` (its own, or others of the same sizes in the same order), counts it, prints

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "codegen/pipeline.h"
+#include "exec/kernel_rerun.h"
 #include "ir/print.h"
 #include "render/linear_analysis.h"
 #include "runtime/interp/interp_device.h"
@@ -149,13 +150,15 @@ int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id) {
   throw Error(cat("no kernel '", name_or_id, "' in the trace (", ks.size(), " kernels: ", names, ks.size() > 8 ? ", ..." : "", ")"));
 }
 
-KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant) {
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant,
+                                 const RerunInputs* rerun) {
   TraceKernel k = reader.kernel(kernel_id);
-  std::vector<std::string> inputs = reader.kernel_inputs(kernel_id);
+  std::vector<std::string> inputs = rerun ? rerun->buffers : reader.kernel_inputs(kernel_id);
   if (inputs.empty())
     throw Error(cat("the trace kept no inputs of ", k.name,
                     ": its buffers were larger than TRACE_INPUTS allowed when it was recorded (default 1 MiB per kernel),"
-                    " or the trace is older than input recording; record it again with TRACE_INPUTS=<bytes> set higher"));
+                    " or the trace is older than input recording; re-run the program for them, or record it again with"
+                    " TRACE_INPUTS=<bytes> set higher"));
   if (k.scheduled_ast_id < 0) throw Error(cat("the trace has no scheduled AST for ", k.name, " (recorded by an older Loupe): record it again"));
   UOpPtr ast = reader.node(k.scheduled_ast_id);
   const std::string ran_on = target_of_device(k.device);
@@ -192,6 +195,7 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
   RenderedKernel written = renderer_of_target(target)->render(plan.name, plan.linear);
   s.source = std::move(written.source);
   s.source_lines = std::move(written.uop_lines);
+  if (rerun) s.note = rerun->note;
   return s;
 }
 
@@ -564,6 +568,7 @@ std::string format_stepping(const KernelStepping& s, size_t max_lines, bool rele
   std::string out = cat(s.kernel, " (", s.variant.empty() ? "program" : s.variant, ", interpreted for ", s.target.empty() ? "CPU" : s.target,
                         "): data", s.output, "[", s.element, "] = ", interp::format_lane(s.value, s.dtype), ", stored by work-item ",
                         s.item, "; ", s.steps.size(), " steps", s.truncated ? " (truncated)" : "", "\n");
+  if (!s.note.empty()) out += cat("  inputs: ", s.note, "\n");
   size_t shown = 0, left = 0;
   for (size_t i = 0; i < s.steps.size(); i++) {
     if (relevant_only && !s.steps[i].relevant()) continue;

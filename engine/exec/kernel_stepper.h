@@ -47,6 +47,7 @@ struct KernelStepping {
   // compiled kernel ran), and per UOp of `program` its 1-based line there (0: none).
   std::string source;
   std::vector<int> source_lines;
+  std::string note;  // where the inputs came from when not from the trace (a re-run), for the user
 };
 
 struct StepRequest {
@@ -69,10 +70,14 @@ struct StepVariant {
   std::string target;  // "": the target of the device it ran on; else "CPU", "LLVM", "CUDA", "OPENCL"
 };
 
+struct RerunInputs;
+
 // A trace's kernel (by id), re-planned for the interpreter (its AST with its recorded opts, or with none
-// for noopt, for its device's target) and stepped on the buffers the trace kept of its first run.
-// loupe::Error saying why when the trace kept none (TRACE_INPUTS) or the kernel cannot be rebuilt.
-KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant = {});
+// for noopt, for its device's target) and stepped on the buffers the trace kept of its first run, or
+// on `rerun`'s (kernel_rerun.h) where given. loupe::Error saying why when there are none (TRACE_INPUTS)
+// or the kernel cannot be rebuilt.
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant = {},
+                                 const RerunInputs* rerun = nullptr);
 // The kernel id of a name or a number given on the command line; Error listing a few names if unknown.
 int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id);
 

@@ -20,4 +20,11 @@ ObservedContext::~ObservedContext() {
   if (observer_ && execution_observer() == observer_) observer_->end_context();
 }
 
+void InputDigest::add(const std::string& buffer) {
+  h_.u64(buffer.size());
+  h_.bytes(buffer.data(), buffer.size());
+}
+
+std::string InputDigest::hex() const { return h_.finish().hex(); }
+
 } // namespace loupe

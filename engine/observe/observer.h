@@ -4,6 +4,7 @@
 // as the process's observer while it records. With none attached nothing is built to be reported.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "observe/records.h"
@@ -19,12 +20,17 @@ public:
   virtual void record_alloc(const BufferAlloc& a) = 0;
   virtual void record_free(const BufferFree& f) = 0;
   virtual void record_copy(const BufferCopy& c) = 0;
-  // Whether to snapshot the buffers of a kernel about to run (`bytes` in all), then the snapshot.
-  virtual bool wants_inputs(int64_t kernel_id, int64_t bytes) {
+  // What to keep of the buffers of a kernel about to run (`bytes` in all): their bytes, their digest
+  // (input_digest), or nothing. Then the snapshot or the digest.
+  enum class InputCapture { none, digest, bytes };
+  virtual InputCapture input_capture(int64_t kernel_id, int64_t bytes) {
     (void)kernel_id, (void)bytes;
-    return false;
+    return InputCapture::none;
   }
   virtual void record_inputs(const KernelInputs& inputs) { (void)inputs; }
+  virtual void record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) {
+    (void)kernel_id, (void)bytes, (void)digest;
+  }
   // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.
   virtual int64_t begin_context(std::string_view kind, std::string_view name) = 0;
   virtual void end_context() = 0;  // the innermost open one

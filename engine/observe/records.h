@@ -9,6 +9,7 @@
 
 #include "ir/metadata.h"
 #include "ir/uop.h"
+#include "support/hash.h"
 
 namespace loupe {
 
@@ -103,6 +104,17 @@ struct KernelRun {
 struct KernelInputs {
   int64_t kernel_id = -1;
   std::vector<std::string> buffers;  // bytes of each buffer
+};
+
+// The digest of a kernel's input buffers (their bytes, in parameter order): a trace keeps it for kernels
+// too large to keep, so a re-run that captures them can be checked against the recorded run.
+class InputDigest {
+public:
+  void add(const std::string& buffer);
+  std::string hex() const;  // 32 hex digits
+
+private:
+  StableHasher h_;
 };
 
 struct BufferAlloc {

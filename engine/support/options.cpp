@@ -28,6 +28,8 @@ Options Options::from_env() {
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
   o.training = env_int("TRAINING", 0) != 0;
   o.trace_inputs = env_int("TRACE_INPUTS", o.trace_inputs);
+  if (const std::string d = env_str("TRACE_INPUT_DIGESTS"); !d.empty()) o.trace_input_digests = std::stoll(d);
+  o.trace_inputs_of = env_str("TRACE_INPUTS_OF");
   o.no_memory_planner = env_int("NO_MEMORY_PLANNER", 0) != 0;
   o.jit = env_int("JIT", 1);
   o.schedule_cache = env_int("SCACHE", 1) != 0;

@@ -1,6 +1,7 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
 // settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
-// COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS.
+// COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS, TRACE_INPUT_DIGESTS,
+// TRACE_INPUTS_OF.
 #pragma once
 #include <string>
 
@@ -23,6 +24,12 @@ struct Options {
   // TRACE_INPUTS: a trace keeps the buffers of each kernel's first run (for single-stepping it later) when
   // they hold at most this many bytes in all; 0 keeps none
   int trace_inputs = 1 << 20;
+  // TRACE_INPUT_DIGESTS: of a kernel whose buffers are larger, a trace keeps their digest when they hold at
+  // most this many bytes (a re-run of the program that captures them is checked against it)
+  int64_t trace_input_digests = int64_t(256) << 20;
+  // TRACE_INPUTS_OF: keep the buffers of the kernel with this AST key (KernelRecord::ast_key) whatever
+  // their size, and stop the program there (InputsCaptured): a re-run that captures one kernel's inputs
+  std::string trace_inputs_of;
 
   static Options from_env();
 };

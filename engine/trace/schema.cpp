@@ -95,6 +95,9 @@ const std::vector<Table>& tables() {
        "CREATE TABLE kernel_inputs(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, bytes BLOB NOT NULL,"
        " PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
        {"kernel_id", "idx", "bytes"}, true},
+      {"kernel_input_digests",
+       "CREATE TABLE kernel_input_digests(kernel_id INTEGER PRIMARY KEY, bytes INTEGER NOT NULL, digest TEXT NOT NULL)",
+       {"kernel_id", "bytes", "digest"}, true},
       {"beam_candidates",
        "CREATE TABLE beam_candidates(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, round INTEGER NOT NULL,"
        " opts TEXT NOT NULL, seconds REAL, wall_seconds REAL NOT NULL, status TEXT NOT NULL, chosen INTEGER NOT NULL,"

@@ -149,6 +149,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
   has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
+  has_digests_ = trace_schema::has_table(*db_, "kernel_input_digests");
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
@@ -520,6 +521,14 @@ std::vector<std::string> TraceReader::kernel_inputs(int64_t id) {
   q.bind(1, id);
   while (q.step()) out.push_back(q.text(0));
   return out;
+}
+
+std::optional<TraceReader::InputDigestRow> TraceReader::kernel_input_digest(int64_t id) {
+  if (!has_digests_) return std::nullopt;
+  Query q(cached("SELECT bytes, digest FROM kernel_input_digests WHERE kernel_id = ?"));
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  return InputDigestRow{q.int64(0), q.text(1)};
 }
 
 std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {

@@ -144,6 +144,12 @@ public:
   // The bytes of the kernel's buffers before its first run (parameter order), empty when the trace did
   // not keep them (TRACE_INPUTS limit, or an older trace).
   std::vector<std::string> kernel_inputs(int64_t id);
+  // For a kernel whose buffers were too large to keep: their size and digest (InputDigest), when kept.
+  struct InputDigestRow {
+    int64_t bytes = 0;
+    std::string digest;
+  };
+  std::optional<InputDigestRow> kernel_input_digest(int64_t id);
   std::vector<int64_t> kernels_named(const std::string& name);
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
@@ -153,6 +159,7 @@ public:
 private:
   bool has_provenance_ = false;
   bool has_inputs_ = false;      // kernel_inputs (optional)
+  bool has_digests_ = false;     // kernel_input_digests (optional)
   bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).

@@ -76,6 +76,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_info_ = db.prepare("INSERT OR REPLACE INTO kernel_info(kernel_id, axis_kinds, dont_use_locals, ast_key) VALUES (?,?,?,?)");
   ins_ast_ = db.prepare("INSERT INTO kernel_asts(kernel_id, scheduled_ast_id) VALUES (?,?)");
   ins_inputs_ = db.prepare("INSERT INTO kernel_inputs(kernel_id, idx, bytes) VALUES (?,?,?)");
+  ins_digest_ = db.prepare("INSERT INTO kernel_input_digests(kernel_id, bytes, digest) VALUES (?,?,?)");
   ins_beam_ = db.prepare(
       "INSERT INTO beam_candidates(kernel_id, idx, round, opts, seconds, wall_seconds, status, chosen) VALUES (?,?,?,?,?,?,?,?)");
   ins_provenance_ = db.prepare(
@@ -435,6 +436,7 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
   int64_t id = -1;
   guarded([&] {
     id = next_kernel_id_++;
+    if (!k.ast_key.empty()) ast_keys_[id] = k.ast_key;
     int64_t ctx = k.context_id >= 0 ? k.context_id : (contexts_.empty() ? implicit_context_ : contexts_.back());
     int64_t ast = k.ast ? ensure_node(k.ast.get()) : -1;
     int64_t scheduled = k.scheduled_ast ? ensure_node(k.scheduled_ast.get()) : -1;
@@ -550,10 +552,26 @@ void TraceWriter::record_peaks(const DevicePeaks& p) {
   });
 }
 
-bool TraceWriter::wants_inputs(int64_t kernel_id, int64_t bytes) {
-  if (bytes > options().trace_inputs) return false;
+TraceWriter::InputCapture TraceWriter::input_capture(int64_t kernel_id, int64_t bytes) {
+  const Options& o = options();
   std::lock_guard lock(mutex_);
-  return !inputs_kept_.contains(kernel_id);
+  if (inputs_kept_.contains(kernel_id)) return InputCapture::none;
+  if (!o.trace_inputs_of.empty()) {
+    auto key = ast_keys_.find(kernel_id);
+    return key != ast_keys_.end() && key->second == o.trace_inputs_of ? InputCapture::bytes : InputCapture::none;
+  }
+  if (bytes <= o.trace_inputs) return InputCapture::bytes;
+  return bytes <= o.trace_input_digests ? InputCapture::digest : InputCapture::none;
+}
+
+void TraceWriter::record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!inputs_kept_.insert(kernel_id).second) return;
+  }
+  guarded([&] {
+    enqueue([this, kernel_id, bytes, digest] { ins_digest_.bind(1, kernel_id).bind(2, bytes).bind(3, digest).run(); });
+  });
 }
 
 void TraceWriter::record_inputs(const KernelInputs& inputs) {

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -72,8 +73,9 @@ public:
   void record_copy(const BufferCopy& c) override;
   void record_peaks(const DevicePeaks& p);
   // Keeps the buffers of each kernel's first run while they fit Options::trace_inputs (TRACE_INPUTS).
-  bool wants_inputs(int64_t kernel_id, int64_t bytes) override;
+  InputCapture input_capture(int64_t kernel_id, int64_t bytes) override;
   void record_inputs(const KernelInputs& inputs) override;
+  void record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) override;
   // The devices kernels ran on so far, and those whose peaks were recorded (a trace's roofline needs
   // the peaks of each device it shows).
   std::vector<std::string> devices_with_kernel_runs() const;
@@ -155,7 +157,8 @@ private:
   std::unordered_map<std::string, RuleStats> rules_by_location_;  // rules without a registry id
   std::chrono::steady_clock::time_point last_commit_request_;
   std::set<std::string> run_devices_, peak_devices_;
-  std::set<int64_t> inputs_kept_;
+  std::set<int64_t> inputs_kept_;  // kernels whose inputs (or their digest) are kept
+  std::map<int64_t, std::string> ast_keys_;  // kernel id -> KernelRecord::ast_key (TRACE_INPUTS_OF)
 
   // The queue between them.
   mutable std::mutex queue_mutex_;
@@ -169,7 +172,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_ast_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_ast_;
   std::thread store_thread_;
 };
 

@@ -14,6 +14,7 @@ import sys
 import traceback
 
 from loupe import _loupe
+from loupe._session import run_settings
 from loupe.dtype import dtypes
 from loupe.tensor import Tensor
 
@@ -77,9 +78,7 @@ def run(args: list[str]) -> int:
     started = _loupe.trace_start_from_env()
     viz = bool(started and started[1])
   if _loupe.trace_active():
-    settings = {k: str(_loupe.get_option(k)) for k in ("NOOPT", "BEAM", "DEBUG", "THREADS", "COMPARE_NOOPT", "TRAINING")}
-    settings["DEVICE"] = _loupe.default_device()
-    _loupe.trace_record_run(display, source, settings)
+    _loupe.trace_record_run(display, source, run_settings(program_args))
   sys.argv = [display, *program_args]
   if path != "-": sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
   scope, status = _globals(display), 0
@@ -92,6 +91,8 @@ def run(args: list[str]) -> int:
   except SystemExit as e:
     status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     if e.code is not None and not isinstance(e.code, int): print(e.code, file=sys.stderr)
+  except _loupe.InputsCaptured:  # a re-run for one kernel's inputs (TRACE_INPUTS_OF): done once they are kept
+    print("loupe: the inputs asked for were captured; the program stopped there", file=sys.stderr)
   except KeyboardInterrupt:
     print("\ninterrupted", file=sys.stderr)
     status = 130

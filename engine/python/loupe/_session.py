@@ -1,10 +1,20 @@
 """Traces for plain `python3 program.py` runs: LOUPE_TRACE=path records one, VIZ=1 records one to a temporary
 file and opens it in the Loupe app when the program exits."""
 import atexit
+import json
 import os
 import sys
 
 from loupe import _loupe
+
+
+def run_settings(program_args: list[str]) -> dict[str, str]:
+  """What a re-run of the program needs to compute the same kernels: the switches, its arguments and folder."""
+  settings = {k: str(_loupe.get_option(k)) for k in ("NOOPT", "BEAM", "DEBUG", "THREADS", "COMPARE_NOOPT", "TRAINING")}
+  settings["DEVICE"] = _loupe.default_device()
+  settings["ARGS"] = json.dumps(list(program_args))
+  settings["CWD"] = os.getcwd()
+  return settings
 
 
 def start_from_env() -> None:
@@ -17,7 +27,7 @@ def start_from_env() -> None:
   source = ""
   if program and os.path.isfile(program):
     with open(program, encoding="utf-8", errors="replace") as f: source = f.read()
-  _loupe.trace_record_run(program, source, {"DEVICE": _loupe.default_device(), "DEBUG": str(_loupe.get_option("DEBUG"))})
+  _loupe.trace_record_run(program, source, run_settings(sys.argv[1:]))
 
   def finish() -> None:
     done = _loupe.trace_finish()

@@ -1,7 +1,9 @@
 // Engine errors reach Python as the exception tinygrad raises for the same mistake (support/error.h's
 // ErrorKind), with the engine's message; an internal bug is a RuntimeError naming file and line. Ctrl-C:
 // the engine asks between kernels, compiles and BEAM candidates whether a signal is pending.
+// InputsCaptured (a re-run that captured the kernel inputs it was started for) is loupe.InputsCaptured.
 #include "common.h"
+#include "exec/exec_item.h"
 #include "support/error.h"
 
 namespace loupe::python {
@@ -29,9 +31,13 @@ bool python_signal_pending() { return PyGILState_Check() && PyErr_CheckSignals()
 } // namespace
 
 void bind_errors(py::module_& m) {
+  // A BaseException, as SystemExit is: a program's `except Exception` must not swallow the stop.
+  static py::handle captured = py::exception<InputsCaptured>(m, "InputsCaptured", PyExc_BaseException).release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const InputsCaptured& e) {
+      PyErr_SetString(captured.ptr(), e.what());
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Interrupt && PyErr_Occurred()) return;  // the handler's own exception
       PyErr_SetString(python_class(e.kind()), e.what());

@@ -1,0 +1,15 @@
+// `loupe-cli trace --step-kernel` on a kernel whose inputs the trace did not keep: runs the recorded
+// program again in a child `loupe-cli run` (exec/kernel_rerun.h) that captures just that kernel's
+// inputs, and reads them from the trace the child wrote.
+#pragma once
+#include <cstdint>
+
+#include "exec/kernel_rerun.h"
+
+namespace loupe::cli {
+
+// The re-run's inputs for the kernel; progress and the child's failure on stderr. loupe::Error when the
+// program cannot be re-run or the child fails (with the end of what it printed).
+RerunInputs capture_inputs_by_rerun(TraceReader& reader, int64_t kernel_id);
+
+} // namespace loupe::cli
