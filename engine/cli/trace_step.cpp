@@ -76,7 +76,7 @@ int step_kernel(TraceReader& reader, const StepKernelRequest& req) {
   sr.max_steps = static_cast<size_t>(req.max_steps);
   // a kernel too large for the trace to keep: the program runs again for its inputs
   std::optional<RerunInputs> rerun;
-  if (reader.kernel_inputs(id).empty() && req.rerun) {
+  if (!reader.has_kernel_inputs(id) && req.rerun) {
     rerun = capture_inputs_by_rerun(reader, id);
     std::cerr << "loupe-cli: " << rerun->note << "\n";
   }

@@ -523,6 +523,13 @@ std::vector<std::string> TraceReader::kernel_inputs(int64_t id) {
   return out;
 }
 
+bool TraceReader::has_kernel_inputs(int64_t id) {
+  if (!has_inputs_) return false;
+  Query q(cached("SELECT 1 FROM kernel_inputs WHERE kernel_id = ? LIMIT 1"));
+  q.bind(1, id);
+  return q.step();
+}
+
 std::optional<TraceReader::InputDigestRow> TraceReader::kernel_input_digest(int64_t id) {
   if (!has_digests_) return std::nullopt;
   Query q(cached("SELECT bytes, digest FROM kernel_input_digests WHERE kernel_id = ?"));

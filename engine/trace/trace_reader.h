@@ -144,6 +144,7 @@ public:
   // The bytes of the kernel's buffers before its first run (parameter order), empty when the trace did
   // not keep them (TRACE_INPUTS limit, or an older trace).
   std::vector<std::string> kernel_inputs(int64_t id);
+  bool has_kernel_inputs(int64_t id);  // without reading them
   // For a kernel whose buffers were too large to keep: their size and digest (InputDigest), when kept.
   struct InputDigestRow {
     int64_t bytes = 0;

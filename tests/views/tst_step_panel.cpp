@@ -2,7 +2,9 @@
 // the values, the listing marks the selected step's UOp, F10 / Shift+F10 move through the steps, the
 // divergence mode compares the optimized kernel with its NOOPT version, and a kernel whose inputs the
 // trace did not keep says why.
+#include <QFile>
 #include <QListWidget>
+#include <QProcess>
 #include <QPlainTextEdit>
 #include <QTextBlock>
 #include <QTemporaryDir>
@@ -146,6 +148,50 @@ private Q_SLOTS:
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/step_divergence.png")));
+  }
+
+  // A kernel too large for the trace (TRACE_INPUTS) of a program run through loupe-cli: Step re-runs the
+  // program in the background for its inputs, then steps, and says the bytes are the recorded run's.
+  void reRunsTheProgramForInputsTheTraceDidNotKeep() {
+    const QString cli = qEnvironmentVariable("LOUPE_CLI");
+    if (cli.isEmpty()) QSKIP("LOUPE_CLI is not set (ctest sets it)");
+    QFile prog(dir_.filePath(QStringLiteral("prog.py")));
+    QVERIFY(prog.open(QIODevice::WriteOnly));
+    prog.write("import numpy as np\nfrom tinygrad import Tensor\n"
+               "a = Tensor(np.arange(40 * 40, dtype=np.float32).reshape(40, 40) % 7)\n"
+               "print((a @ a).realize().numpy()[3, 5])\n");
+    prog.close();
+    const QString trace = dir_.filePath(QStringLiteral("prog.loupe"));
+    QProcess run;
+    run.setWorkingDirectory(dir_.path());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TRACE_INPUTS"), QStringLiteral("4096"));
+    run.setProcessEnvironment(env);
+    run.start(cli, {QStringLiteral("run"), QStringLiteral("prog.py"), QStringLiteral("--trace"), trace});
+    QVERIFY(run.waitForFinished(120000));
+    QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
+    Session s;
+    QVERIFY(s.openNow(trace));
+    StepPanel panel(&s);
+    const int64_t k = matmulKernel(s);
+    QVERIFY(k >= 0);
+    QVERIFY(!s.reader()->has_kernel_inputs(k));
+    s.selectKernel(k);
+    panel.setElement(40 * 3 + 5);
+    panel.step();
+    QVERIFY2(panel.isCapturingInputs(), qPrintable(panel.headerText()));
+    QVERIFY2(panel.headerText().contains(QStringLiteral("re-running prog.py")), qPrintable(panel.headerText()));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isCapturingInputs(), 120000);
+    QVERIFY2(panel.stepping(), qPrintable(panel.headerText()));
+    QVERIFY2(panel.headerText().contains(QStringLiteral("the same bytes as in the recorded run")), qPrintable(panel.headerText()));
+    double want = 0;
+    for (int j = 0; j < 40; j++) want += double((40 * 3 + j) % 7) * double((40 * j + 5) % 7);
+    QCOMPARE(double(panel.stepping()->value.f), want);
+    // another element of the same kernel steps at once, from the inputs already captured
+    panel.setElement(7);
+    panel.step();
+    QVERIFY(!panel.isCapturingInputs());
+    QVERIFY2(panel.stepping() && panel.stepping()->element == 7, qPrintable(panel.headerText()));
   }
 
   void withoutKeptInputsSaysWhy() {

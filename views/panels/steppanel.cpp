@@ -17,7 +17,9 @@
 #include "code/codetheme.h"
 #include "code/kernelhighlighter.h"
 #include "graph/uopgraphadapter.h"
+#include "exec/kernel_rerun.h"
 #include "runtime/interp/interp_device.h"
+#include "session/inputrerun.h"
 #include "session/session.h"
 #include "support/error.h"
 
@@ -49,12 +51,16 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   followGraph_ = new QCheckBox(tr("Show in graph"), this);
   followGraph_->setChecked(true);
   followGraph_->setToolTip(tr("Select the current UOp's node in the kernel's final graph"));
+  cancel_ = new QPushButton(tr("Cancel re-run"), this);
+  cancel_->setToolTip(tr("Stop the program that runs again to capture this kernel's inputs"));
+  cancel_->hide();
+  rerunner_ = new InputRerunner(this);
   auto* run = new QPushButton(tr("Step"), this);
   run->setToolTip(tr("Re-run the kernel on the interpreter with the inputs the trace kept (Enter)"));
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 0, 6, 0);
   for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(target_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(followGraph_),
-                     static_cast<QWidget*>(run)})
+                     static_cast<QWidget*>(run), static_cast<QWidget*>(cancel_)})
     controls->addWidget(w);
   controls->addStretch(1);
   list_ = new QListWidget(this);
@@ -86,6 +92,12 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   lay->addWidget(split, 1);
 
   connect(run, &QPushButton::clicked, this, &StepPanel::step);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    rerunner_->cancel();
+    cancel_->hide();
+    header_->setText(tr("The re-run was cancelled; press Step to start it again."));
+  });
+  connect(rerunner_, &InputRerunner::finished, this, &StepPanel::rerunFinished);
   connect(element_, &QSpinBox::editingFinished, this, [this] {
     if (element_->hasFocus()) step();
   });
@@ -118,7 +130,20 @@ void StepPanel::focusElement() {
   element_->selectAll();
 }
 
+bool StepPanel::isCapturingInputs() const { return rerunner_->isRunning(); }
+
+void StepPanel::rerunFinished(bool ok, const QString& message) {
+  cancel_->hide();
+  if (ok) {
+    step();
+    return;
+  }
+  header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(message.toHtmlEscaped()));
+}
+
 void StepPanel::kernelChanged() {
+  rerunner_->cancel();
+  cancel_->hide();
   shown_ = {};
   rowStep_.clear();
   list_->clear();
@@ -140,16 +165,32 @@ void StepPanel::step() {
   req.max_steps = 50000;
   const Mode mode = static_cast<Mode>(mode_->currentIndex());
   loupe::TraceReader* reader = session_->reader();  // the session's queries run on this thread too
-  if (!reader) return;
+  if (!reader || rerunner_->isRunning()) return;
+  const loupe::RerunInputs* rerun = nullptr;
   try {
+    if (!reader->has_kernel_inputs(kernel)) {
+      rerun = rerunner_->captured(session_->path(), kernel);
+      if (!rerun) {  // the trace kept none: the program runs again for them, and this step follows
+        QString why;
+        const QString name = QString::fromStdString(reader->kernel(kernel).name).toHtmlEscaped();
+        if (!rerunner_->start(*reader, kernel, session_->path(), &why))
+          throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
+                                 .arg(name, why)
+                                 .toStdString());
+        cancel_->show();
+        header_->setText(tr("The trace kept no inputs of <b>%1</b> (larger than TRACE_INPUTS): re-running <tt>%2</tt> to capture them…")
+                             .arg(name, rerunner_->description().toHtmlEscaped()));
+        return;
+      }
+    }
     divergentStep_ = SIZE_MAX;
     QString head;
     const std::string target = target_->currentData().toString().toStdString();
     if (mode == Mode::Divergence || mode == Mode::TargetDivergence) {
       const bool vsTarget = mode == Mode::TargetDivergence;
       if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA or OpenCL)");
-      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, {false, vsTarget ? std::string() : target});
-      loupe::KernelStepping b = loupe::step_trace_kernel(*reader, kernel, req, {!vsTarget, target});
+      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, {false, vsTarget ? std::string() : target}, rerun);
+      loupe::KernelStepping b = loupe::step_trace_kernel(*reader, kernel, req, {!vsTarget, target}, rerun);
       loupe::Divergence d = loupe::first_divergence(a, b);
       divergentStep_ = d.step_a;
       head = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
@@ -165,7 +206,7 @@ void StepPanel::step() {
         shown_ = std::move(a);
       }
     } else {
-      shown_ = loupe::step_trace_kernel(*reader, kernel, req, {mode == Mode::Noopt, target});
+      shown_ = loupe::step_trace_kernel(*reader, kernel, req, {mode == Mode::Noopt, target}, rerun);
     }
     const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
     QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
@@ -177,6 +218,11 @@ void StepPanel::step() {
                           .arg(shown_.item)
                           .arg(shown_.steps.size())
                           .arg(shown_.truncated ? tr(" (the first ones: more were cut)") : QString());
+    if (!shown_.note.empty()) {
+      const bool same = rerun && rerun->verified;
+      summary += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
+                     .arg(same ? QStringLiteral("#2e7d32") : QStringLiteral("#b35c00"), QString::fromStdString(shown_.note).toHtmlEscaped());
+    }
     header_->setText(head.isEmpty() ? summary : head + QStringLiteral("<br>") + summary);
     listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
     highlighter_->setLanguage(shown_.target == "CUDA" ? SourceLanguage::Cuda

@@ -3,8 +3,11 @@
 // each UOp as it executed (its value, the loop iterations around it, the element a load read and
 // whether its gate blocked it); beside it the linearized listing and the generated source (the code
 // the compiled kernel ran) mark the current UOp, and the graph selects its node in the kernel's final
-// graph ("Show in graph"). Up/Down (or F10 / Shift+F10) step forward and back. "First divergence" steps the optimized kernel and its NOOPT
-// version and selects the first step where they part.
+// graph ("Show in graph"). Up/Down (or F10 / Shift+F10) step forward and back. The Target box plans the
+// kernel for another target. "First divergence" steps the optimized kernel and its NOOPT version (or
+// the kernel as it ran and as planned for the target: CPU vs CUDA) and selects the first step where
+// they part. A kernel whose inputs were too large for the trace is stepped by re-running the recorded
+// program for them (session/inputrerun.h).
 #pragma once
 #include <QWidget>
 
@@ -12,6 +15,7 @@
 
 class KernelHighlighter;
 class QCheckBox;
+class QPushButton;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -20,6 +24,7 @@ class QSpinBox;
 
 namespace loupe::views {
 
+class InputRerunner;
 class Session;
 
 class StepPanel : public QWidget {
@@ -33,7 +38,10 @@ public:
   void setMode(Mode m);
   // "" (as it ran), "CPU", "LLVM", "CUDA", "OPENCL": the plan stepped, or compared with in TargetDivergence.
   void setTarget(const QString& target);
-  void step();  // runs the selected kernel for the element (errors show in the header)
+  // Runs the selected kernel for the element (errors show in the header). When the trace kept no inputs
+  // of it, first re-runs the recorded program for them in the background (Cancel stops it), then steps.
+  void step();
+  bool isCapturingInputs() const;
   void focusElement();
 
   QString headerText() const;
@@ -49,6 +57,7 @@ private:
   void showSteps();
   void selectStep(int row);
   void showInGraph();
+  void rerunFinished(bool ok, const QString& message);
 
   Session* session_;
   QLabel* header_;
@@ -57,6 +66,8 @@ private:
   QComboBox* target_;
   QCheckBox* relevantOnly_;
   QCheckBox* followGraph_;
+  QPushButton* cancel_;
+  InputRerunner* rerunner_;
   QListWidget* list_;
   QPlainTextEdit* listing_;
   QPlainTextEdit* source_;
