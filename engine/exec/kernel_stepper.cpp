@@ -1,6 +1,7 @@
 #include "exec/kernel_stepper.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <cstring>
@@ -304,7 +305,37 @@ Fingerprints fingerprint(const KernelStepping& s) {
         break;
       }
       case Ops::NOOP: f = src_fp(u->src[0].get(), l); break;
-      case Ops::WMMA: f = Fp{comb(comb(0x33, i), static_cast<uint64_t>(l)), Ops::NOOP, 0, true}; break;
+      case Ops::WMMA: {  // C + the 16 products of row r of A and column c of B, as the sum they are
+        const int lane = static_cast<int>(st.item % s.group_items % 32);
+        const interp::MmaPlace out = interp::mma_c_place(lane, l);
+        std::array<Fp, 16> a{}, b{};
+        const int64_t own = item_key;
+        for (int w = 0; w < 32; w++) {
+          item_key = (st.item - lane + w) * n_uops;
+          for (int k = 0; k < 8; k++)
+            if (interp::MmaPlace p = interp::mma_a_place(w, k); p.row == out.row) a[static_cast<size_t>(p.col)] = src_fp(u->src[static_cast<size_t>(k)].get(), 0);
+          for (int k = 0; k < 4; k++)
+            if (interp::MmaPlace p = interp::mma_b_place(w, k); p.col == out.col) b[static_cast<size_t>(p.row)] = src_fp(u->src[static_cast<size_t>(8 + k)].get(), 0);
+        }
+        item_key = own;
+        const Fp c = src_fp(u->src[static_cast<size_t>(12 + l)].get(), 0);
+        f.ac = Ops::ADD;
+        f.partial = c.partial;
+        f.data = true;
+        if (!c.seed) f.sum += c.ac == Ops::ADD ? c.sum : mix(c.h);
+        for (size_t k = 0; k < 16; k++) {
+          const uint64_t product = mix(a[k].h) + mix(b[k].h);  // a MUL of the two, as the ALU case hashes it
+          f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
+        }
+        f.h = comb(comb(0xAC, static_cast<uint64_t>(Ops::ADD)), f.sum);
+        break;
+      }
+      case Ops::CAST:  // a float widened holds the same value: what it computes is unchanged
+        if (u->dtype.scalar().is_float() && u->src[0]->dtype.scalar().is_float() && u->dtype.scalar().itemsize() > u->src[0]->dtype.scalar().itemsize()) {
+          f = src_fp(u->src[0].get(), l);
+          break;
+        }
+        [[fallthrough]];
       default:
         if (u->op == Ops::ADD || u->op == Ops::MUL || u->op == Ops::MAX) {
           f.ac = u->op;
@@ -493,14 +524,18 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
         def_of(u->src[1].get(), l, d);
         if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
         break;
-      case Ops::WMMA: {  // the fragments of the 32 lanes of its warp, every lane of them
-        const int64_t local = st.item % s.group_items, warp = st.item - local % 32;
-        for (int64_t w = warp; w < std::min(warp + 32, st.item - local + s.group_items); w++) {
-          item = w;
-          for (const UOpPtr& x : u->src)
-            for (int k = 0; k < std::max<int>(1, x->dtype.count); k++) def_of(x.get(), k, d);
+      case Ops::WMMA: {  // D[r][c]: row r of A and column c of B, from the fragments of the warp's 32 lanes
+        const int lane = static_cast<int>(st.item % s.group_items % 32);
+        const interp::MmaPlace out = interp::mma_c_place(lane, l);
+        for (int w = 0; w < 32; w++) {
+          item = st.item - lane + w;
+          for (int i = 0; i < 8; i++)
+            if (interp::mma_a_place(w, i).row == out.row) def_of(u->src[static_cast<size_t>(i)].get(), 0, d);
+          for (int i = 0; i < 4; i++)
+            if (interp::mma_b_place(w, i).col == out.col) def_of(u->src[static_cast<size_t>(8 + i)].get(), 0, d);
         }
         item = st.item;
+        def_of(u->src[static_cast<size_t>(12 + l)].get(), 0, d);
         break;
       }
       default:

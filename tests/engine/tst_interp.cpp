@@ -415,6 +415,37 @@ private Q_SLOTS:
     QVERIFY(describe_step(bs, bs.steps.back()).find("STORE") != std::string::npos);
   }
 
+  // A tensor-core kernel: D[r][c] of a WMMA reads row r of A and column c of B from the fragments of the
+  // warp's 32 lanes (mma.sync's layout), so the element's slice holds exactly its row and column, and
+  // against the CPU's plan the same products are found (the tile's other elements are not "extra reads").
+  void tensorCoreSteppingFollowsTheFragmentLayout() {
+    UOpPtr ast = test::last_kernel(test::golden_expression("tc_matmul_half")).ast;
+    InterpRenderer cuda("CUDA"), cpu("CPU");
+    KernelPlan g = plan_kernel(ast, cuda, std::vector<Opt>{{OptOp::TC, 0, 0}}), ref = plan_kernel(ast, cpu, false);
+    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+    std::vector<std::string> inputs = inputs_for(rp);
+    StepRequest req;
+    for (int64_t element : {0, 9, 37}) {
+      req.element = element;
+      KernelStepping gs = step_program(gp, inputs, req), rs = step_program(rp, inputs, req);
+      gs.variant = "TC";
+      rs.variant = "CPU";
+      std::set<std::pair<int, int64_t>> read;
+      for (const SteppedUOp& st : gs.steps)
+        if (st.access && st.access->buffer > 0 && gs.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
+          for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
+            if (l < st.depends.size() && st.depends[l]) read.insert({st.access->buffer, st.access->element + static_cast<int64_t>(l)});
+      std::set<std::pair<int, int64_t>> want;
+      for (const SteppedUOp& st : rs.steps)
+        if (st.access && st.access->buffer > 0 && rs.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
+          for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
+            if (l < st.depends.size() && st.depends[l]) want.insert({st.access->buffer, st.access->element + static_cast<int64_t>(l)});
+      QVERIFY2(read == want, cat("element ", element, ": the TC slice reads ", read.size(), " elements, the CPU's ", want.size()).c_str());
+      Divergence d = first_divergence(rs, gs);
+      QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
+    }
+  }
+
 private:
 };
 

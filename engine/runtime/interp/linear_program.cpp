@@ -404,6 +404,11 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
 // mma.sync.m16n8k16 for each warp of the group: lane l (group g = l/4, thread t = l%4) holds A at rows
 // g + 8*((i>>1)&1), columns 2t + (i&1) + 8*(i>>2); B at rows 2t + (i&1) + 8*(i>>1), column g; C and D at
 // rows g + 8*(i>>1), columns 2t + (i&1). The products are exact in float; the sum is rounded once.
+// Lane l holds row group l/4 and column pair l%4 of each 8x8 block (PTX ISA, mma.m16n8k16).
+MmaPlace mma_a_place(int lane, int i) { return {lane / 4 + 8 * ((i >> 1) & 1), 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)}; }
+MmaPlace mma_b_place(int lane, int i) { return {2 * (lane % 4) + (i & 1) + 8 * (i >> 1), lane / 4}; }
+MmaPlace mma_c_place(int lane, int i) { return {lane / 4 + 8 * (i >> 1), 2 * (lane % 4) + (i & 1)}; }
+
 void LinearProgram::warp_mma(Group& g, int pc) const {
   const Instr& in = code_[static_cast<size_t>(pc)];
   size_t n = g.items.size();
@@ -413,16 +418,14 @@ void LinearProgram::warp_mma(Group& g, int pc) const {
     double A[16][16], B[16][8], C[16][8];
     for (int l = 0; l < 32; l++) {
       const Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
-      int gr = l / 4, t = l % 4;
-      for (int i = 0; i < 8; i++) A[gr + 8 * ((i >> 1) & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = s[in.gather[static_cast<size_t>(i)]].f;
-      for (int i = 0; i < 4; i++) B[2 * t + (i & 1) + 8 * (i >> 1)][gr] = s[in.gather[static_cast<size_t>(8 + i)]].f;
-      for (int i = 0; i < 4; i++) C[gr + 8 * (i >> 1)][2 * t + (i & 1)] = s[in.gather[static_cast<size_t>(12 + i)]].f;
+      for (int i = 0; i < 8; i++) A[mma_a_place(l, i).row][mma_a_place(l, i).col] = s[in.gather[static_cast<size_t>(i)]].f;
+      for (int i = 0; i < 4; i++) B[mma_b_place(l, i).row][mma_b_place(l, i).col] = s[in.gather[static_cast<size_t>(8 + i)]].f;
+      for (int i = 0; i < 4; i++) C[mma_c_place(l, i).row][mma_c_place(l, i).col] = s[in.gather[static_cast<size_t>(12 + i)]].f;
     }
     for (int l = 0; l < 32; l++) {
       Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
-      int gr = l / 4, t = l % 4;
       for (int i = 0; i < 4; i++) {
-        int r = gr + 8 * (i >> 1), c = 2 * t + (i & 1);
+        const int r = mma_c_place(l, i).row, c = mma_c_place(l, i).col;
         double acc = C[r][c];
         for (int k = 0; k < 16; k++) acc += A[r][k] * B[k][c];
         s[in.dst + i].f = static_cast<float>(acc);
