@@ -5,11 +5,13 @@
 #include <QFile>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QPlainTextEdit>
 #include <QTextBlock>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/mainwindow.h"
 #include "panels/steppanel.h"
 #include "screenshots.h"
 #include "session/session.h"
@@ -192,6 +194,75 @@ private Q_SLOTS:
     panel.step();
     QVERIFY(!panel.isCapturingInputs());
     QVERIFY2(panel.stepping() && panel.stepping()->element == 7, qPrintable(panel.headerText()));
+  }
+
+  // The panel in the app as a user meets it (screenshots, looked at): a matmul's accumulation stepped
+  // with the source line and the graph node of the current UOp, and a row sum run as it ran on the CPU
+  // against its CUDA plan (a GROUP reduce over the work-group): the results differ in the last bits, and
+  // the search says why.
+  void inTheMainWindow() {
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == trace_, 30000);
+    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
+    auto* panel = w.findChild<StepPanel*>();
+    QVERIFY(panel);
+    Session& s = *w.session();
+    s.selectKernel(matmulKernel(s));
+    QVERIFY(s.waitForStep());
+    panel->setElement(16 * 5 + 3);
+    panel->step();
+    QVERIFY2(panel->stepping(), qPrintable(panel->headerText()));
+    int accumulate = -1;  // the 6th ASSIGN of the accumulator (of 10): mid-way through the reduce
+    for (int r = 0, assigns = 0; r < panel->steps()->count() && accumulate < 0; r++)
+      if (panel->steps()->item(r)->text().contains(QStringLiteral(" ASSIGN")) && ++assigns == 6) accumulate = r;
+    QVERIFY2(accumulate >= 0, qPrintable(QStringLiteral("%1 rows; %2").arg(panel->steps()->count()).arg(panel->headerText())));
+    panel->steps()->setCurrentRow(accumulate);
+    QVERIFY(s.waitForStep());
+    QTRY_VERIFY(s.selectedNode() != nullptr);
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("app_step_matmul"));
+
+    const QString sums = dir_.filePath(QStringLiteral("rowsum.loupe"));
+    {
+      using namespace loupe;
+      TraceSession::start(sums.toStdString());
+      (Tensor::arange(64 * 256).reshape({64, 256}).cast(dtypes::float32) * 0.001).sin().contiguous().sum({1}).realize();
+      TraceSession::finish();
+    }
+    w.openFile(sums);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == sums, 30000);
+    int64_t sum = -1;
+    for (const auto& k : s.trace().kernels)
+      if (k.name.rfind("r_", 0) == 0) sum = k.id;
+    QVERIFY(sum >= 0);
+    s.selectKernel(sum);
+    QVERIFY(s.waitForStep());
+    panel->setElement(5);
+    panel->setMode(StepPanel::Mode::TargetDivergence);
+    panel->setTarget(QStringLiteral("CUDA"));
+    panel->step();
+    QVERIFY2(panel->headerText().contains(QStringLiteral("First divergence")), qPrintable(panel->headerText()));
+    QVERIFY2(panel->headerText().contains(QStringLiteral("optimized for CUDA")), qPrintable(panel->headerText()));
+    QVERIFY2(panel->headerText().contains(QStringLiteral("summed in a different order")), qPrintable(panel->headerText()));
+    // the other run: the CUDA plan's work-group, its GROUP partial sums through local memory
+    QVERIFY(panel->otherRunButton()->isVisible());
+    panel->otherRunButton()->click();
+    QVERIFY2(panel->headerText().contains(QStringLiteral("interpreted for CUDA")), qPrintable(panel->headerText()));
+    QVERIFY(panel->source()->toPlainText().contains(QStringLiteral("__shared__")));
+    bool otherItems = false;
+    for (int r = 0; r < panel->steps()->count(); r++) otherItems = otherItems || panel->steps()->item(r)->text().contains(QStringLiteral("(work-item"));
+    QVERIFY(otherItems);
+    for (int r = 0; r < panel->steps()->count(); r++)
+      if (panel->steps()->item(r)->text().contains(QStringLiteral("LOAD temp0"))) {
+        panel->steps()->setCurrentRow(r);
+        break;
+      }
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("app_step_divergence"));
   }
 
   void withoutKeptInputsSaysWhy() {

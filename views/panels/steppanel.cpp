@@ -55,12 +55,16 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   cancel_->setToolTip(tr("Stop the program that runs again to capture this kernel's inputs"));
   cancel_->hide();
   rerunner_ = new InputRerunner(this);
+  otherRun_ = new QPushButton(this);
+  otherRun_->setToolTip(tr("Divergence: switch the steps, listing and source to the other run"));
+  otherRun_->hide();
   auto* run = new QPushButton(tr("Step"), this);
   run->setToolTip(tr("Re-run the kernel on the interpreter with the inputs the trace kept (Enter)"));
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 0, 6, 0);
   for (QWidget* w : {static_cast<QWidget*>(element_), static_cast<QWidget*>(mode_), static_cast<QWidget*>(target_), static_cast<QWidget*>(relevantOnly_), static_cast<QWidget*>(followGraph_),
-                     static_cast<QWidget*>(run), static_cast<QWidget*>(cancel_)})
+                     static_cast<QWidget*>(run), static_cast<QWidget*>(otherRun_),
+                     static_cast<QWidget*>(cancel_)})
     controls->addWidget(w);
   controls->addStretch(1);
   list_ = new QListWidget(this);
@@ -98,6 +102,10 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
     header_->setText(tr("The re-run was cancelled; press Step to start it again."));
   });
   connect(rerunner_, &InputRerunner::finished, this, &StepPanel::rerunFinished);
+  connect(otherRun_, &QPushButton::clicked, this, [this] {
+    showOtherRun();
+    present();
+  });
   connect(element_, &QSpinBox::editingFinished, this, [this] {
     if (element_->hasFocus()) step();
   });
@@ -144,7 +152,9 @@ void StepPanel::rerunFinished(bool ok, const QString& message) {
 void StepPanel::kernelChanged() {
   rerunner_->cancel();
   cancel_->hide();
-  shown_ = {};
+  otherRun_->hide();
+  shown_ = other_ = {};
+  divergenceHead_.clear();
   rowStep_.clear();
   list_->clear();
   listing_->clear();
@@ -183,8 +193,9 @@ void StepPanel::step() {
         return;
       }
     }
-    divergentStep_ = SIZE_MAX;
-    QString head;
+    divergentStep_ = otherDivergent_ = SIZE_MAX;
+    other_ = {};
+    divergenceHead_.clear();
     const std::string target = target_->currentData().toString().toStdString();
     if (mode == Mode::Divergence || mode == Mode::TargetDivergence) {
       const bool vsTarget = mode == Mode::TargetDivergence;
@@ -193,53 +204,65 @@ void StepPanel::step() {
       loupe::KernelStepping b = loupe::step_trace_kernel(*reader, kernel, req, {!vsTarget, target}, rerun);
       loupe::Divergence d = loupe::first_divergence(a, b);
       divergentStep_ = d.step_a;
-      head = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
+      otherDivergent_ = d.step_b;
+      divergenceHead_ = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
                  .arg(a.steps.size())
                  .arg(QString::fromStdString(a.variant))
                  .arg(b.steps.size())
                  .arg(QString::fromStdString(b.variant))
                  .arg(QString::fromStdString(d.explanation).toHtmlEscaped());
-      if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) {  // only NOOPT has the place: show that run
-        shown_ = std::move(b);
-        divergentStep_ = d.step_b;
-      } else {
-        shown_ = std::move(a);
-      }
+      shown_ = std::move(a);
+      other_ = std::move(b);
+      if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) showOtherRun();  // only the other run has the place
     } else {
       shown_ = loupe::step_trace_kernel(*reader, kernel, req, {mode == Mode::Noopt, target}, rerun);
     }
-    const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
-    QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
-                          .arg(QString::fromStdString(shown_.kernel).toHtmlEscaped(), QString::fromStdString(shown_.variant),
-                               QString::fromStdString(shown_.target))
-                          .arg(shown_.output)
-                          .arg(shown_.element)
-                          .arg(value)
-                          .arg(shown_.item)
-                          .arg(shown_.steps.size())
-                          .arg(shown_.truncated ? tr(" (the first ones: more were cut)") : QString());
-    if (!shown_.note.empty()) {
-      const bool same = rerun && rerun->verified;
-      summary += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
-                     .arg(same ? QStringLiteral("#2e7d32") : QStringLiteral("#b35c00"), QString::fromStdString(shown_.note).toHtmlEscaped());
-    }
-    header_->setText(head.isEmpty() ? summary : head + QStringLiteral("<br>") + summary);
-    listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
-    highlighter_->setLanguage(shown_.target == "CUDA" ? SourceLanguage::Cuda
-                              : shown_.target == "OPENCL" ? SourceLanguage::OpenCL
-                              : shown_.target == "LLVM" ? SourceLanguage::LlvmIr
-                                                        : SourceLanguage::C,
-                              false);
-    source_->setPlainText(QString::fromStdString(shown_.source));
-    showSteps();
+    verifiedInputs_ = rerun && rerun->verified;
+    present();
   } catch (const loupe::Error& e) {
-    shown_ = {};
+    shown_ = other_ = {};
     list_->clear();
     listing_->clear();
     source_->clear();
     rowStep_.clear();
+    otherRun_->hide();
     header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
   }
+}
+
+// In divergence mode: the other stepping takes the lists' place (and the one shown waits in other_).
+void StepPanel::showOtherRun() {
+  if (other_.steps.empty()) return;
+  std::swap(shown_, other_);
+  std::swap(divergentStep_, otherDivergent_);
+}
+
+void StepPanel::present() {
+  otherRun_->setVisible(!other_.steps.empty());
+  otherRun_->setText(tr("Show %1").arg(QString::fromStdString(other_.variant)));
+  const QString value = QString::fromStdString(loupe::interp::format_lane(shown_.value, shown_.dtype));
+  QString summary = tr("<b>%1</b> (%2, interpreted for %3): data%4[%5] = <b>%6</b>, stored by work-item %7 · %8 steps%9")
+                        .arg(QString::fromStdString(shown_.kernel).toHtmlEscaped(), QString::fromStdString(shown_.variant),
+                             QString::fromStdString(shown_.target))
+                        .arg(shown_.output)
+                        .arg(shown_.element)
+                        .arg(value)
+                        .arg(shown_.item)
+                        .arg(shown_.steps.size())
+                        .arg(shown_.truncated ? tr(" (the first ones: more were cut)") : QString());
+  if (!shown_.note.empty()) {
+    summary += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
+                   .arg(verifiedInputs_ ? QStringLiteral("#2e7d32") : QStringLiteral("#b35c00"), QString::fromStdString(shown_.note).toHtmlEscaped());
+  }
+  header_->setText(divergenceHead_.isEmpty() ? summary : divergenceHead_ + QStringLiteral("<br>") + summary);
+  listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
+  highlighter_->setLanguage(shown_.target == "CUDA" ? SourceLanguage::Cuda
+                            : shown_.target == "OPENCL" ? SourceLanguage::OpenCL
+                            : shown_.target == "LLVM" ? SourceLanguage::LlvmIr
+                                                      : SourceLanguage::C,
+                            false);
+  source_->setPlainText(QString::fromStdString(shown_.source));
+  showSteps();
 }
 
 void StepPanel::showSteps() {

@@ -46,6 +46,7 @@ public:
 
   QString headerText() const;
   QListWidget* steps() const { return list_; }
+  QPushButton* otherRunButton() const { return otherRun_; }
   int currentUop() const { return currentUop_; }  // listing position of the selected step, -1 none
   int currentSourceLine() const { return currentSourceLine_; }  // 1-based line marked in the source, 0 none
   QPlainTextEdit* source() const { return source_; }
@@ -58,6 +59,8 @@ private:
   void selectStep(int row);
   void showInGraph();
   void rerunFinished(bool ok, const QString& message);
+  void present();  // shown_ into the header, the lists and the source
+  void showOtherRun();
 
   Session* session_;
   QLabel* header_;
@@ -67,14 +70,18 @@ private:
   QCheckBox* relevantOnly_;
   QCheckBox* followGraph_;
   QPushButton* cancel_;
+  QPushButton* otherRun_;
   InputRerunner* rerunner_;
   QListWidget* list_;
   QPlainTextEdit* listing_;
   QPlainTextEdit* source_;
   KernelHighlighter* highlighter_;
   loupe::KernelStepping shown_;
+  loupe::KernelStepping other_;  // divergence: the run not shown
+  QString divergenceHead_;
+  bool verifiedInputs_ = false;
   std::vector<size_t> rowStep_;  // list row -> index in shown_.steps
-  size_t divergentStep_ = SIZE_MAX;
+  size_t divergentStep_ = SIZE_MAX, otherDivergent_ = SIZE_MAX;
   int currentUop_ = -1;
   int currentSourceLine_ = 0;
 };
