@@ -31,6 +31,8 @@ public:
   virtual void record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) {
     (void)kernel_id, (void)bytes, (void)digest;
   }
+  // The nodes of the open context's last graph that became its schedule's kernels, in schedule order.
+  virtual void record_schedule_roots(const std::vector<ScheduleRoot>& roots) { (void)roots; }
   // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.
   virtual int64_t begin_context(std::string_view kind, std::string_view name) = 0;
   virtual void end_context() = 0;  // the innermost open one

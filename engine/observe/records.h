@@ -101,6 +101,13 @@ struct KernelRun {
 
 // What a kernel's buffers held just before its first recorded run (parameter order, raw bytes), so a
 // trace can re-run it later (single-stepping on the interpreter). Kept only up to a size limit.
+// A node of the scheduler's graph that becomes a kernel (or a copy), and that kernel's AST key
+// (KernelRecord::ast_key; "" for a copy): lets a viewer collapse the schedule graph by kernel.
+struct ScheduleRoot {
+  UOpPtr node;
+  std::string ast_key;
+};
+
 struct KernelInputs {
   int64_t kernel_id = -1;
   std::vector<std::string> buffers;  // bytes of each buffer

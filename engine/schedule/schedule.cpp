@@ -308,7 +308,7 @@ private:
       if (root->op == Ops::COPY) {
         const UOpPtr& x = root->src[0];
         UOpPtr src = x->op == Ops::BUFFER ? x : x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER ? x->src[0] : buffer_of_.at(x.get());
-        sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}});
+        sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}, {}, root});
         continue;
       }
       auto realized = [&](const UOp* n) -> UOpPtr {
@@ -324,7 +324,7 @@ private:
       if (auto it = built_.find(u); it != built_.end()) {
         const BuiltKernel& b = it->second;
         if (std::all_of(b.asked.begin(), b.asked.end(), [&](const auto& q) { return realized(q.first) == q.second; })) {
-          sched.items.push_back({b.ast, b.bufs, b.metadata});
+          sched.items.push_back({b.ast, b.bufs, b.metadata, root});
           continue;
         }
       }
@@ -345,7 +345,7 @@ private:
       b.ast = k.ast;
       b.bufs = k.bufs;
       b.metadata = kernel_metadata(u);
-      sched.items.push_back({k.ast, k.bufs, b.metadata});
+      sched.items.push_back({k.ast, k.bufs, b.metadata, root});
       built_[u] = std::move(b);
     }
     return nullptr;

@@ -20,6 +20,7 @@ struct ScheduleItem {
                  // device) copying bufs[1] into bufs[0]
   UOpList bufs;  // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
   std::vector<uint32_t> metadata;  // the tensor ops fused into it (ir/metadata.h), first seen first
+  UOpPtr root;  // the tensor-level node it realizes, in the scheduler's graph (null from the schedule cache)
 };
 
 struct Schedule {

@@ -25,6 +25,12 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
   {
     ObservedContext ctx("schedule", "schedule");
     s = cached_schedule(outs, device_schedule_options());
+    if (ExecutionObserver* o = execution_observer()) {
+      std::vector<ScheduleRoot> roots;
+      for (const ScheduleItem& item : s.items)
+        if (item.root) roots.push_back({item.root, item.ast->op == Ops::COPY ? std::string() : item.ast->key().hex()});
+      if (!roots.empty()) o->record_schedule_roots(roots);
+    }
   }
   run_schedule(s);
   for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];

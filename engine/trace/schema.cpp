@@ -95,6 +95,10 @@ const std::vector<Table>& tables() {
        "CREATE TABLE kernel_inputs(kernel_id INTEGER NOT NULL, idx INTEGER NOT NULL, bytes BLOB NOT NULL,"
        " PRIMARY KEY(kernel_id, idx)) WITHOUT ROWID",
        {"kernel_id", "idx", "bytes"}, true},
+      {"schedule_roots",
+       "CREATE TABLE schedule_roots(context_id INTEGER NOT NULL, idx INTEGER NOT NULL, node_id INTEGER NOT NULL,"
+       " ast_key TEXT NOT NULL, PRIMARY KEY(context_id, idx)) WITHOUT ROWID",
+       {"context_id", "idx", "node_id", "ast_key"}, true},
       {"kernel_input_digests",
        "CREATE TABLE kernel_input_digests(kernel_id INTEGER PRIMARY KEY, bytes INTEGER NOT NULL, digest TEXT NOT NULL)",
        {"kernel_id", "bytes", "digest"}, true},

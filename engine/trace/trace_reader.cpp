@@ -150,6 +150,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
   has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
   has_digests_ = trace_schema::has_table(*db_, "kernel_input_digests");
+  has_roots_ = trace_schema::has_table(*db_, "schedule_roots");
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
@@ -520,6 +521,15 @@ std::vector<std::string> TraceReader::kernel_inputs(int64_t id) {
   Query q(cached("SELECT bytes FROM kernel_inputs WHERE kernel_id = ? ORDER BY idx"));
   q.bind(1, id);
   while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
+std::vector<std::pair<int64_t, std::string>> TraceReader::schedule_roots(int64_t context_id) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  if (!has_roots_) return out;
+  Query q(cached("SELECT node_id, ast_key FROM schedule_roots WHERE context_id = ? ORDER BY idx"));
+  q.bind(1, context_id);
+  while (q.step()) out.emplace_back(q.int64(0), q.text(1));
   return out;
 }
 

@@ -151,6 +151,9 @@ public:
     std::string digest;
   };
   std::optional<InputDigestRow> kernel_input_digest(int64_t id);
+  // The nodes of a schedule context's graph that became kernels (ScheduleRoot), in schedule order:
+  // (node id, AST key; "" for a copy). Empty for other contexts and older traces.
+  std::vector<std::pair<int64_t, std::string>> schedule_roots(int64_t context_id);
   std::vector<int64_t> kernels_named(const std::string& name);
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
@@ -161,6 +164,7 @@ private:
   bool has_provenance_ = false;
   bool has_inputs_ = false;      // kernel_inputs (optional)
   bool has_digests_ = false;     // kernel_input_digests (optional)
+  bool has_roots_ = false;       // schedule_roots (optional)
   bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).

@@ -77,6 +77,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_ast_ = db.prepare("INSERT INTO kernel_asts(kernel_id, scheduled_ast_id) VALUES (?,?)");
   ins_inputs_ = db.prepare("INSERT INTO kernel_inputs(kernel_id, idx, bytes) VALUES (?,?,?)");
   ins_digest_ = db.prepare("INSERT INTO kernel_input_digests(kernel_id, bytes, digest) VALUES (?,?,?)");
+  ins_roots_ = db.prepare("INSERT INTO schedule_roots(context_id, idx, node_id, ast_key) VALUES (?,?,?,?)");
   ins_beam_ = db.prepare(
       "INSERT INTO beam_candidates(kernel_id, idx, round, opts, seconds, wall_seconds, status, chosen) VALUES (?,?,?,?,?,?,?,?)");
   ins_provenance_ = db.prepare(
@@ -562,6 +563,18 @@ TraceWriter::InputCapture TraceWriter::input_capture(int64_t kernel_id, int64_t 
   }
   if (bytes <= o.trace_inputs) return InputCapture::bytes;
   return bytes <= o.trace_input_digests ? InputCapture::digest : InputCapture::none;
+}
+
+void TraceWriter::record_schedule_roots(const std::vector<ScheduleRoot>& roots) {
+  guarded([&] {
+    if (contexts_.empty()) return;
+    const int64_t ctx = contexts_.back();
+    std::vector<std::pair<int64_t, std::string>> rows;
+    for (const ScheduleRoot& r : roots) rows.emplace_back(ensure_node(r.node.get()), r.ast_key);
+    enqueue([this, ctx, rows = std::move(rows)] {
+      for (size_t i = 0; i < rows.size(); i++) ins_roots_.bind(1, ctx).bind(2, int64_t(i)).bind(3, rows[i].first).bind(4, rows[i].second).run();
+    });
+  });
 }
 
 void TraceWriter::record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) {

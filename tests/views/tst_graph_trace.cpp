@@ -4,7 +4,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "graph/drawgraph.h"
 #include "graph/graphpanel.h"
+#include "panels/sessiongraphpanel.h"
+#include "session/session.h"
+#include "tensor/tensor.h"
 #include "graph/graphscene.h"
 #include "graph/uopgraphadapter.h"
 #include "rewrite/graph_rewrite.h"
@@ -128,6 +132,63 @@ private Q_SLOTS:
       }
     }
     QVERIFY(incremental >= last / 2);
+  }
+
+  // A schedule's graph drawn by kernel (K): the trace records which of its nodes became kernels; each is
+  // one box named after its kernel, joined to the kernels and buffers it reads, the rest collapsed.
+  void scheduleGraphByKernel() {
+    const QString sched = dir.filePath(QStringLiteral("schedule.loupe"));
+    TraceSession::start(sched.toStdString());
+    {
+      Tensor x = Tensor::arange(48 * 48).reshape({48, 48}).cast(dtypes::float32) * 0.01;
+      x.realize();
+      Tensor y = x.matmul(x).relu().contiguous();
+      Tensor z = (y.sum({1}) + y.max({1})).contiguous().softmax();
+      z.realize();  // one schedule of three kernels: the matmul, the row sums, the softmax
+    }
+    TraceSession::finish();
+    Session s;
+    QVERIFY(s.openNow(sched));
+    int64_t context = -1;
+    size_t roots = 0;
+    for (const TraceContext& c : s.trace().contexts)
+      if (c.kind == "schedule" && c.pass_count > 0) {
+        const size_t n = s.kernelRoots(c.id).size();
+        if (n > roots) roots = n, context = c.id;
+      }
+    QVERIFY2(roots >= 3, qPrintable(QStringLiteral("%1 kernel roots").arg(roots)));
+    const loupe::TracePass* movement = nullptr;  // the scheduler's graph, whose nodes become kernels
+    for (const loupe::TracePass* p : s.trace().passesOf(context))
+      if (p->name == "movement ops to views") movement = p;
+    QVERIFY(movement);
+    s.selectPass(movement->id, movement->match_count);
+    SessionGraphPanel panel(&s);
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(s.waitForStep());
+    QCoreApplication::processEvents();
+    QVERIFY(panel.hasKernelRoots());
+    const int before = panel.scene()->nodeItems().size();
+    panel.toggleKernels();
+    const DrawGraph& g = panel.scene()->graph();
+    int kernels = 0, joins = 0;
+    QSet<int> kernelDraws;
+    for (int i = 0; i < g.nodes.size(); i++)
+      if (!g.nodes[i].lines.isEmpty() && g.nodes[i].lines.first().startsWith(QStringLiteral("kernel "))) kernels++, kernelDraws.insert(i);
+    for (const DrawEdge& e : g.edges) joins += kernelDraws.contains(e.from) && kernelDraws.contains(e.to);
+    QCOMPARE(size_t(kernels), roots - std::count_if(s.kernelRoots(context).begin(), s.kernelRoots(context).end(),
+                                                    [](const QString& n) { return n == QStringLiteral("copy"); }));
+    QVERIFY(QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, 60000));
+    panel.fit();
+    saveChecked(panel.grab().toImage(), QStringLiteral("graph_by_kernel"));
+    QVERIFY2(joins >= kernels - 1, qPrintable(QStringLiteral("%1 kernel-to-kernel edges for %2 kernels").arg(joins).arg(kernels)));
+    QVERIFY2(g.nodes.size() < before / 2, qPrintable(QStringLiteral("%1 boxes by kernel, %2 before").arg(g.nodes.size()).arg(before)));
+    QVERIFY(QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, 60000));
+    panel.fit();
+    saveChecked(panel.grab().toImage(), QStringLiteral("graph_by_kernel"));
+    panel.toggleKernels();  // and back
+    QCOMPARE(panel.scene()->nodeItems().size(), before);
   }
 };
 

@@ -69,8 +69,13 @@ std::vector<char> collapsedAway(const GraphModel& model, const std::vector<int>&
   for (int k : srcIndex) used[k] = 1;
   for (int i = 0; i < n; i++) isCollapsed[i] = options.collapsed.contains(model.nodes[i].id);
   std::vector<int> stack;
-  for (int i = 0; i < n; i++)
-    if (!used[i]) seen[i] = 1, stack.push_back(i);
+  // Drawn by units (anchors given), the ghosts of the step's removed nodes are not roots of their own:
+  // what they alone still reach belongs inside a collapsed unit.
+  const bool byUnits = !options.anchors.isEmpty();
+  for (int i = 0; i < n; i++) {
+    const bool root = !used[i] && !(byUnits && model.nodes[i].change == GraphModelNode::Removed);
+    if (root || options.anchors.contains(model.nodes[i].id)) seen[i] = 1, stack.push_back(i);
+  }
   while (!stack.empty()) {
     const int u = stack.back();
     stack.pop_back();
@@ -181,6 +186,7 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     base.id = m.id;
     base.title = m.op;
     base.dtype = m.dtype;
+    if (auto note = options.notes.constFind(m.id); note != options.notes.constEnd()) base.lines << *note;
     if (!m.arg.isEmpty()) base.lines << m.arg;
     int visibleSrc = 0, foldedSrc = 0;
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) visibleSrc += !hidden[srcIndex[k]];
@@ -224,6 +230,28 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   g.edges.reserve(static_cast<int>(revEdges.size()) + 4);
   for (auto it = revEdges.rbegin(); it != revEdges.rend(); ++it)
     g.edges.push_back({drawOf(it->fromModel, it->fromInstance), flip(it->toDraw), it->port, false});
+  // A collapsed node is joined to the anchors its hidden sources reach (a kernel to the kernels and
+  // buffers it reads), once each, unless it uses them directly.
+  if (!options.anchors.isEmpty())
+    for (int c = 0; c < n; c++) {
+      if (hidden[c] || !options.collapsed.contains(mn[c].id)) continue;
+      std::vector<char> mark(n, 0);
+      std::vector<int> walk;
+      for (int k = srcStart[c]; k < srcStart[c + 1]; k++) mark[srcIndex[k]] = 1;  // direct sources: drawn already
+      for (int k = srcStart[c]; k < srcStart[c + 1]; k++)
+        if (away[srcIndex[k]]) walk.push_back(srcIndex[k]);
+      while (!walk.empty()) {
+        const int u = walk.back();
+        walk.pop_back();
+        for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
+          const int s = srcIndex[k];
+          if (mark[s]) continue;
+          mark[s] = 1;
+          if (away[s]) walk.push_back(s);
+          else if (!hidden[s] && options.anchors.contains(mn[s].id)) g.edges.push_back({drawOf(s, 0), drawOf(c, 0), -1, false});
+        }
+      }
+    }
   // Keep each user's edges in source order (the loop above reversed them).
   std::stable_sort(g.edges.begin(), g.edges.end(), [](const DrawEdge& a, const DrawEdge& b) {
     return a.to != b.to ? a.to < b.to : a.port < b.port;

@@ -40,6 +40,11 @@ struct DrawOptions {
   // Model ids of nodes drawn without their sources: what only they reach is not drawn, and their
   // label says how much that is.
   QSet<quint64> collapsed;
+  // Nodes drawn whatever is collapsed (the boundaries between collapsed units: the nodes that become
+  // kernels, the buffers), each joined to the collapsed nodes whose hidden sources reach it.
+  QSet<quint64> anchors;
+  // A first line for some nodes' labels (e.g. the kernel a schedule node becomes).
+  QHash<quint64, QString> notes;
 };
 
 struct DrawGraph {

@@ -93,6 +93,11 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
           [this] { toggleCollapsed(scene_->selectedId()); });
   addTool(tr("Loops"), QKeySequence(Qt::Key_L), tr("Collapse every loop of the kernel to the nodes that close it, or expand them again (L)"),
           [this] { toggleAllLoops(); });
+  kernelsAction_ = addTool(tr("Kernels"), QKeySequence(Qt::Key_K),
+                           tr("Draw the schedule graph as its kernels: each node that becomes a kernel as one box, joined to the kernels "
+                              "and buffers it reads (K)"),
+                           [this] { toggleKernels(); });
+  kernelsAction_->setEnabled(false);
   expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
   expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
@@ -191,6 +196,7 @@ void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition tr
     return;
   }
   model_ = std::move(model);
+  kernelsAction_->setEnabled(hasKernelRoots());
   display(g, transition);
 }
 
@@ -354,18 +360,53 @@ void GraphPanel::toggleAllLoops() {
   if (o.collapsed != drawOptions_.collapsed) applyCollapse(o);
 }
 
+void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
+  kernelRoots_ = roots;
+  kernelsAction_->setEnabled(hasKernelRoots());
+}
+
+bool GraphPanel::hasKernelRoots() const {
+  if (!model_ || kernelRoots_.isEmpty()) return false;
+  for (const GraphModelNode& n : model_->nodes)
+    if (kernelRoots_.contains(n.id)) return true;
+  return false;
+}
+
+void GraphPanel::toggleKernels() {
+  if (!hasKernelRoots()) return;
+  DrawOptions o = drawOptions_;
+  if (!o.anchors.isEmpty()) {  // drawn by kernel: everything again
+    o.anchors.clear();
+    o.notes.clear();
+    o.collapsed.clear();
+    applyCollapse(o, Transition::Fresh);
+    return;
+  }
+  for (const GraphModelNode& n : model_->nodes) {
+    if (auto k = kernelRoots_.constFind(n.id); k != kernelRoots_.constEnd()) {
+      o.collapsed.insert(n.id);
+      o.anchors.insert(n.id);
+      o.notes.insert(n.id, *k);
+    } else if (n.op == QLatin1String("BUFFER")) {
+      o.anchors.insert(n.id);
+    }
+  }
+  applyCollapse(o, Transition::Fresh);  // a different picture: the kernels laid out on their own
+}
+
 void GraphPanel::expandAll() {
   if (drawOptions_.collapsed.isEmpty()) return;
   DrawOptions o = drawOptions_;
   o.collapsed.clear();
+  o.anchors.clear();
+  o.notes.clear();
   applyCollapse(o);
 }
 
-void GraphPanel::applyCollapse(const DrawOptions& options) {
+void GraphPanel::applyCollapse(const DrawOptions& options, Transition transition) {
   drawOptions_ = options;
   expandAllAction_->setEnabled(!options.collapsed.isEmpty());
-  // Laid out like a step: what stays drawn keeps its place.
-  if (model_) setGraph(model_, Transition::Step);
+  if (model_) setGraph(model_, transition);
 }
 
 void GraphPanel::showNodeMenu(const QPoint& pos) {

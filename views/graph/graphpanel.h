@@ -75,6 +75,11 @@ public Q_SLOTS:
   void setLoopCollapsed(quint64 rangeId, bool collapsed);
   bool isLoopCollapsed(quint64 rangeId) const;
   void toggleAllLoops();  // every loop collapsed, or all expanded when every loop already is (L)
+  // The nodes of a schedule graph that become kernels, with the kernel's name (setKernelRoots): K draws
+  // each as one box (what only it computes collapsed), joined to the kernels and buffers it reads.
+  void setKernelRoots(const QHash<quint64, QString>& roots);
+  bool hasKernelRoots() const;  // some of them are in the graph shown
+  void toggleKernels();
   void expandAll();
 
 Q_SIGNALS:
@@ -98,7 +103,10 @@ private:
   void updateStatus();
   void goToHit(int index);
   void exportWithDialog(bool svg);
-  void applyCollapse(const DrawOptions& options);
+  // Laid out as a step by default (what stays drawn keeps its place); Fresh for a different picture.
+  void applyCollapse(const DrawOptions& options, Transition transition = Transition::Step);
+  QHash<quint64, QString> kernelRoots_;
+  QAction* kernelsAction_ = nullptr;
   void showNodeMenu(const QPoint& viewportPos);
 
   GraphScene* scene_;

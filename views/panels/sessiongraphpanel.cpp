@@ -50,6 +50,7 @@ void SessionGraphPanel::showStep() {
     return;
   }
   const bool stepping = st.pass == shownPass_ && std::abs(st.step - shownStep_) == 1;
+  setKernelRoots(session_->kernelRoots(session_->selection().context));
   setGraph(st.model, stepping ? Transition::Step : Transition::Fresh);
   shownPass_ = st.pass;
   shownStep_ = st.step;

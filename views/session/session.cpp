@@ -132,6 +132,7 @@ void Session::close() {
   snapshot_.reset();
   matches_.clear();
   kernels_.clear();
+  kernelRoots_.clear();
   sel_ = {};
   step_ = {};
   node_.reset();
@@ -146,6 +147,7 @@ void Session::adopt(std::shared_ptr<LoadResult> r, bool reload) {
   }
   matches_.clear();
   kernels_.clear();
+  kernelRoots_.clear();
   reader_ = std::move(r->reader);
   replayer_ = std::make_shared<StepReplayer>(std::move(r->replayReader));
   snapshot_ = std::move(r->snapshot);
@@ -312,6 +314,24 @@ bool Session::selectNodeById(quint64 id) {
       }
   }
   return false;
+}
+
+const QHash<quint64, QString>& Session::kernelRoots(int64_t contextId) {
+  auto [it, fresh] = kernelRoots_.try_emplace(contextId);
+  if (!fresh || !reader_) return it->second;
+  try {
+    std::map<std::string, std::string> names;  // AST key -> kernel name
+    for (const loupe::TraceKernel& k : trace().kernels)
+      if (!k.ast_key.empty()) names.emplace(k.ast_key, k.name);
+    for (const auto& [nodeId, key] : reader_->schedule_roots(contextId)) {
+      const loupe::UOpPtr n = reader_->node(nodeId);
+      auto name = names.find(key);
+      it->second.insert(uopNodeId(*n), key.empty() ? tr("copy") : name != names.end() ? tr("kernel %1").arg(QString::fromStdString(name->second)) : tr("kernel"));
+    }
+  } catch (const loupe::Error& e) {
+    Q_EMIT problem(QString::fromStdString(e.what()));
+  }
+  return it->second;
 }
 
 bool Session::revealNode(int64_t contextId, quint64 id) {

@@ -74,6 +74,9 @@ public:
   std::optional<loupe::TraceKernel> kernelDetails(int64_t kernelId);  // with sources and buffers
   std::vector<RuleFiring> firingsOfRule(int64_t ruleId, int limit = 20000);
   loupe::UOpPtr node(int64_t traceNodeId);
+  // Of a schedule context: its graph's nodes that became kernels (uopNodeId) -> "kernel NAME" or "copy"
+  // (cached; empty for other contexts and older traces).
+  const QHash<quint64, QString>& kernelRoots(int64_t contextId);
 
   // Pass stepping skips empty passes (the Trace browser's Hide empty).
   void setSkipEmptyPasses(bool skip) { skipEmpty_ = skip; }
@@ -143,6 +146,7 @@ private:
   QThreadPool stepPool_;  // one thread: rebuilds run one at a time, in the order asked
   std::map<int64_t, std::vector<loupe::TraceMatch>> matches_;
   std::map<int64_t, loupe::TraceKernel> kernels_;
+  std::map<int64_t, QHash<quint64, QString>> kernelRoots_;
   Selection sel_;
   StepInfo step_;
   loupe::UOpPtr node_;
