@@ -77,9 +77,22 @@ private Q_SLOTS:
     for (int i = 0; i < CodeView::maxHighlightedLines + 10; i++) big << QStringLiteral("  acc%1 = acc%1 + 2.0f;").arg(i);
     v.setSource(big.join(u'\n'), SourceLanguage::C);
     QVERIFY(!v.isHighlighted());
+    // the first lines at once, the rest a batch per turn of the event loop
+    QCOMPARE(v.document()->blockCount(), CodeView::linesPerBatch);
+    QVERIFY(v.isFilling());
+    QTRY_VERIFY(!v.isFilling());
     QCOMPARE(v.document()->blockCount(), CodeView::maxHighlightedLines + 10);
+    QCOMPARE(v.document()->lastBlock().text(), big.last());
     QVERIFY(v.document()->firstBlock().layout()->formats().isEmpty());
-    v.setSource(QStringLiteral("int y = 2;"), SourceLanguage::C);
+    v.setSource(big.join(u'\n'), SourceLanguage::C);
+    QVERIFY(v.revealLine(CodeView::maxHighlightedLines + 5));  // a line not in yet: the rest goes in first
+    QVERIFY(!v.isFilling());
+    QCOMPARE(v.textCursor().block().text(), big[CodeView::maxHighlightedLines + 4]);
+    v.setSource(big.join(u'\n'), SourceLanguage::C);
+    v.setSource(QStringLiteral("int y = 2;"), SourceLanguage::C);  // the batches of the source before stop
+    QVERIFY(!v.isFilling());
+    QTest::qWait(20);
+    QCOMPARE(v.document()->blockCount(), 1);
     QVERIFY(v.isHighlighted());
     QVERIFY(!v.document()->firstBlock().layout()->formats().isEmpty());
     QCOMPARE(v.document()->blockCount(), 1);

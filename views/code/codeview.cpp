@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QTextBlock>
+#include <QTimer>
 
 #include "code/kernelhighlighter.h"
 
@@ -58,9 +59,11 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   m_rows = rows;
   m_currentRow = -1;
   m_language = language;
+  m_fillGeneration++;
+  m_filled = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
   QStringList lines;
-  lines.reserve(rows.size());
-  for (const CodeRow& r : rows) lines << r.text;
+  lines.reserve(m_filled);
+  for (qsizetype i = 0; i < m_filled; i++) lines << rows[i].text;
   // The highlighter formats the new text synchronously as it goes in; no rehighlight of the old text.
   const bool highlight = rows.size() <= maxHighlightedLines;
   if (highlight != isHighlighted()) {
@@ -69,8 +72,37 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   }
   m_highlighter->setLanguage(language, false);
   setPlainText(lines.join(u'\n'));
-  applyRowFormats();
+  if (isFilling()) {
+    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
+      if (generation == m_fillGeneration) fillNextBatch();
+    });
+  } else {
+    applyRowFormats();
+  }
   updateGutterGeometry();
+}
+
+void CodeView::fillNextBatch() {
+  if (!isFilling()) return;
+  const qsizetype end = std::min<qsizetype>(m_rows.size(), m_filled + linesPerBatch);
+  QString text;
+  for (qsizetype i = m_filled; i < end; i++) text += u'\n' + m_rows[i].text;
+  QTextCursor c(document());
+  c.movePosition(QTextCursor::End);
+  c.insertText(text);
+  m_filled = end;
+  if (isFilling()) {
+    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
+      if (generation == m_fillGeneration) fillNextBatch();
+    });
+  } else {
+    applyRowFormats();
+    updateExtraSelections();
+  }
+}
+
+void CodeView::finishFilling() {
+  while (isFilling()) fillNextBatch();
 }
 
 bool CodeView::isHighlighted() const { return m_highlighter->document() != nullptr; }
@@ -131,6 +163,7 @@ void CodeView::applyRowFormats() {
 
 void CodeView::setCurrentRow(int row) {
   if (row == m_currentRow) return;
+  if (row >= m_filled) finishFilling();
   m_currentRow = row;
   updateExtraSelections();
 }
@@ -183,6 +216,7 @@ void CodeView::changeEvent(QEvent* event) {
 }
 
 bool CodeView::revealLine(int lineNumber) {
+  finishFilling();
   for (int i = 0; i < m_rows.size(); ++i) {
     if (m_rows[i].lineNumber != lineNumber) continue;
     QTextCursor c(document()->findBlockByNumber(i));

@@ -42,6 +42,11 @@ public:
   // a fully unrolled kernel can run to tens of thousands of lines (a second and more of the GUI).
   static constexpr int maxHighlightedLines = 5000;
   bool isHighlighted() const;
+  // A longer source goes in this many lines at a time, one batch per turn of the event loop, so the
+  // window stays responsive while a 20,000-line kernel fills in (its first lines show at once).
+  static constexpr int linesPerBatch = 1500;
+  bool isFilling() const { return m_filled < m_rows.size(); }
+  void finishFilling();  // the rest at once (what needs the whole text: revealing a line, marking a row)
 
 Q_SIGNALS:
   // The text cursor moved to another row (a click or a key), e.g. to mark the same row elsewhere.
@@ -58,6 +63,7 @@ private:
   void updateGutterGeometry();
   bool hasMarks() const;
   void updateExtraSelections();
+  void fillNextBatch();
 
   QWidget* m_gutter;
   KernelHighlighter* m_highlighter;
@@ -66,4 +72,6 @@ private:
   QList<CodeRow> m_rows;
   QList<QTextEdit::ExtraSelection> m_spanSelections;
   int m_currentRow = -1;
+  qsizetype m_filled = 0;     // rows in the document so far
+  quint64 m_fillGeneration = 0;  // a new source cancels the batches of the one before
 };
