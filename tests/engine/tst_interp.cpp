@@ -430,16 +430,15 @@ private Q_SLOTS:
       KernelStepping gs = step_program(gp, inputs, req), rs = step_program(rp, inputs, req);
       gs.variant = "TC";
       rs.variant = "CPU";
-      std::set<std::pair<int, int64_t>> read;
-      for (const SteppedUOp& st : gs.steps)
-        if (st.access && st.access->buffer > 0 && gs.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
-          for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
-            if (l < st.depends.size() && st.depends[l]) read.insert({st.access->buffer, st.access->element + static_cast<int64_t>(l)});
-      std::set<std::pair<int, int64_t>> want;
-      for (const SteppedUOp& st : rs.steps)
-        if (st.access && st.access->buffer > 0 && rs.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
-          for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
-            if (l < st.depends.size() && st.depends[l]) want.insert({st.access->buffer, st.access->element + static_cast<int64_t>(l)});
+      auto sliced_loads = [](const KernelStepping& s) {  // the input elements the stored element depends on
+        std::set<std::pair<int, int64_t>> out;
+        for (const SteppedUOp& st : s.steps)
+          if (st.access && st.access->buffer > 0 && s.program[static_cast<size_t>(st.uop)]->op == Ops::LOAD)
+            for (size_t l = 0; l < std::max<size_t>(1, st.lanes.size()); l++)
+              if (l < st.depends.size() && st.depends[l]) out.insert({st.access->buffer, st.access->element + static_cast<int64_t>(l)});
+        return out;
+      };
+      const std::set<std::pair<int, int64_t>> read = sliced_loads(gs), want = sliced_loads(rs);
       QVERIFY2(read == want, cat("element ", element, ": the TC slice reads ", read.size(), " elements, the CPU's ", want.size()).c_str());
       Divergence d = first_divergence(rs, gs);
       QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());

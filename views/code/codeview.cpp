@@ -72,13 +72,8 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   }
   m_highlighter->setLanguage(language, false);
   setPlainText(lines.join(u'\n'));
-  if (isFilling()) {
-    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
-      if (generation == m_fillGeneration) fillNextBatch();
-    });
-  } else {
-    applyRowFormats();
-  }
+  if (isFilling()) scheduleFill();
+  else applyRowFormats();
   updateGutterGeometry();
 }
 
@@ -92,13 +87,17 @@ void CodeView::fillNextBatch() {
   c.insertText(text);
   m_filled = end;
   if (isFilling()) {
-    QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
-      if (generation == m_fillGeneration) fillNextBatch();
-    });
+    scheduleFill();
   } else {
     applyRowFormats();
     updateExtraSelections();
   }
+}
+
+void CodeView::scheduleFill() {
+  QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
+    if (generation == m_fillGeneration) fillNextBatch();
+  });
 }
 
 void CodeView::finishFilling() {

@@ -64,6 +64,7 @@ private:
   bool hasMarks() const;
   void updateExtraSelections();
   void fillNextBatch();
+  void scheduleFill();  // the next batch on the next turn of the event loop
 
   QWidget* m_gutter;
   KernelHighlighter* m_highlighter;
