@@ -189,6 +189,16 @@ private Q_SLOTS:
     saveChecked(panel.grab().toImage(), QStringLiteral("graph_by_kernel"));
     panel.toggleKernels();  // and back
     QCOMPARE(panel.scene()->nodeItems().size(), before);
+    // K on the pass's first step (the graph before the scheduler rewrote it): to its last, by kernel
+    s.selectPass(movement->id, 0);
+    QVERIFY(s.waitForStep());
+    QCoreApplication::processEvents();
+    QVERIFY(!panel.hasKernelRoots());
+    panel.toggleKernels();
+    QVERIFY(s.waitForStep());
+    QCoreApplication::processEvents();
+    QCOMPARE(s.selection().step, movement->match_count);
+    QVERIFY(!panel.drawOptions().anchors.isEmpty());
   }
 };
 

@@ -196,7 +196,6 @@ void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition tr
     return;
   }
   model_ = std::move(model);
-  kernelsAction_->setEnabled(hasKernelRoots());
   display(g, transition);
 }
 
@@ -362,7 +361,7 @@ void GraphPanel::toggleAllLoops() {
 
 void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
   kernelRoots_ = roots;
-  kernelsAction_->setEnabled(hasKernelRoots());
+  kernelsAction_->setEnabled(!roots.isEmpty());
 }
 
 bool GraphPanel::hasKernelRoots() const {
@@ -373,7 +372,10 @@ bool GraphPanel::hasKernelRoots() const {
 }
 
 void GraphPanel::toggleKernels() {
-  if (!hasKernelRoots()) return;
+  if (!hasKernelRoots()) {
+    if (!kernelRoots_.isEmpty()) Q_EMIT kernelsElsewhere();
+    return;
+  }
   DrawOptions o = drawOptions_;
   if (!o.anchors.isEmpty()) {  // drawn by kernel: everything again
     o.anchors.clear();

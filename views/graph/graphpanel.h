@@ -86,6 +86,9 @@ Q_SIGNALS:
   void nodeSelected(quint64 id);   // 0: nothing selected
   void nodeActivated(quint64 id);  // double click
   void navigateRequested(loupe::views::GraphView::Navigation where);
+  // K on a graph of a schedule whose kernels are known but are not nodes of this step (the scheduler's
+  // own graph is the result of its pass): the owner may move to that graph.
+  void kernelsElsewhere();
   void layoutStateChanged(loupe::views::GraphPanel::LayoutState state);
   // Every time node positions change (kind: GraphLayout::Kind).
   void layoutApplied(int kind);

@@ -1,6 +1,7 @@
 #include "panels/sessiongraphpanel.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "session/session.h"
 
@@ -24,6 +25,15 @@ SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphP
     syncingNode_ = true;
     session_->selectNodeById(id);
     syncingNode_ = false;
+  });
+  // The scheduler's graph, whose nodes become kernels, is the result of its "movement ops to views" pass.
+  connect(this, &GraphPanel::kernelsElsewhere, this, [this] {
+    for (const loupe::TracePass* p : session_->trace().passesOf(session_->selection().context))
+      if (p->name == "movement ops to views") {
+        kernelsPending_ = true;
+        session_->selectPass(p->id, p->match_count);
+        return;
+      }
   });
   connect(this, &GraphPanel::navigateRequested, this, [this](GraphView::Navigation where) {
     switch (where) {
@@ -54,6 +64,7 @@ void SessionGraphPanel::showStep() {
   setGraph(st.model, stepping ? Transition::Step : Transition::Fresh);
   shownPass_ = st.pass;
   shownStep_ = st.step;
+  if (std::exchange(kernelsPending_, false) && hasKernelRoots()) toggleKernels();
   if (session_->selection().node) {
     syncingNode_ = true;
     selectNode(session_->selection().node);

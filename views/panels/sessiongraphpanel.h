@@ -22,6 +22,7 @@ private:
 
   Session* session_;
   bool syncingNode_ = false;
+  bool kernelsPending_ = false;  // K asked for the schedule's kernels on another step: drawn when it is shown
   int64_t shownPass_ = -1, shownStep_ = -1;  // what is drawn: stepping by one animates from it
 };
 
