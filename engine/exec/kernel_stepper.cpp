@@ -62,7 +62,9 @@ public:
     const std::vector<int>& around = p_.enclosing_ranges(s.uop);
     for (int r : around)
       if (auto it = f_.loops.find(r); it != f_.loops.end() && slots[p_.slot_of(r)].i != it->second) return;
-    if (out_.steps.size() >= max_) {
+    // past the limit the other items of the group are cut first: the storing item's own steps (up to
+    // twice the limit) keep the store and what leads to it
+    if (out_.steps.size() >= max_ && (s.item != f_.item || out_.steps.size() >= 2 * max_)) {
       out_.truncated = true;
       return;
     }

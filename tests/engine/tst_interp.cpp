@@ -443,6 +443,13 @@ private Q_SLOTS:
       Divergence d = first_divergence(rs, gs);
       QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
     }
+    // over the step limit the group's other items are cut first: the element's own store is kept
+    req.max_steps = 200;
+    KernelStepping cut = step_program(gp, inputs, req);
+    QVERIFY(cut.truncated);
+    QVERIFY(std::any_of(cut.steps.begin(), cut.steps.end(), [&](const SteppedUOp& st) {
+      return st.item == cut.item && st.access && st.access->buffer == 0 && cut.program[static_cast<size_t>(st.uop)]->op == Ops::STORE;
+    }));
   }
 
 private:
