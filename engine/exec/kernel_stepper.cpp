@@ -153,51 +153,60 @@ int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id) {
   throw Error(cat("no kernel '", name_or_id, "' in the trace (", ks.size(), " kernels: ", names, ks.size() > 8 ? ", ..." : "", ")"));
 }
 
-KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant,
-                                 const RerunInputs* rerun) {
+TraceKernelProgram plan_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepVariant& variant) {
   TraceKernel k = reader.kernel(kernel_id);
-  std::vector<std::string> inputs = rerun ? rerun->buffers : reader.kernel_inputs(kernel_id);
-  if (inputs.empty())
-    throw Error(cat("the trace kept no inputs of ", k.name,
-                    ": its buffers were larger than TRACE_INPUTS allowed when it was recorded (default 1 MiB per kernel),"
-                    " or the trace is older than input recording; re-run the program for them, or record it again with"
-                    " TRACE_INPUTS=<bytes> set higher"));
   if (k.scheduled_ast_id < 0) throw Error(cat("the trace has no scheduled AST for ", k.name, " (recorded by an older Loupe): record it again"));
   UOpPtr ast = reader.node(k.scheduled_ast_id);
   const std::string ran_on = target_of_device(k.device);
-  const std::string target = variant.target.empty() ? ran_on : variant.target;
-  InterpRenderer renderer(target);
-  KernelPlan plan;
+  TraceKernelProgram out;
+  out.target = variant.target.empty() ? ran_on : variant.target;
+  out.variant = variant.noopt ? "noopt" : "optimized";
+  if (out.target != ran_on) out.variant += " for " + out.target;
+  InterpRenderer renderer(out.target);
   if (variant.noopt) {
-    plan = plan_kernel(ast, renderer, true);
+    out.plan = plan_kernel(ast, renderer, true);
   } else {
     // the hand-coded heuristics see the target's caps, so they choose what they chose when it ran;
     // opts from elsewhere (BEAM) are applied as recorded (on another target, the heuristics' own)
-    plan = plan_kernel(ast, renderer, false);
-    if (target == ran_on && plan.applied_opts != k.opts) {
+    out.plan = plan_kernel(ast, renderer, false);
+    if (out.target == ran_on && out.plan.applied_opts != k.opts) {
       std::vector<Opt> opts;
       for (const std::string& o : k.opts) opts.push_back(Opt::parse(o));
       try {
-        plan = plan_kernel(ast, renderer, opts);
+        out.plan = plan_kernel(ast, renderer, opts);
       } catch (const KernelOptError& e) {
         std::string mine, theirs;
-        for (const std::string& o : plan.applied_opts) mine += " " + o;
+        for (const std::string& o : out.plan.applied_opts) mine += " " + o;
         for (const std::string& o : k.opts) theirs += " " + o;
         throw Error(cat("cannot rebuild ", k.name, " with its recorded opts: ", e.what(), " (recorded:", theirs, "; the heuristics now:", mine, ")"));
       }
     }
   }
-  LinearProgram program(plan.name, plan.linear, renderer.spelled_as());
+  out.spelled_as = renderer.spelled_as();
+  RenderedKernel written = renderer_of_target(out.target)->render(out.plan.name, out.plan.linear);
+  out.source = std::move(written.source);
+  out.source_lines = std::move(written.uop_lines);
+  return out;
+}
+
+KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepRequest& request, const StepVariant& variant,
+                                 const RerunInputs* rerun) {
+  std::vector<std::string> inputs = rerun ? rerun->buffers : reader.kernel_inputs(kernel_id);
+  if (inputs.empty())
+    throw Error(cat("the trace kept no inputs of ", reader.kernel(kernel_id).name,
+                    ": its buffers were larger than TRACE_INPUTS allowed when it was recorded (default 1 MiB per kernel),"
+                    " or the trace is older than input recording; re-run the program for them, or record it again with"
+                    " TRACE_INPUTS=<bytes> set higher"));
+  TraceKernelProgram planned = plan_trace_kernel(reader, kernel_id, variant);
+  LinearProgram program(planned.plan.name, planned.plan.linear, planned.spelled_as);
   // Loupe's runtime binds no symbolic variables (tinygrad's Variable is not supported), so no recorded
   // kernel has any; a trace from elsewhere that had them would need their values.
-  if (!program.vars().empty()) throw Error(cat(k.name, " has symbolic variables; the trace does not keep their values"));
+  if (!program.vars().empty()) throw Error(cat(planned.plan.name, " has symbolic variables; the trace does not keep their values"));
   KernelStepping s = step_program(program, std::move(inputs), request);
-  s.variant = variant.noopt ? "noopt" : "optimized";
-  if (target != ran_on) s.variant += " for " + target;
-  s.target = target;
-  RenderedKernel written = renderer_of_target(target)->render(plan.name, plan.linear);
-  s.source = std::move(written.source);
-  s.source_lines = std::move(written.uop_lines);
+  s.variant = std::move(planned.variant);
+  s.target = std::move(planned.target);
+  s.source = std::move(planned.source);
+  s.source_lines = std::move(planned.source_lines);
   if (rerun) s.note = rerun->note;
   return s;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/pipeline.h"
 #include "runtime/interp/linear_program.h"
 #include "trace/trace_reader.h"
 
@@ -71,6 +72,18 @@ struct StepVariant {
 };
 
 struct RerunInputs;
+
+// A trace's kernel planned again as step_trace_kernel plans it (no inputs needed): its linearized
+// program, and that program as the target's renderer writes it with each UOp's line (what the Code
+// panel maps a source line back to UOps with).
+struct TraceKernelProgram {
+  KernelPlan plan;
+  std::string target, variant;  // as KernelStepping names them
+  RendererCaps spelled_as;      // the caps the interpreter rounds like
+  std::string source;
+  std::vector<int> source_lines;  // per UOp of plan.linear
+};
+TraceKernelProgram plan_trace_kernel(TraceReader& reader, int64_t kernel_id, const StepVariant& variant = {});
 
 // A trace's kernel (by id), re-planned for the interpreter (its AST with its recorded opts, or with none
 // for noopt, for its device's target) and stepped on the buffers the trace kept of its first run, or

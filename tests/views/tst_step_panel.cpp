@@ -6,12 +6,15 @@
 #include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
+#include <QToolButton>
 #include <QPlainTextEdit>
 #include <QTextBlock>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/mainwindow.h"
+#include "code/codeview.h"
+#include "panels/codepanel.h"
 #include "panels/steppanel.h"
 #include "screenshots.h"
 #include "session/session.h"
@@ -133,6 +136,37 @@ private Q_SLOTS:
     s.selectNode(nullptr);
     panel.steps()->setCurrentRow(storeRow);
     QVERIFY(s.selectedNode() == nullptr);
+  }
+
+  // The other way, in the Code panel: the line under the cursor mapped back to the UOps it computes, its
+  // statement selected in the graph (Line → graph).
+  void codeLineToGraph() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    KernelCodePanel code(&s);
+    s.selectKernel(matmulKernel(s));
+    QVERIFY(s.waitForStep());
+    code.lineToGraphButton()->setChecked(true);
+    const QStringList lines = code.codeView()->toPlainText().split(QLatin1Char('\n'));
+    int store = -1, accumulate = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines[i].contains(QStringLiteral("data0")) && lines[i].contains(QStringLiteral(" = "))) store = i;
+      if (lines[i].trimmed().startsWith(QStringLiteral("acc0 = "))) accumulate = i;
+    }
+    QVERIFY(store >= 0 && accumulate >= 0);
+    code.codeView()->setTextCursor(QTextCursor(code.codeView()->document()->findBlockByNumber(store)));
+    QVERIFY2(code.lineInfoText().contains(QStringLiteral("computes STORE")), qPrintable(code.lineInfoText()));
+    QVERIFY(s.waitForStep());
+    QCoreApplication::processEvents();
+    QVERIFY(s.selectedNode() && s.selectedNode()->op == loupe::Ops::STORE);
+    code.codeView()->setTextCursor(QTextCursor(code.codeView()->document()->findBlockByNumber(accumulate)));
+    QVERIFY2(code.lineInfoText().contains(QStringLiteral("computes ASSIGN")) && code.lineInfoText().contains(QStringLiteral("MUL")),
+             qPrintable(code.lineInfoText()));
+    QVERIFY(s.selectedNode() && s.selectedNode()->op == loupe::Ops::ASSIGN);
+    code.resize(1100, 500);
+    code.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&code));
+    saveChecked(code.grab().toImage(), QStringLiteral("code_line_to_graph"));
   }
 
   void divergenceModeComparesWithNoopt() {

@@ -50,18 +50,33 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   noopt_->setCheckable(true);
   noopt_->setToolTip(tr("Show the same kernel rendered without optimizations"));
   code_ = new CodeView(this);
+  lineToGraph_ = new QToolButton(this);
+  lineToGraph_->setText(tr("Line → graph"));
+  lineToGraph_->setCheckable(true);
+  lineToGraph_->setToolTip(tr("Select, in the kernel's final graph, the UOp the source line under the cursor computes "
+                              "(the kernel is planned again for this, once)"));
+  lineInfo_ = new QLabel(this);
+  lineInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  lineInfo_->hide();
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(title_, 1);
   bar->addWidget(backend_);
   bar->addWidget(noopt_);
+  bar->addWidget(lineToGraph_);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
   lay->setSpacing(3);
   lay->addLayout(bar);
   lay->addWidget(details_);
   lay->addWidget(from_);
+  lay->addWidget(lineInfo_);
   lay->addWidget(code_, 1);
+  connect(code_, &CodeView::currentRowChanged, this, &KernelCodePanel::mapLine);
+  connect(lineToGraph_, &QToolButton::toggled, this, [this](bool on) {
+    lineInfo_->setVisible(on);
+    if (on) mapLine(code_->currentRow());
+  });
   connect(backend_, &QComboBox::currentIndexChanged, this, &KernelCodePanel::showSource);
   connect(noopt_, &QToolButton::toggled, this, [this] {
     showHeader();
@@ -142,6 +157,48 @@ void KernelCodePanel::showHeader() {
 }
 
 bool KernelCodePanel::isShowingNoopt() const { return kernel_ && noopt_->isChecked() && kernel_->source("noopt"); }
+
+QString KernelCodePanel::lineInfoText() const { return lineInfo_->isHidden() ? QString() : lineInfo_->text(); }
+
+void KernelCodePanel::mapLine(int row) {
+  if (!lineToGraph_->isChecked() || !kernel_ || row < 0) return;
+  const bool noopt = noopt_->isChecked();
+  loupe::TraceReader* reader = session_->reader();
+  if (!reader) return;
+  if (!planned_ || plannedKernel_ != kernel_->id || plannedNoopt_ != noopt) {
+    planned_.reset();
+    try {
+      planned_ = loupe::plan_trace_kernel(*reader, kernel_->id, {noopt, {}});
+    } catch (const loupe::Error& e) {
+      lineInfo_->setText(tr("Cannot map lines to UOps: %1").arg(QString::fromStdString(e.what())));
+      return;
+    }
+    plannedKernel_ = kernel_->id;
+    plannedNoopt_ = noopt;
+  }
+  if (QString::fromStdString(planned_->source) != code_->toPlainText()) {
+    code_->finishFilling();
+    if (QString::fromStdString(planned_->source) != code_->toPlainText()) {
+      lineInfo_->setText(tr("This source is not the one the kernel plans to now (another backend shown, or an older trace)"));
+      return;
+    }
+  }
+  // the UOps written on the line; its statement is the last of them (what the others are inlined into)
+  const loupe::UOpList& program = planned_->plan.linear;
+  QStringList ops;
+  const loupe::UOp* statement = nullptr;
+  for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
+    if (planned_->source_lines[i] == row + 1) {
+      statement = program[i].get();
+      ops << QString::fromUtf8(loupe::op_name(statement->op));
+    }
+  if (!statement) {
+    lineInfo_->setText(tr("Line %1 computes no UOp").arg(row + 1));
+    return;
+  }
+  lineInfo_->setText(tr("Line %1 computes %2 (UOps: %3)").arg(row + 1).arg(QString::fromUtf8(loupe::op_name(statement->op)), ops.join(QStringLiteral(", "))));
+  session_->revealKernelUOp(kernel_->id, noopt, statement);
+}
 
 void KernelCodePanel::showSource() {
   if (!kernel_) return;

@@ -1,10 +1,12 @@
 // The Code panel: the selected kernel's source per backend, optimized or NOOPT, with a header for the
 // version shown: its name (in axis colours when optimized), opts, launch dims, time and the user's
-// lines it came from.
+// lines it came from. "Line → graph" maps the source line under the cursor back to the UOps it computes
+// (the kernel planned again, exec/kernel_stepper.h) and selects its statement's node in the graph.
 #pragma once
 #include <QWidget>
 #include <optional>
 
+#include "exec/kernel_stepper.h"
 #include "trace/trace_reader.h"
 
 class CodeView;
@@ -27,6 +29,8 @@ public:
   void showNoopt(bool noopt);
   // Whether the NOOPT source (and a header describing it) is shown.
   bool isShowingNoopt() const;
+  QToolButton* lineToGraphButton() const { return lineToGraph_; }
+  QString lineInfoText() const;  // what the current line computes ("" when not mapped)
 
 Q_SIGNALS:
   // A line of the user's program was clicked in the header (a kernel's provenance).
@@ -36,6 +40,14 @@ private:
   void refresh();
   void showHeader();
   void showSource();
+  void mapLine(int row);  // Line → graph
+
+  QToolButton* lineToGraph_;
+  QLabel* lineInfo_;
+  // the re-planned program of the version shown, per (kernel, noopt): planned once, on the first click
+  std::optional<loupe::TraceKernelProgram> planned_;
+  int64_t plannedKernel_ = -1;
+  bool plannedNoopt_ = false;
 
   Session* session_;
   QLabel* title_;

@@ -319,19 +319,8 @@ void StepPanel::selectStep(int row) {
 // ends) are not in any graph: their loop's RANGE stands for them.
 void StepPanel::showInGraph() {
   if (currentUop_ < 0 || static_cast<size_t>(currentUop_) >= shown_.program.size() || !session_->hasTrace()) return;
-  const loupe::TraceKernel* k = session_->trace().kernel(session_->selection().kernel);
-  if (!k || k->context_id < 0) return;
   if (shown_.variant.find(" for ") != std::string::npos) return;  // planned here for another target: in no recorded graph
-  int64_t context = k->context_id;
-  if (shown_.variant == "noopt") {
-    context = -1;
-    for (const loupe::TraceContext& c : session_->trace().contexts)
-      if (c.parent_id == k->context_id && c.kind == "noopt") context = c.id;
-    if (context < 0) return;  // recorded without --compare-noopt: no NOOPT graphs
-  }
-  const loupe::UOp* u = shown_.program[static_cast<size_t>(currentUop_)].get();
-  if ((u->op == loupe::Ops::ENDRANGE || u->op == loupe::Ops::ENDIF) && !u->src.empty()) u = u->src[0].get();
-  session_->revealNode(context, uopNodeId(*u));
+  session_->revealKernelUOp(session_->selection().kernel, shown_.variant == "noopt", shown_.program[static_cast<size_t>(currentUop_)].get());
 }
 
 } // namespace loupe::views

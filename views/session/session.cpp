@@ -349,6 +349,20 @@ bool Session::revealNode(int64_t contextId, quint64 id) {
   return true;
 }
 
+bool Session::revealKernelUOp(int64_t kernelId, bool noopt, const loupe::UOp* u) {
+  const loupe::TraceKernel* k = trace().kernel(kernelId);
+  if (!k || k->context_id < 0 || !u) return false;
+  int64_t context = k->context_id;
+  if (noopt) {
+    context = -1;
+    for (const loupe::TraceContext& c : trace().contexts)
+      if (c.parent_id == k->context_id && c.kind == "noopt") context = c.id;
+    if (context < 0) return false;
+  }
+  if ((u->op == loupe::Ops::ENDRANGE || u->op == loupe::Ops::ENDIF) && !u->src.empty()) u = u->src[0].get();
+  return revealNode(context, uopNodeId(*u));
+}
+
 bool Session::nextMatch() {
   const loupe::TracePass* p = trace().pass(sel_.pass);
   if (p && sel_.step < p->match_count) {

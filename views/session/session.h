@@ -99,6 +99,10 @@ public:
   // graph (its last pass, after all matches) and selects it there once that step is rebuilt. False
   // when the context has no passes.
   bool revealNode(int64_t contextId, quint64 id);
+  // A UOp of a kernel's linearized program (optimized, or its NOOPT version) shown in the graph of the
+  // context that planned it (revealNode); the linearizer's loop and branch ends by their RANGE / IF.
+  // False when that context is not in the trace (NOOPT graphs need --compare-noopt).
+  bool revealKernelUOp(int64_t kernelId, bool noopt, const loupe::UOp* u);
 
 public Q_SLOTS:
   bool nextMatch();
