@@ -105,6 +105,15 @@ UOpList plant(const UOpList& list, const UOp* old, const UOpPtr& repl, const UOp
   return out;
 }
 
+// The plan's program with `op` turned into a SUB of the same sources, stepped: a planted miscompile.
+KernelStepping step_with_sub(const KernelPlan& plan, const UOp* op, const RendererCaps& caps, const std::vector<std::string>& inputs,
+                             const StepRequest& req) {
+  interp::LinearProgram bad(plan.name, plant(plan.linear, op, UOp::make(Ops::SUB, op->dtype, op->src)), caps);
+  KernelStepping s = step_program(bad, inputs, req);
+  s.variant = "planted";
+  return s;
+}
+
 } // namespace
 
 class TestInterp : public QObject {
@@ -363,10 +372,7 @@ private Q_SLOTS:
       if (st.relevant() && u->op == Ops::MUL && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
     }
     QVERIFY(mul);
-    UOpList bad2 = plant(good.linear, mul, UOp::make(Ops::SUB, mul->dtype, mul->src));
-    interp::LinearProgram b2(good.name, bad2, cpu.spelled_as());
-    KernelStepping got2 = step_program(b2, inputs, req);
-    got2.variant = "planted";
+    KernelStepping got2 = step_with_sub(good, mul, cpu.spelled_as(), inputs, req);
     Divergence d2 = first_divergence(got2, want);
     QVERIFY2(d2.kind == Divergence::Kind::computation, d2.explanation.c_str());
     QCOMPARE(got2.program[static_cast<size_t>(got2.steps[d2.step_a].uop)]->op, Ops::SUB);
@@ -405,10 +411,7 @@ private Q_SLOTS:
     for (const UOpPtr& u : g.linear)
       if (!add && u->op == Ops::ADD && u->dtype == dtypes::float32 && u->src[0]->op == Ops::DEFINE_ACC) add = u.get();
     QVERIFY(add);
-    UOpList bad = plant(g.linear, add, UOp::make(Ops::SUB, add->dtype, add->src));
-    interp::LinearProgram bp(g.name, bad, cuda.spelled_as());
-    KernelStepping bs = step_program(bp, inputs, req);
-    bs.variant = "planted";
+    KernelStepping bs = step_with_sub(g, add, cuda.spelled_as(), inputs, req);
     Divergence p = first_divergence(bs, gs);
     QVERIFY2(p.kind == Divergence::Kind::computation, p.explanation.c_str());
     QCOMPARE(bs.program[static_cast<size_t>(bs.steps[p.step_a].uop)]->op, Ops::SUB);
