@@ -57,10 +57,8 @@ void keep_inputs(ExecutionObserver& observer, const ExecItem& item, const std::v
     return b;
   };
   if (what == Capture::digest) {
-    // one buffer at a time (a digest holds no copies); not the bytes of data0, the output, before the
-    // kernel writes it: they are whatever its memory held (a buffer also read is another parameter)
-    InputDigest d;
-    for (size_t i = 0; i < item.params.size(); i++) d.add(i == 0 ? std::string() : read(item.params[i]));
+    InputDigest d;  // one buffer at a time: a digest holds no copies
+    for (size_t i = 0; i < item.params.size(); i++) d.add(InputDigest::covers(i) ? read(item.params[i]) : std::string());
     observer.record_input_digest(item.trace_kernel_id, bytes, d.hex());
     return;
   }

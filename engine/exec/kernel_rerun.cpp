@@ -73,7 +73,6 @@ InputRerun plan_input_rerun(TraceReader& reader, int64_t kernel_id) {
   for (const char* s : kReplayedSettings)
     if (auto it = info.find(s); it != info.end() && !it->second.empty()) r.env.emplace_back(s, it->second);
   r.env.emplace_back("TRACE_INPUTS_OF", r.ast_key);
-  if (std::optional<TraceReader::InputDigestRow> d = reader.kernel_input_digest(kernel_id)) r.input_bytes = d->bytes;
   return r;
 }
 
@@ -90,9 +89,9 @@ RerunInputs inputs_from_rerun(TraceReader& reader, int64_t kernel_id, TraceReade
                     " (it built other kernels this time: its input, switches or randomness differ from the recorded run)"));
   int64_t bytes = 0;
   InputDigest digest;
-  for (size_t i = 0; i < out.buffers.size(); i++) {  // as exec_item's keep_inputs digests them: not data0's
+  for (size_t i = 0; i < out.buffers.size(); i++) {
     bytes += static_cast<int64_t>(out.buffers[i].size());
-    digest.add(i == 0 ? std::string() : out.buffers[i]);
+    digest.add(InputDigest::covers(i) ? out.buffers[i] : std::string());
   }
   std::optional<TraceReader::InputDigestRow> recorded = reader.kernel_input_digest(kernel_id);
   if (!recorded) {

@@ -22,7 +22,6 @@ struct InputRerun {
   std::string cwd;       // the folder it ran in ("" when the trace predates recording it)
   std::vector<std::string> program_args;
   std::vector<std::pair<std::string, std::string>> env;  // the recorded switches and TRACE_INPUTS_OF
-  std::optional<int64_t> input_bytes;  // the buffers' size, where the trace kept their digest
 
   // loupe-cli's arguments for the re-run: run PROGRAM --trace OUT [-- ARGS].
   std::vector<std::string> cli_args(const std::string& trace_out) const;

@@ -55,9 +55,8 @@ private:
 class Recorder : public interp::ExecutionWatcher {
 public:
   Recorder(const LinearProgram& p, const StoreFinder& f, KernelStepping& out, size_t max_steps)
-      : p_(p), f_(f), out_(out), max_(max_steps),
-        per_group_(p.runs_groups_in_step() ? p.local()[0] * p.local()[1] * p.local()[2] : 1) {}
-  bool watch_item(int64_t item) override { return item / per_group_ == f_.item / per_group_; }
+      : p_(p), f_(f), out_(out), max_(max_steps) {}
+  bool watch_item(int64_t item) override { return item / out_.group_items == f_.item / out_.group_items; }
   void executed(const interp::ExecutedStep& s, const Lane* slots) override {
     const std::vector<int>& around = p_.enclosing_ranges(s.uop);
     for (int r : around)
@@ -82,8 +81,27 @@ private:
   const StoreFinder& f_;
   KernelStepping& out_;
   size_t max_;
-  int64_t per_group_;
 };
+
+// The operands a WMMA's output lane `l` (at step `st`) combines, from the fragments of its warp's 32
+// lanes (mma.sync's layout): for each k, A[r][k] and B[k][c] as (work-item, source position). C is
+// source 12 + l of the item itself.
+struct WmmaOperands {
+  std::array<std::pair<int64_t, int>, 16> a{}, b{};
+};
+WmmaOperands wmma_operands(const KernelStepping& s, const SteppedUOp& st, int l) {
+  const int lane = static_cast<int>(st.item % s.group_items % 32);
+  const interp::MmaPlace out = interp::mma_c_place(lane, l);
+  WmmaOperands o;
+  for (int w = 0; w < 32; w++) {
+    const int64_t item = st.item - lane + w;
+    for (int i = 0; i < 8; i++)
+      if (interp::MmaPlace p = interp::mma_a_place(w, i); p.row == out.row) o.a[static_cast<size_t>(p.col)] = {item, i};
+    for (int i = 0; i < 4; i++)
+      if (interp::MmaPlace p = interp::mma_b_place(w, i); p.col == out.col) o.b[static_cast<size_t>(p.row)] = {item, 8 + i};
+  }
+  return o;
+}
 
 std::string target_of_device(const std::string& device) {
   std::string base = device.substr(0, device.find(':'));
@@ -161,7 +179,8 @@ TraceKernelProgram plan_trace_kernel(TraceReader& reader, int64_t kernel_id, con
   TraceKernelProgram out;
   out.target = variant.target.empty() ? ran_on : variant.target;
   out.variant = variant.noopt ? "noopt" : "optimized";
-  if (out.target != ran_on) out.variant += " for " + out.target;
+  out.other_target = out.target != ran_on;
+  if (out.other_target) out.variant += " for " + out.target;
   InterpRenderer renderer(out.target);
   if (variant.noopt) {
     out.plan = plan_kernel(ast, renderer, true);
@@ -204,6 +223,8 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
   if (!program.vars().empty()) throw Error(cat(planned.plan.name, " has symbolic variables; the trace does not keep their values"));
   KernelStepping s = step_program(program, std::move(inputs), request);
   s.variant = std::move(planned.variant);
+  s.noopt = variant.noopt;
+  s.other_target = planned.other_target;
   s.target = std::move(planned.target);
   s.source = std::move(planned.source);
   s.source_lines = std::move(planned.source_lines);
@@ -317,16 +338,15 @@ Fingerprints fingerprint(const KernelStepping& s) {
       }
       case Ops::NOOP: f = src_fp(u->src[0].get(), l); break;
       case Ops::WMMA: {  // C + the 16 products of row r of A and column c of B, as the sum they are
-        const int lane = static_cast<int>(st.item % s.group_items % 32);
-        const interp::MmaPlace out = interp::mma_c_place(lane, l);
-        std::array<Fp, 16> a{}, b{};
+        const WmmaOperands ops = wmma_operands(s, st, l);
         const int64_t own = item_key;
-        for (int w = 0; w < 32; w++) {
-          item_key = (st.item - lane + w) * n_uops;
-          for (int k = 0; k < 8; k++)
-            if (interp::MmaPlace p = interp::mma_a_place(w, k); p.row == out.row) a[static_cast<size_t>(p.col)] = src_fp(u->src[static_cast<size_t>(k)].get(), 0);
-          for (int k = 0; k < 4; k++)
-            if (interp::MmaPlace p = interp::mma_b_place(w, k); p.col == out.col) b[static_cast<size_t>(p.row)] = src_fp(u->src[static_cast<size_t>(8 + k)].get(), 0);
+        auto operand = [&](std::pair<int64_t, int> at) {  // of another item of the warp
+          item_key = at.first * n_uops;
+          return src_fp(u->src[static_cast<size_t>(at.second)].get(), 0);
+        };
+        for (size_t k = 0; k < 16; k++) {
+          const uint64_t product = mix(operand(ops.a[k]).h) + mix(operand(ops.b[k]).h);  // a MUL of the two, as the ALU case hashes it
+          f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
         }
         item_key = own;
         const Fp c = src_fp(u->src[static_cast<size_t>(12 + l)].get(), 0);
@@ -334,10 +354,6 @@ Fingerprints fingerprint(const KernelStepping& s) {
         f.partial = c.partial;
         f.data = true;
         if (!c.seed) f.sum += c.ac == Ops::ADD ? c.sum : mix(c.h);
-        for (size_t k = 0; k < 16; k++) {
-          const uint64_t product = mix(a[k].h) + mix(b[k].h);  // a MUL of the two, as the ALU case hashes it
-          f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
-        }
         f.h = comb(comb(0xAC, static_cast<uint64_t>(Ops::ADD)), f.sum);
         break;
       }
@@ -536,15 +552,12 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
         if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
         break;
       case Ops::WMMA: {  // D[r][c]: row r of A and column c of B, from the fragments of the warp's 32 lanes
-        const int lane = static_cast<int>(st.item % s.group_items % 32);
-        const interp::MmaPlace out = interp::mma_c_place(lane, l);
-        for (int w = 0; w < 32; w++) {
-          item = st.item - lane + w;
-          for (int i = 0; i < 8; i++)
-            if (interp::mma_a_place(w, i).row == out.row) def_of(u->src[static_cast<size_t>(i)].get(), 0, d);
-          for (int i = 0; i < 4; i++)
-            if (interp::mma_b_place(w, i).col == out.col) def_of(u->src[static_cast<size_t>(8 + i)].get(), 0, d);
-        }
+        const WmmaOperands ops = wmma_operands(s, st, l);
+        for (const auto* side : {&ops.a, &ops.b})
+          for (const auto& [at_item, at_src] : *side) {
+            item = at_item;
+            def_of(u->src[static_cast<size_t>(at_src)].get(), 0, d);
+          }
         item = st.item;
         def_of(u->src[static_cast<size_t>(12 + l)].get(), 0, d);
         break;

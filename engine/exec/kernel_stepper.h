@@ -31,7 +31,9 @@ struct SteppedUOp {
 
 struct KernelStepping {
   std::string kernel;       // name
-  std::string variant;      // "optimized" / "noopt" (or the caller's label)
+  std::string variant;      // "optimized" / "noopt" (or the caller's label), " for CUDA" on another target
+  bool noopt = false;       // a recorded kernel's NOOPT version (step_trace_kernel)
+  bool other_target = false;  // planned for a target it did not run on: in none of the trace's graphs
   std::string target;       // the interpreter's target: "CPU", "CUDA", "OPENCL"
   UOpList program;          // the linearized UOps that ran
   int output = 0;           // DEFINE_GLOBAL index of the buffer stepped
@@ -79,6 +81,7 @@ struct RerunInputs;
 struct TraceKernelProgram {
   KernelPlan plan;
   std::string target, variant;  // as KernelStepping names them
+  bool other_target = false;
   RendererCaps spelled_as;      // the caps the interpreter rounds like
   std::string source;
   std::vector<int> source_lines;  // per UOp of plan.linear

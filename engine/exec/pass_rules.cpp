@@ -54,7 +54,7 @@ std::vector<Candidate> candidates(const std::string& pass, const std::string& de
   if (pass == "symbolic after lowering")
     return {{&lowered_kernel_rules(), true, "lowered kernel rules"}, {&expanded_kernel_rules(), true, "expanded kernel rules"}};
   if (pass == "transcendental and late rewrites") return {{&late_rules(device), true, "transcendental and late rules"}};
-  if (pass == "movement ops to views") return {{&schedule_movement_rules(), false, "movement ops to views"}};
+  if (pass == kSchedulerGraphPass) return {{&schedule_movement_rules(), false, kSchedulerGraphPass}};
   if (pass == "split big reduces") return {{&schedule_split_rules(), false, "split big reduces"}};
   if (pass == "unroll reduces") return {{&unroll_rule_set(), false, "unroll reduces"}};
   if (pass.rfind("lowerer", 0) == 0) return {{&lowerer_rule_set(), false, "lowerer"}};

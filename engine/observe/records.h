@@ -119,7 +119,10 @@ struct KernelInputs {
 // digests every kernel's inputs up to TRACE_INPUT_DIGESTS bytes).
 class InputDigest {
 public:
-  void add(const std::string& buffer);
+  // Whether parameter `position` of a kernel counts: not data0, the output, whose bytes before the
+  // kernel writes it are whatever its memory held (a buffer it also reads is another parameter).
+  static bool covers(size_t position) { return position != 0; }
+  void add(const std::string& buffer);  // the next parameter's bytes ("" for one not covered)
   std::string hex() const;  // 32 hex digits
 
 private:

@@ -118,7 +118,7 @@ public:
     UOpPtr sink = UOp::make(Ops::SINK, dtypes::void_, outputs);
     SplitContext split_ctx{shapes_, {}};
     UOpPtr split = graph_rewrite(sink, split_big_reduces(), {.ctx = &split_ctx, .name = "split big reduces"});
-    UOpPtr g = graph_rewrite(split, movement_to_views(), {.ctx = &shapes_, .name = "movement ops to views"});
+    UOpPtr g = graph_rewrite(split, movement_to_views(), {.ctx = &shapes_, .name = kSchedulerGraphPass});
     decide_realizes(g);
     for (;;) {
       Schedule sched;

@@ -39,6 +39,10 @@ struct ScheduleOptions {
 
 Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts = {});
 
+// The name of the pass whose result is the scheduler's own graph: the graph whose nodes become kernels
+// (ScheduleItem::root).
+inline constexpr const char* kSchedulerGraphPass = "movement ops to views";
+
 // The scheduler's rule sets ("movement ops to views", "split big reduces"), for explaining their rules
 // (exec/pass_rules.h); their callbacks need the scheduler's state.
 const PatternMatcher& schedule_movement_rules();

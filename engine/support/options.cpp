@@ -1,15 +1,17 @@
 #include "support/options.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 namespace loupe {
 
 namespace {
-int env_int(const char* name, int fallback) {
+int64_t env_int64(const char* name, int64_t fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
-  return std::atoi(v);
+  return std::strtoll(v, nullptr, 10);
 }
+int env_int(const char* name, int fallback) { return static_cast<int>(env_int64(name, fallback)); }
 std::string env_str(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -28,7 +30,7 @@ Options Options::from_env() {
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
   o.training = env_int("TRAINING", 0) != 0;
   o.trace_inputs = env_int("TRACE_INPUTS", o.trace_inputs);
-  if (const std::string d = env_str("TRACE_INPUT_DIGESTS"); !d.empty()) o.trace_input_digests = std::stoll(d);
+  o.trace_input_digests = env_int64("TRACE_INPUT_DIGESTS", o.trace_input_digests);
   o.trace_inputs_of = env_str("TRACE_INPUTS_OF");
   o.no_memory_planner = env_int("NO_MEMORY_PLANNER", 0) != 0;
   o.jit = env_int("JIT", 1);

@@ -3,6 +3,7 @@
 // COMPARE_NOOPT, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS, TRACE_INPUT_DIGESTS,
 // TRACE_INPUTS_OF.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace loupe {

@@ -437,7 +437,7 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
   int64_t id = -1;
   guarded([&] {
     id = next_kernel_id_++;
-    if (!k.ast_key.empty()) ast_keys_[id] = k.ast_key;
+    if (!options().trace_inputs_of.empty() && k.ast_key == options().trace_inputs_of) inputs_wanted_.insert(id);
     int64_t ctx = k.context_id >= 0 ? k.context_id : (contexts_.empty() ? implicit_context_ : contexts_.back());
     int64_t ast = k.ast ? ensure_node(k.ast.get()) : -1;
     int64_t scheduled = k.scheduled_ast ? ensure_node(k.scheduled_ast.get()) : -1;
@@ -557,10 +557,7 @@ TraceWriter::InputCapture TraceWriter::input_capture(int64_t kernel_id, int64_t 
   const Options& o = options();
   std::lock_guard lock(mutex_);
   if (inputs_kept_.contains(kernel_id)) return InputCapture::none;
-  if (!o.trace_inputs_of.empty()) {
-    auto key = ast_keys_.find(kernel_id);
-    return key != ast_keys_.end() && key->second == o.trace_inputs_of ? InputCapture::bytes : InputCapture::none;
-  }
+  if (!o.trace_inputs_of.empty()) return inputs_wanted_.contains(kernel_id) ? InputCapture::bytes : InputCapture::none;
   if (bytes <= o.trace_inputs) return InputCapture::bytes;
   return bytes <= o.trace_input_digests ? InputCapture::digest : InputCapture::none;
 }

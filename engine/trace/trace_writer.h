@@ -16,7 +16,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -159,7 +158,7 @@ private:
   std::chrono::steady_clock::time_point last_commit_request_;
   std::set<std::string> run_devices_, peak_devices_;
   std::set<int64_t> inputs_kept_;  // kernels whose inputs (or their digest) are kept
-  std::map<int64_t, std::string> ast_keys_;  // kernel id -> KernelRecord::ast_key (TRACE_INPUTS_OF)
+  std::set<int64_t> inputs_wanted_;  // kernels whose AST key TRACE_INPUTS_OF names
 
   // The queue between them.
   mutable std::mutex queue_mutex_;

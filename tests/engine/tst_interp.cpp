@@ -114,6 +114,23 @@ KernelStepping step_with_sub(const KernelPlan& plan, const UOp* op, const Render
   return s;
 }
 
+// A test expression's kernel planned for CUDA with `opts` and for the CPU by its heuristics, both
+// decoded, with inputs for them.
+struct CudaAndCpu {
+  KernelPlan g, ref;
+  RendererCaps cuda_caps;
+  interp::LinearProgram gp, rp;
+  std::vector<std::string> inputs;
+};
+CudaAndCpu plan_cuda_and_cpu(const std::string& expression, const std::vector<Opt>& opts) {
+  UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
+  InterpRenderer cuda("CUDA"), cpu("CPU");
+  KernelPlan g = plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, false);
+  interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+  std::vector<std::string> inputs = inputs_for(rp);
+  return {std::move(g), std::move(ref), cuda.spelled_as(), std::move(gp), std::move(rp), std::move(inputs)};
+}
+
 } // namespace
 
 class TestInterp : public QObject {
@@ -326,7 +343,7 @@ private Q_SLOTS:
       if (u->op == Ops::DEFINE_GLOBAL) QVERIFY2(line_of(i).contains("void " + QString::fromStdString(s.kernel)), qPrintable(line_of(i)));
       if (u->op == Ops::DEFINE_ACC) QVERIFY2(line_of(i).contains("acc"), qPrintable(line_of(i)));
     }
-    KernelStepping n = step_trace_kernel(r, id, req, {true});
+    KernelStepping n = step_trace_kernel(r, id, req, {true, {}});
     Divergence d = first_divergence(s, n);
     QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
     // unknown kernels and elements out of range say so
@@ -384,14 +401,10 @@ private Q_SLOTS:
   // finds the same elements summed in another order, and a partial sum planted wrong in another item
   // is found there.
   void divergenceFollowsValuesAcrossWorkItems() {
-    UOpPtr ast = test::last_kernel(test::golden_expression("reduce")).ast;
-    InterpRenderer cuda("CUDA"), cpu("CPU");
-    KernelPlan g = plan_kernel(ast, cuda, std::vector<Opt>{{OptOp::GROUPTOP, 0, 16}}), ref = plan_kernel(ast, cpu, false);
-    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
-    std::vector<std::string> inputs = inputs_for(rp);
+    const CudaAndCpu p = plan_cuda_and_cpu("reduce", {{OptOp::GROUPTOP, 0, 16}});
     StepRequest req;
     req.element = 9;
-    KernelStepping gs = step_program(gp, inputs, req), rs = step_program(rp, inputs, req);
+    KernelStepping gs = step_program(p.gp, p.inputs, req), rs = step_program(p.rp, p.inputs, req);
     gs.variant = "CUDA";
     rs.variant = "CPU";
     QCOMPARE(gs.group_items, int64_t(16));
@@ -408,13 +421,13 @@ private Q_SLOTS:
     QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
     // plant: the float sum of the accumulation becomes a difference, in every item
     const UOp* add = nullptr;
-    for (const UOpPtr& u : g.linear)
+    for (const UOpPtr& u : p.g.linear)
       if (!add && u->op == Ops::ADD && u->dtype == dtypes::float32 && u->src[0]->op == Ops::DEFINE_ACC) add = u.get();
     QVERIFY(add);
-    KernelStepping bs = step_with_sub(g, add, cuda.spelled_as(), inputs, req);
-    Divergence p = first_divergence(bs, gs);
-    QVERIFY2(p.kind == Divergence::Kind::computation, p.explanation.c_str());
-    QCOMPARE(bs.program[static_cast<size_t>(bs.steps[p.step_a].uop)]->op, Ops::SUB);
+    KernelStepping bs = step_with_sub(p.g, add, p.cuda_caps, p.inputs, req);
+    Divergence planted = first_divergence(bs, gs);
+    QVERIFY2(planted.kind == Divergence::Kind::computation, planted.explanation.c_str());
+    QCOMPARE(bs.program[static_cast<size_t>(bs.steps[planted.step_a].uop)]->op, Ops::SUB);
     QVERIFY(describe_step(bs, bs.steps.back()).find("STORE") != std::string::npos);
   }
 
@@ -422,15 +435,11 @@ private Q_SLOTS:
   // warp's 32 lanes (mma.sync's layout), so the element's slice holds exactly its row and column, and
   // against the CPU's plan the same products are found (the tile's other elements are not "extra reads").
   void tensorCoreSteppingFollowsTheFragmentLayout() {
-    UOpPtr ast = test::last_kernel(test::golden_expression("tc_matmul_half")).ast;
-    InterpRenderer cuda("CUDA"), cpu("CPU");
-    KernelPlan g = plan_kernel(ast, cuda, std::vector<Opt>{{OptOp::TC, 0, 0}}), ref = plan_kernel(ast, cpu, false);
-    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
-    std::vector<std::string> inputs = inputs_for(rp);
+    const CudaAndCpu p = plan_cuda_and_cpu("tc_matmul_half", {{OptOp::TC, 0, 0}});
     StepRequest req;
     for (int64_t element : {0, 9, 37}) {
       req.element = element;
-      KernelStepping gs = step_program(gp, inputs, req), rs = step_program(rp, inputs, req);
+      KernelStepping gs = step_program(p.gp, p.inputs, req), rs = step_program(p.rp, p.inputs, req);
       gs.variant = "TC";
       rs.variant = "CPU";
       auto sliced_loads = [](const KernelStepping& s) {  // the input elements the stored element depends on
@@ -448,7 +457,7 @@ private Q_SLOTS:
     }
     // over the step limit the group's other items are cut first: the element's own store is kept
     req.max_steps = 200;
-    KernelStepping cut = step_program(gp, inputs, req);
+    KernelStepping cut = step_program(p.gp, p.inputs, req);
     QVERIFY(cut.truncated);
     QVERIFY(std::any_of(cut.steps.begin(), cut.steps.end(), [&](const SteppedUOp& st) {
       return st.item == cut.item && st.access && st.access->buffer == 0 && cut.program[static_cast<size_t>(st.uop)]->op == Ops::STORE;

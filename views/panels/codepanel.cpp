@@ -100,6 +100,8 @@ QString KernelCodePanel::provenanceText() const {
 void KernelCodePanel::showNoopt(bool noopt) { noopt_->setChecked(noopt); }
 
 void KernelCodePanel::refresh() {
+  shown_ = nullptr;  // points into the kernel about to be replaced
+  planned_.reset();
   kernel_ = session_->kernelDetails(session_->selection().kernel);
   const QSignalBlocker block(backend_);
   backend_->clear();
@@ -165,23 +167,19 @@ void KernelCodePanel::mapLine(int row) {
   const bool noopt = noopt_->isChecked();
   loupe::TraceReader* reader = session_->reader();
   if (!reader) return;
-  if (!planned_ || plannedKernel_ != kernel_->id || plannedNoopt_ != noopt) {
-    planned_.reset();
+  if (!shown_) return;
+  if (!planned_) {
     try {
       planned_ = loupe::plan_trace_kernel(*reader, kernel_->id, {noopt, {}});
     } catch (const loupe::Error& e) {
       lineInfo_->setText(tr("Cannot map lines to UOps: %1").arg(QString::fromStdString(e.what())));
       return;
     }
-    plannedKernel_ = kernel_->id;
-    plannedNoopt_ = noopt;
+    plannedIsShown_ = planned_->source == shown_->text;
   }
-  if (QString::fromStdString(planned_->source) != code_->toPlainText()) {
-    code_->finishFilling();
-    if (QString::fromStdString(planned_->source) != code_->toPlainText()) {
-      lineInfo_->setText(tr("This source is not the one the kernel plans to now (another backend shown, or an older trace)"));
-      return;
-    }
+  if (!plannedIsShown_) {
+    lineInfo_->setText(tr("This source is not the one the kernel plans to now (another backend shown, or an older trace)"));
+    return;
   }
   // the UOps written on the line; its statement is the last of them (what the others are inlined into)
   const loupe::UOpList& program = planned_->plan.linear;
@@ -201,10 +199,13 @@ void KernelCodePanel::mapLine(int row) {
 }
 
 void KernelCodePanel::showSource() {
+  planned_.reset();
+  shown_ = nullptr;
   if (!kernel_) return;
   const std::string backend = backend_->currentText().toStdString();
   const loupe::KernelSource* s = kernel_->source(noopt_->isChecked() ? "noopt" : "opt", backend);
   if (!s) s = kernel_->source("opt", backend);
+  shown_ = s;
   if (!s) {
     code_->clearSource();
     return;

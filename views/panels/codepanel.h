@@ -44,10 +44,10 @@ private:
 
   QToolButton* lineToGraph_;
   QLabel* lineInfo_;
-  // the re-planned program of the version shown, per (kernel, noopt): planned once, on the first click
+  const loupe::KernelSource* shown_ = nullptr;  // in kernel_
+  // the re-planned program of the source shown: planned on the first mapped line, dropped with the source
   std::optional<loupe::TraceKernelProgram> planned_;
-  int64_t plannedKernel_ = -1;
-  bool plannedNoopt_ = false;
+  bool plannedIsShown_ = false;  // it writes the very source shown (not another backend's, not an older Loupe's)
 
   Session* session_;
   QLabel* title_;

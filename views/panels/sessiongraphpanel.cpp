@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "schedule/schedule.h"
 #include "session/session.h"
 
 namespace loupe::views {
@@ -26,10 +27,10 @@ SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphP
     session_->selectNodeById(id);
     syncingNode_ = false;
   });
-  // The scheduler's graph, whose nodes become kernels, is the result of its "movement ops to views" pass.
+  // The scheduler's graph, whose nodes become kernels, is the result of its kSchedulerGraphPass.
   connect(this, &GraphPanel::kernelsElsewhere, this, [this] {
     for (const loupe::TracePass* p : session_->trace().passesOf(session_->selection().context))
-      if (p->name == "movement ops to views") {
+      if (p->name == loupe::kSchedulerGraphPass) {
         kernelsPending_ = true;
         session_->selectPass(p->id, p->match_count);
         return;

@@ -14,8 +14,8 @@
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
-#include "code/codetheme.h"
-#include "code/kernelhighlighter.h"
+#include "code/codeview.h"
+#include "code/sourcelexer.h"
 #include "graph/uopgraphadapter.h"
 #include "exec/kernel_rerun.h"
 #include "runtime/interp/interp_device.h"
@@ -75,12 +75,8 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   listing_->setLineWrapMode(QPlainTextEdit::NoWrap);
   listing_->setFont(QFont(QStringLiteral("monospace")));
   listing_->setToolTip(tr("The linearized UOps the interpreter runs"));
-  source_ = new QPlainTextEdit(this);
-  source_->setReadOnly(true);
-  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  source_->setFont(QFont(QStringLiteral("monospace")));
+  source_ = new CodeView(this);
   source_->setToolTip(tr("The kernel's generated source: the code the compiled kernel ran"));
-  highlighter_ = new KernelHighlighter(source_->document(), SourceLanguage::C, CodeTheme::forPalette(palette()));
   auto* code = new QSplitter(Qt::Vertical, this);
   code->addWidget(listing_);
   code->addWidget(source_);
@@ -158,7 +154,7 @@ void StepPanel::kernelChanged() {
   rowStep_.clear();
   list_->clear();
   listing_->clear();
-  source_->clear();
+  source_->clearSource();
   currentUop_ = -1;
   currentSourceLine_ = 0;
   std::optional<loupe::TraceKernel> k = session_->hasTrace() ? session_->kernelDetails(session_->selection().kernel) : std::nullopt;
@@ -223,7 +219,7 @@ void StepPanel::step() {
     shown_ = other_ = {};
     list_->clear();
     listing_->clear();
-    source_->clear();
+    source_->clearSource();
     rowStep_.clear();
     otherRun_->hide();
     header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
@@ -256,12 +252,7 @@ void StepPanel::present() {
   }
   header_->setText(divergenceHead_.isEmpty() ? summary : divergenceHead_ + QStringLiteral("<br>") + summary);
   listing_->setPlainText(QString::fromStdString(loupe::program_listing(shown_.program)));
-  highlighter_->setLanguage(shown_.target == "CUDA" ? SourceLanguage::Cuda
-                            : shown_.target == "OPENCL" ? SourceLanguage::OpenCL
-                            : shown_.target == "LLVM" ? SourceLanguage::LlvmIr
-                                                      : SourceLanguage::C,
-                            false);
-  source_->setPlainText(QString::fromStdString(shown_.source));
+  source_->setSource(QString::fromStdString(shown_.source), languageForBackend(QString::fromStdString(shown_.target)));
   showSteps();
 }
 
@@ -285,7 +276,7 @@ void StepPanel::showSteps() {
 
 namespace {
 
-// Marks one line (0-based) of a read-only text view and scrolls it to the middle.
+// Marks one line (0-based) of the listing and scrolls it to the middle.
 void markLine(QPlainTextEdit* view, int line) {
   QTextBlock block = view->document()->findBlockByNumber(line);
   if (!block.isValid()) {
@@ -310,7 +301,7 @@ void StepPanel::selectStep(int row) {
   markLine(listing_, currentUop_);
   const size_t u = static_cast<size_t>(currentUop_);
   currentSourceLine_ = u < shown_.source_lines.size() ? shown_.source_lines[u] : 0;
-  markLine(source_, currentSourceLine_ - 1);
+  if (!source_->revealLine(currentSourceLine_)) source_->setCurrentRow(-1);  // revealing marks the row
   if (followGraph_->isChecked()) showInGraph();
 }
 
@@ -319,8 +310,8 @@ void StepPanel::selectStep(int row) {
 // ends) are not in any graph: their loop's RANGE stands for them.
 void StepPanel::showInGraph() {
   if (currentUop_ < 0 || static_cast<size_t>(currentUop_) >= shown_.program.size() || !session_->hasTrace()) return;
-  if (shown_.variant.find(" for ") != std::string::npos) return;  // planned here for another target: in no recorded graph
-  session_->revealKernelUOp(session_->selection().kernel, shown_.variant == "noopt", shown_.program[static_cast<size_t>(currentUop_)].get());
+  if (shown_.other_target) return;
+  session_->revealKernelUOp(session_->selection().kernel, shown_.noopt, shown_.program[static_cast<size_t>(currentUop_)].get());
 }
 
 } // namespace loupe::views

@@ -13,7 +13,7 @@
 
 #include "exec/kernel_stepper.h"
 
-class KernelHighlighter;
+class CodeView;
 class QCheckBox;
 class QPushButton;
 class QComboBox;
@@ -49,7 +49,7 @@ public:
   QPushButton* otherRunButton() const { return otherRun_; }
   int currentUop() const { return currentUop_; }  // listing position of the selected step, -1 none
   int currentSourceLine() const { return currentSourceLine_; }  // 1-based line marked in the source, 0 none
-  QPlainTextEdit* source() const { return source_; }
+  CodeView* source() const { return source_; }
   void setFollowGraph(bool follow);
   const loupe::KernelStepping* stepping() const { return shown_.steps.empty() && shown_.kernel.empty() ? nullptr : &shown_; }
 
@@ -74,8 +74,7 @@ private:
   InputRerunner* rerunner_;
   QListWidget* list_;
   QPlainTextEdit* listing_;
-  QPlainTextEdit* source_;
-  KernelHighlighter* highlighter_;
+  CodeView* source_;
   loupe::KernelStepping shown_;
   loupe::KernelStepping other_;  // divergence: the run not shown
   QString divergenceHead_;
