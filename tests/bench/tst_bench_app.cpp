@@ -161,7 +161,9 @@ private Q_SLOTS:
         Stopwatch sw;
         StallProbe stall;
         w.session()->selectPass(p->id, stepTo);
-        while (w.session()->isStepPending()) QTest::qWait(1);  // the event loop runs as it would for a user
+        // the event loop runs as it would for a user: the step replayed, a big picture drawn off the GUI thread
+        while (w.session()->isStepPending() || w.graphPanel()->layoutState() == GraphPanel::LayoutState::Drawing)
+          QTest::qWait(1);
         QCoreApplication::processEvents();
         w.graphPanel()->view()->viewport()->repaint();
         const QString key = stepTo == 0 ? QStringLiteral("open") : QStringLiteral("step");

@@ -66,6 +66,11 @@ bool waitForFinal(GraphPanel& panel, int ms = 60000) {
   return QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, ms);
 }
 
+// A big graph's first picture is drawn off the GUI thread: until it arrives the panel says Drawing.
+bool drawn(GraphPanel& panel) {
+  return QTest::qWaitFor([&] { return panel.layoutState() != GraphPanel::LayoutState::Drawing; }, 60000);
+}
+
 
 } // namespace
 
@@ -248,6 +253,7 @@ private Q_SLOTS:
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(300, 7)));
+    QVERIFY(drawn(panel));
     QSignalSpy nav(&panel, &GraphPanel::navigateRequested);
     const QList<QPair<int, GraphView::Navigation>> keys{
         {Qt::Key_Right, GraphView::Navigation::NextMatch},   {Qt::Key_Left, GraphView::Navigation::PreviousMatch},
@@ -291,6 +297,7 @@ private Q_SLOTS:
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     Step s = makeStep(3000, 21);
     panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    QVERIFY(drawn(panel));
     GraphView* v = panel.view();
     QCOMPARE(v->zoom(), GraphView::readableZoom);
     const QRectF shown = v->mapToScene(v->viewport()->rect()).boundingRect();
@@ -381,6 +388,7 @@ private Q_SLOTS:
     auto root = graphfix::kernelGraph(400, 31);
     auto model = std::make_shared<const GraphModel>(graphModelFromUOp(root));
     panel.setGraph(model);
+    QVERIFY(drawn(panel));
     const int boxes = panel.scene()->graph().nodes.size();
     // the root's first source: a STORE whose value is most of the kernel
     const quint64 target = uopNodeId(*root->src[0]);
@@ -433,6 +441,8 @@ private Q_SLOTS:
     QSignalSpy applied(&panel, &GraphPanel::layoutApplied);
     Step s = makeStep(300, 8);
     panel.setGraph(graphModelFromUOp(s.before));
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Drawing);
+    QVERIFY(drawn(panel));
     QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Refining);
     QCOMPARE(applied.last()[0].toInt(), int(GraphLayout::Layered));
     // dot runs on a thread of its own: Qt's global pool, which painting waits on, stays free
@@ -457,12 +467,14 @@ private Q_SLOTS:
     }
     QVERIFY(kept > 250);
 
-    // Two fresh graphs in a row: only the second one's dot layout may arrive.
+    // Two fresh graphs in a row: only the second one is drawn and laid out.
     applied.clear();
     Step other = makeStep(500, 9);
     panel.setGraph(graphModelFromUOp(other.before));
     panel.setGraph(graphModelFromUOp(other.after));
+    QVERIFY(drawn(panel));
     const quint64 want = panel.scene()->graph().contentKey;
+    QCOMPARE(want, buildDrawGraph(std::make_shared<const GraphModel>(graphModelFromUOp(other.after)), {}).contentKey);
     QVERIFY(waitForFinal(panel));
     panel.layoutService()->waitForIdle();
     QCoreApplication::processEvents();
@@ -470,7 +482,7 @@ private Q_SLOTS:
     QCOMPARE(panel.scene()->layout().contentKey, want);
     QList<int> kinds;
     for (const auto& a : applied) kinds << a[0].toInt();
-    QCOMPARE(kinds, (QList<int>{GraphLayout::Layered, GraphLayout::Layered, GraphLayout::Dot}));
+    QCOMPARE(kinds, (QList<int>{GraphLayout::Layered, GraphLayout::Dot}));
 
     // Re-layout: dot at full quality on what is shown.
     panel.relayout();
@@ -480,8 +492,45 @@ private Q_SLOTS:
 
     // Back to a graph laid out before: straight from the cache.
     panel.setGraph(graphModelFromUOp(s.before));
+    QVERIFY(drawn(panel));
     QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Final);
     QCOMPARE(panel.scene()->layout().kind, GraphLayout::Dot);
+  }
+
+  // A big graph's first picture is made off the GUI thread: setGraph returns at once, the panel says
+  // it is drawing, a selection asked for meanwhile is applied when the picture arrives, a graph shown
+  // since then is never replaced by the stale drawing, and a panel closed mid-drawing goes quietly.
+  void bigGraphDrawnOffTheGuiThread() {
+    GraphPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto root = graphfix::kernelGraph(2000, 5);
+    panel.setGraph(graphModelFromUOp(root));
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Drawing);
+    QVERIFY(panel.statusText().contains(QStringLiteral("drawing")));
+    QVERIFY(panel.scene()->nodeItems().isEmpty());  // nothing was shown before
+    const quint64 pick = uopNodeId(*root->src[0]);
+    panel.selectNode(pick);
+    QVERIFY(drawn(panel));
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Layered);
+    QCOMPARE(panel.scene()->selectedId(), pick);
+
+    // A small graph shown while a big one is drawn stays shown.
+    panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(2500, 6)));
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Drawing);
+    auto small = graphfix::kernelGraph(40, 7);
+    panel.setGraph(graphModelFromUOp(small));
+    QVERIFY(panel.layoutState() != GraphPanel::LayoutState::Drawing);
+    const quint64 smallKey = panel.scene()->graph().contentKey;
+    QTest::qWait(1500);  // time for the stale drawing to finish and be dropped
+    QCOMPARE(panel.scene()->graph().contentKey, smallKey);
+
+    auto* closing = new GraphPanel;
+    closing->setGraph(graphModelFromUOp(graphfix::kernelGraph(3000, 8)));
+    QCOMPARE(closing->layoutState(), GraphPanel::LayoutState::Drawing);
+    delete closing;
+    QCoreApplication::processEvents();
   }
 
   void badModelShowsError() {

@@ -1,11 +1,13 @@
-// The Graph panel: the UOp graph of the selected step. Shows a coarse layered layout at once and
-// refines it with dot in the background (cached by content; navigating makes pending layouts stale);
+// The Graph panel: the UOp graph of the selected step. Shows a coarse layered layout at once (drawn
+// and laid out off the GUI thread for big graphs, so opening one never blocks input) and refines it
+// with dot in the background (cached by content; navigating makes pending layouts stale);
 // when stepping, the previous step's positions are reused so unchanged nodes stay put. A graph too
 // big to read whole opens at a readable scale on what the step changed, with a minimap of the rest. Find (Ctrl+F),
 // fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), collapse a node's sources (C, or the
 // node's context menu) or a loop (a RANGE's menu, or every loop: L), export as SVG or PNG.
 #pragma once
 #include <QWidget>
+#include <atomic>
 #include <memory>
 
 #include "graph/drawgraph.h"
@@ -15,6 +17,7 @@
 class QAction;
 class QLabel;
 class QLineEdit;
+class QThreadPool;
 class QToolBar;
 
 namespace loupe::views {
@@ -30,7 +33,8 @@ public:
   // laid out by moving as little as possible.
   enum class Transition { Fresh, Step };
   Q_ENUM(Transition)
-  enum class LayoutState { Empty, Coarse, Refining, Final };
+  // Drawing: a big graph's first picture is being made off the GUI thread (the previous one stays shown).
+  enum class LayoutState { Empty, Drawing, Coarse, Refining, Final };
   Q_ENUM(LayoutState)
 
   explicit GraphPanel(QWidget* parent = nullptr);
@@ -97,7 +101,16 @@ protected:
   void changeEvent(QEvent* event) override;  // a new palette (light/dark) recolours the canvas
 
 private:
-  void display(const DrawGraph& g, Transition transition);
+  // A first picture: the drawing and its layered layout (made off the GUI thread for big graphs).
+  struct FirstPicture {
+    DrawGraph graph;
+    GraphLayout layered;
+    QString error;
+  };
+  static FirstPicture drawFirstPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
+                                       const GraphStyle& style);
+  void drawOffThread(std::shared_ptr<const GraphModel> model);
+  void display(const DrawGraph& g, Transition transition, const GraphLayout& layered = {});
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
   void setState(LayoutState s);
@@ -134,6 +147,10 @@ private:
   QString note_;
   QVector<int> findHits_;
   int findCurrent_ = -1;
+  quint64 pendingSelection_ = 0;  // asked for while the picture was being drawn
+  // Which off-thread drawing is wanted; shared with the jobs, which skip themselves once stale.
+  std::shared_ptr<std::atomic<quint64>> drawWanted_ = std::make_shared<std::atomic<quint64>>(0);
+  std::unique_ptr<QThreadPool> drawPool_;  // one thread of its own (painting uses Qt's global pool)
 };
 
 } // namespace loupe::views
