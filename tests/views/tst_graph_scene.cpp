@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QWheelEvent>
 #include <QtTest>
+#include <random>
 #include <unordered_set>
 
 #include "graph/graphminimap.h"
@@ -84,8 +85,8 @@ private Q_SLOTS:
     GraphScene scene;
     scene.setGraph(g, layeredLayout(g));
     QCOMPARE(scene.nodeItems().size(), g.nodes.size());
-    QCOMPARE(scene.edgeItems().size(), g.edges.size());
-    QCOMPARE(scene.items().size(), g.nodes.size() + g.edges.size());
+    QCOMPARE(scene.edgeLayer()->edgeCount(), g.edges.size());
+    QCOMPARE(scene.items().size(), g.nodes.size() + 1);  // the boxes and the edges' layer
     int added = 0, changed = 0, matched = 0;
     for (NodeItem* n : scene.nodeItems()) {
       QCOMPARE(n->pos(), scene.layout().centers[n->drawIndex()]);
@@ -159,8 +160,12 @@ private Q_SLOTS:
     QCOMPARE(panel.scene()->selectedId(), buf);
     QVERIFY(first->isSelected());
     int echoedEdges = 0;
-    for (EdgeItem* e : panel.scene()->edgeItems())
-      echoedEdges += copies.contains(e->from()) || copies.contains(e->to());
+    const EdgeLayer* edges = panel.scene()->edgeLayer();
+    for (int e = 0; e < edges->edgeCount(); e++)
+      if (copies.contains(edges->from(e)) || copies.contains(edges->to(e))) {
+        echoedEdges++;
+        QVERIFY(edges->isEmphasised(e));
+      }
     QCOMPARE(echoedEdges, copies.size());
     // Clicking empty space clears the selection.
     QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {}, QPoint(2, 2));
@@ -324,6 +329,7 @@ private Q_SLOTS:
     panel.fit();
     QVERIFY(!map->isVisible());
     panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    QVERIFY(drawn(panel));
     QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/graph_big_readable.png")));
     // a small graph opens whole
     panel.setGraph(graphModelFromUOp(alu(Ops::ADD, {s.target, UOp::cnst(dtypes::float32, 1.0)})));
@@ -531,6 +537,38 @@ private Q_SLOTS:
     QCOMPARE(closing->layoutState(), GraphPanel::LayoutState::Drawing);
     delete closing;
     QCoreApplication::processEvents();
+  }
+
+  // The edge layer paints only the edges its grid says cross the exposed area: none may be missed.
+  // Randomized against a brute-force walk of every edge's route (points every 4 units along it).
+  void edgeLayerFindsEveryEdgeCrossingAnArea() {
+    auto model = std::make_shared<const GraphModel>(graphModelFromUOp(graphfix::kernelGraph(3000, 17)));
+    DrawGraph g = buildDrawGraph(model, {});
+    const GraphLayout l = layeredLayout(g);
+    GraphScene scene;
+    scene.setGraph(g, l);
+    const EdgeLayer* layer = scene.edgeLayer();
+    const QRectF all = layer->boundingRect();
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<qreal> u(0, 1);
+    int checked = 0;
+    for (int trial = 0; trial < 60; trial++) {
+      const qreal w = 20 + u(rng) * (trial % 3 == 0 ? all.width() : 900), h = 20 + u(rng) * 700;
+      const QRectF area(all.left() + u(rng) * all.width() - w / 2, all.top() + u(rng) * all.height() - h / 2, w, h);
+      const QVector<int> found = layer->edgesCrossing(area);
+      for (int e = 0; e < layer->edgeCount(); e++) {
+        bool crosses = false;
+        for (const QPolygonF& poly : layer->path(e).toSubpathPolygons())
+          for (int k = 0; k + 1 < poly.size() && !crosses; k++) {
+            const QLineF seg(poly[k], poly[k + 1]);
+            for (qreal at = 0; at <= seg.length() && !crosses; at += 4) crosses = area.contains(seg.pointAt(at / std::max<qreal>(seg.length(), 1e-9)));
+          }
+        if (!crosses) continue;
+        checked++;
+        QVERIFY2(found.contains(e), qPrintable(QStringLiteral("edge %1 crosses the area but was not found").arg(e)));
+      }
+    }
+    QVERIFY(checked > 1000);
   }
 
   void badModelShowsError() {

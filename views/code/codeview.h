@@ -43,8 +43,9 @@ public:
   static constexpr int maxHighlightedLines = 5000;
   bool isHighlighted() const;
   // A longer source goes in this many lines at a time, one batch per turn of the event loop, so the
-  // window stays responsive while a 20,000-line kernel fills in (its first lines show at once).
-  static constexpr int linesPerBatch = 1500;
+  // window stays responsive while a 20,000-line kernel fills in (its first lines show at once; a batch
+  // takes ~3 ms, so input never waits long for one).
+  static constexpr int linesPerBatch = 500;
   bool isFilling() const { return m_filled < m_rows.size(); }
   void finishFilling();  // the rest at once (what needs the whole text: revealing a line, marking a row)
 

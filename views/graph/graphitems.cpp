@@ -12,7 +12,9 @@ namespace {
 constexpr qreal kBadgeR = 7;
 constexpr qreal kMargin = 10;  // halo, glow and badge outside the box
 
-QString tooltipFor(const DrawGraph& g, int i) {
+} // namespace
+
+QString nodeTooltip(const DrawGraph& g, int i) {
   const GraphModelNode& m = g.modelNode(i);
   QString t = m.tooltip.isEmpty() ? QStringLiteral("%1 %2 %3").arg(m.op, m.dtype, m.arg).trimmed() : m.tooltip;
   if (m.change == GraphModelNode::Changed) t += QStringLiteral("\nrebuilt by this step: one of its sources changed");
@@ -22,8 +24,6 @@ QString tooltipFor(const DrawGraph& g, int i) {
   if (copies > 1) t += QStringLiteral("\nshared leaf: drawn once per consumer (%1 copies)").arg(copies);
   return t;
 }
-
-} // namespace
 
 QColor changeColour(const GraphStyle& s, GraphModelNode::Change c) {
   switch (c) {
@@ -39,8 +39,7 @@ NodeItem::NodeItem(const DrawGraph& g, int i, const GraphStyle& style)
       lines_(g.nodes[i].lines), fill_(g.modelNode(i).colour), size_(g.nodes[i].size), change_(g.modelNode(i).change),
       matched_(g.modelNode(i).matched) {
   if (!fill_.isValid()) fill_ = Qt::white;
-  setFlag(ItemIsSelectable);
-  setToolTip(tooltipFor(g, i));
+  setFlag(ItemIsSelectable);  // the tooltip is made when asked for (GraphScene::helpEvent)
   setZValue(1);
 }
 
@@ -160,84 +159,6 @@ void NodeItem::paintBadge(QPainter* p) const {
     p->drawLine(c + QPointF(-a * 0.8, a * 0.8), c + QPointF(a * 0.8, -a * 0.8));
     break;
   default: break;
-  }
-}
-
-EdgeItem::EdgeItem(const DrawEdge& e, const EdgeRoute& route, bool ghost, const GraphStyle& style)
-    : style_(style), from_(e.from), to_(e.to), port_(e.port), replacement_(e.replacement), ghost_(ghost) {
-  setAcceptedMouseButtons(Qt::NoButton);
-  setZValue(0);
-  setRoute(route);
-}
-
-void EdgeItem::setEmphasis(bool on) {
-  if (on == emphasis_) return;
-  emphasis_ = on;
-  setZValue(on ? 0.5 : 0);
-  update();
-}
-
-void EdgeItem::setRoute(const EdgeRoute& route) {
-  prepareGeometryChange();
-  path_ = QPainterPath();
-  arrow_.clear();
-  const QVector<QPointF>& pts = route.points;
-  if (pts.isEmpty()) {
-    bounds_ = QRectF();
-    return;
-  }
-  path_.moveTo(pts[0]);
-  if (route.bezier && (pts.size() - 1) % 3 == 0) {
-    for (int i = 1; i + 2 < pts.size(); i += 3) path_.cubicTo(pts[i], pts[i + 1], pts[i + 2]);
-  } else {
-    for (int i = 1; i < pts.size(); i++) path_.lineTo(pts[i]);
-  }
-  QPointF tip, back;
-  if (route.hasTip) {
-    tip = route.tip;
-    back = pts.last();
-    path_.lineTo(tip);
-  } else {
-    tip = pts.last();
-    back = pts.size() > 1 ? pts[pts.size() - 2] : tip - QPointF(0, 1);
-    if (back == tip && pts.size() > 2) back = pts[pts.size() - 3];
-  }
-  QPointF d = tip - back;
-  qreal len = std::hypot(d.x(), d.y());
-  if (len > 1e-6) {
-    d /= len;
-    QPointF nrm(-d.y(), d.x());
-    const qreal L = 7, W = 3.2;
-    arrow_ = QPolygonF{tip, tip - d * L + nrm * W, tip - d * L - nrm * W};
-  }
-  // The source index sits beside the edge a little before its end, where edges entering the same
-  // user have already spread apart; on the outer side of the curve's approach.
-  qreal length = path_.length();
-  QPointF at = path_.pointAtPercent(path_.percentAtLength(std::max<qreal>(0, length - 15)));
-  QPointF approach = tip - at;
-  labelAt_ = at + QPointF(approach.x() > 1 ? -9 : 3, 3);
-  bounds_ = path_.controlPointRect().united(arrow_.boundingRect()).united(QRectF(labelAt_ - QPointF(0, 10), QSizeF(16, 13)));
-  bounds_.adjust(-3, -3, 3, 3);
-}
-
-void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
-  const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
-  QColor c = emphasis_ ? style_.selection : replacement_ ? style_.removed : style_.edge;
-  if (ghost_ && !emphasis_) c.setAlpha(120);
-  QPen pen(c, emphasis_ ? 2.2 : 1.2);
-  if (replacement_ || ghost_) pen.setStyle(Qt::DashLine);
-  if (lod < NodeItem::textLod) pen.setCosmetic(true), pen.setWidthF(emphasis_ ? 2 : 1);
-  p->setPen(pen);
-  p->setBrush(Qt::NoBrush);
-  p->drawPath(path_);
-  if (lod < NodeItem::borderLod) return;
-  p->setPen(Qt::NoPen);
-  p->setBrush(c);
-  p->drawPolygon(arrow_);
-  if (port_ >= 0 && lod >= NodeItem::textLod) {
-    p->setFont(style_.edgeFont);
-    p->setPen(emphasis_ ? style_.selection : style_.edgeLabel);
-    p->drawText(labelAt_, QString::number(port_));
   }
 }
 

@@ -1,5 +1,5 @@
-// The scene's items: a box per drawn node and a curve per edge. Both drop detail when zoomed out
-// (levelOfDetailFromTransform): text first, then borders and arrowheads.
+// The scene's node items: a box per drawn node (the edges are one item: graph/edgelayer.h). Detail
+// drops when zoomed out (levelOfDetailFromTransform): text first, then borders.
 #pragma once
 #include <QGraphicsItem>
 #include <QPainterPath>
@@ -8,6 +8,10 @@
 #include "graph/graphlayout.h"
 
 namespace loupe::views {
+
+// What hovering a drawn node says: its op, dtype and arg (or the model's tooltip), what the step did
+// to it, and whether it is one of several copies of a shared leaf.
+QString nodeTooltip(const DrawGraph& g, int drawIndex);
 
 // The colour that marks what a step did to a node (the plain border for Same).
 QColor changeColour(const GraphStyle& style, GraphModelNode::Change change);
@@ -53,33 +57,6 @@ private:
   bool matched_;
   int findMark_ = 0;
   bool echo_ = false;
-};
-
-class EdgeItem : public QGraphicsItem {
-public:
-  enum { Type = UserType + 0x4c32 };
-  EdgeItem(const DrawEdge& e, const EdgeRoute& route, bool ghost, const GraphStyle& style);
-
-  int type() const override { return Type; }
-  QRectF boundingRect() const override { return bounds_; }
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-
-  void setRoute(const EdgeRoute& route);
-  void setEmphasis(bool on);
-  const QPainterPath& path() const { return path_; }
-  int port() const { return port_; }
-  int from() const { return from_; }
-  int to() const { return to_; }
-
-private:
-  const GraphStyle& style_;
-  int from_, to_, port_;
-  bool replacement_, ghost_;
-  bool emphasis_ = false;
-  QPainterPath path_;
-  QPolygonF arrow_;
-  QPointF labelAt_;
-  QRectF bounds_;
 };
 
 } // namespace loupe::views

@@ -1,6 +1,8 @@
 #include "graph/graphscene.h"
 
+#include <QGraphicsSceneHelpEvent>
 #include <QGraphicsSceneMouseEvent>
+#include <QToolTip>
 #include <QSet>
 #include <algorithm>
 
@@ -26,7 +28,7 @@ void GraphScene::clearGraph() {
   clear();  // deletes the items
   rebuilding_ = false;
   nodes_.clear();
-  edges_.clear();
+  edges_ = nullptr;
   edgesOf_.clear();
   findHits_.clear();
   graph_ = DrawGraph();
@@ -53,7 +55,7 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
   rebuilding_ = true;
   clear();
   nodes_.clear();
-  edges_.clear();
+  edges_ = nullptr;
   findHits_.clear();
   graph_ = g;
   layout_ = layout;
@@ -65,16 +67,12 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
     addItem(item);
     nodes_.push_back(item);
   }
-  edges_.reserve(g.edges.size());
+  edges_ = new EdgeLayer(g, layout, *style_);
+  addItem(edges_);
   edgesOf_ = QVector<QVector<int>>(g.nodes.size());
   for (int e = 0; e < g.edges.size(); e++) {
-    const DrawEdge& d = g.edges[e];
-    bool ghost = g.modelNode(d.from).change == GraphModelNode::Removed || g.modelNode(d.to).change == GraphModelNode::Removed;
-    auto* item = new EdgeItem(d, ok ? layout.edges[e] : EdgeRoute{}, ghost, *style_);
-    addItem(item);
-    edges_.push_back(item);
-    edgesOf_[d.from].push_back(e);
-    edgesOf_[d.to].push_back(e);
+    edgesOf_[g.edges[e].from].push_back(e);
+    edgesOf_[g.edges[e].to].push_back(e);
   }
   setSceneRect(layout.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
   selectedId_ = 0;
@@ -91,7 +89,7 @@ void GraphScene::applyLayout(const GraphLayout& layout) {
   if (!layout.fits(graph_)) return;
   layout_ = layout;
   for (int i = 0; i < nodes_.size(); i++) nodes_[i]->setPos(layout.centers[i]);
-  for (int e = 0; e < edges_.size(); e++) edges_[e]->setRoute(layout.edges[e]);
+  if (edges_) edges_->setRoutes(layout.edges);
   setSceneRect(layout.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
 }
 
@@ -156,8 +154,8 @@ void GraphScene::markSelection(quint64 id, bool on) {
   for (int i : graph_.instancesOf(id)) {
     if (NodeItem* n = nodeItem(i)) {
       if (!n->isSelected()) n->setEcho(on);
-      for (int e : edgesOf_.value(i))
-        if (e < edges_.size()) edges_[e]->setEmphasis(on);
+      if (edges_)
+        for (int e : edgesOf_.value(i)) edges_->setEmphasis(e, on);
     }
   }
 }
@@ -185,6 +183,17 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
       Q_EMIT nodeActivated(static_cast<NodeItem*>(it)->nodeId());
       return;
     }
+}
+
+void GraphScene::helpEvent(QGraphicsSceneHelpEvent* event) {
+  for (QGraphicsItem* it : items(event->scenePos()))
+    if (it->type() == NodeItem::Type) {
+      QToolTip::showText(event->screenPos(), nodeTooltip(graph_, static_cast<NodeItem*>(it)->drawIndex()), event->widget());
+      event->accept();
+      return;
+    }
+  QToolTip::hideText();
+  event->ignore();
 }
 
 } // namespace loupe::views

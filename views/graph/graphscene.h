@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 
 #include "graph/drawgraph.h"
+#include "graph/edgelayer.h"
 #include "graph/graphitems.h"
 #include "graph/graphlayout.h"
 
@@ -28,7 +29,7 @@ public:
   const DrawGraph& graph() const { return graph_; }
   const GraphLayout& layout() const { return layout_; }
   const QVector<NodeItem*>& nodeItems() const { return nodes_; }
-  const QVector<EdgeItem*>& edgeItems() const { return edges_; }
+  EdgeLayer* edgeLayer() const { return edges_; }  // null when no graph is drawn
   NodeItem* nodeItem(int drawIndex) const { return drawIndex >= 0 && drawIndex < nodes_.size() ? nodes_[drawIndex] : nullptr; }
   // First drawn instance of a node id, or null.
   NodeItem* itemForId(quint64 id) const;
@@ -49,6 +50,8 @@ Q_SIGNALS:
 
 protected:
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+  // Node tooltips are made on hover, not for every box up front (12,000 strings on a big graph).
+  void helpEvent(QGraphicsSceneHelpEvent* event) override;
 
 private:
   void onSelectionChanged();
@@ -58,7 +61,7 @@ private:
   DrawGraph graph_;
   GraphLayout layout_;
   QVector<NodeItem*> nodes_;
-  QVector<EdgeItem*> edges_;
+  EdgeLayer* edges_ = nullptr;
   QVector<QVector<int>> edgesOf_;  // per draw node: incident edges
   QVector<int> findHits_;
   quint64 selectedId_ = 0;

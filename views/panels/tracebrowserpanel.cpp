@@ -1,6 +1,8 @@
 #include "panels/tracebrowserpanel.h"
 
 #include <QEvent>
+#include <QFontMetrics>
+#include <algorithm>
 #include <functional>
 #include <QHeaderView>
 #include <QLabel>
@@ -50,8 +52,20 @@ TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
                                   new KernelNameDelegate(TraceBrowserModel::KernelNameRole, tree_));
   tree_->header()->setStretchLastSection(false);
   tree_->header()->setSectionResizeMode(TraceBrowserModel::NameColumn, QHeaderView::Stretch);
-  tree_->header()->setSectionResizeMode(TraceBrowserModel::MatchesColumn, QHeaderView::ResizeToContents);
-  tree_->header()->setSectionResizeMode(TraceBrowserModel::TimeColumn, QHeaderView::ResizeToContents);
+  // Widths from the widest figures they can hold, not ResizeToContents: that measures every visible
+  // row again whenever the current row moves (~5 ms per step on a big trace).
+  const QFontMetrics fm(tree_->font());
+  const int pad = 3 * fm.horizontalAdvance(QLatin1Char('0'));
+  auto widest = [&](std::initializer_list<QString> texts) {
+    int w = 0;
+    for (const QString& t : texts) w = std::max(w, fm.horizontalAdvance(t));
+    return w + pad;
+  };
+  for (int c : {int(TraceBrowserModel::MatchesColumn), int(TraceBrowserModel::TimeColumn)})
+    tree_->header()->setSectionResizeMode(c, QHeaderView::Interactive);
+  tree_->header()->resizeSection(TraceBrowserModel::MatchesColumn, widest({tr("Matches"), QStringLiteral("9999999")}));
+  tree_->header()->resizeSection(TraceBrowserModel::TimeColumn,
+                                 widest({tr("Time"), tr("unfinished"), QStringLiteral("9999.99 ms")}));
   tree_->setSelectionMode(QAbstractItemView::SingleSelection);
 
   auto* bar = new QHBoxLayout;
