@@ -203,6 +203,9 @@ private Q_SLOTS:
     for (const loupe::TracePass& p : t.passes) big.push_back(&p);
     std::sort(big.begin(), big.end(), [](auto* a, auto* b) { return a->match_count > b->match_count; });
     big.resize(std::min<size_t>(big.size(), 5));
+    // LOUPE_BENCH_PASSES: pass ids to measure as well (e.g. the ones with the biggest graphs)
+    for (const QString& id : qEnvironmentVariable("LOUPE_BENCH_PASSES").split(u',', Qt::SkipEmptyParts))
+      if (const loupe::TracePass* p = t.pass(id.toLongLong())) big.push_back(p);
     QJsonArray bigRows;
     for (const loupe::TracePass* p : big) {
       QJsonObject row{{QStringLiteral("pass"), QString::fromStdString(p->name)}, {QStringLiteral("matches"), double(p->match_count)}};
@@ -221,11 +224,22 @@ private Q_SLOTS:
         row.insert(key + QStringLiteral("_longest_input_wait_ms"), input.longestMs());
         row.insert(key + QStringLiteral("_longest_timer_wait_ms"), idle.longestMs());
         row.insert(key + QStringLiteral("_boxes"), int(w.graphPanel()->scene()->graph().nodes.size()));
+        if (const auto& m = w.graphPanel()->scene()->graph().model) row.insert(key + QStringLiteral("_nodes"), int(m->nodes.size()));
       }
       row.insert(QStringLiteral("zoom"), w.graphPanel()->view()->zoom());
       bigRows.append(row);
     }
     out.insert(QStringLiteral("biggest_passes"), bigRows);
+    // Idle: once the last layout is final, the app should use no CPU.
+    QTRY_VERIFY_WITH_TIMEOUT(w.graphPanel()->layoutState() == GraphPanel::LayoutState::Final ||
+                                 w.graphPanel()->layoutState() == GraphPanel::LayoutState::Empty,
+                             120000);
+    QTest::qWait(500);
+    const double idle0 = cpuMs();
+    QElapsedTimer idleWall;
+    idleWall.start();
+    QTest::qWait(3000);
+    out.insert(QStringLiteral("idle_cpu_percent"), 100 * (cpuMs() - idle0) / (idleWall.nsecsElapsed() * 1e-6));
     out.insert(QStringLiteral("compare_tab_visible"), w.comparePanel()->isVisible());
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   }

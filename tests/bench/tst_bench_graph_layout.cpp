@@ -199,6 +199,7 @@ void BenchGraphLayout::dotBySize() {
     QJsonObject row{{QStringLiteral("uop_nodes"), n},
                     {QStringLiteral("boxes"), g.nodes.size()},
                     {QStringLiteral("edges"), g.edges.size()},
+                    {QStringLiteral("virtual_nodes"), dotVirtualNodes(g)},
                     {QStringLiteral("dot_tuned"), timing(tuned.seconds * 1e3, tuned.cpuSeconds * 1e3)}};
     if (n <= 1000) {  // dot's defaults take far longer above this
       DotOptions plain;

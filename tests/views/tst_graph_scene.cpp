@@ -401,6 +401,7 @@ private Q_SLOTS:
     QHash<quint64, QPointF> before;
     for (NodeItem* n : panel.scene()->nodeItems()) before.insert(panel.scene()->graph().nodes[n->drawIndex()].key, n->pos());
     panel.setCollapsed(target, true);
+    QVERIFY(drawn(panel));
     const DrawGraph& g = panel.scene()->graph();
     QVERIFY(g.collapsedNodes > 0);
     QVERIFY(g.nodes.size() < boxes);
@@ -432,9 +433,11 @@ private Q_SLOTS:
     // C on the selected node toggles; Expand all restores everything
     panel.selectNode(target);
     QTest::keyClick(panel.view(), Qt::Key_C);
+    QVERIFY(drawn(panel));
     QCOMPARE(panel.scene()->graph().nodes.size(), boxes);
     panel.setCollapsed(target, true);
     panel.expandAll();
+    QVERIFY(drawn(panel));
     QCOMPARE(panel.scene()->graph().nodes.size(), boxes);
     QCOMPARE(panel.scene()->graph().collapsedNodes, 0);
   }
@@ -462,6 +465,8 @@ private Q_SLOTS:
     QHash<quint64, QPointF> before;
     for (NodeItem* n : panel.scene()->nodeItems()) before.insert(panel.scene()->graph().nodes[n->drawIndex()].key, n->pos());
     panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}), GraphPanel::Transition::Step);
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Drawing);  // a big step is drawn off the GUI thread too
+    QVERIFY(drawn(panel));
     QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Final);
     QCOMPARE(panel.scene()->layout().kind, GraphLayout::Incremental);
     int kept = 0;
@@ -652,9 +657,11 @@ private Q_SLOTS:
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     Step s = makeStep(300, 12);
     panel.setGraph(graphModelFromUOp(s.before));
+    QVERIFY(drawn(panel));
     QImage coarse = panel.grab().toImage();
     QVERIFY(waitForFinal(panel));
     panel.setGraph(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}), GraphPanel::Transition::Step);
+    QVERIFY(drawn(panel));
     QImage overview = panel.grab().toImage();
     panel.selectNode(uopNodeId(*s.replacement));
     panel.view()->setZoom(1.0);
@@ -663,6 +670,7 @@ private Q_SLOTS:
     UOpPtr simpler = alu(Ops::MUL, {s.target, UOp::cnst(dtypes::float32, 0.5)});
     UOpPtr after2 = graphfix::substitute(s.after, s.replacement, simpler);
     panel.setGraph(graphModelFromStep({s.after, after2, s.replacement, simpler, {}}), GraphPanel::Transition::Step);
+    QVERIFY(drawn(panel));
     panel.selectNode(uopNodeId(*simpler));
     panel.view()->setZoom(1.0);
     QImage ghost = panel.grab().toImage();

@@ -1,5 +1,9 @@
 #include "graph/dotlayout.h"
 
+#include "graph/layeredlayout.h"
+#include <cstdlib>
+#include <limits>
+
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -44,9 +48,9 @@ DotOptions DotOptions::fullQuality() { return DotOptions{}; }
 // Up to ~1,500 boxes dot's own effort stays around a second of CPU. Above, the x-coordinate network
 // simplex over thousands of virtual nodes dominates (8 s at 2,600 boxes): one iteration per node
 // bounds it to ~2 s at the price of less straight long edges; Re-layout runs full quality.
-DotOptions DotOptions::forSize(int nodes) {
+DotOptions DotOptions::forSize(int nodes, int virtualNodes) {
   DotOptions o;
-  if (nodes > 1500) {
+  if (nodes > 1500 || virtualNodes > 4000) {
     o.nslimit = 1;
     o.mclimit = 0.3;
     o.searchsize = 10;
@@ -55,12 +59,26 @@ DotOptions DotOptions::forSize(int nodes) {
   return o;
 }
 
+int dotVirtualNodes(const DrawGraph& g) {
+  const QVector<int> rank = layeredRanks(g);
+  qint64 v = g.nodes.size();
+  for (const DrawEdge& e : g.edges) v += std::max(0, std::abs(rank[e.to] - rank[e.from]) - 1);
+  return int(std::min<qint64>(v, std::numeric_limits<int>::max()));
+}
+
 GraphLayout dotLayout(const DrawGraph& g, const DotOptions& opt, const std::function<bool()>& stillWanted) {
   GraphLayout L;
   L.contentKey = g.contentKey;
   const int n = g.nodes.size();
   if (n > opt.maxNodes) {
     L.note = QStringLiteral("%1 boxes: over the %2 that dot lays out in reasonable time").arg(n).arg(opt.maxNodes);
+    return L;
+  }
+  if (const int v = dotVirtualNodes(g); v > opt.maxVirtualNodes) {
+    L.note = QStringLiteral("%1 boxes with long edges (%2 virtual nodes): over the %3 that dot lays out in reasonable time")
+                 .arg(n)
+                 .arg(v)
+                 .arg(opt.maxVirtualNodes);
     return L;
   }
   std::lock_guard<std::mutex> lock(gvMutex());

@@ -191,12 +191,14 @@ void GraphPanel::setGraph(const GraphModel& model, Transition transition) {
   setGraph(std::make_shared<const GraphModel>(model), transition);
 }
 
-GraphPanel::FirstPicture GraphPanel::drawFirstPicture(std::shared_ptr<const GraphModel> model,
-                                                      const DrawOptions& options, const GraphStyle& style) {
-  FirstPicture p;
+GraphPanel::Picture GraphPanel::drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
+                                            const GraphStyle& style, const DrawGraph& before,
+                                            const GraphLayout& beforeLayout, const IncrementalOptions& incremental) {
+  Picture p;
   try {
     p.graph = buildDrawGraph(std::move(model), options, style);
-    p.layered = layeredLayout(p.graph);
+    if (beforeLayout.isValid()) p.layout = incrementalLayout(p.graph, before, beforeLayout, incremental);
+    if (!p.layout.isValid()) p.layout = layeredLayout(p.graph);
   } catch (const Error& e) {
     p.error = QString::fromStdString(e.what());
   }
@@ -211,9 +213,9 @@ void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition tr
   }
   // A step needs the picture it steps from; while a fresh one is still being drawn it is fresh too.
   if (state_ == LayoutState::Drawing) transition = Transition::Fresh;
-  if (transition == Transition::Fresh && model->nodes.size() >= kDrawOffThreadNodes) {
+  if (model->nodes.size() >= kDrawOffThreadNodes) {
     model_ = model;
-    drawOffThread(std::move(model));
+    drawOffThread(std::move(model), transition);
     return;
   }
   DrawGraph g;
@@ -229,18 +231,22 @@ void GraphPanel::setGraph(std::shared_ptr<const GraphModel> model, Transition tr
   display(g, transition);
 }
 
-void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model) {
+void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model, Transition transition) {
   generation_ = service_->advance();  // a dot layout still running is for the picture being replaced
   const quint64 wanted = drawWanted_->load();
   std::shared_ptr<std::atomic<quint64>> current = drawWanted_;
   const DrawOptions options = drawOptions_;
   const GraphStyle* style = &scene_->style();  // one of the static styles
   const int nodes = model->nodes.size();
-  drawPool_->start([this, model = std::move(model), options, style, wanted, current] {
+  const bool step = transition == Transition::Step && scene_->layout().isValid();
+  DrawGraph before = step ? scene_->graph() : DrawGraph();
+  GraphLayout beforeLayout = step ? scene_->layout() : GraphLayout();
+  drawPool_->start([this, model = std::move(model), options, style, wanted, current, before = std::move(before),
+                    beforeLayout = std::move(beforeLayout), incremental = incremental_, transition] {
     if (current->load() != wanted) return;
-    auto picture = std::make_shared<FirstPicture>(drawFirstPicture(model, options, *style));
+    auto picture = std::make_shared<Picture>(drawPicture(model, options, *style, before, beforeLayout, incremental));
     // Posted to the panel: the destructor waits for this job, so `this` is alive when it posts.
-    QMetaObject::invokeMethod(this, [this, picture, wanted] {
+    QMetaObject::invokeMethod(this, [this, picture, wanted, transition] {
       if (drawWanted_->load() != wanted) return;
       if (!picture->error.isEmpty()) {
         clear();
@@ -248,7 +254,7 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model) {
         updateStatus();
         return;
       }
-      display(picture->graph, Transition::Fresh, picture->layered);
+      display(picture->graph, transition, picture->layout);
     }, Qt::QueuedConnection);
   });
   setState(LayoutState::Drawing);
@@ -256,18 +262,22 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model) {
   updateStatus();
 }
 
-void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphLayout& layered) {
+void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphLayout& prepared) {
   generation_ = service_->advance();  // whatever was pending is for a graph no longer shown
   note_.clear();
+  const bool have = prepared.fits(g);
   const bool step = transition == Transition::Step && scene_->layout().isValid();
   GraphLayout shown;
   if (step) {
-    shown = incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
-    if (!shown.isValid()) note_ = shown.note;
+    shown = have ? prepared : incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
+    if (shown.kind != GraphLayout::Incremental) {  // it could not move the old picture: laid out afresh
+      note_ = have ? QString() : shown.note;
+      shown = GraphLayout();
+    }
   }
   if (!shown.isValid()) shown = service_->cached(g.contentKey);
   const bool coarse = !shown.isValid();
-  if (coarse) shown = layered.fits(g) ? layered : layeredLayout(g);
+  if (coarse) shown = have && prepared.kind == GraphLayout::Layered ? prepared : layeredLayout(g);
   scene_->setGraph(g, shown);
   minimap_->setGraph(g, shown, scene_->style());
   if (!step || !view_->userMoved()) view_->openOn(focusRect());

@@ -101,16 +101,19 @@ protected:
   void changeEvent(QEvent* event) override;  // a new palette (light/dark) recolours the canvas
 
 private:
-  // A first picture: the drawing and its layered layout (made off the GUI thread for big graphs).
-  struct FirstPicture {
+  // A big graph's picture, made off the GUI thread: the drawing and its layout, moved from the
+  // picture shown before for a step (incremental) or laid out afresh (layered).
+  struct Picture {
     DrawGraph graph;
-    GraphLayout layered;
+    GraphLayout layout;
     QString error;
   };
-  static FirstPicture drawFirstPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
-                                       const GraphStyle& style);
-  void drawOffThread(std::shared_ptr<const GraphModel> model);
-  void display(const DrawGraph& g, Transition transition, const GraphLayout& layered = {});
+  // `before`/`beforeLayout`: the picture a step moves from (a fresh picture when invalid).
+  static Picture drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style,
+                             const DrawGraph& before, const GraphLayout& beforeLayout, const IncrementalOptions& incremental);
+  void drawOffThread(std::shared_ptr<const GraphModel> model, Transition transition);
+  // `prepared`: a layout made with the drawing (drawPicture), used instead of computing one here.
+  void display(const DrawGraph& g, Transition transition, const GraphLayout& prepared = {});
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
   void setState(LayoutState s);

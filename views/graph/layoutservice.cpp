@@ -52,9 +52,9 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
     running_++;
     return;
   }
-  DotOptions options = overrideSet_  ? override_
-                       : fullQuality ? DotOptions::fullQuality()
-                                     : DotOptions::forSize(g.nodes.size());
+  // The effort for its size is chosen on dot's thread: counting virtual nodes ranks the graph.
+  const bool bySize = !overrideSet_ && !fullQuality;
+  const DotOptions options = overrideSet_ ? override_ : DotOptions::fullQuality();
   std::shared_ptr<std::atomic<quint64>> current = current_;
   auto* watcher = new QFutureWatcher<GraphLayout>(this);
   connect(watcher, &QFutureWatcher<GraphLayout>::finished, this, [this, watcher, gen] {
@@ -66,8 +66,10 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
     deliver(gen, l);
   });
   running_++;
-  watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, current, gen] {
-    return dotLayout(g, options, [&] { return current->load() == gen; });
+  watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, bySize, current, gen] {
+    if (current->load() != gen) return GraphLayout{};  // stale before it started
+    return dotLayout(g, bySize ? DotOptions::forSize(g.nodes.size(), dotVirtualNodes(g)) : options,
+                     [&] { return current->load() == gen; });
   }));
 }
 
