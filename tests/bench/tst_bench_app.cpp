@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #if __has_include("app/mainwindow.h")
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -225,6 +226,9 @@ private Q_SLOTS:
         row.insert(key + QStringLiteral("_longest_timer_wait_ms"), idle.longestMs());
         row.insert(key + QStringLiteral("_boxes"), int(w.graphPanel()->scene()->graph().nodes.size()));
         if (const auto& m = w.graphPanel()->scene()->graph().model) row.insert(key + QStringLiteral("_nodes"), int(m->nodes.size()));
+        // LOUPE_BENCH_SHOTS: a folder for the window as each big pass is shown (to look at)
+        if (const QString shots = qEnvironmentVariable("LOUPE_BENCH_SHOTS"); !shots.isEmpty())
+          w.grab().save(QDir(shots).filePath(QStringLiteral("pass%1-%2.png").arg(p->id).arg(key)));
       }
       row.insert(QStringLiteral("zoom"), w.graphPanel()->view()->zoom());
       bigRows.append(row);
