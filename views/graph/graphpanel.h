@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "graph/drawgraph.h"
+#include "graph/edgelayer.h"
 #include "graph/graphview.h"
 #include "graph/incrementallayout.h"
 
@@ -106,14 +107,17 @@ private:
   struct Picture {
     DrawGraph graph;
     GraphLayout layout;
+    std::unique_ptr<EdgeLayer> edges;  // for graph and layout: the scene takes it
     QString error;
   };
   // `before`/`beforeLayout`: the picture a step moves from (a fresh picture when invalid).
   static Picture drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style,
                              const DrawGraph& before, const GraphLayout& beforeLayout, const IncrementalOptions& incremental);
   void drawOffThread(std::shared_ptr<const GraphModel> model, Transition transition);
-  // `prepared`: a layout made with the drawing (drawPicture), used instead of computing one here.
-  void display(const DrawGraph& g, Transition transition, const GraphLayout& prepared = {});
+  // `prepared`: a layout made with the drawing (drawPicture), used instead of computing one here,
+  // and its edges' layer.
+  void display(const DrawGraph& g, Transition transition, const GraphLayout& prepared = {},
+               std::unique_ptr<EdgeLayer> preparedEdges = {});
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
   void setState(LayoutState s);

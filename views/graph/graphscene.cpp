@@ -50,7 +50,7 @@ void GraphScene::setStyle(const GraphStyle& style) {
   }
 }
 
-void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
+void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout, EdgeLayer* edges) {
   const quint64 keep = selectedId_;
   rebuilding_ = true;
   clear();
@@ -67,7 +67,7 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout) {
     addItem(item);
     nodes_.push_back(item);
   }
-  edges_ = new EdgeLayer(g, layout, *style_);
+  edges_ = edges ? edges : new EdgeLayer(g, layout, *style_);
   addItem(edges_);
   edgesOf_ = QVector<QVector<int>>(g.nodes.size());
   for (int e = 0; e < g.edges.size(); e++) {

@@ -18,7 +18,9 @@ public:
   ~GraphScene() override;
 
   // Replaces every item. The selection carries over when the selected node id is still drawn.
-  void setGraph(const DrawGraph& g, const GraphLayout& layout);
+  // `edges`: the edges' layer made beforehand for this graph and layout (off the GUI thread: it is
+  // the costly part of a big graph); the scene takes it. Made here when null.
+  void setGraph(const DrawGraph& g, const GraphLayout& layout, EdgeLayer* edges = nullptr);
   // Same graph, new positions (e.g. dot's refinement of the coarse layout).
   void applyLayout(const GraphLayout& layout);
   void clearGraph();
