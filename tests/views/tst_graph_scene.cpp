@@ -618,6 +618,7 @@ private Q_SLOTS:
     QVERIFY(qAbs(img.width() - scene.width() * 1.5) <= 1);
     QVERIFY(qAbs(img.height() - scene.height() * 1.5) <= 1);
     QVERIFY(countColour(img, QColor(op_colour(Ops::LOAD)), 10) > 100);
+    QVERIFY(countColour(img, defaultGraphStyle().edge, 40) > 100);  // the edge layer paints when rendered
     QVERIFY(!panel.exportSvg(QStringLiteral("/nonexistent-dir/x.svg"), &error));
     QVERIFY(!error.isEmpty());
   }
