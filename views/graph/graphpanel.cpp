@@ -199,7 +199,7 @@ GraphPanel::Picture GraphPanel::drawPicture(std::shared_ptr<const GraphModel> mo
     p.graph = buildDrawGraph(std::move(model), options, style);
     if (beforeLayout.isValid()) p.layout = incrementalLayout(p.graph, before, beforeLayout, incremental);
     if (!p.layout.isValid()) p.layout = layeredLayout(p.graph);
-    p.edges = std::make_unique<EdgeLayer>(p.graph, p.layout, style);  // an item in no scene yet
+    p.items = GraphScene::makeItems(p.graph, p.layout, style);  // in no scene yet
   } catch (const Error& e) {
     p.error = QString::fromStdString(e.what());
   }
@@ -255,7 +255,7 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model, Transiti
         updateStatus();
         return;
       }
-      display(picture->graph, transition, picture->layout, std::move(picture->edges));
+      display(picture->graph, transition, picture->layout, std::move(picture->items));
     }, Qt::QueuedConnection);
   });
   setState(LayoutState::Drawing);
@@ -264,7 +264,7 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model, Transiti
 }
 
 void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphLayout& prepared,
-                         std::unique_ptr<EdgeLayer> preparedEdges) {
+                         GraphScene::Items preparedItems) {
   generation_ = service_->advance();  // whatever was pending is for a graph no longer shown
   note_.clear();
   const bool have = prepared.fits(g);
@@ -280,9 +280,9 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   if (!shown.isValid()) shown = service_->cached(g.contentKey);
   const bool coarse = !shown.isValid();
   if (coarse) shown = have && prepared.kind == GraphLayout::Layered ? prepared : layeredLayout(g);
-  // The prepared edges fit only the prepared layout (not a cached dot layout, say).
+  // The prepared items fit only the prepared layout (not a cached dot layout, say).
   const bool samePlaces = have && shown.kind == prepared.kind && shown.centers == prepared.centers;
-  scene_->setGraph(g, shown, samePlaces ? preparedEdges.release() : nullptr);
+  scene_->setGraph(g, shown, samePlaces ? std::move(preparedItems) : GraphScene::Items{});
   minimap_->setGraph(g, shown, scene_->style());
   if (!step || !view_->userMoved()) view_->openOn(focusRect());
   if (step) {

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "graph/drawgraph.h"
-#include "graph/edgelayer.h"
+#include "graph/graphscene.h"
 #include "graph/graphview.h"
 #include "graph/incrementallayout.h"
 
@@ -24,7 +24,6 @@ class QToolBar;
 namespace loupe::views {
 
 class GraphMinimap;
-class GraphScene;
 class LayoutService;
 
 class GraphPanel : public QWidget {
@@ -107,7 +106,7 @@ private:
   struct Picture {
     DrawGraph graph;
     GraphLayout layout;
-    std::unique_ptr<EdgeLayer> edges;  // for graph and layout: the scene takes it
+    GraphScene::Items items;  // for graph and layout: the scene takes them
     QString error;
   };
   // `before`/`beforeLayout`: the picture a step moves from (a fresh picture when invalid).
@@ -115,9 +114,9 @@ private:
                              const DrawGraph& before, const GraphLayout& beforeLayout, const IncrementalOptions& incremental);
   void drawOffThread(std::shared_ptr<const GraphModel> model, Transition transition);
   // `prepared`: a layout made with the drawing (drawPicture), used instead of computing one here,
-  // and its edges' layer.
+  // and the items made for it.
   void display(const DrawGraph& g, Transition transition, const GraphLayout& prepared = {},
-               std::unique_ptr<EdgeLayer> preparedEdges = {});
+               GraphScene::Items preparedItems = {});
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
   void setState(LayoutState s);

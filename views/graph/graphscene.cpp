@@ -50,7 +50,19 @@ void GraphScene::setStyle(const GraphStyle& style) {
   }
 }
 
-void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout, EdgeLayer* edges) {
+GraphScene::Items GraphScene::makeItems(const DrawGraph& g, const GraphLayout& layout, const GraphStyle& style) {
+  Items items;
+  const bool ok = layout.fits(g);
+  items.nodes.reserve(g.nodes.size());
+  for (int i = 0; i < g.nodes.size(); i++) {
+    items.nodes.push_back(std::make_unique<NodeItem>(g, i, style));
+    if (ok) items.nodes.back()->setPos(layout.centers[i]);
+  }
+  items.edges = std::make_unique<EdgeLayer>(g, layout, style);
+  return items;
+}
+
+void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout, Items made) {
   const quint64 keep = selectedId_;
   rebuilding_ = true;
   clear();
@@ -59,15 +71,13 @@ void GraphScene::setGraph(const DrawGraph& g, const GraphLayout& layout, EdgeLay
   findHits_.clear();
   graph_ = g;
   layout_ = layout;
-  const bool ok = layout.fits(g);
+  if (int(made.nodes.size()) != g.nodes.size() || !made.edges) made = makeItems(g, layout, *style_);
   nodes_.reserve(g.nodes.size());
-  for (int i = 0; i < g.nodes.size(); i++) {
-    auto* item = new NodeItem(g, i, *style_);
-    if (ok) item->setPos(layout.centers[i]);
-    addItem(item);
-    nodes_.push_back(item);
+  for (std::unique_ptr<NodeItem>& item : made.nodes) {
+    addItem(item.get());
+    nodes_.push_back(item.release());
   }
-  edges_ = edges ? edges : new EdgeLayer(g, layout, *style_);
+  edges_ = made.edges.release();
   addItem(edges_);
   edgesOf_ = QVector<QVector<int>>(g.nodes.size());
   for (int e = 0; e < g.edges.size(); e++) {
