@@ -1,6 +1,8 @@
 #include "panels/rewritedetailpanel.h"
 
 #include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSplitter>
@@ -105,6 +107,7 @@ QPlainTextEdit* monoView(QWidget* parent) {
 } // namespace
 
 RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  diffPool_.setMaxThreadCount(1);
   title_ = new QLabel(this);
   title_->setObjectName(QStringLiteral("rewriteTitle"));
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -163,7 +166,22 @@ QString RewriteDetailPanel::afterText() const { return after_->toPlainText(); }
 QString RewriteDetailPanel::diffText() const { return diff_->toPlainText(); }
 QString RewriteDetailPanel::ruleText() const { return rule_->toPlainText(); }
 
+QString RewriteDetailPanel::listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after) {
+  std::vector<std::string> diff;
+  if (before && after) diff = loupe::unified_diff(loupe::uop_listing(before), loupe::uop_listing(after), 3);
+  QStringList lines;
+  lines << tr("--- matched node (%1 nodes)").arg(before ? before->toposort().size() : 0)
+        << tr("+++ replacement (%1 nodes)").arg(after ? after->toposort().size() : 0);
+  const size_t shown = std::min(diff.size(), kMaxDiffLines);
+  for (size_t i = 0; i < shown; i++) lines << QString::fromStdString(diff[i]);
+  if (shown < diff.size())
+    lines << tr("… %1 more lines of the diff (Before and After show both sides)").arg(diff.size() - shown);
+  if (diff.empty()) lines << tr(" (the listings are equal)");
+  return lines.join(QLatin1Char('\n'));
+}
+
 void RewriteDetailPanel::refresh() {
+  const quint64 generation = ++diffGeneration_;  // a diff still being computed is for another step
   const StepInfo& st = session_->currentStep();
   const loupe::TracePass* pass = session_->trace().pass(st.pass);
   if (!pass) {
@@ -214,15 +232,20 @@ void RewriteDetailPanel::refresh() {
   diff_->setLineWrapMode(QPlainTextEdit::NoWrap);
   before_->setPlainText(uopTreeText(st.changes.before));
   after_->setPlainText(uopTreeText(st.changes.after));
-  std::vector<std::string> diff;
-  if (st.changes.before && st.changes.after)
-    diff = loupe::unified_diff(loupe::uop_listing(st.changes.before), loupe::uop_listing(st.changes.after), 3);
-  QStringList lines;
-  lines << tr("--- matched node (%1 nodes)").arg(st.changes.before ? st.changes.before->toposort().size() : 0)
-        << tr("+++ replacement (%1 nodes)").arg(st.changes.after ? st.changes.after->toposort().size() : 0);
-  for (const std::string& l : diff) lines << QString::fromStdString(l);
-  if (diff.empty()) lines << tr(" (the listings are equal)");
-  diff_->setPlainText(lines.join(QLatin1Char('\n')));
+  const loupe::UOpPtr before = st.changes.before, after = st.changes.after;
+  const size_t nodes = (before ? before->toposort().size() : 0) + (after ? after->toposort().size() : 0);
+  if (nodes < kDiffOffThreadNodes) {
+    diff_->setPlainText(listingDiff(before, after));
+  } else {
+    // Listing and diffing tens of thousands of nodes takes a third of a second: off the GUI thread.
+    diff_->setPlainText(tr("Comparing the listings of %1 nodes…").arg(nodes));
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, generation] {
+      watcher->deleteLater();
+      if (generation == diffGeneration_) diff_->setPlainText(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(&diffPool_, [before, after] { return listingDiff(before, after); }));
+  }
 }
 
 } // namespace loupe::views

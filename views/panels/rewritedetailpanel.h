@@ -3,6 +3,7 @@
 // replacement after (as indented trees), and a unified diff of the two subgraphs' listings
 // (engine/trace/uop_diff.h).
 #pragma once
+#include <QThreadPool>
 #include <QWidget>
 
 #include "ir/uop.h"
@@ -35,6 +36,10 @@ public:
 
 private:
   void refresh();
+  // The unified diff of two subgraphs' listings, with a header; long diffs are cut.
+  static QString listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after);
+  static constexpr size_t kDiffOffThreadNodes = 4000;  // diffed off the GUI thread from this many nodes
+  static constexpr size_t kMaxDiffLines = 4000;
 
   Session* session_;
   QLabel* title_;
@@ -45,6 +50,8 @@ private:
   QPlainTextEdit* after_;
   QPlainTextEdit* rule_;
   WhyNotPanel* whyNot_;
+  quint64 diffGeneration_ = 0;  // the refresh a diff being computed is for
+  QThreadPool diffPool_;        // its own thread: painting uses Qt's global pool
 };
 
 } // namespace loupe::views
