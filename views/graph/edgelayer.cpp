@@ -2,6 +2,7 @@
 
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <QtMath>
 #include <algorithm>
 #include <cmath>
 
@@ -14,64 +15,55 @@ namespace {
 constexpr qreal kCell = 512;     // grid cell, in scene units
 constexpr int kTangleEdges = 400;  // edges crossing the area painted at once
 
-// Calls f(a, b) for each straight piece of a path, curves flattened to a few chords (for indexing).
+// Calls f(start, c1, c2, end, curve) for each piece of a path: a line (c1, c2 unused) or a cubic.
 template <typename F>
-void forEachChord(const QPainterPath& path, F f) {
+void forEachPiece(const QPainterPath& path, F f) {
   QPointF at;
   for (int i = 0; i < path.elementCount(); i++) {
     const QPainterPath::Element e = path.elementAt(i);
     if (e.isMoveTo()) {
       at = e;
     } else if (e.isCurveTo() && i + 2 < path.elementCount()) {
-      const QPointF c1 = e, c2 = path.elementAt(i + 1), end = path.elementAt(i + 2);
-      i += 2;
-      QPointF prev = at;
-      for (int k = 1; k <= 8; k++) {
-        const qreal t = k / 8.0, u = 1 - t;
-        const QPointF p = u * u * u * at + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * end;
-        f(prev, p);
-        prev = p;
-      }
+      const QPointF end = path.elementAt(i + 2);
+      f(at, QPointF(e), QPointF(path.elementAt(i + 1)), end, true);
       at = end;
+      i += 2;
     } else {
-      f(at, QPointF(e));
+      f(at, QPointF(), QPointF(), QPointF(e), false);
       at = e;
     }
   }
 }
 
+// Calls f(a, b) for each straight piece of a path, curves flattened to a few chords (for indexing).
+template <typename F>
+void forEachChord(const QPainterPath& path, F f) {
+  forEachPiece(path, [&](QPointF at, QPointF c1, QPointF c2, QPointF end, bool curve) {
+    if (!curve) return f(at, end);
+    QPointF prev = at;
+    for (int k = 1; k <= 8; k++) {
+      const qreal t = k / 8.0, u = 1 - t;
+      const QPointF p = u * u * u * at + 3 * u * u * t * c1 + 3 * u * t * t * c2 + t * t * t * end;
+      f(prev, p);
+      prev = p;
+    }
+  });
+}
+
 // The pieces of a path (its lines and curves) that may cross `area`: stroking a long edge costs its
 // whole length even where it is off screen.
-void appendPartCrossing(QPainterPath& out, const QPainterPath& path, const QRectF& area) {
-  QPointF at;
-  bool joined = false;
-  for (int i = 0; i < path.elementCount(); i++) {
-    const QPainterPath::Element e = path.elementAt(i);
-    if (e.isMoveTo()) {
-      at = e;
-      joined = false;
-      continue;
-    }
-    QRectF box = QRectF(at, QPointF(e)).normalized();
-    QPointF c1, c2, end = e;
-    const bool curve = e.isCurveTo() && i + 2 < path.elementCount();
-    if (curve) {
-      c1 = e;
-      c2 = path.elementAt(i + 1);
-      end = path.elementAt(i + 2);
-      box = QPolygonF({at, c1, c2, end}).boundingRect();
-      i += 2;
-    }
-    if (box.adjusted(-1, -1, 1, 1).intersects(area)) {
-      if (!joined) out.moveTo(at);
-      if (curve) out.cubicTo(c1, c2, end);
-      else out.lineTo(end);
-      joined = true;
-    } else {
-      joined = false;
-    }
-    at = end;
-  }
+QPainterPath partCrossing(const QPainterPath& path, const QRectF& area) {
+  QPainterPath part;
+  QPointF joinedAt(qQNaN(), qQNaN());  // where the part ends so far (a piece starting there continues it)
+  forEachPiece(path, [&](QPointF at, QPointF c1, QPointF c2, QPointF end, bool curve) {
+    const QRectF box = curve ? QPolygonF({at, c1, c2, end}).boundingRect() : QRectF(at, end).normalized();
+    if (!box.adjusted(-1, -1, 1, 1).intersects(area)) return;
+    if (at != joinedAt) part.moveTo(at);
+    if (curve) part.cubicTo(c1, c2, end);
+    else part.lineTo(end);
+    joinedAt = end;
+  });
+  return part;
 }
 
 } // namespace
@@ -84,8 +76,12 @@ EdgeLayer::EdgeLayer(const DrawGraph& g, const GraphLayout& layout, const GraphS
   edges_.reserve(g.edges.size());
   for (int i = 0; i < g.edges.size(); i++) {
     const DrawEdge& d = g.edges[i];
-    Edge e{d.from, d.to, d.port, d.replacement,
-           g.modelNode(d.from).change == GraphModelNode::Removed || g.modelNode(d.to).change == GraphModelNode::Removed};
+    Edge e;
+    e.from = d.from;
+    e.to = d.to;
+    e.port = d.port;
+    e.replacement = d.replacement;
+    e.ghost = g.modelNode(d.from).change == GraphModelNode::Removed || g.modelNode(d.to).change == GraphModelNode::Removed;
     if (laidOut) route(e, layout.edges[i]);
     edges_.push_back(e);
   }
@@ -240,13 +236,7 @@ void EdgeLayer::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   for (int i : shown) {
     const Edge& e = edges_[i];
     Look& l = lookOf(e);
-    if (area.contains(e.bounds)) {
-      l.lines.push_back(e.path);
-    } else {
-      QPainterPath part;
-      appendPartCrossing(part, e.path, area);
-      l.lines.push_back(part);
-    }
+    l.lines.push_back(area.contains(e.bounds) ? e.path : partCrossing(e.path, area));
     if (arrows && !e.arrow.isEmpty() && e.arrow.boundingRect().intersects(area)) l.arrows.addPolygon(e.arrow);
   }
   std::stable_sort(looks.begin(), looks.end(), [](const Look& a, const Look& b) { return a.emphasis < b.emphasis; });

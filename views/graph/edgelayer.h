@@ -31,16 +31,14 @@ public:
   int edgeCount() const { return edges_.size(); }
   int from(int edge) const { return edges_[edge].from; }
   int to(int edge) const { return edges_[edge].to; }
-  int port(int edge) const { return edges_[edge].port; }
   const QPainterPath& path(int edge) const { return edges_[edge].path; }
-  QRectF edgeBounds(int edge) const { return edges_[edge].bounds; }
   // The edges with a piece in this part of the scene (for tests and painting).
   QVector<int> edgesCrossing(const QRectF& area) const;
 
 private:
   struct Edge {
-    int from, to, port;
-    bool replacement, ghost, emphasis = false;
+    int from = 0, to = 0, port = -1;
+    bool replacement = false, ghost = false, emphasis = false;
     QPainterPath path;
     QPolygonF arrow;
     QPointF labelAt;

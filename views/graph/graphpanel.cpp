@@ -270,8 +270,10 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   const bool have = prepared.fits(g);
   const bool step = transition == Transition::Step && scene_->layout().isValid();
   GraphLayout shown;
+  bool showsPrepared = false;  // the prepared items fit only the prepared layout (not a cached dot one)
   if (step) {
     shown = have ? prepared : incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
+    showsPrepared = have && shown.kind == GraphLayout::Incremental;
     if (shown.kind != GraphLayout::Incremental) {  // it could not move the old picture: laid out afresh
       note_ = have ? QString() : shown.note;
       shown = GraphLayout();
@@ -279,10 +281,11 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   }
   if (!shown.isValid()) shown = service_->cached(g.contentKey);
   const bool coarse = !shown.isValid();
-  if (coarse) shown = have && prepared.kind == GraphLayout::Layered ? prepared : layeredLayout(g);
-  // The prepared items fit only the prepared layout (not a cached dot layout, say).
-  const bool samePlaces = have && shown.kind == prepared.kind && shown.centers == prepared.centers;
-  scene_->setGraph(g, shown, samePlaces ? std::move(preparedItems) : GraphScene::Items{});
+  if (coarse) {
+    showsPrepared = have && prepared.kind == GraphLayout::Layered;
+    shown = showsPrepared ? prepared : layeredLayout(g);
+  }
+  scene_->setGraph(g, shown, showsPrepared ? std::move(preparedItems) : GraphScene::Items{});
   minimap_->setGraph(g, shown, scene_->style());
   if (!step || !view_->userMoved()) view_->openOn(focusRect());
   if (step) {

@@ -1,5 +1,7 @@
 #include "graph/layoutservice.h"
 
+#include <optional>
+
 #include <QCoreApplication>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -52,9 +54,10 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
     running_++;
     return;
   }
-  // The effort for its size is chosen on dot's thread: counting virtual nodes ranks the graph.
-  const bool bySize = !overrideSet_ && !fullQuality;
-  const DotOptions options = overrideSet_ ? override_ : DotOptions::fullQuality();
+  // Unset: the effort for its size, chosen on dot's thread (counting virtual nodes ranks the graph).
+  const std::optional<DotOptions> options = overrideSet_  ? std::optional<DotOptions>(override_)
+                                            : fullQuality ? std::optional<DotOptions>(DotOptions::fullQuality())
+                                                          : std::nullopt;
   std::shared_ptr<std::atomic<quint64>> current = current_;
   auto* watcher = new QFutureWatcher<GraphLayout>(this);
   connect(watcher, &QFutureWatcher<GraphLayout>::finished, this, [this, watcher, gen] {
@@ -66,9 +69,9 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
     deliver(gen, l);
   });
   running_++;
-  watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, bySize, current, gen] {
+  watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, current, gen] {
     if (current->load() != gen) return GraphLayout{};  // stale before it started
-    return dotLayout(g, bySize ? DotOptions::forSize(g.nodes.size(), dotVirtualNodes(g)) : options,
+    return dotLayout(g, options ? *options : DotOptions::forSize(g.nodes.size(), dotVirtualNodes(g)),
                      [&] { return current->load() == gen; });
   }));
 }

@@ -166,12 +166,12 @@ QString RewriteDetailPanel::afterText() const { return after_->toPlainText(); }
 QString RewriteDetailPanel::diffText() const { return diff_->toPlainText(); }
 QString RewriteDetailPanel::ruleText() const { return rule_->toPlainText(); }
 
-QString RewriteDetailPanel::listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after) {
+QString RewriteDetailPanel::listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after, size_t beforeNodes,
+                                        size_t afterNodes) {
   std::vector<std::string> diff;
   if (before && after) diff = loupe::unified_diff(loupe::uop_listing(before), loupe::uop_listing(after), 3);
   QStringList lines;
-  lines << tr("--- matched node (%1 nodes)").arg(before ? before->toposort().size() : 0)
-        << tr("+++ replacement (%1 nodes)").arg(after ? after->toposort().size() : 0);
+  lines << tr("--- matched node (%1 nodes)").arg(beforeNodes) << tr("+++ replacement (%1 nodes)").arg(afterNodes);
   const size_t shown = std::min(diff.size(), kMaxDiffLines);
   for (size_t i = 0; i < shown; i++) lines << QString::fromStdString(diff[i]);
   if (shown < diff.size())
@@ -233,9 +233,10 @@ void RewriteDetailPanel::refresh() {
   before_->setPlainText(uopTreeText(st.changes.before));
   after_->setPlainText(uopTreeText(st.changes.after));
   const loupe::UOpPtr before = st.changes.before, after = st.changes.after;
-  const size_t nodes = (before ? before->toposort().size() : 0) + (after ? after->toposort().size() : 0);
+  const size_t beforeNodes = before ? before->toposort().size() : 0, afterNodes = after ? after->toposort().size() : 0;
+  const size_t nodes = beforeNodes + afterNodes;
   if (nodes < kDiffOffThreadNodes) {
-    diff_->setPlainText(listingDiff(before, after));
+    diff_->setPlainText(listingDiff(before, after, beforeNodes, afterNodes));
   } else {
     // Listing and diffing tens of thousands of nodes takes a third of a second: off the GUI thread.
     diff_->setPlainText(tr("Comparing the listings of %1 nodes…").arg(nodes));
@@ -244,7 +245,7 @@ void RewriteDetailPanel::refresh() {
       watcher->deleteLater();
       if (generation == diffGeneration_) diff_->setPlainText(watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run(&diffPool_, [before, after] { return listingDiff(before, after); }));
+    watcher->setFuture(QtConcurrent::run(&diffPool_, [=] { return listingDiff(before, after, beforeNodes, afterNodes); }));
   }
 }
 

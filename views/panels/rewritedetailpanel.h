@@ -37,7 +37,8 @@ public:
 private:
   void refresh();
   // The unified diff of two subgraphs' listings, with a header; long diffs are cut.
-  static QString listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after);
+  static QString listingDiff(const loupe::UOpPtr& before, const loupe::UOpPtr& after, size_t beforeNodes,
+                             size_t afterNodes);
   static constexpr size_t kDiffOffThreadNodes = 4000;  // diffed off the GUI thread from this many nodes
   static constexpr size_t kMaxDiffLines = 4000;
 
