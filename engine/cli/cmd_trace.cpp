@@ -3,6 +3,8 @@
 //   loupe-cli trace FILE --graph CTX PASS STEP the graph at a step (text; --dot for Graphviz)
 //   loupe-cli trace FILE --match CTX PASS K    the rewrite that produced step K: rule, location, diff
 //   loupe-cli trace FILE --kernel NAME|ID      a kernel's opts, launch dims, source and NOOPT source
+//   loupe-cli trace FILE --disasm NAME|ID      what the machine runs: the kernel compiled again here, as
+//                                              machine code (LLVM IR, PTX, SASS) under its source lines
 //   loupe-cli trace FILE --profile             kernel runs as DEBUG=2 lines; -t [N]: top kernels
 //   loupe-cli trace FILE --rules               rule profiler: matches, attempts and time per rule
 //   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
@@ -22,6 +24,7 @@
 #include <unordered_set>
 
 #include "cli/command.h"
+#include "cli/trace_disasm.h"
 #include "cli/trace_step.h"
 #include "exec/why_not.h"
 #include "ir/print.h"
@@ -104,6 +107,9 @@ Request parse(const Args& args) {
       r.step.diverge_target = upper_target(take(i, a));
     } else if (a == "--steps") {
       r.step.max_steps = parse_int(take(i, a), "--steps N");
+    } else if (a == "--disasm") {
+      r.mode = "disasm";
+      r.kernel = take(i, a);
     } else if (a == "--kernel") {
       r.mode = "kernel";
       r.kernel = take(i, a);
@@ -662,7 +668,7 @@ int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
-                 "         --kernel NAME | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
+                 "         --kernel NAME | --disasm NAME [--noopt] | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
                  "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
                  "         [--relevant] [--no-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
                  "         [--chrome OUT.json]\n"
@@ -682,6 +688,7 @@ int run(const Args& args) {
   if (req.mode == "match") return match(r, req);
   if (req.mode == "why") return why(r, req);
   if (req.mode == "kernel") return kernel(r, req);
+  if (req.mode == "disasm") return disasm_kernel(r, {req.kernel, req.step.noopt, req.json});
   if (req.mode == "step") {
     req.step.json = req.json;
     return step_kernel(r, req.step);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exec/machine_code.h"
 #include "session/session.h"
 
 namespace loupe::views {
@@ -60,16 +61,8 @@ CompareInput compareInputFor(const loupe::TraceKernel& k, const TraceSnapshot& t
 QString nooptKernelName(const loupe::TraceKernel& kernel, const TraceSnapshot& trace) {
   const CompareInput in = compareInputFor(kernel, trace);
   if (!in.noopt.name.isEmpty() && in.noopt.name != QString::fromStdString(kernel.name)) return in.noopt.name;
-  // Without a timed comparison the name is the rendered function's: "void r_16_16(", "define void @E_4(".
-  static const QRegularExpression fn(
-      QStringLiteral("(?:\\bvoid\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?@?|@)([A-Za-z_]\\w*)\\s*\\("));
-  if (const loupe::KernelSource* s = kernel.source("noopt"))
-    for (const QString& line : QString::fromStdString(s->text).split(u'\n'))
-      if (line.contains(QLatin1String("void")) || line.startsWith(QLatin1String("define")))
-        for (auto it = fn.globalMatch(line); it.hasNext();) {
-          const QString name = it.next().captured(1);
-          if (!name.startsWith(QLatin1String("loupe_"))) return name;  // not one of the renderer's helpers
-        }
+  // Without a timed comparison the name is the rendered function's.
+  if (const loupe::KernelSource* s = kernel.source("noopt")) return QString::fromStdString(loupe::kernel_function_name(s->text, kernel.name));
   return QString::fromStdString(kernel.name);
 }
 

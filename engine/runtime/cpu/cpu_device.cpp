@@ -1,38 +1,22 @@
 #include "runtime/cpu/cpu_device.h"
 
 #include <chrono>
+#include <dlfcn.h>
 #include <cmath>
 #include <cstdlib>
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <fstream>
-#include <spawn.h>
 #include <sstream>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
-
-extern char** environ;
+#include "support/process.h"
 
 namespace loupe {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::optional<std::string> find_executable(const std::string& exe) {
-  auto runnable = [](const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); };
-  if (exe.find('/') != std::string::npos) return runnable(exe) ? std::optional<std::string>(exe) : std::nullopt;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(ss, dir, ':');)
-    if (!dir.empty() && runnable(fs::path(dir) / exe)) return (fs::path(dir) / exe).string();
-  return std::nullopt;
-}
 
 std::vector<std::string> split_words(const std::string& s) {
   std::vector<std::string> out;
@@ -57,33 +41,6 @@ std::vector<std::string> resolve_compiler(const std::string& requested) {
     }
   }
   return {};
-}
-
-// Runs argv with stdout and stderr sent to `log`; returns the exit status (-1 if it could not start).
-int run_process(const std::vector<std::string>& argv, const fs::path& log) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-std::string read_text(const fs::path& p, size_t limit = 8000) {
-  std::ifstream f(p);
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (s.size() > limit) s = s.substr(0, limit) + "\n... (truncated)";
-  return s;
 }
 
 std::string host_cpu_model() {
@@ -131,7 +88,7 @@ std::string CpuDevice::identity() {
     std::vector<std::string> argv = cc_;
     argv.push_back("--version");
     run_process(argv, log);
-    std::string v = read_text(log);
+    std::string v = read_text_file(log);
     fs::remove(log);
     identity_ = cc_[0] + "\n" + v.substr(0, v.find('\n')) + "\n" + host_cpu_model();
   }
@@ -171,7 +128,7 @@ void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_
   auto t0 = std::chrono::steady_clock::now();
   int rc = run_process(argv, log);
   compiler_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-  std::string msg = read_text(log);
+  std::string msg = read_text_file(log);
   std::error_code ec;
   fs::remove(src, ec);
   fs::remove(log, ec);

@@ -172,12 +172,17 @@ void CUDADevice::synchronize() {
   check(drv_.CtxSynchronize(), "cuCtxSynchronize");
 }
 
-std::string CUDADevice::compile_ptx(const RenderedKernel& k) {
+std::string CUDADevice::ptx_for_reading(const std::string& name, const std::string& source) {
+  return compile_ptx(name, source, {"-lineinfo"});
+}
+
+std::string CUDADevice::compile_ptx(const std::string& name, const std::string& source, const std::vector<std::string>& extra) {
   nvrtcProgram prg = nullptr;
-  nvrtcResult rc = nvrtc_.CreateProgram(&prg, k.source.c_str(), (k.name + ".cu").c_str(), 0, nullptr, nullptr);
-  if (rc != 0) throw Error(cat("CUDA: nvrtcCreateProgram for ", k.name, " failed: ", nvrtc_.GetErrorString(rc)));
+  nvrtcResult rc = nvrtc_.CreateProgram(&prg, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
+  if (rc != 0) throw Error(cat("CUDA: nvrtcCreateProgram for ", name, " failed: ", nvrtc_.GetErrorString(rc)));
   std::vector<const char*> opts;
   for (const std::string& o : options_) opts.push_back(o.c_str());
+  for (const std::string& o : extra) opts.push_back(o.c_str());
   rc = nvrtc_.CompileProgram(prg, static_cast<int>(opts.size()), opts.data());
   size_t log_size = 0;
   nvrtc_.GetProgramLogSize(prg, &log_size);
@@ -185,8 +190,8 @@ std::string CUDADevice::compile_ptx(const RenderedKernel& k) {
   if (log_size) nvrtc_.GetProgramLog(prg, log.data());
   if (rc != 0) {
     nvrtc_.DestroyProgram(&prg);
-    throw Error(cat("CUDA: NVRTC failed compiling kernel ", k.name, " for ", arch_, " (", nvrtc_.GetErrorString(rc), "):\n", log,
-                    "\n--- source ---\n", k.source));
+    throw Error(cat("CUDA: NVRTC failed compiling kernel ", name, " for ", arch_, " (", nvrtc_.GetErrorString(rc), "):\n", log,
+                    "\n--- source ---\n", source));
   }
   size_t n = 0;
   nvrtc_.GetPTXSize(prg, &n);
@@ -210,7 +215,7 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
   std::string ptx;
   if (auto cached = cache_->get("cuda", key)) ptx = *cached;
   else {
-    ptx = compile_ptx(k);
+    ptx = compile_ptx(k.name, k.source, {});
     cache_->put("cuda", key, ptx);
   }
   check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");

@@ -70,8 +70,12 @@ public:
   // NVRTC's options for this device (include paths for cuda_fp16.h, the virtual architecture).
   const std::vector<std::string>& options() const { return options_; }
 
+  // A kernel's PTX with line info (`.loc` directives naming lines of `source`, file "NAME.cu"), for
+  // reading; nothing is loaded. loupe::Error with NVRTC's log when it does not compile.
+  std::string ptx_for_reading(const std::string& name, const std::string& source);
+
 private:
-  std::string compile_ptx(const RenderedKernel& k);
+  std::string compile_ptx(const std::string& name, const std::string& source, const std::vector<std::string>& extra);
 
   const cuda::Driver& drv_;
   const cuda::Nvrtc& nvrtc_;

@@ -6,7 +6,9 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
@@ -164,6 +166,25 @@ std::string LlvmDevice::optimized_ir(const RenderedKernel& k) {
   llvm::raw_string_ostream os(s);
   mod->print(os, nullptr);
   return os.str();
+}
+
+LlvmDevice::Compiled LlvmDevice::compile_for_reading(const std::string& function, const std::string& ir) {
+  llvm::LLVMContext ctx;
+  auto mod = parse_module(ir, "kernel " + function, ctx);
+  Compiled out;
+  std::lock_guard lock(mutex_);  // the target machine is shared with the JIT's optimizer
+  jit_->optimize(*mod, function);
+  llvm::raw_string_ostream ir_out(out.optimized_ir);
+  mod->print(ir_out, nullptr);
+  ir_out.flush();
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream obj_out(bytes);
+  llvm::legacy::PassManager codegen;
+  if (jit_->tm->addPassesToEmitFile(codegen, obj_out, nullptr, llvm::CGFT_ObjectFile))
+    throw Error(cat("LLVM: the target ", target(), " cannot emit object files"));
+  codegen.run(*mod);
+  out.object.assign(bytes.begin(), bytes.end());
+  return out;
 }
 
 std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {

@@ -31,6 +31,14 @@ public:
   std::string target() const;                                 // "x86_64-pc-linux-gnu, znver3, +avx2,..."
   // The optimized IR of a kernel as the JIT compiles it (for reading; does not add it to the JIT).
   std::string optimized_ir(const RenderedKernel& kernel);
+  // What the JIT makes of a kernel's IR (without the entry shim; `function` kept external), for reading:
+  // the IR after the O2 pipeline and the machine code as an ELF object (for a disassembler). Nothing is
+  // added to the JIT. loupe::Error when the IR does not parse or the target cannot emit objects.
+  struct Compiled {
+    std::string optimized_ir;
+    std::string object;  // bytes of a relocatable object file
+  };
+  Compiled compile_for_reading(const std::string& function, const std::string& ir);
 
   struct Jit;  // the LLJIT instance and its target (defined in the .cpp)
 

@@ -1,0 +1,85 @@
+#include "cli/trace_disasm.h"
+
+#include <iostream>
+
+#include "exec/kernel_stepper.h"
+#include "exec/machine_code.h"
+#include "support/error.h"
+#include "support/json.h"
+
+namespace loupe::cli {
+
+namespace {
+
+std::vector<std::string> source_lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  return out;
+}
+
+json::Value listing_json(const MachineListing& l) {
+  json::Value o = json::Value::object();
+  o.set("kind", l.kind);
+  o.set("title", l.title);
+  o.set("how", l.how);
+  o.set("instructions", int64_t(l.instruction_count()));
+  json::Value rows = json::Value::array();
+  for (size_t i = 0; i < l.lines.size(); i++) {
+    json::Value r = json::Value::object();
+    r.set("text", l.lines[i]);
+    if (l.source_lines[i] > 0) r.set("source_line", int64_t(l.source_lines[i]));
+    rows.push_back(std::move(r));
+  }
+  o.set("lines", std::move(rows));
+  return o;
+}
+
+// The listing with the source line a range of instructions comes from printed above the range.
+void print_listing(const MachineListing& l, const std::vector<std::string>& source) {
+  std::cout << "== " << l.title << "  (" << l.instruction_count() << " instructions)\n   " << l.how << "\n";
+  int shown = 0;
+  for (size_t i = 0; i < l.lines.size(); i++) {
+    int s = l.source_lines[i];
+    if (s > 0 && s != shown && size_t(s) <= source.size()) std::cout << "      ; " << s << ": " << source[size_t(s) - 1] << "\n";
+    shown = s;
+    std::cout << "  " << l.lines[i] << "\n";
+  }
+}
+
+} // namespace
+
+int disasm_kernel(TraceReader& reader, const DisasmRequest& req) {
+  TraceKernel k = reader.kernel(find_trace_kernel(reader, req.kernel));
+  const char* variant = req.noopt ? "noopt" : "opt";
+  const KernelSource* src = k.source(variant);
+  if (!src) throw Error(cat("kernel ", k.name, " has no ", req.noopt ? "NOOPT " : "", "source in the trace"));
+  MachineCode mc = machine_code(src->backend, kernel_function_name(src->text, k.name), src->text);
+  if (req.json) {
+    json::Value o = json::Value::object();
+    o.set("kernel", k.name);
+    o.set("kernel_id", k.id);
+    o.set("variant", variant);
+    o.set("backend", src->backend);
+    json::Value ls = json::Value::array();
+    for (const MachineListing& l : mc.listings) ls.push_back(listing_json(l));
+    o.set("listings", std::move(ls));
+    json::Value missing = json::Value::array();
+    for (const std::string& m : mc.missing) missing.push_back(m);
+    o.set("missing", std::move(missing));
+    std::cout << o.dump() << "\n";
+    return 0;
+  }
+  std::cout << "kernel " << k.name << " (" << variant << ", " << src->backend << " on " << k.device << "), compiled again here\n";
+  std::vector<std::string> source = source_lines(src->text);
+  for (const MachineListing& l : mc.listings) print_listing(l, source);
+  for (const std::string& m : mc.missing) std::cout << "(" << m << ")\n";
+  return 0;
+}
+
+} // namespace loupe::cli

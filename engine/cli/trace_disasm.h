@@ -1,0 +1,20 @@
+// loupe-cli trace FILE --disasm NAME|ID [--noopt] [--json]: what the machine runs for a kernel of the
+// trace (exec/machine_code.h): its recorded source compiled again here and shown as machine code (and
+// LLVM IR, PTX, SASS where its backend has them), each instruction range under the source line it was
+// compiled from.
+#pragma once
+#include <string>
+
+#include "trace/trace_reader.h"
+
+namespace loupe::cli {
+
+struct DisasmRequest {
+  std::string kernel;  // name or id
+  bool noopt = false;  // the NOOPT version's source
+  bool json = false;
+};
+
+int disasm_kernel(TraceReader& reader, const DisasmRequest& req);
+
+} // namespace loupe::cli

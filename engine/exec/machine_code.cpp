@@ -1,0 +1,343 @@
+#include "exec/machine_code.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/utsname.h>
+
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/cuda/cuda_device.h"
+#include "runtime/device.h"
+#include "support/compile_cache.h"
+#include "support/error.h"
+#include "support/process.h"
+#if LOUPE_HAVE_LLVM
+#include <llvm/Config/llvm-config.h>
+
+#include "runtime/llvm/llvm_device.h"
+#endif
+
+namespace loupe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kMaxToolOutput = 64u << 20;  // a fully unrolled kernel disassembles to a few MB
+
+std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+void add(MachineListing& out, std::string line, int source_line) {
+  out.lines.push_back(std::move(line));
+  out.source_lines.push_back(source_line);
+}
+
+// A scratch folder for one listing's files, removed with everything in it when the listing is made.
+struct ScratchDir {
+  fs::path path = CompileCache::temp_path("listing");
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path write(const std::string& name, const std::string& bytes) const {
+    fs::path p = path / name;
+    std::ofstream f(p, std::ios::binary);
+    f << bytes;
+    if (!f) throw Error(cat("cannot write ", p.string()));
+    return p;
+  }
+};
+
+// Runs a tool; its output on success, else loupe::Error naming the tool and quoting what it said.
+std::string run_tool(const std::vector<std::string>& argv, const ScratchDir& dir, const std::string& what) {
+  fs::path log = dir.path / "tool.log";
+  int rc = run_process(argv, log);
+  std::string out = read_text_file(log, kMaxToolOutput);
+  if (rc != 0)
+    throw Error(cat(what, ": ", argv[0], rc < 0 ? " could not be started" : " failed", " (exit ", rc, "):\n", out.substr(0, 4000)));
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const std::string& a : argv) s += (s.empty() ? "" : " ") + base_name(a);
+  return s;
+}
+
+std::string host_arch_title() {
+  utsname u{};
+  std::string m = uname(&u) == 0 ? u.machine : "host";
+  if (m == "x86_64") m = "x86-64";
+  return m + " machine code";
+}
+
+const std::vector<std::string> kObjdumps = {"llvm-objdump", "llvm-objdump-15", "objdump"};
+
+// The disassembly of one function of an object or shared object, with line links when `source_file` is
+// named by its line info.
+MachineListing disassemble(const fs::path& object, const std::string& function, const std::string& source_file,
+                           const ScratchDir& dir, bool with_lines) {
+  auto objdump = find_first_executable(kObjdumps);
+  if (!objdump) throw Error("no disassembler found (tried llvm-objdump, llvm-objdump-15, objdump): install llvm-15 or binutils");
+  bool gnu = base_name(*objdump) == "objdump";
+  std::vector<std::string> argv = {*objdump, "-d", "--no-show-raw-insn",
+                                   gnu ? "--disassemble=" + function : "--disassemble-symbols=" + function};
+  if (with_lines) argv.push_back("-l");
+  argv.push_back(object.string());
+  MachineListing out;
+  out.kind = "asm";
+  out.title = host_arch_title();
+  out.how = joined(argv);
+  parse_objdump(run_tool(argv, dir, "disassembling " + function), source_file, out);
+  return out;
+}
+
+void cpu_listings(const std::string& name, const std::string& source, MachineCode& mc) {
+  auto& cpu = dynamic_cast<CpuDevice&>(get_device("CPU"));
+  ScratchDir dir;
+  fs::path src = dir.write(name + ".c", source), so = dir.path / (name + ".so");
+  // The device's own command and flags; -g adds line info and leaves the code as it is.
+  std::vector<std::string> argv = cpu.compiler_command();
+  argv.insert(argv.end(), cpu.flags().begin(), cpu.flags().end());
+  argv.insert(argv.end(), {"-g", "-x", "c", src.string(), "-o", so.string(), "-lm"});
+  run_tool(argv, dir, "compiling kernel " + name);
+  MachineListing asm_listing = disassemble(so, name, src.filename().string(), dir, true);
+  asm_listing.how = joined(argv) + "; " + asm_listing.how;
+  mc.listings.push_back(std::move(asm_listing));
+}
+
+void llvm_listings([[maybe_unused]] const std::string& name, [[maybe_unused]] const std::string& source,
+                   MachineCode& mc) {
+#if LOUPE_HAVE_LLVM
+  auto& llvm = dynamic_cast<LlvmDevice&>(get_device("LLVM"));
+  LlvmDevice::Compiled c = llvm.compile_for_reading(name, source);
+  MachineListing ir;
+  ir.kind = "llvm-ir";
+  ir.title = "LLVM IR after O2";
+  std::string target = llvm.target();
+  ir.how = "LLVM " LLVM_VERSION_STRING " O2 pipeline for " + target.substr(0, target.find(',', target.find(',') + 1));
+  for (std::string& l : split_lines(c.optimized_ir)) add(ir, std::move(l), 0);
+  mc.listings.push_back(std::move(ir));
+  ScratchDir dir;
+  MachineListing code = disassemble(dir.write(name + ".o", c.object), name, "", dir, false);
+  code.how = "LLVM " LLVM_VERSION_STRING " code generator; " + code.how;
+  mc.listings.push_back(std::move(code));
+#else
+  mc.missing.push_back("LLVM: this build has no LLVM");
+#endif
+}
+
+std::optional<std::string> find_cuda_tool(const std::string& tool) {
+  if (auto p = find_executable(tool)) return p;
+  for (const char* dir : {"/usr/local/cuda/bin", "/opt/cuda/bin"})
+    if (auto p = find_executable(std::string(dir) + "/" + tool)) return p;
+  return std::nullopt;
+}
+
+void cuda_listings(const std::string& name, const std::string& source, MachineCode& mc) {
+  auto& cuda = dynamic_cast<CUDADevice&>(get_device("CUDA"));
+  std::string ptx = cuda.ptx_for_reading(name, source);
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  MachineListing p;
+  p.kind = "ptx";
+  p.title = "PTX for " + cuda.arch();
+  p.how = "NVRTC -lineinfo";
+  for (const std::string& o : cuda.options()) p.how += " " + o;
+  parse_ptx(ptx, name + ".cu", p);
+  mc.listings.push_back(std::move(p));
+
+  auto ptxas = find_cuda_tool("ptxas"), nvdisasm = find_cuda_tool("nvdisasm");
+  if (!ptxas || !nvdisasm) {
+    mc.missing.push_back(cat("SASS: ", !ptxas ? "ptxas" : "nvdisasm", " not found (on PATH or in /usr/local/cuda/bin)"));
+    return;
+  }
+  ScratchDir dir;
+  fs::path ptx_file = dir.write(name + ".ptx", ptx), cubin = dir.path / (name + ".cubin");
+  std::vector<std::string> assemble = {*ptxas, "-arch=" + cuda.arch(), "-lineinfo", ptx_file.string(), "-o", cubin.string()};
+  run_tool(assemble, dir, "assembling the PTX of " + name);
+  std::vector<std::string> dis = {*nvdisasm, "-g", "-c", cubin.string()};
+  MachineListing s;
+  s.kind = "sass";
+  s.title = "SASS for " + cuda.arch();
+  s.how = joined(assemble) + "; " + joined(dis);
+  parse_nvdisasm(run_tool(dis, dir, "disassembling " + name), name + ".cu", s);
+  mc.listings.push_back(std::move(s));
+}
+
+// "    1100:      \tvmovss\t3794(%rip), %xmm26" -> "1100:  vmovss  3794(%rip), %xmm26"
+std::string tidy_instruction(const std::string& line) {
+  size_t colon = line.find(':');
+  std::string addr = trim(line.substr(0, colon)), rest = trim(line.substr(colon + 1));
+  size_t tab = rest.find('\t');
+  if (tab != std::string::npos) {
+    std::string mnemonic = rest.substr(0, tab), operands = trim(rest.substr(tab + 1));
+    if (mnemonic.size() < 7) mnemonic.resize(7, ' ');
+    rest = mnemonic + " " + operands;
+  }
+  for (char& c : rest)
+    if (c == '\t') c = ' ';
+  return addr + ":  " + rest;
+}
+
+bool is_objdump_instruction(const std::string& l) {
+  static const std::regex re(R"(^\s*[0-9a-f]+:\s)");
+  return std::regex_search(l, re);
+}
+
+} // namespace
+
+std::string kernel_function_name(const std::string& source, const std::string& fallback) {
+  static const std::regex fn(R"((?:\bvoid\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?@?|@)([A-Za-z_]\w*)\s*\()");
+  for (const std::string& line : split_lines(source)) {
+    if (line.find("void") == std::string::npos && line.rfind("define", 0) != 0) continue;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), fn); it != std::sregex_iterator(); ++it) {
+      std::string name = (*it)[1].str();
+      if (name.rfind("loupe_", 0) != 0) return name;
+    }
+  }
+  return fallback;
+}
+
+bool MachineListing::linked() const {
+  for (int l : source_lines)
+    if (l > 0) return true;
+  return false;
+}
+
+std::vector<int> MachineListing::lines_of(int source_line) const {
+  std::vector<int> rows;
+  for (size_t i = 0; i < source_lines.size(); i++)
+    if (source_line > 0 && source_lines[i] == source_line) rows.push_back(int(i));
+  return rows;
+}
+
+size_t MachineListing::instruction_count() const {
+  size_t n = 0;
+  for (const std::string& raw : lines) {
+    std::string l = trim(raw);
+    if (kind == "asm") n += is_objdump_instruction(raw);
+    else if (kind == "sass") n += l.rfind("/*", 0) == 0 && l.find("*/") != std::string::npos && l.find(';') != std::string::npos;
+    else if (kind == "ptx") n += !l.empty() && l.back() == ';' && l[0] != '.' && l[0] != '/';
+    else if (kind == "llvm-ir") n += raw.rfind("  ", 0) == 0 && !l.empty() && l[0] != ';';
+  }
+  return n;
+}
+
+void parse_objdump(const std::string& text, const std::string& source_file, MachineListing& out) {
+  static const std::regex marker(R"(^;?\s*(\S+):(\d+)(?::\d+)?(\s.*)?$)");
+  static const std::regex function_name(R"(^;?\s*\S+\(\):\s*$)");
+  static const std::regex label(R"(^[0-9a-f]+ <(.+)>:\s*$)");
+  const std::string ours = base_name(source_file);
+  bool started = false;
+  int current = 0;
+  std::smatch m;
+  for (const std::string& line : split_lines(text)) {
+    if (!started) {
+      started = line.rfind("Disassembly of section", 0) == 0;
+      continue;
+    }
+    if (line.rfind("Disassembly of section", 0) == 0 || std::regex_match(line, function_name)) continue;
+    if (std::regex_match(line, m, label)) {
+      if (!out.lines.empty() && !out.lines.back().empty()) add(out, "", 0);
+      add(out, "<" + m[1].str() + ">:", 0);
+      current = 0;
+    } else if (is_objdump_instruction(line)) {
+      add(out, tidy_instruction(line), current);
+    } else if (std::regex_match(line, m, marker)) {
+      current = !ours.empty() && base_name(m[1].str()) == ours ? std::stoi(m[2].str()) : 0;
+    }
+  }
+  while (!out.lines.empty() && out.lines.back().empty()) {
+    out.lines.pop_back();
+    out.source_lines.pop_back();
+  }
+}
+
+void parse_ptx(const std::string& text, const std::string& source_file, MachineListing& out) {
+  static const std::regex file_dir(R"(^\s*\.file\s+(\d+)\s+\"([^\"]*)\")");
+  static const std::regex loc_dir(R"(^\s*\.loc\s+(\d+)\s+(\d+))");
+  const std::string ours = base_name(source_file);
+  const std::vector<std::string> lines = split_lines(text);
+  std::vector<int> our_files;  // NVRTC writes the .file table after the code
+  std::smatch m;
+  for (const std::string& line : lines)
+    if (std::regex_search(line, m, file_dir) && base_name(m[2].str()) == ours) our_files.push_back(std::stoi(m[1].str()));
+  int current = 0;
+  for (const std::string& line : lines) {
+    if (std::regex_search(line, m, loc_dir)) {
+      bool mine = std::find(our_files.begin(), our_files.end(), std::stoi(m[1].str())) != our_files.end();
+      current = mine ? std::stoi(m[2].str()) : 0;
+      continue;
+    }
+    std::string t = trim(line);
+    if (t.rfind(".section", 0) == 0 && t.find(".debug") != std::string::npos) break;  // DWARF tables follow
+    if (t.rfind(".file", 0) == 0) continue;
+    add(out, line, t.empty() || t == "{" || t == "}" ? 0 : current);
+  }
+}
+
+void parse_nvdisasm(const std::string& text, const std::string& source_file, MachineListing& out) {
+  static const std::regex place(R"(\"([^\"]*)\", line (\d+))");
+  const std::string ours = base_name(source_file);
+  int current = 0;
+  for (const std::string& line : split_lines(text)) {
+    if (line.find("//## File") != std::string::npos) {
+      // `File "cuda_fp16.hpp", line 200 inlined at "E_8.cu", line 6`: the kernel's own line is the link
+      current = 0;
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), place); it != std::sregex_iterator(); ++it)
+        if (base_name((*it)[1].str()) == ours) {
+          current = std::stoi((*it)[2].str());
+          break;
+        }
+      continue;
+    }
+    std::string t = trim(line);
+    bool instruction = t.rfind("/*", 0) == 0 && t.find(';') != std::string::npos;
+    add(out, line, instruction ? current : 0);
+  }
+}
+
+MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source) {
+  MachineCode mc;
+  std::string kind = device.substr(0, device.find(':'));
+  for (char& c : kind) c = char(std::toupper(static_cast<unsigned char>(c)));
+  if (kind == "C" || kind == "CLANG") kind = "CPU";  // a renderer's name for the device's
+  auto available = [&]() -> bool {
+    DeviceStatus st = device_status(kind);
+    if (!st.available) mc.missing.push_back(cat(kind, " is not available here, so its kernels cannot be compiled again: ", st.reason));
+    return st.available;
+  };
+  if (kind == "CPU") {
+    if (available()) cpu_listings(name, source, mc);
+  } else if (kind == "LLVM") {
+    if (available()) llvm_listings(name, source, mc);
+  } else if (kind == "CUDA") {
+    if (available()) cuda_listings(name, source, mc);
+  } else if (kind == "OPENCL" || kind == "GPU" || kind == "METAL") {
+    mc.missing.push_back(cat(device, ": the driver compiles the source itself and does not show its machine code"));
+  } else {
+    mc.missing.push_back(cat("no listings for kernels of device '", device, "'"));
+  }
+  return mc;
+}
+
+} // namespace loupe

@@ -1,0 +1,53 @@
+// What the machine runs for a kernel: its source compiled again, here, by the same compiler and flags
+// its device uses, and shown as the compiler's intermediate forms and as machine code, each line of a
+// listing linked to the line of kernel source it was compiled from where the compiler emits line info:
+//   CPU       clang -g (the same code as without -g) into a shared object; llvm-objdump -d -l
+//   LLVM      the IR after the JIT's O2 pipeline; the JIT target's object, disassembled the same way
+//             (no line links: the kernel's IR carries no debug info)
+//   CUDA      PTX from NVRTC with -lineinfo (its .loc directives); SASS where ptxas and nvdisasm exist
+// OpenCL and Metal drivers keep their machine code to themselves: the result says so.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace loupe {
+
+struct MachineListing {
+  std::string kind;   // "asm", "llvm-ir", "ptx", "sass"
+  std::string title;  // "x86-64 machine code", "LLVM IR after O2", "PTX (compute_90)", "SASS (sm_90)"
+  std::string how;    // the commands that made it, for the reader: "clang-15 -O2 ... -g; llvm-objdump-15 -d -l"
+  std::vector<std::string> lines;
+  std::vector<int> source_lines;  // per line of `lines`: the kernel source line (1-based) it comes from, 0 none
+
+  bool linked() const;                             // whether any line has a source line
+  std::vector<int> lines_of(int source_line) const; // the listing's rows (0-based) compiled from a source line
+  size_t instruction_count() const;                 // rows that are instructions (not labels, not blank)
+};
+
+struct MachineCode {
+  std::vector<MachineListing> listings;
+  std::vector<std::string> missing;  // a listing that could not be made, and why ("SASS: nvdisasm not found")
+};
+
+// The listings of one kernel from its recorded source. `device` is the device that rendered it as traces
+// record it (CPU, LLVM, CUDA, "CUDA:1", OPENCL); `name` the kernel's function. A device that is not
+// available here becomes a `missing` entry with its reason; a source that no longer compiles raises
+// loupe::Error with the compiler's message.
+MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source);
+
+// The kernel function a rendered source defines ("void r_16_16(", "define void @E_4(", "__global__ void
+// __launch_bounds__(256) E_8("), skipping the renderer's helpers (loupe_*); `fallback` when none is found.
+// A NOOPT source defines a function named after its own shape, not the optimized kernel's name.
+std::string kernel_function_name(const std::string& source, const std::string& fallback);
+
+// The parsers, for tests and for other tools' output:
+// `objdump -d -l` text (llvm-objdump's "; FILE:LINE" or GNU's "FILE:LINE" markers; markers naming
+// another file than `source_file`'s base name are not links) into a listing's lines and links.
+void parse_objdump(const std::string& text, const std::string& source_file, MachineListing& out);
+// PTX with `.loc FILE LINE COL` directives (only file indices whose `.file` names `source_file`'s base
+// name are links); the directives themselves are left out of the listing.
+void parse_ptx(const std::string& text, const std::string& source_file, MachineListing& out);
+// `nvdisasm -g -c` output: `//## File "PATH", line N` comments link the instructions after them.
+void parse_nvdisasm(const std::string& text, const std::string& source_file, MachineListing& out);
+
+} // namespace loupe
