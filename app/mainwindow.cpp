@@ -27,12 +27,15 @@
 #include <QSpinBox>
 #include <QComboBox>
 
+#include "code/codeview.h"
 #include "graph/graphpanel.h"
 #include "panels/apppalette.h"
 #include "panels/inspectorpanel.h"
 #include "panels/beampanel.h"
 #include "panels/steppanel.h"
 #include "panels/codepanel.h"
+#include "panels/machinecodepanel.h"
+#include "exec/machine_code.h"
 #include "panels/comparepanel.h"
 #include "panels/sessiongraphpanel.h"
 #include "panels/sessionprofilepanel.h"
@@ -174,6 +177,7 @@ void MainWindow::buildPanels() {
   runDiff_ = new RunDiffPanel(session_, this);
   beam_ = new BeamPanel(session_, this);
   stepper_ = new StepPanel(session_, this);
+  machine_ = new MachineCodePanel(this);
 
   // Pass stepping skips the passes the browser hides.
   session_->setSkipEmptyPasses(browser_->hidesEmptyPasses());
@@ -192,6 +196,22 @@ void MainWindow::buildPanels() {
   addPanelDock(runDiff_, tr("Run diff"), QStringLiteral("runDiffDock"), Qt::BottomDockWidgetArea);
   addPanelDock(beam_, tr("BEAM"), QStringLiteral("beamDock"), Qt::BottomDockWidgetArea);
   addPanelDock(stepper_, tr("Step kernel"), QStringLiteral("stepDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(machine_, tr("Machine code"), QStringLiteral("machineCodeDock"), Qt::BottomDockWidgetArea);
+
+  // The Code panel's source -> its machine code; a line in either selects the same line in the other.
+  connect(code_, &KernelCodePanel::sourceShown, this, [this] {
+    const loupe::KernelSource* s = code_->shownSource();
+    if (!s || !code_->kernel()) return machine_->showSource({});
+    const std::string& name = code_->kernel()->name;
+    machine_->showSource({QString::fromStdString(name), QString::fromStdString(s->backend),
+                          QString::fromStdString(loupe::kernel_function_name(s->text, name)), QString::fromStdString(s->text),
+                          s->variant == "noopt"});
+  });
+  connect(code_->codeView(), &CodeView::currentRowChanged, machine_, [this](int row) { machine_->showSourceLine(row + 1); });
+  connect(machine_, &MachineCodePanel::sourceLineActivated, this, [this](int line) {
+    code_->codeView()->setCurrentRow(line - 1);
+    code_->codeView()->revealLine(line);
+  });
 
   // A kernel's line of the user's program (Code panel header) -> that line in the Script panel.
   connect(code_, &KernelCodePanel::sourceLineActivated, this, [this](const QString& file, int line) {
@@ -273,6 +293,12 @@ void MainWindow::buildActions() {
     d->raise();
     stepper_->focusElement();
   });
+  machineCodeAct_ = make(tr("Show &Machine Code"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), [this] {
+    QDockWidget* d = dock(QStringLiteral("machineCodeDock"));
+    d->show();
+    d->raise();
+    machine_->codeView()->setFocus();
+  });
   graph_->findAction()->setShortcut(QKeySequence());  // one owner of Ctrl+F: two are ambiguous to Qt
   fitAct_ = make(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fit(); });
   runAct_ = make(tr("&Run Script"), QKeySequence(Qt::Key_F5), [this] {
@@ -321,6 +347,7 @@ void MainWindow::buildMenus() {
   nav->addSeparator();
   nav->addAction(whyNotAct_);
   nav->addAction(stepKernelAct_);
+  nav->addAction(machineCodeAct_);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();
@@ -372,7 +399,7 @@ void MainWindow::resetLayout() {
   splitDockWidget(dock(QStringLiteral("rewriteDetailDock")), dock(QStringLiteral("inspectorDock")), Qt::Vertical);
   QDockWidget* first = dock(QStringLiteral("codeDock"));
   addDockWidget(Qt::BottomDockWidgetArea, first);
-  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock", "beamDock", "stepDock"})
+  for (const char* name : {"compareDock", "profileDock", "memoryDock", "shapeDock", "ruleProfilerDock", "scriptDock", "runDiffDock", "beamDock", "stepDock", "machineCodeDock"})
     tabifyDockWidget(first, dock(QLatin1String(name)));
   first->raise();
   // Only now, with the bottom docks tabbed: a tab bar made while they stand side by side would fix

@@ -29,6 +29,7 @@ namespace loupe::views {
 
 class BeamPanel;
 class StepPanel;
+class MachineCodePanel;
 class InspectorPanel;
 class KernelCodePanel;
 class KernelComparePanel;
@@ -58,6 +59,7 @@ public:
   InspectorPanel* inspector() const { return inspector_; }
   RuleProfilerPanel* ruleProfiler() const { return rules_; }
   KernelCodePanel* codePanel() const { return code_; }
+  MachineCodePanel* machineCodePanel() const { return machine_; }
   KernelComparePanel* comparePanel() const { return compare_; }
   ProfileView* profileView() const { return profile_; }
   MemoryPanel* memoryPanel() const { return memory_; }
@@ -126,6 +128,7 @@ private:
   RunDiffPanel* runDiff_;
   BeamPanel* beam_;
   StepPanel* stepper_;
+  MachineCodePanel* machine_;
   SearchPanel* search_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
@@ -134,6 +137,7 @@ private:
   QAction *nextMatchAct_, *prevMatchAct_, *nextPassAct_, *prevPassAct_, *nextKernelAct_, *prevKernelAct_;
   QAction* whyNotAct_;
   QAction* stepKernelAct_;
+  QAction* machineCodeAct_;
   QAction* compareRunsAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;

@@ -16,6 +16,8 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -37,6 +39,7 @@
 #include "graph/graphscene.h"
 #include "graph/uopgraphadapter.h"
 #include "panels/inspectorpanel.h"
+#include "panels/machinecodepanel.h"
 #include "panels/searchpanel.h"
 #include "session/inspectormodel.h"
 #include "panels/codepanel.h"
@@ -493,6 +496,42 @@ private Q_SLOTS:
 
   // A kernel of the Python example names the lines of the program it came from (Code header and
   // Inspector), and a click on one shows that line of the program in the Script panel.
+  // Navigate › Show Machine Code (Ctrl+Shift+M): the dock opens on the Code panel's kernel compiled
+  // again, and a line of it marks the instructions compiled from that line.
+  void machineCodeFromTheMenu() {
+    MainWindow w;
+    showWithTrace(w, {1600, 1000});
+    Session* s = w.session();
+    int64_t kernel = -1;
+    for (const auto& k : s->trace().kernels)
+      if (kernel < 0 && s->kernelDetails(k.id) && s->kernelDetails(k.id)->source("opt")) kernel = k.id;
+    QVERIFY(kernel >= 0);
+    s->selectKernel(kernel);
+    QAction* act = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == QStringLiteral("Show &Machine Code")) act = a;
+    QVERIFY(act);
+    QCOMPARE(act->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    bool inMenu = false;
+    for (QAction* m : w.menuBar()->actions())
+      if (m->menu() && m->menu()->actions().contains(act)) inMenu = true;
+    QVERIFY(inMenu);
+    act->trigger();
+    MachineCodePanel* panel = w.machineCodePanel();
+    QTRY_VERIFY(panel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isCompiling() && !panel->codeView()->rows().isEmpty(), 30000);
+    const QString name = QString::fromStdString(s->kernelDetails(kernel)->name);
+    QVERIFY2(panel->headerText().contains(name), qPrintable(panel->headerText()));
+    int line = 0;
+    for (const CodeRow& r : panel->codeView()->rows())
+      if (!line && r.lineNumber > 0) line = r.lineNumber;
+    QVERIFY(line > 0);
+    QTextCursor c(w.codePanel()->codeView()->document()->findBlockByNumber(line - 1));
+    w.codePanel()->codeView()->setTextCursor(c);
+    QTRY_VERIFY(!panel->codeView()->linkedRows().isEmpty());
+    saveShot(&w, QStringLiteral("machine_code"));
+  }
+
   void provenanceLinksKernelsToTheProgram() {
     if (recordedBy_ != QLatin1String("loupe-cli")) QSKIP("the trace was not recorded from the Python example");
     MainWindow w;

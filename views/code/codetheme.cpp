@@ -10,6 +10,7 @@ CodeTheme CodeTheme::forPalette(const QPalette& palette) {
     t.gutterText = QColor(0x85, 0x8b, 0x96);
     t.gutterRule = QColor(0x3a, 0x3f, 0x4b);
     t.currentRow = QColor(255, 255, 255, 20);
+    t.linkedRow = QColor(0x61, 0xaf, 0xef, 45);
     t.keyword = QColor(0xc6, 0x78, 0xdd);
     t.type = QColor(0xe5, 0xc0, 0x7b);
     t.number = QColor(0xd1, 0x9a, 0x66);
@@ -32,6 +33,7 @@ CodeTheme CodeTheme::forPalette(const QPalette& palette) {
     t.gutterText = QColor(0x8c, 0x8c, 0x8c);
     t.gutterRule = QColor(0xdd, 0xdd, 0xdd);
     t.currentRow = QColor(0x1b, 0x3a, 0x75, 22);
+    t.linkedRow = QColor(0xff, 0xc8, 0x3d, 70);
     t.keyword = QColor(0x00, 0x33, 0xb3);
     t.type = QColor(0x00, 0x7a, 0x7a);
     t.number = QColor(0x17, 0x50, 0xeb);

@@ -58,6 +58,7 @@ void CodeView::setSource(const QString& text, SourceLanguage language) {
 void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   m_rows = rows;
   m_currentRow = -1;
+  m_linkedRows.clear();
   m_language = language;
   m_fillGeneration++;
   m_filled = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
@@ -167,8 +168,24 @@ void CodeView::setCurrentRow(int row) {
   updateExtraSelections();
 }
 
+void CodeView::setLinkedRows(const QList<int>& rows) {
+  if (rows == m_linkedRows) return;
+  if (!rows.isEmpty() && rows.last() >= m_filled) finishFilling();
+  m_linkedRows = rows;
+  updateExtraSelections();
+}
+
 void CodeView::updateExtraSelections() {
   QList<QTextEdit::ExtraSelection> all;
+  for (int row : m_linkedRows) {
+    const QTextBlock b = document()->findBlockByNumber(row);
+    if (!b.isValid() || row == m_currentRow) continue;
+    QTextEdit::ExtraSelection band;
+    band.cursor = QTextCursor(b);
+    band.format.setBackground(m_theme.linkedRow);
+    band.format.setProperty(QTextFormat::FullWidthSelection, true);
+    all.append(band);
+  }
   const QTextBlock block = document()->findBlockByNumber(m_currentRow);
   if (m_currentRow >= 0 && block.isValid()) {
     QTextEdit::ExtraSelection band; // first, so change marks stay visible on top of it

@@ -38,6 +38,10 @@ public:
   // Marks one row (block) as current with a full-width band; -1 clears it. Does not move the cursor.
   void setCurrentRow(int row);
   int currentRow() const { return m_currentRow; }
+  // Marks rows with a lighter band (e.g. the instructions compiled from a line selected elsewhere);
+  // an empty list clears them. Does not move the cursor.
+  void setLinkedRows(const QList<int>& rows);
+  const QList<int>& linkedRows() const { return m_linkedRows; }
   // Sources longer than this show unhighlighted: highlighting formats every line as it goes in, and
   // a fully unrolled kernel can run to tens of thousands of lines (a second and more of the GUI).
   static constexpr int maxHighlightedLines = 5000;
@@ -74,6 +78,7 @@ private:
   QList<CodeRow> m_rows;
   QList<QTextEdit::ExtraSelection> m_spanSelections;
   int m_currentRow = -1;
+  QList<int> m_linkedRows;
   qsizetype m_filled = 0;     // rows in the document so far
   quint64 m_fillGeneration = 0;  // a new source cancels the batches of the one before
 };

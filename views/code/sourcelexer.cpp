@@ -86,6 +86,8 @@ const WordSets& setsFor(SourceLanguage lang) {
     return metal;
   case SourceLanguage::LlvmIr:
     return llvm;
+  case SourceLanguage::Assembly:
+    return c;  // not used: assembly has its own lexer
   }
   return c;
 }
@@ -303,12 +305,70 @@ QList<SourceToken> lexLlvm(QStringView s, LexState* out) {
   return toks;
 }
 
+// One instruction per line: "1100:  vmovss  3794(%rip), %xmm26  # comment" (objdump, AT&T),
+// "\tld.global.f32 \t%f1, [%rd2+4];" (PTX, directives ".reg"), "/*0040*/  FFMA R2, R2, R3, R4 ;" (SASS),
+// labels "<r_3_5>:" and "$L__BB0_2:". The mnemonic is a keyword, registers local names, immediates numbers.
+QList<SourceToken> lexAssembly(QStringView s) {
+  QList<SourceToken> toks;
+  const int n = int(s.size());
+  bool mnemonicSeen = false;
+  int i = 0;
+  while (i < n) {
+    const QChar c = s[i];
+    if (c.isSpace() || c == u',' || c == u'[' || c == u']' || c == u'(' || c == u')' || c == u'{' || c == u'}' || c == u';') {
+      ++i;
+    } else if (c == u'#' || (c == u'/' && i + 1 < n && s[i + 1] == u'/')) {
+      toks.append({i, n - i, TokenKind::Comment});
+      break;
+    } else if (c == u'/' && i + 1 < n && s[i + 1] == u'*') {  // a SASS address
+      const int end = int(s.indexOf(QStringLiteral("*/"), i + 2));
+      const int stop = end < 0 ? n : end + 2;
+      toks.append({i, stop - i, TokenKind::Comment});
+      i = stop;
+    } else if (c == u'<') {  // <symbol> or <symbol+0x40>
+      const int end = int(s.indexOf(u'>', i));
+      const int stop = end < 0 ? n : end + 1;
+      toks.append({i, stop - i, TokenKind::GlobalName});
+      i = stop;
+    } else if (c == u'%' || (c == u'$' && i + 1 < n && !s[i + 1].isDigit() && s[i + 1] != u'-')) {  // %xmm0, %rd1, $L__BB0_2
+      int j = i + 1;
+      while (j < n && (isIdentChar(s[j]) || s[j] == u'.')) ++j;
+      const bool label = j < n && s[j] == u':';
+      toks.append({i, j - i + (label ? 1 : 0), label ? TokenKind::GlobalName : TokenKind::LocalName});
+      i = j + (label ? 1 : 0);
+    } else if (c.isDigit() || c == u'$' || c == u'-') {  // 0x1f, $4, -72, 1100: (an address)
+      int j = i + 1;
+      while (j < n && (s[j].isLetterOrNumber() || s[j] == u'.')) ++j;
+      const bool address = !mnemonicSeen && j < n && s[j] == u':';
+      toks.append({i, j - i + (address ? 1 : 0), address ? TokenKind::Comment : TokenKind::Number});
+      i = j + (address ? 1 : 0);
+    } else if (isIdentStart(c) || c == u'.' || c == u'@') {
+      int j = i + 1;
+      while (j < n && (isIdentChar(s[j]) || s[j] == u'.' || s[j] == u'!')) ++j;
+      if (!mnemonicSeen) {
+        toks.append({i, j - i, c == u'.' ? TokenKind::Preprocessor : TokenKind::Keyword});
+        mnemonicSeen = true;
+      } else if (s[i].isUpper() && j - i <= 4 && (s[i] == u'R' || s[i] == u'P' || s[i] == u'U') && j > i + 1 && s[i + 1].isDigit()) {
+        toks.append({i, j - i, TokenKind::LocalName});  // SASS registers R2, P0, UR4
+      }
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return toks;
+}
+
 } // namespace
 
 QList<SourceToken> lexLine(SourceLanguage lang, QStringView line, LexState in, LexState* out) {
   LexState dummy;
   if (!out) out = &dummy;
   if (lang == SourceLanguage::LlvmIr) return lexLlvm(line, out);
+  if (lang == SourceLanguage::Assembly) {
+    *out = LexState::Normal;
+    return lexAssembly(line);
+  }
   return lexC(lang, line, in, out);
 }
 
@@ -333,6 +393,8 @@ QString languageName(SourceLanguage lang) {
     return QStringLiteral("Metal");
   case SourceLanguage::LlvmIr:
     return QStringLiteral("LLVM IR");
+  case SourceLanguage::Assembly:
+    return QStringLiteral("Assembly");
   }
   return {};
 }

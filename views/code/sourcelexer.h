@@ -1,11 +1,12 @@
-// Line-at-a-time lexer for generated kernel source (C, CUDA, OpenCL, Metal, LLVM IR): the pure
+// Line-at-a-time lexer for generated kernel source (C, CUDA, OpenCL, Metal, LLVM IR) and machine code listings: the pure
 // part of syntax highlighting, so it can be tested without a document or painting.
 #pragma once
 #include <QList>
 #include <QString>
 #include <QStringView>
 
-enum class SourceLanguage : uint8_t { C, Cuda, OpenCL, Metal, LlvmIr };
+// Assembly: disassembler listings (x86 AT&T from objdump, PTX, SASS), see exec/machine_code.h.
+enum class SourceLanguage : uint8_t { C, Cuda, OpenCL, Metal, LlvmIr, Assembly };
 
 enum class TokenKind : uint8_t {
   Keyword, // control flow, qualifiers, LLVM instructions and keywords

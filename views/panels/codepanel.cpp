@@ -112,6 +112,7 @@ void KernelCodePanel::refresh() {
     title_->setText(tr("<b>No kernel selected</b>"));
     details_->setText(tr("Pick a kernel in the Trace browser or the Profile (PageUp/PageDown steps through them)."));
     code_->clearSource();
+    Q_EMIT sourceShown();
     return;
   }
   showHeader();
@@ -201,16 +202,17 @@ void KernelCodePanel::mapLine(int row) {
 void KernelCodePanel::showSource() {
   planned_.reset();
   shown_ = nullptr;
-  if (!kernel_) return;
+  if (!kernel_) {
+    Q_EMIT sourceShown();
+    return;
+  }
   const std::string backend = backend_->currentText().toStdString();
   const loupe::KernelSource* s = kernel_->source(noopt_->isChecked() ? "noopt" : "opt", backend);
   if (!s) s = kernel_->source("opt", backend);
   shown_ = s;
-  if (!s) {
-    code_->clearSource();
-    return;
-  }
-  code_->setSource(QString::fromStdString(s->text), languageForBackend(QString::fromStdString(s->backend)));
+  if (!s) code_->clearSource();
+  else code_->setSource(QString::fromStdString(s->text), languageForBackend(QString::fromStdString(s->backend)));
+  Q_EMIT sourceShown();
 }
 
 } // namespace loupe::views

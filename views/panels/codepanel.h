@@ -31,10 +31,15 @@ public:
   bool isShowingNoopt() const;
   QToolButton* lineToGraphButton() const { return lineToGraph_; }
   QString lineInfoText() const;  // what the current line computes ("" when not mapped)
+  // The source shown (null when none) and its kernel.
+  const loupe::KernelSource* shownSource() const { return shown_; }
+  const std::optional<loupe::TraceKernel>& kernel() const { return kernel_; }
 
 Q_SIGNALS:
   // A line of the user's program was clicked in the header (a kernel's provenance).
   void sourceLineActivated(const QString& file, int line);
+  // Another source is shown (another kernel, backend or variant), or none.
+  void sourceShown();
 
 private:
   void refresh();
