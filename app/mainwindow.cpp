@@ -293,6 +293,23 @@ void MainWindow::buildActions() {
     d->raise();
     stepper_->focusElement();
   });
+  // The Script panel's line -> what it ended up in: the kernels and rewrites found (Search), and its nodes
+  // in the graph shown (the find bar, which keeps marking them while stepping).
+  lineUsesAct_ = make(tr("Where Did This &Line Go?"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), [this] {
+    const QString name = script_->scriptName();
+    if (name.isEmpty()) {
+      statusBar()->showMessage(tr("Show your program in the Script panel and put the cursor on a line first"), 5000);
+      return;
+    }
+    const QString where = QStringLiteral("%1:%2").arg(QFileInfo(name).fileName()).arg(script_->currentLine());
+    QDockWidget* d = dock(QStringLiteral("searchDock"));
+    d->show();
+    d->raise();
+    search_->field()->setText(where);
+    search_->search(where);
+    graph_->showFind();
+    graph_->find(where);
+  });
   machineCodeAct_ = make(tr("Show &Machine Code"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), [this] {
     QDockWidget* d = dock(QStringLiteral("machineCodeDock"));
     d->show();
@@ -348,6 +365,7 @@ void MainWindow::buildMenus() {
   nav->addAction(whyNotAct_);
   nav->addAction(stepKernelAct_);
   nav->addAction(machineCodeAct_);
+  nav->addAction(lineUsesAct_);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();

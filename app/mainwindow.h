@@ -138,6 +138,7 @@ private:
   QAction* whyNotAct_;
   QAction* stepKernelAct_;
   QAction* machineCodeAct_;
+  QAction* lineUsesAct_;
   QAction* compareRunsAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;

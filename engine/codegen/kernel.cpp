@@ -260,6 +260,7 @@ UOpPtr Kernel::optimized_ast() const {
     if (u->op == Ops::SINK)
       arg = Arg(Arg::Tuple{Arg(name()), Arg(int64_t(local_dims_)), Arg(int64_t(upcasted_)), Arg(dont_use_locals_)});
     done[u] = UOp::make(u->op, u->dtype, std::move(src), std::move(arg));
+    done[u]->set_metadata_once(u->metadata());  // the same op of the user's program (ir/metadata.h)
   }
   return done.at(ast_.get());
 }

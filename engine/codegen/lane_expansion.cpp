@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ir/metadata.h"
 #include "ir/alu_eval.h"
 #include "support/error.h"
 #include "symbolic/linear.h"
@@ -188,6 +189,7 @@ const UOpList& LaneExpansion::scalars(Lanes& l) {
   if (vectorizable(l)) {  // lanes of the vector form
     const UOpList& vs = vectors(l);
     const VectorGroup& g = *l.group;
+    CreationProvenance made_for(u->metadata());  // a node's lanes are the same op of the program
     for (size_t combo = 0; combo < n; combo++)
       l.values.push_back(gep(vs[project(combo, l.mask, l.mask & ~g.mask)], vector_lane(combo, l.mask, g)));
     return l.values;
@@ -204,6 +206,7 @@ const UOpList& LaneExpansion::scalars(Lanes& l) {
     srcs[i] = &info(u->src[i]);
     scalars(*srcs[i]);
   }
+  CreationProvenance made_for(u->metadata());
   for (size_t combo = 0; combo < n; combo++) {
     UOpList src;
     src.reserve(nsrc);
@@ -243,6 +246,7 @@ const UOpList& LaneExpansion::vectors(Lanes& l) {
   const size_t n = combinations(l.mask & ~l.group->mask);
   l.vectors.reserve(n);
   for (size_t r = 0; r < n; r++) {
+    CreationProvenance made_for(l.node->metadata());  // (its sources' vectors open their own)
     l.vectors.push_back(build_vector(l, r));
     if (quiet_) keep_quiet(l, l.vectors.back());
   }

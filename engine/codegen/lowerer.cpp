@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "ir/metadata.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
 #include "rewrite/graph_rewrite.h"
@@ -342,6 +343,7 @@ bool uses(const UOpPtr& e, const UOp* r) {
 // A nested reduce read at the enclosing index: its output element's coordinates come from its view,
 // its reduced axes get fresh loops, and its value is lowered in that index space.
 UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested) {
+  CreationProvenance made_for(red->metadata());  // its loop, accumulator and index trace back to the reduce
   auto [flat, valid] = view_st(red->src[1]).to_indexed(outer.idxs);
   std::vector<int64_t> in;
   for (const UOp* x : kernel_scope_toposort(red->src[0]))

@@ -30,6 +30,7 @@ Registry& registry() {
 }
 
 thread_local uint32_t current_id = 0;
+thread_local uint32_t creation_id = 0;
 std::atomic<bool> recorded{false};
 
 } // namespace
@@ -68,6 +69,14 @@ MetadataScope::MetadataScope(uint32_t id) : previous_(current_id) {
 MetadataScope::~MetadataScope() { current_id = previous_; }
 
 uint32_t MetadataScope::current() { return current_id; }
+
+CreationProvenance::CreationProvenance(uint32_t id) : previous_(creation_id) {
+  if (id) creation_id = id;
+}
+
+CreationProvenance::~CreationProvenance() { creation_id = previous_; }
+
+uint32_t CreationProvenance::current() { return creation_id; }
 
 void append_unique(std::vector<uint32_t>& ids, uint32_t id) {
   if (id == 0) return;

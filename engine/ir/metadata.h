@@ -42,6 +42,23 @@ private:
   uint32_t previous_;
 };
 
+// While it lives, nodes first built on this thread (UOp::make finding no equal node) take this
+// provenance: a rewrite opens one with the provenance of the node its rule rewrites, so the nodes the
+// rule builds (a transcendental's polynomial, a lowered load's index math) trace back to the same
+// tensor op. The innermost scope wins (unlike MetadataScope); 0 opens none. Nodes every kernel shares
+// (constants, globals, views, loops) never take one (UOp::make decides).
+class CreationProvenance {
+public:
+  explicit CreationProvenance(uint32_t id);
+  ~CreationProvenance();
+  CreationProvenance(const CreationProvenance&) = delete;
+  CreationProvenance& operator=(const CreationProvenance&) = delete;
+  static uint32_t current();
+
+private:
+  uint32_t previous_;
+};
+
 // Distinct ids, in first-seen order.
 void append_unique(std::vector<uint32_t>& ids, uint32_t id);
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <numeric>
 
+#include "ir/metadata.h"
 #include "support/block_pool.h"
 #include "support/error.h"
 
@@ -164,6 +165,16 @@ uint8_t own_facts(Ops op, DType dtype, const UOpList& src) {
 }
 } // namespace
 
+namespace {
+// Nodes any kernel may share with any other: a provenance on them would name whichever op built them first.
+bool shared_by_kernels(Ops op) {
+  static const OpSet shared{Ops::CONST,    Ops::VCONST, Ops::DEFINE_GLOBAL, Ops::DEFINE_LOCAL, Ops::DEFINE_VAR,
+                            Ops::VIEW,     Ops::RANGE,  Ops::SPECIAL,       Ops::SINK,         Ops::NOOP,
+                            Ops::DEVICE,   Ops::BUFFER, Ops::UNIQUE,        Ops::NAME,         Ops::ENDRANGE};
+  return shared.has(op);
+}
+} // namespace
+
 struct UOpBuilder {
   static UOpPtr build(Ops op, DType dtype, UOpList src, Arg arg) {
     Hash128 key = content_key(op, dtype, src, arg);
@@ -180,6 +191,8 @@ struct UOpBuilder {
     node->vmax_ = hi;
     node->facts_ = own_facts(op, dtype, node->src);
     for (const UOpPtr& s : node->src) node->facts_ |= s->facts_;
+    if (uint32_t made_for = CreationProvenance::current(); made_for && !shared_by_kernels(op))
+      node->metadata_.store(made_for, std::memory_order_relaxed);
     UOpPtr ptr(node, [](const UOp* n) { free_node(n); }, BlockAllocator<UOp>());
     t.insert(node);
     return ptr;
@@ -218,21 +231,27 @@ UOpPtr UOp::range(int64_t end, int64_t axis, DType dtype) {
   return make(Ops::RANGE, dtype, {cnst_int(dtype, end)}, Arg(axis));
 }
 
+// The same node changed in one part is still the op it was: it keeps its provenance (ir/metadata.h).
+UOpPtr UOp::kept_provenance(UOpPtr changed) const {
+  if (uint32_t m = metadata(); m && !shared_by_kernels(changed->op)) changed->set_metadata_once(m);
+  return changed;
+}
+
 UOpPtr UOp::replace_src(UOpList new_src) const {
   bool same = new_src.size() == src.size();
   for (size_t i = 0; same && i < src.size(); i++) same = new_src[i] == src[i];
   if (same) return ptr();
-  return make(op, dtype, std::move(new_src), arg);
+  return kept_provenance(make(op, dtype, std::move(new_src), arg));
 }
 
 UOpPtr UOp::replace_arg(Arg new_arg) const {
   if (new_arg == arg) return ptr();
-  return make(op, dtype, src, std::move(new_arg));
+  return kept_provenance(make(op, dtype, src, std::move(new_arg)));
 }
 
 UOpPtr UOp::with_dtype(DType new_dtype) const {
   if (new_dtype == dtype) return ptr();
-  return make(op, new_dtype, src, arg);
+  return kept_provenance(make(op, new_dtype, src, arg));
 }
 
 bool UOp::is_const(double v) const { return op == Ops::CONST && const_value() == v; }

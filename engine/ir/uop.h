@@ -47,6 +47,7 @@ public:
   static UOpPtr range(int64_t end, int64_t axis, DType dtype = dtypes::index);
 
   UOpPtr ptr() const { return shared_from_this(); }
+  // The node with one part changed; it keeps this node's provenance (metadata) unless it had its own.
   UOpPtr replace_src(UOpList new_src) const;
   UOpPtr replace_arg(Arg new_arg) const;
   UOpPtr with_dtype(DType new_dtype) const;
@@ -99,6 +100,7 @@ public:
 private:
   Hash128 key_;
   uint8_t facts_ = 0;  // Fact bits (in the padding before the 16-byte-aligned bounds)
+  UOpPtr kept_provenance(UOpPtr changed) const;
   mutable std::atomic<uint32_t> metadata_{0};  // the same padding
   __int128 vmin_ = 0, vmax_ = 0;
   friend struct UOpBuilder;

@@ -31,6 +31,7 @@ public:
   virtual void record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) {
     (void)kernel_id, (void)bytes, (void)digest;
   }
+  virtual void record_tensor_call(const TensorCall& call) { (void)call; }
   // The nodes of the open context's last graph that became its schedule's kernels, in schedule order.
   virtual void record_schedule_roots(const std::vector<ScheduleRoot>& roots) { (void)roots; }
   // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.

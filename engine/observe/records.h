@@ -81,6 +81,14 @@ struct MemoryShare {
   int64_t first_kernel = 0, last_kernel = 0;
 };
 
+// A Tensor op the user's program called (the outermost one, from Python): its provenance and when it
+// ran, on the observer's clock. Lazy ops take microseconds; realizing ones (numpy, item, backward,
+// an optimizer's step) enclose the compiling and the kernels they caused.
+struct TensorCall {
+  uint32_t metadata = 0;  // ir/metadata.h
+  int64_t start_ns = 0, end_ns = 0;
+};
+
 // One timed execution of a compiled kernel.
 struct KernelRun {
   std::string device;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "ir/metadata.h"
 #include "rewrite/listener.h"
 #include "support/error.h"
 
@@ -85,6 +86,8 @@ private:
 
   UOpPtr apply(const UOpPtr& n) {
     auto start = observed_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    // what the rule builds traces back to the node it rewrites (ir/metadata.h)
+    CreationProvenance made_for(n->metadata());
     PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
     if (!r.replacement) return nullptr;
     r.replacement->set_metadata_once(n->metadata());  // provenance survives the rewrite (ir/metadata.h)

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/metadata.h"
 #include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
@@ -48,7 +49,15 @@ public:
     if (vetoed_) return n;  // the kernel is rebuilt without that reduce: what is built from here is dropped
     BuildKey key{n.get(), ctx};
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    UOpPtr out = compute(n, ctx);
+    UOpPtr out;
+    {
+      CreationProvenance made_for(n->metadata());  // the loads, casts and masks built for n
+      out = compute(n, ctx);
+    }
+    // provenance (ir/metadata.h): the kernel's node takes the tensor op it computes; constants and
+    // buffers' globals are shared by every kernel that reads them, so they take none
+    if (n->metadata() && out->op != Ops::CONST && out->op != Ops::DEFINE_GLOBAL && out->op != Ops::VIEW)
+      out->set_metadata_once(n->metadata());
     keep_.push_back(n);
     memo_.emplace(std::move(key), out);
     return out;
@@ -251,6 +260,7 @@ KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOp
   UOpPtr value = b.build(body, root);
   if (b.vetoed()) return {nullptr, {}, b.vetoed()};
   DType out_dt = dtypes::strong(out_buffer->dtype);
+  CreationProvenance made_for(body->metadata());  // the store of the value: the op that produced it
   if (value->dtype != out_dt) value = UOp::make(Ops::CAST, out_dt, {value});
   UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {b.dg(out_buffer), root.to_uop(), value});
   return {UOp::make(Ops::SINK, dtypes::void_, {store}), b.bufs(), nullptr};

@@ -111,6 +111,18 @@ const std::vector<Table>& tables() {
        "CREATE TABLE memory_plan(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, shared INTEGER NOT NULL,"
        " first_kernel INTEGER NOT NULL, last_kernel INTEGER NOT NULL)",
        {"event_id", "buffer", "shared", "first_kernel", "last_kernel"}, true},
+      {"metadata_records",
+       "CREATE TABLE metadata_records(id INTEGER PRIMARY KEY, op TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,"
+       " function TEXT NOT NULL)",
+       {"id", "op", "file", "line", "function"}, true},
+      {"uop_metadata",
+       "CREATE TABLE uop_metadata(uop_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL);"
+       "CREATE INDEX uop_metadata_by_record ON uop_metadata(metadata_id)",
+       {"uop_id", "metadata_id"}, true},
+      {"tensor_calls",
+       "CREATE TABLE tensor_calls(id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
+       " end_ns INTEGER NOT NULL)",
+       {"id", "metadata_id", "start_ns", "end_ns"}, true},
   };
   return t;
 }

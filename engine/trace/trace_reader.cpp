@@ -156,8 +156,12 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
   has_rule_sources_ = trace_schema::has_table(*db_, "rule_sources");
-  node_stmt_ = std::make_unique<SqliteStmt>(
-      db_->prepare("SELECT id, op, dtype, src, arg, arg_code, key FROM uops WHERE id = ?"));
+  has_node_metadata_ = trace_schema::has_table(*db_, "uop_metadata") && trace_schema::has_table(*db_, "metadata_records");
+  node_stmt_ = std::make_unique<SqliteStmt>(db_->prepare(
+      has_node_metadata_ ? "SELECT u.id, u.op, u.dtype, u.src, u.arg, u.arg_code, u.key, m.op, m.file, m.line, m.function FROM uops u"
+                           " LEFT JOIN uop_metadata um ON um.uop_id = u.id LEFT JOIN metadata_records m ON m.id = um.metadata_id"
+                           " WHERE u.id = ?"
+                         : "SELECT id, op, dtype, src, arg, arg_code, key, NULL, NULL, NULL, NULL FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
   // does not make: its nodes are rebuilt and checked in every other way
   same_key_scheme_ = meta()["uop_key_scheme"] == std::to_string(UOp::kKeyScheme);
@@ -342,6 +346,8 @@ void TraceReader::load_node_row(int64_t id, TraceNodeRow& row) {
   row.arg = st.text(4);
   row.arg_code = st.text(5);
   row.key = st.text(6);
+  row.metadata = {};
+  if (!st.is_null(7)) row.metadata = {st.text(7), st.text(8), int(st.int64(9)), st.text(10)};
   st.reset();
 }
 
@@ -403,6 +409,7 @@ UOpPtr TraceReader::node(int64_t root_id) {
     if (same_key_scheme_ && built->key().hex() != p.row.key)
       bad(where(), cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
                      " (written by an engine that hashes differently, or the row is damaged)"));
+    if (!p.row.metadata.op.empty() || !p.row.metadata.file.empty()) built->set_metadata_once(intern_metadata(p.row.metadata));
     nodes_.emplace(p.row.id, built);
     stack.pop_back();
   }
@@ -596,6 +603,15 @@ std::vector<TraceEvent> TraceReader::profile() {
       if (auto it = at.find(mp.int64(0)); it != at.end())
         out[it->second].plan.push_back({mp.int64(1), mp.int64(2), mp.int64(3), mp.int64(4)});
   }
+  return out;
+}
+
+std::vector<TraceTensorCall> TraceReader::tensor_calls() {
+  std::vector<TraceTensorCall> out;
+  if (!trace_schema::has_table(*db_, "tensor_calls")) return out;
+  Query st(cached("SELECT m.op, m.file, m.line, m.function, c.start_ns, c.end_ns FROM tensor_calls c"
+                  " JOIN metadata_records m ON m.id = c.metadata_id ORDER BY c.start_ns, c.id"));
+  while (st.step()) out.push_back({{st.text(0), st.text(1), int(st.int64(2)), st.text(3)}, st.int64(4), st.int64(5)});
   return out;
 }
 

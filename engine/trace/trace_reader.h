@@ -92,6 +92,13 @@ struct TraceEvent {
 struct TraceNodeRow {
   int64_t id = 0;
   std::string op, dtype, src, arg, arg_code, key;
+  Metadata metadata;  // the tensor op and user line the node came from (all empty: none, or an older trace)
+};
+
+// A Tensor op the program called (TensorCall), with its provenance.
+struct TraceTensorCall {
+  Metadata call;
+  int64_t start_ns = 0, end_ns = 0;
 };
 
 struct TraceReaderOptions {
@@ -134,7 +141,8 @@ public:
   std::vector<TraceRule> rules();
 
   // A stored node rebuilt through UOp::make with its decoded arg (memoized). Its key is checked
-  // against the stored key. Throws loupe::Error naming the file, the node and the problem.
+  // against the stored key; it carries its stored provenance (UOp::metadata) unless it had one already.
+  // Throws loupe::Error naming the file, the node and the problem.
   UOpPtr node(int64_t id);
   TraceNodeRow node_row(int64_t id);
   int64_t node_count();
@@ -157,6 +165,7 @@ public:
   std::vector<int64_t> kernels_named(const std::string& name);
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
+  std::vector<TraceTensorCall> tensor_calls();  // by start time; empty in traces without them
 
   SqliteDb& db() { return *db_; }
 
@@ -173,6 +182,7 @@ private:
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
   bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
   bool has_rule_sources_ = false;  // rule_sources (optional, likewise)
+  bool has_node_metadata_ = false;  // uop_metadata and metadata_records (optional, likewise)
   [[noreturn]] void bad(const std::string& where, const std::string& problem) const;
   TracePass read_pass(SqliteStmt& st, int64_t index);
   void load_node_row(int64_t id, TraceNodeRow& row);

@@ -1,9 +1,11 @@
 #include "trace/trace_search.h"
 
+#include <cctype>
 #include <unordered_set>
 
 #include "support/error.h"
 #include "support/source_path.h"
+#include "trace/schema.h"
 #include "trace/sqlite_db.h"
 #include "trace/trace_reader.h"
 
@@ -58,14 +60,83 @@ const char* search_kind_name(Kind kind) {
   case Kind::Pass: return "pass";
   case Kind::Rule: return "rule";
   case Kind::Node: return "node";
+  case Kind::Source: return "from line";
   }
   return "?";
 }
+
+std::optional<SourceLineSpec> parse_source_line(const std::string& text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= text.size() || text.size() - colon > 8) return std::nullopt;
+  for (size_t i = colon + 1; i < text.size(); i++)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+  std::string file = text.substr(0, colon);
+  if (file.find_first_of(" \t") != std::string::npos) return std::nullopt;
+  return SourceLineSpec{file, std::stoi(text.substr(colon + 1))};
+}
+
+namespace {
+
+// What a line of the user's program ended up in: the kernels computing its tensor ops, and per context
+// the first rewrite that built a node from it (with how many rewrites did).
+void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int limit, TraceSearchResult& out) {
+  SqliteDb& db = reader.db();
+  // the file as typed ends the stored path: "model.py" finds "/home/u/model.py", not "mymodel.py"
+  std::string suffix;
+  for (char c : spec.file) {
+    if (c == '%' || c == '_' || c == '\\') suffix.push_back('\\');
+    suffix.push_back(c);
+  }
+  const std::string any_dir = "%/" + suffix;
+  auto run = [&](const char* sql, Kind kind) {
+    SqliteStmt st = db.prepare(sql);
+    st.bind(1, spec.file).bind(2, any_dir).bind(3, int64_t(spec.line)).bind(4, int64_t(limit) + 1);
+    int n = 0;
+    while (st.step()) {
+      if (++n > limit) {
+        out.truncated = true;
+        break;
+      }
+      TraceSearchHit h;
+      h.kind = kind;
+      h.context_id = st.is_null(0) ? -1 : st.int64(0);
+      h.context_name = st.is_null(1) ? std::string() : st.text(1);
+      h.pass_id = st.is_null(2) ? -1 : st.int64(2);
+      h.pass_name = st.is_null(3) ? std::string() : st.text(3);
+      h.step = st.is_null(4) ? 0 : st.int64(4);
+      h.kernel_id = st.is_null(5) ? -1 : st.int64(5);
+      h.label = st.text(6);
+      h.detail = st.is_null(7) ? std::string() : st.text(7);
+      out.hits.push_back(std::move(h));
+    }
+  };
+  if (trace_schema::has_table(db, "kernel_provenance"))
+    run("SELECT k.context_id, c.name, NULL, NULL, 0, k.id, k.name, 'computes ' || group_concat(DISTINCT kp.op)"
+        " FROM kernel_provenance kp JOIN kernels k ON k.id = kp.kernel_id LEFT JOIN contexts c ON c.id = k.context_id"
+        " WHERE (kp.file = ?1 OR kp.file LIKE ?2 ESCAPE '\\') AND kp.line = ?3"
+        " GROUP BY k.id ORDER BY k.id LIMIT ?4",
+        Kind::Source);
+  if (trace_schema::has_table(db, "uop_metadata"))
+    run("WITH hit AS (SELECT um.uop_id AS node, m.op AS op FROM uop_metadata um JOIN metadata_records m ON m.id = um.metadata_id"
+        "             WHERE (m.file = ?1 OR m.file LIKE ?2 ESCAPE '\\') AND m.line = ?3),"
+        " made AS (SELECT p.context_id AS ctx, MIN(m.pass_id * 4294967296 + m.idx) AS k, COUNT(*) AS n FROM matches m"
+        "          JOIN passes p ON p.id = m.pass_id WHERE m.after_id IN (SELECT node FROM hit) GROUP BY p.context_id)"
+        " SELECT f.ctx, c.name, p.id, p.name, f.k % 4294967296 + 1, NULL,"
+        " c.name || ': ' || f.n || (CASE WHEN f.n = 1 THEN ' rewrite' ELSE ' rewrites' END) || ' built its nodes',"
+        " 'the first by ' || r.name || ' in ' || p.name"
+        " FROM made f JOIN contexts c ON c.id = f.ctx JOIN passes p ON p.id = f.k / 4294967296"
+        " JOIN matches m ON m.pass_id = p.id AND m.idx = f.k % 4294967296 JOIN rules r ON r.id = m.rule_id"
+        " ORDER BY f.k LIMIT ?4",
+        Kind::Source);
+}
+
+} // namespace
 
 TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int limit) {
   TraceSearchResult out;
   if (text.empty()) return out;
   SqliteDb& db = reader.db();
+  if (auto spec = parse_source_line(text)) search_source_line(reader, *spec, limit, out);
   const std::string pattern = like_anywhere(text);
   collect(db, Kind::Kernel,
           "SELECT k.context_id, c.name, NULL, NULL, 0, k.id, k.name, k.device || ' · ' || k.opts"

@@ -56,6 +56,9 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
     db.query_int(cat("PRAGMA max_page_count = ", std::max<int64_t>(1, opts_.max_bytes / page)));
   }
   ins_node_ = db.prepare("INSERT INTO uops(id, op, dtype, src, arg, arg_code, key) VALUES (?,?,?,?,?,?,?)");
+  ins_node_metadata_ = db.prepare("INSERT INTO uop_metadata(uop_id, metadata_id) VALUES (?,?)");
+  ins_tensor_call_ = db.prepare("INSERT INTO tensor_calls(metadata_id, start_ns, end_ns) VALUES (?,?,?)");
+  ins_metadata_record_ = db.prepare("INSERT OR IGNORE INTO metadata_records(id, op, file, line, function) VALUES (?,?,?,?,?)");
   ins_match_ = db.prepare("INSERT INTO matches(pass_id, idx, before_id, after_id, rule_id, ns) VALUES (?,?,?,?,?,?)");
   ins_pass_ = db.prepare(
       "INSERT INTO passes(id, context_id, parent_id, name, file, line, bottom_up, depth, input_id, start_ns)"
@@ -195,9 +198,20 @@ void TraceWriter::request_commit() {
   queue_cv_.notify_one();
 }
 
+// The process's interned id is the record's id in the trace.
+void TraceWriter::store_metadata_record(uint32_t id) {
+  if (!stored_metadata_.insert(id).second) return;
+  const Metadata& m = metadata_of(id);
+  ins_metadata_record_.bind(1, int64_t(id)).bind(2, m.op).bind(3, m.file).bind(4, int64_t(m.line)).bind(5, m.function).run();
+}
+
 void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& tasks) {
   db_->begin();
   for (const NodeRow& n : nodes) {
+    if (n.metadata) {
+      store_metadata_record(n.metadata);
+      ins_node_metadata_.bind(1, n.id).bind(2, int64_t(n.metadata)).run();
+    }
     if (!n.node) {
       ins_node_.bind(1, n.id).bind(2, n.op).bind(3, n.dtype).bind(4, n.src).bind(5, n.arg).bind(6, n.arg_code).bind(7, n.key).run();
       continue;
@@ -275,8 +289,8 @@ int64_t TraceWriter::ensure_node(const UOp* root) {
       int64_t id = next_node_id_++;
       if (reaches_object)
         rows.push_back({id, nullptr, encode_ids(src_ids), std::string(op_name(n->op)), encode_dtype(n->dtype), n->arg.str(),
-                        encode_arg(n->arg), n->key().hex()});
-      else rows.push_back({id, n->ptr(), encode_ids(src_ids)});
+                        encode_arg(n->arg), n->key().hex(), n->metadata()});
+      else rows.push_back({id, n->ptr(), encode_ids(src_ids), {}, {}, {}, {}, {}, n->metadata()});
       node_ids_.emplace(n->key(), StoredNode{id, reaches_object});
     }
     stack.pop_back();
@@ -570,6 +584,16 @@ void TraceWriter::record_schedule_roots(const std::vector<ScheduleRoot>& roots) 
     for (const ScheduleRoot& r : roots) rows.emplace_back(ensure_node(r.node.get()), r.ast_key);
     enqueue([this, ctx, rows = std::move(rows)] {
       for (size_t i = 0; i < rows.size(); i++) ins_roots_.bind(1, ctx).bind(2, int64_t(i)).bind(3, rows[i].first).bind(4, rows[i].second).run();
+    });
+  });
+}
+
+void TraceWriter::record_tensor_call(const TensorCall& call) {
+  if (!call.metadata) return;
+  guarded([&] {
+    enqueue([this, call] {
+      store_metadata_record(call.metadata);
+      ins_tensor_call_.bind(1, int64_t(call.metadata)).bind(2, call.start_ns).bind(3, call.end_ns).run();
     });
   });
 }

@@ -76,6 +76,7 @@ public:
   void record_inputs(const KernelInputs& inputs) override;
   void record_input_digest(int64_t kernel_id, int64_t bytes, const std::string& digest) override;
   void record_schedule_roots(const std::vector<ScheduleRoot>& roots) override;
+  void record_tensor_call(const TensorCall& call) override;
   // The devices kernels ran on so far, and those whose peaks were recorded (a trace's roofline needs
   // the peaks of each device it shows).
   std::vector<std::string> devices_with_kernel_runs() const;
@@ -114,6 +115,7 @@ private:
     UOpPtr node;  // null when encoded already
     std::string src;
     std::string op = {}, dtype = {}, arg = {}, arg_code = {}, key = {};
+    uint32_t metadata = 0;  // the node's provenance when stored (ir/metadata.h), 0 when none
   };
   using Task = std::function<void()>;  // runs on the storage thread, statements bound there
   struct ProfileRow {
@@ -148,6 +150,8 @@ private:
     bool reaches_object;  // it or a source has an object arg (see NodeRow)
   };
   std::unordered_map<Hash128, StoredNode, KeyHash> node_ids_;
+  std::set<uint32_t> stored_metadata_;  // metadata_records written (storage thread)
+  void store_metadata_record(uint32_t id);  // once per record (storage thread)
   int64_t next_node_id_ = 1, next_context_id_ = 1, next_pass_id_ = 1, next_kernel_id_ = 1, next_rule_id_ = 1;
   int64_t matches_written_ = 0;
   std::vector<int64_t> contexts_;  // open contexts, innermost last
@@ -171,7 +175,7 @@ private:
   std::string error_;
   std::atomic<bool> failed_ = false;
 
-  SqliteStmt ins_node_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
+  SqliteStmt ins_node_, ins_node_metadata_, ins_metadata_record_, ins_tensor_call_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
       ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_;
   std::thread store_thread_;
 };

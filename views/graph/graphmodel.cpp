@@ -1,5 +1,7 @@
 #include "graph/graphmodel.h"
 
+#include <QRegularExpression>
+
 namespace loupe::views {
 
 QHash<quint64, int> GraphModel::index() const {
@@ -35,6 +37,12 @@ QString changeName(GraphModelNode::Change c) {
   case GraphModelNode::Removed: return QStringLiteral("removed");
   }
   return {};
+}
+
+QString sourceLineKey(const QString& text) {
+  static const QRegularExpression re(QStringLiteral("^\\s*(?:.*/)?([^/\\s:]+):(\\d+)\\s*$"));
+  const QRegularExpressionMatch m = re.match(text);
+  return m.hasMatch() ? m.captured(1) + u':' + m.captured(2) : QString();
 }
 
 } // namespace loupe::views

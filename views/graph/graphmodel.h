@@ -24,7 +24,12 @@ struct GraphModelNode {
   bool foldable = false;   // a constant-like leaf that may be shown inside its users' labels
   bool sharedLeaf = false; // a buffer-like leaf drawn once per consumer instead of once with long edges
   quint64 replacedBy = 0;  // for the Removed root of a match: the node that replaced it
+  QString sourceLine;      // the user's line it came from, "model.py:12" (empty when unknown)
 };
+
+// "model.py:12" for a line of the user's program given as "model.py:12" or "/home/u/model.py:12";
+// empty for text of another form. GraphModelNode::sourceLine compares equal to it.
+QString sourceLineKey(const QString& text);
 
 struct GraphModel {
   QVector<GraphModelNode> nodes;  // topological order: sources before their users

@@ -112,6 +112,8 @@ QVector<int> GraphScene::find(const QString& text) const {
   QVector<int> hits;
   const QString t = text.trimmed();
   if (t.isEmpty() || !graph_.model) return hits;
+  // A line of the user's program ("model.py:12") finds the nodes built from it.
+  const QString line = sourceLineKey(t);
   // A whole op name finds that op only (MUL should not find MULACC); anything else is a substring.
   bool opName = false;
   for (const DrawNode& d : graph_.nodes)
@@ -121,7 +123,8 @@ QVector<int> GraphScene::find(const QString& text) const {
     const DrawNode& d = graph_.nodes[i];
     if (seen.contains(d.id)) continue;
     bool hit;
-    if (opName) hit = d.title.compare(t, Qt::CaseInsensitive) == 0;
+    if (!line.isEmpty()) hit = graph_.modelNode(i).sourceLine == line;
+    else if (opName) hit = d.title.compare(t, Qt::CaseInsensitive) == 0;
     else {
       const GraphModelNode& m = graph_.modelNode(i);
       hit = d.title.contains(t, Qt::CaseInsensitive) || d.dtype.contains(t, Qt::CaseInsensitive) ||

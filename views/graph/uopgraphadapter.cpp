@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/metadata.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "trace/graph_at_step.h"
@@ -38,6 +39,11 @@ GraphModelNode makeNode(const UOp& u, const UOpGraphOptions& options) {
   n.tooltip = QString::fromStdString(uop_label(u, 400));
   if ((u.dtype.is_int() || u.dtype.is_bool()) && !u.dtype.is_ptr)
     n.tooltip += QStringLiteral("\nrange [%1, %2]").arg(int128Text(u.vmin()), int128Text(u.vmax()));
+  if (uint32_t meta = u.metadata()) {
+    const Metadata& m = metadata_of(meta);
+    if (!m.file.empty()) n.sourceLine = sourceLineKey(QString::fromStdString(m.file) + u':' + QString::number(m.line));
+    n.tooltip += QStringLiteral("\nfrom %1").arg(QString::fromStdString(metadata_str(m)));
+  }
   n.colour = QColor(QLatin1String(op_colour(u.op)));
   n.src.reserve(static_cast<int>(u.src.size()));
   for (const UOpPtr& s : u.src) n.src.push_back(uopNodeId(*s));

@@ -12,7 +12,9 @@
 
 #include "code/codeview.h"
 #include "code/compareview.h"
+#include "ir/metadata.h"
 #include "ir/print.h"
+#include "trace/node_origin.h"
 #include "panels/kernelnamedelegate.h"
 #include "session/inspectormodel.h"
 #include "session/provenance.h"
@@ -184,18 +186,34 @@ void KernelCodePanel::mapLine(int row) {
   }
   // the UOps written on the line; its statement is the last of them (what the others are inlined into)
   const loupe::UOpList& program = planned_->plan.linear;
-  QStringList ops;
+  QStringList ops, tensorOps;
   const loupe::UOp* statement = nullptr;
   for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
     if (planned_->source_lines[i] == row + 1) {
       statement = program[i].get();
       ops << QString::fromUtf8(loupe::op_name(statement->op));
+      if (uint32_t meta = statement->metadata()) {
+        const QString t = QString::fromStdString(loupe::metadata_str(loupe::metadata_of(meta)));
+        if (!tensorOps.contains(t)) tensorOps << t;
+      }
     }
   if (!statement) {
     lineInfo_->setText(tr("Line %1 computes no UOp").arg(row + 1));
     return;
   }
-  lineInfo_->setText(tr("Line %1 computes %2 (UOps: %3)").arg(row + 1).arg(QString::fromUtf8(loupe::op_name(statement->op)), ops.join(QStringLiteral(", "))));
+  QString info = tr("Line %1 computes %2 (UOps: %3)").arg(row + 1).arg(QString::fromUtf8(loupe::op_name(statement->op)), ops.join(QStringLiteral(", ")));
+  if (!tensorOps.isEmpty()) info += tr(" · for %1").arg(tensorOps.join(QStringLiteral(", ")));
+  // the rewrite that built the statement's node, in this kernel's passes
+  try {
+    if (auto id = loupe::node_id_by_key(*reader, statement->key().hex())) {
+      if (auto o = loupe::node_origin(*reader, *id, kernel_->context_id))
+        info += o->by_rewrite ? tr(" · built by rule %1 in pass %2, step %3").arg(QString::fromStdString(o->rule_name), QString::fromStdString(o->pass_name)).arg(o->step)
+                              : tr(" · came in with the input of pass %1").arg(QString::fromStdString(o->pass_name));
+    }
+  } catch (const loupe::Error& e) {
+    info += tr(" · its rewrite cannot be read: %1").arg(QString::fromStdString(e.what()));
+  }
+  lineInfo_->setText(info);
   session_->revealKernelUOp(kernel_->id, noopt, statement);
 }
 

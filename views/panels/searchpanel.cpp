@@ -45,6 +45,7 @@ QString groupTitle(Kind k, int n, bool more) {
   case Kind::Pass: return QObject::tr("Passes (%1)").arg(count);
   case Kind::Rule: return QObject::tr("Rules (%1)").arg(count);
   case Kind::Node: return QObject::tr("Nodes made or replaced by a rewrite (%1)").arg(count);
+  case Kind::Source: return QObject::tr("Built from this line of your program (%1)").arg(count);
   }
   return {};
 }
@@ -201,7 +202,7 @@ bool SearchPanel::activate(QTreeWidgetItem* item) {
   const size_t i = item->data(0, kHitRole).toULongLong();
   if (i >= hits_.size()) return false;
   const loupe::TraceSearchHit& h = hits_[i];
-  if (h.kind == Kind::Kernel) {
+  if (h.kernel_id >= 0) {  // a kernel, or a kernel computing the line's tensor ops
     session_->selectKernel(h.kernel_id);
     return true;
   }

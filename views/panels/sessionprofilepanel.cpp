@@ -106,6 +106,9 @@ void SessionProfilePanel::sync() {
   std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
   for (const JitCall& j : memory->spans()) in.jitCalls << j;
   in.compileSpans = compileSpansOf(t);
+  for (const loupe::TraceTensorCall& c : t.tensorCalls)
+    in.tensorCalls << TensorCallSpan{QString::fromStdString(c.call.op), QString::fromStdString(c.call.file),
+                                     QString::fromStdString(c.call.function), c.call.line, c.start_ns, c.end_ns - c.start_ns};
   syncingKernel_ = true;
   setInput(std::move(in));
   selectKernel(session_->selection().kernel);

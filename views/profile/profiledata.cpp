@@ -65,6 +65,7 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   };
   for (const JitCall& j : d->m_input.jitCalls) cover(j.startNs, j.durationNs);
   for (const CompileSpan& c : d->m_input.compileSpans) cover(c.startNs, c.durationNs);
+  for (const TensorCallSpan& c : d->m_input.tensorCalls) cover(c.startNs, c.durationNs);
   for (KernelStats& s : d->m_kernels) s.share = d->m_total > 0 ? double(s.totalNs) / double(d->m_total) : 0;
   for (auto& lane : d->m_laneRuns)
     std::stable_sort(lane.begin(), lane.end(), [&](int a, int b) { return runs[a].startNs < runs[b].startNs; });

@@ -48,11 +48,19 @@ struct CompileSpan {
   qint64 slowestPassNs = 0;
 };
 
+// A Tensor op the user's program called (the outermost, from Python), with the line that called it.
+struct TensorCallSpan {
+  QString op, file, function;
+  int line = 0;
+  qint64 startNs = 0, durationNs = 0;
+};
+
 struct ProfileInput {
   QList<ProfileRun> runs;
   QList<DevicePeak> peaks;
   QList<JitCall> jitCalls;          // by start time; the timeline shows them in a row of their own
   QList<CompileSpan> compileSpans;  // by start time; a row of their own above the TinyJit calls
+  QList<TensorCallSpan> tensorCalls;  // by start time; the top row ("Python")
 };
 
 // Totals of one kernel over all its runs. Kernels with kernelId -1 are told apart by name and device.

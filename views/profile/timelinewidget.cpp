@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "profile/compilespans.h"
+#include "profile/tensorcalls.h"
 #include "profile/jitcalls.h"
 #include "profile/profileformat.h"
 #include "profile/timeaxisdrag.h"
@@ -64,7 +65,13 @@ void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
     const QList<CompileSpan>& spans = m_data->input().compileSpans;
     m_compileBars = compileSpanBars({spans.constData(), size_t(spans.size())}, isDark(palette()));
   }
-  for (const QString& row : {tr("Compile"), tr("TinyJit")}) labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(row)) + 24);
+  m_pythonRow = m_data && !m_data->input().tensorCalls.isEmpty();
+  m_pythonBars.clear();
+  if (m_pythonRow) {
+    const QList<TensorCallSpan>& calls = m_data->input().tensorCalls;
+    m_pythonBars = tensorCallBars({calls.constData(), size_t(calls.size())}, isDark(palette()));
+  }
+  for (const QString& row : {tr("Python"), tr("Compile"), tr("TinyJit")}) labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(row)) + 24);
   m_labelWidth = labelWidth;
   updatePixelSpan();
   if (m_data && runEnd >= runStart) {
@@ -128,12 +135,19 @@ QRectF TimelineWidget::laneRect(int lane) const {
   return {0, m_axisHeight + (lane + rowsAboveLanes()) * m_laneHeight, double(width()), m_laneHeight};
 }
 
+// The rows above the device lanes, top down: Python, Compile, TinyJit (each only when it has spans).
+QRectF TimelineWidget::pythonRowRect() const {
+  return m_pythonRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
+}
+
 QRectF TimelineWidget::compileRowRect() const {
-  return m_compileRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
+  const double top = m_axisHeight + (m_pythonRow ? m_laneHeight : 0);
+  return m_compileRow ? QRectF(0, top, double(width()), m_laneHeight) : QRectF();
 }
 
 QRectF TimelineWidget::jitRowRect() const {
-  return m_jitRow ? QRectF(0, m_axisHeight + (m_compileRow ? m_laneHeight : 0), double(width()), m_laneHeight) : QRectF();
+  const double top = m_axisHeight + ((m_pythonRow ? 1 : 0) + (m_compileRow ? 1 : 0)) * m_laneHeight;
+  return m_jitRow ? QRectF(0, top, double(width()), m_laneHeight) : QRectF();
 }
 
 int TimelineWidget::laneAt(double y) const {
@@ -147,6 +161,11 @@ int TimelineWidget::jitCallAt(QPointF pos) const {
   if (!m_jitRow || !jitRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
   const QList<JitCall>& calls = m_data->input().jitCalls;
   return jitCallAtX({calls.constData(), size_t(calls.size())}, m_math, pos.x());
+}
+
+int TimelineWidget::tensorCallAt(QPointF pos) const {
+  if (!m_pythonRow || !pythonRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
+  return spanAtX(m_pythonBars, m_math, pos.x());
 }
 
 int TimelineWidget::compileSpanAt(QPointF pos) const {
@@ -233,6 +252,10 @@ void TimelineWidget::leaveEvent(QEvent*) {
 bool TimelineWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
+    if (const int c = m_data ? tensorCallAt(help->pos()) : -1; c >= 0) {
+      QToolTip::showText(help->globalPos(), tensorCallTooltip(m_data->input().tensorCalls[c], m_data->startNs()), this);
+      return true;
+    }
     if (const int c = m_data ? compileSpanAt(help->pos()) : -1; c >= 0) {
       QToolTip::showText(help->globalPos(), compileSpanTooltip(m_data->input().compileSpans[c], m_data->startNs()), this);
       return true;
@@ -274,6 +297,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     return;
   }
   const QRectF area(m_labelWidth, 0, width() - m_labelWidth, height());
+  if (m_pythonRow) paintSpanRow(p, pythonRowRect(), m_labelWidth, m_math, tr("Python"), m_pythonBars, pal);
   if (m_compileRow) paintSpanRow(p, compileRowRect(), m_labelWidth, m_math, tr("Compile"), m_compileBars, pal);
   if (m_jitRow) {
     const QList<JitCall>& calls = m_data->input().jitCalls;

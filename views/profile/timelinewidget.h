@@ -32,6 +32,8 @@ public:
   int jitCallAt(QPointF pos) const;
   // The compile span (index into ProfileInput::compileSpans) drawn at a widget position, or -1.
   int compileSpanAt(QPointF pos) const;
+  // The user's Tensor call (index into ProfileInput::tensorCalls) drawn at a widget position, or -1.
+  int tensorCallAt(QPointF pos) const;
   // Brings a kernel's first run into view (keeping the zoom when it already fits).
   void revealKernel(int kernelIndex);
 
@@ -60,8 +62,9 @@ private:
   int laneAt(double y) const;
   QRectF laneRect(int lane) const;
   QRectF jitRowRect() const;      // empty without TinyJit calls
+  QRectF pythonRowRect() const;   // empty without Tensor calls
   QRectF compileRowRect() const;  // empty without compile spans
-  int rowsAboveLanes() const { return (m_compileRow ? 1 : 0) + (m_jitRow ? 1 : 0); }
+  int rowsAboveLanes() const { return (m_pythonRow ? 1 : 0) + (m_compileRow ? 1 : 0) + (m_jitRow ? 1 : 0); }
   QRectF runRect(int run) const;
   void updatePixelSpan();
 
@@ -73,6 +76,8 @@ private:
   bool m_jitRow = false;
   bool m_compileRow = false;
   std::vector<SpanBar> m_compileBars;
+  bool m_pythonRow = false;
+  std::vector<SpanBar> m_pythonBars;
   TimeAxisDrag m_drag;
   double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
 };

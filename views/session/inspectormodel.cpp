@@ -161,6 +161,13 @@ std::vector<InspectorRow> inspectorRows(const UOpPtr& node, const UOpPtr& graph)
   const QString arg = qs(node->arg.str());
   rows.push_back({QStringLiteral("arg"), arg, arg, 0, {}});
   rows.push_back({QStringLiteral("key"), qs(node->key().hex()), {}, 0, {}});
+  if (uint32_t meta = node->metadata()) {
+    const loupe::Metadata& m = loupe::metadata_of(meta);
+    rows.push_back({QStringLiteral("tensor op"), qs(loupe::metadata_str(m)),
+                    QObject::tr("The Tensor call this node was built for (the first, where several built the same node); "
+                                "find the line's other nodes with Ctrl+F and %1:%2").arg(QFileInfo(qs(m.file)).fileName()).arg(m.line),
+                    0, {}});
+  }
   if (isIntLike(node->dtype))
     rows.push_back({QStringLiteral("range"), QStringLiteral("[%1, %2]").arg(boundText(node->vmin()), boundText(node->vmax())),
                     QStringLiteral("vmin and vmax proven by range analysis"), 0, {}});

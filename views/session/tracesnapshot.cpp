@@ -78,6 +78,7 @@ std::shared_ptr<TraceSnapshot> readTraceSnapshot(loupe::TraceReader& reader) {
   s->profile = reader.profile();
   s->rules = reader.rules();
   s->peaks = reader.peaks();
+  s->tensorCalls = reader.tensor_calls();
   for (size_t i = 0; i < s->contexts.size(); i++) s->contextIndex.insert(s->contexts[i].id, int(i));
   for (size_t i = 0; i < s->passes.size(); i++) s->passIndex.insert(s->passes[i].id, int(i));
   for (size_t i = 0; i < s->rules.size(); i++) s->ruleIndex.insert(s->rules[i].id, int(i));

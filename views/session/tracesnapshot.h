@@ -27,6 +27,7 @@ struct TraceSnapshot {
   std::vector<loupe::TraceEvent> profile;     // by start time
   std::vector<loupe::TraceRule> rules;
   std::vector<loupe::DevicePeaks> peaks;
+  std::vector<loupe::TraceTensorCall> tensorCalls;  // the program's Tensor calls, by start time
 
   QHash<qint64, int> contextIndex, passIndex, kernelIndex;  // id -> position in the vectors above
   QHash<qint64, KernelNameParts> kernelNames;               // kernel id -> decoded name

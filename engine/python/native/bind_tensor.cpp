@@ -90,6 +90,7 @@ void bind_devices(TensorClass& cls) {
 // realizing, assigning, detaching and copying
 void bind_realization(TensorClass& cls) {
   cls.def("realize", [](Tensor& t, py::args others) {
+    OpScope scope("realize");
     std::vector<Tensor> keep{t};
     for (py::handle h : others) keep.push_back(h.cast<Tensor>());
     std::vector<Tensor*> ptrs;

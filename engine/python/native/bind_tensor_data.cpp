@@ -57,9 +57,19 @@ bool truthy_requires_grad(const Tensor& t) { return t.requires_grad().value_or(f
 } // namespace
 
 void bind_tensor_data(TensorClass& cls) {
-  cls.def("numpy", [](Tensor& t) { return tensor_to_numpy(t); });
-  cls.def("tolist", [](Tensor& t) { return tensor_to_list(t); });
-  cls.def("item", [](Tensor& t) { return tensor_item(t); });
+  // the calls that realize: on the timeline they span the compiling and the kernels they cause
+  cls.def("numpy", [](Tensor& t) {
+    OpScope scope("numpy");
+    return tensor_to_numpy(t);
+  });
+  cls.def("tolist", [](Tensor& t) {
+    OpScope scope("tolist");
+    return tensor_to_list(t);
+  });
+  cls.def("item", [](Tensor& t) {
+    OpScope scope("item");
+    return tensor_item(t);
+  });
   cls.def("data", [](Tensor& t) {  // a memoryview of the values in their dtype and shape, like tinygrad's
     py::object a = tensor_to_numpy(t);
     py::object raw = py::memoryview(a.attr("tobytes")());

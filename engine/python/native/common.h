@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ir/metadata.h"
+#include "observe/observer.h"
 #include "tensor/tensor.h"
 
 namespace py = pybind11;
@@ -15,15 +16,22 @@ namespace py = pybind11;
 namespace loupe::python {
 
 // While an op called from Python runs: tensors it creates record the op's name and the nearest
-// caller outside the loupe package (the user's line). Nested ops keep the outermost record.
+// caller outside the loupe package (the user's line). Nested ops keep the outermost record. While a
+// trace records, the outermost call is reported with its times (a TensorCall: the timeline's Python row).
 class OpScope {
 public:
-  explicit OpScope(const char* op) : scope_(MetadataScope::active() ? 0 : caller_metadata(op)) {}
+  explicit OpScope(const char* op);
+  ~OpScope();
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
   static uint64_t calls();  // how many ops Python code has called (outermost scopes) in this process
 
 private:
   static uint32_t caller_metadata(const char* op);
+  uint32_t id_;  // 0 inside another op
   MetadataScope scope_;
+  ExecutionObserver* observer_ = nullptr;
+  int64_t start_ns_ = 0;
 };
 
 // `traced("relu", [](const Tensor& t) { return t.relu(); })`: the same callable, run inside an

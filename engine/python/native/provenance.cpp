@@ -56,6 +56,14 @@ uint64_t user_op_calls = 0;  // outermost ops called from Python (what a user's 
 
 uint64_t OpScope::calls() { return user_op_calls; }
 
+OpScope::OpScope(const char* op) : id_(MetadataScope::active() ? 0 : caller_metadata(op)), scope_(id_) {
+  if (id_ && (observer_ = execution_observer())) start_ns_ = observer_->now_ns();
+}
+
+OpScope::~OpScope() {
+  if (observer_) observer_->record_tensor_call({id_, start_ns_, observer_->now_ns()});
+}
+
 uint32_t OpScope::caller_metadata(const char* op) {
   user_op_calls++;
   static auto& cache = *new std::unordered_map<Key, Entry, KeyHash>();  // never destroyed, as above
