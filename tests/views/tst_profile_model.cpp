@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "profile/compilespans.h"
+#include "profile/tensorcalls.h"
 #include "profile/kerneltablemodel.h"
 #include "profile/profileview.h"
 #include "profile/rooflinewidget.h"
@@ -347,6 +348,37 @@ private Q_SLOTS:
     QVERIFY2(tip.contains(QStringLiteral("r_16_16")) && tip.contains(QStringLiteral("12 passes")) && tip.contains(QStringLiteral("lowerer")),
              qPrintable(tip));
     QVERIFY(tl.grab().save(screenshotDir() + QStringLiteral("/timeline_compile_row.png")));
+  }
+
+  // The user's Tensor calls get the top row ("Python"), above the compiler's: each found where it is
+  // drawn, its line in the tooltip; the compile and TinyJit rows move down one.
+  void timelineShowsTheUsersTensorCalls() {
+    ProfileInput in = sampleProfile();
+    const qint64 first = in.runs.front().startNs;
+    in.compileSpans << CompileSpan{QStringLiteral("r_16_16"), QStringLiteral("kernel"), first - 600, 500, 12, 40, QStringLiteral("lowerer"), 150};
+    in.tensorCalls << TensorCallSpan{QStringLiteral("relu"), QStringLiteral("/home/u/model.py"), QStringLiteral("forward"), 12, first - 2000, 40}
+                   << TensorCallSpan{QStringLiteral("numpy"), QStringLiteral("/home/u/model.py"), QStringLiteral("<module>"), 20, first - 700, 4000};
+    auto data = ProfileData::build(in);
+    QCOMPARE(data->startNs(), first - 2000);
+    TimelineWidget tl;
+    tl.resize(1000, 260);
+    tl.setData(data);
+    tl.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tl));
+    tl.showAll();
+    const double rowY = QFontMetrics(tl.font()).height() + 10 + 15;  // the first row under the time axis
+    QCOMPARE(tl.tensorCallAt(QPointF(tl.math().mapTimeToX(double(first - 1990)), rowY)), 0);
+    QCOMPARE(tl.tensorCallAt(QPointF(tl.math().mapTimeToX(double(first + 1000)), rowY)), 1);  // numpy spans the runs
+    QCOMPARE(tl.compileSpanAt(QPointF(tl.math().mapTimeToX(double(first - 300)), rowY + 34)), 0);  // one row down
+    QCOMPARE(tl.compileSpanAt(QPointF(tl.math().mapTimeToX(double(first - 300)), rowY)), -1);
+    for (int run = 0; run < 5; ++run) {
+      const QPointF c = tl.runCentre(run);
+      if (!c.isNull()) QCOMPARE(data->kernelOfRun(tl.runAt(c)), data->kernelOfRun(run));
+    }
+    const QString tip = tensorCallTooltip(in.tensorCalls[1], data->startNs());
+    QVERIFY2(tip.contains(QStringLiteral("numpy")) && tip.contains(QStringLiteral("model.py:20")) && tip.contains(QStringLiteral("&lt;module&gt;")),
+             qPrintable(tip));
+    QVERIFY(tl.grab().save(screenshotDir() + QStringLiteral("/timeline_python_row.png")));
   }
 };
 
