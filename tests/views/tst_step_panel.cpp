@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "ir/metadata.h"
+
 #include "app/mainwindow.h"
 #include "code/codeview.h"
 #include "panels/codepanel.h"
@@ -37,7 +39,12 @@ class TestStepPanel : public QObject {
     TraceSession::start(path.toStdString());
     Tensor a = (Tensor::arange(24 * n).reshape({24, n}).cast(dtypes::float32) * 0.01).contiguous();
     Tensor b = (Tensor::arange(n * 16).reshape({n, 16}).cast(dtypes::float32) * 0.02).contiguous();
-    std::vector<double> v = a.matmul(b).to_vector();
+    std::optional<Tensor> product;
+    {
+      MetadataScope call(intern_metadata({"__matmul__", "/home/u/mm.py", 7, "<module>"}));  // as from Python
+      product = a.matmul(b);
+    }
+    std::vector<double> v = product->to_vector();
     if (keep_inputs) product_ = v;
     TraceSession::finish();
     options().trace_inputs = saved;
@@ -162,6 +169,9 @@ private Q_SLOTS:
     code.codeView()->setTextCursor(QTextCursor(code.codeView()->document()->findBlockByNumber(accumulate)));
     QVERIFY2(code.lineInfoText().contains(QStringLiteral("computes ASSIGN")) && code.lineInfoText().contains(QStringLiteral("MUL")),
              qPrintable(code.lineInfoText()));
+    // the tensor op behind the line, and the rewrite that built its statement (the reduce's lowering)
+    QVERIFY2(code.lineInfoText().contains(QStringLiteral("for __matmul__ (/home/u/mm.py:7 in <module>)")), qPrintable(code.lineInfoText()));
+    QVERIFY2(code.lineInfoText().contains(QStringLiteral("built by rule ")), qPrintable(code.lineInfoText()));
     QVERIFY(s.selectedNode() && s.selectedNode()->op == loupe::Ops::ASSIGN);
     code.resize(1100, 500);
     code.show();
