@@ -74,10 +74,21 @@ std::optional<NodeOrigin> node_origin(TraceReader& reader, int64_t node_id, int6
 }
 
 std::optional<int64_t> node_id_by_key(TraceReader& reader, const std::string& key_hex) {
-  SqliteStmt st = reader.db().prepare("SELECT id FROM uops WHERE key = ? LIMIT 1");
-  st.bind(1, key_hex);
-  if (!st.step()) return std::nullopt;
-  return st.int64(0);
+  auto ids = node_ids_by_keys(reader, {key_hex});
+  if (ids.empty()) return std::nullopt;
+  return ids.begin()->second;
+}
+
+std::unordered_map<std::string, int64_t> node_ids_by_keys(TraceReader& reader, const std::vector<std::string>& keys_hex) {
+  std::unordered_map<std::string, int64_t> out;
+  if (keys_hex.empty()) return out;
+  // uops has no index on key (a trace is written once and read by id): one scan finds them all
+  std::string sql = "SELECT key, id FROM uops WHERE key IN (";
+  for (size_t i = 0; i < keys_hex.size(); i++) sql += i ? ",?" : "?";
+  SqliteStmt st = reader.db().prepare(sql + ")");
+  for (size_t i = 0; i < keys_hex.size(); i++) st.bind(int(i + 1), keys_hex[i]);
+  while (st.step()) out.emplace(st.text(0), st.int64(1));
+  return out;
 }
 
 } // namespace loupe

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace loupe {
 
@@ -28,5 +30,7 @@ std::optional<NodeOrigin> node_origin(TraceReader& reader, int64_t node_id, int6
 
 // The id of the stored node with this key (UOp::key().hex()), null when the trace has none.
 std::optional<int64_t> node_id_by_key(TraceReader& reader, const std::string& key_hex);
+// The same for several keys in one pass over the nodes (key -> id; keys the trace lacks are left out).
+std::unordered_map<std::string, int64_t> node_ids_by_keys(TraceReader& reader, const std::vector<std::string>& keys_hex);
 
 } // namespace loupe

@@ -172,6 +172,10 @@ private Q_SLOTS:
     // the tensor op behind the line, and the rewrite that built its statement (the reduce's lowering)
     QVERIFY2(code.lineInfoText().contains(QStringLiteral("for __matmul__ (/home/u/mm.py:7 in <module>)")), qPrintable(code.lineInfoText()));
     QVERIFY2(code.lineInfoText().contains(QStringLiteral("built by rule ")), qPrintable(code.lineInfoText()));
+    const QStringList origins = code.lineOriginsText().split(u'\n');
+    QVERIFY2(origins.size() >= 3 && origins.last().startsWith(QStringLiteral("ASSIGN: ")), qPrintable(code.lineOriginsText()));
+    for (const QString& o : origins)
+      QVERIFY2(o.contains(QStringLiteral("built by rule ")) || o.contains(QStringLiteral("came in with the input")), qPrintable(o));
     QVERIFY(s.selectedNode() && s.selectedNode()->op == loupe::Ops::ASSIGN);
     code.resize(1100, 500);
     code.show();

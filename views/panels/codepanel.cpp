@@ -163,6 +163,8 @@ void KernelCodePanel::showHeader() {
 
 bool KernelCodePanel::isShowingNoopt() const { return kernel_ && noopt_->isChecked() && kernel_->source("noopt"); }
 
+QString KernelCodePanel::lineOriginsText() const { return lineInfo_->toolTip(); }
+
 QString KernelCodePanel::lineInfoText() const { return lineInfo_->isHidden() ? QString() : lineInfo_->text(); }
 
 void KernelCodePanel::mapLine(int row) {
@@ -203,16 +205,29 @@ void KernelCodePanel::mapLine(int row) {
   }
   QString info = tr("Line %1 computes %2 (UOps: %3)").arg(row + 1).arg(QString::fromUtf8(loupe::op_name(statement->op)), ops.join(QStringLiteral(", ")));
   if (!tensorOps.isEmpty()) info += tr(" · for %1").arg(tensorOps.join(QStringLiteral(", ")));
-  // the rewrite that built the statement's node, in this kernel's passes
+  // the rewrites that built the line's nodes, in this kernel's passes: the statement's in the text,
+  // every UOp's in the tooltip
+  QStringList built;
   try {
-    if (auto id = loupe::node_id_by_key(*reader, statement->key().hex())) {
-      if (auto o = loupe::node_origin(*reader, *id, kernel_->context_id))
-        info += o->by_rewrite ? tr(" · built by rule %1 in pass %2, step %3").arg(QString::fromStdString(o->rule_name), QString::fromStdString(o->pass_name)).arg(o->step)
-                              : tr(" · came in with the input of pass %1").arg(QString::fromStdString(o->pass_name));
-    }
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
+      if (planned_->source_lines[i] == row + 1) keys.push_back(program[i]->key().hex());
+    const auto ids = loupe::node_ids_by_keys(*reader, keys);
+    auto originText = [&](const std::string& key) -> QString {
+      auto id = ids.find(key);
+      std::optional<loupe::NodeOrigin> o = id == ids.end() ? std::nullopt : loupe::node_origin(*reader, id->second, kernel_->context_id);
+      if (!o) return tr("not in this kernel's recorded graphs");
+      return o->by_rewrite ? tr("built by rule %1 in pass %2, step %3").arg(QString::fromStdString(o->rule_name), QString::fromStdString(o->pass_name)).arg(o->step)
+                           : tr("came in with the input of pass %1").arg(QString::fromStdString(o->pass_name));
+    };
+    info += QStringLiteral(" · ") + originText(statement->key().hex());
+    for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
+      if (planned_->source_lines[i] == row + 1)
+        built << QStringLiteral("%1: %2").arg(QString::fromUtf8(loupe::op_name(program[i]->op)), originText(program[i]->key().hex()));
   } catch (const loupe::Error& e) {
-    info += tr(" · its rewrite cannot be read: %1").arg(QString::fromStdString(e.what()));
+    info += tr(" · its rewrites cannot be read: %1").arg(QString::fromStdString(e.what()));
   }
+  lineInfo_->setToolTip(built.join(u'\n'));
   lineInfo_->setText(info);
   session_->revealKernelUOp(kernel_->id, noopt, statement);
 }

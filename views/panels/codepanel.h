@@ -31,6 +31,7 @@ public:
   bool isShowingNoopt() const;
   QToolButton* lineToGraphButton() const { return lineToGraph_; }
   QString lineInfoText() const;  // what the current line computes ("" when not mapped)
+  QString lineOriginsText() const;  // each of its UOps and the rewrite that built it, a line each
   // The source shown (null when none) and its kernel.
   const loupe::KernelSource* shownSource() const { return shown_; }
   const std::optional<loupe::TraceKernel>& kernel() const { return kernel_; }
