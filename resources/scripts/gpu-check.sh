@@ -72,6 +72,15 @@ timeout 200 python3 resources/scripts/bench-train-loop.py --device CUDA --steps 
 
 say "CUDA traces for the app"
 DEVICE=CUDA timeout 60 "$CLI" run resources/examples/train_cnn.py --trace "$OUTDIR/cuda-train-cnn.loupe" -- --steps 6 >>"$LOG" 2>&1
+
+say "what the machine ran: PTX and SASS of a CUDA kernel, with source lines"
+K=$("$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" -t 1 2>/dev/null | awk 'NR==2{print $2}')
+timeout 60 "$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" --disasm "$K" --json >"$OUTDIR/disasm-cuda.json" 2>>"$LOG"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l['title'], l['instructions'], 'instructions,', sum(1 for r in l['lines'] if 'source_line' in r), 'linked') for l in d['listings']]; print('missing:', d['missing'])" \
+  "$OUTDIR/disasm-cuda.json" >>"$LOG" 2>&1
+
+say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
+timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
 DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
 
 # one workload at a time, so what finishes before the budget is kept
