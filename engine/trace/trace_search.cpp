@@ -13,24 +13,25 @@ namespace loupe {
 
 namespace {
 
-// A LIKE pattern matching `text` anywhere, with LIKE's own wildcards taken literally (ESCAPE '\').
-std::string like_anywhere(const std::string& text) {
-  std::string out = "%";
+// `text` for a LIKE pattern, its own wildcards taken literally (with ESCAPE backslash).
+std::string like_literal(const std::string& text) {
+  std::string out;
   for (char c : text) {
     if (c == '%' || c == '_' || c == '\\') out.push_back('\\');
     out.push_back(c);
   }
-  return out + "%";
+  return out;
 }
+
+// A LIKE pattern matching `text` anywhere.
+std::string like_anywhere(const std::string& text) { return "%" + like_literal(text) + "%"; }
 
 using Kind = TraceSearchHit::Kind;
 
-// Runs a query whose rows are (context_id, context name, pass_id, pass name, step, kernel_id,
-// label, detail[, source file, line]: appended to the label), binding the pattern to ?1 and the
-// limit + 1 to ?2.
-void collect(SqliteDb& db, Kind kind, const char* sql, const std::string& pattern, int limit, TraceSearchResult& out) {
-  SqliteStmt st = db.prepare(sql);
-  st.bind(1, pattern).bind(2, int64_t(limit) + 1);
+// The rows of a query, (context_id, context name, pass_id, pass name, step, kernel_id, label,
+// detail[, source file, line]: appended to the label), as hits; at most `limit` (the query asks for one
+// more, to tell that there were more).
+void read_hits(SqliteStmt& st, Kind kind, int limit, TraceSearchResult& out) {
   int n = 0;
   while (st.step()) {
     if (++n > limit) {
@@ -50,6 +51,13 @@ void collect(SqliteDb& db, Kind kind, const char* sql, const std::string& patter
     if (st.columns() > 9 && !st.is_null(8)) h.label += " (" + repo_relative_path(st.text(8)) + ":" + std::to_string(st.int64(9)) + ")";
     out.hits.push_back(std::move(h));
   }
+}
+
+// A query binding the pattern to ?1 and the limit + 1 to ?2.
+void collect(SqliteDb& db, Kind kind, const char* sql, const std::string& pattern, int limit, TraceSearchResult& out) {
+  SqliteStmt st = db.prepare(sql);
+  st.bind(1, pattern).bind(2, int64_t(limit) + 1);
+  read_hits(st, kind, limit, out);
 }
 
 } // namespace
@@ -82,33 +90,11 @@ namespace {
 void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int limit, TraceSearchResult& out) {
   SqliteDb& db = reader.db();
   // the file as typed ends the stored path: "model.py" finds "/home/u/model.py", not "mymodel.py"
-  std::string suffix;
-  for (char c : spec.file) {
-    if (c == '%' || c == '_' || c == '\\') suffix.push_back('\\');
-    suffix.push_back(c);
-  }
-  const std::string any_dir = "%/" + suffix;
+  const std::string any_dir = "%/" + like_literal(spec.file);
   auto run = [&](const char* sql, Kind kind) {
     SqliteStmt st = db.prepare(sql);
     st.bind(1, spec.file).bind(2, any_dir).bind(3, int64_t(spec.line)).bind(4, int64_t(limit) + 1);
-    int n = 0;
-    while (st.step()) {
-      if (++n > limit) {
-        out.truncated = true;
-        break;
-      }
-      TraceSearchHit h;
-      h.kind = kind;
-      h.context_id = st.is_null(0) ? -1 : st.int64(0);
-      h.context_name = st.is_null(1) ? std::string() : st.text(1);
-      h.pass_id = st.is_null(2) ? -1 : st.int64(2);
-      h.pass_name = st.is_null(3) ? std::string() : st.text(3);
-      h.step = st.is_null(4) ? 0 : st.int64(4);
-      h.kernel_id = st.is_null(5) ? -1 : st.int64(5);
-      h.label = st.text(6);
-      h.detail = st.is_null(7) ? std::string() : st.text(7);
-      out.hits.push_back(std::move(h));
-    }
+    read_hits(st, kind, limit, out);
   };
   if (trace_schema::has_table(db, "kernel_provenance"))
     run("SELECT k.context_id, c.name, NULL, NULL, 0, k.id, k.name, 'computes ' || group_concat(DISTINCT kp.op)"

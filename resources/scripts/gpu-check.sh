@@ -7,8 +7,8 @@
 #
 #   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--corpus-check TOOL] [--budget SECONDS]
 #
-# --sqlite DIR: sqlite3.h and libsqlite3.so.0 from elsewhere, where the machine has no SQLite headers
-# (without SQLite no trace can be written). --budget: seconds the whole script may take (default 480);
+# --sqlite DIR: sqlite3.h and libsqlite3.so.0 from elsewhere (rarely needed: without SQLite's development
+# package the build uses the machine's libsqlite3.so.0 with third_party/sqlite3/sqlite3.h). --budget: seconds the whole script may take (default 480);
 # the full bench only runs in what is left.
 set -u
 OUTDIR=$1; shift
