@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <atomic>
+#include <thread>
 #include <unordered_set>
 
 #include "codegen/beam_search.h"
@@ -19,6 +21,7 @@
 #include "rewrite/listener.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
+#include "runtime/cpu/cpu_device.h"
 #include "runtime/device.h"
 #include "runtime/memory_planner.h"
 #include "runtime/program.h"
@@ -139,14 +142,22 @@ KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width, std:
   return plan;
 }
 
-std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
+std::string kernel_cache_key(const ScheduleItem& item, const Device& dev) {
   const bool noopt = options().noopt;
   const int beam = noopt ? 0 : options().beam;
-  std::string key = dev.name() + "|" + (noopt ? "1" : beam > 0 ? "b" + std::to_string(beam) : "0") + "|" + item.ast->key().hex();
-  {
-    std::lock_guard lock(cache_mutex);
-    if (auto it = kernel_cache.find(key); it != kernel_cache.end()) return it->second;
-  }
+  return dev.name() + "|" + (noopt ? "1" : beam > 0 ? "b" + std::to_string(beam) : "0") + "|" + item.ast->key().hex();
+}
+
+std::shared_ptr<CompiledKernel> cached_kernel(const std::string& key) {
+  std::lock_guard lock(cache_mutex);
+  auto it = kernel_cache.find(key);
+  return it == kernel_cache.end() ? nullptr : it->second;
+}
+
+// Schedule item -> its plan (optimized, rendered; recorded in the trace), not yet compiled.
+std::shared_ptr<CompiledKernel> plan_item(const ScheduleItem& item, Device& dev) {
+  const bool noopt = options().noopt;
+  const int beam = noopt ? 0 : options().beam;
   auto ck = std::make_shared<CompiledKernel>();
   {
     std::string name;
@@ -167,10 +178,61 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   }
   if (debug >= 5) std::cout << print_graph(ck->plan.optimized_ast);
   if (debug >= 4) std::cout << ck->plan.rendered.source << "\n";
-  ck->program = dev.compile(ck->plan.rendered);
-  std::lock_guard lock(cache_mutex);
-  kernel_cache[key] = ck;
   return ck;
+}
+
+void remember_kernel(const std::string& key, const std::shared_ptr<CompiledKernel>& ck) {
+  std::lock_guard lock(cache_mutex);
+  kernel_cache.emplace(key, ck);
+}
+
+std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
+  const std::string key = kernel_cache_key(item, dev);
+  if (auto ck = cached_kernel(key)) return ck;
+  auto ck = plan_item(item, dev);
+  ck->program = dev.compile(ck->plan.rendered);
+  remember_kernel(key, ck);
+  return ck;
+}
+
+// The CPU device's compiler is a process per kernel: a schedule's new kernels are planned in order (as
+// the trace records them) and then compiled side by side, one compiler per core, before the first runs.
+// A compiler's error is raised for the first failing kernel in schedule order, as compiling one by one
+// would.
+void compile_ahead(const Schedule& schedule) {
+  std::vector<std::pair<std::string, std::shared_ptr<CompiledKernel>>> fresh;
+  std::vector<Device*> devices;
+  std::unordered_set<std::string> seen;
+  for (const ScheduleItem& item : schedule.items) {
+    if (item.ast->op == Ops::COPY) continue;
+    Device& dev = get_device(device_of(item.bufs[0]));
+    if (!dynamic_cast<CpuDevice*>(&dev)) continue;
+    const std::string key = kernel_cache_key(item, dev);
+    if (!seen.insert(key).second || cached_kernel(key)) continue;
+    fresh.emplace_back(key, plan_item(item, dev));
+    devices.push_back(&dev);
+  }
+  if (fresh.empty()) return;
+  const size_t workers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::exception_ptr> errors(fresh.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < fresh.size();) {
+      try {
+        fresh[i].second->program = devices[i]->compile(fresh[i].second->plan.rendered);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; t++) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < fresh.size(); i++) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    remember_kernel(fresh[i].first, fresh[i].second);
+  }
 }
 
 } // namespace
@@ -277,6 +339,7 @@ void plan_schedule_memory(const Schedule& schedule) {
 void run_schedule(const Schedule& schedule) {
   ExecListener* listener = ExecListenerScope::current();
   plan_schedule_memory(schedule);
+  if (options().beam == 0 || options().noopt) compile_ahead(schedule);  // BEAM compiles as it times
   for (const ScheduleItem& item : schedule.items) {
     check_interrupt();  // between kernels: Ctrl-C from Python stops a long schedule here
     // every buffer is allocated (an output may be read later even if folding left it untouched), but a

@@ -12,6 +12,7 @@
 
 #include "codegen/pipeline.h"
 #include "runtime/buffer.h"
+#include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
@@ -253,6 +254,30 @@ private slots:
     double got = s.to_vector().at(0);
     QCOMPARE(pool->launches() + pool->inline_launches(), before);
     QVERIFY(std::abs(got - expect) <= 1e-3 * std::abs(expect) + 1);
+  }
+
+  // A schedule's new kernels are compiled before the first runs, side by side, each once: values as
+  // one by one, one compiler run per distinct kernel (constants unique to this run miss every cache).
+  void schedule_kernels_compile_ahead_once_each() {
+    auto& cpu = dynamic_cast<CpuDevice&>(get_device("CPU"));
+    const double c = 1.0 + double(std::chrono::steady_clock::now().time_since_epoch().count() % 1000003) / 1e7;
+    Tensor x = (Tensor::arange(4096).cast(dtypes::float32) * c).contiguous();
+    Tensor a = (x + 3.0 * c).sum(), b = (x * (2.0 * c)).max(), d = ((x - c) * 0.001).exp2().sum();
+    const int64_t before = cpu.compiler_runs();
+    Tensor::realize_all({&a, &b, &d});
+    const int64_t runs = cpu.compiler_runs() - before;
+    QVERIFY2(runs == 4, qPrintable(QString("%1 compiler runs for 4 new kernels").arg(runs)));  // x and three reduces
+    double sum = 0, mx = 0;
+    for (int i = 0; i < 4096; i++) {
+      sum += float(float(i) * float(c)) + float(3.0 * c);
+      mx = std::max(mx, double(float(float(i) * float(c)) * float(2.0 * c)));
+    }
+    QVERIFY(std::abs(a.to_vector()[0] - sum) <= 1e-4 * std::abs(sum));
+    QCOMPARE(float(b.to_vector()[0]), float(mx));
+    QVERIFY(std::isfinite(d.to_vector()[0]));
+    Tensor again = (x + 3.0 * c).sum();
+    again.realize();
+    QCOMPARE(cpu.compiler_runs() - before, runs);  // the same kernel again: from the kernel cache
   }
 };
 
