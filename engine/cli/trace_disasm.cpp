@@ -11,18 +11,6 @@ namespace loupe::cli {
 
 namespace {
 
-std::vector<std::string> source_lines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t nl = text.find('\n', at);
-    out.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
-    if (nl == std::string::npos) break;
-    at = nl + 1;
-  }
-  return out;
-}
-
 json::Value listing_json(const MachineListing& l) {
   json::Value o = json::Value::object();
   o.set("kind", l.kind);
@@ -76,7 +64,7 @@ int disasm_kernel(TraceReader& reader, const DisasmRequest& req) {
     return 0;
   }
   std::cout << "kernel " << k.name << " (" << variant << ", " << src->backend << " on " << k.device << "), compiled again here\n";
-  std::vector<std::string> source = source_lines(src->text);
+  std::vector<std::string> source = split_lines(src->text);
   for (const MachineListing& l : mc.listings) print_listing(l, source);
   for (const std::string& m : mc.missing) std::cout << "(" << m << ")\n";
   return 0;

@@ -30,16 +30,6 @@ constexpr size_t kMaxToolOutput = 64u << 20;  // a fully unrolled kernel disasse
 
 std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string l; std::getline(ss, l);) {
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    out.push_back(l);
-  }
-  return out;
-}
-
 std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
@@ -114,14 +104,11 @@ MachineListing disassemble(const fs::path& object, const std::string& function, 
 void cpu_listings(const std::string& name, const std::string& source, MachineCode& mc) {
   auto& cpu = dynamic_cast<CpuDevice&>(get_device("CPU"));
   ScratchDir dir;
-  fs::path src = dir.write(name + ".c", source), so = dir.path / (name + ".so");
-  // The device's own command and flags; -g adds line info and leaves the code as it is.
-  std::vector<std::string> argv = cpu.compiler_command();
-  argv.insert(argv.end(), cpu.flags().begin(), cpu.flags().end());
-  argv.insert(argv.end(), {"-g", "-x", "c", src.string(), "-o", so.string(), "-lm"});
-  run_tool(argv, dir, "compiling kernel " + name);
-  MachineListing asm_listing = disassemble(so, name, src.filename().string(), dir, true);
-  asm_listing.how = joined(argv) + "; " + asm_listing.how;
+  fs::path so = dir.path / (name + ".so");
+  // the device's own command and flags; -g adds line info and leaves the code as it is
+  CpuDevice::CompileRun run = cpu.compile_file(source, name, so, {"-g"});
+  MachineListing asm_listing = disassemble(so, name, run.source_name, dir, true);
+  asm_listing.how = joined(run.command) + "; " + asm_listing.how;
   mc.listings.push_back(std::move(asm_listing));
 }
 
@@ -204,6 +191,16 @@ bool is_objdump_instruction(const std::string& l) {
 }
 
 } // namespace
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    out.push_back(l);
+  }
+  return out;
+}
 
 std::string kernel_function_name(const std::string& source, const std::string& fallback) {
   static const std::regex fn(R"((?:\bvoid\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?@?|@)([A-Za-z_]\w*)\s*\()");

@@ -35,6 +35,9 @@ struct MachineCode {
 // loupe::Error with the compiler's message.
 MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source);
 
+// A text's lines, numbered as listings' source_lines number them (line 1 first; "\r\n" ends a line too).
+std::vector<std::string> split_lines(const std::string& text);
+
 // The kernel function a rendered source defines ("void r_16_16(", "define void @E_4(", "__global__ void
 // __launch_bounds__(256) E_8("), skipping the renderer's helpers (loupe_*); `fallback` when none is found.
 // A NOOPT source defines a function named after its own shape, not the optimized kernel's name.

@@ -6,8 +6,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <atomic>
-#include <thread>
 #include <unordered_set>
 
 #include "codegen/beam_search.h"
@@ -22,6 +20,7 @@
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/thread_pool.h"
 #include "runtime/device.h"
 #include "runtime/memory_planner.h"
 #include "runtime/program.h"
@@ -196,42 +195,41 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
 }
 
 // The CPU device's compiler is a process per kernel: a schedule's new kernels are planned in order (as
-// the trace records them) and then compiled side by side, one compiler per core, before the first runs.
-// A compiler's error is raised for the first failing kernel in schedule order, as compiling one by one
-// would.
+// the trace records them) and then compiled side by side on the CPU thread pool (one compiler per
+// thread), before the first runs. A compiler's error is raised for the first failing kernel in
+// schedule order, as compiling one by one would.
 void compile_ahead(const Schedule& schedule) {
-  std::vector<std::pair<std::string, std::shared_ptr<CompiledKernel>>> fresh;
-  std::vector<Device*> devices;
+  struct Fresh {
+    std::string key;
+    Device* device;
+    std::shared_ptr<CompiledKernel> kernel;
+    std::exception_ptr error;
+  };
+  std::vector<Fresh> fresh;
   std::unordered_set<std::string> seen;
   for (const ScheduleItem& item : schedule.items) {
     if (item.ast->op == Ops::COPY) continue;
     Device& dev = get_device(device_of(item.bufs[0]));
     if (!dynamic_cast<CpuDevice*>(&dev)) continue;
-    const std::string key = kernel_cache_key(item, dev);
+    std::string key = kernel_cache_key(item, dev);
     if (!seen.insert(key).second || cached_kernel(key)) continue;
-    fresh.emplace_back(key, plan_item(item, dev));
-    devices.push_back(&dev);
+    fresh.push_back({std::move(key), &dev, plan_item(item, dev), nullptr});
   }
   if (fresh.empty()) return;
-  const size_t workers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::exception_ptr> errors(fresh.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < fresh.size();) {
+  const int64_t n = int64_t(fresh.size());
+  cpu_thread_pool()->parallel_for(n, ChunkPlan{1, n}, [&](int64_t start, int64_t end) {
+    for (int64_t i = start; i < end; i++) {
+      Fresh& f = fresh[size_t(i)];
       try {
-        fresh[i].second->program = devices[i]->compile(fresh[i].second->plan.rendered);
+        f.kernel->program = f.device->compile(f.kernel->plan.rendered);
       } catch (...) {
-        errors[i] = std::current_exception();
+        f.error = std::current_exception();
       }
     }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < workers; t++) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
-  for (size_t i = 0; i < fresh.size(); i++) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
-    remember_kernel(fresh[i].first, fresh[i].second);
+  });
+  for (Fresh& f : fresh) {
+    if (f.error) std::rethrow_exception(f.error);
+    remember_kernel(f.key, f.kernel);
   }
 }
 

@@ -158,10 +158,10 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_rule_sources_ = trace_schema::has_table(*db_, "rule_sources");
   has_node_metadata_ = trace_schema::has_table(*db_, "uop_metadata") && trace_schema::has_table(*db_, "metadata_records");
   node_stmt_ = std::make_unique<SqliteStmt>(db_->prepare(
-      has_node_metadata_ ? "SELECT u.id, u.op, u.dtype, u.src, u.arg, u.arg_code, u.key, m.op, m.file, m.line, m.function FROM uops u"
+      has_node_metadata_ ? "SELECT u.id, u.op, u.dtype, u.src, u.arg, u.arg_code, u.key, m.op, m.file, m.line, m.function, m.id FROM uops u"
                            " LEFT JOIN uop_metadata um ON um.uop_id = u.id LEFT JOIN metadata_records m ON m.id = um.metadata_id"
                            " WHERE u.id = ?"
-                         : "SELECT id, op, dtype, src, arg, arg_code, key, NULL, NULL, NULL, NULL FROM uops WHERE id = ?"));
+                         : "SELECT id, op, dtype, src, arg, arg_code, key, NULL, NULL, NULL, NULL, NULL FROM uops WHERE id = ?"));
   // a trace from before key schemes were recorded (or from another scheme) has keys this engine
   // does not make: its nodes are rebuilt and checked in every other way
   same_key_scheme_ = meta()["uop_key_scheme"] == std::to_string(UOp::kKeyScheme);
@@ -347,7 +347,11 @@ void TraceReader::load_node_row(int64_t id, TraceNodeRow& row) {
   row.arg_code = st.text(5);
   row.key = st.text(6);
   row.metadata = {};
-  if (!st.is_null(7)) row.metadata = {st.text(7), st.text(8), int(st.int64(9)), st.text(10)};
+  row.metadata_id = -1;
+  if (!st.is_null(7)) {
+    row.metadata = {st.text(7), st.text(8), int(st.int64(9)), st.text(10)};
+    row.metadata_id = st.int64(11);
+  }
   st.reset();
 }
 
@@ -409,7 +413,11 @@ UOpPtr TraceReader::node(int64_t root_id) {
     if (same_key_scheme_ && built->key().hex() != p.row.key)
       bad(where(), cat("rebuilt key ", built->key().hex(), " differs from the stored key ", p.row.key,
                      " (written by an engine that hashes differently, or the row is damaged)"));
-    if (!p.row.metadata.op.empty() || !p.row.metadata.file.empty()) built->set_metadata_once(intern_metadata(p.row.metadata));
+    if (p.row.metadata_id >= 0) {  // interned once per record, not per node
+      auto [meta, fresh] = metadata_ids_.try_emplace(p.row.metadata_id, 0);
+      if (fresh) meta->second = intern_metadata(p.row.metadata);
+      built->set_metadata_once(meta->second);
+    }
     nodes_.emplace(p.row.id, built);
     stack.pop_back();
   }

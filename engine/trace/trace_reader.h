@@ -93,6 +93,7 @@ struct TraceNodeRow {
   int64_t id = 0;
   std::string op, dtype, src, arg, arg_code, key;
   Metadata metadata;  // the tensor op and user line the node came from (all empty: none, or an older trace)
+  int64_t metadata_id = -1;  // its metadata_records row, -1 for none
 };
 
 // A Tensor op the program called (TensorCall), with its provenance.
@@ -191,6 +192,7 @@ private:
   std::unique_ptr<SqliteDb> db_;
   bool same_key_scheme_ = true;  // the stored keys were made as UOp::key() makes them
   std::unordered_map<int64_t, UOpPtr> nodes_;
+  std::unordered_map<int64_t, uint32_t> metadata_ids_;  // metadata_records id -> this process's interned id
   std::unique_ptr<SqliteStmt> node_stmt_;
   std::unordered_map<std::string, std::unique_ptr<SqliteStmt>> stmts_;
 };

@@ -58,7 +58,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_node_ = db.prepare("INSERT INTO uops(id, op, dtype, src, arg, arg_code, key) VALUES (?,?,?,?,?,?,?)");
   ins_node_metadata_ = db.prepare("INSERT INTO uop_metadata(uop_id, metadata_id) VALUES (?,?)");
   ins_tensor_call_ = db.prepare("INSERT INTO tensor_calls(metadata_id, start_ns, end_ns) VALUES (?,?,?)");
-  ins_metadata_record_ = db.prepare("INSERT OR IGNORE INTO metadata_records(id, op, file, line, function) VALUES (?,?,?,?,?)");
+  ins_metadata_record_ = db.prepare("INSERT INTO metadata_records(id, op, file, line, function) VALUES (?,?,?,?,?)");
   ins_match_ = db.prepare("INSERT INTO matches(pass_id, idx, before_id, after_id, rule_id, ns) VALUES (?,?,?,?,?,?)");
   ins_pass_ = db.prepare(
       "INSERT INTO passes(id, context_id, parent_id, name, file, line, bottom_up, depth, input_id, start_ns)"

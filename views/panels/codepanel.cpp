@@ -188,20 +188,21 @@ void KernelCodePanel::mapLine(int row) {
   }
   // the UOps written on the line; its statement is the last of them (what the others are inlined into)
   const loupe::UOpList& program = planned_->plan.linear;
-  QStringList ops, tensorOps;
-  const loupe::UOp* statement = nullptr;
+  std::vector<const loupe::UOp*> onLine;
   for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
-    if (planned_->source_lines[i] == row + 1) {
-      statement = program[i].get();
-      ops << QString::fromUtf8(loupe::op_name(statement->op));
-      if (uint32_t meta = statement->metadata()) {
-        const QString t = QString::fromStdString(loupe::metadata_str(loupe::metadata_of(meta)));
-        if (!tensorOps.contains(t)) tensorOps << t;
-      }
-    }
-  if (!statement) {
+    if (planned_->source_lines[i] == row + 1) onLine.push_back(program[i].get());
+  if (onLine.empty()) {
     lineInfo_->setText(tr("Line %1 computes no UOp").arg(row + 1));
     return;
+  }
+  const loupe::UOp* statement = onLine.back();
+  QStringList ops, tensorOps;
+  for (const loupe::UOp* u : onLine) {
+    ops << QString::fromUtf8(loupe::op_name(u->op));
+    if (uint32_t meta = u->metadata()) {
+      const QString t = QString::fromStdString(loupe::metadata_str(loupe::metadata_of(meta)));
+      if (!tensorOps.contains(t)) tensorOps << t;
+    }
   }
   QString info = tr("Line %1 computes %2 (UOps: %3)").arg(row + 1).arg(QString::fromUtf8(loupe::op_name(statement->op)), ops.join(QStringLiteral(", ")));
   if (!tensorOps.isEmpty()) info += tr(" · for %1").arg(tensorOps.join(QStringLiteral(", ")));
@@ -210,20 +211,17 @@ void KernelCodePanel::mapLine(int row) {
   QStringList built;
   try {
     std::vector<std::string> keys;
-    for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
-      if (planned_->source_lines[i] == row + 1) keys.push_back(program[i]->key().hex());
+    for (const loupe::UOp* u : onLine) keys.push_back(u->key().hex());
     const auto ids = loupe::node_ids_by_keys(*reader, keys);
-    auto originText = [&](const std::string& key) -> QString {
-      auto id = ids.find(key);
+    for (size_t i = 0; i < onLine.size(); i++) {
+      auto id = ids.find(keys[i]);
       std::optional<loupe::NodeOrigin> o = id == ids.end() ? std::nullopt : loupe::node_origin(*reader, id->second, kernel_->context_id);
-      if (!o) return tr("not in this kernel's recorded graphs");
-      return o->by_rewrite ? tr("built by rule %1 in pass %2, step %3").arg(QString::fromStdString(o->rule_name), QString::fromStdString(o->pass_name)).arg(o->step)
-                           : tr("came in with the input of pass %1").arg(QString::fromStdString(o->pass_name));
-    };
-    info += QStringLiteral(" · ") + originText(statement->key().hex());
-    for (size_t i = 0; i < program.size() && i < planned_->source_lines.size(); i++)
-      if (planned_->source_lines[i] == row + 1)
-        built << QStringLiteral("%1: %2").arg(QString::fromUtf8(loupe::op_name(program[i]->op)), originText(program[i]->key().hex()));
+      const QString origin = !o             ? tr("not in this kernel's recorded graphs")
+                             : o->by_rewrite ? tr("built by rule %1 in pass %2, step %3").arg(QString::fromStdString(o->rule_name), QString::fromStdString(o->pass_name)).arg(o->step)
+                                             : tr("came in with the input of pass %1").arg(QString::fromStdString(o->pass_name));
+      built << QStringLiteral("%1: %2").arg(QString::fromUtf8(loupe::op_name(onLine[i]->op)), origin);
+      if (onLine[i] == statement) info += QStringLiteral(" · ") + origin;
+    }
   } catch (const loupe::Error& e) {
     info += tr(" · its rewrites cannot be read: %1").arg(QString::fromStdString(e.what()));
   }

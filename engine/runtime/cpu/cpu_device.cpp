@@ -114,7 +114,8 @@ std::string CpuDevice::compile_unit(const RenderedKernel& k) const {
   return k.source + shim;
 }
 
-void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_name, const fs::path& out) {
+CpuDevice::CompileRun CpuDevice::compile_file(const std::string& unit, const std::string& kernel_name, const fs::path& out,
+                                               const std::vector<std::string>& extra) const {
   fs::path src = CompileCache::temp_path(kernel_name + ".c"), log = CompileCache::temp_path(kernel_name + ".log");
   {
     std::ofstream f(src);
@@ -123,11 +124,9 @@ void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_
   }
   std::vector<std::string> argv = cc_;
   argv.insert(argv.end(), flags_.begin(), flags_.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), {"-x", "c", src.string(), "-o", out.string(), "-lm"});
-  compiler_runs_++;
-  auto t0 = std::chrono::steady_clock::now();
   int rc = run_process(argv, log);
-  compiler_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   std::string msg = read_text_file(log);
   std::error_code ec;
   fs::remove(src, ec);
@@ -135,6 +134,7 @@ void CpuDevice::run_compiler(const std::string& unit, const std::string& kernel_
   if (rc != 0)
     throw Error(cat("CPU: ", cc_[0], rc < 0 ? " could not be started" : " failed", " compiling kernel ", kernel_name,
                     " (exit ", rc, "):\n", msg, "\n--- source ---\n", unit));
+  return {argv, src.filename().string()};
 }
 
 namespace {
@@ -165,7 +165,16 @@ std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
     if (auto it = libs_.find(key); it != libs_.end()) loaded = it->second;
   }
   if (!loaded.first) {
-    fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) { run_compiler(unit, k.name, tmp); });
+    fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) {
+      compiler_runs_++;
+      auto t0 = std::chrono::steady_clock::now();
+      struct Timed {  // counted whether it succeeds or fails
+        std::atomic<int64_t>& ns;
+        std::chrono::steady_clock::time_point t0;
+        ~Timed() { ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(); }
+      } timed{compiler_ns_, t0};
+      compile_file(unit, k.name, tmp);
+    });
     void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!cache_->enabled()) {
       std::error_code ec;

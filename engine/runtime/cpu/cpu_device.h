@@ -41,10 +41,18 @@ public:
   double compiler_seconds() const { return compiler_ns_ * 1e-9; }  // wall time spent in those runs
   // The C text compiled for a kernel: its source plus the entry shim.
   std::string compile_unit(const RenderedKernel& kernel) const;
+  // Compiles C text with this device's command and flags (and `extra`, e.g. -g) into the shared object
+  // `out`. loupe::Error with the compiler's message and the text when it fails. The command run and
+  // the name the source file had (what the object's line info names).
+  struct CompileRun {
+    std::vector<std::string> command;
+    std::string source_name;
+  };
+  CompileRun compile_file(const std::string& unit, const std::string& kernel_name, const std::filesystem::path& out,
+                          const std::vector<std::string>& extra = {}) const;
 
 private:
   std::string identity();  // compiler path + version line + host CPU model: part of every cache key
-  void run_compiler(const std::string& unit, const std::string& kernel_name, const std::filesystem::path& out);
 
   CRenderer renderer_;
   HostAllocator allocator_;

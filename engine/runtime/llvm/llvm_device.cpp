@@ -156,16 +156,7 @@ std::string LlvmDevice::target() const {
 }
 
 std::string LlvmDevice::optimized_ir(const RenderedKernel& k) {
-  llvm::LLVMContext ctx;
-  auto mod = parse_module(k.source + "\n" + llvm_entry_shim(k, "loupe_entry"), "kernel " + k.name, ctx);
-  {
-    std::lock_guard lock(mutex_);
-    jit_->optimize(*mod, "loupe_entry");
-  }
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  mod->print(os, nullptr);
-  return os.str();
+  return compile_for_reading("loupe_entry", k.source + "\n" + llvm_entry_shim(k, "loupe_entry")).optimized_ir;
 }
 
 LlvmDevice::Compiled LlvmDevice::compile_for_reading(const std::string& function, const std::string& ir) {
