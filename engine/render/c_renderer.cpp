@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/host_cpu.h"
 
 namespace loupe {
 
@@ -16,15 +17,6 @@ OpSet c_native_ops() {
 }
 
 namespace {
-int host_vector_registers() {
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  __builtin_cpu_init();  // idempotent; needed when asked from a static initializer
-  return __builtin_cpu_supports("avx512vl") ? 32 : 16;
-#else
-  return 32;  // AArch64 NEON
-#endif
-}
-
 RendererCaps c_caps() {
   RendererCaps c;
   c.device = "CPU";
@@ -37,8 +29,8 @@ RendererCaps c_caps() {
   // compares give masks, selects blend under them; casts and bitcasts between element types of one width
   c.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::NEG, Ops::MULACC, Ops::RECIP, Ops::CMPLT, Ops::CMPNE,
                   Ops::WHERE, Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR, Ops::AND, Ops::OR, Ops::XOR};
-  // kernels are compiled with -march=native: AVX-512VL gives the AVX2 code 32 registers instead of 16
-  c.vector_registers = host_vector_registers();
+  // the CPU device compiles for host_cpu() (-march=native): AVX-512VL gives the AVX2 code 32 registers
+  c.vector_registers = host_cpu().vector_registers;
   return c;
 }
 

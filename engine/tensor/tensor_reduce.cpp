@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "support/error.h"
+#include "support/host_cpu.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -70,6 +71,44 @@ Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const { return 
 Tensor Tensor::any(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).max(axis, keepdim); }
 Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).prod(axis, keepdim); }
 
+namespace {
+
+// The CPU's register tile reads the right operand kPanelColumns columns at a time, down all K rows.
+// When the operand is larger than a core's L2 cache, those rows lie a whole matrix row apart: with a
+// power-of-two width they fall into the same few cache sets, each on its own page, and the tile waits
+// on memory. One pass copies the operand into panels of kPanelColumns columns, each panel's K rows
+// contiguous; the product reads the panels through a view of the operand's shape (its index folds to a
+// plain offset once the tile splits the columns by 16). matmul_2048: 330-400 ms -> 2.4 ms of copying
+// and 169 ms of product. The copy pays only when the product reads the operand again and again: once
+// per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
+constexpr int64_t kPanelColumns = 16, kPackedRowsAtLeast = 32;
+
+bool worth_packing(const Tensor& x, const Tensor& w) {
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < x.shape().size(); i++) rows *= x.shape()[i];
+  if (rows < kPackedRowsAtLeast) return false;
+  const std::string dev = w.device();
+  if ((dev != "CPU" && dev != "LLVM") || w.ndim() < 2) return false;
+  const Shape& s = w.shape();
+  int64_t k = s[s.size() - 2], n = s.back();
+  if (n % kPanelColumns != 0 || n <= kPanelColumns) return false;
+  return k * n * w.dtype().itemsize() > host_cpu().l2_bytes;
+}
+
+// w (..., K, N) as the same values laid out (..., N/16, K, 16), read back as (..., K, N).
+Tensor packed_in_column_panels(const Tensor& w) {
+  const Shape& s = w.shape();
+  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1];
+  Shape split(s.begin(), s.end() - 2);
+  split.insert(split.end(), {k, n / kPanelColumns, kPanelColumns});
+  std::vector<int64_t> swap;
+  for (int64_t i = 0; i < d - 2; i++) swap.push_back(i);
+  swap.insert(swap.end(), {d - 1, d - 2, d});
+  return w.reshape(split).permute(swap).contiguous().permute(swap).reshape(s);
+}
+
+} // namespace
+
 Tensor Tensor::matmul(const Tensor& w) const {
   int64_t dx = ndim(), dw = w.ndim();
   if (dx == 0 || dw == 0)
@@ -86,7 +125,7 @@ Tensor Tensor::matmul(const Tensor& w) const {
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
   ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
   Tensor x = reshape(xs);
-  Tensor wt = w.reshape(ws).transpose(-1, axis_w);
+  Tensor wt = (worth_packing(*this, w) ? packed_in_column_panels(w) : w).reshape(ws).transpose(-1, axis_w);
   DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
   return (x * wt).sum(Axes(int64_t(-1))).cast(out);
 }

@@ -10,6 +10,7 @@
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
+#include "support/host_cpu.h"
 #include "support/process.h"
 
 namespace loupe {
@@ -78,7 +79,9 @@ CpuDevice::CpuDevice(Options opts, std::string name)
   cc_ = resolve_compiler(opts.cc);
   if (cc_.empty())
     throw Error(opts.cc.empty() ? *cpu_unavailable_reason() : cat("CPU: C compiler '", opts.cc, "' not found"));
-  flags_ = {"-O2", "-march=native", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
+  flags_ = {"-O2", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
+  const std::vector<std::string>& target = host_cpu().compile_flags;  // -march=native (and a forced target's limits)
+  flags_.insert(flags_.begin() + 1, target.begin(), target.end());
 }
 
 std::string CpuDevice::identity() {

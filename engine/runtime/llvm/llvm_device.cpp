@@ -24,6 +24,7 @@
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
+#include "support/host_cpu.h"
 
 namespace loupe {
 
@@ -135,6 +136,7 @@ LlvmDevice::LlvmDevice(std::string name) : Device(std::move(name)), jit_(std::ma
   jtmb->setCPU(llvm::sys::getHostCPUName().str());
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   jit_->cpu = jtmb->getCPU();
+  if (!host_cpu().llvm_features.empty()) jtmb->getFeatures().AddFeature(host_cpu().llvm_features);  // a forced narrower target
   jit_->features = jtmb->getFeatures().getString();
   auto tm = jtmb->createTargetMachine();
   if (!tm) throw Error("LLVM: cannot create a target machine: " + error_text(tm.takeError()));

@@ -1,0 +1,127 @@
+// What the CPU kernels are planned for: the host's vector registers, caches and compiler flags (or a
+// forced narrower target), the register tile each register count gets, and the column panels a large
+// right operand of a matmul is copied into on the CPU.
+#include <QtTest>
+
+#include <algorithm>
+#include <regex>
+
+#include "codegen/pipeline.h"
+#include "render/c_renderer.h"
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "support/host_cpu.h"
+#include "tensor/tensor.h"
+
+using namespace loupe;
+
+namespace {
+
+class CRendererWithRegisters : public CRenderer {
+public:
+  explicit CRendererWithRegisters(int registers) { caps_.vector_registers = registers; }
+};
+
+int count(const std::string& s, const std::regex& re) {
+  return static_cast<int>(std::distance(std::sregex_iterator(s.begin(), s.end(), re), std::sregex_iterator()));
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+} // namespace
+
+class TestCpuTarget : public QObject {
+  Q_OBJECT
+private slots:
+  void host_is_read_from_the_machine() {
+    HostCpu cpu = host_cpu_for("native");
+    QVERIFY(cpu.l1d_bytes >= 8 << 10);
+    QVERIFY(cpu.l2_bytes >= cpu.l1d_bytes);
+    QVERIFY(has(cpu.compile_flags, "-march=native"));
+    QVERIFY(cpu.vector_registers == 16 || cpu.vector_registers == 32);
+    QCOMPARE(cpu.vector_registers == 32, cpu.vector_isa == "avx512" || cpu.vector_isa == "neon");
+  }
+
+  // An AVX2 CPU without AVX-512 planned and compiled for on whatever machine runs the test.
+  void avx2_is_forced_on_any_x86_host() {
+    HostCpu native = host_cpu_for("native");
+    if (native.vector_isa != "avx512" && native.vector_isa != "avx2") QSKIP("no AVX2 on this CPU");
+    HostCpu avx2 = host_cpu_for("avx2");
+    QCOMPARE(avx2.vector_isa, std::string("avx2"));
+    QCOMPARE(avx2.vector_registers, 16);
+    QCOMPARE(avx2.l2_bytes, native.l2_bytes);  // the caches are the machine's own
+    if (native.vector_isa == "avx512") {
+      QVERIFY(has(avx2.compile_flags, "-mno-avx512f"));
+      QCOMPARE(avx2.llvm_features, std::string("-avx512f"));
+    } else {
+      QCOMPARE(avx2.compile_flags, native.compile_flags);
+    }
+  }
+
+  void unknown_or_missing_targets_are_errors() {
+    try {
+      host_cpu_for("avx1024");
+      QFAIL("an unknown target was accepted");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("'avx1024' is not a CPU target (native, avx2, avx512)") != std::string::npos, e.what());
+    }
+    if (host_cpu_for("native").vector_isa == "avx512") QSKIP("this CPU has AVX-512");
+    QVERIFY_THROWS_EXCEPTION(Error, host_cpu_for("avx512"));
+  }
+
+  // The matmul tile grows with the registers: 8 vector accumulators (4 rows x 16 columns) in 16
+  // registers, 16 (8 x 16) in 32; in both, 16 columns: one panel of a packed operand.
+  void register_tile_follows_the_register_count_data() {
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("accumulators");
+    QTest::newRow("16 registers (AVX2)") << 16 << 8;
+    QTest::newRow("32 registers (AVX-512VL)") << 32 << 16;
+  }
+  void register_tile_follows_the_register_count() {
+    QFETCH(int, registers);
+    QFETCH(int, accumulators);
+    Tensor x = Tensor::empty({256, 256}).matmul(Tensor::empty({256, 256}));
+    UOpPtr ast = create_schedule({x.uop()}).items.back().ast;
+    KernelPlan p = plan_kernel(ast, CRendererWithRegisters(registers), false);
+    const std::string& src = p.rendered.source;
+    QVERIFY2(count(src, std::regex(R"(float8 acc[0-9]+ = )")) == accumulators, src.c_str());
+    QVERIFY2(count(src, std::regex(R"(\*\(\(float8\*\)\(\(data0\+)")) == accumulators, src.c_str());
+    // the tile's columns: two vectors side by side in the output row
+    QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+8\)\)\) = acc)")), src.c_str());
+  }
+
+  // A right operand larger than a core's L2 is copied into panels of 16 columns (K rows each,
+  // contiguous) before a product of many rows, which reads each panel row as two plain vector loads; a
+  // small operand, or one a few rows read once, is read in place. Values as computed directly.
+  void large_right_operand_is_packed_into_column_panels() {
+    const int64_t k = 1024, n = std::max<int64_t>(1024, host_cpu().l2_bytes / (4 * 1024) + 16) / 16 * 16;
+    const int64_t rows = 64;
+    Tensor a = Tensor::rand({rows, k}).realize(), b = Tensor::rand({k, n}).realize();
+    Tensor c = a.matmul(b);
+    std::vector<ScheduleItem> items = create_schedule({c.uop()}).items;
+    QCOMPARE(items.size(), size_t(2));
+    CRenderer cpu;
+    std::string pack = plan_kernel(items[0].ast, cpu, false).rendered.source;
+    std::string product = plan_kernel(items[1].ast, cpu, false).rendered.source;
+    QVERIFY2(pack.find("void E_") != std::string::npos && pack.find("for (int ridx2 = 0; ridx2 < 16;") != std::string::npos, pack.c_str());
+    // B's panel rows: data2 + panel*K*16 + k*16 (+ 8 for the second vector); no division or modulo
+    std::smatch m;
+    QVERIFY2(std::regex_search(product, m, std::regex(R"(\*\(\(const float8\*\)\(\(data2\+[^;]*;)")), product.c_str());
+    QVERIFY2(product.find('/') == std::string::npos && product.find('%') == std::string::npos, product.c_str());
+    QVERIFY2(product.find("*16384)") != std::string::npos, product.c_str());  // a panel is 1024 rows x 16
+    std::vector<double> got = c.to_vector(), av = a.to_vector(), bv = b.to_vector();
+    for (int64_t i = 0; i < rows; i += 7)
+      for (int64_t j = 0; j < n; j += 37) {
+        double want = 0;
+        for (int64_t t = 0; t < k; t++) want += av[i * k + t] * bv[t * n + j];
+        QVERIFY2(std::abs(got[i * n + j] - want) <= 1e-4 * std::abs(want) + 1e-3, qPrintable(QString("c[%1][%2]").arg(i).arg(j)));
+      }
+    Tensor small = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64}));
+    QCOMPARE(create_schedule({small.uop()}).items.size(), size_t(1));
+    Tensor few_rows = Tensor::empty({4, k}).matmul(b);
+    QCOMPARE(create_schedule({few_rows.uop()}).items.size(), size_t(1));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCpuTarget)
+#include "tst_cpu_target.moc"
