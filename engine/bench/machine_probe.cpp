@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/host_cpu.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define LOUPE_X86 1
@@ -92,6 +94,30 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters, float see
   return r;
 }
 
+// The same chains in 512-bit registers: the peak of a CPU whose kernels compile to AVX-512 (host_cpu()).
+__attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters, float seed) {
+  __m512 acc[kChains];
+  for (int i = 0; i < kChains; i++) acc[i] = _mm512_set1_ps(seed + 0.001f * static_cast<float>(i));
+  const __m512 mul = _mm512_set1_ps(0.9999999f), add = _mm512_set1_ps(1e-7f);
+  for (int64_t it = 0; it < iters; it++) {
+    acc[0] = _mm512_fmadd_ps(acc[0], mul, add);
+    acc[1] = _mm512_fmadd_ps(acc[1], mul, add);
+    acc[2] = _mm512_fmadd_ps(acc[2], mul, add);
+    acc[3] = _mm512_fmadd_ps(acc[3], mul, add);
+    acc[4] = _mm512_fmadd_ps(acc[4], mul, add);
+    acc[5] = _mm512_fmadd_ps(acc[5], mul, add);
+    acc[6] = _mm512_fmadd_ps(acc[6], mul, add);
+    acc[7] = _mm512_fmadd_ps(acc[7], mul, add);
+    acc[8] = _mm512_fmadd_ps(acc[8], mul, add);
+    acc[9] = _mm512_fmadd_ps(acc[9], mul, add);
+    acc[10] = _mm512_fmadd_ps(acc[10], mul, add);
+    acc[11] = _mm512_fmadd_ps(acc[11], mul, add);
+  }
+  __m512 s = acc[0];
+  for (int i = 1; i < kChains; i++) s = _mm512_add_ps(s, acc[i]);
+  return _mm512_reduce_add_ps(s);
+}
+
 __attribute__((target("avx2"))) void copy_avx2(float* __restrict dst, const float* __restrict src, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -129,6 +155,8 @@ struct Isa {
 
 Isa pick_isa() {
 #ifdef LOUPE_X86
+  // what the kernels compile to (a forced AVX2 target measures AVX2's peak on an AVX-512 CPU)
+  if (host_cpu().vector_isa == "avx512") return {fma_loop_avx512, copy_avx2, 16, "avx512f"};
   if (cpu_has_avx2_fma()) return {fma_loop_avx2, copy_avx2, 8, "avx2+fma"};
 #endif
   return {fma_loop_scalar, copy_scalar, 1, "scalar"};

@@ -13,6 +13,7 @@
 #include "runtime/device.h"
 #include "support/compile_cache.h"
 #include "support/hash.h"
+#include "support/host_cpu.h"
 
 namespace loupe::bench {
 
@@ -70,7 +71,7 @@ void write_numbers(const fs::path& file, const std::vector<double>& v) {
 CpuPeaks cpu_peaks_cached() {
   CpuPeaks p;
   p.threads = cpu_thread_count();
-  std::string key = cpu_model() + "|" + std::to_string(p.threads) + "|" + (cpu_has_avx2_fma() ? "avx2" : "scalar") + "|" + build_kind();
+  std::string key = cpu_model() + "|" + std::to_string(p.threads) + "|" + host_cpu().vector_isa + "|" + build_kind();
   fs::path file = cache_file("cpu-peaks", key);
   if (std::vector<double> v = read_numbers(file, 2); !v.empty() && v[0] > 0 && v[1] > 0) {
     p.peak_gflops = v[0];

@@ -153,9 +153,11 @@ private:
   }
 
   // CPU (no work-groups; the C compiler vectorizes the upcast lanes into vector registers): a 4x4 tile
-  // leaves the FMA units idle, so a two-axis tile grows along its contiguous output axis to 4x16 (or
-  // 4x8), and its reduce is still unrolled by 4. With 32 vector registers the tile doubles its rows to
-  // 8x16: 16 accumulators, and each column panel of the broadcast operand is read half as often.
+  // leaves the FMA units idle, so a two-axis tile grows along its contiguous output axis to two vectors
+  // per row (4x16 with 8-float vectors, 4x32 with 16-float ones; or by 2 where 4 does not divide: an
+  // output row of 56 = 14 * 4 in a conv, 4x8), and its reduce is still unrolled by 4. With 32 vector
+  // registers the tile doubles its rows to 8: 16 accumulators, and each column panel of the broadcast
+  // operand is read half as often.
   void widen_cpu_tile() {
     if (k_.target_.has_local || !k_.has_reduce() || upcast_axes_.size() != 2 || upcast_product_ != 16) return;
     std::optional<std::pair<int64_t, size_t>> contiguous;  // (output stride, axis)
@@ -163,18 +165,20 @@ private:
       auto st = k_.stride_of(0, a);
       if (st && *st > 0 && (!contiguous || *st < contiguous->first)) contiguous = std::make_pair(*st, a);
     }
+    if (!contiguous) return;
+    const int64_t item = std::max(1, k_.reduceops_.front()->dtype.itemsize());  // of an accumulator
+    // two vectors (without vectors of its own, the 16 columns a C compiler vectorizes for AVX2)
+    const int64_t row = k_.target_.vector_bytes > 0 ? std::max<int64_t>(2 * k_.target_.vector_bytes / item, 8) : 16;
     std::vector<int64_t> s = k_.full_shape();
-    // by 4 (a 4x16 tile), else by 2 (an output row of 56 = 14 * 4 in a conv: 4x8)
+    const size_t axis = contiguous->second;
     int64_t grow = 0;
-    for (int64_t amt : {4, 2})
-      if (!grow && contiguous && s[contiguous->second] % amt == 0 && s[contiguous->second] > amt &&
-          try_opt({OptOp::UPCAST, static_cast<int64_t>(contiguous->second), amt}))
-        grow = amt;
+    for (int64_t amt = std::min<int64_t>(row / 4, 16); amt >= 2 && !grow; amt /= 2)
+      if (s[axis] % amt == 0 && s[axis] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(axis), amt})) grow = amt;
     if (!grow) return;
     upcast_product_ *= grow;
     cpu_tile_ = true;
     for (size_t a : upcast_axes_)
-      if (a != contiguous->second && k_.target_.vector_registers >= 32 && s[a] % 2 == 0 &&
+      if (a != axis && k_.target_.vector_registers >= 32 && s[a] % 2 == 0 &&
           try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 2}))
         upcast_product_ *= 2;
   }

@@ -25,7 +25,7 @@ RendererCaps c_caps() {
   c.supports_float4 = true;
   c.code_for_op = c_native_ops();
   c.splits_outer_loop = true;
-  c.vector_bytes = 32;  // AVX2: 8 floats
+  c.vector_bytes = host_cpu().vector_bytes;
   // compares give masks, selects blend under them; casts and bitcasts between element types of one width
   c.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::NEG, Ops::MULACC, Ops::RECIP, Ops::CMPLT, Ops::CMPNE,
                   Ops::WHERE, Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR, Ops::AND, Ops::OR, Ops::XOR};

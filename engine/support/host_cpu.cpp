@@ -75,6 +75,10 @@ HostCpu plan(const std::string& target, const Isa& isa) {
   }
   cpu.vector_isa = avx512 ? "avx512" : isa.avx2 ? "avx2" : isa.neon ? "neon" : "sse";
   cpu.vector_registers = avx512 || isa.neon ? 32 : 16;
+  if (avx512) {  // 16-float vectors; clang otherwise splits them in two where it prefers 256 bits
+    cpu.vector_bytes = 64;
+    cpu.compile_flags.push_back("-mprefer-vector-width=512");
+  }
   return cpu;
 }
 

@@ -12,11 +12,11 @@ namespace loupe {
 struct HostCpu {
   std::string target = "native";  // "native", or the forced target ("avx2", "avx512")
   std::string vector_isa;         // what the kernels' vectors compile to: "avx512", "avx2", "neon", "sse"
-  int vector_bytes = 32;          // the widest vector the C kernels use (AVX2's 8 floats)
-  int vector_registers = 16;      // of vector_bytes each: AVX-512VL gives AVX2 code 32, AVX2 alone 16
+  int vector_bytes = 32;          // the widest vector the C kernels use: AVX-512's 16 floats, else 8
+  int vector_registers = 16;      // of vector_bytes each: AVX-512 has 32, AVX2 alone 16
   int64_t l1d_bytes = 32 << 10;   // per core
   int64_t l2_bytes = 1 << 20;     // per core
-  std::vector<std::string> compile_flags;  // for the C compiler: -march=native (and what the target turns off)
+  std::vector<std::string> compile_flags;  // for the C compiler: -march=native and the target's vector width
   std::string llvm_features;               // appended to the LLVM JIT's host features ("-avx512f")
 };
 

@@ -73,15 +73,17 @@ Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::b
 
 namespace {
 
-// The CPU's register tile reads the right operand kPanelColumns columns at a time, down all K rows.
-// When the operand is larger than a core's L2 cache, those rows lie a whole matrix row apart: with a
-// power-of-two width they fall into the same few cache sets, each on its own page, and the tile waits
-// on memory. One pass copies the operand into panels of kPanelColumns columns, each panel's K rows
+// The CPU's register tile reads the right operand a tile row at a time (two vectors of columns), down
+// all K rows. When the operand is larger than a core's L2 cache, those rows lie a whole matrix row
+// apart: with a power-of-two width they fall into the same few cache sets, each on its own page, and
+// the tile waits on memory. One pass copies the operand into panels a tile row wide, each panel's K rows
 // contiguous; the product reads the panels through a view of the operand's shape (its index folds to a
-// plain offset once the tile splits the columns by 16). matmul_2048: 330-400 ms -> 2.4 ms of copying
-// and 169 ms of product. The copy pays only when the product reads the operand again and again: once
-// per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
-constexpr int64_t kPanelColumns = 16, kPackedRowsAtLeast = 32;
+// plain offset once the tile splits the columns the same way). matmul_2048: 330-400 ms -> 2.4 ms of
+// copying and 169 ms of product. The copy pays only when the product reads the operand again and again:
+// once per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
+constexpr int64_t kPackedRowsAtLeast = 32;
+
+int64_t panel_columns() { return 2 * host_cpu().vector_bytes / 4; }  // a tile row of float accumulators
 
 bool worth_packing(const Tensor& x, const Tensor& w) {
   int64_t rows = 1;
@@ -91,16 +93,16 @@ bool worth_packing(const Tensor& x, const Tensor& w) {
   if ((dev != "CPU" && dev != "LLVM") || w.ndim() < 2) return false;
   const Shape& s = w.shape();
   int64_t k = s[s.size() - 2], n = s.back();
-  if (n % kPanelColumns != 0 || n <= kPanelColumns) return false;
+  if (n % panel_columns() != 0 || n <= panel_columns()) return false;
   return k * n * w.dtype().itemsize() > host_cpu().l2_bytes;
 }
 
-// w (..., K, N) as the same values laid out (..., N/16, K, 16), read back as (..., K, N).
+// w (..., K, N) as the same values laid out (..., N/panel, K, panel), read back as (..., K, N).
 Tensor packed_in_column_panels(const Tensor& w) {
   const Shape& s = w.shape();
-  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1];
+  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1], panel = panel_columns();
   Shape split(s.begin(), s.end() - 2);
-  split.insert(split.end(), {k, n / kPanelColumns, kPanelColumns});
+  split.insert(split.end(), {k, n / panel, panel});
   std::vector<int64_t> swap;
   for (int64_t i = 0; i < d - 2; i++) swap.push_back(i);
   swap.insert(swap.end(), {d - 1, d - 2, d});

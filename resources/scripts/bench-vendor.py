@@ -6,12 +6,16 @@ JSON object: the machine (lscpu's model and vector flags, or the GPU), the libra
 per workload both times and Loupe's speed as a fraction of the vendor's (vendor time / Loupe time).
 
   resources/scripts/bench-vendor.py [--cli build/release/bin/loupe-cli] [--device CPU|CUDA]
-                                    [--only matmul_1024,add_16m] [--runs 5]
+                                    [--only matmul_1024,add_16m] [--runs 5] [--cpu-target avx2]
 
 Times are the best of --runs after a warm-up: Loupe's are its kernels' time as `loupe-cli bench` reports
 it, the vendor's the wall clock of the call (numpy) or CUDA events around it (PyTorch). Both use every
 core (OpenBLAS's default; Loupe's THREADS=0). conv2d_resnet on numpy is im2col + one BLAS call, the way
 a numpy user writes a convolution. Workloads the vendor side has no form of are left out of it.
+
+--cpu-target avx2 measures both sides as on an AVX2 CPU without AVX-512, on a machine that has it:
+Loupe plans and compiles for it (LOUPE_CPU_TARGET=avx2) and OpenBLAS runs its Haswell kernels
+(OPENBLAS_CORETYPE=Haswell); the JSON names the OpenBLAS core that really ran.
 """
 import argparse, json, math, os, platform, subprocess, sys, time
 
@@ -28,6 +32,19 @@ def lscpu():
   flags = set(info.get("Flags", "").split())
   vector = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile") if f in flags]
   return {"model": info.get("Model name", "").strip(), "cpus": info.get("CPU(s)", "").strip(), "vector_flags": vector}
+
+
+def openblas_core(libs):
+  """The kernel family OpenBLAS chose (or was told to use) in this process, e.g. 'SkylakeX', 'Haswell'."""
+  import ctypes
+  for lib in libs:
+    try:
+      fn = ctypes.CDLL(lib).openblas_get_corename
+    except (OSError, AttributeError):
+      continue
+    fn.restype = ctypes.c_char_p
+    return fn().decode()
+  return None
 
 
 def best_of(runs, fn, sync=lambda: None):
@@ -139,7 +156,11 @@ def main():
   ap.add_argument("--device", default="CPU")
   ap.add_argument("--only", default="")
   ap.add_argument("--runs", type=int, default=5)
+  ap.add_argument("--cpu-target", choices=["native", "avx2"], default="native")
   args = ap.parse_args()
+  if args.cpu_target == "avx2":  # before numpy loads OpenBLAS; inherited by loupe-cli
+    os.environ["LOUPE_CPU_TARGET"] = "avx2"
+    os.environ["OPENBLAS_CORETYPE"] = "Haswell"
   device = args.device.upper()
   names = [n for n in args.only.split(",") if n] or (CUDA_WORKLOADS if device == "CUDA" else CPU_WORKLOADS)
 
@@ -168,6 +189,10 @@ def main():
     except OSError:
       pass
     blas += f", {os.environ.get('OPENBLAS_NUM_THREADS', os.cpu_count())} threads"
+    core = openblas_core(libs if "libs" in locals() else [])
+    if core:
+      blas += f", core {core}"
+    out["machine"]["cpu_target"] = args.cpu_target
     out["vendor"] = f"numpy {np.__version__} ({blas})"
     table, sync = numpy_workloads(np), (lambda: None)
 

@@ -17,9 +17,13 @@ using namespace loupe;
 
 namespace {
 
-class CRendererWithRegisters : public CRenderer {
+// The C backend as on a CPU with `registers` vector registers of `bytes` each.
+class CRendererFor : public CRenderer {
 public:
-  explicit CRendererWithRegisters(int registers) { caps_.vector_registers = registers; }
+  CRendererFor(int registers, int bytes) {
+    caps_.vector_registers = registers;
+    caps_.vector_bytes = bytes;
+  }
 };
 
 int count(const std::string& s, const std::regex& re) {
@@ -69,30 +73,39 @@ private slots:
     QVERIFY_THROWS_EXCEPTION(Error, host_cpu_for("avx512"));
   }
 
-  // The matmul tile grows with the registers: 8 vector accumulators (4 rows x 16 columns) in 16
-  // registers, 16 (8 x 16) in 32; in both, 16 columns: one panel of a packed operand.
-  void register_tile_follows_the_register_count_data() {
+  // The matmul tile grows with the registers: two vectors of columns per row, 4 rows in 16 registers
+  // (AVX2: 8 accumulators of 8 floats, a 4x16 tile) and 8 in 32 (AVX-512: 16 accumulators of 16 floats,
+  // 8x32). A row's columns are one panel of a packed operand or two.
+  void register_tile_follows_the_registers_data() {
     QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("bytes");
     QTest::addColumn<int>("accumulators");
-    QTest::newRow("16 registers (AVX2)") << 16 << 8;
-    QTest::newRow("32 registers (AVX-512VL)") << 32 << 16;
+    QTest::addColumn<QString>("vector");
+    QTest::newRow("AVX2: 16 x 32 bytes") << 16 << 32 << 8 << "float8";
+    QTest::newRow("AVX-512VL at 256 bits: 32 x 32 bytes") << 32 << 32 << 16 << "float8";
+    QTest::newRow("AVX-512: 32 x 64 bytes") << 32 << 64 << 16 << "float16";
   }
-  void register_tile_follows_the_register_count() {
+  void register_tile_follows_the_registers() {
     QFETCH(int, registers);
+    QFETCH(int, bytes);
     QFETCH(int, accumulators);
+    QFETCH(QString, vector);
     Tensor x = Tensor::empty({256, 256}).matmul(Tensor::empty({256, 256}));
     UOpPtr ast = create_schedule({x.uop()}).items.back().ast;
-    KernelPlan p = plan_kernel(ast, CRendererWithRegisters(registers), false);
+    KernelPlan p = plan_kernel(ast, CRendererFor(registers, bytes), false);
     const std::string& src = p.rendered.source;
-    QVERIFY2(count(src, std::regex(R"(float8 acc[0-9]+ = )")) == accumulators, src.c_str());
-    QVERIFY2(count(src, std::regex(R"(\*\(\(float8\*\)\(\(data0\+)")) == accumulators, src.c_str());
-    // the tile's columns: two vectors side by side in the output row
-    QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+8\)\)\) = acc)")), src.c_str());
+    const std::string v = vector.toStdString();
+    QVERIFY2(count(src, std::regex(v + R"( acc[0-9]+ = )")) == accumulators, src.c_str());
+    QVERIFY2(count(src, std::regex(R"(\*\(\()" + v + R"(\*\)\(\(data0\+)")) == accumulators, src.c_str());
+    // the tile's row: two vectors side by side
+    const std::string second = std::to_string(bytes / 4);
+    QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+)" + second + R"(\)\)\) = acc)")), src.c_str());
   }
 
-  // A right operand larger than a core's L2 is copied into panels of 16 columns (K rows each,
-  // contiguous) before a product of many rows, which reads each panel row as two plain vector loads; a
-  // small operand, or one a few rows read once, is read in place. Values as computed directly.
+  // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
+  // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
+  // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
+  // in place. Values as computed directly.
   void large_right_operand_is_packed_into_column_panels() {
     const int64_t k = 1024, n = std::max<int64_t>(1024, host_cpu().l2_bytes / (4 * 1024) + 16) / 16 * 16;
     const int64_t rows = 64;
@@ -103,12 +116,13 @@ private slots:
     CRenderer cpu;
     std::string pack = plan_kernel(items[0].ast, cpu, false).rendered.source;
     std::string product = plan_kernel(items[1].ast, cpu, false).rendered.source;
-    QVERIFY2(pack.find("void E_") != std::string::npos && pack.find("for (int ridx2 = 0; ridx2 < 16;") != std::string::npos, pack.c_str());
+    const int64_t panel = 2 * host_cpu().vector_bytes / 4;
+    QVERIFY2(pack.find("void E_") != std::string::npos && pack.find(cat("ridx2 < ", panel, ";")) != std::string::npos, pack.c_str());
     // B's panel rows: data2 + panel*K*16 + k*16 (+ 8 for the second vector); no division or modulo
-    std::smatch m;
-    QVERIFY2(std::regex_search(product, m, std::regex(R"(\*\(\(const float8\*\)\(\(data2\+[^;]*;)")), product.c_str());
+    const std::string vec = cat("float", panel / 2);
+    QVERIFY2(count(product, std::regex(R"(\*\(\(const )" + vec + R"(\*\)\(\(data2\+)")) == 2 * 4, product.c_str());  // unrolled by 4
     QVERIFY2(product.find('/') == std::string::npos && product.find('%') == std::string::npos, product.c_str());
-    QVERIFY2(product.find("*16384)") != std::string::npos, product.c_str());  // a panel is 1024 rows x 16
+    QVERIFY2(product.find(cat("*", 1024 * panel, ")")) != std::string::npos, product.c_str());  // a panel: 1024 rows
     std::vector<double> got = c.to_vector(), av = a.to_vector(), bv = b.to_vector();
     for (int64_t i = 0; i < rows; i += 7)
       for (int64_t j = 0; j < n; j += 37) {

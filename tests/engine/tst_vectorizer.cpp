@@ -22,6 +22,7 @@
 #include "render/c_renderer.h"
 #include "runtime/cpu/cpu_device.h"
 #include "schedule/schedule.h"
+#include "support/host_cpu.h"
 #include "tensor/tensor.h"
 
 using namespace loupe;
@@ -35,14 +36,30 @@ public:
   ScalarCRenderer() { caps_.vector_bytes = 0; }
 };
 
+// The C backend with vectors of `bytes` whatever this CPU has (the spellings below are 8-float ones).
+class CRendererOfWidth : public CRenderer {
+public:
+  explicit CRendererOfWidth(int bytes = 32) { caps_.vector_bytes = bytes; }
+};
+
 // The C backend as on a machine with `registers` vector registers (the register tile, and so the
 // upcasts, follow it).
 class CRendererWithRegisters : public CRenderer {
 public:
-  explicit CRendererWithRegisters(int registers) { caps_.vector_registers = registers; }
+  explicit CRendererWithRegisters(int registers) {
+    caps_.vector_registers = registers;
+    caps_.vector_bytes = 32;
+  }
 };
 
 using Build = std::function<Tensor()>;
+
+// A plan's opts, to plan the same kernel for another renderer.
+std::vector<Opt> applied(const KernelPlan& p) {
+  std::vector<Opt> opts;
+  for (const std::string& o : p.applied_opts) opts.push_back(Opt::parse(o));
+  return opts;
+}
 
 UOpPtr last_ast(const Tensor& t) { return create_schedule({t.uop()}).items.back().ast; }
 
@@ -58,7 +75,7 @@ private slots:
   void c_backend_has_vectors() {
     CRenderer renderer;
     const RendererCaps& c = renderer.caps();
-    QCOMPARE(c.vector_bytes, 32);
+    QCOMPARE(c.vector_bytes, host_cpu().vector_bytes);  // 16 floats on AVX-512, else 8
     QVERIFY(c.vector_ops.has(Ops::ADD) && c.vector_ops.has(Ops::MUL));
     QVERIFY(!c.vector_ops.has(Ops::MAX));  // no vector spelling with max's NaN rule
     for (Ops op : {Ops::CMPLT, Ops::CMPNE, Ops::WHERE, Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR}) QVERIFY(c.vector_ops.has(op));
@@ -68,7 +85,7 @@ private slots:
   // operand broadcast as a scalar, vector FMAs written as operators and vector stores.
   void matmul_tile_is_vector_code() {
     Tensor x = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64}));
-    KernelPlan p = plan_kernel(last_ast(x), CRenderer(), false);
+    KernelPlan p = plan_kernel(last_ast(x), CRendererOfWidth(), false);
     const std::string& src = p.rendered.source;
     QVERIFY2(contains(src, "typedef float float8 __attribute__((vector_size(32),aligned(4)));"), src.c_str());
     QVERIFY2(contains(src, "float8 acc0 = (float8){0.0f,0.0f,0.0f,0.0f,0.0f,0.0f,0.0f,0.0f};"), src.c_str());
@@ -83,7 +100,7 @@ private slots:
   void lanes_that_cannot_join_are_packed() {
     // a max per lane after the reduce: the accumulator is a vector, the max is per lane
     Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).maximum(Tensor::empty({64}));
-    std::string src = plan_kernel(last_ast(x), CRenderer(), false).rendered.source;
+    std::string src = plan_kernel(last_ast(x), CRendererOfWidth(), false).rendered.source;
     QVERIFY2(contains(src, "float8 acc0"), src.c_str());
     QVERIFY2(contains(src, "float8 val0 = *((const float8*)((data3+"), src.c_str());  // the bias, one vector
     QVERIFY2(!contains(src, "*(data3+"), src.c_str());  // and no scalar loads of it for the max
@@ -94,14 +111,14 @@ private slots:
   void selects_blend_under_masks() {
     // the relu after the reduce: one vector compare (a mask of ints) and one blend, no lane reads
     Tensor x = (Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})) + Tensor::empty({64})).relu();
-    std::string src = plan_kernel(last_ast(x), CRenderer(), false).rendered.source;
+    std::string src = plan_kernel(last_ast(x), CRendererOfWidth(), false).rendered.source;
     QVERIFY2(contains(src, "typedef int int8 __attribute__((vector_size(32),aligned(4)));"), src.c_str());
     QVERIFY2(contains(src, "int8 alu"), src.c_str());  // the mask, named: the blend reads it twice
     QVERIFY2(contains(src, "&~alu"), src.c_str());
     QVERIFY2(!contains(src, "[7]"), src.c_str());
     // exp2's polynomial: the clamp blends, the rounding converts, the exponent shifts and is bitcast
     Tensor g = Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64})).gelu();
-    src = plan_kernel(last_ast(g), CRenderer(), false).rendered.source;
+    src = plan_kernel(last_ast(g), CRendererOfWidth(), false).rendered.source;
     QVERIFY2(contains(src, "__builtin_convertvector("), src.c_str());
     QVERIFY2(contains(src, "((int8)((unsigned_int8)"), src.c_str());  // shifted unsigned: no UB
     QVERIFY2(contains(src, "((float8)"), src.c_str());
@@ -154,7 +171,7 @@ private slots:
   void a_kernel_without_upcasts_is_unchanged() {
     Tensor x = Tensor::empty({1000}) + Tensor::empty({1000});
     UOpPtr ast = last_ast(x);
-    QCOMPARE(plan_kernel(ast, CRenderer(), false).rendered.source.find("float8"), std::string::npos);
+    QCOMPARE(plan_kernel(ast, CRendererOfWidth(), false).rendered.source.find("float8"), std::string::npos);
   }
 
   void same_bits_as_scalar_code_data() { kernel_rows(); }
@@ -164,12 +181,15 @@ private slots:
     Schedule s = create_schedule({build().uop()});
     bool any_vector = false;
     for (const ScheduleItem& item : s.items) {
-      KernelPlan vec = plan_kernel(item.ast, CRenderer(), false);
-      KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
-      QCOMPARE(vec.applied_opts, scalar.applied_opts);
-      QCOMPARE(scalar.rendered.source.find("float8"), std::string::npos);
-      any_vector = any_vector || contains(vec.rendered.source, "float8") || contains(vec.rendered.source, "float4");
-      QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), vec.rendered.source.c_str());
+      for (int bytes : {32, 64}) {  // AVX2's 8 floats, AVX-512's 16
+        if (bytes > host_cpu().vector_bytes) continue;  // would not run here
+        KernelPlan vec = plan_kernel(item.ast, CRendererOfWidth(bytes), false);
+        KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), applied(vec));
+        if (bytes == 32) QCOMPARE(plan_kernel(item.ast, ScalarCRenderer(), false).applied_opts, vec.applied_opts);
+        QCOMPARE(scalar.rendered.source.find("float8"), std::string::npos);
+        any_vector = any_vector || contains(vec.rendered.source, "float8") || contains(vec.rendered.source, "float4");
+        QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), vec.rendered.source.c_str());
+      }
     }
     if (vectorized) QVERIFY(any_vector);
   }
@@ -231,7 +251,7 @@ private slots:
     const std::string& src = vec.rendered.source;
     QVERIFY2(std::regex_search(src, std::regex(R"(int[48] alu[0-9]+ = \(alu[0-9]+<-151\.0f\);)")), src.c_str());
     QVERIFY2(std::regex_search(src, std::regex(R"(float[48] val[0-9]+ = \*\(\(const float[48]\*\)\(\(data2\+)")), src.c_str());
-    KernelPlan scalar = plan_kernel(ast, ScalarCRenderer(), false);
+    KernelPlan scalar = plan_kernel(ast, ScalarCRenderer(), applied(vec));
     QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), src.c_str());
   }
 
@@ -252,9 +272,9 @@ private slots:
     Tensor convert = (m * 100.0f).cast(dtypes::int32).cast(dtypes::float32);
     for (const Tensor& t : {x, select, convert})
       for (const ScheduleItem& item : create_schedule({t.uop()}).items) {
-        KernelPlan vec = plan_kernel(item.ast, CRenderer(), false);
+        KernelPlan vec = plan_kernel(item.ast, CRendererOfWidth(), false);
         QVERIFY2(contains(vec.rendered.source, "float8 "), vec.rendered.source.c_str());
-        KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), false);
+        KernelPlan scalar = plan_kernel(item.ast, ScalarCRenderer(), applied(vec));
         QVERIFY2(run_bits(vec.rendered, *gcc) == run_bits(scalar.rendered), vec.rendered.source.c_str());
       }
   }
