@@ -97,6 +97,16 @@ bool worth_packing(const Tensor& x, const Tensor& w) {
   return k * n * w.dtype().itemsize() > host_cpu().l2_bytes;
 }
 
+// Computed by elementwise ops (seen through movement ops) that a fused product would recompute per
+// panel: a layer norm's output, not a buffer or another product's result (forcing that one's layout
+// would change its own kernel: an attention's att @ v written in the permuted order its next matmul
+// reads it in made a 16 ms kernel of a 0.5 ms one).
+bool computed_elementwise(const Tensor& x) {
+  const UOp* u = x.uop().get();
+  while (op_in(u->op, kMovement) && !u->src.empty()) u = u->src[0].get();
+  return is_alu(u->op);
+}
+
 // w (..., K, N) as the same values laid out (..., N/panel, K, panel), read back as (..., K, N).
 Tensor packed_in_column_panels(const Tensor& w) {
   const Shape& s = w.shape();
@@ -126,8 +136,11 @@ Tensor Tensor::matmul(const Tensor& w) const {
   Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
   ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
-  Tensor x = reshape(xs);
-  Tensor wt = (worth_packing(*this, w) ? packed_in_column_panels(w) : w).reshape(ws).transpose(-1, axis_w);
+  // With a packed right operand, an elementwise left one is computed once first: the product's tile would
+  // otherwise recompute it once per panel (QKV after a layer norm: 7-8 -> 4.3 ms).
+  const bool pack = worth_packing(*this, w);
+  Tensor x = (pack && computed_elementwise(*this) ? contiguous() : *this).reshape(xs);
+  Tensor wt = (pack ? packed_in_column_panels(w) : w).reshape(ws).transpose(-1, axis_w);
   DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
   return (x * wt).sum(Axes(int64_t(-1))).cast(out);
 }
