@@ -8,7 +8,7 @@ PACKAGES=(
   python3-dev pybind11-dev python3-numpy python3-pytest
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev fonts-dejavu-core
   libgraphviz-dev graphviz libsqlite3-dev
-  llvm-15-dev zlib1g-dev clang-15
+  llvm-15-dev zlib1g-dev clang-15 libclang-15-dev libclang-cpp15-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
   xvfb xauth imagemagick
 )

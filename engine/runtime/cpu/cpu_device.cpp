@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runtime/cpu/clang_jit.h"
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
@@ -28,10 +29,18 @@ std::vector<std::string> split_words(const std::string& s) {
 
 // The compiler command: the requested one, else $CC (strictly), else clang (Debian's clang-15 package
 // installs only the versioned name), else gcc. Empty if none is found.
-std::vector<std::string> resolve_compiler(const std::string& requested) {
+bool compiler_requested(const std::string& requested) {
+  const char* cc = std::getenv("CC");
+  return !requested.empty() || (cc && *cc);
+}
+
+// `in_process`: kernels compile in this process with clang 15's libraries; the command (for listings of
+// what ran) is then clang 15's too where it is installed.
+std::vector<std::string> resolve_compiler(const std::string& requested, bool in_process = false) {
   std::vector<std::string> candidates;
   if (!requested.empty()) candidates = {requested};
   else if (const char* cc = std::getenv("CC"); cc && *cc) candidates = {cc};
+  else if (in_process) candidates = {"clang-15", "clang", "clang-14", "gcc"};
   else candidates = {"clang", "clang-15", "clang-14", "gcc"};
   for (const std::string& c : candidates) {
     auto words = split_words(c);
@@ -43,6 +52,13 @@ std::vector<std::string> resolve_compiler(const std::string& requested) {
   }
   return {};
 }
+
+// Adds the time until it goes out of scope to `ns`: a compile is counted whether it succeeds or fails.
+struct CountedTime {
+  std::atomic<int64_t>& ns;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  ~CountedTime() { ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(); }
+};
 
 std::string host_cpu_model() {
   std::ifstream f("/proc/cpuinfo");
@@ -82,7 +98,15 @@ CpuDevice::CpuDevice(Options opts, std::string name)
   flags_ = {"-O2", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
   const std::vector<std::string>& target = host_cpu().compile_flags;  // -march=native (and a forced target's limits)
   flags_.insert(flags_.begin() + 1, target.begin(), target.end());
+#ifdef LOUPE_HAVE_CLANG
+  if (!compiler_requested(opts.cc) && !ClangJit::unavailable_reason()) {
+    in_process_ = std::make_unique<ClangJit>(flags_);
+    if (auto cc15 = resolve_compiler("", true); !cc15.empty()) cc_ = cc15;
+  }
+#endif
 }
+
+CpuDevice::~CpuDevice() = default;
 
 std::string CpuDevice::identity() {
   std::lock_guard lock(mutex_);
@@ -154,6 +178,20 @@ std::string launch_signature(const RenderedKernel& k) {
 }
 } // namespace
 
+CpuEntryFn CpuDevice::load_in_process(const std::string& name, const std::string& unit, const std::string& flags) {
+  std::string key = cache_key({"loupe-cpu-object-1", ClangJit::version(), host_cpu_model(), flags, unit});
+  std::optional<std::string> object = cache_->get("cpu-object", key);
+  if (!object) {
+    compiler_runs_++;
+    {
+      CountedTime timed{compiler_ns_};
+      object = in_process_->compile(unit, "kernel " + name);
+    }
+    cache_->put("cpu-object", key, *object);
+  }
+  return reinterpret_cast<CpuEntryFn>(in_process_->load(*object, "loupe_entry", "kernel " + name));
+}
+
 std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
   if (k.device != "CPU") throw Error(cat("CPU cannot run kernel ", k.name, " rendered for ", k.device));
   std::string unit = compile_unit(k);
@@ -167,15 +205,12 @@ std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
     if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
     if (auto it = libs_.find(key); it != libs_.end()) loaded = it->second;
   }
-  if (!loaded.first) {
+  if (!loaded.second && in_process_) {
+    loaded = {nullptr, load_in_process(k.name, unit, flags)};
+  } else if (!loaded.second) {
     fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) {
       compiler_runs_++;
-      auto t0 = std::chrono::steady_clock::now();
-      struct Timed {  // counted whether it succeeds or fails
-        std::atomic<int64_t>& ns;
-        std::chrono::steady_clock::time_point t0;
-        ~Timed() { ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(); }
-      } timed{compiler_ns_, t0};
+      CountedTime timed{compiler_ns_};
       compile_file(unit, k.name, tmp);
     });
     void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -1,5 +1,6 @@
-// The CPU device: kernels rendered as C, compiled by clang (or gcc where clang is missing; CC
-// overrides) into a shared object, loaded with dlopen and called through a generated entry shim
+// The CPU device: kernels rendered as C, compiled by clang in this process where the build has clang's
+// libraries (runtime/cpu/clang_jit.h), else by a clang process (or gcc where clang is missing; CC
+// overrides both) into a shared object loaded with dlopen, and called through a generated entry shim
 // `loupe_entry(void** bufs, const long long* vars, long long start, long long end)`, so calling any kernel
 // needs no per-signature glue and a thread pool can later pass sub-ranges of the outer loop.
 // Timing is the wall clock around the call.
@@ -18,6 +19,8 @@
 
 namespace loupe {
 
+class ClangJit;
+
 // The entry point every compiled CPU kernel exports as `loupe_entry`.
 using CpuEntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
 
@@ -30,6 +33,7 @@ class CpuDevice : public Device {
 public:
   using Options = CpuDeviceOptions;
   explicit CpuDevice(Options opts = {}, std::string name = "CPU");
+  ~CpuDevice() override;
 
   const Renderer& renderer() const override { return renderer_; }
   Allocator& allocator() override { return allocator_; }
@@ -38,6 +42,7 @@ public:
   const std::vector<std::string>& compiler_command() const { return cc_; }  // resolved, e.g. {"/usr/bin/clang"}
   const std::vector<std::string>& flags() const { return flags_; }
   int64_t compiler_runs() const { return compiler_runs_; }  // times this device actually ran the compiler
+  bool compiles_in_process() const { return in_process_ != nullptr; }
   double compiler_seconds() const { return compiler_ns_ * 1e-9; }  // wall time spent in those runs
   // The C text compiled for a kernel: its source plus the entry shim.
   std::string compile_unit(const RenderedKernel& kernel) const;
@@ -53,11 +58,14 @@ public:
 
 private:
   std::string identity();  // compiler path + version line + host CPU model: part of every cache key
+  // A kernel's unit compiled (or found in the cache) and linked by the in-process compiler.
+  CpuEntryFn load_in_process(const std::string& name, const std::string& unit, const std::string& flags);
 
   CRenderer renderer_;
   HostAllocator allocator_;
   CompileCache* cache_;
   std::vector<std::string> cc_, flags_;
+  std::unique_ptr<ClangJit> in_process_;  // null: kernels compile in a compiler process
   std::string identity_;
   std::mutex mutex_;
   std::unordered_map<std::string, std::pair<std::shared_ptr<void>, CpuEntryFn>> libs_;  // loaded, by cache key

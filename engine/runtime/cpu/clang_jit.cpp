@@ -1,0 +1,119 @@
+#include "runtime/cpu/clang_jit.h"
+
+#include <atomic>
+#include <mutex>
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "support/error.h"
+
+namespace loupe {
+
+namespace {
+
+std::string error_text(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+// The native target, registered once per process; null when that worked.
+const std::optional<std::string>& native_target_problem() {
+  static const std::optional<std::string> problem = []() -> std::optional<std::string> {
+    if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() || llvm::InitializeNativeTargetAsmParser())
+      return std::string("CPU: clang in process has no native target for this host");
+    return std::nullopt;
+  }();
+  return problem;
+}
+
+constexpr const char* kSourceName = "loupe-kernel.c";
+
+} // namespace
+
+struct ClangJit::State {
+  std::mutex driver_mutex;  // the driver's argument parsing, once per compile (cheap)
+  std::mutex link_mutex;    // adding and looking up objects
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  int64_t next_library = 0;
+};
+
+std::optional<std::string> ClangJit::unavailable_reason() { return native_target_problem(); }
+
+std::string ClangJit::version() { return "clang " + std::string(CLANG_VERSION_STRING) + ", in process"; }
+
+ClangJit::ClangJit(std::vector<std::string> flags) : flags_(std::move(flags)), state_(std::make_unique<State>()) {
+  if (auto why = native_target_problem()) throw Error(*why);
+  std::erase_if(flags_, [](const std::string& f) { return f == "-shared"; });  // an object, not a library
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) throw Error("CPU: cannot start the JIT for in-process kernels: " + error_text(jit.takeError()));
+  state_->lljit = std::move(*jit);
+  // what kernels call (memcpy, libm) resolves to this process's libraries
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      state_->lljit->getDataLayout().getGlobalPrefix());
+  if (!gen) throw Error("CPU: cannot search the process for symbols: " + error_text(gen.takeError()));
+  state_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+}
+
+ClangJit::~ClangJit() = default;
+
+std::string ClangJit::compile(const std::string& source, const std::string& what) const {
+  std::vector<const char*> args{"clang"};
+  for (const std::string& f : flags_) args.push_back(f.c_str());
+  args.insert(args.end(), {"-c", "-x", "c", kSourceName, "-o", "loupe-kernel.o"});
+  std::string diagnostics;
+  llvm::raw_string_ostream diag_os(diagnostics);
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_opts(new clang::DiagnosticOptions());
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diags = clang::CompilerInstance::createDiagnostics(
+      diag_opts.get(), new clang::TextDiagnosticPrinter(diag_os, diag_opts.get()), /*ShouldOwnClient=*/true);
+  std::shared_ptr<clang::CompilerInvocation> invocation;
+  {
+    std::lock_guard lock(state_->driver_mutex);
+    clang::CreateInvocationOptions opts;
+    opts.Diags = diags;
+    invocation = clang::createInvocation(args, opts);
+  }
+  if (!invocation) throw Error(cat("CPU: clang in process refuses the flags for ", what, ":\n", diag_os.str()));
+  clang::CompilerInstance ci;
+  ci.setInvocation(invocation);
+  ci.setDiagnostics(diags.get());
+  ci.setVerboseOutputStream(diag_os);  // "1 error generated." with the errors, not on stderr
+  ci.getPreprocessorOpts().addRemappedFile(kSourceName, llvm::MemoryBuffer::getMemBufferCopy(source, kSourceName).release());
+  llvm::SmallVector<char, 0> object;
+  ci.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(object));
+  llvm::LLVMContext context;
+  clang::EmitObjAction action(&context);
+  if (!ci.ExecuteAction(action) || diags->hasErrorOccurred())
+    throw Error(cat("CPU: ", version(), " failed compiling ", what, ":\n", diag_os.str(), "\n--- source ---\n", source));
+  return std::string(object.begin(), object.end());
+}
+
+void* ClangJit::load(const std::string& object, const std::string& entry, const std::string& what) {
+  std::lock_guard lock(state_->link_mutex);
+  llvm::orc::LLJIT& jit = *state_->lljit;
+  auto library = jit.createJITDylib("kernel" + std::to_string(state_->next_library++));
+  if (!library) throw Error(cat("CPU: cannot make a library for ", what, ": ", error_text(library.takeError())));
+  library->addToLinkOrder(jit.getMainJITDylib());
+  if (llvm::Error e = jit.addObjectFile(*library, llvm::MemoryBuffer::getMemBufferCopy(object, what)))
+    throw Error(cat("CPU: cannot link ", what, ": ", error_text(std::move(e))));
+  auto sym = jit.lookup(*library, entry);
+  if (!sym) throw Error(cat("CPU: ", what, " has no entry point: ", error_text(sym.takeError())));
+  return sym->toPtr<void*>();
+}
+
+} // namespace loupe
