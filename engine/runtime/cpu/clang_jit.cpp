@@ -1,6 +1,26 @@
 #include "runtime/cpu/clang_jit.h"
 
-#include <atomic>
+#include "support/error.h"
+
+#ifndef LOUPE_HAVE_CLANG
+
+namespace loupe {
+
+// Built without clang's libraries: every kernel compiles in a compiler process.
+struct ClangJit::State {};
+std::optional<std::string> ClangJit::unavailable_reason() {
+  return std::string("CPU: built without clang's libraries (libclang-15-dev, libclang-cpp15-dev)");
+}
+std::string ClangJit::version() { return "none"; }
+ClangJit::ClangJit(std::vector<std::string>) { throw Error(*unavailable_reason()); }
+ClangJit::~ClangJit() = default;
+std::string ClangJit::compile(const std::string&, const std::string&) const { throw Error(*unavailable_reason()); }
+void* ClangJit::load(const std::string&, const std::string&, const std::string&) { throw Error(*unavailable_reason()); }
+
+} // namespace loupe
+
+#else
+
 #include <mutex>
 
 #include <clang/Basic/Diagnostic.h>
@@ -18,8 +38,6 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
-
-#include "support/error.h"
 
 namespace loupe {
 
@@ -117,3 +135,5 @@ void* ClangJit::load(const std::string& object, const std::string& entry, const 
 }
 
 } // namespace loupe
+
+#endif // LOUPE_HAVE_CLANG

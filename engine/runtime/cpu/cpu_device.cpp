@@ -98,12 +98,10 @@ CpuDevice::CpuDevice(Options opts, std::string name)
   flags_ = {"-O2", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
   const std::vector<std::string>& target = host_cpu().compile_flags;  // -march=native (and a forced target's limits)
   flags_.insert(flags_.begin() + 1, target.begin(), target.end());
-#ifdef LOUPE_HAVE_CLANG
   if (!compiler_requested(opts.cc) && !ClangJit::unavailable_reason()) {
     in_process_ = std::make_unique<ClangJit>(flags_);
     if (auto cc15 = resolve_compiler("", true); !cc15.empty()) cc_ = cc15;
   }
-#endif
 }
 
 CpuDevice::~CpuDevice() = default;
