@@ -36,29 +36,13 @@ void* ClangJit::load(const std::string&, const std::string&, const std::string&)
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include "runtime/llvm/native_target.h"
 
 namespace loupe {
 
 namespace {
-
-std::string error_text(llvm::Error e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  return os.str();
-}
-
-// The native target, registered once per process; null when that worked.
-const std::optional<std::string>& native_target_problem() {
-  static const std::optional<std::string> problem = []() -> std::optional<std::string> {
-    if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() || llvm::InitializeNativeTargetAsmParser())
-      return std::string("CPU: clang in process has no native target for this host");
-    return std::nullopt;
-  }();
-  return problem;
-}
 
 constexpr const char* kSourceName = "loupe-kernel.c";
 
@@ -71,20 +55,23 @@ struct ClangJit::State {
   int64_t next_library = 0;
 };
 
-std::optional<std::string> ClangJit::unavailable_reason() { return native_target_problem(); }
+std::optional<std::string> ClangJit::unavailable_reason() {
+  if (const auto& why = llvm_native_target_problem()) return "CPU: clang in process: " + *why;
+  return std::nullopt;
+}
 
 std::string ClangJit::version() { return "clang " + std::string(CLANG_VERSION_STRING) + ", in process"; }
 
 ClangJit::ClangJit(std::vector<std::string> flags) : flags_(std::move(flags)), state_(std::make_unique<State>()) {
-  if (auto why = native_target_problem()) throw Error(*why);
+  if (auto why = unavailable_reason()) throw Error(*why);
   std::erase_if(flags_, [](const std::string& f) { return f == "-shared"; });  // an object, not a library
   auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit) throw Error("CPU: cannot start the JIT for in-process kernels: " + error_text(jit.takeError()));
+  if (!jit) throw Error("CPU: cannot start the JIT for in-process kernels: " + llvm_error_text(jit.takeError()));
   state_->lljit = std::move(*jit);
   // what kernels call (memcpy, libm) resolves to this process's libraries
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       state_->lljit->getDataLayout().getGlobalPrefix());
-  if (!gen) throw Error("CPU: cannot search the process for symbols: " + error_text(gen.takeError()));
+  if (!gen) throw Error("CPU: cannot search the process for symbols: " + llvm_error_text(gen.takeError()));
   state_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
 }
 
@@ -125,12 +112,12 @@ void* ClangJit::load(const std::string& object, const std::string& entry, const 
   std::lock_guard lock(state_->link_mutex);
   llvm::orc::LLJIT& jit = *state_->lljit;
   auto library = jit.createJITDylib("kernel" + std::to_string(state_->next_library++));
-  if (!library) throw Error(cat("CPU: cannot make a library for ", what, ": ", error_text(library.takeError())));
+  if (!library) throw Error(cat("CPU: cannot make a library for ", what, ": ", llvm_error_text(library.takeError())));
   library->addToLinkOrder(jit.getMainJITDylib());
   if (llvm::Error e = jit.addObjectFile(*library, llvm::MemoryBuffer::getMemBufferCopy(object, what)))
-    throw Error(cat("CPU: cannot link ", what, ": ", error_text(std::move(e))));
+    throw Error(cat("CPU: cannot link ", what, ": ", llvm_error_text(std::move(e))));
   auto sym = jit.lookup(*library, entry);
-  if (!sym) throw Error(cat("CPU: ", what, " has no entry point: ", error_text(sym.takeError())));
+  if (!sym) throw Error(cat("CPU: ", what, " has no entry point: ", llvm_error_text(sym.takeError())));
   return sym->toPtr<void*>();
 }
 

@@ -23,6 +23,7 @@
 #include "support/compile_cache.h"
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
+#include "runtime/llvm/native_target.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
 
@@ -32,23 +33,10 @@ namespace {
 
 using EntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
 
-std::string error_text(llvm::Error e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  return os.str();
-}
-
-// The native target is registered once per process (thread-safe); null when that worked.
-const std::optional<std::string>& native_target_problem() {
-  static const std::optional<std::string> problem = []() -> std::optional<std::string> {
-    if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() || llvm::InitializeNativeTargetAsmParser())
-      return std::string("LLVM: no native target for this host in LLVM ") + LLVM_VERSION_STRING;
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) return "LLVM: cannot target this host: " + error_text(jtmb.takeError());
-    return std::nullopt;
-  }();
-  return problem;
+// LLVM's problem with this host, as the device says it (null when there is none).
+std::optional<std::string> native_target_problem() {
+  if (const auto& why = llvm_native_target_problem()) return "LLVM: " + *why;
+  return std::nullopt;
 }
 
 // Parses textual IR into a module of `ctx`; loupe::Error with LLVM's diagnostic (and the source) if it
@@ -132,22 +120,22 @@ struct LlvmDevice::Jit {
 LlvmDevice::LlvmDevice(std::string name) : Device(std::move(name)), jit_(std::make_unique<Jit>()) {
   if (auto why = native_target_problem()) throw Error(*why);
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) throw Error("LLVM: cannot target this host: " + error_text(jtmb.takeError()));
+  if (!jtmb) throw Error("LLVM: cannot target this host: " + llvm_error_text(jtmb.takeError()));
   jtmb->setCPU(llvm::sys::getHostCPUName().str());
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   jit_->cpu = jtmb->getCPU();
   if (!host_cpu().llvm_features.empty()) jtmb->getFeatures().AddFeature(host_cpu().llvm_features);  // a forced narrower target
   jit_->features = jtmb->getFeatures().getString();
   auto tm = jtmb->createTargetMachine();
-  if (!tm) throw Error("LLVM: cannot create a target machine: " + error_text(tm.takeError()));
+  if (!tm) throw Error("LLVM: cannot create a target machine: " + llvm_error_text(tm.takeError()));
   jit_->tm = std::move(*tm);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
-  if (!jit) throw Error("LLVM: cannot start the JIT: " + error_text(jit.takeError()));
+  if (!jit) throw Error("LLVM: cannot start the JIT: " + llvm_error_text(jit.takeError()));
   jit_->lljit = std::move(*jit);
   // Calls the optimizer may emit (fmodf, memcpy, half conversions) resolve to this process's libraries.
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       jit_->lljit->getDataLayout().getGlobalPrefix());
-  if (!gen) throw Error("LLVM: cannot search the process for symbols: " + error_text(gen.takeError()));
+  if (!gen) throw Error("LLVM: cannot search the process for symbols: " + llvm_error_text(gen.takeError()));
   jit_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
 }
 
@@ -195,9 +183,9 @@ std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {
     auto mod = parse_module(k.source + "\n" + llvm_entry_shim(k, entry), "kernel " + k.name, *ctx);
     jit_->optimize(*mod, entry);
     if (llvm::Error e = jit_->lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-      throw Error(cat("LLVM: cannot add kernel ", k.name, " to the JIT: ", error_text(std::move(e))));
+      throw Error(cat("LLVM: cannot add kernel ", k.name, " to the JIT: ", llvm_error_text(std::move(e))));
     auto sym = jit_->lljit->lookup(entry);
-    if (!sym) throw Error(cat("LLVM: cannot compile kernel ", k.name, ": ", error_text(sym.takeError())));
+    if (!sym) throw Error(cat("LLVM: cannot compile kernel ", k.name, ": ", llvm_error_text(sym.takeError())));
     fn = sym->toPtr<void*>();
     compiles_++;
     compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();

@@ -1,0 +1,29 @@
+#include "runtime/llvm/native_target.h"
+
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace loupe {
+
+std::string llvm_error_text(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+const std::optional<std::string>& llvm_native_target_problem() {
+  static const std::optional<std::string> problem = []() -> std::optional<std::string> {
+    if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() || llvm::InitializeNativeTargetAsmParser())
+      return std::string("no native target for this host in LLVM ") + LLVM_VERSION_STRING;
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) return "cannot target this host: " + llvm_error_text(jtmb.takeError());
+    return std::nullopt;
+  }();
+  return problem;
+}
+
+} // namespace loupe
