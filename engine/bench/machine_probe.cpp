@@ -157,7 +157,7 @@ Isa pick_isa() {
 #ifdef LOUPE_X86
   // what the kernels compile to (a forced AVX2 target measures AVX2's peak on an AVX-512 CPU)
   if (host_cpu().vector_isa == "avx512") return {fma_loop_avx512, copy_avx2, 16, "avx512f"};
-  if (cpu_has_avx2_fma()) return {fma_loop_avx2, copy_avx2, 8, "avx2+fma"};
+  if (host_cpu().vector_isa == "avx2") return {fma_loop_avx2, copy_avx2, 8, "avx2+fma"};
 #endif
   return {fma_loop_scalar, copy_scalar, 1, "scalar"};
 }
@@ -169,14 +169,6 @@ struct FreeDeleter {
 };
 
 } // namespace
-
-bool cpu_has_avx2_fma() {
-#ifdef LOUPE_X86
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
 
 PeakResult measure_peak_gflops(int threads, double seconds_per_trial, int trials) {
   threads = std::max(threads, 1);

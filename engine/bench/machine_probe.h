@@ -20,6 +20,4 @@ PeakResult measure_peak_gflops(int threads, double seconds_per_trial = 0.1, int 
 // thread lost its core to another process (else best of all).
 double measure_copy_bandwidth_gbs(int threads, int64_t bytes_per_array = int64_t(128) << 20, int trials = 12);
 
-bool cpu_has_avx2_fma();
-
 } // namespace loupe::bench

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "codegen/kernel.h"
+#include "render/renderer.h"
 
 namespace loupe {
 
@@ -167,8 +168,7 @@ private:
     }
     if (!contiguous) return;
     const int64_t item = std::max(1, k_.reduceops_.front()->dtype.itemsize());  // of an accumulator
-    // two vectors (without vectors of its own, the 16 columns a C compiler vectorizes for AVX2)
-    const int64_t row = k_.target_.vector_bytes > 0 ? std::max<int64_t>(2 * k_.target_.vector_bytes / item, 8) : 16;
+    const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, item);
     std::vector<int64_t> s = k_.full_shape();
     const size_t axis = contiguous->second;
     int64_t grow = 0;

@@ -194,9 +194,9 @@ std::shared_ptr<CompiledKernel> compile(const ScheduleItem& item, Device& dev) {
   return ck;
 }
 
-// The CPU device's compiler is a process per kernel: a schedule's new kernels are planned in order (as
-// the trace records them) and then compiled side by side on the CPU thread pool (one compiler per
-// thread), before the first runs. A compiler's error is raised for the first failing kernel in
+// Compiling is most of a CPU kernel's first run: a schedule's new kernels are planned in order (as the
+// trace records them) and then compiled side by side on the CPU thread pool (one compiler per thread),
+// before the first runs. A compiler's error is raised for the first failing kernel in
 // schedule order, as compiling one by one would.
 void compile_ahead(const Schedule& schedule) {
   struct Fresh {

@@ -2,6 +2,8 @@
 // int32/uint32, half sums accumulate in float32 and are cast back, mean/var of ints are float32.
 #include <numeric>
 
+#include "render/renderer.h"
+#include "runtime/device.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
 #include "tensor/tensor.h"
@@ -83,18 +85,23 @@ namespace {
 // once per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
 constexpr int64_t kPackedRowsAtLeast = 32;
 
-int64_t panel_columns() { return 2 * host_cpu().vector_bytes / 4; }  // a tile row of float accumulators
-
-bool worth_packing(const Tensor& x, const Tensor& w) {
+// The panel width for a product on the host (CPU, LLVM) that would pay for packing `w`; 0: no packing.
+int64_t packing_panel(const Tensor& x, const Tensor& w) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < x.shape().size(); i++) rows *= x.shape()[i];
-  if (rows < kPackedRowsAtLeast) return false;
   const std::string dev = w.device();
-  if ((dev != "CPU" && dev != "LLVM") || w.ndim() < 2) return false;
+  if (rows < kPackedRowsAtLeast || (dev != "CPU" && dev != "LLVM") || w.ndim() < 2) return 0;
   const Shape& s = w.shape();
-  int64_t k = s[s.size() - 2], n = s.back();
-  if (n % panel_columns() != 0 || n <= panel_columns()) return false;
-  return k * n * w.dtype().itemsize() > host_cpu().l2_bytes;
+  const int64_t k = s[s.size() - 2], n = s.back();
+  if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
+  int vector_bytes = 0;
+  try {
+    vector_bytes = get_device(dev).renderer().caps().vector_bytes;  // the tile the device's kernels get
+  } catch (const Error&) {
+    return 0;  // the device cannot start: its own error comes when the product runs
+  }
+  const int64_t panel = cpu_tile_row_columns(vector_bytes, 4);  // float accumulators
+  return n % panel == 0 && n > panel ? panel : 0;
 }
 
 // Computed by elementwise ops (seen through movement ops) that a fused product would recompute per
@@ -108,9 +115,9 @@ bool computed_elementwise(const Tensor& x) {
 }
 
 // w (..., K, N) as the same values laid out (..., N/panel, K, panel), read back as (..., K, N).
-Tensor packed_in_column_panels(const Tensor& w) {
+Tensor packed_in_column_panels(const Tensor& w, int64_t panel) {
   const Shape& s = w.shape();
-  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1], panel = panel_columns();
+  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1];
   Shape split(s.begin(), s.end() - 2);
   split.insert(split.end(), {k, n / panel, panel});
   std::vector<int64_t> swap;
@@ -138,9 +145,9 @@ Tensor Tensor::matmul(const Tensor& w) const {
   ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
   // With a packed right operand, an elementwise left one is computed once first: the product's tile would
   // otherwise recompute it once per panel (QKV after a layer norm: 7-8 -> 4.3 ms).
-  const bool pack = worth_packing(*this, w);
-  Tensor x = (pack && computed_elementwise(*this) ? contiguous() : *this).reshape(xs);
-  Tensor wt = (pack ? packed_in_column_panels(w) : w).reshape(ws).transpose(-1, axis_w);
+  const int64_t panel = packing_panel(*this, w);
+  Tensor x = (panel && computed_elementwise(*this) ? contiguous() : *this).reshape(xs);
+  Tensor wt = (panel ? packed_in_column_panels(w, panel) : w).reshape(ws).transpose(-1, axis_w);
   DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
   return (x * wt).sum(Axes(int64_t(-1))).cast(out);
 }

@@ -92,22 +92,21 @@ private:
 
 CpuDevice::CpuDevice(Options opts, std::string name)
     : Device(std::move(name)), cache_(opts.cache ? opts.cache : &CompileCache::global()) {
-  cc_ = resolve_compiler(opts.cc);
+  const bool in_process = !compiler_requested(opts.cc) && !ClangJit::unavailable_reason();
+  cc_ = resolve_compiler(opts.cc, in_process);
   if (cc_.empty())
     throw Error(opts.cc.empty() ? *cpu_unavailable_reason() : cat("CPU: C compiler '", opts.cc, "' not found"));
   flags_ = {"-O2", "-fPIC", "-shared", "-fno-math-errno", "-fwrapv", "-w"};
   const std::vector<std::string>& target = host_cpu().compile_flags;  // -march=native (and a forced target's limits)
   flags_.insert(flags_.begin() + 1, target.begin(), target.end());
-  if (!compiler_requested(opts.cc) && !ClangJit::unavailable_reason()) {
-    in_process_ = std::make_unique<ClangJit>(flags_);
-    if (auto cc15 = resolve_compiler("", true); !cc15.empty()) cc_ = cc15;
-  }
+  if (in_process) in_process_ = std::make_unique<ClangJit>(flags_);
 }
 
 CpuDevice::~CpuDevice() = default;
 
 std::string CpuDevice::identity() {
   std::lock_guard lock(mutex_);
+  if (identity_.empty() && in_process_) identity_ = ClangJit::version() + "\n" + host_cpu_model();  // no process to ask
   if (identity_.empty()) {
     fs::path log = CompileCache::temp_path("version.txt");
     std::vector<std::string> argv = cc_;
@@ -176,8 +175,7 @@ std::string launch_signature(const RenderedKernel& k) {
 }
 } // namespace
 
-CpuEntryFn CpuDevice::load_in_process(const std::string& name, const std::string& unit, const std::string& flags) {
-  std::string key = cache_key({"loupe-cpu-object-1", ClangJit::version(), host_cpu_model(), flags, unit});
+CpuEntryFn CpuDevice::load_in_process(const std::string& name, const std::string& unit, const std::string& key) {
   std::optional<std::string> object = cache_->get("cpu-object", key);
   if (!object) {
     compiler_runs_++;
@@ -195,7 +193,8 @@ std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
   std::string unit = compile_unit(k);
   std::string flags;
   for (const std::string& f : flags_) flags += f + " ";
-  std::string key = cache_key({"loupe-cpu-1", identity(), flags, unit});
+  // an in-process object and a compiler process's library are different artifacts
+  std::string key = cache_key({in_process_ ? "loupe-cpu-object-1" : "loupe-cpu-1", identity(), flags, unit});
   std::string pkey = key + "\n" + launch_signature(k);
   std::pair<std::shared_ptr<void>, CpuEntryFn> loaded;
   {
@@ -204,7 +203,7 @@ std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
     if (auto it = libs_.find(key); it != libs_.end()) loaded = it->second;
   }
   if (!loaded.second && in_process_) {
-    loaded = {nullptr, load_in_process(k.name, unit, flags)};
+    loaded = {nullptr, load_in_process(k.name, unit, key)};
   } else if (!loaded.second) {
     fs::path so = cache_->get_or_create("cpu", key, ".so", [&](const fs::path& tmp) {
       compiler_runs_++;

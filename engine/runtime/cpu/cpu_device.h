@@ -57,9 +57,11 @@ public:
                           const std::vector<std::string>& extra = {}) const;
 
 private:
-  std::string identity();  // compiler path + version line + host CPU model: part of every cache key
-  // A kernel's unit compiled (or found in the cache) and linked by the in-process compiler.
-  CpuEntryFn load_in_process(const std::string& name, const std::string& unit, const std::string& flags);
+  // The compiler (path and version line of the command, or the in-process version) + host CPU model:
+  // part of every cache key.
+  std::string identity();
+  // A kernel's unit compiled (or found in the cache under `key`) and linked by the in-process compiler.
+  CpuEntryFn load_in_process(const std::string& name, const std::string& unit, const std::string& key);
 
   CRenderer renderer_;
   HostAllocator allocator_;
