@@ -21,14 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 1);
-  return "unknown cpu";
-}
-
 // An unoptimized build of a probe measures its own overhead, not the machine: keep them apart.
 const char* build_kind() {
 #ifdef __OPTIMIZE__
@@ -71,7 +63,7 @@ void write_numbers(const fs::path& file, const std::vector<double>& v) {
 CpuPeaks cpu_peaks_cached() {
   CpuPeaks p;
   p.threads = cpu_thread_count();
-  std::string key = cpu_model() + "|" + std::to_string(p.threads) + "|" + host_cpu().vector_isa + "|" + build_kind();
+  std::string key = host_cpu().model + "|" + std::to_string(p.threads) + "|" + host_cpu().vector_isa + "|" + build_kind();
   fs::path file = cache_file("cpu-peaks", key);
   if (std::vector<double> v = read_numbers(file, 2); !v.empty() && v[0] > 0 && v[1] > 0) {
     p.peak_gflops = v[0];

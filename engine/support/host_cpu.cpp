@@ -55,8 +55,19 @@ void read_caches(HostCpu& cpu) {
   }
 }
 
+std::string model_name() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      size_t at = line.find_first_not_of(" \t", line.find(':') + 1);
+      return at == std::string::npos ? "unknown CPU" : line.substr(at);
+    }
+  return "unknown CPU";
+}
+
 HostCpu plan(const std::string& target, const Isa& isa) {
   HostCpu cpu;
+  cpu.model = model_name();
   cpu.target = target;
   read_caches(cpu);
   cpu.compile_flags = {"-march=native"};

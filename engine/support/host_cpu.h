@@ -10,6 +10,7 @@
 namespace loupe {
 
 struct HostCpu {
+  std::string model;               // /proc/cpuinfo's model name ("unknown CPU" where it has none)
   std::string target = "native";  // "native", or the forced target ("avx2", "avx512")
   std::string vector_isa;         // what the kernels' vectors compile to: "avx512", "avx2", "neon", "sse"
   int vector_bytes = 32;          // the widest vector the C kernels use: AVX-512's 16 floats, else 8

@@ -46,8 +46,8 @@ private slots:
   void default_device_compiles_in_process() {
     CpuDevice cpu;
     QVERIFY(cpu.compiles_in_process());
-    CpuDevice gcc_or_clang(CpuDevice::Options{.cc = "clang"});  // a requested compiler runs as a process
-    QVERIFY(!gcc_or_clang.compiles_in_process());
+    CpuDevice requested(CpuDevice::Options{.cc = "clang"});  // a requested compiler runs as a process
+    QVERIFY(!requested.compiles_in_process());
   }
 
   // A matmul tile, a softmax (nested reduces, exp2's polynomial) and a padded conv: the same bits as the

@@ -60,13 +60,6 @@ struct CountedTime {
   ~CountedTime() { ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
-std::string host_cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line;
-  return "unknown-cpu";
-}
-
 class CpuProgram : public Program {
 public:
   CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, CpuEntryFn fn)
@@ -106,7 +99,7 @@ CpuDevice::~CpuDevice() = default;
 
 std::string CpuDevice::identity() {
   std::lock_guard lock(mutex_);
-  if (identity_.empty() && in_process_) identity_ = ClangJit::version() + "\n" + host_cpu_model();  // no process to ask
+  if (identity_.empty() && in_process_) identity_ = ClangJit::version() + "\n" + host_cpu().model;  // no process to ask
   if (identity_.empty()) {
     fs::path log = CompileCache::temp_path("version.txt");
     std::vector<std::string> argv = cc_;
@@ -114,7 +107,7 @@ std::string CpuDevice::identity() {
     run_process(argv, log);
     std::string v = read_text_file(log);
     fs::remove(log);
-    identity_ = cc_[0] + "\n" + v.substr(0, v.find('\n')) + "\n" + host_cpu_model();
+    identity_ = cc_[0] + "\n" + v.substr(0, v.find('\n')) + "\n" + host_cpu().model;
   }
   return identity_;
 }
