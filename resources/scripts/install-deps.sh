@@ -4,7 +4,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 PACKAGES=(
-  cmake ninja-build pkgconf g++ ccache git python3
+  cmake ninja-build pkgconf g++ ccache git python3 libopenblas0-pthread
   python3-dev pybind11-dev python3-numpy python3-pytest
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev fonts-dejavu-core
   libgraphviz-dev graphviz libsqlite3-dev

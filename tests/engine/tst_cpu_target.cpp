@@ -102,6 +102,36 @@ private slots:
     QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+)" + second + R"(\)\)\) = acc)")), src.c_str());
   }
 
+  // The tile's column panels are the outer loop (the one threads split) and its row blocks the inner,
+  // so a row block reads its panel of the right operand from cache: the kernel's first global axis is
+  // N / panel, then M / rows. With too few panels for a many-core CPU's threads the rows stay outside.
+  void column_panels_are_the_outer_loop_data() {
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("bytes");
+    QTest::addColumn<int>("panel");
+    QTest::addColumn<int>("rows");
+    QTest::newRow("AVX2: 4x16 tiles") << 16 << 32 << 16 << 4;
+    QTest::newRow("AVX-512: 8x32 tiles") << 32 << 64 << 32 << 8;
+  }
+  void column_panels_are_the_outer_loop() {
+    QFETCH(int, registers);
+    QFETCH(int, bytes);
+    QFETCH(int, panel);
+    QFETCH(int, rows);
+    const CRendererFor target(registers, bytes);
+    for (int64_t m : {512, 1024}) {
+      Tensor x = Tensor::empty({m, 256}).matmul(Tensor::empty({256, 1024}));
+      KernelPlan p = plan_kernel(create_schedule({x.uop()}).items.back().ast, target, false);
+      QVERIFY2(has(p.applied_opts, "Opt(op=OptOps.SWAP, axis=0, arg=1)"), p.name.c_str());
+      QCOMPARE(p.full_shape[0], 1024 / panel);
+      QCOMPARE(p.full_shape[1], m / rows);
+    }
+    Tensor narrow = Tensor::empty({1024, 256}).matmul(Tensor::empty({256, 8 * panel}));
+    KernelPlan p = plan_kernel(create_schedule({narrow.uop()}).items.back().ast, target, false);
+    QCOMPARE(p.full_shape[0], 1024 / rows);
+    QCOMPARE(p.full_shape[1], 8);
+  }
+
   // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
   // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
   // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
