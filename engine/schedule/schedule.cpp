@@ -254,6 +254,44 @@ private:
   bool recompute_fits(const UOp* reduce, int64_t factor) {
     return factor <= 1 || factor * numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget;
   }
+  // A contraction (a sum of products of two operands broadcast along different axes: a matmul, a
+  // convolution) nested into another kernel runs as a plain loop per element there, without the
+  // register tile that reuses its operands, and once per place that kernel reads it: beyond the
+  // recompute budget it gets its own kernel, as tinygrad gives every reduce one (att = softmax(q @ k^T)
+  // computed whole ran q @ k^T inside the softmax's max, sum and output: 0.4 ms of product became a
+  // 6.2 ms kernel).
+  bool big_contraction(const UOp* reduce) {
+    if (numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget) return false;
+    std::vector<bool> reduced(shapes_.of(reduce->src[0]).size(), false);
+    for (const Arg& a : reduce->arg.as_tuple()[1].as_tuple()) reduced[static_cast<size_t>(a.as_int())] = true;
+    // per operand that varies along a reduced axis: the kept axes it is broadcast along
+    std::vector<std::vector<size_t>> broadcast_kept;
+    std::vector<const UOp*> stack{reduce->src[0].get()};
+    std::unordered_set<const UOp*> seen;
+    while (!stack.empty()) {
+      const UOp* u = stack.back();
+      stack.pop_back();
+      if (!seen.insert(u).second) continue;
+      if (u->op == Ops::VIEW) {
+        const ShapeTracker& st = *u->arg.object<ShapeTracker>();
+        std::vector<std::optional<sint>> strides = st.real_strides();
+        std::vector<size_t> kept;
+        bool varies = false;
+        for (size_t a = 0; a < strides.size() && a < reduced.size(); a++) {
+          const bool zero = strides[a] && strides[a]->is_int() && strides[a]->as_int() == 0;
+          if (reduced[a]) varies = varies || !zero;
+          else if (zero && st.shape()[a].as_int() > 1) kept.push_back(a);
+        }
+        if (varies && !kept.empty()) broadcast_kept.push_back(std::move(kept));
+      } else if ((is_alu(u->op) || u->op == Ops::CAST) && !realized_.count(u)) {
+        for (const UOpPtr& s : u->src) stack.push_back(s.get());
+      }
+    }
+    for (size_t i = 0; i < broadcast_kept.size(); i++)
+      for (size_t j = i + 1; j < broadcast_kept.size(); j++)
+        if (broadcast_kept[i] != broadcast_kept[j]) return true;
+    return false;
+  }
   // On a device with a thread per element, a nested reduce's whole input is computed by the kernel's
   // threads: a big reduce nested into a kernel of few elements runs serially in a handful of threads
   // (a loss's logits matmul, 2.9M products, inside the one-element loss kernel took 125 ms on an H200;
@@ -339,7 +377,7 @@ private:
             return r;
           },
           shapes_, {.threads_per_element = threads, .on_nested = [&](const UOp* r, int64_t factor) {
-                      return recompute_fits(r, factor) && thread_work_fits(r, numel(shape));
+                      return recompute_fits(r, factor) && thread_work_fits(r, numel(shape)) && !big_contraction(r);
                     }});
       if (k.vetoed) return k.vetoed;
       b.ast = k.ast;

@@ -2,10 +2,8 @@
 // int32/uint32, half sums accumulate in float32 and are cast back, mean/var of ints are float32.
 #include <numeric>
 
-#include "render/renderer.h"
-#include "runtime/device.h"
 #include "support/error.h"
-#include "support/host_cpu.h"
+#include "tensor/matmul_operands.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -73,61 +71,6 @@ Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const { return 
 Tensor Tensor::any(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).max(axis, keepdim); }
 Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::bool_).prod(axis, keepdim); }
 
-namespace {
-
-// The CPU's register tile reads the right operand a tile row at a time (two vectors of columns), down
-// all K rows. When the operand is larger than a core's L2 cache, those rows lie a whole matrix row
-// apart: with a power-of-two width they fall into the same few cache sets, each on its own page, and
-// the tile waits on memory. One pass copies the operand into panels a tile row wide, each panel's K rows
-// contiguous; the product reads the panels through a view of the operand's shape (its index folds to a
-// plain offset once the tile splits the columns the same way). matmul_2048: 330-400 ms -> 2.4 ms of
-// copying and 169 ms of product. The copy pays only when the product reads the operand again and again:
-// once per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
-constexpr int64_t kPackedRowsAtLeast = 32;
-
-// The panel width for a product on the host (CPU, LLVM) that would pay for packing `w`; 0: no packing.
-int64_t packing_panel(const Tensor& x, const Tensor& w) {
-  int64_t rows = 1;
-  for (size_t i = 0; i + 1 < x.shape().size(); i++) rows *= x.shape()[i];
-  const std::string dev = w.device();
-  if (rows < kPackedRowsAtLeast || (dev != "CPU" && dev != "LLVM") || w.ndim() < 2) return 0;
-  const Shape& s = w.shape();
-  const int64_t k = s[s.size() - 2], n = s.back();
-  if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
-  int vector_bytes = 0;
-  try {
-    vector_bytes = get_device(dev).renderer().caps().vector_bytes;  // the tile the device's kernels get
-  } catch (const Error&) {
-    return 0;  // the device cannot start: its own error comes when the product runs
-  }
-  const int64_t panel = cpu_tile_row_columns(vector_bytes, 4);  // float accumulators
-  return n % panel == 0 && n > panel ? panel : 0;
-}
-
-// Computed by elementwise ops (seen through movement ops) that a fused product would recompute per
-// panel: a layer norm's output, not a buffer or another product's result (forcing that one's layout
-// would change its own kernel: an attention's att @ v written in the permuted order its next matmul
-// reads it in made a 16 ms kernel of a 0.5 ms one).
-bool computed_elementwise(const Tensor& x) {
-  const UOp* u = x.uop().get();
-  while (op_in(u->op, kMovement) && !u->src.empty()) u = u->src[0].get();
-  return is_alu(u->op);
-}
-
-// w (..., K, N) as the same values laid out (..., N/panel, K, panel), read back as (..., K, N).
-Tensor packed_in_column_panels(const Tensor& w, int64_t panel) {
-  const Shape& s = w.shape();
-  const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1];
-  Shape split(s.begin(), s.end() - 2);
-  split.insert(split.end(), {k, n / panel, panel});
-  std::vector<int64_t> swap;
-  for (int64_t i = 0; i < d - 2; i++) swap.push_back(i);
-  swap.insert(swap.end(), {d - 1, d - 2, d});
-  return w.reshape(split).permute(swap).contiguous().permute(swap).reshape(s);
-}
-
-} // namespace
-
 Tensor Tensor::matmul(const Tensor& w) const {
   int64_t dx = ndim(), dw = w.ndim();
   if (dx == 0 || dw == 0)
@@ -143,11 +86,9 @@ Tensor Tensor::matmul(const Tensor& w) const {
   Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
   ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
-  // With a packed right operand, an elementwise left one is computed once first: the product's tile would
-  // otherwise recompute it once per panel (QKV after a layer norm: 7-8 -> 4.3 ms).
-  const int64_t panel = packing_panel(*this, w);
-  Tensor x = (panel && computed_elementwise(*this) ? contiguous() : *this).reshape(xs);
-  Tensor wt = (panel ? packed_in_column_panels(w, panel) : w).reshape(ws).transpose(-1, axis_w);
+  const auto [left, right] = operands_for_host_tiles(*this, w);
+  Tensor x = left.reshape(xs);
+  Tensor wt = right.reshape(ws).transpose(-1, axis_w);
   DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
   return (x * wt).sum(Axes(int64_t(-1))).cast(out);
 }

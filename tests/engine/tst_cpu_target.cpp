@@ -132,6 +132,45 @@ private slots:
     QCOMPARE(p.full_shape[1], 8);
   }
 
+  // A softmax's probabilities are computed (vectorized, once) before a product reads them: fused, the
+  // tile would evaluate each exp as a scalar, once per column panel. A transposed right operand (k in
+  // q @ k^T) is copied so the tile loads its rows as vectors. Values as computed directly.
+  void softmax_and_transposed_operands_are_laid_out_first() {
+    Tensor s = Tensor::rand({2, 64, 64}).realize(), v = Tensor::rand({2, 64, 32}).realize();
+    Tensor att = s.softmax(-1).matmul(v);
+    std::vector<ScheduleItem> items = create_schedule({att.uop()}).items;
+    auto exp_in = [](const UOpPtr& ast) {
+      for (const UOp* u : ast->toposort())
+        if (u->op == Ops::EXP2) return true;
+      return false;
+    };
+    QVERIFY(items.size() >= 2);
+    QVERIFY(exp_in(items[items.size() - 2].ast));
+    QVERIFY(!exp_in(items.back().ast));
+    Tensor q = Tensor::rand({2, 64, 32}).realize(), k = Tensor::rand({2, 64, 32}).realize();
+    Tensor scores = q.matmul(k.transpose(-1, -2));
+    items = create_schedule({scores.uop()}).items;
+    QCOMPARE(items.size(), size_t(2));
+    std::string product = plan_kernel(items.back().ast, CRenderer(), false).rendered.source;
+    QVERIFY2(std::regex_search(product, std::regex(R"(float(8|16) val[0-9]+ = \*\(\(const float(8|16)\*\)\(\(data2\+)")), product.c_str());
+    std::vector<double> got = scores.to_vector(), qv = q.to_vector(), kv = k.to_vector();
+    for (int64_t h = 0; h < 2; h++)
+      for (int64_t i = 0; i < 64; i += 5)
+        for (int64_t j = 0; j < 64; j += 3) {
+          double want = 0;
+          for (int64_t t = 0; t < 32; t++) want += qv[(h * 64 + i) * 32 + t] * kv[(h * 64 + j) * 32 + t];
+          QVERIFY(std::abs(got[(h * 64 + i) * 64 + j] - want) <= 1e-4 * std::abs(want) + 1e-4);
+        }
+    std::vector<double> a = att.to_vector(), sv = s.to_vector(), vv = v.to_vector();
+    for (int64_t i = 0; i < 64; i += 9) {  // head 1, row i, column 7
+      double mx = -1e30, sum = 0, want = 0;
+      for (int64_t t = 0; t < 64; t++) mx = std::max(mx, sv[(64 + i) * 64 + t]);
+      for (int64_t t = 0; t < 64; t++) sum += std::exp(sv[(64 + i) * 64 + t] - mx);
+      for (int64_t t = 0; t < 64; t++) want += std::exp(sv[(64 + i) * 64 + t] - mx) / sum * vv[(64 + t) * 32 + 7];
+      QVERIFY(std::abs(a[(64 + i) * 32 + 7] - want) <= 1e-4);
+    }
+  }
+
   // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
   // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
   // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read

@@ -258,6 +258,28 @@ private slots:
     QCOMPARE(kernel_names({r.gelu().matmul(c), r * Tensor(2.0)}).size(), size_t(3));
   }
 
+  // A contraction read inside another reduce of its consumer (a softmax's scores inside its max and sum)
+  // gets its own kernel once it is big: nested, it would run without the product's register tile, once
+  // per place it is read. A small one still fuses, and a reduce that only reads a broadcast operand
+  // (a layer norm's variance next to a bias) is no contraction.
+  void big_contraction_is_not_nested() {
+    auto has_mul_reduce = [](const UOpPtr& ast) {
+      for (const UOp* u : ast->toposort())
+        if (u->op == Ops::REDUCE_AXIS && u->arg.as_tuple()[0].as_op() == Ops::ADD && u->src[0]->op == Ops::MUL) return true;
+      return false;
+    };
+    Tensor q = Tensor::empty({12, 128, 64}), k = Tensor::empty({12, 128, 64});
+    Schedule big = create_schedule({q.matmul(k.transpose(-1, -2)).softmax(-1).contiguous().uop()});
+    // (k^T is copied first for the CPU's tile: see tst_cpu_target)
+    QCOMPARE(big.items.size(), size_t(3));
+    QVERIFY(has_mul_reduce(big.items[1].ast));   // the scores
+    QVERIFY(!has_mul_reduce(big.items[2].ast));  // the softmax reads them
+    Tensor qs = Tensor::empty({2, 8, 8}), ks = Tensor::empty({2, 8, 8});
+    QCOMPARE(kernel_names({qs.matmul(ks.transpose(-1, -2)).softmax(-1).contiguous()}).size(), size_t(1));
+    Tensor h = Tensor::empty({128, 768}) + Tensor::empty({768});
+    QCOMPARE(kernel_names({h.layernorm()}).size(), size_t(1));
+  }
+
   // Each veto (a nested reduce over the recompute budget) restarts the pass; kernels built before it are
   // taken again when what they read is realized as before. Whatever is reused, every buffer a kernel
   // reads is an input or was written by an earlier kernel, and the values are those of the steps done
