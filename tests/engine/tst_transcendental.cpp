@@ -385,6 +385,28 @@ private slots:
     }
   }
 
+  // x**2, x**3, x**4 with a constant exponent become products: no exp2/log2, within 2 ulp of the exact
+  // power over random signed bases, and IEEE's special values (signed zeros, infinities, nan).
+  void small_integer_powers_are_products() {
+    for (DType d : {dtypes::float32, dtypes::float64}) {
+      for (double e : {2.0, 3.0, 4.0}) {
+        auto as_products = [d, e](const UOpList& v) {
+          return graph_rewrite(UOp::make(Ops::POW, d, {v[0], UOp::cnst(d, e)}), transcendental_rules(OpSet{}));
+        };
+        UOpPtr x = UOp::make(Ops::CAST, d, {UOp::variable("x", 0, 10)});
+        for (const UOp* u : as_products({x})->toposort()) QVERIFY(u->op != Ops::POW && u->op != Ops::EXP2 && u->op != Ops::LOG2);
+        std::vector<double> xs = as_dtype(d, uniform(-30, 30, 5000, 12));
+        xs.insert(xs.end(), {0.0, -0.0, kInf, -kInf, kNan, 1e30, -1e-30});
+        std::vector<double> got = run(d, {xs}, as_products);
+        for (size_t i = 0; i < xs.size(); i++) {
+          long double want = powl(xs[i], e);
+          QVERIFY2(ulp_error(d, got[i], want) <= 2.0, qPrintable(QString("%1 ** %2 = %3").arg(xs[i]).arg(e).arg(got[i])));
+          if (want == 0) QCOMPARE(std::signbit(got[i]), std::signbit(static_cast<double>(want)));
+        }
+      }
+    }
+  }
+
   void rules_rewrite_what_the_backend_lacks() {
     UOpPtr x = UOp::variable("x", 0, 10);
     UOpPtr v = UOp::make(Ops::CAST, dtypes::float32, {x});
