@@ -177,11 +177,23 @@ private:
     if (!grow) return;
     upcast_product_ *= grow;
     cpu_tile_ = true;
+    // the rows double while the accumulators fit half the registers (the rest hold the loaded row and
+    // broadcasts): a row of two vectors gets 8 rows of 32 registers, 4 of 16; a row of one vector (a conv's
+    // 8 output columns, 56 = 7 * 8) 16 rows and 8
+    const int64_t vector_bytes = k_.target_.vector_bytes > 0 ? k_.target_.vector_bytes : 32;
+    const int64_t per_row = std::max<int64_t>(1, 4 * grow * item / vector_bytes);
     for (size_t a : upcast_axes_) {
       if (a == axis) continue;
-      const bool doubled = k_.target_.vector_registers >= 32 && s[a] % 2 == 0 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 2});
-      if (doubled) upcast_product_ *= 2;
-      if (!(doubled && s[a] == 2)) panels_outside_row_blocks(a, axis);  // (an axis upcast whole is gone)
+      int64_t rows = 4, left = s[a];
+      bool whole = false;
+      while (!whole && 2 * rows * per_row <= k_.target_.vector_registers / 2 && left % 2 == 0 &&
+             try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 2})) {
+        upcast_product_ *= 2;
+        rows *= 2;
+        whole = left == 2;  // (an axis upcast whole is gone)
+        left /= 2;
+      }
+      if (!whole) panels_outside_row_blocks(a, axis);
     }
   }
 

@@ -1,6 +1,7 @@
 // Convolution and pooling as views (reference map §14): pool_windows turns the spatial dims into
 // (out..., kernel...) with repeats, shrinks and reshapes only, so a conv is one broadcast multiply and
 // a sum, and a pool one reduce — no gather, no im2col buffer. Formulas follow current tinygrad.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -52,6 +53,18 @@ Tensor pad_spatial(const Tensor& x, const std::vector<int64_t>& flat, ConstVal v
   PadSpec p(x.ndim() - g.size());
   for (auto& pr : g) p.push_back(pr);
   return x.pad(p, value);
+}
+
+// A convolution's zero padding as the host devices (CPU, LLVM) want it for large inputs: written out
+// once, so the kernel's windows are plain loads. Read through the padding view, every shifted row of
+// the register tile is a masked load the C compiler assembles one float at a time (conv2d_resnet: 14.8
+// -> 12.2 ms with the copy). Small inputs keep the view: a copy kernel costs more than the masks there.
+constexpr int64_t kPrepaddedAtLeast = 1 << 16;  // elements of the input
+Tensor padded_for_windows(const Tensor& x, const std::vector<int64_t>& pads) {
+  Tensor padded = pad_spatial(x, pads, ConstVal(0.0));
+  const bool any = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
+  const std::string dev = x.device();
+  return any && x.numel() >= kPrepaddedAtLeast && (dev == "CPU" || dev == "LLVM") ? padded.contiguous() : padded;
 }
 
 
@@ -141,7 +154,7 @@ Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, i
   if (bias && (bias->ndim() != 1 || bias->shape()[0] != cout))
     throw Error(loupe::cat("conv2d: bias of shape ", shape_str(bias->shape()), " must have ", cout, " elements, one per output channel"));
   auto pads = resolve_pads(padding, n, "conv2d");
-  Tensor x = pad_spatial(*this, pads, ConstVal(0.0)).pool_windows(hw, stride, dilation);
+  Tensor x = padded_for_windows(*this, pads).pool_windows(hw, stride, dilation);
   int64_t rcout = cout / groups;
   Shape oyx(x.shape().begin() + 2, x.shape().end() - n);
   Shape rs{bs, groups, cin, 1}, es{bs, groups, cin, rcout};

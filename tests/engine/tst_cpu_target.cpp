@@ -102,6 +102,46 @@ private slots:
     QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+)" + second + R"(\)\)\) = acc)")), src.c_str());
   }
 
+  // A convolution's tile row is one vector (56 output columns = 7 x 8), so its rows (output channels)
+  // double until the accumulators fill half the registers: 8 on AVX2, 16 on AVX-512. A large input is
+  // padded once first, and the kernel then reads its windows without masks. Values as a direct loop.
+  void conv_tile_fills_the_registers_data() {
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("bytes");
+    QTest::addColumn<int>("accumulators");
+    QTest::newRow("AVX2: 16 x 32 bytes") << 16 << 32 << 8;
+    QTest::newRow("AVX-512: 32 x 64 bytes") << 32 << 64 << 16;
+  }
+  void conv_tile_fills_the_registers() {
+    QFETCH(int, registers);
+    QFETCH(int, bytes);
+    QFETCH(int, accumulators);
+    Tensor x = Tensor::rand({8, 64, 56, 56}).realize(), w = Tensor::rand({64, 64, 3, 3}).realize();
+    Tensor y = x.conv2d(w, std::nullopt, 1, {1, 1}, {1, 1}, {1, 1});
+    std::vector<ScheduleItem> items = create_schedule({y.uop()}).items;
+    QCOMPARE(items.size(), size_t(2));  // the padded copy, the convolution
+    KernelPlan p = plan_kernel(items.back().ast, CRendererFor(registers, bytes), false);
+    const std::string& src = p.rendered.source;
+    QVERIFY2(count(src, std::regex(R"(float8 acc[0-9]+ = )")) == accumulators, src.c_str());
+    QVERIFY2(src.find('?') == std::string::npos, src.c_str());  // no masked loads
+    std::vector<double> got = y.to_vector(), xv = x.to_vector(), wv = w.to_vector();
+    const int64_t b = 5;
+    for (int64_t co : {0, 37, 63})
+      for (int64_t oy : {0, 20, 55})
+        for (int64_t ox : {0, 31, 55}) {
+          double want = 0;
+          for (int64_t ci = 0; ci < 64; ci++)
+            for (int64_t ky = 0; ky < 3; ky++)
+              for (int64_t kx = 0; kx < 3; kx++) {
+                const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+                if (iy >= 0 && iy < 56 && ix >= 0 && ix < 56) want += xv[((b * 64 + ci) * 56 + iy) * 56 + ix] * wv[((co * 64 + ci) * 3 + ky) * 3 + kx];
+              }
+          QVERIFY(std::abs(got[((b * 64 + co) * 56 + oy) * 56 + ox] - want) <= 1e-4 * std::abs(want) + 1e-3);
+        }
+    Tensor small = Tensor::empty({1, 4, 8, 8}).conv2d(Tensor::empty({4, 4, 3, 3}), std::nullopt, 1, {1, 1}, {1, 1}, {1, 1});
+    QCOMPARE(create_schedule({small.uop()}).items.size(), size_t(1));
+  }
+
   // The tile's column panels are the outer loop (the one threads split) and its row blocks the inner,
   // so a row block reads its panel of the right operand from cache: the kernel's first global axis is
   // N / panel, then M / rows. With too few panels for a many-core CPU's threads the rows stay outside.
