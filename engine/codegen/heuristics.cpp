@@ -85,6 +85,22 @@ private:
     }
   }
 
+  // UPCAST `axis` by `amt` (not whole) as a register tile axis. The opt drops axes of size 1 left from
+  // the kernel's shape (a batch of one), which renumbers the axes after them: the tile's axes follow.
+  bool upcast_tracked(size_t axis, int64_t amt) {
+    std::vector<int64_t> before = k_.full_shape();
+    if (!try_opt({OptOp::UPCAST, static_cast<int64_t>(axis), amt})) return false;
+    auto renumbered = [&](size_t a) {
+      size_t ones = 0;
+      for (size_t i = 0; i < a; i++) ones += before[i] == 1;
+      return a - ones;
+    };
+    std::set<size_t> axes{renumbered(axis)};
+    for (size_t a : upcast_axes_) axes.insert(renumbered(a));
+    upcast_axes_ = std::move(axes);
+    return true;
+  }
+
   int64_t global_elements() const {
     std::vector<int64_t> s = k_.full_shape();
     int64_t n = 1;
@@ -130,8 +146,7 @@ private:
           if (!best || rank(c) < rank(*best)) best = c;
         }
       }
-      if (!best || !try_opt({OptOp::UPCAST, static_cast<int64_t>(best->axis), best->amt})) break;
-      upcast_axes_.insert(best->axis);
+      if (!best || !upcast_tracked(best->axis, best->amt)) break;
       upcast_product_ *= best->amt;
     }
   }
