@@ -27,6 +27,7 @@ public:
     unroll_reduce();
     upcast_for_vectors();
     share_nested_reduce();
+    read_whole_line_pairs();
     if (k_.target_.has_local) k_.apply_local_heuristic();
   }
 
@@ -288,6 +289,29 @@ private:
     for (size_t a = k_.first_reduce(); per_element && a-- > 0;)
       if (s[a] % 4 == 0 && s[a] > 4 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4})) break;
   }
+
+  // CPU: a kernel without a reduce whose rows are shorter than a pair of cache lines (a matmul operand
+  // copied into 16-float panels: 64 bytes per row of the source) walks the source down its columns one
+  // line at a time. When the source goes on along another axis right where a row ends, upcasting that
+  // axis makes each step read 128 contiguous bytes, the pair the L2 prefetcher fetches anyway (the
+  // transformer block's packing on AVX2: 3.6 -> 2.4 ms).
+  void read_whole_line_pairs() {
+    if (k_.target_.has_local || k_.has_reduce() || k_.upcasted_ != 0 || k_.first_reduce() < 2) return;
+    std::vector<int64_t> s = k_.full_shape();
+    const size_t last = k_.first_reduce() - 1;
+    for (size_t b = 1; b < buffers(); b++) {
+      auto inner = k_.stride_of(b, last);
+      if (!is_load(b) || !inner || *inner != 1) continue;
+      const int64_t row_bytes = s[last] * std::max(1, k_.bufs_[b]->dtype.itemsize());
+      if (row_bytes >= kLinePairBytes || kLinePairBytes % row_bytes != 0) continue;
+      const int64_t amt = kLinePairBytes / row_bytes;
+      for (size_t a = 0; a < last; a++) {
+        auto st = k_.stride_of(b, a);
+        if (st && *st == s[last] && s[a] % amt == 0 && s[a] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), amt})) return;
+      }
+    }
+  }
+  static constexpr int64_t kLinePairBytes = 128;
 
   Kernel& k_;
   int64_t upcast_product_ = 1;   // lanes of the upcasts applied so far

@@ -215,6 +215,17 @@ private slots:
     }
   }
 
+  // Copying a matrix into panels of 16 floats (AVX2's) reads 64 bytes per source row: two panels are
+  // copied per step, so each step reads 128 contiguous bytes. 32-float panels already do.
+  void short_copy_rows_read_line_pairs() {
+    Tensor w = Tensor::empty({1024, 2048});
+    for (int64_t panel : {16, 32}) {
+      Tensor packed = w.reshape({1024, 2048 / panel, panel}).permute({1, 0, 2}).contiguous();
+      KernelPlan p = plan_kernel(create_schedule({packed.uop()}).items.back().ast, CRendererFor(16, 32), false);
+      QCOMPARE(has(p.applied_opts, "Opt(op=OptOps.UPCAST, axis=0, arg=2)"), panel == 16);
+    }
+  }
+
   // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
   // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
   // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
