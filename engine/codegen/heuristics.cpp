@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "codegen/kernel.h"
+#include "render/cpu_tile.h"
 #include "render/renderer.h"
 
 namespace loupe {
@@ -184,25 +185,29 @@ private:
     }
     if (!contiguous) return;
     const int64_t item = std::max(1, k_.reduceops_.front()->dtype.itemsize());  // of an accumulator
-    const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, item);
     std::vector<int64_t> s = k_.full_shape();
     const size_t axis = contiguous->second;
+    const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 4 * s[axis]);  // (upcast by 4 so far)
+    // three vectors, else two (a width three vectors do not divide), else narrower
+    std::vector<int64_t> amounts{std::min<int64_t>(row / 4, 16)};
+    for (int64_t amt = std::min<int64_t>(cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 1) / 4, 16); amt >= 2; amt /= 2)
+      amounts.push_back(amt);
     int64_t grow = 0;
-    for (int64_t amt = std::min<int64_t>(row / 4, 16); amt >= 2 && !grow; amt /= 2)
-      if (s[axis] % amt == 0 && s[axis] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(axis), amt})) grow = amt;
+    for (int64_t amt : amounts)
+      if (!grow && s[axis] % amt == 0 && s[axis] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(axis), amt})) grow = amt;
     if (!grow) return;
     upcast_product_ *= grow;
     cpu_tile_ = true;
-    // the rows double while the accumulators fit half the registers (the rest hold the loaded row and
-    // broadcasts): a row of two vectors gets 8 rows of 32 registers, 4 of 16; a row of one vector (a conv's
-    // 8 output columns, 56 = 7 * 8) 16 rows and 8
+    // the rows double while the registers hold the accumulators, the row's loaded vectors and a
+    // broadcast: a row of two vectors gets 8 rows of 32 registers, 4 of 16; of three 8 and 4; of one
+    // vector (a conv's 8 output columns, 56 = 7 * 8) 16 and 8
     const int64_t vector_bytes = k_.target_.vector_bytes > 0 ? k_.target_.vector_bytes : 32;
     const int64_t per_row = std::max<int64_t>(1, 4 * grow * item / vector_bytes);
     for (size_t a : upcast_axes_) {
       if (a == axis) continue;
       int64_t rows = 4, left = s[a];
       bool whole = false;
-      while (!whole && 2 * rows * per_row <= k_.target_.vector_registers / 2 && left % 2 == 0 &&
+      while (!whole && 2 * rows * per_row + per_row + 1 <= k_.target_.vector_registers && left % 2 == 0 &&
              try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 2})) {
         upcast_product_ *= 2;
         rows *= 2;

@@ -35,13 +35,6 @@ struct RendererCaps {
   int vector_registers = 16;  // of vector_bytes each: bounds a CPU register tile
 };
 
-// The columns of a CPU register tile's row (codegen/heuristics.cpp): two vectors of `item`-byte
-// accumulators, at least 8; 16 for a target without vectors of its own (its C compiler vectorizes them
-// for AVX2). A large matmul operand is packed into panels this wide (Tensor::matmul).
-inline int64_t cpu_tile_row_columns(int vector_bytes, int64_t item) {
-  return vector_bytes > 0 ? std::max<int64_t>(2 * vector_bytes / item, 8) : 16;
-}
-
 // A buffer parameter: DEFINE_GLOBAL index, pointer dtype, and whether the kernel writes it.
 struct BufferParam {
   int64_t index = 0;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "render/cpu_tile.h"
 #include "render/renderer.h"
 #include "runtime/device.h"
 #include "schedule/lazy_shape.h"
@@ -30,13 +31,15 @@ int64_t packing_panel(const Tensor& w) {
   const Shape& s = w.shape();
   const int64_t k = s[s.size() - 2], n = s.back();
   if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
-  int vector_bytes = 0;
+  int vector_bytes = 0, registers = 16;
   try {
-    vector_bytes = get_device(dev).renderer().caps().vector_bytes;  // the tile the device's kernels get
+    const RendererCaps& caps = get_device(dev).renderer().caps();  // the tile the device's kernels get
+    vector_bytes = caps.vector_bytes;
+    registers = caps.vector_registers;
   } catch (const Error&) {
     return 0;  // the device cannot start: its own error comes when the product runs
   }
-  const int64_t panel = cpu_tile_row_columns(vector_bytes, 4);  // float accumulators
+  const int64_t panel = cpu_tile_row_columns(vector_bytes, registers, 4, n);  // float accumulators
   return n % panel == 0 && n > panel ? panel : 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "codegen/pipeline.h"
 #include "render/c_renderer.h"
+#include "render/cpu_tile.h"
 #include "schedule/schedule.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
@@ -174,6 +175,36 @@ private slots:
     KernelPlan p = plan_kernel(create_schedule({narrow.uop()}).items.back().ast, target, false);
     QCOMPARE(p.full_shape[0], 1024 / rows);
     QCOMPARE(p.full_shape[1], 8);
+  }
+
+  // Where three vectors divide the output's width (a transformer's 768, 2304, 3072 columns), a tile row
+  // on AVX2 is three vectors, 4 rows (12 of 16 registers accumulate); AVX-512 keeps 8 rows of two. A
+  // large right operand is packed in panels of the host tile's row, as the tile reads it.
+  void three_vector_rows_where_they_divide_data() {
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("bytes");
+    QTest::addColumn<int>("accumulators");
+    QTest::addColumn<QString>("vector");
+    QTest::newRow("AVX2: 4 x 24") << 16 << 32 << 12 << "float8";
+    QTest::newRow("AVX-512: 8 x 32") << 32 << 64 << 16 << "float16";
+  }
+  void three_vector_rows_where_they_divide() {
+    QFETCH(int, registers);
+    QFETCH(int, bytes);
+    QFETCH(int, accumulators);
+    QFETCH(QString, vector);
+    Tensor x = Tensor::empty({128, 256}).matmul(Tensor::empty({256, 768}));
+    KernelPlan p = plan_kernel(create_schedule({x.uop()}).items.back().ast, CRendererFor(registers, bytes), false);
+    const std::string v = vector.toStdString();
+    QVERIFY2(count(p.rendered.source, std::regex(v + R"( acc[0-9]+ = )")) == accumulators, p.rendered.source.c_str());
+    const HostCpu& host = host_cpu();
+    const int64_t panel = cpu_tile_row_columns(host.vector_bytes, host.vector_registers, 4, 768);
+    const int64_t n = 768 * std::max<int64_t>(1, host.l2_bytes / (4 * 1024 * 768) + 1);  // past L2: packed
+    Tensor big = Tensor::empty({128, 1024}).matmul(Tensor::empty({1024, n}));
+    std::vector<ScheduleItem> items = create_schedule({big.uop()}).items;
+    QCOMPARE(items.size(), size_t(2));
+    std::string pack = plan_kernel(items[0].ast, CRenderer(), false).rendered.source;
+    QVERIFY2(pack.find(cat("ridx2 < ", panel, ";")) != std::string::npos, pack.c_str());
   }
 
   // A softmax's probabilities are computed (vectorized, once) before a product reads them: fused, the

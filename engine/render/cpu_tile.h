@@ -1,0 +1,23 @@
+// The shape of a CPU register tile's row, shared by the heuristics that plan the tile
+// (codegen/heuristics.cpp) and the matmul that packs its right operand into panels a row wide
+// (tensor/matmul_operands.cpp): both must agree, or the packed view's index no longer folds.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+namespace loupe {
+
+// The columns of a tile row of `item`-byte accumulators over an output axis of `columns`, on a target
+// of `registers` vector registers of `vector_bytes`: two vectors, at least 8 columns; with 16 registers
+// three where `columns` divides into them (4 rows of 3 vectors fill AVX2's 16 registers: 12
+// accumulators, the row's 3 loads and a broadcast; 4x16 left 5 idle: transformer_block 16.5 -> 15.0 ms).
+// With 32 the 8x32 tile stays: 8 rows of 3 vectors were slower (qkv 1.7 -> 2.45 ms). 16 columns for a
+// target without vectors of its own (its C compiler vectorizes them for AVX2).
+inline int64_t cpu_tile_row_columns(int vector_bytes, int registers, int64_t item, int64_t columns) {
+  if (vector_bytes <= 0) return 16;
+  const int64_t lanes = std::max<int64_t>(vector_bytes / item, 1);
+  if (registers <= 16 && columns % (3 * lanes) == 0 && 3 * lanes >= 8) return 3 * lanes;
+  return std::max<int64_t>(2 * lanes, 8);
+}
+
+} // namespace loupe
