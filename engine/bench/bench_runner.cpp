@@ -97,6 +97,7 @@ VariantResult finish_variant(PreparedVariant p, const std::vector<double>& times
   VariantResult r = std::move(p.r);
   r.runs = static_cast<int>(times.size());
   r.seconds = median(times);
+  r.best_seconds = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
   double s_safe = std::max(r.seconds, 1e-12);
   r.gflops = static_cast<double>(p.ops) / s_safe * 1e-9;
   r.gbs = static_cast<double>(p.mem) / s_safe * 1e-9;
@@ -255,7 +256,7 @@ namespace {
 json::Value variant_json(const VariantResult& v) {
   json::Array names;
   for (const std::string& n : v.names) names.push_back(n);
-  return json::Object{{"seconds", v.seconds}, {"gflops", v.gflops}, {"gbs", v.gbs}, {"kernels", v.kernels},
+  return json::Object{{"seconds", v.seconds}, {"best_seconds", v.best_seconds}, {"gflops", v.gflops}, {"gbs", v.gbs}, {"kernels", v.kernels},
                       {"names", std::move(names)}};
 }
 } // namespace

@@ -33,6 +33,7 @@ struct MachineResult {
 
 struct VariantResult {
   double seconds = 0;  // median over the timed runs of the summed kernel times of one run
+  double best_seconds = 0;  // the fastest of them (what a vendor comparison timed best-of sets against)
   double gflops = 0, gbs = 0;
   int64_t kernels = 0;
   std::vector<std::string> names;
