@@ -25,6 +25,7 @@ public:
     upcast_small_broadcast_axis();
     widen_cpu_tile();
     upcast_column_walk();
+    interleave_row_reductions();
     unroll_reduce();
     upcast_for_vectors();
     share_nested_reduce();
@@ -247,6 +248,24 @@ private:
       if (column_walk_ && s[a] % amt == 0 && s[a] > amt && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), amt}))
         upcast_product_ *= amt;
     }
+  }
+
+  // CPU: a reduce along contiguous rows with nothing upcast (a big sum's first stage: 256 rows of 65536)
+  // adds into one accumulator, each add waiting for the one before (4 cycles), far from the memory's
+  // speed. Upcasting the rows by 8 runs 8 independent accumulators side by side (sum_16m: 7.6 -> 1.7 ms).
+  void interleave_row_reductions() {
+    if (k_.target_.has_local || !k_.has_reduce() || !upcast_axes_.empty() || k_.upcasted_ != 0 || column_walk_ ||
+        k_.first_reduce() == 0)
+      return;
+    const size_t rows = k_.first_reduce() - 1, last_reduce = k_.first_upcast() - 1;
+    bool contiguous = false;
+    for (size_t b = 0; b < buffers(); b++) {
+      auto along = k_.stride_of(b, last_reduce);
+      contiguous = contiguous || (is_load(b) && along && *along == 1);
+    }
+    std::vector<int64_t> s = k_.full_shape();
+    if (contiguous && s[last_reduce] >= 256 && s[rows] % 8 == 0 && s[rows] > 8 && try_opt({OptOp::UPCAST, static_cast<int64_t>(rows), 8}))
+      upcast_product_ *= 8;
   }
 
   // The last reduce axis unrolled (whole when short, else by 4), unless the output tile is large, or

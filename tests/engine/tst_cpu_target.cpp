@@ -257,6 +257,24 @@ private slots:
     }
   }
 
+  // Sums along contiguous rows run 8 rows side by side, 8 accumulators instead of one chain of
+  // dependent adds. Values as summed directly.
+  void row_sums_interleave_rows() {
+    Tensor x = Tensor::rand({512, 4096}).realize();
+    Tensor s = x.sum(1);
+    KernelPlan p = plan_kernel(create_schedule({s.uop()}).items.back().ast, CRenderer(), false);
+    QVERIFY2(has(p.applied_opts, "Opt(op=OptOps.UPCAST, axis=0, arg=8)"), p.rendered.source.c_str());
+    const int lanes = count(p.rendered.source, std::regex(R"(float acc[0-9]+ = )")) +
+                      8 * count(p.rendered.source, std::regex(R"(float8 acc[0-9]+ = )"));  // (joined into a vector)
+    QVERIFY2(lanes == 8, p.rendered.source.c_str());
+    std::vector<double> got = s.to_vector(), xv = x.to_vector();
+    for (int64_t r = 0; r < 512; r += 37) {
+      double want = 0;
+      for (int64_t c = 0; c < 4096; c++) want += xv[r * 4096 + c];
+      QVERIFY(std::abs(got[r] - want) <= 1e-5 * std::abs(want));
+    }
+  }
+
   // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
   // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
   // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
