@@ -29,6 +29,7 @@ public:
     unroll_reduce();
     upcast_for_vectors();
     share_nested_reduce();
+    interleave_nested_row_reductions();
     read_whole_line_pairs();
     if (k_.target_.has_local) k_.apply_local_heuristic();
   }
@@ -312,6 +313,24 @@ private:
     }
     for (size_t a = k_.first_reduce(); per_element && a-- > 0;)
       if (s[a] % 4 == 0 && s[a] > 4 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4})) break;
+  }
+
+  // CPU: a kernel without a reduce of its own whose nested reduces each run along a row (a softmax's
+  // max and sum, broadcast along the columns it then writes) runs each as one chain of dependent steps
+  // per row. Upcasting the rows they vary along by 8 runs 8 rows' chains side by side
+  // (softmax_4096x1024: 14.4 -> 10.7 ms).
+  void interleave_nested_row_reductions() {
+    if (k_.target_.has_local || k_.upcasted_ != 0 || k_.has_reduce() || !k_.has_nested_reduce()) return;
+    std::vector<int64_t> s = k_.full_shape();
+    for (size_t a = k_.first_reduce(); a-- > 0;) {
+      bool varies = false, broadcast_elsewhere = false;
+      for (size_t b = 0; b < buffers(); b++) {
+        if (!is_nested_reduce(k_.bufs_[b].get())) continue;
+        varies = varies || !broadcast_in(b, a);
+        for (size_t o = 0; o < k_.first_reduce(); o++) broadcast_elsewhere = broadcast_elsewhere || (o != a && s[o] > 1 && broadcast_in(b, o));
+      }
+      if (varies && broadcast_elsewhere && s[a] % 8 == 0 && s[a] > 8 && try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 8})) return;
+    }
   }
 
   // CPU: a kernel without a reduce whose rows are shorter than a pair of cache lines (a matmul operand

@@ -275,6 +275,22 @@ private slots:
     }
   }
 
+  // A softmax's kernel (its max and sum nested per row) runs 8 rows' reductions side by side. Values as
+  // computed directly.
+  void softmax_rows_interleave() {
+    Tensor x = Tensor::rand({64, 256}).realize();
+    Tensor y = x.softmax(-1);
+    KernelPlan p = plan_kernel(create_schedule({y.uop()}).items.back().ast, CRenderer(), false);
+    QVERIFY2(has(p.applied_opts, "Opt(op=OptOps.UPCAST, axis=0, arg=8)"), p.rendered.source.c_str());
+    std::vector<double> got = y.to_vector(), xv = x.to_vector();
+    for (int64_t r = 0; r < 64; r += 9) {
+      double mx = -1e30, sum = 0;
+      for (int64_t c = 0; c < 256; c++) mx = std::max(mx, xv[r * 256 + c]);
+      for (int64_t c = 0; c < 256; c++) sum += std::exp(xv[r * 256 + c] - mx);
+      for (int64_t c = 0; c < 256; c += 17) QVERIFY(std::abs(got[r * 256 + c] - std::exp(xv[r * 256 + c] - mx) / sum) <= 1e-6);
+    }
+  }
+
   // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
   // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
   // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
