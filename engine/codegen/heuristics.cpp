@@ -201,7 +201,7 @@ private:
     upcast_product_ *= grow;
     cpu_tile_ = true;
     // the rows double while the registers hold the accumulators, the row's loaded vectors and a
-    // broadcast: a row of two vectors gets 8 rows of 32 registers, 4 of 16; of three 8 and 4; of one
+    // broadcast: a row of two vectors gets 8 rows of 32 registers, 4 of 16; of three (AVX2's) 4; of one
     // vector (a conv's 8 output columns, 56 = 7 * 8) 16 and 8
     const int64_t vector_bytes = k_.target_.vector_bytes > 0 ? k_.target_.vector_bytes : 32;
     const int64_t per_row = std::max<int64_t>(1, 4 * grow * item / vector_bytes);

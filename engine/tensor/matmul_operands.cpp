@@ -15,7 +15,7 @@ namespace loupe {
 
 namespace {
 
-// The CPU's register tile reads the right operand a tile row at a time (two vectors of columns), down
+// The CPU's register tile reads the right operand a tile row at a time (two or three vectors), down
 // all K rows. When the operand is larger than a core's L2 cache, those rows lie a whole matrix row
 // apart: with a power-of-two width they fall into the same few cache sets, each on its own page, and
 // the tile waits on memory. One pass copies the operand into panels a tile row wide, each panel's K rows
@@ -67,7 +67,8 @@ Tensor packed_in_column_panels(const Tensor& w, int64_t panel) {
 
 // Computes, elementwise, a transcendental (exp2, log2, sin, sqrt, a reciprocal: tens of instructions
 // per element) and reads a reduce broadcast: a softmax's exp(s - max) / sum. Fused into a product, the
-// tile evaluates it one scalar per row and panel; computed first, it is vectorized along its rows.
+// tile evaluates it one scalar per row and panel, serially; computed first, once, its kernel runs rows
+// side by side.
 // (An elementwise function of a reduce read whole, a GELU after a matmul, runs in that reduce's own
 // kernel once the reduce is realized, and one of buffers alone, sin(a) @ b, is cheap next to the product
 // at the sizes where it is fused.)
