@@ -190,9 +190,9 @@ private:
     std::vector<int64_t> s = k_.full_shape();
     const size_t axis = contiguous->second;
     const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 4 * s[axis]);  // (upcast by 4 so far)
-    // three vectors, else two (a width three vectors do not divide), else narrower
+    // three vectors, else two, else narrower
     std::vector<int64_t> amounts{std::min<int64_t>(row / 4, 16)};
-    for (int64_t amt = std::min<int64_t>(cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 1) / 4, 16); amt >= 2; amt /= 2)
+    for (int64_t amt = std::min<int64_t>(cpu_tile_two_vector_columns(k_.target_.vector_bytes, item) / 4, 16); amt >= 2; amt /= 2)
       amounts.push_back(amt);
     int64_t grow = 0;
     for (int64_t amt : amounts)

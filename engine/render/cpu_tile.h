@@ -13,11 +13,13 @@ namespace loupe {
 // accumulators, the row's 3 loads and a broadcast; 4x16 left 5 idle: transformer_block 16.5 -> 15.0 ms).
 // With 32 the 8x32 tile stays: 8 rows of 3 vectors were slower (qkv 1.7 -> 2.45 ms). 16 columns for a
 // target without vectors of its own (its C compiler vectorizes them for AVX2).
+inline int64_t cpu_tile_two_vector_columns(int vector_bytes, int64_t item) {
+  return vector_bytes > 0 ? std::max<int64_t>(2 * std::max<int64_t>(vector_bytes / item, 1), 8) : 16;
+}
 inline int64_t cpu_tile_row_columns(int vector_bytes, int registers, int64_t item, int64_t columns) {
-  if (vector_bytes <= 0) return 16;
   const int64_t lanes = std::max<int64_t>(vector_bytes / item, 1);
-  if (registers <= 16 && columns % (3 * lanes) == 0 && 3 * lanes >= 8) return 3 * lanes;
-  return std::max<int64_t>(2 * lanes, 8);
+  if (vector_bytes > 0 && registers <= 16 && columns % (3 * lanes) == 0 && 3 * lanes >= 8) return 3 * lanes;
+  return cpu_tile_two_vector_columns(vector_bytes, item);
 }
 
 } // namespace loupe

@@ -1,7 +1,6 @@
 // A renderer turns a linearized kernel (engine/render/README.md) into source text for one device,
 // and says what that device can do so the optimizer and the late rewrites can respect it.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>

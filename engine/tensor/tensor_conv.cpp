@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "support/error.h"
+#include "tensor/matmul_operands.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -63,8 +64,7 @@ constexpr int64_t kPrepaddedAtLeast = 1 << 16;  // elements of the input
 Tensor padded_for_windows(const Tensor& x, const std::vector<int64_t>& pads) {
   Tensor padded = pad_spatial(x, pads, ConstVal(0.0));
   const bool any = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
-  const std::string dev = x.device();
-  return any && x.numel() >= kPrepaddedAtLeast && (dev == "CPU" || dev == "LLVM") ? padded.contiguous() : padded;
+  return any && x.numel() >= kPrepaddedAtLeast && tiles_on_host(x.device()) ? padded.contiguous() : padded;
 }
 
 

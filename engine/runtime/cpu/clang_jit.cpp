@@ -32,7 +32,6 @@ void* ClangJit::load(const std::string&, const std::string&, const std::string&)
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Frontend/Utils.h>
 #include <clang/Lex/PreprocessorOptions.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -68,11 +67,7 @@ ClangJit::ClangJit(std::vector<std::string> flags) : flags_(std::move(flags)), s
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) throw Error("CPU: cannot start the JIT for in-process kernels: " + llvm_error_text(jit.takeError()));
   state_->lljit = std::move(*jit);
-  // what kernels call (memcpy, libm) resolves to this process's libraries
-  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      state_->lljit->getDataLayout().getGlobalPrefix());
-  if (!gen) throw Error("CPU: cannot search the process for symbols: " + llvm_error_text(gen.takeError()));
-  state_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+  resolve_in_this_process(*state_->lljit, "CPU");
 }
 
 ClangJit::~ClangJit() = default;

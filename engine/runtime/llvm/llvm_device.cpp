@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ADT/SmallVector.h>
@@ -132,11 +131,7 @@ LlvmDevice::LlvmDevice(std::string name) : Device(std::move(name)), jit_(std::ma
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
   if (!jit) throw Error("LLVM: cannot start the JIT: " + llvm_error_text(jit.takeError()));
   jit_->lljit = std::move(*jit);
-  // Calls the optimizer may emit (fmodf, memcpy, half conversions) resolve to this process's libraries.
-  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      jit_->lljit->getDataLayout().getGlobalPrefix());
-  if (!gen) throw Error("LLVM: cannot search the process for symbols: " + llvm_error_text(gen.takeError()));
-  jit_->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+  resolve_in_this_process(*jit_->lljit, "LLVM");  // calls the optimizer emits (fmodf, memcpy, half conversions)
 }
 
 LlvmDevice::~LlvmDevice() = default;

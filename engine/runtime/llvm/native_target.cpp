@@ -1,10 +1,14 @@
 #include "runtime/llvm/native_target.h"
 
 #include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include "support/error.h"
 
 namespace loupe {
 
@@ -24,6 +28,12 @@ const std::optional<std::string>& llvm_native_target_problem() {
     return std::nullopt;
   }();
   return problem;
+}
+
+void resolve_in_this_process(llvm::orc::LLJIT& jit, const std::string& who) {
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit.getDataLayout().getGlobalPrefix());
+  if (!gen) throw Error(who + ": cannot search the process for symbols: " + llvm_error_text(gen.takeError()));
+  jit.getMainJITDylib().addGenerator(std::move(*gen));
 }
 
 } // namespace loupe
