@@ -1,4 +1,4 @@
-// Neural-network building blocks the benchmark workloads need and the Tensor API does not have (yet),
+// Neural-network building blocks the benchmark workloads need and beside the Tensor API's,
 // written with its ops only, so they schedule, fuse and differentiate like any user program.
 #pragma once
 #include <cstdint>
@@ -7,11 +7,8 @@
 
 namespace loupe::bench {
 
-// Sliding windows of the last two axes, stride 1: (..., H, W) -> (..., H-kh+1, W-kw+1, kh, kw), element
-// [..., oy, ox, ky, kx] = x[..., oy+ky, ox+kx]. Movement ops only (repeat, shrink, reshape, permute).
-Tensor windows2d(const Tensor& x, int64_t kh, int64_t kw);
-
-// x (N, Cin, H, W) * w (Cout, Cin, kh, kw), stride 1, zero padding on every side -> (N, Cout, OH, OW).
+// x (N, Cin, H, W) * w (Cout, Cin, kh, kw), stride 1, zero padding on every side -> (N, Cout, OH, OW):
+// Tensor::conv2d with the shape checks of a benchmark block.
 Tensor conv2d(const Tensor& x, const Tensor& w, int64_t padding = 0);
 
 Tensor softmax(const Tensor& x, int64_t axis = -1);

@@ -188,7 +188,7 @@ private:
     if (!contiguous) return;
     const int64_t item = std::max(1, k_.reduceops_.front()->dtype.itemsize());  // of an accumulator
     std::vector<int64_t> s = k_.full_shape();
-    const size_t axis = contiguous->second;
+    const size_t axis = vector_axis(contiguous->second, item);
     const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 4 * s[axis]);  // (upcast by 4 so far)
     // three vectors, else two, else narrower
     std::vector<int64_t> amounts{std::min<int64_t>(row / 4, 16)};
@@ -218,6 +218,23 @@ private:
       }
       if (!whole) panels_outside_row_blocks(a, axis);
     }
+  }
+
+  // The tile axis the row's vectors run along: the output's contiguous one, or an axis a loaded operand
+  // is contiguous along (and broadcast along the output's) where only that one fills whole vectors
+  // (cpu_tile_vectors_along_operand). Both are upcast by 4 here, so contiguous means a stride of 4.
+  size_t vector_axis(size_t output_contiguous, int64_t item) const {
+    std::vector<int64_t> s = k_.full_shape();
+    for (size_t a : upcast_axes_) {
+      if (a == output_contiguous) continue;
+      for (size_t b = 1; b < buffers(); b++) {
+        auto st = k_.stride_of(b, a);
+        if (is_load(b) && st && *st == 4 && broadcast_in(b, output_contiguous) &&
+            cpu_tile_vectors_along_operand(k_.target_.vector_bytes, item, 4 * s[output_contiguous], 4 * s[a]))
+          return a;
+      }
+    }
+    return output_contiguous;
   }
 
   // The loop over the tile's column panels goes outside the loop over its row blocks. Each row block

@@ -126,7 +126,7 @@ UOpPtr LaneExpansion::expand_sink(const UOpPtr& sink, TracedStage* stage) {
 // addresses are consecutive: vector_axes_fit). Only where no other store of the kernel writes the
 // buffer, whose lanes could make the vectorizer's runs start elsewhere.
 bool LaneExpansion::direct_vector_stores(const UOpPtr& sink, const UOpPtr& store, UOpList& out) {
-  if (!stores_.mask || store->op != Ops::STORE || store->src.size() != 2 || store->src[0]->op != Ops::INDEX) return false;
+  if (!stores_.mask || scattered_stores_ || store->op != Ops::STORE || store->src.size() != 2 || store->src[0]->op != Ops::INDEX) return false;
   const Lanes& l = info(store);
   Lanes& value = info(store->src[1]);
   if ((l.mask & stores_.mask) != stores_.mask || !vectorizable(value) || value.group != &stores_) return false;

@@ -79,7 +79,12 @@ private:
   Arg accumulator_arg(const UOp* acc, size_t combo, uint32_t mask) const;
   UOpPtr accumulator_lane(const UOp* acc, UOpList src) const;
 
+  struct VectorChain {
+    std::vector<std::pair<size_t, int64_t>> axes;  // (axis, its lanes in a vector), innermost first
+    int64_t width = 1;                             // lanes of a vector
+  };
   bool direct_vector_stores(const UOpPtr& sink, const UOpPtr& store, UOpList& out);
+  VectorChain vector_chain(const UOpPtr& index, int64_t widest, int64_t narrowest);
   void choose_vector_axes(const UOpPtr& sink);
   bool vector_axes_fit(const UOpPtr& sink);
   void settle_accumulators();
@@ -100,6 +105,7 @@ private:
   std::vector<int64_t> extents_;  // of axes_
   const VectorTarget* target_ = nullptr;
   VectorGroup stores_, others_;
+  bool scattered_stores_ = false;  // stores_ are a load's axes, not the stores': their lanes stored one by one
   std::vector<const UOp*> order_;         // the template's nodes, sources first (with a vector target)
   FlatPtrSet<const UOp*> reduce_loops_;  // the loops of the template's accumulators
   FlatPtrMap<const UOp*, uint8_t> vector_accs_;  // accumulator -> whether its update has a vector form

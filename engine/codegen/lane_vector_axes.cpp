@@ -109,9 +109,39 @@ bool LaneExpansion::consecutive_lanes(const UOpPtr& index, size_t rest, uint32_t
 
 // ---- which axes are vector axes
 
-// The upcast axes along which the stores run over consecutive addresses, innermost first, as many as
-// one vector register holds; none when the run is shorter than the narrowest vector, or when it goes
-// on past a register in a way the vectors cannot follow (the vectorizer cuts runs at a register).
+// The chain of upcast axes along which `index` runs over consecutive addresses, innermost first, as
+// many lanes as one vector register of `widest` holds: (axis, its lanes in a vector), where the last may
+// hold only a factor of its axis (a register's worth). Empty when the run is shorter than `narrowest`,
+// or goes on past a register in a way the vectors cannot follow (the vectorizer cuts runs at a register).
+LaneExpansion::VectorChain LaneExpansion::vector_chain(const UOpPtr& index, int64_t widest, int64_t narrowest) {
+  std::vector<int64_t> step = address_steps(index);
+  VectorChain chain;
+  int64_t run = 1;
+  for (;;) {
+    auto next = std::find(step.begin(), step.end(), run);
+    if (next == step.end()) break;
+    size_t i = static_cast<size_t>(next - step.begin());
+    int64_t e = extents_[i];
+    int64_t lanes = 0;  // of axis i in a vector, while the chain is whole so far
+    if (chain.width == run) lanes = run * e <= widest ? e : widest % run == 0 && e % (widest / run) == 0 ? widest / run : 0;
+    if (lanes) {
+      chain.axes.push_back({i, lanes});
+      chain.width = run * lanes;
+    }
+    run *= e;
+    step[i] = 0;
+  }
+  // (the vectorizer's vectors are powers of two, cut from the start of a run)
+  if (chain.axes.empty() || chain.width < narrowest || (chain.width & (chain.width - 1)) != 0 || (run > chain.width && chain.width != widest))
+    return {};
+  return chain;
+}
+
+// The vector axes: the upcast axes along which the kernel's stores run over consecutive addresses, as
+// many as one vector register holds. When the stores give narrower vectors than a load inside a reduce
+// loop does (a convolution vectorized over its output channels, stored one channel plane apart), the
+// load's axes are taken and each store writes its lanes one by one: a reduce's loop runs the vectors
+// hundreds of times for each store.
 void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
   if (!target_ || accumulators_ != Accumulators::split || axes_.empty()) return;
   const UOp* store = nullptr;
@@ -122,52 +152,46 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
     }
   if (!store) return;
   if (store->src[0]->graph_has(UOp::Fact::scalar_accumulator)) return;  // (see decide: LOAD)
-  std::vector<int64_t> step = address_steps(store->src[0]);
   const int item = store->src[1]->dtype.itemsize();
   const int64_t widest = target_->vector_bytes / item, narrowest = std::max(2, 16 / item);
-  // the chain of axes each stepping as far as the ones before it span: (axis, its lanes in a vector),
-  // where the last may hold only a factor of its axis (a register's worth)
-  std::vector<std::pair<size_t, int64_t>> chain;
-  int64_t run = 1, width = 1;
-  for (;;) {
-    auto next = std::find(step.begin(), step.end(), run);
-    if (next == step.end()) break;
-    size_t i = static_cast<size_t>(next - step.begin());
-    int64_t e = extents_[i];
-    int64_t lanes = 0;  // of axis i in a vector, while the chain is whole so far
-    if (width == run) lanes = run * e <= widest ? e : widest % run == 0 && e % (widest / run) == 0 ? widest / run : 0;
-    if (lanes) {
-      chain.push_back({i, lanes});
-      width = run * lanes;
+  VectorChain chain = vector_chain(store->src[0], widest, narrowest);
+  if (chain.width < widest) {
+    for (const UOp* u : order_) {
+      if (u->op != Ops::LOAD || u->src.size() != 1 || u->src[0]->op != Ops::INDEX || u->dtype.itemsize() != item) continue;
+      if (!info(u->ptr()).in_reduce_loop || u->src[0]->graph_has(UOp::Fact::scalar_accumulator)) continue;
+      VectorChain loaded = vector_chain(u->src[0], widest, narrowest);
+      if (loaded.width == widest) {
+        chain = std::move(loaded);
+        scattered_stores_ = true;
+        break;
+      }
     }
-    run *= e;
-    step[i] = 0;
   }
-  // (the vectorizer's vectors are powers of two, cut from the start of a run)
-  if (chain.empty() || width < narrowest || (width & (width - 1)) != 0 || (run > width && width != widest)) return;
+  if (chain.axes.empty()) return;
   // an axis only partly in the vectors becomes two: its high digit (outer) and its low one (inner, a
   // vector axis); a lane's combination index is the same either way
-  auto [last, lanes_of_last] = chain.back();
+  auto [last, lanes_of_last] = chain.axes.back();
   if (lanes_of_last < extents_[last]) {
     axes_.insert(axes_.begin() + static_cast<std::ptrdiff_t>(last) + 1, axes_[last]);
     extents_.insert(extents_.begin() + static_cast<std::ptrdiff_t>(last) + 1, lanes_of_last);
     extents_[last] /= lanes_of_last;
     stores_.lane_stride.push_back(0);
     others_.lane_stride.push_back(0);
-    for (auto& [i, n] : chain)
+    for (auto& [i, n] : chain.axes)
       if (i >= last) i++;  // the low digit of the split one, and the axes inside it
     memo_ = {};
     store_.clear();
   }
   size_t stride = 1;
-  for (auto [i, n] : chain) {
+  for (auto [i, n] : chain.axes) {
     stores_.lane_stride[i] = stride;
     stores_.mask |= 1u << i;
     stride *= static_cast<size_t>(n);
   }
-  stores_.width = static_cast<int>(width);
+  stores_.width = static_cast<int>(chain.width);
   if (!vector_axes_fit(sink)) {
     stores_.mask = 0;
+    scattered_stores_ = false;
     return;
   }
   settle_accumulators();
@@ -175,6 +199,7 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
 
 // Every store that depends on a vector axis runs over consecutive addresses along all of them.
 bool LaneExpansion::vector_axes_fit(const UOpPtr& sink) {
+  if (scattered_stores_) return true;  // (their lanes are stored one by one)
   const uint32_t v = stores_.mask;
   for (const UOpPtr& s : sink->src) {
     uint32_t m = info(s).mask & v;

@@ -1,6 +1,8 @@
 // The shape of a CPU register tile's row, shared by the heuristics that plan the tile
-// (codegen/heuristics.cpp) and the matmul that packs its right operand into panels a row wide
-// (tensor/matmul_operands.cpp): both must agree, or the packed view's index no longer folds.
+// (codegen/heuristics.cpp) and the tensor ops that lay out its operands for it
+// (tensor/matmul_operands.cpp): the matmul packs its right operand into panels a row wide, which must
+// agree with the tile or the packed view's index no longer folds; a convolution lays its weights out
+// along the axis the tile's vectors will run.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +22,15 @@ inline int64_t cpu_tile_row_columns(int vector_bytes, int registers, int64_t ite
   const int64_t lanes = std::max<int64_t>(vector_bytes / item, 1);
   if (vector_bytes > 0 && registers <= 16 && columns % (3 * lanes) == 0 && 3 * lanes >= 8) return 3 * lanes;
   return cpu_tile_two_vector_columns(vector_bytes, item);
+}
+
+// Whether a tile's vectors run along an operand's contiguous axis of `operand_columns` instead of the
+// output's contiguous axis of `output_columns`: where the output's does not fill whole vectors and the
+// operand's does (a convolution's 56-pixel rows are 3.5 AVX-512 vectors, its 64 output channels 4). The
+// output is then stored lane by lane, once per reduce; the vectors run every step of it.
+inline bool cpu_tile_vectors_along_operand(int vector_bytes, int64_t item, int64_t output_columns, int64_t operand_columns) {
+  const int64_t lanes = vector_bytes / item;
+  return lanes > 1 && output_columns % lanes != 0 && operand_columns % lanes == 0;
 }
 
 } // namespace loupe

@@ -25,21 +25,24 @@ namespace {
 // once per tile of rows, so from kPackedRowsAtLeast rows of the left operand (not a matrix-vector product).
 constexpr int64_t kPackedRowsAtLeast = 32;
 
+// The vector registers of the tile a device's kernels get; nullopt where the device cannot start (its
+// own error comes when the kernel runs).
+std::optional<RendererCaps> tile_caps(const std::string& device) {
+  try {
+    return get_device(device).renderer().caps();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 // The panel width for a product on the host (CPU, LLVM) that would pay for packing `w`; 0: no packing.
 int64_t packing_panel(const Tensor& w) {
-  const std::string dev = w.device();
   const Shape& s = w.shape();
   const int64_t k = s[s.size() - 2], n = s.back();
   if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
-  int vector_bytes = 0, registers = 16;
-  try {
-    const RendererCaps& caps = get_device(dev).renderer().caps();  // the tile the device's kernels get
-    vector_bytes = caps.vector_bytes;
-    registers = caps.vector_registers;
-  } catch (const Error&) {
-    return 0;  // the device cannot start: its own error comes when the product runs
-  }
-  const int64_t panel = cpu_tile_row_columns(vector_bytes, registers, 4, n);  // float accumulators
+  std::optional<RendererCaps> caps = tile_caps(w.device());
+  if (!caps) return 0;
+  const int64_t panel = cpu_tile_row_columns(caps->vector_bytes, caps->vector_registers, 4, n);  // float accumulators
   return n % panel == 0 && n > panel ? panel : 0;
 }
 
@@ -88,10 +91,10 @@ bool normalizes_with_transcendentals(const Tensor& x) {
   return transcendental && broadcast_reduce;
 }
 
-// The step, in elements, of w's last axis through the memory it is read from: a buffer's, or the one a
+// The step, in elements, of w's axis `axis` through the memory it is read from: a buffer's, or the one a
 // computed value is written to (row-major in its own shape). nullopt where it is not one number (a
 // padded or reshaped-across view).
-std::optional<int64_t> last_axis_stride(const Tensor& w) {
+std::optional<int64_t> axis_stride(const Tensor& w, size_t axis) {
   std::vector<const UOp*> moves;
   UOpPtr base = w.uop();
   while (op_in(base->op, kMovement) && !base->src.empty()) {
@@ -102,11 +105,26 @@ std::optional<int64_t> last_axis_stride(const Tensor& w) {
   ShapeTracker st = ShapeTracker::from_shape(shapes.of(base));
   for (auto it = moves.rbegin(); it != moves.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
   std::vector<std::optional<sint>> strides = st.real_strides();
-  if (strides.empty() || !strides.back() || !strides.back()->is_int()) return std::nullopt;
-  return strides.back()->as_int();
+  if (axis >= strides.size() || !strides[axis] || !strides[axis]->is_int()) return std::nullopt;
+  return strides[axis]->as_int();
 }
 
 } // namespace
+
+Tensor conv_weight_for_host_tiles(const Tensor& weight, int64_t groups, int64_t output_row) {
+  if (!tiles_on_host(weight.device()) || weight.ndim() < 3) return weight;
+  std::optional<RendererCaps> caps = tile_caps(weight.device());
+  const int64_t per_group = weight.shape()[0] / groups;
+  if (!caps || !cpu_tile_vectors_along_operand(caps->vector_bytes, 4, output_row, per_group)) return weight;  // (float accumulators)
+  if (axis_stride(weight, 0) == 1) return weight;  // already laid out so
+  // (cout, cin, *window) written as (cin, *window, cout), read back in the original order
+  std::vector<int64_t> last_first, back;
+  for (int64_t i = 1; i < weight.ndim(); i++) last_first.push_back(i);
+  last_first.push_back(0);
+  back.push_back(weight.ndim() - 1);
+  for (int64_t i = 0; i + 1 < weight.ndim(); i++) back.push_back(i);
+  return weight.permute(last_first).contiguous().permute(back);
+}
 
 bool tiles_on_host(const std::string& device) { return device == "CPU" || device == "LLVM"; }
 
@@ -122,7 +140,7 @@ std::pair<Tensor, Tensor> operands_for_host_tiles(const Tensor& x, const Tensor&
   if (panel) return {left, packed_in_column_panels(w, panel)};
   // A right operand whose adjacent columns are not adjacent in memory (k transposed in q @ k^T) is
   // copied first: the tile would gather each vector of a row one float at a time.
-  std::optional<int64_t> stride = last_axis_stride(w);
+  std::optional<int64_t> stride = axis_stride(w, w.shape().size() - 1);
   const bool scattered = stride && *stride != 1 && *stride != 0 && w.shape().back() > 1;
   return {left, scattered ? w.contiguous() : w};
 }

@@ -16,4 +16,9 @@ bool tiles_on_host(const std::string& device);
 // other devices and for products of few rows.
 std::pair<Tensor, Tensor> operands_for_host_tiles(const Tensor& x, const Tensor& w);
 
+// A convolution's weight (cout, cin, *window) as the host's tile reads it for output rows of
+// `output_row` pixels: with the output channels adjacent in memory where the tile's vectors run along
+// them (cpu_tile_vectors_along_operand: 56-pixel rows on AVX-512); unchanged otherwise.
+Tensor conv_weight_for_host_tiles(const Tensor& weight, int64_t groups, int64_t output_row);
+
 } // namespace loupe

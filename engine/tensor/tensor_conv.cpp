@@ -176,7 +176,10 @@ Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, i
   for (size_t i = 0; i < 1 + n; i++) axes.push_back(-1 - static_cast<int64_t>(i));
   Shape out{bs, cout};
   out.insert(out.end(), oyx.begin(), oyx.end());
-  Tensor ret = (x * weight.reshape(ws)).sum(Axes(axes), true, acc_dtype).reshape(out);
+  // (only where the kernel reads plain loads: a masked input's tile is not the one planned for)
+  const bool planned = numel() >= kPrepaddedAtLeast;
+  Tensor w = planned ? conv_weight_for_host_tiles(weight, groups, oyx.empty() ? 1 : oyx.back()) : weight;
+  Tensor ret = (x * w.reshape(ws)).sum(Axes(axes), true, acc_dtype).reshape(out);
   if (!bias) return ret;
   Shape bsh{1, -1};
   for (size_t i = 0; i < n; i++) bsh.push_back(1);

@@ -70,20 +70,6 @@ Q_DECLARE_METATYPE(ConvCase)
 class TestBenchBlocks : public QObject {
   Q_OBJECT
 private slots:
-  void windows2d_reads_shifted_elements() {
-    std::vector<double> v(4 * 5);
-    for (size_t i = 0; i < v.size(); i++) v[i] = double(i);
-    Tensor w = windows2d(from(v, {4, 5}), 2, 3);
-    QCOMPARE(w.shape(), (Shape{3, 3, 2, 3}));
-    std::vector<double> got = w.to_vector(), want;
-    for (int oy = 0; oy < 3; oy++)
-      for (int ox = 0; ox < 3; ox++)
-        for (int ky = 0; ky < 2; ky++)
-          for (int kx = 0; kx < 3; kx++) want.push_back(v[(oy + ky) * 5 + ox + kx]);
-    QCOMPARE(got, want);
-    QVERIFY_THROWS_EXCEPTION(Error, windows2d(from(v, {4, 5}), 5, 1));
-  }
-
   void conv2d_matches_reference_data() {
     QTest::addColumn<ConvCase>("c");
     QTest::newRow("1x1 channels, no pad") << ConvCase{1, 1, 1, 5, 6, 3, 3, 0};

@@ -103,32 +103,45 @@ private slots:
     QVERIFY2(std::regex_search(src, std::regex(R"(data0\+alu[0-9]+\+)" + second + R"(\)\)\) = acc)")), src.c_str());
   }
 
-  // A convolution's tile row is one vector (56 output columns = 7 x 8), so its rows (output channels)
-  // double until the accumulators fill half the registers: 8 on AVX2, 16 on AVX-512. A large input is
-  // padded once first, and the kernel then reads its windows without masks. Values as a direct loop.
+  // A convolution's 56 output columns are 7 AVX2 vectors: its tile row is one vector along them, and its
+  // rows (output channels) double until the accumulators fill half the registers (8). On AVX-512 they
+  // are 3.5 vectors, and with its weights laid out output channel first the tile's vectors run along
+  // the 64 output channels instead: two per row, 8 rows of output columns, each accumulator's lanes
+  // stored one channel plane apart. A large input is padded once first, and the kernel then reads its
+  // windows without masks. Values as a direct loop.
   void conv_tile_fills_the_registers_data() {
     QTest::addColumn<int>("registers");
     QTest::addColumn<int>("bytes");
+    QTest::addColumn<bool>("channels_adjacent");  // the weights' output channels adjacent in memory
+    QTest::addColumn<QString>("accumulator");
     QTest::addColumn<int>("accumulators");
     QTest::addColumn<int>("batch");  // a batch of one leaves an axis of size 1 the tile's axes pass
-    QTest::newRow("AVX2: 16 x 32 bytes") << 16 << 32 << 8 << 8;
-    QTest::newRow("AVX-512: 32 x 64 bytes") << 32 << 64 << 16 << 8;
-    QTest::newRow("AVX2, batch 1") << 16 << 32 << 8 << 1;
-    QTest::newRow("AVX-512, batch 1") << 32 << 64 << 16 << 1;
+    QTest::newRow("AVX2: 16 x 32 bytes") << 16 << 32 << false << "float8" << 8 << 8;
+    QTest::newRow("AVX-512: 32 x 64 bytes") << 32 << 64 << true << "float16" << 16 << 8;
+    QTest::newRow("AVX2, batch 1") << 16 << 32 << false << "float8" << 8 << 1;
+    QTest::newRow("AVX-512, batch 1") << 32 << 64 << true << "float16" << 16 << 1;
+    QTest::newRow("AVX2, weights channel-last") << 16 << 32 << true << "float8" << 8 << 8;
   }
   void conv_tile_fills_the_registers() {
     QFETCH(int, registers);
     QFETCH(int, bytes);
+    QFETCH(bool, channels_adjacent);
+    QFETCH(QString, accumulator);
     QFETCH(int, accumulators);
     QFETCH(int, batch);
     Tensor x = Tensor::rand({batch, 64, 56, 56}).realize(), w = Tensor::rand({64, 64, 3, 3}).realize();
-    Tensor y = x.conv2d(w, std::nullopt, 1, {1, 1}, {1, 1}, {1, 1});
+    Tensor wl = channels_adjacent ? w.permute({1, 2, 3, 0}).contiguous().realize().permute({3, 0, 1, 2}) : w;
+    Tensor y = x.conv2d(wl, std::nullopt, 1, {1, 1}, {1, 1}, {1, 1});
     std::vector<ScheduleItem> items = create_schedule({y.uop()}).items;
-    QCOMPARE(items.size(), size_t(2));  // the padded copy, the convolution
+    // the padded copy, (where this host's vectors run along the channels and the weights are not laid
+    // out so: the weights' copy,) the convolution
+    QVERIFY(items.size() == 2 || (items.size() == 3 && !channels_adjacent));
     KernelPlan p = plan_kernel(items.back().ast, CRendererFor(registers, bytes), false);
     const std::string& src = p.rendered.source;
-    QVERIFY2(count(src, std::regex(R"(float8 acc[0-9]+ = )")) == accumulators, src.c_str());
+    QVERIFY2(count(src, std::regex(accumulator.toStdString() + R"( acc[0-9]+ = )")) == accumulators, src.c_str());
     QVERIFY2(src.find('?') == std::string::npos, src.c_str());  // no masked loads
+    if (channels_adjacent && bytes == 64)  // channel vectors: no output vector of 16 adjacent floats
+      QVERIFY2(src.find("*((float16*)((data0") == std::string::npos, src.c_str());
     std::vector<double> got = y.to_vector(), xv = x.to_vector(), wv = w.to_vector();
     const int64_t b = batch - 1;
     for (int64_t co : {0, 37, 63})
@@ -145,6 +158,17 @@ private slots:
         }
     Tensor small = Tensor::empty({1, 4, 8, 8}).conv2d(Tensor::empty({4, 4, 3, 3}), std::nullopt, 1, {1, 1}, {1, 1}, {1, 1});
     QCOMPARE(create_schedule({small.uop()}).items.size(), size_t(1));
+  }
+
+  // Which axis a tile's vectors run along: the output's contiguous one unless only an operand's fills
+  // whole vectors.
+  void vectors_along_the_operand_only_where_the_output_leaves_lanes_idle() {
+    QVERIFY(cpu_tile_vectors_along_operand(64, 4, 56, 64));   // AVX-512: 56 columns, 64 channels
+    QVERIFY(!cpu_tile_vectors_along_operand(32, 4, 56, 64));  // AVX2: 56 = 7 vectors
+    QVERIFY(!cpu_tile_vectors_along_operand(64, 4, 64, 64));  // the output's fill them
+    QVERIFY(!cpu_tile_vectors_along_operand(64, 4, 56, 24));  // neither does
+    QVERIFY(cpu_tile_vectors_along_operand(32, 4, 7, 512));   // a late ResNet stage's 7 columns
+    QVERIFY(!cpu_tile_vectors_along_operand(0, 4, 7, 512));   // no vectors of its own
   }
 
   // The tile's column panels are the outer loop (the one threads split) and its row blocks the inner,
