@@ -85,6 +85,7 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   if (observer && item.trace_kernel_id >= 0) keep_inputs(*observer, item, buffers);
   int64_t start_ns = observer ? observer->now_ns() : 0;
   double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
+  buffers[0]->wrote();
   counters.kernel_count++;
   counters.global_ops += item.flops;
   counters.global_mem += item.mem;

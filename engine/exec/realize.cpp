@@ -11,6 +11,7 @@
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "exec/exec_item.h"
+#include "exec/layout_memo.h"
 #include "exec/noopt_compare.h"
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
@@ -276,9 +277,9 @@ namespace {
 // tinygrad's memory_planner for one schedule: the buffers only it uses (made by its kernels, not an
 // output, holding nothing yet) share allocations where their lifetimes over its kernels allow. Copies'
 // buffers keep their own, as in tinygrad (transfers may overlap kernels).
-void plan_schedule_memory(const Schedule& schedule) {
+void plan_schedule_memory(const Schedule& schedule, const std::unordered_set<const UOp*>& own_buffers) {
   if (schedule.items.size() < 2) return;
-  std::unordered_set<const UOp*> keep;
+  std::unordered_set<const UOp*> keep = own_buffers;
   for (const UOpPtr& o : schedule.outputs)
     if (UOpPtr b = realized_buffer(o)) keep.insert(b.get());
   for (const ScheduleItem& item : schedule.items)
@@ -336,10 +337,13 @@ void plan_schedule_memory(const Schedule& schedule) {
 
 void run_schedule(const Schedule& schedule) {
   ExecListener* listener = ExecListenerScope::current();
-  plan_schedule_memory(schedule);
+  LayoutReuse layouts(schedule);
+  plan_schedule_memory(schedule, layouts.outputs());
   if (options().beam == 0 || options().noopt) compile_ahead(schedule);  // BEAM compiles as it times
-  for (const ScheduleItem& item : schedule.items) {
+  for (size_t i = 0; i < schedule.items.size(); i++) {
+    const ScheduleItem& item = schedule.items[i];
     check_interrupt();  // between kernels: Ctrl-C from Python stops a long schedule here
+    if (layouts.reuse(i, item)) continue;
     // every buffer is allocated (an output may be read later even if folding left it untouched), but a
     // kernel only takes the ones its code still uses, in its parameter order
     std::vector<std::shared_ptr<Buffer>> storages;
@@ -358,6 +362,7 @@ void run_schedule(const Schedule& schedule) {
     std::shared_ptr<CompiledKernel> ck = compile(item, dev);
     ExecItem e = kernel_item(item, *ck, std::move(storages));
     execute(e, e.buffers);
+    layouts.ran(i, item, e.buffers);
     if (listener) listener->executed(e);
     if (options().compare_noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
       ck->noopt_compared = true;

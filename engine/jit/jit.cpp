@@ -379,6 +379,7 @@ bool CapturedStep::run_as_graph(const BufferMap& mapped) {
   GlobalCounters& counters = global_counters();
   int64_t flops = 0, mem = 0, lds = 0;
   for (const ExecItem& e : items_) {
+    mapped(e.buffers.at(0))->wrote();
     flops += e.flops;
     mem += e.mem;
     lds += e.lds;

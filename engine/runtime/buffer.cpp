@@ -65,6 +65,7 @@ void Buffer::copyin(const void* src, size_t nbytes) {
   ExecutionObserver* w = execution_observer();
   int64_t start = w ? w->now_ns() : 0;
   device_->allocator().copyin(handle_, src, nbytes);
+  wrote();
   if (w) record_host_copy(*w, device_->name(), true, nbytes, start);
 }
 
@@ -92,6 +93,7 @@ void Buffer::copy_from(Buffer& src) {
   std::vector<uint8_t> staging(nbytes_);
   src.device_->allocator().copyout(staging.data(), src.handle_, nbytes_);
   device_->allocator().copyin(handle_, staging.data(), nbytes_);
+  wrote();
   if (w) {
     BufferCopy c;
     c.src_device = src.device_->name();

@@ -28,6 +28,11 @@ public:
   bool is_allocated() const { return allocated_; }
   uint64_t id() const { return id_; }  // unique in this process (the trace's buffer ids)
 
+  // How many times its contents were written: copies into it count themselves; whoever runs a kernel
+  // that stores into it calls wrote(). Lets a copy of an unchanged buffer be reused (exec/layout_memo.h).
+  uint64_t writes() const { return writes_; }
+  void wrote() { writes_++; }
+
   Buffer& ensure_allocated();
   void* handle();  // device handle (a host pointer on the CPU); allocates on first use
 
@@ -53,6 +58,7 @@ private:
   size_t nbytes_;
   void* handle_ = nullptr;
   bool allocated_ = false;  // a zero-byte buffer can be allocated with a null handle
+  uint64_t writes_ = 0;
 };
 
 } // namespace loupe

@@ -35,6 +35,7 @@ double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>
       throw Error(cat("kernel ", kernel_.name, ": buffer ", i, " has ", b->size(), " elements, the kernel accesses ",
                       p.dtype.ptr_size));
     handles.push_back(b->handle());
+    if (p.is_mutable) b->wrote();
   }
   return run(handles, vars, kernel_.global, kernel_.local, wait);
 }
