@@ -102,7 +102,7 @@ bool is_layout_copy(const UOpPtr& ast) {
 
 LayoutReuse::LayoutReuse(const Schedule& schedule) : reusable_(schedule.items.size(), false) {
   const bool timed_or_watched = ExecListenerScope::current() || execution_observer() || options().beam > 0 || options().compare_noopt;
-  if (timed_or_watched) return;
+  if (timed_or_watched || !options().layout_memo) return;
   std::unordered_set<const UOp*> written, requested;  // in this schedule; its outputs
   for (const UOpPtr& o : schedule.outputs)
     if (UOpPtr b = realized_buffer(o)) requested.insert(b.get());

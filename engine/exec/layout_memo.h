@@ -9,7 +9,7 @@
 // Only on the host devices (where every write to a buffer is counted: kernels run through execute, and
 // host copies count themselves), never while a TinyJit captures (its replay must run the copy, as the
 // weights may change between calls), while a trace records or BEAM and the NOOPT comparison time
-// kernels (they show and measure what ran).
+// kernels (they show and measure what ran). LAYOUT_MEMO=0 turns it off.
 #pragma once
 #include <cstdint>
 #include <memory>

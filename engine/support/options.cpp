@@ -35,6 +35,7 @@ Options Options::from_env() {
   o.no_memory_planner = env_int("NO_MEMORY_PLANNER", 0) != 0;
   o.jit = env_int("JIT", 1);
   o.schedule_cache = env_int("SCACHE", 1) != 0;
+  o.layout_memo = env_int("LAYOUT_MEMO", 1) != 0;
   return o;
 }
 

@@ -22,6 +22,7 @@ struct Options {
   int jit = 1;                     // JIT: 0 a TinyJit runs its function every call, 1 replays (as one launch graph
                                    // where the device has them: CUDA graphs), 2 replays kernel by kernel
   bool schedule_cache = true;      // SCACHE=0: every realize schedules its graph anew (schedule/schedule_cache.h)
+  bool layout_memo = true;         // LAYOUT_MEMO=0: layout copies of unchanged buffers run every time (exec/layout_memo.h)
   // TRACE_INPUTS: a trace keeps the buffers of each kernel's first run (for single-stepping it later) when
   // they hold at most this many bytes in all; 0 keeps none
   int trace_inputs = 1 << 20;

@@ -9,6 +9,7 @@
 #include "exec/realize.h"
 #include "runtime/buffer.h"
 #include "schedule/schedule.h"
+#include "support/options.h"
 #include "tensor/tensor.h"
 
 using namespace loupe;
@@ -92,6 +93,16 @@ private slots:
       ExecListenerScope capture(&listener);
       QCOMPARE(transposed_plus_one(w).to_vector(), expected(w));
     }
+    QCOMPARE(layout_copies_reused(), r0);
+  }
+
+  void layout_memo_0_runs_every_copy() {
+    Tensor w = Tensor::rand({64, 48}).realize();
+    transposed_plus_one(w).to_vector();
+    const int64_t r0 = layout_copies_reused();
+    options().layout_memo = false;
+    QCOMPARE(transposed_plus_one(w).to_vector(), expected(w));
+    options().layout_memo = true;
     QCOMPARE(layout_copies_reused(), r0);
   }
 
