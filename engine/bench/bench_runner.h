@@ -18,6 +18,9 @@ struct BenchOptions {
   int runs = 5;                     // timed runs per variant (fewer for very slow ones, at least 1)
   int loop_steps = 30;              // steps of train_step_jit per mode
   double budget_seconds = 8;        // kernel seconds one variant may spend in timed runs
+  // only the optimized variant, its runs back to back as a vendor library's are timed (bench-vendor.py);
+  // no NOOPT numbers
+  bool optimized_only = false;
   bool measure_machine = true;
   std::function<void(const std::string&)> progress;  // one line per step (may be empty)
 };
@@ -45,7 +48,7 @@ struct VariantResult {
 struct WorkloadResult {
   std::string name;
   std::optional<std::string> error;  // the workload could not be built or run: no numbers
-  VariantResult opt, noopt;
+  VariantResult opt, noopt;  // noopt.runs == 0: not measured (optimized_only)
 };
 
 struct PipelineResult {

@@ -1,4 +1,4 @@
-// loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--steps N] [--no-machine]
+// loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--steps N] [--no-machine] [--optimized-only]
 // The performance suite of DESIGN.md §9: the machine's FP32 FMA peak and copy bandwidth, every
 // workload optimized and NOOPT (median kernel time, GFLOPS, GB/s, kernel names), the compile pipeline
 // per workload, the training loop plain and through TinyJit (train_step_jit, --steps per mode) and the
@@ -25,12 +25,15 @@ std::vector<std::string> split_names(const std::string& s) {
 int bench_main(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli bench [--device D] [--only NAME[,NAME...]] [--runs N] [--steps N] [--no-machine] [--quiet] [--json]\n"
+                 "  [--optimized-only]\n"
                  "  the machine's peaks (FP32 FMA, copy bandwidth; on CUDA the tensor cores too), then each workload optimized\n"
                  "  and NOOPT (best of --runs), the compile pipeline's cost, and train_step_jit (--steps training steps plain\n"
-                 "  and through TinyJit; on CUDA also kernel by kernel)\n";
+                 "  and through TinyJit; on CUDA also kernel by kernel). --optimized-only times the optimized kernels alone,\n"
+                 "  back to back (as a vendor library is timed), without NOOPT\n";
     return 0;
   }
-  static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--steps", "--no-machine", "--quiet"};
+  static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--steps", "--no-machine", "--quiet",
+                                                 "--optimized-only"};
   for (const std::string& a : args) {
     bool ok = false;
     for (const std::string& k : known) ok = ok || a == k || a.rfind(k + "=", 0) == 0;
@@ -59,6 +62,7 @@ int bench_main(const Args& args) {
   opts.runs = positive_int("--runs", "5", 1);
   opts.loop_steps = positive_int("--steps", "30", 5);
   opts.measure_machine = !has_flag(args, "--no-machine");
+  opts.optimized_only = has_flag(args, "--optimized-only");
   if (!has_flag(args, "--quiet")) opts.progress = [](const std::string& s) { std::cerr << "bench: " << s << std::endl; };
 
   bench::BenchReport r = bench::run_bench(opts);

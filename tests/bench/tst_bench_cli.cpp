@@ -101,6 +101,17 @@ private Q_SLOTS:
     }
   }
 
+  // --optimized-only: the optimized runs alone (a vendor comparison's), no NOOPT numbers.
+  void optimized_only() {
+    Run r = cli({"--only", "matmul_256", "--json", "--runs", "3", "--no-machine", "--optimized-only"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    json::Value v = json::parse(r.out.trimmed().toStdString());
+    const json::Array& ws = v.at("workloads").as_array();
+    QCOMPARE(int(ws.size()), 1);
+    QCOMPARE(keys(ws[0]), (std::set<std::string>{"name", "opt"}));
+    positive(ws[0].at("opt"), "best_seconds");
+  }
+
   // The training loop: a step's time, kernel time and host share, plain and through TinyJit, and the
   // step's memory with and without the planner.
   void train_step_jit() {
