@@ -140,8 +140,8 @@ bool LayoutReuse::reuse(size_t i, const ScheduleItem& item) {
     m.entries.splice(m.entries.begin(), m.entries, it);
     m.reused++;
     if (options().debug >= 2)
-      std::cout << "*** " << ref.device << " reused the layout copy of unchanged buffers into " << ref.size << " x "
-                << ref.dtype.short_name() << " (not run)\n";
+      std::cout << "    " << ref.device << " layout copy not run: reused from an earlier schedule (" << ref.size << " x "
+                << ref.dtype.short_name() << ", its inputs unchanged)\n";
     return true;
   }
   return false;
