@@ -132,6 +132,9 @@ bool LayoutReuse::reuse(size_t i, const ScheduleItem& item) {
   std::lock_guard lock(m.mutex);
   for (auto it = m.entries.begin(); it != m.entries.end(); ++it) {
     if (it->ast != item.ast || it->inputs != in || it->output->writes() != it->output_writes) continue;
+    // held by a tensor of an earlier schedule still alive: binding it here too would make the two one
+    // buffer, and a write to either change both
+    if (it->output.use_count() > 1) continue;
     const auto& ref = static_cast<const BufferRef&>(item.bufs[0]->arg.as_object());
     {
       std::lock_guard ref_lock(ref.state->mutex);

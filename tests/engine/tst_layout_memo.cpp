@@ -96,6 +96,20 @@ private slots:
     QCOMPARE(layout_copies_reused(), r0);
   }
 
+  // Two tensors made by the same copy stay two tensors: writing one leaves the other as it was.
+  void tensors_of_one_copy_never_alias() {
+    Tensor w = Tensor::rand({64, 48}).realize();
+    const std::vector<double> want = expected(w);
+    Tensor a = w.permute({1, 0}).contiguous();
+    QCOMPARE((a + Tensor(1.0)).to_vector(), want);
+    Tensor b = w.permute({1, 0}).contiguous();
+    QCOMPARE((b + Tensor(1.0)).to_vector(), want);
+    a.assign(Tensor::zeros({48, 64})).realize();
+    QCOMPARE((a + Tensor(1.0)).to_vector(), std::vector<double>(want.size(), 1.0));
+    QCOMPARE((b + Tensor(1.0)).to_vector(), want);
+    QCOMPARE(transposed_plus_one(w).to_vector(), want);
+  }
+
   void layout_memo_0_runs_every_copy() {
     Tensor w = Tensor::rand({64, 48}).realize();
     transposed_plus_one(w).to_vector();
