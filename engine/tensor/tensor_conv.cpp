@@ -106,6 +106,30 @@ Tensor Tensor::pool_windows(const Shape& k, const std::vector<int64_t>& stride, 
       throw Error(loupe::cat("pool: kernel ", shape_str(k), " with dilation ", ints_str(d), " does not fit the input's spatial shape ",
                              shape_str(in), " (after padding)"));
   }
+  // Several spatial axes: windowed one at a time, the last first: (..., a, b) -> (..., a, ob, kb) ->
+  // (..., ob, kb, a) -> (..., ob, kb, oa, ka), then (..., oa, ob, ka, kb). The values are those of
+  // windowing all at once (as below, which handles any number of axes), but the gradient, which sums
+  // each axis's overlapping windows back
+  // into its input, does so one axis at a time: two plain reduces instead of one whose index wraps
+  // around two repeated axes at once (a conv's input gradient in cnn_train_step: 2.6 -> 0.7 ms).
+  if (n >= 2) {
+    Tensor t = *this;
+    const int64_t first = static_cast<int64_t>(lead);
+    for (size_t j = n; j-- > 0;) {
+      // axis first + j to the end (the ones after it are (o, k) pairs there already)
+      std::vector<int64_t> order;
+      for (int64_t i = 0; i < t.ndim(); i++)
+        if (i != first + static_cast<int64_t>(j)) order.push_back(i);
+      order.push_back(first + static_cast<int64_t>(j));
+      t = t.permute(order).pool_windows({k[j]}, {s[j]}, {d[j]});
+    }
+    // (..., o_{n-1}, k_{n-1}, ..., o_0, k_0) -> (..., o_0, ..., o_{n-1}, k_0, ..., k_{n-1})
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < first; i++) perm.push_back(i);
+    for (size_t j = 0; j < n; j++) perm.push_back(first + 2 * static_cast<int64_t>(n - 1 - j));
+    for (size_t j = 0; j < n; j++) perm.push_back(first + 2 * static_cast<int64_t>(n - 1 - j) + 1);
+    return t.permute(perm);
+  }
   Shape o(n), f(n);
   for (size_t j = 0; j < n; j++) {
     o[j] = cdiv(in[j] - d[j] * (k[j] - 1), s[j]);
