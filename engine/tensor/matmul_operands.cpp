@@ -131,7 +131,7 @@ bool tiles_on_host(const std::string& device) { return device == "CPU" || device
 std::pair<Tensor, Tensor> operands_for_host_tiles(const Tensor& x, const Tensor& w) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < x.shape().size(); i++) rows *= x.shape()[i];
-  if (rows < (getenv("PACKROWS") ? atoi(getenv("PACKROWS")) : kPackedRowsAtLeast) || !tiles_on_host(w.device()) || w.ndim() < 2) return {x, w};
+  if (rows < kPackedRowsAtLeast || !tiles_on_host(w.device()) || w.ndim() < 2) return {x, w};
   // An elementwise left operand is computed once first where the tile would repeat work on it: once per
   // panel with a packed right operand (QKV after a layer norm: 7-8 -> 4.3 ms), and a softmax's
   // probabilities, which it would evaluate one scalar at a time (att @ v: 1.7 -> 0.2 ms).
