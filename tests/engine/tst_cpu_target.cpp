@@ -160,6 +160,33 @@ private slots:
     QCOMPARE(create_schedule({small.uop()}).items.size(), size_t(1));
   }
 
+  // A conv's weight gradient has few outputs (16 x 8 x 3 x 3) over long reduces (32 x 24 x 24): its tile
+  // keeps growing below tinygrad's 1024 outputs, so each gradient value read is shared by 16
+  // accumulators, not 4. Values as a direct loop.
+  void weight_gradient_tiles_further() {
+    Tensor x = Tensor::rand({32, 8, 26, 26}).realize(), w = Tensor::rand({16, 8, 3, 3}).realize();
+    Tensor g = Tensor::rand({32, 16, 24, 24}).realize();
+    Tensor dw = (x.conv2d(w) * g).sum().gradient({w})[0];
+    std::vector<ScheduleItem> items = create_schedule({dw.uop()}).items;
+    QCOMPARE(items.size(), size_t(1));
+    for (int registers : {16, 32}) {
+      KernelPlan p = plan_kernel(items.back().ast, CRendererFor(registers, registers * 2), false);
+      QVERIFY2(count(p.rendered.source, std::regex(R"(float acc[0-9]+ = )")) >= 16, p.rendered.source.c_str());
+    }
+    std::vector<double> got = dw.to_vector(), xv = x.to_vector(), gv = g.to_vector();
+    for (int64_t co : {0, 15})
+      for (int64_t ci : {0, 7})
+        for (int64_t k : {0, 4, 8}) {
+          const int64_t kh = k / 3, kw = k % 3;
+          double want = 0;
+          for (int64_t b = 0; b < 32; b++)
+            for (int64_t y = 0; y < 24; y++)
+              for (int64_t xx = 0; xx < 24; xx++)
+                want += gv[((b * 16 + co) * 24 + y) * 24 + xx] * xv[((b * 8 + ci) * 26 + y + kh) * 26 + xx + kw];
+          QVERIFY(std::abs(got[((co * 8 + ci) * 3 + kh) * 3 + kw] - want) <= 1e-4 * std::abs(want) + 1e-3);
+        }
+  }
+
   // Which axis a tile's vectors run along: the output's contiguous one unless only an operand's fills
   // whole vectors.
   void vectors_along_the_operand_only_where_the_output_leaves_lanes_idle() {
