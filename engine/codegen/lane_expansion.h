@@ -4,7 +4,8 @@
 // down.
 //
 // With a vector target, the upcast axes along which the kernel's stores run over consecutive addresses
-// (as far as one vector register holds) are the *vector axes*. A node computed the same way on each of
+// (as far as one vector register holds) are the *vector axes*; where a load inside a reduce loop gives
+// full vectors and the stores narrower ones, that load's axes are, and the stores write lane by lane. A node computed the same way on each of
 // their lanes (a consecutive load, an accumulator and its update, a value op the target has on
 // vectors) is built once per combination of the other axes, as a vector; a lane of it is read with GEP.
 // What has no vector form is built as scalar lanes, and the vectorizer joins what it can of those later
