@@ -87,13 +87,12 @@ std::optional<GpuPeaks> gpu_peaks_cached(Device& dev) {
 }
 
 std::optional<DevicePeaks> device_peaks_cached(const std::string& device) {
-  const std::string canonical = canonical_device_name(device);
-  const std::string kind = canonical.substr(0, canonical.find(':'));
-  if (kind == "CPU" || kind == "LLVM") {  // kernels of both run on the host's cores
+  if (runs_on_host_cores(device)) {
     CpuPeaks c = cpu_peaks_cached();
     return DevicePeaks{device, c.peak_gflops, c.bandwidth_gbs};
   }
-  if (kind == "CUDA" && device_status(device).available)
+  const std::string canonical = canonical_device_name(device);
+  if (canonical.substr(0, canonical.find(':')) == "CUDA" && device_status(device).available)
     if (std::optional<GpuPeaks> g = gpu_peaks_cached(get_device(device))) return DevicePeaks{device, g->fp32_gflops, g->bandwidth_gbs};
   return std::nullopt;
 }

@@ -132,7 +132,8 @@ private:
     // tinygrad takes the smaller amount on a tie; without work-groups the larger one, which the CPU's
     // widened tile (widen_cpu_tile) needs
     auto rank = [&](const Choice& c) { return std::make_tuple(c.nonzero, c.stride_sum, c.axis, k_.target_.has_local ? c.amt : -c.amt); };
-    while (global_elements() >= min_tiled_outputs()) {
+    const int64_t floor = min_tiled_outputs();
+    while (global_elements() >= floor) {
       std::vector<int64_t> s = k_.full_shape();
       std::optional<Choice> best;
       for (size_t a = 0; a < k_.first_reduce(); a++) {

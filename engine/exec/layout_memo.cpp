@@ -62,11 +62,6 @@ Memo& memo() {
   return *m;
 }
 
-bool host_device(const std::string& device) {
-  const std::string name = device.substr(0, device.find(':'));
-  return name == "CPU" || name == "LLVM";
-}
-
 std::vector<Input> inputs_of(const std::vector<std::shared_ptr<Buffer>>& buffers) {
   std::vector<Input> in;
   for (size_t k = 1; k < buffers.size(); k++) in.push_back({buffers[k]->id(), buffers[k]->writes()});
@@ -109,7 +104,7 @@ LayoutReuse::LayoutReuse(const Schedule& schedule) : reusable_(schedule.items.si
   for (size_t i = 0; i < schedule.items.size(); i++) {
     const ScheduleItem& item = schedule.items[i];
     bool ok = item.ast->op != Ops::COPY && item.bufs.size() >= 2 && !requested.count(item.bufs[0].get()) &&
-              host_device(static_cast<const BufferRef&>(item.bufs[0]->arg.as_object()).device) && is_layout_copy(item.ast);
+              runs_on_host_cores(static_cast<const BufferRef&>(item.bufs[0]->arg.as_object()).device) && is_layout_copy(item.ast);
     for (size_t k = 1; ok && k < item.bufs.size(); k++)
       ok = !written.count(item.bufs[k].get()) && realized_storage(item.bufs[k]) != nullptr;
     if (ok) {

@@ -79,6 +79,12 @@ std::string canonical_device_name(const std::string& name) {
   return n == 0 ? base : base + ":" + std::to_string(n);
 }
 
+bool runs_on_host_cores(const std::string& device) {
+  const std::string canonical = canonical_device_name(device);
+  const std::string kind = canonical.substr(0, canonical.find(':'));
+  return kind == "CPU" || kind == "LLVM";
+}
+
 std::vector<std::string> known_devices() {
   std::vector<std::string> out;
   for (const DeviceKind& k : kinds()) out.push_back(k.name);

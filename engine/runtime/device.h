@@ -45,6 +45,10 @@ private:
 // "cpu" -> "CPU", "cuda:0" -> "CUDA", "gpu:1" -> "GPU:1". Throws loupe::Error for an empty or malformed name.
 std::string canonical_device_name(const std::string& name);
 
+// Whether a device's kernels run on this host's cores, in host memory: CPU (C) and LLVM, in any spelling.
+// They share the host's peaks, register tiles and operand layouts.
+bool runs_on_host_cores(const std::string& device);
+
 // The device kinds this build knows, in preference order (the default device is the first available).
 std::vector<std::string> known_devices();
 

@@ -112,7 +112,7 @@ std::optional<int64_t> axis_stride(const Tensor& w, size_t axis) {
 } // namespace
 
 Tensor conv_weight_for_host_tiles(const Tensor& weight, int64_t groups, int64_t output_row) {
-  if (!tiles_on_host(weight.device()) || weight.ndim() < 3) return weight;
+  if (!runs_on_host_cores(weight.device()) || weight.ndim() < 3) return weight;
   std::optional<RendererCaps> caps = tile_caps(weight.device());
   const int64_t per_group = weight.shape()[0] / groups;
   if (!caps || !cpu_tile_vectors_along_operand(caps->vector_bytes, 4, output_row, per_group)) return weight;  // (float accumulators)
@@ -126,12 +126,10 @@ Tensor conv_weight_for_host_tiles(const Tensor& weight, int64_t groups, int64_t 
   return weight.permute(last_first).contiguous().permute(back);
 }
 
-bool tiles_on_host(const std::string& device) { return device == "CPU" || device == "LLVM"; }
-
 std::pair<Tensor, Tensor> operands_for_host_tiles(const Tensor& x, const Tensor& w) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < x.shape().size(); i++) rows *= x.shape()[i];
-  if (rows < kPackedRowsAtLeast || !tiles_on_host(w.device()) || w.ndim() < 2) return {x, w};
+  if (rows < kPackedRowsAtLeast || !runs_on_host_cores(w.device()) || w.ndim() < 2) return {x, w};
   // An elementwise left operand is computed once first where the tile would repeat work on it: once per
   // panel with a packed right operand (QKV after a layer norm: 7-8 -> 4.3 ms), and a softmax's
   // probabilities, which it would evaluate one scalar at a time (att @ v: 1.7 -> 0.2 ms).

@@ -9,9 +9,6 @@
 
 namespace loupe {
 
-// The devices whose kernels run as the host's register tiles: CPU (C) and LLVM.
-bool tiles_on_host(const std::string& device);
-
 // x (..., M, K) and w (..., K, N), or values equal to them laid out for the host's tiles; unchanged on
 // other devices and for products of few rows.
 std::pair<Tensor, Tensor> operands_for_host_tiles(const Tensor& x, const Tensor& w);

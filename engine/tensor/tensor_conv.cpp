@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "runtime/device.h"
 #include "support/error.h"
 #include "tensor/matmul_operands.h"
 #include "tensor/tensor.h"
@@ -64,7 +65,7 @@ constexpr int64_t kPrepaddedAtLeast = 1 << 16;  // elements of the input
 Tensor padded_for_windows(const Tensor& x, const std::vector<int64_t>& pads) {
   Tensor padded = pad_spatial(x, pads, ConstVal(0.0));
   const bool any = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
-  return any && x.numel() >= kPrepaddedAtLeast && tiles_on_host(x.device()) ? padded.contiguous() : padded;
+  return any && x.numel() >= kPrepaddedAtLeast && runs_on_host_cores(x.device()) ? padded.contiguous() : padded;
 }
 
 
