@@ -118,7 +118,7 @@ std::optional<std::vector<Opt>> beam_cache_load(const std::string& key) {
 int beam_searches_run() { return searches.load(); }
 
 BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::string& device, int width,
-                       const CandidateTimer& time_candidate) {
+                       const CandidateTimer& time_candidate, const CandidatePrepare& prepare) {
   BeamResult result;
   const std::string key = beam_cache_key(ast, device, width);
   if (std::optional<std::vector<Opt>> cached = beam_cache_load(key)) {
@@ -137,50 +137,82 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   ListenersPaused quiet;  // candidates stay out of the trace; the chosen plan is recorded as usual
   std::set<std::string> seen;
   int round = 0;
-  auto time_kernel = [&](const Kernel& k) {
-    check_interrupt();
-    auto c0 = std::chrono::steady_clock::now();
-    BeamCandidate tried;
-    tried.round = round;
-    for (const Opt& o : k.applied_opts()) tried.opts.push_back(o.str());
-    auto done = [&](double seconds, std::string status) {
-      tried.seconds = seconds;
-      tried.status = std::move(status);
+  // One round's candidates: each is rendered (in order, skipping sources already seen), the batch is
+  // handed to `prepare` (the executor compiles it on every core), then each is timed in order.
+  auto time_kernels = [&](std::vector<Kernel> kernels) {
+    struct Rendered {
+      size_t row;  // index into result.tried
+      KernelPlan plan;
+      double render_seconds;
+    };
+    std::vector<Rendered> rendered;
+    std::vector<double> seconds(kernels.size(), -1.0);
+    std::vector<size_t> rows(kernels.size());
+    for (size_t i = 0; i < kernels.size(); i++) {
+      check_interrupt();
+      auto c0 = std::chrono::steady_clock::now();
+      BeamCandidate tried;
+      tried.round = round;
+      for (const Opt& o : kernels[i].applied_opts()) tried.opts.push_back(o.str());
+      rows[i] = result.tried.size();
+      try {
+        KernelPlan plan = plan_from_kernel(kernels[i], ast, renderer);
+        if (seen.insert(plan.rendered.source).second)
+          rendered.push_back({rows[i], std::move(plan), std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count()});
+        else
+          tried.status = "same source as an earlier candidate";
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Interrupt) throw;
+        tried.status = cat("failed: ", e.what());
+        tried.seconds = seconds[i] = std::numeric_limits<double>::infinity();
+      }
+      tried.seconds = seconds[i];
       tried.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
       result.tried.push_back(std::move(tried));
-      return seconds;
-    };
-    KernelPlan plan;
-    try {
-      plan = plan_from_kernel(k, ast, renderer);
-    } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Interrupt) throw;
-      return done(std::numeric_limits<double>::infinity(), cat("failed: ", e.what()));
     }
-    if (!seen.insert(plan.rendered.source).second) return done(-1.0, "same source as an earlier candidate");
-    result.candidates++;
-    double s = time_candidate(plan.rendered);
-    return done(s, std::isfinite(s) ? "timed" : "failed to compile or run");
+    double prepare_share = 0;
+    if (prepare && !rendered.empty()) {
+      std::vector<const RenderedKernel*> batch;
+      for (const Rendered& r : rendered) batch.push_back(&r.plan.rendered);
+      auto p0 = std::chrono::steady_clock::now();
+      prepare(batch);
+      prepare_share = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count() / double(batch.size());
+    }
+    for (const Rendered& r : rendered) {
+      check_interrupt();
+      auto t0 = std::chrono::steady_clock::now();
+      result.candidates++;
+      double s = time_candidate(r.plan.rendered);
+      BeamCandidate& tried = result.tried[r.row];
+      tried.seconds = s;
+      tried.status = std::isfinite(s) ? "timed" : "failed to compile or run";
+      tried.wall_seconds = r.render_seconds + prepare_share +
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    for (size_t i = 0; i < kernels.size(); i++) seconds[i] = result.tried[rows[i]].seconds;
+    std::vector<Candidate> out;
+    for (size_t i = 0; i < kernels.size(); i++)
+      if (seconds[i] >= 0 && std::isfinite(seconds[i])) out.push_back({std::move(kernels[i]), seconds[i]});
+    return std::pair{std::move(out), seconds};
   };
-  Kernel start = kernel_for(ast, renderer);
-  double start_time = time_kernel(start);
-  result.start_seconds = start_time;
-  std::vector<Candidate> beam{{start, start_time}};
-  // the hand-coded kernel starts in the beam too, so the search never settles on something slower
+  // the kernel without opts, and the hand-coded kernel (in the beam too, so the search never settles
+  // on something slower)
   Kernel hand = kernel_for(ast, renderer);
   hand.hand_coded_optimizations();
-  if (double s = time_kernel(hand); s >= 0 && std::isfinite(s)) beam.push_back({std::move(hand), s});
+  auto [first, first_seconds] = time_kernels({kernel_for(ast, renderer), std::move(hand)});
+  result.start_seconds = first_seconds[0];
+  std::vector<Candidate> beam = std::move(first);
+  if (beam.empty() || !beam[0].kernel.applied_opts().empty())  // the plain kernel failed: keep it as the fallback
+    beam.insert(beam.begin(), {kernel_for(ast, renderer), first_seconds[0]});
   std::stable_sort(beam.begin(), beam.end(), [](const Candidate& a, const Candidate& b) { return a.seconds < b.seconds; });
   width = std::max(width, 1);
   for (;;) {
     result.rounds++;
     round = result.rounds;
-    std::vector<Candidate> timed;
+    std::vector<Kernel> next;
     for (const Candidate& c : beam)
-      for (Kernel& next : neighbours(c.kernel)) {
-        double s = time_kernel(next);
-        if (s >= 0 && std::isfinite(s)) timed.push_back({std::move(next), s});
-      }
+      for (Kernel& k : neighbours(c.kernel)) next.push_back(std::move(k));
+    std::vector<Candidate> timed = time_kernels(std::move(next)).first;
     std::vector<Candidate> all = beam;
     all.insert(all.end(), timed.begin(), timed.end());
     std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.seconds < b.seconds; });

@@ -19,6 +19,9 @@ namespace loupe {
 // Compiles and times one rendered candidate (seconds, best of a few runs on scratch buffers);
 // +infinity when it fails to compile or run.
 using CandidateTimer = std::function<double(const RenderedKernel&)>;
+// Called with each round's rendered candidates before they are timed one by one, so the executor can
+// compile them all at once on every core (optional).
+using CandidatePrepare = std::function<void(const std::vector<const RenderedKernel*>&)>;
 
 struct BeamResult {
   std::vector<Opt> opts;
@@ -37,7 +40,7 @@ const std::vector<Opt>& beam_actions();
 // `device` names the target in the cache key. Throws nothing for a candidate that fails; a kernel
 // whose every candidate fails keeps no opts.
 BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::string& device, int width,
-                       const CandidateTimer& time_candidate);
+                       const CandidateTimer& time_candidate, const CandidatePrepare& prepare = {});
 
 // The disk cache alone (tests; also what beam_search consults first).
 std::string beam_cache_key(const UOpPtr& ast, const std::string& device, int width);

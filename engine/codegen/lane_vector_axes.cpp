@@ -44,7 +44,7 @@ bool LaneExpansion::operand_ok(const UOpPtr& s, const VectorGroup& g) {
 
 bool LaneExpansion::decide(const Lanes& l, const VectorGroup& g) {
   const UOp* u = l.node;
-  if (!vector_element(u->dtype)) return false;
+  if (!target_->joins(u->dtype)) return false;
   const uint32_t rest = l.mask & ~g.mask;
   const bool stores = &g == &stores_;  // accumulators and their updates: along the stores only
   switch (u->op) {
@@ -70,7 +70,7 @@ bool LaneExpansion::decide(const Lanes& l, const VectorGroup& g) {
   case Ops::CAST:
   case Ops::BITCAST: {  // between element types of one width
     DType from = u->src[0]->dtype;
-    return target_->alu_ops.has(u->op) && vector_element(from) && from.itemsize() == u->dtype.itemsize() && operand_ok(u->src[0], g);
+    return target_->alu_ops.has(u->op) && target_->joins(from) && from.itemsize() == u->dtype.itemsize() && operand_ok(u->src[0], g);
   }
   default:
     if (!is_alu(u->op) || !target_->alu_ops.has(u->op)) return false;
@@ -85,7 +85,7 @@ bool LaneExpansion::mask_ok(const UOpPtr& cond, int width, const VectorGroup& g)
   if (cond->op == Ops::AND || cond->op == Ops::OR) return mask_ok(cond->src[0], width, g) && mask_ok(cond->src[1], width, g);
   if (cond->op != Ops::CMPLT && cond->op != Ops::CMPNE) return false;
   DType operand = cond->src[0]->dtype;
-  return vector_element(operand) && operand.itemsize() == width && operand_ok(cond->src[0], g) && operand_ok(cond->src[1], g);
+  return target_->joins(operand) && operand.itemsize() == width && operand_ok(cond->src[0], g) && operand_ok(cond->src[1], g);
 }
 
 // Whether the vector lanes of combination `rest` of an address are consecutive elements of one buffer.
@@ -146,7 +146,7 @@ void LaneExpansion::choose_vector_axes(const UOpPtr& sink) {
   if (!target_ || accumulators_ != Accumulators::split || axes_.empty()) return;
   const UOp* store = nullptr;
   for (const UOpPtr& s : sink->src)
-    if (s->op == Ops::STORE && s->src[0]->op == Ops::INDEX && vector_element(s->src[1]->dtype) && info(s).mask != 0) {
+    if (s->op == Ops::STORE && s->src[0]->op == Ops::INDEX && target_->joins(s->src[1]->dtype) && info(s).mask != 0) {
       store = s.get();
       break;
     }
@@ -248,7 +248,7 @@ void LaneExpansion::choose_other_axes() {
   std::map<uint32_t, size_t> nodes_by_mask;
   for (const UOp* u : order_) {
     bool value = is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST;
-    if (!value || !vector_element(u->dtype) || u->dtype.itemsize() != 4) continue;
+    if (!value || !target_->joins(u->dtype) || u->dtype.itemsize() != 4) continue;
     const Lanes& l = info(u->ptr());
     if (l.mask != 0 && (l.mask & stores_.mask) == 0 && !l.in_reduce_loop) nodes_by_mask[l.mask]++;
   }

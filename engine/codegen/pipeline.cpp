@@ -66,7 +66,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   plan.axes = k.axis_kinds();
   plan.dont_use_locals = k.dont_use_locals();
   plan.optimized_ast = k.optimized_ast();
-  const VectorTarget vectors{caps.vector_bytes, caps.vector_ops};
+  const VectorTarget vectors{caps.vector_bytes, caps.vector_ops, caps.vector_min_item, caps.vector_aligned};
 
   // The stages, in order; each is a named pass in a trace.
   // 1. lower: axes become ranges or launch ids, views index math, reduces accumulators
@@ -91,8 +91,10 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   }
   // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them
   g = fold_contracted_constants(g);
-  // 7. runs of stores to consecutive addresses become vector stores
+  // 7. runs of stores to consecutive addresses become vector stores; on targets that need it, vector
+  // accesses not provably aligned go back to their lanes
   g = vectorize_stores(g, vectors);
+  g = split_unaligned_vectors(g, vectors);
   // 8. linearize, 9. render
   plan.linear = linearize(g);
   plan.rendered = renderer.render(plan.name, plan.linear);

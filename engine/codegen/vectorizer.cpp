@@ -68,7 +68,7 @@ public:
     std::map<Key, std::vector<std::pair<int64_t, size_t>>> groups;  // -> (offset, position in the sink)
     for (size_t i = 0; i < sink->src.size(); i++) {
       const UOpPtr& st = sink->src[i];
-      if (st->op != Ops::STORE || st->src[0]->op != Ops::INDEX || !vector_element(st->src[1]->dtype)) continue;
+      if (st->op != Ops::STORE || st->src[0]->op != Ops::INDEX || !target_.joins(st->src[1]->dtype)) continue;
       AddressParts p = split_address(st->src[0]->src[1]);
       const UOp* gate = st->src.size() > 2 ? st->src[2].get() : nullptr;
       groups[{st->src[0]->src[0].get(), p.base, gate, st->src[1]->dtype}].push_back({p.offset, i});
@@ -209,7 +209,7 @@ private:
     int n = static_cast<int>(lanes.size());
     DType vt = a->dtype.vec(n);
     if (uniform(lanes)) return a->op == Ops::CONST ? UOp::make(Ops::CONST, vt, {}, a->arg) : nullptr;  // a broadcast
-    if (!vector_element(a->dtype)) return nullptr;
+    if (!target_.joins(a->dtype)) return nullptr;
     for (const UOpPtr& l : lanes)
       if (l->op != a->op || l->dtype != a->dtype || l->src.size() != a->src.size()) return nullptr;
     auto same_source = [&](size_t i) { return uniform_column(lanes, i); };
@@ -265,7 +265,7 @@ private:
     case Ops::BITCAST: {  // between element types of one width: a conversion or reinterpretation of the vector
       if (!target_.alu_ops.has(a->op)) return nullptr;
       DType from = a->src[0]->dtype;
-      if (!vector_element(from) || from.itemsize() != a->dtype.itemsize()) return nullptr;
+      if (!target_.joins(from) || from.itemsize() != a->dtype.itemsize()) return nullptr;
       for (const UOpPtr& l : lanes)
         if (l->src[0]->dtype != from) return nullptr;
       return UOp::make(a->op, vt, {vec(column(lanes, 0))});
@@ -304,7 +304,7 @@ private:
     }
     if (a->op != Ops::CMPLT && a->op != Ops::CMPNE) return nullptr;
     DType operand = a->src[0]->dtype;
-    if (!vector_element(operand) || operand.itemsize() != width) return nullptr;
+    if (!target_.joins(operand) || operand.itemsize() != width) return nullptr;
     for (const UOpPtr& l : lanes)
       if (l->src[0]->dtype != operand || l->src[1]->dtype != operand) return nullptr;
     return UOp::make(a->op, a->dtype.vec(static_cast<int>(lanes.size())), alu_sources(lanes));
@@ -340,6 +340,71 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+// The INDEX under a vector access's pointer cast, when `ptr` is one.
+const UOp* vector_index(const UOpPtr& ptr) {
+  if (ptr->op != Ops::CAST || !ptr->dtype.is_ptr || ptr->dtype.base().count < 2 || ptr->src[0]->op != Ops::INDEX) return nullptr;
+  return ptr->src[0].get();
+}
+
+bool aligned_at(const UOp* index, int width) { return index->src.size() == 2 && index->src[1]->divides(width) != nullptr; }
+
+// INDEX `index` moved on by k elements (a constant offset kept last, as split_address reads it).
+UOpPtr lane_index(const UOp* index, int64_t k) {
+  const UOpPtr& idx = index->src[1];
+  UOpPtr moved;
+  if (idx->op == Ops::CONST) moved = UOp::cnst_int(idx->dtype, idx->const_int() + k);
+  else if (idx->op == Ops::ADD && idx->src[1]->op == Ops::CONST)
+    moved = UOp::make(Ops::ADD, idx->dtype, {idx->src[0], UOp::cnst_int(idx->dtype, idx->src[1]->const_int() + k)});
+  else moved = UOp::make(Ops::ADD, idx->dtype, {idx, UOp::cnst_int(idx->dtype, k)});
+  return UOp::make(Ops::INDEX, index->dtype, {index->src[0], moved});
+}
+
+UOpPtr lane_of(const UOpPtr& v, size_t k) { return v->dtype.count > 1 ? gep(v, k) : v; }
+
+} // namespace
+
+UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
+  if (!target.aligned || target.vector_bytes == 0) return sink;
+  UOpMap<UOpPtr> loads;
+  for (const UOp* u : sink->toposort()) {
+    if (u->op != Ops::LOAD || u->src.empty()) continue;
+    const UOp* index = vector_index(u->src[0]);
+    const int width = u->dtype.count;
+    if (!index || aligned_at(index, width)) continue;
+    UOpList lanes;
+    for (int k = 0; k < width; k++) {
+      UOpList src{lane_index(index, k)};
+      if (u->src.size() == 3) {  // gated: the alternative value and the gate, lane k of each
+        src.push_back(UOp::make(Ops::CONST, u->dtype.scalar(), {}, u->src[1]->arg));
+        src.push_back(lane_of(u->src[2], size_t(k)));
+      }
+      lanes.push_back(UOp::make(Ops::LOAD, u->dtype.scalar(), std::move(src)));
+    }
+    loads.emplace(u->ptr(), UOp::make(Ops::VECTORIZE, u->dtype, std::move(lanes)));
+  }
+  UOpPtr g = loads.empty() ? sink : substitute(sink, loads);
+  UOpList out;
+  bool split = false;
+  for (const UOpPtr& st : g->src) {
+    const UOp* index = st->op == Ops::STORE && st->src.size() >= 2 ? vector_index(st->src[0]) : nullptr;
+    const int width = index ? st->src[1]->dtype.count : 0;
+    if (!index || aligned_at(index, width)) {
+      out.push_back(st);
+      continue;
+    }
+    split = true;
+    for (int k = 0; k < width; k++) {
+      UOpList src{lane_index(index, k), gep(st->src[1], size_t(k))};
+      if (st->src.size() == 3) src.push_back(lane_of(st->src[2], size_t(k)));
+      out.push_back(UOp::make(Ops::STORE, dtypes::void_, std::move(src)));
+    }
+  }
+  if (!split) return g;
+  return UOp::make(Ops::SINK, dtypes::void_, std::move(out), g->arg);
+}
 
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
   if (target.vector_bytes == 0) return sink;

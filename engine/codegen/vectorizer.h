@@ -12,13 +12,17 @@
 
 namespace loupe {
 
+// Element types whose lanes join into vectors (a scalar, not a pointer, with vector ALU ops in C).
+bool vector_element(DType t);
+
 struct VectorTarget {
   int vector_bytes = 0;  // width of a vector register; runs are cut to it (and to at least 16 bytes)
   OpSet alu_ops;         // ALU ops the backend computes on whole vectors
+  int min_item = 1;      // narrower elements stay scalar (CUDA has float4 and int4, no half8 or char16)
+  bool aligned = false;  // a vector access must start at a multiple of its width (CUDA faults otherwise)
+  // Whether lanes of this type join into vectors on this target.
+  bool joins(DType t) const { return vector_element(t) && t.itemsize() >= min_item; }
 };
-
-// Element types whose lanes join into vectors (a scalar, not a pointer, with vector ALU ops in C).
-bool vector_element(DType t);
 
 // A lane's address as (base, constant offset): symbolic and the lane expansion leave `base + c` with
 // the constant last; lanes of one base at offsets c, c+1, ... are consecutive elements.
@@ -37,5 +41,10 @@ UOpPtr vector_pointer(const UOpPtr& first, int width);
 // Applies to a lowered kernel (a SINK of STOREs after expansion and simplification). A target with
 // vector_bytes 0 leaves the kernel as it is.
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target);
+
+// On targets whose vector accesses must be aligned (VectorTarget::aligned): every vector load or store
+// whose index is not provably a multiple of its width (a padded conv's shifted rows, a shrink's odd
+// offset) goes back to its lanes, one scalar access each. The rest are left as they are.
+UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target);
 
 } // namespace loupe

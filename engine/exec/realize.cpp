@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "codegen/beam_search.h"
@@ -20,7 +21,6 @@
 #include "rewrite/listener.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
-#include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/device.h"
 #include "runtime/memory_planner.h"
@@ -90,12 +90,37 @@ void plan_noopt(CompiledKernel& ck, Device& dev) {
   ck.noopt_plan = std::make_shared<const KernelPlan>(plan_kernel(ck.plan.ast, dev.renderer(), true));
 }
 
-// BEAM's timer: compile the candidate, run it on the kernel's real inputs with a scratch output,
-// best of 3 (a candidate already 4x slower than the best so far is not run again).
-CandidateTimer beam_timer(const ScheduleItem& item, Device& dev, double& best) {
-  return [&item, &dev, &best](const RenderedKernel& rk) {
+// BEAM's candidates on the device: each round is compiled at once on every core where the device
+// allows it, then each candidate runs on the kernel's real inputs with a scratch output, best of 3 (a
+// candidate already 4x slower than the best so far is not run again).
+struct BeamDeviceTimer {
+  BeamDeviceTimer(const ScheduleItem& i, Device& d) : item(i), dev(d) {}
+  const ScheduleItem& item;
+  Device& dev;
+  double best = std::numeric_limits<double>::infinity();
+  std::unordered_map<std::string, std::shared_ptr<Program>> compiled;  // this round's, by source
+
+  void prepare(const std::vector<const RenderedKernel*>& batch) {
+    compiled.clear();
+    if (!dev.compiles_concurrently() || batch.size() < 2) return;
+    std::vector<std::shared_ptr<Program>> programs(batch.size());
+    const int64_t n = int64_t(batch.size());
+    cpu_thread_pool()->parallel_for(n, ChunkPlan{1, n}, [&](int64_t start, int64_t end) {
+      for (int64_t i = start; i < end; i++) {
+        try {
+          programs[size_t(i)] = dev.compile(*batch[size_t(i)]);
+        } catch (const Error&) {  // timed as a failure below, when compiled again alone
+        }
+      }
+    });
+    for (size_t i = 0; i < batch.size(); i++)
+      if (programs[i]) compiled.emplace(batch[i]->source, std::move(programs[i]));
+  }
+
+  double time(const RenderedKernel& rk) {
     try {
-      std::shared_ptr<Program> program = dev.compile(rk);
+      auto it = compiled.find(rk.source);
+      std::shared_ptr<Program> program = it != compiled.end() ? it->second : dev.compile(rk);
       std::vector<std::shared_ptr<Buffer>> scratch;
       std::vector<void*> handles;
       for (const BufferParam& p : rk.buffers) {
@@ -114,18 +139,20 @@ CandidateTimer beam_timer(const ScheduleItem& item, Device& dev, double& best) {
       if (e.kind() == ErrorKind::Interrupt) throw;
       return std::numeric_limits<double>::infinity();
     }
-  };
-}
+  }
+};
 
 KernelPlan plan_with_beam(const ScheduleItem& item, Device& dev, int width, std::vector<BeamCandidate>* tried) {
-  double best = std::numeric_limits<double>::infinity();
-  BeamResult r = beam_search(item.ast, dev.renderer(), dev.name(), width, beam_timer(item, dev, best));
+  BeamDeviceTimer timer(item, dev);
+  BeamResult r = beam_search(
+      item.ast, dev.renderer(), dev.name(), width, [&](const RenderedKernel& rk) { return timer.time(rk); },
+      [&](const std::vector<const RenderedKernel*>& batch) { timer.prepare(batch); });
   *tried = r.tried;
   KernelPlan plan = plan_kernel(item.ast, dev.renderer(), r.opts);
   if (options().debug >= 2 && !r.cached) {
     // what the search bought over the hand-coded heuristics (timed the same way)
-    double hand_best = std::numeric_limits<double>::infinity();  // its own: all 3 runs, no early stop
-    double hand = beam_timer(item, dev, hand_best)(plan_kernel(item.ast, dev.renderer(), false).rendered);
+    BeamDeviceTimer hand_timer(item, dev);  // its own: all 3 runs, no early stop
+    double hand = hand_timer.time(plan_kernel(item.ast, dev.renderer(), false).rendered);
     std::cout << "BEAM=" << width << " " << plan.name << ": hand-coded opts " << hand * 1e6 << " us, "
               << (r.seconds > 0 ? hand / r.seconds : 0) << "x slower than BEAM's choice\n";
   }
@@ -211,7 +238,7 @@ void compile_ahead(const Schedule& schedule) {
   for (const ScheduleItem& item : schedule.items) {
     if (item.ast->op == Ops::COPY) continue;
     Device& dev = get_device(device_of(item.bufs[0]));
-    if (!dynamic_cast<CpuDevice*>(&dev)) continue;
+    if (!dev.compiles_concurrently()) continue;
     std::string key = kernel_cache_key(item, dev);
     if (!seen.insert(key).second || cached_kernel(key)) continue;
     fresh.push_back({std::move(key), &dev, plan_item(item, dev), nullptr});

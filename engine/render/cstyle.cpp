@@ -45,8 +45,12 @@ std::string CStyleRenderer::scalar_name(DType s) const {
 
 std::string CStyleRenderer::type_name(DType dt) const {
   if (dt.is_ptr) return type_name(dt.base()) + "*";
+  if (dt.count == 1) return scalar_name(dt.scalar());
+  return vector_name(dt);
+}
+
+std::string CStyleRenderer::vector_name(DType dt) const {
   std::string s = scalar_name(dt.scalar());
-  if (dt.count == 1) return s;
   std::replace(s.begin(), s.end(), ' ', '_');
   return s + std::to_string(dt.count);
 }
@@ -256,6 +260,7 @@ std::string KernelWriter::vec_literal(DType vt, const std::vector<std::string>& 
   for (size_t i = 0; i < lanes.size(); i++) inner += (i ? "," : "") + lanes[i];
   if (vt.scalar().is_bool()) return "{" + inner + "}";  // bool vectors are arrays (see declare)
   use_type(vt);
+  if (!L.vector_maker.empty()) return L.vector_maker + R.type_name(vt) + "(" + inner + ")";
   if (L.vector_literal_braces) return "(" + R.type_name(vt) + "){" + inner + "}";
   return "(" + R.type_name(vt) + ")(" + inner + ")";
 }

@@ -24,6 +24,7 @@ struct CLanguage {
   std::string helper_prefix = "static inline";  // before helper functions
   // Vector literals: "(float4){a,b}" when true, "(float4)(a,b)" when false.
   bool vector_literal_braces = true;
+  std::string vector_maker;  // when set, vector literals are constructor calls: "make_" -> make_float4(a,b,c,d)
   bool gep_brackets = true;           // x[1] (true) or x.y (false)
   // Spell clang's -ffp-contract=on explicitly: a float ADD/SUB with an inlined MUL operand becomes
   // fma(). For compilers that would otherwise contract across statements (NVRTC, run with
@@ -58,6 +59,8 @@ public:
   virtual std::string scalar_name(DType scalar) const;
   // Vector and pointer names built on scalar_name: float4, float*, const float*.
   std::string type_name(DType dt) const;
+  // A vector's name (dt.count > 1): the scalar's with spaces as underscores and the count (unsigned_int4).
+  virtual std::string vector_name(DType dt) const;
   // Launch-id expression of a SPECIAL ("gidx0", "lidx1", "idx0"); CPU kernels have none.
   virtual std::string special_expr(const std::string& name) const;
   // A math builtin on float/double operands: fn = "sqrt", "floor", "trunc", "fmod", "exp2" ...

@@ -13,6 +13,11 @@ RendererCaps cuda_caps() {
   c.has_local = true;
   c.has_shared = true;
   c.supports_float4 = true;
+  // 16-byte loads and stores of 4- and 8-byte elements, as CUDA's built-in vector types (float4, int4,
+  // double2; no half8 or char16); they have no arithmetic operators, so ALU ops stay per lane
+  c.vector_bytes = 16;
+  c.vector_min_item = 4;
+  c.vector_aligned = true;  // a float4 at an address not a multiple of 16 bytes faults
   c.global_max = {2147483647, 65535, 65535};  // grid limits of every CUDA GPU since sm_30
   c.local_max = {1024, 1024, 64};
   c.shared_max = 49152;  // static __shared__ per block
@@ -29,7 +34,7 @@ CLanguage cuda_language() {
   l.smem_prefix = "__shared__ ";
   l.barrier = "__syncthreads();";
   l.helper_prefix = "static __device__ __forceinline__";
-  l.vector_literal_braces = true;
+  l.vector_maker = "make_";
   l.gep_brackets = false;
   l.explicit_fma = true;
   return l;
@@ -65,6 +70,15 @@ RenderedKernel CUDARenderer::render(const std::string& name, const UOpList& uops
 std::string CUDARenderer::scalar_name(DType s) const {
   if (s.scalar_type == Scalar::Bool) return "bool";  // CUDA is C++: no _Bool
   return CStyleRenderer::scalar_name(s);
+}
+
+std::string CUDARenderer::vector_name(DType dt) const {
+  switch (dt.scalar_type) {
+  case Scalar::UInt32: return "uint" + std::to_string(dt.count);
+  case Scalar::Int64: return "longlong" + std::to_string(dt.count);
+  case Scalar::UInt64: return "ulonglong" + std::to_string(dt.count);
+  default: return CStyleRenderer::vector_name(dt);
+  }
 }
 
 std::string CUDARenderer::special_expr(const std::string& name) const {

@@ -13,6 +13,7 @@ public:
   void set_compute_capability(int major, int minor);
   RenderedKernel render(const std::string& name, const UOpList& uops) const override;
   std::string scalar_name(DType scalar) const override;
+  std::string vector_name(DType dt) const override;  // CUDA's built-in vector types: float4, uint4, longlong2
   std::string special_expr(const std::string& name) const override;
   std::string infinity(DType scalar) const override;
   std::string nan(DType scalar) const override;

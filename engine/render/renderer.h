@@ -31,6 +31,8 @@ struct RendererCaps {
   // into vector loads, stores and the ALU ops in vector_ops, which the renderer spells as operators.
   int vector_bytes = 0;
   OpSet vector_ops;
+  int vector_min_item = 1;  // elements narrower than this many bytes are never joined into vectors
+  bool vector_aligned = false;  // vector loads and stores must start at a multiple of their width
   int vector_registers = 16;  // of vector_bytes each: bounds a CPU register tile
 };
 

@@ -28,6 +28,9 @@ public:
   // Compiles a kernel rendered by this device's renderer, or finds it in the memory and disk caches.
   // A compiler failure raises loupe::Error with the compiler's message and the source.
   virtual std::shared_ptr<Program> compile(const RenderedKernel& kernel) = 0;
+  // Whether compile() may run on several threads at once (the executor then compiles a schedule's
+  // new kernels, and each BEAM round's candidates, on every core).
+  virtual bool compiles_concurrently() const { return false; }
   // Waits for queued work (a no-op on synchronous devices).
   virtual void synchronize() {}
   // These launches as one graph, or null where the device has none (then `why`, if given, says why):

@@ -20,7 +20,7 @@ Loupe plans and compiles for it (LOUPE_CPU_TARGET=avx2) and OpenBLAS runs its Ha
 import argparse, json, math, os, platform, subprocess, sys, time
 
 CPU_WORKLOADS = ["matmul_1024", "matmul_2048", "add_16m", "sum_16m", "softmax_4096x1024", "conv2d_resnet", "transformer_block"]
-CUDA_WORKLOADS = ["matmul_4096", "matmul_4096_half", "add_16m", "sum_16m", "softmax_4096x1024", "conv2d_resnet", "transformer_block"]
+CUDA_WORKLOADS = ["matmul_4096", "matmul_4096_float16", "add_16m", "sum_16m", "softmax_4096x1024", "conv2d_resnet", "transformer_block"]
 
 
 def lscpu():
@@ -143,7 +143,7 @@ def torch_workloads(torch):
   x4k = r(4096, 1024)
   cx, cw = r(8, 64, 56, 56), r(64, 64, 3, 3, scale=0.05)
   return {
-      "matmul_4096": lambda: mm(4096), "matmul_4096_half": lambda: mm(4096, torch.float16),
+      "matmul_4096": lambda: mm(4096), "matmul_4096_float16": lambda: mm(4096, torch.float16),
       "matmul_1024": lambda: mm(1024), "add_16m": lambda: (lambda: a16 + b16), "sum_16m": lambda: (lambda: a16.sum()),
       "softmax_4096x1024": lambda: (lambda: torch.softmax(x4k, 1)),
       "conv2d_resnet": lambda: (lambda: torch.nn.functional.conv2d(cx, cw, padding=1)), "transformer_block": transformer_block,

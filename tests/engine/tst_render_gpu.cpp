@@ -175,6 +175,14 @@ __device__ double sqrt(double); __device__ double trunc(double); __device__ doub
 __device__ double fmod(double, double); __device__ double copysign(double, double); __device__ double fma(double, double, double);
 extern "C" __device__ void* memcpy(void*, const void*, unsigned long);
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
+struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
+struct __attribute__((aligned(16))) double2 { double x, y; };
+struct __attribute__((aligned(16))) longlong2 { long long x, y; };
+struct __attribute__((aligned(16))) ulonglong2 { unsigned long long x, y; };
+__device__ float4 make_float4(float, float, float, float); __device__ int4 make_int4(int, int, int, int);
+__device__ uint4 make_uint4(unsigned int, unsigned int, unsigned int, unsigned int); __device__ double2 make_double2(double, double);
+__device__ longlong2 make_longlong2(long long, long long); __device__ ulonglong2 make_ulonglong2(unsigned long long, unsigned long long);
 )");
     write("cuda_fp16.h", R"(struct __half { unsigned short x; __device__ __half() {} __device__ __half(float); __device__ operator float() const; };
 typedef __half half;

@@ -20,6 +20,7 @@
 #include "engine/kernel_bits.h"
 #include "engine/lowered_lanes.h"
 #include "render/c_renderer.h"
+#include "render/cuda_renderer.h"
 #include "runtime/cpu/cpu_device.h"
 #include "schedule/schedule.h"
 #include "support/host_cpu.h"
@@ -95,6 +96,23 @@ private slots:
     QVERIFY2(!contains(src, "(float8){(val"), src.c_str());  // no lane-by-lane arithmetic
     // the plan is the same work: 2*64^3 flops, each load and store counted with all its lanes
     QCOMPARE(p.estimates.ops, int64_t(2) * 64 * 64 * 64);
+  }
+
+  // CUDA: float4 loads and stores where the index is provably a multiple of 4 elements. A shifted
+  // access (a shrink's odd start, a padded conv's edge) goes back to its scalar lanes: a float4 at an
+  // address off 16 bytes faults. Halves stay scalar (CUDA has no half8).
+  void cuda_vectors_are_aligned() {
+    CUDARenderer cuda;
+    const std::string aligned = plan_kernel(last_ast(Tensor::empty({4096}) * 2.0f), cuda, false).rendered.source;
+    QVERIFY2(contains(aligned, "float4 val0 = *((const float4*)((data1+"), aligned.c_str());
+    QVERIFY2(contains(aligned, "*((float4*)((data0+"), aligned.c_str());
+    QVERIFY2(contains(aligned, "make_float4("), aligned.c_str());
+    const std::string shifted =
+        plan_kernel(last_ast(Tensor::empty({4097}).shrink({{{1, 4097}}}) * 2.0f), cuda, false).rendered.source;
+    QVERIFY2(!contains(shifted, "const float4*") && contains(shifted, "*(data1+"), shifted.c_str());  // loads at +1
+    QVERIFY2(contains(shifted, "*((float4*)((data0+"), shifted.c_str());  // its stores start at multiples of 4
+    const std::string half = plan_kernel(last_ast(Tensor::empty({4096}, dtypes::float16) * 2.0f), cuda, false).rendered.source;
+    QVERIFY2(!contains(half, "half4") && !contains(half, "half8"), half.c_str());
   }
 
   void lanes_that_cannot_join_are_packed() {

@@ -38,6 +38,7 @@ public:
   const Renderer& renderer() const override { return renderer_; }
   Allocator& allocator() override { return allocator_; }
   std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
+  bool compiles_concurrently() const override { return true; }
 
   const std::vector<std::string>& compiler_command() const { return cc_; }  // resolved, e.g. {"/usr/bin/clang"}
   const std::vector<std::string>& flags() const { return flags_; }

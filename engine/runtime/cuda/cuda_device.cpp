@@ -210,14 +210,18 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
   std::string key = cache_key({"loupe-cuda-1", arch_, nvrtc_version_, opts, k.source});
   std::string pkey = cat(key, "|", k.global[0], ",", k.global[1], ",", k.global[2], "|", k.local[0], ",", k.local[1], ",", k.local[2]);
   for (const BufferParam& b : k.buffers) pkey += cat("|", b.dtype.name(), ":", b.dtype.ptr_size);
-  std::lock_guard lock(mutex_);
-  if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
-  std::string ptx;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
+  }
+  std::string ptx;  // NVRTC runs outside the lock: BEAM and the executor compile on several threads
   if (auto cached = cache_->get("cuda", key)) ptx = *cached;
   else {
     ptx = compile_ptx(k.name, k.source, {});
     cache_->put("cuda", key, ptx);
   }
+  std::lock_guard lock(mutex_);
+  if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
   check(drv_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
   CUmodule mod = nullptr;
   check(drv_.ModuleLoadData(&mod, ptx.c_str()), "loading the PTX of " + k.name);

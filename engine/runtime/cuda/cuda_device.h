@@ -60,6 +60,7 @@ public:
   const Renderer& renderer() const override { return renderer_; }
   Allocator& allocator() override { return *allocator_; }
   std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
+  bool compiles_concurrently() const override { return true; }
   void synchronize() override;
   // A CUDA graph of these launches (a chain: each kernel starts after the one before), or null with the
   // reason where the driver has no graphs or a launch is not a kernel of this device.
