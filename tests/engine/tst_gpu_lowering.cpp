@@ -12,7 +12,9 @@
 #include "render/opencl_renderer.h"
 #include "tst_gpu_kernels.h"
 #include "ir/eval.h"
+#include "schedule/schedule.h"
 #include "support/error.h"
+#include "tensor/tensor.h"
 
 using namespace loupe;
 
@@ -199,7 +201,8 @@ private slots:
   void gpu_heuristics_data() {
     QTest::addColumn<QString>("expr");
     QTest::addColumn<QString>("gpu_opt");
-    QTest::newRow("sum of everything") << "reduce_all" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=256)";
+    // a contiguous row of 4096: 64 threads read it interleaved (coalesced), 16 loads each in flight
+    QTest::newRow("sum of everything") << "reduce_all" << "Opt(op=OptOps.GROUP, axis=0, arg=64)";
     QTest::newRow("row sums") << "reduce" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=16)";
     QTest::newRow("elementwise") << "elementwise" << "Opt(op=OptOps.LOCAL";
     QTest::newRow("small matmul") << "matmul" << "Opt(op=OptOps.GROUPTOP, axis=0, arg=16)";  // 768 outputs
@@ -222,6 +225,34 @@ private slots:
     KernelPlan cpu = plan_kernel(ast, CRenderer(), false);
     QVERIFY(!has(cpu, "Opt(op=OptOps.LOCAL") && !has(cpu, "Opt(op=OptOps.GROUP"));
     QVERIFY(plan_kernel(ast, OpenCLRenderer(), true).applied_opts.empty());  // NOOPT stays plain
+  }
+
+  // The CUDA heuristics pick what BEAM=2 found on an H200 for the bench's shapes.
+  void cuda_heuristics_follow_beam_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<QStringList>("opts");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("softmax's row max, 4096 x 1024") << "rowmax" << QStringList{"GROUP, axis=0, arg=64", "UNROLL, axis=1, arg=16", "LOCAL, axis=0, arg=4"} << 256;
+    QTest::newRow("a big sum's partial rows, 256 x 65536") << "partials" << QStringList{"GROUP, axis=0, arg=256", "UNROLL, axis=1, arg=16"} << 256;
+    QTest::newRow("add, 16M") << "add" << QStringList{"UPCAST, axis=0, arg=4", "LOCAL, axis=0, arg=32", "LOCAL, axis=0, arg=8"} << 256;
+    QTest::newRow("matmul 4096") << "matmul" << QStringList{"UPCAST, axis=2, arg=4", "LOCAL, axis=1, arg=16"} << 512;
+  }
+  void cuda_heuristics_follow_beam() {
+    QFETCH(QString, kernel);
+    QFETCH(QStringList, opts);
+    QFETCH(int, threads);
+    Tensor out = kernel == "rowmax"     ? Tensor::empty({4096, 1024}).max(1)
+                 : kernel == "partials" ? Tensor::empty({256, 65536}).sum(1)
+                 : kernel == "add"      ? Tensor::empty({16 << 20}) + Tensor::empty({16 << 20})
+                                        : Tensor::empty({4096, 4096}).matmul(Tensor::empty({4096, 4096}));
+    CUDARenderer cuda;
+    cuda.set_compute_capability(9, 0);
+    KernelPlan p = plan_kernel(create_schedule({out.uop()}).items.back().ast, cuda, false);
+    std::string applied;
+    for (const std::string& o : p.applied_opts) applied += o + " ";
+    for (const QString& o : opts)
+      QVERIFY2(applied.find("Opt(op=OptOps." + o.toStdString() + ")") != std::string::npos, applied.c_str());
+    QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(threads));
   }
 };
 
