@@ -35,7 +35,11 @@ public:
     share_nested_reduce();
     interleave_nested_row_reductions();
     read_whole_line_pairs();
-    if (k_.target_.has_local) k_.apply_local_heuristic();
+    if (k_.target_.has_local) {
+      const Kernel before_locals = k_;
+      k_.apply_local_heuristic();
+      spread_skinny_reduce(before_locals);
+    }
     deepen_gpu_register_tile();
     widen_elementwise_groups();
   }
@@ -71,11 +75,13 @@ private:
     for (size_t a = 0; a < r; a++) outputs *= fs[a];
     const int64_t row = fs[r];
     if (row < kMinGroupedRow || outputs > kMaxGroupedRows) return false;
-    bool contiguous = false;
+    bool contiguous = false, reused = false;  // reused: a matmul's operand, read again for other outputs
     for (size_t b = 0; b < buffers(); b++) {
       auto st = k_.stride_of(b, r);
       contiguous = contiguous || (is_load(b) && st && *st == 1);
+      for (size_t a = 0; a < r; a++) reused = reused || (is_load(b) && fs[a] > 1 && broadcast_in(b, a));
     }
+    if (reused && outputs >= kMaxTiledRows) return false;  // (a register tile pays there)
     const int64_t threads = row >= kLongRow ? 256 : 64;
     if (!contiguous || row % threads != 0 || !try_opt({OptOp::GROUP, 0, threads})) return false;
     const int64_t steps = row / threads;
@@ -88,6 +94,7 @@ private:
     return true;
   }
   static constexpr int64_t kMinGroupedRow = 256, kLongRow = 16384, kMaxGroupedRows = 65536, kLoadsInFlight = 16;
+  static constexpr int64_t kMaxTiledRows = 1024;
 
   // GPU: a reduce with few outputs splits its reduce across a work-group (GROUPTOP through shared
   // memory). A grouped kernel takes nothing more (tinygrad's order): returns true then.
@@ -162,6 +169,41 @@ private:
       }
   }
   static constexpr int64_t kDeepTileOutputs = int64_t(1) << 20;
+
+  // GPU: a reduce kernel whose work-groups would not fill the GPU (a transformer's skinny matmuls: 128 x
+  // 768 outputs of 3072 products each ran as 64 groups on an H200's 132 multiprocessors) shares each
+  // output's reduce among 8 threads of its group (GROUPTOP, partials added in shared memory) and puts
+  // fewer outputs in a group, so there are several groups per multiprocessor.
+  void spread_skinny_reduce(const Kernel& before_locals) {
+    if (k_.group_for_reduces_ > 0) return;
+    auto count = [&](std::initializer_list<AxisKind> which) {
+      std::vector<int64_t> fs = k_.full_shape();
+      std::vector<AxisKind> kinds = k_.axis_kinds();
+      int64_t n = 1;
+      for (size_t a = 0; a < fs.size(); a++)
+        if (std::find(which.begin(), which.end(), kinds[a]) != which.end()) n *= fs[a];
+      return n;
+    };
+    if (!k_.has_reduce() || count({AxisKind::Global}) >= kMinGroups || count({AxisKind::Reduce}) < kMinSpreadLoop) return;
+    Kernel locals = k_;
+    k_ = before_locals;
+    if (!try_opt({OptOp::GROUPTOP, 0, kSpread})) {
+      k_ = std::move(locals);
+      return;
+    }
+    int64_t threads = kSpread;
+    for (size_t a = k_.first_reduce(); a-- > 0 && threads < kSpreadGroupThreads;) {
+      std::vector<int64_t> fs = k_.full_shape();
+      if (k_.axis_kinds()[a] != AxisKind::Global) continue;
+      const int64_t groups = count({AxisKind::Global});
+      for (int64_t amt = kSpreadGroupThreads / threads; amt >= 2; amt /= 2)
+        if (fs[a] % amt == 0 && groups / amt >= kMinGroups && try_opt({OptOp::LOCAL, static_cast<int64_t>(a), amt})) {
+          threads *= amt;
+          break;
+        }
+    }
+  }
+  static constexpr int64_t kMinGroups = 256, kMinSpreadLoop = 128, kSpread = 8, kSpreadGroupThreads = 256;
 
   // A small masked output axis upcast whole (a padded conv's edges).
   void upcast_masked_axis() {

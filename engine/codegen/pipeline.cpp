@@ -91,10 +91,11 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   }
   // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them
   g = fold_contracted_constants(g);
-  // 7. runs of stores to consecutive addresses become vector stores; on targets that need it, vector
-  // accesses not provably aligned go back to their lanes
+  // 7. runs of stores to consecutive addresses become vector stores; on targets that need aligned
+  // vectors, accesses not provably aligned go back to their lanes and aligned runs of loads join
   g = vectorize_stores(g, vectors);
   g = split_unaligned_vectors(g, vectors);
+  g = join_aligned_loads(g, vectors);
   // 8. linearize, 9. render
   plan.linear = linearize(g);
   plan.rendered = renderer.render(plan.name, plan.linear);

@@ -406,6 +406,45 @@ UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
   return UOp::make(Ops::SINK, dtypes::void_, std::move(out), g->arg);
 }
 
+UOpPtr join_aligned_loads(const UOpPtr& sink, const VectorTarget& target) {
+  if (!target.aligned || target.vector_bytes == 0) return sink;
+  struct Key {
+    const UOp* buffer;
+    const UOp* base;
+    DType dtype;
+    bool operator<(const Key& o) const {
+      return std::tie(buffer, base, dtype.scalar_type) < std::tie(o.buffer, o.base, o.dtype.scalar_type);
+    }
+  };
+  std::map<Key, std::map<int64_t, const UOp*>> runs;  // offset -> its load
+  for (const UOp* u : sink->toposort()) {
+    if (u->op != Ops::LOAD || u->src.size() != 1 || u->dtype.count != 1 || !target.joins(u->dtype)) continue;
+    const UOpPtr& index = u->src[0];
+    if (index->op != Ops::INDEX || index->src.size() != 2 || index->src[0]->op != Ops::DEFINE_GLOBAL) continue;
+    AddressParts a = split_address(index->src[1]);
+    runs[{index->src[0].get(), a.base, u->dtype}][a.offset] = u;
+  }
+  UOpMap<UOpPtr> lanes;
+  for (auto& [key, loads] : runs) {
+    const int width = target.vector_bytes / key.dtype.itemsize();
+    if (width < 2 || loads.size() < size_t(width)) continue;
+    if (key.base && !key.base->divides(width)) continue;
+    for (auto& [offset, first] : loads) {
+      if (offset % width != 0) continue;
+      std::vector<const UOp*> run{first};
+      for (int k = 1; k < width; k++) {
+        auto it = loads.find(offset + k);
+        if (it == loads.end()) break;
+        run.push_back(it->second);
+      }
+      if (run.size() != size_t(width)) continue;
+      UOpPtr vec = UOp::make(Ops::LOAD, key.dtype.vec(width), {vector_pointer(first->src[0], width)});
+      for (int k = 0; k < width; k++) lanes.emplace(run[size_t(k)]->ptr(), gep(vec, size_t(k)));
+    }
+  }
+  return lanes.empty() ? sink : substitute(sink, lanes);
+}
+
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
   if (target.vector_bytes == 0) return sink;
   // the stores are joined at the sink: nothing below it to visit

@@ -47,4 +47,10 @@ UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target);
 // offset) goes back to its lanes, one scalar access each. The rest are left as they are.
 UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target);
 
+// On targets whose vector accesses must be aligned (the GPUs): scalar loads of one global buffer at
+// base + c, base + c+1, ... (c a multiple of the width, base provably one too) become one vector load
+// and its lanes. They are what the stores' vectors do not reach: a matmul's rows read along its
+// unrolled reduce axis, four floats a thread at a time.
+UOpPtr join_aligned_loads(const UOpPtr& sink, const VectorTarget& target);
+
 } // namespace loupe

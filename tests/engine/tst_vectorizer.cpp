@@ -98,7 +98,8 @@ private slots:
     QCOMPARE(p.estimates.ops, int64_t(2) * 64 * 64 * 64);
   }
 
-  // CUDA: float4 loads and stores where the index is provably a multiple of 4 elements. A shifted
+  // CUDA: float4 loads and stores where the index is provably a multiple of 4 elements (a run of
+  // scalar loads joins as well). A shifted
   // access (a shrink's odd start, a padded conv's edge) goes back to its scalar lanes: a float4 at an
   // address off 16 bytes faults. Halves stay scalar (CUDA has no half8).
   void cuda_vectors_are_aligned() {
@@ -111,6 +112,9 @@ private slots:
         plan_kernel(last_ast(Tensor::empty({4097}).shrink({{{1, 4097}}}) * 2.0f), cuda, false).rendered.source;
     QVERIFY2(!contains(shifted, "const float4*") && contains(shifted, "*(data1+"), shifted.c_str());  // loads at +1
     QVERIFY2(contains(shifted, "*((float4*)((data0+"), shifted.c_str());  // its stores start at multiples of 4
+    // a matmul's rows read along its unrolled reduce axis join too (the stores' vectors run across columns)
+    const std::string mm = plan_kernel(last_ast(Tensor::empty({256, 256}).matmul(Tensor::empty({256, 256}))), cuda, false).rendered.source;
+    QVERIFY2(contains(mm, "float4 val0 = *((const float4*)((data1+") && !contains(mm, "= *(data1+") && !contains(mm, "= *(data2+"), mm.c_str());
     const std::string half = plan_kernel(last_ast(Tensor::empty({4096}, dtypes::float16) * 2.0f), cuda, false).rendered.source;
     QVERIFY2(!contains(half, "half4") && !contains(half, "half8"), half.c_str());
   }
