@@ -368,6 +368,9 @@ UOpPtr lane_of(const UOpPtr& v, size_t k) { return v->dtype.count > 1 ? gep(v, k
 
 UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
   if (!target.aligned || target.vector_bytes == 0) return sink;
+  static const Rule load_rule = rule("unaligned_vector_load_to_lanes", UPat::op_any_src(Ops::LOAD), nullptr);
+  static const Rule store_rule = rule("unaligned_vector_store_to_lanes", UPat::op_any_src(Ops::SINK), nullptr);
+  TracedStage stage("split unaligned vectors", sink);
   UOpMap<UOpPtr> loads;
   for (const UOp* u : sink->toposort()) {
     if (u->op != Ops::LOAD || u->src.empty()) continue;
@@ -383,7 +386,9 @@ UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
       }
       lanes.push_back(UOp::make(Ops::LOAD, u->dtype.scalar(), std::move(src)));
     }
-    loads.emplace(u->ptr(), UOp::make(Ops::VECTORIZE, u->dtype, std::move(lanes)));
+    UOpPtr packed = UOp::make(Ops::VECTORIZE, u->dtype, std::move(lanes));
+    if (stage.observed()) stage.step(u->ptr(), packed, load_rule);
+    loads.emplace(u->ptr(), std::move(packed));
   }
   UOpPtr g = loads.empty() ? sink : substitute(sink, loads);
   UOpList out;
@@ -402,12 +407,16 @@ UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
       out.push_back(UOp::make(Ops::STORE, dtypes::void_, std::move(src)));
     }
   }
-  if (!split) return g;
-  return UOp::make(Ops::SINK, dtypes::void_, std::move(out), g->arg);
+  if (!split) return stage.finish(g);
+  UOpPtr result = UOp::make(Ops::SINK, dtypes::void_, std::move(out), g->arg);
+  if (stage.observed()) stage.step(g, result, store_rule);
+  return stage.finish(result);
 }
 
 UOpPtr join_aligned_loads(const UOpPtr& sink, const VectorTarget& target) {
   if (!target.aligned || target.vector_bytes == 0) return sink;
+  static const Rule join_rule = rule("join_aligned_load_lanes", UPat::op_any_src(Ops::LOAD), nullptr);
+  TracedStage stage("join aligned loads", sink);
   struct Key {
     const UOp* buffer;
     const UOp* base;
@@ -439,10 +448,14 @@ UOpPtr join_aligned_loads(const UOpPtr& sink, const VectorTarget& target) {
       }
       if (run.size() != size_t(width)) continue;
       UOpPtr vec = UOp::make(Ops::LOAD, key.dtype.vec(width), {vector_pointer(first->src[0], width)});
-      for (int k = 0; k < width; k++) lanes.emplace(run[size_t(k)]->ptr(), gep(vec, size_t(k)));
+      for (int k = 0; k < width; k++) {
+        UOpPtr lane = gep(vec, size_t(k));
+        if (stage.observed()) stage.step(run[size_t(k)]->ptr(), lane, join_rule);
+        lanes.emplace(run[size_t(k)]->ptr(), std::move(lane));
+      }
     }
   }
-  return lanes.empty() ? sink : substitute(sink, lanes);
+  return stage.finish(lanes.empty() ? sink : substitute(sink, lanes));
 }
 
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
