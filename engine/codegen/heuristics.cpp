@@ -61,6 +61,16 @@ private:
     return st && *st == 0;
   }
 
+  // The product of the extents of the axes of these kinds (the threads of a group: Local; the groups: Global).
+  int64_t extent_of(std::initializer_list<AxisKind> which) const {
+    std::vector<int64_t> fs = k_.full_shape();
+    std::vector<AxisKind> kinds = k_.axis_kinds();
+    int64_t n = 1;
+    for (size_t a = 0; a < fs.size(); a++)
+      if (std::find(which.begin(), which.end(), kinds[a]) != which.end()) n *= fs[a];
+    return n;
+  }
+
   // GPU: a reduce along contiguous rows (a big sum's partial rows, softmax's max and sum, a layer
   // norm's mean) takes a work-group per row: the group's threads read the row interleaved, so each warp
   // load is one contiguous line, each thread keeps several loads in flight (its loop unrolled), and the
@@ -126,12 +136,10 @@ private:
   // slower for a plain add).
   void widen_elementwise_groups() {
     if (!k_.target_.has_local || k_.has_reduce()) return;
+    const int64_t threads = extent_of({AxisKind::Local});
+    if (threads > 32) return;
     std::vector<int64_t> fs = k_.full_shape();
     std::vector<AxisKind> kinds = k_.axis_kinds();
-    int64_t threads = 1;
-    for (size_t a = 0; a < fs.size(); a++)
-      if (kinds[a] == AxisKind::Local) threads *= fs[a];
-    if (threads > 32) return;
     const int64_t grow = kElementwiseGroup / threads;
     for (size_t a = 0; a < fs.size(); a++)
       if (kinds[a] == AxisKind::Global && fs[a] % grow == 0 && fs[a] > grow) {
@@ -155,12 +163,10 @@ private:
     for (size_t a = 0; a < fs.size() && !deepened; a++)
       if (kinds[a] == AxisKind::Local && fs[a] >= 8 && fs[a] % 4 == 0) deepened = try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
     if (!deepened) return;
+    const int64_t threads = extent_of({AxisKind::Local});
+    if (threads >= 128) return;
     fs = k_.full_shape();
     kinds = k_.axis_kinds();
-    int64_t threads = 1;
-    for (size_t a = 0; a < fs.size(); a++)
-      if (kinds[a] == AxisKind::Local) threads *= fs[a];
-    if (threads >= 128) return;
     const int64_t grow = 512 / threads;
     for (size_t a = fs.size(); a-- > 0;)
       if (kinds[a] == AxisKind::Global && fs[a] % grow == 0 && fs[a] > grow) {
@@ -176,15 +182,7 @@ private:
   // fewer outputs in a group, so there are several groups per multiprocessor.
   void spread_skinny_reduce(const Kernel& before_locals) {
     if (k_.group_for_reduces_ > 0) return;
-    auto count = [&](std::initializer_list<AxisKind> which) {
-      std::vector<int64_t> fs = k_.full_shape();
-      std::vector<AxisKind> kinds = k_.axis_kinds();
-      int64_t n = 1;
-      for (size_t a = 0; a < fs.size(); a++)
-        if (std::find(which.begin(), which.end(), kinds[a]) != which.end()) n *= fs[a];
-      return n;
-    };
-    if (!k_.has_reduce() || count({AxisKind::Global}) >= kMinGroups || count({AxisKind::Reduce}) < kMinSpreadLoop) return;
+    if (!k_.has_reduce() || extent_of({AxisKind::Global}) >= kMinGroups || extent_of({AxisKind::Reduce}) < kMinSpreadLoop) return;
     Kernel locals = k_;
     k_ = before_locals;
     if (!try_opt({OptOp::GROUPTOP, 0, kSpread})) {
@@ -195,7 +193,7 @@ private:
     for (size_t a = k_.first_reduce(); a-- > 0 && threads < kSpreadGroupThreads;) {
       std::vector<int64_t> fs = k_.full_shape();
       if (k_.axis_kinds()[a] != AxisKind::Global) continue;
-      const int64_t groups = count({AxisKind::Global});
+      const int64_t groups = extent_of({AxisKind::Global});
       for (int64_t amt = kSpreadGroupThreads / threads; amt >= 2; amt /= 2)
         if (fs[a] % amt == 0 && groups / amt >= kMinGroups && try_opt({OptOp::LOCAL, static_cast<int64_t>(a), amt})) {
           threads *= amt;

@@ -254,6 +254,25 @@ private slots:
       QVERIFY2(applied.find("Opt(op=OptOps." + o.toStdString() + ")") != std::string::npos, applied.c_str());
     QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(threads));
   }
+
+  // A transformer's MLP down-projection (128 x 768 outputs of 3072 products) ran as 64 work-groups on an
+  // H200's 132 multiprocessors: each output's products are now shared by 8 threads and the groups fill
+  // the GPU; a large matmul keeps its register tiles without such a split.
+  void skinny_reduce_fills_the_gpu() {
+    CUDARenderer cuda;
+    cuda.set_compute_capability(9, 0);
+    auto plan = [&](int64_t m, int64_t k, int64_t n) {
+      return plan_kernel(create_schedule({Tensor::empty({m, k}).matmul(Tensor::empty({k, n})).uop()}).items.back().ast, cuda, false);
+    };
+    KernelPlan skinny = plan(128, 3072, 768);
+    std::string applied;
+    for (const std::string& o : skinny.applied_opts) applied += o + " ";
+    QVERIFY2(applied.find("Opt(op=OptOps.GROUPTOP, axis=0, arg=8)") != std::string::npos, applied.c_str());
+    const RenderedKernel& r = skinny.rendered;
+    QVERIFY2(r.global[0] * r.global[1] * r.global[2] >= 256, applied.c_str());
+    QCOMPARE(r.local[0] * r.local[1] * r.local[2], int64_t(256));
+    for (const std::string& o : plan(1024, 1024, 1024).applied_opts) QVERIFY2(o.find("GROUP") == std::string::npos, o.c_str());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestGpuLowering)
