@@ -328,8 +328,13 @@ namespace {
 
 struct NestedLowering {
   int64_t next_range = kFirstNestedRangeId;  // the linearizer keeps each reduce's loops together
-  // (reduce, its output coordinates as a hash-consed SINK) -> value; the SINK is kept alive with it
-  std::map<std::pair<const UOp*, const UOp*>, std::pair<UOpPtr, UOpPtr>> done;
+  // (reduce without its output view, its output coordinates as a hash-consed SINK) -> value. Without
+  // the view: the same reduce read through two views at one element is one value (softmax reads its
+  // row max in the output and again inside the row sum of exps: one loop over the row, not two).
+  struct Done {
+    UOpPtr reduce, coords, value;  // (the key's nodes kept alive with the value)
+  };
+  std::map<std::pair<const UOp*, const UOp*>, Done> done;
 };
 
 UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested, const char* name);
@@ -367,10 +372,11 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
   }
   UOpPtr packed = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, coords), symbolic(), {.name = "nested reduce index"});
   coords = packed->src;
-  auto key = std::make_pair(red, packed.get());
+  UOpPtr unviewed = UOp::make(red->op, red->dtype, {red->src[0]}, red->arg);
+  auto key = std::make_pair(unviewed.get(), packed.get());
   UOpPtr value;
   if (auto it = nested.done.find(key); it != nested.done.end()) {
-    value = it->second.second;
+    value = it->second.value;
   } else {
     LowerContext inner;
     inner.full_shape = in;
@@ -401,7 +407,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(outer.acc_count++)}));
       value = UOp::make(Ops::ASSIGN, red->dtype, {acc, UOp::make(op, red->dtype, {acc, x})});
     }
-    nested.done[key] = {packed, value};
+    nested.done[key] = {unviewed, packed, value};
   }
   if (is_true(valid)) return value;
   return UOp::make(Ops::WHERE, value->dtype, {valid, value, UOp::cnst(value->dtype, 0)});

@@ -8,6 +8,8 @@
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
+#include "codegen/pipeline.h"
+#include "render/c_renderer.h"
 #include "engine/lowered_lanes.h"
 #include "schedule/schedule.h"
 #include "shape/shapetracker.h"
@@ -199,6 +201,22 @@ private slots:
                             (u->op == Ops::RANGE ? (u->arg.as_int() >= kFirstNestedRangeId ? " nested" : " kernel") : ""));
     Names want{"RANGE kernel", "RANGE nested", "ENDRANGE", "RANGE nested", "ENDRANGE", "RANGE kernel", "STORE", "ENDRANGE", "ENDRANGE"};
     QCOMPARE(structure, want);
+  }
+
+  void nested_reduce_read_through_two_views_runs_once() {
+    // softmax with its rows interleaved 8 at a time (the CPU heuristics): the row max is read by the
+    // output and, through another view, inside the row sum of exps; both are one loop over the row
+    Tensor x = arange2d(64, 256);
+    Tensor e = (x - x.max(1, true)).exp();
+    Schedule s = create_schedule({(e / e.sum(1, true)).uop()});
+    QCOMPARE(s.items.size(), size_t(1));
+    Kernel k = kernel_for(s.items[0].ast, CRenderer());
+    k.hand_coded_optimizations();
+    QVERIFY(k.upcasted() > 0);
+    int nested = 0;
+    for (const UOpPtr& u : linearize(test::lower_and_expand(k)))
+      nested += u->op == Ops::RANGE && u->arg.as_int() >= kFirstNestedRangeId;
+    QCOMPARE(nested, 2);  // the max and the sum of exps (three before: the max twice)
   }
 
   void costly_recompute_gets_its_own_kernel() {
