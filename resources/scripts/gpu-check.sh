@@ -2,8 +2,8 @@
 # The GPU checks in one run, for a machine with an NVIDIA GPU and no Qt (the project's lent GPU machines):
 # builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu, the TinyJit tests),
 # the training loop's bench (TinyJit as one CUDA graph, kernel by kernel, plain), the Python training
-# loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, and, with the time left,
-# the whole bench on CUDA. Everything lands in OUT.
+# loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, times the bench workloads
+# next to PyTorch (and tinygrad, given a checkout) and, with the time left, the whole bench on CUDA. Everything lands in OUT.
 #
 #   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--corpus-check TOOL] [--budget SECONDS]
 #
@@ -47,6 +47,15 @@ grep -E "Python|pybind|SQLite|static" "$OUTDIR/build.log" | head -5 >>"$LOG"
 CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
+# tinygrad finds NVRTC and libcuda through ldconfig; the CUDA image keeps NVRTC outside its paths
+if [ -n "$TG" ] && [ "$(id -u)" = 0 ]; then
+  mkdir -p /tmp/tglib
+  for n in nvrtc cuda; do
+    f=$(find /usr/local /usr/lib /opt -name "lib$n.so*" 2>/dev/null | grep -v stubs | head -1)
+    [ -n "$f" ] && ln -sf "$f" /tmp/tglib/lib$n.so
+  done
+  echo /tmp/tglib >/etc/ld.so.conf.d/loupe-tinygrad.conf && ldconfig 2>/dev/null
+fi
 
 if [ -n "$CHECKER" ]; then
   say "corpus on CUDA, optimized and NOOPT"
@@ -82,6 +91,13 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l
 say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
 timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
 DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
+
+if [ -n "$TG" ]; then
+  say "tinygrad on CUDA, the same workloads (kernel times)"
+  timeout 150 python3 resources/scripts/bench-tinygrad.py --tinygrad "$TG" --device CUDA --kernel-time --runs 5 \
+    --only matmul_4096,matmul_4096_float16,add_16m,sum_16m,softmax_4096x1024,conv2d_resnet,transformer_block,cnn_train_step \
+    >"$OUTDIR/bench-tinygrad-cuda.json" 2>>"$LOG"
+fi
 
 # one workload at a time, so what finishes before the budget is kept
 MACHINE=""
