@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "codegen/aligned_vectors.h"
 #include "codegen/contracted_fold.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
