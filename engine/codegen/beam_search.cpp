@@ -137,6 +137,7 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   ListenersPaused quiet;  // candidates stay out of the trace; the chosen plan is recorded as usual
   std::set<std::string> seen;
   int round = 0;
+  auto timed_ok = [](double seconds) { return seconds >= 0 && std::isfinite(seconds); };  // (-1: a repeated source)
   // One round's candidates: each is rendered (in order, skipping sources already seen), the batch is
   // handed to `prepare` (the executor compiles it on every core), then each is timed in order.
   auto time_kernels = [&](std::vector<Kernel> kernels) {
@@ -146,13 +147,13 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
       double render_seconds;
     };
     std::vector<Rendered> rendered;
-    std::vector<double> seconds(kernels.size(), -1.0);
     std::vector<size_t> rows(kernels.size());
     for (size_t i = 0; i < kernels.size(); i++) {
       check_interrupt();
       auto c0 = std::chrono::steady_clock::now();
       BeamCandidate tried;
       tried.round = round;
+      tried.seconds = -1.0;  // until timed
       for (const Opt& o : kernels[i].applied_opts()) tried.opts.push_back(o.str());
       rows[i] = result.tried.size();
       try {
@@ -164,9 +165,8 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Interrupt) throw;
         tried.status = cat("failed: ", e.what());
-        tried.seconds = seconds[i] = std::numeric_limits<double>::infinity();
+        tried.seconds = std::numeric_limits<double>::infinity();
       }
-      tried.seconds = seconds[i];
       tried.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
       result.tried.push_back(std::move(tried));
     }
@@ -189,11 +189,13 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
       tried.wall_seconds = r.render_seconds + prepare_share +
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    for (size_t i = 0; i < kernels.size(); i++) seconds[i] = result.tried[rows[i]].seconds;
+    std::vector<double> seconds;
     std::vector<Candidate> out;
-    for (size_t i = 0; i < kernels.size(); i++)
-      if (seconds[i] >= 0 && std::isfinite(seconds[i])) out.push_back({std::move(kernels[i]), seconds[i]});
-    return std::pair{std::move(out), seconds};
+    for (size_t i = 0; i < kernels.size(); i++) {
+      seconds.push_back(result.tried[rows[i]].seconds);
+      if (timed_ok(seconds.back())) out.push_back({std::move(kernels[i]), seconds.back()});
+    }
+    return std::pair{std::move(out), std::move(seconds)};
   };
   // the kernel without opts, and the hand-coded kernel (in the beam too, so the search never settles
   // on something slower)
@@ -202,7 +204,7 @@ BeamResult beam_search(const UOpPtr& ast, const Renderer& renderer, const std::s
   auto [first, first_seconds] = time_kernels({kernel_for(ast, renderer), std::move(hand)});
   result.start_seconds = first_seconds[0];
   std::vector<Candidate> beam = std::move(first);
-  if (beam.empty() || !beam[0].kernel.applied_opts().empty())  // the plain kernel failed: keep it as the fallback
+  if (!timed_ok(first_seconds[0]))  // the plain kernel failed: it stays the fallback
     beam.insert(beam.begin(), {kernel_for(ast, renderer), first_seconds[0]});
   std::stable_sort(beam.begin(), beam.end(), [](const Candidate& a, const Candidate& b) { return a.seconds < b.seconds; });
   width = std::max(width, 1);

@@ -137,15 +137,20 @@ private:
   void widen_elementwise_groups() {
     if (!k_.target_.has_local || k_.has_reduce()) return;
     const int64_t threads = extent_of({AxisKind::Local});
-    if (threads > 32) return;
+    if (threads <= 32) local_on_grid_axis(kElementwiseGroup / threads, false);
+  }
+
+  // LOCAL `amt` on the first grid axis (the last, with `last_first`) that it divides and leaves more of.
+  void local_on_grid_axis(int64_t amt, bool last_first) {
     std::vector<int64_t> fs = k_.full_shape();
     std::vector<AxisKind> kinds = k_.axis_kinds();
-    const int64_t grow = kElementwiseGroup / threads;
-    for (size_t a = 0; a < fs.size(); a++)
-      if (kinds[a] == AxisKind::Global && fs[a] % grow == 0 && fs[a] > grow) {
-        try_opt({OptOp::LOCAL, static_cast<int64_t>(a), grow});
+    for (size_t i = 0; i < fs.size(); i++) {
+      const size_t a = last_first ? fs.size() - 1 - i : i;
+      if (kinds[a] == AxisKind::Global && fs[a] % amt == 0 && fs[a] > amt) {
+        try_opt({OptOp::LOCAL, static_cast<int64_t>(a), amt});
         return;
       }
+    }
   }
   static constexpr int64_t kElementwiseGroup = 256;
 
@@ -164,15 +169,7 @@ private:
       if (kinds[a] == AxisKind::Local && fs[a] >= 8 && fs[a] % 4 == 0) deepened = try_opt({OptOp::UPCAST, static_cast<int64_t>(a), 4});
     if (!deepened) return;
     const int64_t threads = extent_of({AxisKind::Local});
-    if (threads >= 128) return;
-    fs = k_.full_shape();
-    kinds = k_.axis_kinds();
-    const int64_t grow = 512 / threads;
-    for (size_t a = fs.size(); a-- > 0;)
-      if (kinds[a] == AxisKind::Global && fs[a] % grow == 0 && fs[a] > grow) {
-        try_opt({OptOp::LOCAL, static_cast<int64_t>(a), grow});
-        return;
-      }
+    if (threads < 128) local_on_grid_axis(512 / threads, true);
   }
   static constexpr int64_t kDeepTileOutputs = int64_t(1) << 20;
 

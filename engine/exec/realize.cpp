@@ -98,7 +98,8 @@ struct BeamDeviceTimer {
   const ScheduleItem& item;
   Device& dev;
   double best = std::numeric_limits<double>::infinity();
-  std::unordered_map<std::string, std::shared_ptr<Program>> compiled;  // this round's, by source
+  // this round's, by source; null: it failed to compile
+  std::unordered_map<std::string, std::shared_ptr<Program>> compiled;
 
   void prepare(const std::vector<const RenderedKernel*>& batch) {
     compiled.clear();
@@ -109,18 +110,18 @@ struct BeamDeviceTimer {
       for (int64_t i = start; i < end; i++) {
         try {
           programs[size_t(i)] = dev.compile(*batch[size_t(i)]);
-        } catch (const Error&) {  // timed as a failure below, when compiled again alone
+        } catch (const Error&) {  // left null: timed as a failure
         }
       }
     });
-    for (size_t i = 0; i < batch.size(); i++)
-      if (programs[i]) compiled.emplace(batch[i]->source, std::move(programs[i]));
+    for (size_t i = 0; i < batch.size(); i++) compiled.emplace(batch[i]->source, std::move(programs[i]));
   }
 
   double time(const RenderedKernel& rk) {
     try {
       auto it = compiled.find(rk.source);
       std::shared_ptr<Program> program = it != compiled.end() ? it->second : dev.compile(rk);
+      if (!program) return std::numeric_limits<double>::infinity();
       std::vector<std::shared_ptr<Buffer>> scratch;
       std::vector<void*> handles;
       for (const BufferParam& p : rk.buffers) {

@@ -39,7 +39,6 @@ CLanguage c_language() {
   l.buffer_suffix = " restrict";
   l.const_buffers = true;
   l.helper_prefix = "static inline";
-  l.vector_literal_braces = true;
   l.gep_brackets = true;
   return l;
 }

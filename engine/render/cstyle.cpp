@@ -260,8 +260,8 @@ std::string KernelWriter::vec_literal(DType vt, const std::vector<std::string>& 
   for (size_t i = 0; i < lanes.size(); i++) inner += (i ? "," : "") + lanes[i];
   if (vt.scalar().is_bool()) return "{" + inner + "}";  // bool vectors are arrays (see declare)
   use_type(vt);
-  if (!L.vector_maker.empty()) return L.vector_maker + R.type_name(vt) + "(" + inner + ")";
-  if (L.vector_literal_braces) return "(" + R.type_name(vt) + "){" + inner + "}";
+  if (L.vector_literal == CLanguage::VectorLiteral::MakeFunction) return "make_" + R.type_name(vt) + "(" + inner + ")";
+  if (L.vector_literal == CLanguage::VectorLiteral::Braces) return "(" + R.type_name(vt) + "){" + inner + "}";
   return "(" + R.type_name(vt) + ")(" + inner + ")";
 }
 

@@ -22,9 +22,10 @@ struct CLanguage {
   std::string smem_prefix;            // before a DEFINE_LOCAL declaration: "__shared__ "
   std::string barrier;                // BARRIER statement; empty = nothing to emit
   std::string helper_prefix = "static inline";  // before helper functions
-  // Vector literals: "(float4){a,b}" when true, "(float4)(a,b)" when false.
-  bool vector_literal_braces = true;
-  std::string vector_maker;  // when set, vector literals are constructor calls: "make_" -> make_float4(a,b,c,d)
+  // How a vector literal is spelled: "(float4){a,b}" (C, Metal), "(float4)(a,b)" (OpenCL) or
+  // "make_float4(a,b)" (CUDA, whose vector types are structs with constructor functions).
+  enum class VectorLiteral { Braces, Parens, MakeFunction };
+  VectorLiteral vector_literal = VectorLiteral::Braces;
   bool gep_brackets = true;           // x[1] (true) or x.y (false)
   // Spell clang's -ffp-contract=on explicitly: a float ADD/SUB with an inlined MUL operand becomes
   // fma(). For compilers that would otherwise contract across statements (NVRTC, run with

@@ -34,7 +34,7 @@ CLanguage cuda_language() {
   l.smem_prefix = "__shared__ ";
   l.barrier = "__syncthreads();";
   l.helper_prefix = "static __device__ __forceinline__";
-  l.vector_maker = "make_";
+  l.vector_literal = CLanguage::VectorLiteral::MakeFunction;
   l.gep_brackets = false;
   l.explicit_fma = true;
   return l;

@@ -30,7 +30,6 @@ CLanguage metal_language() {
   l.smem_prefix = "threadgroup ";
   l.barrier = "threadgroup_barrier(mem_flags::mem_threadgroup);";
   l.helper_prefix = "static inline";
-  l.vector_literal_braces = true;
   l.gep_brackets = false;
   return l;
 }

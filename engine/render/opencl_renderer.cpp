@@ -89,7 +89,7 @@ CLanguage opencl_language() {
   l.smem_prefix = "__local ";
   l.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
   l.helper_prefix = "static inline";
-  l.vector_literal_braces = false;
+  l.vector_literal = CLanguage::VectorLiteral::Parens;
   l.gep_brackets = false;
   return l;
 }
