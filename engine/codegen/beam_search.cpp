@@ -61,8 +61,7 @@ std::optional<std::vector<Opt>> decode(const std::string& text) {
   int64_t axis = 0, arg = 0;
   while (in >> name >> axis >> arg) {
     std::optional<OptOp> op;
-    for (OptOp o : {OptOp::UPCAST, OptOp::UNROLL, OptOp::LOCAL, OptOp::GROUP, OptOp::GROUPTOP, OptOp::NOLOCALS,
-                    OptOp::PADTO, OptOp::SWAP, OptOp::TC})
+    for (OptOp o : kAllOptOps)
       if (name == opt_op_name(o)) op = o;
     if (!op) return std::nullopt;  // written by another version: search again
     out.push_back({*op, axis, arg});
@@ -97,14 +96,15 @@ const std::vector<Opt>& beam_actions() {
     for (int64_t a0 = 0; a0 < 5; a0++)
       for (int64_t a1 = a0 + 1; a1 < 5; a1++) a.push_back({OptOp::SWAP, a0, a1});
     for (int64_t axis = 0; axis < 9; axis++) a.push_back({OptOp::TC, axis, 0});  // refused unless first, on a TC target
+    for (int64_t operand = 0; operand < 2; operand++) a.push_back({OptOp::STAGE, operand, 0});  // TC kernels only
     return a;
   }();
   return actions;
 }
 
 std::string beam_cache_key(const UOpPtr& ast, const std::string& device, int width) {
-  // v4: the C backend writes vector code, so opts timed before it may no longer be the fastest
-  return cache_key({"beam-v5", ast->key().hex(), device, std::to_string(width)});
+  // v6: STAGE and UNROLL after TC are new actions (v4: the C backend writes vector code)
+  return cache_key({"beam-v6", ast->key().hex(), device, std::to_string(width)});
 }
 
 std::optional<std::vector<Opt>> beam_cache_load(const std::string& key) {

@@ -54,6 +54,7 @@ Estimates estimate_linear(const UOpList& linear) {
       break;
     case Ops::LOAD: e.lds += u->dtype.itemsize() * mult; break;
     case Ops::STORE: e.lds += u->src[1]->dtype.itemsize() * mult; break;
+    case Ops::ASYNC_COPY: e.lds += 2 * u->arg.as_int() * u->src[0]->dtype.base().scalar().itemsize() * mult; break;  // read + write
     case Ops::DEFINE_GLOBAL:
       touched[u->arg.as_int()] = u->dtype.base().itemsize() * std::max<int64_t>(u->dtype.ptr_size, 0);
       break;

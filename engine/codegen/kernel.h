@@ -2,6 +2,7 @@
 // every reduce) has a ShapeTracker over the same axes; simplifications and optimizations reshape and
 // permute all of them together. Axis order: [global | local | group | reduce | upcast/unroll].
 #pragma once
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -17,8 +18,11 @@ enum class AxisKind { Global, Local, GroupReduce, Reduce, Upcast, Unroll };
 
 // The optimizations (reference map §9.3): UPCAST (yellow, an output axis computed by one thread as
 // several values), UNROLL (magenta, a reduce axis unrolled), LOCAL (cyan, work-group threads), GROUP /
-// GROUPTOP (green, a reduce split across threads through shared memory), NOLOCALS, PADTO, SWAP.
-enum class OptOp { UPCAST, UNROLL, LOCAL, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP, TC };
+// GROUPTOP (green, a reduce split across threads through shared memory), NOLOCALS, PADTO, SWAP, TC
+// (tensor cores), and Loupe's STAGE (a TC operand's tiles copied through shared memory, staging.h).
+enum class OptOp { UPCAST, UNROLL, LOCAL, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP, TC, STAGE };
+inline constexpr OptOp kAllOptOps[] = {OptOp::UPCAST,   OptOp::UNROLL,  OptOp::LOCAL, OptOp::GROUP, OptOp::GROUPTOP,
+                                       OptOp::NOLOCALS, OptOp::PADTO,   OptOp::SWAP,  OptOp::TC,    OptOp::STAGE};
 const char* opt_op_name(OptOp op);
 
 struct Opt {
@@ -50,12 +54,17 @@ struct KernelTarget {
 // mma.sync m16n8k16. Its axes, placed by apply_opt: the first two local axes are the warp's lanes
 // (4 along N, 8 along M: lane = 4*m_lane + n_lane, so threadIdx.x is the N one); the first three
 // axes of the upcast region are K16 (the 16 of K one mma consumes), M2 (rows m_lane and m_lane+8) and
-// N2 (two adjacent columns).
+// N2 (two adjacent columns). UNROLL of the K/16 axis chains that many mma per loop iteration.
 struct TensorCoreUse {
   int a_operand = 0;  // which source of the reduce's MUL is A (M x K); the other is B (K x N)
   DType dtype_in;     // float16 or bfloat16; the accumulator is float32
   size_t buf_a = 0, buf_b = 0;  // their trackers
+  bool staged[2] = {false, false};  // STAGE: A (0) and B (1) read from shared memory (staging.h)
+  size_t buf(int operand) const { return operand == 0 ? buf_a : buf_b; }
 };
+// The two LOADs a TC reduce multiplies, in the order of its MUL's sources (TensorCoreUse::a_operand
+// picks A among them); nullopt when the reduce is not a sum of products of two loads.
+std::optional<std::array<const UOp*, 2>> tensor_core_loads(const UOp* reduce);
 const char* axis_kind_name(AxisKind k);
 std::optional<AxisKind> axis_kind_from_name(std::string_view name);  // nullopt for an unknown name
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
@@ -119,6 +128,8 @@ private:
   void apply_local_heuristic();  // GPU targets: LOCAL opts (part of hand_coded_optimizations)
   void shift_to(size_t axis, int64_t amount, bool top, std::optional<size_t> insert_before);
   void apply_tensor_core(const Opt& opt);
+  void apply_stage(const Opt& opt);  // staging.cpp
+  void check_staging(const Opt& opt) const;  // every staged operand still fits (after any later opt)
   bool tensor_core_heuristics();  // TC and the warp tiles around it, when the kernel takes it
   size_t real_axis(const Opt& opt) const;
   // For the heuristics: does buffer i broadcast along axis (stride 0), what is its stride there.

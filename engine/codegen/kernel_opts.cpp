@@ -18,6 +18,7 @@ const char* opt_op_name(OptOp op) {
   case OptOp::PADTO: return "PADTO";
   case OptOp::SWAP: return "SWAP";
   case OptOp::TC: return "TC";
+  case OptOp::STAGE: return "STAGE";
   }
   return "?";
 }
@@ -37,8 +38,7 @@ Opt Opt::parse(const std::string& text) {
   std::string name = field("op=OptOps.");
   Opt o{OptOp::UPCAST};
   bool known = false;
-  for (OptOp op : {OptOp::UPCAST, OptOp::UNROLL, OptOp::LOCAL, OptOp::GROUP, OptOp::GROUPTOP, OptOp::NOLOCALS, OptOp::PADTO,
-                   OptOp::SWAP, OptOp::TC})
+  for (OptOp op : kAllOptOps)
     if (name == opt_op_name(op)) o.op = op, known = true;
   if (!known) throw Error(cat("not an opt: '", text, "' (unknown op ", name, ")"));
   try {
@@ -99,9 +99,15 @@ void Kernel::apply_opt(const Opt& opt) {
     simplify_ones();
     return;
   }
+  if (opt.op == OptOp::STAGE) {
+    apply_stage(opt);
+    applied_opts_.push_back(opt);
+    return;
+  }
   if (tc_) {  // the warp's lanes and the mma's own axes stay where the lowerer expects them
-    check((opt.op == OptOp::UPCAST || opt.op == OptOp::LOCAL) && static_cast<size_t>(opt.axis) < global_dims(), opt,
-          "after TC only UPCAST and LOCAL of global axes apply");
+    check(((opt.op == OptOp::UPCAST || opt.op == OptOp::LOCAL) && static_cast<size_t>(opt.axis) < global_dims()) ||
+              opt.op == OptOp::UNROLL,
+          opt, "after TC only UPCAST and LOCAL of global axes and UNROLL of the K steps apply");
     check(opt.op != OptOp::LOCAL || local_dims_ < 3, opt, "a TC kernel has at most one more local axis");
   }
   size_t axis = real_axis(opt);
@@ -152,6 +158,17 @@ void Kernel::apply_opt(const Opt& opt) {
     if (fs[axis] == amt && axis < first_reduce() + group_for_reduces_) group_for_reduces_--;
     shift_to(axis, amt, false, std::nullopt);
     upcasted_++;
+    // A whole K axis unrolled after TC leaves a reduce axis of size 1 just after the warp's lanes, where
+    // simplify_ones would count it as a local one and demote a lane to a global axis: drop it here.
+    // (Other kernels keep tinygrad's counting: their plans, timed as they are, stay the same.)
+    if (tc_ && fs[axis] == amt) {
+      std::vector<int64_t> perm;
+      for (size_t i = 0; i < shape_len(); i++)
+        if (i != axis) perm.push_back(static_cast<int64_t>(i));
+      perm.push_back(static_cast<int64_t>(axis));
+      reshape_and_permute(nullptr, &perm);  // to the end, among the upcasts, where simplify_ones drops it
+      upcasted_++;
+    }
     break;
   case OptOp::UPCAST:
     check(axis < first_reduce(), opt, "UPCAST is for output axes");
@@ -187,10 +204,12 @@ void Kernel::apply_opt(const Opt& opt) {
     }
     break;
   }
-  case OptOp::TC: break;
+  case OptOp::TC:
+  case OptOp::STAGE: break;
   }
-  applied_opts_.push_back(opt);
   simplify_ones();
+  if (tc_ && (tc_->staged[0] || tc_->staged[1])) check_staging(opt);  // a bigger tile may no longer fit
+  applied_opts_.push_back(opt);
 }
 
 void Kernel::apply_opts(const std::vector<Opt>& opts) {

@@ -9,6 +9,7 @@
 #include "ir/metadata.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
+#include "codegen/staging.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/symbolic.h"
 #include "support/error.h"
@@ -29,8 +30,11 @@ struct LowerContext {
     TensorCoreUse use;
     UOpPtr lane_n, lane_m, k16, m2, n2;
     int64_t k16_axis = 0;
+    UOpList unrolled;  // placeholders of unrolled K steps: one mma each, chained
   };
   std::optional<TensorCore> tc;
+  // STAGE: the reads of staged TC operands from their shared tiles, by (buffer, view) of their LOAD
+  std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
   std::vector<int64_t> full_shape;
   int64_t temp_count = 0;
 };
@@ -154,42 +158,71 @@ namespace {
 // the two factors (A: 8 values at rows lane_m + 8*M2, columns 2*lane_n + {0,1} + 8*{0,1} of the K16 step;
 // B: 4 values at rows 2*lane_n + {0,1} + 8*{0,1}, column lane_m of the tile), keeps its four results in
 // float accumulators, and the M2 x N2 upcast lanes pick result 2*M2 + N2 (the expander makes those
-// constant, symbolic then folds the choice).
+// constant, symbolic then folds the choice). Unrolled K steps chain one mma each, in order.
 UOpPtr lower_tensor_core_reduce(LowerContext& ctx, const UOpPtr& red, const UOpPtr& x) {
   const LowerContext::TensorCore& tc = *ctx.tc;
   auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
+  // a staged read is substituted in its address only: the copies behind its barrier run once for the
+  // whole work-group, at every thread's own coordinates
+  auto at = [](const UOpPtr& factor, const UOpMap<UOpPtr>& where) {
+    return substitute(factor, where, {}, [](const UOp* u) { return u->op != Ops::BARRIER; });
+  };
   const UOpPtr& mul = x->op == Ops::CAST ? x->src[0] : x;
   LOUPE_ASSERT(mul->op == Ops::MUL, "TC reduce of ", op_name(mul->op));
   UOpPtr fa = mul->src[tc.use.a_operand], fb = mul->src[1 - tc.use.a_operand];
   if (fa->op == Ops::CAST && fa->dtype != tc.use.dtype_in) fa = fa->src[0];
   if (fb->op == Ops::CAST && fb->dtype != tc.use.dtype_in) fb = fb->src[0];
-  UOpList src;
-  for (int i = 0; i < 8; i++)
-    src.push_back(substitute(fa, {{tc.m2, c((i >> 1) & 1)}, {tc.k16, tc.lane_n * 2 + c((i & 1) + 8 * (i >> 2))}}));
-  UOpPtr fb_lane = substitute(fb, {{tc.lane_n, floordiv(tc.lane_m, 2)}, {tc.n2, floormod(tc.lane_m, 2)}});
-  for (int i = 0; i < 4; i++) src.push_back(substitute(fb_lane, {{tc.k16, tc.lane_n * 2 + c((i & 1) + 8 * (i >> 1))}}));
   UOpList loops;
   for (int64_t a : red->arg.as_tuple()[1].as_ints())
-    if (a != tc.k16_axis && ctx.full_shape[a] > 1) loops.push_back(ctx.idxs[a]);
-  UOpList accs;
+    if (a != tc.k16_axis && ctx.full_shape[a] > 1 &&
+        std::find(tc.unrolled.begin(), tc.unrolled.end(), ctx.idxs[a]) == tc.unrolled.end())
+      loops.push_back(ctx.idxs[a]);
+  UOpList accs, d;  // d: the running results, from the accumulators (or zero) through each step's mma
   for (int i = 0; i < 4; i++) {
     if (loops.empty()) {
-      src.push_back(UOp::cnst(dtypes::float32, 0));
+      d.push_back(UOp::cnst(dtypes::float32, 0));
       continue;
     }
     UOpList acc_src{UOp::cnst(dtypes::float32, 0)};
     acc_src.insert(acc_src.end(), loops.begin(), loops.end());
     acc_src.insert(acc_src.end(), ctx.upcast_ranges.begin(), ctx.upcast_ranges.end());
     accs.push_back(UOp::make(Ops::DEFINE_ACC, dtypes::float32, std::move(acc_src), Arg(Arg::Tuple{Arg(ctx.acc_count++)})));
-    src.push_back(accs.back());
+    d.push_back(accs.back());
+  }
+  // every combination of the unrolled steps, the first axis outermost
+  std::vector<UOpMap<UOpPtr>> steps{{}};
+  for (const UOpPtr& u : tc.unrolled) {
+    std::vector<UOpMap<UOpPtr>> next;
+    for (const UOpMap<UOpPtr>& s : steps)
+      for (int64_t v = 0; v < u->src[0]->const_int(); v++) {
+        UOpMap<UOpPtr> w = s;
+        w[u] = c(v);
+        next.push_back(std::move(w));
+      }
+    steps = std::move(next);
   }
   std::string kind = tc.use.dtype_in == dtypes::bfloat16 ? "m16n8k16_bf16_f32" : "m16n8k16_f16_f32";
-  UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(4), std::move(src), Arg(kind));
-  UOpList result;
-  for (int64_t i = 0; i < 4; i++) {
-    UOpPtr r = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));
-    result.push_back(accs.empty() ? r : UOp::make(Ops::ASSIGN, dtypes::float32, {accs[i], r}));
+  for (const UOpMap<UOpPtr>& step : steps) {
+    UOpList src;
+    for (int i = 0; i < 8; i++) {
+      UOpMap<UOpPtr> w = step;
+      w[tc.m2] = c((i >> 1) & 1);
+      w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 2));
+      src.push_back(at(fa, w));
+    }
+    for (int i = 0; i < 4; i++) {
+      UOpMap<UOpPtr> w = step;
+      w[tc.lane_n] = floordiv(tc.lane_m, 2);
+      w[tc.n2] = floormod(tc.lane_m, 2);
+      w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 1));  // this lane's own lane_n: not substituted
+      src.push_back(at(fb, w));
+    }
+    src.insert(src.end(), d.begin(), d.end());
+    UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(4), std::move(src), Arg(kind));
+    for (int64_t i = 0; i < 4; i++) d[i] = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));
   }
+  UOpList result;
+  for (size_t i = 0; i < 4; i++) result.push_back(accs.empty() ? d[i] : UOp::make(Ops::ASSIGN, dtypes::float32, {accs[i], d[i]}));
   UOpPtr lane = tc.m2 * 2 + tc.n2;
   UOpPtr v = result[3];
   for (int i = 2; i >= 0; i--)
@@ -252,6 +285,7 @@ const PatternMatcher& lowerer_rules() {
       rule("lower_load", UPat::op(Ops::LOAD, {UPat::var("buf"), UPat::op_any_src(Ops::VIEW, "view")}, "ld"),
            [](const Match& m) -> UOpPtr {
              auto& ctx = m.ctx<LowerContext>();
+             if (auto it = ctx.staged.find({m["buf"].get(), m["view"].get()}); it != ctx.staged.end()) return it->second;
              auto [idx, valid] = view_st(m["view"]).to_indexed(ctx.idxs);
              DType dt = m["ld"]->dtype;
              if (is_false(valid)) return UOp::cnst(dt, 0);
@@ -423,6 +457,42 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
   return graph_rewrite(r, lowerer_rules(), {.ctx = &ctx, .name = name});
 }
 
+// STAGE (codegen/staging.h): the copies of every staged operand's tile, one barrier after all of them,
+// and the reads that take the operands' loads' place. The copies repeat in the K loops; a barrier at
+// the top of each iteration waits for the previous iteration's reads.
+void stage_tensor_core_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
+  const TensorCoreUse& use = *k.tensor_core();
+  if (!use.staged[0] && !use.staged[1]) return;
+  const UOp* red = nullptr;
+  for (const UOp* u : ast->toposort())
+    if (u->op == Ops::REDUCE_AXIS) red = u;
+  std::optional<std::array<const UOp*, 2>> loads = red ? tensor_core_loads(red) : std::nullopt;
+  LOUPE_ASSERT(loads, "a staged TC kernel without its two loads");
+  UOpList loops;
+  std::vector<AxisKind> kinds = k.axis_kinds();
+  for (size_t a = 0; a < kinds.size(); a++)
+    if (kinds[a] == AxisKind::Reduce && ctx.full_shape[a] > 1) loops.push_back(ctx.idxs[a]);
+  UOpPtr after = loops.empty() ? nullptr : UOp::make(Ops::BARRIER, dtypes::void_, loops);
+  struct Staged {
+    const UOp* load;
+    StagedTile tile;
+    StagedCopies copies;
+  };
+  std::vector<Staged> staged;
+  UOpList all_copies;
+  for (int operand : {0, 1}) {
+    if (!use.staged[operand]) continue;
+    std::optional<StagedTile> tile = plan_staged_tile(k, operand);
+    LOUPE_ASSERT(tile, "a staged TC operand whose tile no longer fits");
+    const UOp* ld = (*loads)[operand == 0 ? use.a_operand : 1 - use.a_operand];
+    StagedCopies copies = lower_staged_copies(*tile, ld->src[0], view_st(ld->src[1]), ctx.idxs, after, operand == 0 ? "tile_a" : "tile_b");
+    all_copies.insert(all_copies.end(), copies.copies.begin(), copies.copies.end());
+    staged.push_back({ld, *tile, std::move(copies)});
+  }
+  UOpPtr ready = UOp::make(Ops::BARRIER, dtypes::void_, all_copies);
+  for (const Staged& s : staged) ctx.staged[{s.load->src[0].get(), s.load->src[1].get()}] = lower_staged_read(s.tile, s.copies, ctx.idxs, ready);
+}
+
 } // namespace
 
 LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimits& limits) {
@@ -460,12 +530,18 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
     LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 3, "a TC kernel without its lanes and mma axes");
     size_t gd = k.global_dims(), fu = k.first_upcast();
     LowerContext::TensorCore tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], ctx.idxs[fu + 1],
-                                ctx.idxs[fu + 2], static_cast<int64_t>(fu)};
+                                ctx.idxs[fu + 2], static_cast<int64_t>(fu), {}};
     LOUPE_ASSERT(tc.lane_n->op == Ops::SPECIAL && tc.lane_m->op == Ops::SPECIAL, "TC lanes must be plain local ids");
     // M2 and N2 pick a result (the accumulators are not per lane of them); K16 is spread over the lanes
     std::erase_if(ctx.upcast_ranges, [&](const UOpPtr& r) { return r == tc.m2 || r == tc.n2; });
     expand.unroll.erase(tc.k16.get());
+    for (size_t i = fu + 1; i < fs.size(); i++)
+      if (kinds[i] == AxisKind::Unroll) {
+        tc.unrolled.push_back(ctx.idxs[i]);
+        expand.unroll.erase(ctx.idxs[i].get());
+      }
     ctx.tc = tc;
+    stage_tensor_core_operands(k, ast, ctx);
   }
   NestedLowering nested;
   lowered.sink = lower_scope(ast, ctx, nested, "lowerer");

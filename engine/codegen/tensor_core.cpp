@@ -35,6 +35,12 @@ std::optional<Factors> factors_of(const UOp* red) {
 
 } // namespace
 
+std::optional<std::array<const UOp*, 2>> tensor_core_loads(const UOp* reduce) {
+  std::optional<Factors> f = factors_of(reduce);
+  if (!f) return std::nullopt;
+  return std::array<const UOp*, 2>{f->mul_src[0], f->mul_src[1]};
+}
+
 void Kernel::apply_tensor_core(const Opt& opt) {
   auto fail = [&](const std::string& why) { throw KernelOptError(cat(opt.str(), ": ", why)); };
   if (!target_.tensor_cores) fail("no tensor cores on this target");
@@ -119,7 +125,8 @@ void Kernel::apply_tensor_core(const Opt& opt) {
 }
 
 // tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
-// and a work-group holds up to 4 warps along N (LOCAL).
+// and a work-group holds up to 4 warps along N (LOCAL). Then Loupe's: two K steps per loop iteration
+// (UNROLL) and both operands staged through shared memory (STAGE), each where it applies.
 bool Kernel::tensor_core_heuristics() {
   if (!target_.tensor_cores) return false;
   try {
@@ -150,6 +157,14 @@ bool Kernel::tensor_core_heuristics() {
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_b, tc_->buf_a), {4, 3, 2});  // N tiles
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_a, tc_->buf_b), {4, 3, 2});  // M tiles
   try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
+  auto try_apply = [&](const Opt& o) {
+    try {
+      apply_opt(o);
+    } catch (const KernelOptError&) {
+    }
+  };
+  if (first_reduce() < first_upcast() && full_shape()[first_reduce()] % 2 == 0) try_apply({OptOp::UNROLL, 0, 2});
+  for (int64_t operand : {0, 1}) try_apply({OptOp::STAGE, operand, 0});
   return true;
 }
 

@@ -3,7 +3,9 @@
 // additions at the end of their family: FLOORDIV/FLOORMOD (Python floor semantics, used for index
 // math and integer // and %) next to IDIV/MOD (C truncation, what renderers emit); TRUNC; IOTA (a
 // virtual buffer whose element i is i: Tensor.arange builds on it, kernels read it like a load
-// through a view and lower it to the view's index expression).
+// through a view and lower it to the view's index expression); ASYNC_COPY (a GPU copy of a few bytes
+// from global to shared memory that bypasses registers, CUDA's cp.async; a BARRIER over copies waits
+// for them).
 #pragma once
 #include <bitset>
 #include <cstdint>
@@ -96,7 +98,8 @@ namespace loupe {
   X(IOTA, kBuffer, "#e0e0ff")                                                                                          \
   X(DEVICE, 0, "#ffffff")                                                                                              \
   X(MULTI, 0, "#f6ccff")                                                                                               \
-  X(CUSTOM, 0, "#ffffff")
+  X(CUSTOM, 0, "#ffffff")                                                                                              \
+  X(ASYNC_COPY, 0, "#ffc0e0")
 
 enum OpGroupBits : uint32_t {
   kUnary = 1u << 0, kBinary = 1u << 1, kTernary = 1u << 2, kCommutative = 1u << 3, kAssociative = 1u << 4,

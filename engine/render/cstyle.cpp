@@ -547,7 +547,8 @@ void KernelWriter::render_one(const UOp* u) {
   case Ops::DEFINE_ACC:
   case Ops::ASSIGN:
   case Ops::LOAD:
-  case Ops::STORE: render_memory(u); return;
+  case Ops::STORE:
+  case Ops::ASYNC_COPY: render_memory(u); return;
   case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
     if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
     std::string args;
@@ -639,7 +640,12 @@ void KernelWriter::render_control(const UOp* u) {
     emit("if (" + text(u->src.at(0).get()) + ") {");
     depth_++;
     return;
-  default:  // BARRIER
+  default:  // BARRIER (over asynchronous copies: waits for them first)
+    for (const UOpPtr& s : u->src)
+      if (s->op == Ops::ASYNC_COPY) {
+        emit(R.async_copy_wait());
+        break;
+      }
     if (!L.barrier.empty()) emit(L.barrier);
     return;
   }
@@ -659,6 +665,14 @@ void KernelWriter::render_memory(const UOp* u) {
     if (u->src.size() == 3) e = "(" + text(u->src[2].get()) + "?*" + ptr + ":" + text(u->src[1].get()) + ")";
     else if (u->src.size() != 1) fail(u, "LOAD takes (INDEX) or (INDEX, alt, gate)");
     declare(u, "val", e);
+    return;
+  }
+  case Ops::ASYNC_COPY: {
+    if (u->src.size() < 2 || !u->arg.is_int()) fail(u, "ASYNC_COPY takes (shared INDEX, global INDEX[, barrier]) and a count");
+    std::string st = R.async_copy(text(u->src[0].get()), text(u->src[1].get()),
+                                  u->arg.as_int() * static_cast<int64_t>(u->src[0]->dtype.base().scalar().itemsize()));
+    if (st.empty()) fail(u, "this dialect has no asynchronous copies");
+    emit(st);
     return;
   }
   default: {  // STORE

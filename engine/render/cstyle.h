@@ -76,6 +76,10 @@ public:
   virtual std::string inline_bitcast(DType from, DType to, const std::string& x) const;
   // A helper function (see c_helper); dialects without __builtin_memcpy and friends override this.
   virtual CHelper helper(const std::string& kind, DType t, DType to = {}) const { return c_helper(*this, kind, t, to); }
+  // ASYNC_COPY of `bytes` from global `src` to shared `dst` (pointer expressions), and what a barrier
+  // over such copies waits with first; "" where the dialect has no asynchronous copies.
+  virtual std::string async_copy(const std::string& /*dst*/, const std::string& /*src*/, int64_t /*bytes*/) const { return ""; }
+  virtual std::string async_copy_wait() const { return ""; }
 
 protected:
   RendererCaps caps_;

@@ -115,6 +115,15 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
   return intrinsic_bitcast(from, to, x);
 }
 
+// cp.async (sm_80 and newer): the copy bypasses registers (and L1: .cg), the wait covers every copy
+// this thread issued.
+std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes) const {
+  return cat("asm volatile(\"cp.async.cg.shared.global [%0], [%1], ", bytes,
+             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(", dst, ")), \"l\"(", src, "));");
+}
+
+std::string CUDARenderer::async_copy_wait() const { return "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");"; }
+
 namespace {
 // mma.sync.m16n8k16 with float accumulators: 8 A and 4 B values of this lane packed two per register
 // (the lower-numbered element in the low half), 4 C values in, 4 D values out.

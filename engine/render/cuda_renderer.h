@@ -1,6 +1,6 @@
 // The CUDA C renderer (device CUDA; compiled by NVRTC, runtime/cuda/): blockIdx/threadIdx launch ids,
 // __shared__ temps with __syncthreads(), `extern "C" __global__` kernels with __launch_bounds__ of their
-// work-group size, half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
+// work-group size, cp.async for ASYNC_COPY (sm_80 and newer, as tensor cores), half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
 #pragma once
 #include "render/opencl_renderer.h"
 
@@ -20,6 +20,8 @@ public:
   std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const override;
   std::string inline_bitcast(DType from, DType to, const std::string& x) const override;
   CHelper helper(const std::string& kind, DType t, DType to = {}) const override;
+  std::string async_copy(const std::string& dst, const std::string& src, int64_t bytes) const override;  // cp.async
+  std::string async_copy_wait() const override;
 };
 
 } // namespace loupe

@@ -61,6 +61,10 @@ inline Tensor golden_expression(const std::string& name) {
     DType t = name == "tc_matmul_half" ? dtypes::float16 : dtypes::bfloat16;
     return Tensor::empty({32, 32}, t).matmul(Tensor::empty({32, 16}, t));
   }
+  if (name == "tc_matmul_half_64" || name == "tc_matmul_bf16_64") {  // big enough for staged tiles of every warp
+    DType t = name == "tc_matmul_half_64" ? dtypes::float16 : dtypes::bfloat16;
+    return Tensor::empty({64, 64}, t).matmul(Tensor::empty({64, 64}, t));
+  }
   if (name == "int_divmod") {
     Tensor a = Tensor::empty({64}, dtypes::int32), b = Tensor::empty({64}, dtypes::int32);
     return a.floordiv(b) + a.mod(b);

@@ -181,7 +181,12 @@ private slots:
     QCOMPARE(fs[ok.global_dims()], int64_t(4));      // lanes along N
     QCOMPARE(fs[ok.global_dims() + 1], int64_t(8));  // lanes along M
     ok.apply_opt({OptOp::LOCAL, 0, 2});              // more warps: fine
-    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::UNROLL, 0, 2}));
+    ok.apply_opt({OptOp::UNROLL, 0, 2});             // two K steps per iteration: fine
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::GROUP, 0, 2}));  // the K loop stays in each warp
+    ok.apply_opt({OptOp::STAGE, 0, 0});
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 0, 0}));  // staged already
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 2, 0}));  // operands are 0 and 1
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, h.matmul(h)).apply_opt({OptOp::STAGE, 0, 0}));  // TC first
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(plain, h.matmul(h)).apply_opt(TC));  // sm_75: none
     Tensor f = Tensor::empty({64, 64});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, f.matmul(f)).apply_opt(TC));     // float32 factors

@@ -273,6 +273,38 @@ private Q_SLOTS:
     }
   }
 
+  // STAGE: the operands' tiles copied through shared memory (ASYNC_COPY, barriers) and unrolled K
+  // steps chained mma by mma, for tiles of one warp and of several, with and without a K loop.
+  void stagedTensorCoreKernelsMatch_data() {
+    QTest::addColumn<std::string>("expression");
+    QTest::addColumn<std::vector<Opt>>("opts");
+    const Opt TC{OptOp::TC, 0, 0}, A{OptOp::STAGE, 0, 0}, B{OptOp::STAGE, 1, 0};
+    for (std::string e : {"tc_matmul_half_64", "tc_matmul_bf16_64"}) {
+      QTest::newRow((e + " A").c_str()) << e << std::vector<Opt>{TC, A};
+      QTest::newRow((e + " both, upcasts").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, A, B};
+      QTest::newRow((e + " A, upcast").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, A};
+      QTest::newRow((e + " B, unrolled").c_str()) << e << std::vector<Opt>{TC, {OptOp::UNROLL, 0, 2}, B};
+      QTest::newRow((e + " warps, unrolled whole").c_str())
+          << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::UNROLL, 0, 4}, A, B};
+    }
+    QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{};
+  }
+  void stagedTensorCoreKernelsMatch() {
+    QFETCH(std::string, expression);
+    QFETCH(std::vector<Opt>, opts);
+    UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
+    InterpRenderer cuda("CUDA"), cpu("CPU");
+    KernelPlan g = opts.empty() ? plan_kernel(ast, cuda, false) : plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
+    QVERIFY(has_op(g.linear, Ops::WMMA));
+    QVERIFY(has_op(g.linear, Ops::ASYNC_COPY));
+    QVERIFY(has_op(g.linear, Ops::BARRIER));
+    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+    std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++)
+      QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+  }
+
   void outOfBoundsIsAnErrorNamingThePlace() {
     UOpPtr ast = test::last_kernel(test::golden_expression("elementwise")).ast;
     InterpRenderer cpu("CPU");

@@ -53,6 +53,8 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
   if (kernel == "conv") return {{O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}};
+  if (kernel == "tc_matmul_half_staged")  // both operands through shared memory, two K steps per iteration
+    return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}, {O::UNROLL, 0, 2}, {O::STAGE, 0, 0}, {O::STAGE, 1, 0}};
   if (kernel.rfind("tc_", 0) == 0) return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}};
   return {};
 }
@@ -62,7 +64,8 @@ RenderedKernel render_golden(const std::string& backend, const std::string& kern
   if (kernel == "gated_load") return r.render(kernel, kernel_gated());
   if (kernel == "floor_divmod") return r.render(kernel, kernel_floor_divmod(12));
   if (kernel == "float4_scale") return r.render(kernel, kernel_float4());
-  return plan_with_opts(last_kernel(golden_expression(kernel)).ast, r, golden_opts(kernel)).rendered;
+  std::string expression = kernel == "tc_matmul_half_staged" ? "tc_matmul_half_64" : kernel;
+  return plan_with_opts(last_kernel(golden_expression(expression)).ast, r, golden_opts(kernel)).rendered;
 }
 
 std::string golden_text(const RenderedKernel& k) {
@@ -85,7 +88,7 @@ private slots:
       for (const char* k : {"elementwise", "reduce", "max_reduce", "matmul", "conv", "int_divmod", "gated_load", "floor_divmod",
                             "float4_scale"})
         QTest::newRow((std::string(b) + " " + k).c_str()) << b << k;
-    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16"}) QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
+    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16", "tc_matmul_half_staged"}) QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
   }
 
   void golden() {
@@ -168,7 +171,7 @@ private slots:
 __device__ float __int_as_float(int); __device__ int __float_as_int(float);
 __device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float(unsigned int);
 __device__ double __longlong_as_double(long long); __device__ long long __double_as_longlong(double);
-__device__ void __syncthreads();
+__device__ void __syncthreads(); __device__ unsigned long long __cvta_generic_to_shared(const void*);
 __device__ float sqrtf(float); __device__ float truncf(float); __device__ float floorf(float);
 __device__ float fmodf(float, float); __device__ float copysignf(float, float); __device__ float fmaf(float, float, float);
 __device__ double sqrt(double); __device__ double trunc(double); __device__ double floor(double);

@@ -37,6 +37,8 @@ struct LinearProgram::Instr {
   DType mem;
   int64_t limit = -1;
   int value = -1, gate = -1;  // a LOAD's alternative is src[1]
+  int from_buffer = 0, from_param = -1;  // ASYNC_COPY: the global buffer it copies from (the above: to)
+  int64_t from_limit = -1;
   int64_t special_dim = 0;
   char special_kind = 0;    // 'g', 'l', 'i'
 };
@@ -191,21 +193,31 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       break;
     }
     case Ops::LOAD:
-    case Ops::STORE: {
-      const UOp* p = u->src.at(0).get();
-      const UOp* idx = p->op == Ops::CAST ? p->src.at(0).get() : p;
-      if (idx->op != Ops::INDEX) fail(u, "the address must be an INDEX (or a vector CAST of one)");
-      const UOp* buf = idx->src.at(0).get();
-      in.mem = buf->dtype.base().scalar();
-      in.limit = buf->dtype.ptr_size;
-      if (buf->op == Ops::DEFINE_LOCAL) in.buffer = -1 - local_number.at(buf);
-      else {
-        in.buffer = static_cast<int>(buf->arg.as_int());
+    case Ops::STORE:
+    case Ops::ASYNC_COPY: {
+      // the buffer an address points into: its number (globals >= 0, local temps < 0), argument and size
+      auto resolve = [&](const UOp* p, int& buffer, int& param, int64_t& limit) {
+        const UOp* idx = p->op == Ops::CAST ? p->src.at(0).get() : p;
+        if (idx->op != Ops::INDEX) fail(u, "the address must be an INDEX (or a vector CAST of one)");
+        const UOp* buf = idx->src.at(0).get();
+        in.mem = buf->dtype.base().scalar();
+        limit = buf->dtype.ptr_size;
+        if (buf->op == Ops::DEFINE_LOCAL) {
+          buffer = -1 - local_number.at(buf);
+          return;
+        }
+        buffer = static_cast<int>(buf->arg.as_int());
         for (size_t k = 0; k < buffers_.size(); k++)
-          if (buffers_[k].index == in.buffer) in.param = static_cast<int>(k);
-      }
+          if (buffers_[k].index == buffer) param = static_cast<int>(k);
+      };
+      const UOp* p = u->src.at(0).get();
+      resolve(p, in.buffer, in.param, in.limit);
       in.src[0] = slot(p);
-      if (u->op == Ops::LOAD) {
+      if (u->op == Ops::ASYNC_COPY) {
+        resolve(u->src.at(1).get(), in.from_buffer, in.from_param, in.from_limit);
+        if (in.buffer >= 0 || in.from_buffer < 0) fail(u, "ASYNC_COPY copies from a global buffer to a local temp");
+        in.lanes = static_cast<int>(u->arg.as_int());
+      } else if (u->op == Ops::LOAD) {
         in.lanes = u->dtype.count;
         if (u->src.size() >= 3) in.gate = slot(u->src[2].get());
       } else {
@@ -367,6 +379,20 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
         for (int l = 0; l < in.lanes; l++) s[in.dst + l] = load_element(base, access.element + l, in.mem);
       else
         for (int l = 0; l < in.lanes; l++) store_element(base, access.element + l, in.mem, s[in.value + (in.lanes > 1 ? l : 0)]);
+      break;
+    }
+    case Ops::ASYNC_COPY: {  // done at once: the barrier that waits for it comes before any read
+      access = MemoryAccess{in.buffer, s[in.src[0]].i, false};
+      touched = &access;
+      int64_t from = s[in.src[1]].i;
+      if (from < 0 || from + in.lanes > in.from_limit || access.element < 0 || access.element + in.lanes > in.limit)
+        throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") copies elements ",
+                        from, "..", from + in.lanes - 1, " of data", in.from_buffer, " (", in.from_limit, " elements) to ",
+                        access.element, "..", access.element + in.lanes - 1, " of local temp ", -1 - in.buffer, " (", in.limit,
+                        " elements) (work-item ", it.index, ")"));
+      const void* src = (*g.bufs)[static_cast<size_t>(in.from_param)];
+      void* dst = g.locals[static_cast<size_t>(-1 - in.buffer)].data();
+      for (int l = 0; l < in.lanes; l++) store_element(dst, access.element + l, in.mem, load_element(src, from + l, in.mem));
       break;
     }
     default:

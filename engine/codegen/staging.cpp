@@ -1,0 +1,147 @@
+#include "codegen/staging.h"
+
+#include <algorithm>
+
+#include "symbolic/symbolic.h"
+
+namespace loupe {
+
+namespace {
+constexpr int64_t kCopyBytes = 16;              // cp.async's widest copy
+constexpr int64_t kMaxCopiesPerThread = 64;     // beyond this the tile is too big to be worth it
+} // namespace
+
+std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::string* why) {
+  auto no = [&](const std::string& reason) -> std::optional<StagedTile> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  const std::optional<TensorCoreUse>& tc = k.tensor_core();
+  if (!tc) return no("STAGE needs a TC kernel (TC first)");
+  if (!k.target().has_shared) return no("the target has no shared memory");
+  const ShapeTracker& st = k.sts()[tc->buf(operand)];
+  if (st.views().size() != 1 || st.views()[0].mask) return no("the operand is not read through one unmasked strided view");
+  const View& v = st.views()[0];
+  StagedTile t;
+  t.dtype = tc->dtype_in;
+  t.shape = k.full_shape();
+  t.chunk_elems = kCopyBytes / static_cast<int64_t>(t.dtype.itemsize());
+  std::vector<AxisKind> kinds = k.axis_kinds();
+  if (!v.offset.is_int() || v.offset.as_int() % t.chunk_elems != 0) return no("the operand's first element is not 16-byte aligned");
+  std::vector<int64_t> stride(t.shape.size());
+  std::vector<size_t> tile;  // the axes whose values one work-group reads in one iteration
+  for (size_t a = 0; a < t.shape.size(); a++) {
+    if (!v.strides[a].is_int()) return no("a symbolic stride");
+    stride[a] = v.strides[a].as_int();
+    bool in_group = kinds[a] == AxisKind::Local || kinds[a] == AxisKind::GroupReduce;
+    if (in_group) t.thread_axes.push_back(a), t.threads *= t.shape[a];
+    if ((in_group || kinds[a] == AxisKind::Upcast || kinds[a] == AxisKind::Unroll) && stride[a] != 0 && t.shape[a] > 1)
+      tile.push_back(a);
+    else if (stride[a] % t.chunk_elems != 0)
+      return no(cat("axis ", a, " moves the operand by ", stride[a], " elements: not 16-byte aligned"));
+  }
+  std::stable_sort(tile.begin(), tile.end(), [&](size_t x, size_t y) { return std::abs(stride[x]) > std::abs(stride[y]); });
+  for (size_t i = 0; i < tile.size(); i++)
+    if (stride[tile[i]] < 0 || (i > 0 && stride[tile[i]] == stride[tile[i - 1]]))
+      return no("the tile's axes are flipped or overlap in memory");
+  // the run: the innermost axes, each as far apart as the ones inside it span
+  size_t first_run = tile.size();
+  while (first_run > 0 && stride[tile[first_run - 1]] == t.row_elems) t.row_elems *= t.shape[tile[--first_run]];
+  if (t.row_elems % t.chunk_elems != 0)
+    return no(cat("the operand's contiguous run in a tile is ", t.row_elems, " values, not a multiple of 16 bytes"));
+  for (size_t i = 0; i < tile.size(); i++) {
+    if (i < first_run) {
+      if (stride[tile[i]] % t.chunk_elems != 0) return no(cat("the tile's rows are not 16-byte aligned (axis ", tile[i], ")"));
+      t.outer_axes.push_back(tile[i]);
+      t.rows *= t.shape[tile[i]];
+    } else {
+      t.run_axes.push_back(tile[i]);
+      t.run_strides.push_back(stride[tile[i]]);
+    }
+  }
+  t.pitch = t.row_elems + (t.rows > 1 ? t.chunk_elems : 0);
+  int64_t chunks = t.rows * t.row_elems / t.chunk_elems;
+  if (chunks % t.threads != 0)
+    return no(cat("the tile's ", chunks, " 16-byte pieces do not divide among the work-group's ", t.threads, " threads"));
+  t.copies_per_thread = chunks / t.threads;
+  if (t.copies_per_thread > kMaxCopiesPerThread)
+    return no(cat("the tile takes ", t.copies_per_thread, " copies per thread (at most ", kMaxCopiesPerThread, ")"));
+  return t;
+}
+
+void Kernel::apply_stage(const Opt& opt) {
+  if (!tc_) throw KernelOptError(cat(opt.str(), ": STAGE needs a TC kernel (TC first)"));
+  if (opt.axis != 0 && opt.axis != 1) throw KernelOptError(cat(opt.str(), ": STAGE's axis is the TC operand, 0 (A) or 1 (B)"));
+  if (opt.arg != 0) throw KernelOptError(cat(opt.str(), ": STAGE takes no amount"));
+  bool& staged = tc_->staged[opt.axis];
+  if (staged) throw KernelOptError(cat(opt.str(), ": the operand is staged already"));
+  staged = true;
+  try {
+    check_staging(opt);
+  } catch (const KernelOptError&) {
+    staged = false;
+    throw;
+  }
+}
+
+void Kernel::check_staging(const Opt& opt) const {
+  int64_t bytes = 0;
+  for (int operand : {0, 1}) {
+    if (!tc_->staged[operand]) continue;
+    std::string why;
+    std::optional<StagedTile> t = plan_staged_tile(*this, operand, &why);
+    if (!t) throw KernelOptError(cat(opt.str(), ": staging TC operand ", operand == 0 ? "A" : "B", ": ", why));
+    bytes += t->bytes();
+  }
+  if (bytes > target_.shared_max)
+    throw KernelOptError(cat(opt.str(), ": the staged tiles take ", bytes, " bytes of shared memory, the target has ", target_.shared_max));
+}
+
+namespace {
+
+UOpPtr index_const(int64_t v) { return UOp::cnst_int(dtypes::index, v); }
+
+// The offset of a tile element in shared memory, from its coordinates along the tile's axes.
+UOpPtr tile_offset(const StagedTile& t, const UOpList& idxs) {
+  UOpPtr row = index_const(0);
+  for (size_t a : t.outer_axes) row = row * index_const(t.shape[a]) + idxs[a];
+  UOpPtr off = row * index_const(t.pitch);
+  for (size_t i = 0; i < t.run_axes.size(); i++) off = off + idxs[t.run_axes[i]] * index_const(t.run_strides[i]);
+  return off;
+}
+
+} // namespace
+
+StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, const ShapeTracker& view, const UOpList& idxs,
+                                 const UOpPtr& after, const std::string& name) {
+  StagedCopies out;
+  out.smem = UOp::make(Ops::DEFINE_LOCAL, t.dtype.ptr(t.rows * t.pitch, true), {}, Arg(name));
+  UOpPtr tid = index_const(0);
+  for (auto a = t.thread_axes.rbegin(); a != t.thread_axes.rend(); ++a) tid = tid * index_const(t.shape[*a]) + idxs[*a];
+  const int64_t chunks_per_row = t.row_elems / t.chunk_elems;
+  for (int64_t j = 0; j < t.copies_per_thread; j++) {
+    UOpPtr piece = index_const(j * t.threads) + tid;
+    UOpPtr row = floordiv(piece, chunks_per_row), along = floormod(piece, chunks_per_row) * index_const(t.chunk_elems);
+    // the piece's coordinates along the tile's axes: rows row-major, a row's axes by their strides
+    UOpList at = idxs;
+    UOpPtr rest = row;
+    for (auto a = t.outer_axes.rbegin(); a != t.outer_axes.rend(); ++a) {
+      at[*a] = floormod(rest, t.shape[*a]);
+      rest = floordiv(rest, t.shape[*a]);
+    }
+    for (size_t i = 0; i < t.run_axes.size(); i++) at[t.run_axes[i]] = floormod(floordiv(along, t.run_strides[i]), t.shape[t.run_axes[i]]);
+    auto [global, valid] = view.to_indexed(at);
+    LOUPE_ASSERT(valid->op == Ops::CONST && valid->const_value() != 0, "a staged operand with a mask");
+    UOpList src{UOp::make(Ops::INDEX, out.smem->dtype, {out.smem, row * index_const(t.pitch) + along}),
+                UOp::make(Ops::INDEX, buffer->dtype, {buffer, global})};
+    if (after) src.push_back(after);
+    out.copies.push_back(UOp::make(Ops::ASYNC_COPY, dtypes::void_, std::move(src), Arg(t.chunk_elems)));
+  }
+  return out;
+}
+
+UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready) {
+  return UOp::make(Ops::LOAD, t.dtype, {UOp::make(Ops::INDEX, c.smem->dtype, {c.smem, tile_offset(t, idxs)}), ready});
+}
+
+} // namespace loupe

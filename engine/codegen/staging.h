@@ -1,0 +1,52 @@
+// The STAGE opt: a TC kernel's operand read through shared memory. Each iteration of the K loop, the
+// threads of a work-group copy the operand's whole tile (every value the group's mma will read in
+// that iteration) from global into shared memory with 16-byte asynchronous copies (ASYNC_COPY: CUDA's
+// cp.async, coalesced along the operand's contiguous axis), wait at a barrier, and then gather their
+// fragments from shared memory. Without it every lane gathers its fragments with 2-byte global loads,
+// one of the two operands 4096 elements apart per pair.
+//
+// The tile keeps the operand's own layout: its rows are the tile axes along which the operand is not
+// contiguous, each row the contiguous run (padded by 16 bytes, so the lanes of a fragment read fall
+// in different banks). A barrier at the top of each iteration keeps the next copies from overwriting
+// a tile that slower warps still read.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel.h"
+
+namespace loupe {
+
+struct StagedTile {
+  DType dtype;
+  std::vector<int64_t> shape;          // the kernel's full shape
+  std::vector<size_t> outer_axes;      // across rows, row-major (the first axis outermost)
+  std::vector<size_t> run_axes;        // along a row, outermost first: contiguous in global memory
+  std::vector<int64_t> run_strides;    // their strides, in global memory and along a row alike
+  std::vector<size_t> thread_axes;     // the work-group's threads (local axes), the first fastest
+  int64_t rows = 1, row_elems = 1, pitch = 1;  // a row holds row_elems values, then padding up to pitch
+  int64_t chunk_elems = 1;             // values per 16-byte copy
+  int64_t threads = 1, copies_per_thread = 1;
+  int64_t bytes() const { return rows * pitch * static_cast<int64_t>(dtype.itemsize()); }
+};
+
+// The tile of TC operand `operand` (0: A, 1: B) for the kernel's current axes; nullopt with the reason
+// in *why when it cannot be staged (a masked or non-strided view, no contiguous run of 16 bytes, an
+// address not 16-byte aligned, copies that do not divide among the threads).
+std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::string* why = nullptr);
+
+// Lowering (codegen/lowerer.cpp). The copies of one operand's tile: chunk j of thread tid is piece
+// j * threads + tid of the tile, so consecutive threads copy consecutive 16 bytes. `idxs` are the
+// kernel's axis indices; `after` (may be null) orders the copies after the iteration's first barrier.
+struct StagedCopies {
+  UOpPtr smem;     // the tile (DEFINE_LOCAL)
+  UOpList copies;  // this thread's ASYNC_COPYs
+};
+StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, const ShapeTracker& view, const UOpList& idxs,
+                                 const UOpPtr& after, const std::string& name);
+// The value the operand's load reads at `idxs`, from the tile, once `ready` (the barrier over every
+// operand's copies) has passed.
+UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready);
+
+} // namespace loupe
