@@ -201,22 +201,45 @@ UOpPtr lower_tensor_core_reduce(LowerContext& ctx, const UOpPtr& red, const UOpP
       }
     steps = std::move(next);
   }
+  // ldmatrix candidates for a staged factor: the row each lane addresses (lane = 4 lane_m + lane_n:
+  // row lane % 8 of matrix lane / 8), with the rows along K (plain) or along M or N (transposed)
+  UOpPtr warp_lane = tc.lane_m * 4 + tc.lane_n, row = floormod(warp_lane, 8);
+  auto matrix_rows = [&](const UOpPtr& factor, const UOpMap<UOpPtr>& step, const std::vector<UOpMap<UOpPtr>>& forms) {
+    std::vector<MatrixRows> out;
+    if (factor->op != Ops::LOAD || factor->src.size() != 2 || factor->src[1]->op != Ops::BARRIER) return out;
+    for (size_t f = 0; f < forms.size(); f++) {
+      UOpMap<UOpPtr> w = step;
+      for (const auto& [from, to] : forms[f]) w[from] = to;
+      out.push_back({substitute(factor->src[0]->src[1], w), f == 1});
+    }
+    return out;
+  };
+  UOpPtr a_matrix = floordiv(warp_lane, 8), b_matrix = floormod(floordiv(warp_lane, 8), 2);
+  const std::vector<UOpMap<UOpPtr>> a_forms{
+      {{tc.lane_m, row}, {tc.m2, floormod(a_matrix, 2)}, {tc.k16, floordiv(a_matrix, 2) * 8}},
+      {{tc.lane_m, c(0)}, {tc.m2, floormod(a_matrix, 2)}, {tc.k16, row + floordiv(a_matrix, 2) * 8}}};
+  const std::vector<UOpMap<UOpPtr>> b_forms{{{tc.lane_n, floordiv(row, 2)}, {tc.n2, floormod(row, 2)}, {tc.k16, b_matrix * 8}},
+                                            {{tc.lane_n, c(0)}, {tc.n2, c(0)}, {tc.k16, row + b_matrix * 8}}};
   std::string kind = tc.use.dtype_in == dtypes::bfloat16 ? "m16n8k16_bf16_f32" : "m16n8k16_f16_f32";
   for (const UOpMap<UOpPtr>& step : steps) {
-    UOpList src;
+    UOpList a, b;
     for (int i = 0; i < 8; i++) {
       UOpMap<UOpPtr> w = step;
       w[tc.m2] = c((i >> 1) & 1);
       w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 2));
-      src.push_back(at(fa, w));
+      a.push_back(at(fa, w));
     }
     for (int i = 0; i < 4; i++) {
       UOpMap<UOpPtr> w = step;
       w[tc.lane_n] = floordiv(tc.lane_m, 2);
       w[tc.n2] = floormod(tc.lane_m, 2);
       w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 1));  // this lane's own lane_n: not substituted
-      src.push_back(at(fb, w));
+      b.push_back(at(fb, w));
     }
+    if (auto m = fragments_as_matrices(a, matrix_rows(fa, step, a_forms), tc.lane_n, tc.lane_m)) a = *m;
+    if (auto m = fragments_as_matrices(b, matrix_rows(fb, step, b_forms), tc.lane_n, tc.lane_m)) b = *m;
+    UOpList src = a;
+    src.insert(src.end(), b.begin(), b.end());
     src.insert(src.end(), d.begin(), d.end());
     UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(4), std::move(src), Arg(kind));
     for (int64_t i = 0; i < 4; i++) d[i] = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/eval.h"
 #include "symbolic/symbolic.h"
 
 namespace loupe {
@@ -142,6 +143,72 @@ StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, cons
 
 UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready) {
   return UOp::make(Ops::LOAD, t.dtype, {UOp::make(Ops::INDEX, c.smem->dtype, {c.smem, tile_offset(t, idxs)}), ready});
+}
+
+namespace {
+
+// The lane a value of matrix row/column layout comes from (PTX ISA, ldmatrix): lane t gets, of matrix
+// j, row t/4 and columns 2(t%4), 2(t%4)+1 as the rows were addressed, or transposed, rows 2(t%4),
+// 2(t%4)+1 of column t/4; row r of matrix j is at the address lane 8j + r gave.
+int64_t matrix_element(const std::vector<int64_t>& row_address, int lane, int value, bool transposed) {
+  int j = value / 2, e = value % 2;
+  if (transposed) return row_address[static_cast<size_t>(8 * j + 2 * (lane % 4) + e)] + lane / 4;
+  return row_address[static_cast<size_t>(8 * j + lane / 4)] + 2 * (lane % 4) + e;
+}
+
+bool is_index_variable(const UOp* u) { return u->op == Ops::RANGE || u->op == Ops::SPECIAL || u->op == Ops::DEFINE_VAR; }
+
+} // namespace
+
+std::optional<UOpList> fragments_as_matrices(const UOpList& reads, const std::vector<MatrixRows>& candidates,
+                                             const UOpPtr& lane_n, const UOpPtr& lane_m) {
+  const int values = static_cast<int>(reads.size());
+  if (values != 4 && values != 8) return std::nullopt;
+  UOpList offsets;
+  for (const UOpPtr& r : reads) {
+    if (r->op != Ops::LOAD || r->src.size() != 2 || r->src[0]->op != Ops::INDEX || r->src[0]->src[0]->op != Ops::DEFINE_LOCAL)
+      return std::nullopt;
+    if (r->src[0]->src[0] != reads[0]->src[0]->src[0] || r->src[1] != reads[0]->src[1]) return std::nullopt;
+    offsets.push_back(r->src[0]->src[1]);
+  }
+  const UOpPtr& tile = reads[0]->src[0]->src[0];
+  if (tile->dtype.base().scalar().itemsize() != 2) return std::nullopt;
+  for (const MatrixRows& c : candidates) {
+    // every index the addresses use, other than the lanes: at 0, then each at 1 in turn
+    std::vector<std::string> others;
+    for (const UOpPtr& e : UOpList{c.address, offsets[0]})
+      for (const UOp* u : e->toposort())
+        if (is_index_variable(u) && u != lane_n.get() && u != lane_m.get() &&
+            std::find(others.begin(), others.end(), u->var_name()) == others.end())
+          others.push_back(u->var_name());
+    VarValues at;
+    for (const std::string& v : others) at[v] = 0;
+    auto eval_at = [&](const UOpPtr& e, int lane) {
+      at[lane_m->var_name()] = lane / 4;
+      at[lane_n->var_name()] = lane % 4;
+      return eval_int(e, at);
+    };
+    bool ok = true;
+    std::vector<int64_t> rows(32);
+    for (int lane = 0; lane < 32 && ok; lane++) ok = (rows[static_cast<size_t>(lane)] = eval_at(c.address, lane)) % 8 == 0;
+    for (int lane = 0; lane < 32 && ok; lane++)
+      for (int i = 0; i < values && ok; i++) ok = eval_at(offsets[static_cast<size_t>(i)], lane) == matrix_element(rows, lane, i, c.transposed);
+    for (const std::string& v : others) {  // the rest moves the rows and the reads alike, by whole rows
+      if (!ok) break;
+      int64_t row0 = eval_at(c.address, 0), read0 = eval_at(offsets[0], 0);
+      at[v] = 1;
+      int64_t row_step = eval_at(c.address, 0) - row0, read_step = eval_at(offsets[0], 0) - read0;
+      at[v] = 0;
+      ok = row_step == read_step && row_step % 8 == 0;
+    }
+    if (!ok) continue;
+    UOpPtr m = UOp::make(Ops::LOAD_MATRIX, tile->dtype.base().scalar().vec(values), {UOp::make(Ops::INDEX, tile->dtype, {tile, c.address}), reads[0]->src[1]},
+                         Arg(Arg::Tuple{Arg(int64_t(values / 2)), Arg(c.transposed)}));
+    UOpList out;
+    for (int64_t i = 0; i < values; i++) out.push_back(UOp::make(Ops::GEP, m->dtype.scalar(), {m}, Arg::ints({i})));
+    return out;
+  }
+  return std::nullopt;
 }
 
 } // namespace loupe

@@ -8,7 +8,9 @@
 // The tile keeps the operand's own layout: its rows are the tile axes along which the operand is not
 // contiguous, each row the contiguous run (padded by 16 bytes, so the lanes of a fragment read fall
 // in different banks). A barrier at the top of each iteration keeps the next copies from overwriting
-// a tile that slower warps still read.
+// a tile that slower warps still read. Where the tile's rows allow, a warp reads its fragments with
+// ldmatrix (LOAD_MATRIX: four 8x8 matrices of A or two of B per instruction) instead of one 2-byte
+// load per value.
 #pragma once
 #include <optional>
 #include <string>
@@ -48,5 +50,18 @@ StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, cons
 // The value the operand's load reads at `idxs`, from the tile, once `ready` (the barrier over every
 // operand's copies) has passed.
 UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready);
+
+// ldmatrix for staged fragments: `reads` are one mma operand's fragment values in the mma's order (8 of
+// A or 4 of B), reads of one staged tile. A candidate is the row address each lane gives and whether
+// the 8x8 matrices are read transposed; the first one that hands every lane of a warp exactly its
+// reads (checked by evaluating the addresses for all 32 lanes, lane = 4 * lane_m + lane_n, with every
+// other index at 0 and then one at a time at 1) becomes one LOAD_MATRIX, whose lanes replace the reads.
+// nullopt when none does (or a row is not 16-byte aligned).
+struct MatrixRows {
+  UOpPtr address;  // an element offset into the tile
+  bool transposed;
+};
+std::optional<UOpList> fragments_as_matrices(const UOpList& reads, const std::vector<MatrixRows>& candidates,
+                                             const UOpPtr& lane_n, const UOpPtr& lane_m);
 
 } // namespace loupe

@@ -5,7 +5,8 @@
 // virtual buffer whose element i is i: Tensor.arange builds on it, kernels read it like a load
 // through a view and lower it to the view's index expression); ASYNC_COPY (a GPU copy of a few bytes
 // from global to shared memory that bypasses registers, CUDA's cp.async; a BARRIER over copies waits
-// for them).
+// for them); LOAD_MATRIX (a warp's load of 8x8 matrices of 16-bit values from shared memory, CUDA's
+// ldmatrix: each lane gives one row's address and gets two values of every matrix).
 #pragma once
 #include <bitset>
 #include <cstdint>
@@ -99,7 +100,8 @@ namespace loupe {
   X(DEVICE, 0, "#ffffff")                                                                                              \
   X(MULTI, 0, "#f6ccff")                                                                                               \
   X(CUSTOM, 0, "#ffffff")                                                                                              \
-  X(ASYNC_COPY, 0, "#ffc0e0")
+  X(ASYNC_COPY, 0, "#ffc0e0")                                                                                          \
+  X(LOAD_MATRIX, 0, "#ffc0c0")
 
 enum OpGroupBits : uint32_t {
   kUnary = 1u << 0, kBinary = 1u << 1, kTernary = 1u << 2, kCommutative = 1u << 3, kAssociative = 1u << 4,

@@ -287,7 +287,7 @@ std::string KernelWriter::lane(const UOp* u, int i) {
   if (u->dtype.count == 1) return text(u);  // a scalar broadcast into every lane
   if (inlined(u)) fail(u, "a vector expression read lane by lane must be named");
   if (is_mask(u)) return "(" + text(u) + "[" + std::to_string(i) + "]!=0)";  // a bool again
-  if (L.gep_brackets || u->dtype.count > 4) return text(u) + "[" + std::to_string(i) + "]";
+  if (L.gep_brackets || u->dtype.count > 4 || u->op == Ops::LOAD_MATRIX) return text(u) + "[" + std::to_string(i) + "]";
   return text(u) + "." + std::string(1, "xyzw"[i]);
 }
 
@@ -548,7 +548,8 @@ void KernelWriter::render_one(const UOp* u) {
   case Ops::ASSIGN:
   case Ops::LOAD:
   case Ops::STORE:
-  case Ops::ASYNC_COPY: render_memory(u); return;
+  case Ops::ASYNC_COPY:
+  case Ops::LOAD_MATRIX: render_memory(u); return;
   case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
     if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
     std::string args;
@@ -665,6 +666,17 @@ void KernelWriter::render_memory(const UOp* u) {
     if (u->src.size() == 3) e = "(" + text(u->src[2].get()) + "?*" + ptr + ":" + text(u->src[1].get()) + ")";
     else if (u->src.size() != 1) fail(u, "LOAD takes (INDEX) or (INDEX, alt, gate)");
     declare(u, "val", e);
+    return;
+  }
+  case Ops::LOAD_MATRIX: {  // an array of the lane's values, filled by the dialect's statement
+    const Arg::Tuple& a = u->arg.as_tuple();
+    DType t = rtype(u).scalar();
+    std::string name = fresh("mat");
+    set_text(u, name);
+    use_type(t);
+    std::string st = R.load_matrix(name, R.type_name(t), text(u->src.at(0).get()), a.at(0).as_int(), a.at(1).as_bool());
+    if (st.empty()) fail(u, "this dialect has no matrix loads");
+    emit(st);
     return;
   }
   case Ops::ASYNC_COPY: {

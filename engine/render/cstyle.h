@@ -80,6 +80,12 @@ public:
   // over such copies waits with first; "" where the dialect has no asynchronous copies.
   virtual std::string async_copy(const std::string& /*dst*/, const std::string& /*src*/, int64_t /*bytes*/) const { return ""; }
   virtual std::string async_copy_wait() const { return ""; }
+  // LOAD_MATRIX: declares array `name` of `count` * 2 values of type `type`, this lane's share of
+  // `count` 8x8 matrices whose rows the warp's lanes address (this lane: `row`); "" where unsupported.
+  virtual std::string load_matrix(const std::string& /*name*/, const std::string& /*type*/, const std::string& /*row*/, int64_t /*count*/,
+                                  bool /*transposed*/) const {
+    return "";
+  }
 
 protected:
   RendererCaps caps_;

@@ -31,7 +31,7 @@ CLanguage cuda_language() {
   l.const_buffers = true;
   l.arg_int_prefix = "const int";
   l.arg_long_prefix = "const long long";
-  l.smem_prefix = "__shared__ ";
+  l.smem_prefix = "__shared__ __align__(16) ";  // cp.async and ldmatrix move 16-byte rows
   l.barrier = "__syncthreads();";
   l.helper_prefix = "static __device__ __forceinline__";
   l.vector_literal = CLanguage::VectorLiteral::MakeFunction;
@@ -120,6 +120,20 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
 std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes) const {
   return cat("asm volatile(\"cp.async.cg.shared.global [%0], [%1], ", bytes,
              ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(", dst, ")), \"l\"(", src, "));");
+}
+
+// ldmatrix into a 16-byte aligned array the mma helper reads again value by value (the compiler keeps
+// it in the four registers ldmatrix wrote).
+std::string CUDARenderer::load_matrix(const std::string& name, const std::string& type, const std::string& row, int64_t count,
+                                      bool transposed) const {
+  std::string regs, outs;
+  for (int64_t i = 0; i < count; i++) {
+    regs += cat(i ? ", " : "", "%", i);
+    outs += cat(i ? ", " : "", "\"=r\"(*(unsigned*)&", name, "[", 2 * i, "])");
+  }
+  return cat("__align__(16) ", type, " ", name, "[", 2 * count, "]; asm volatile(\"ldmatrix.sync.aligned.m8n8.x", count,
+             transposed ? ".trans" : "", ".shared.b16 {", regs, "}, [%", count, "];\" : ", outs,
+             " : \"r\"((unsigned)__cvta_generic_to_shared(", row, ")));");
 }
 
 std::string CUDARenderer::async_copy_wait() const { return "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");"; }

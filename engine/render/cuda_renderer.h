@@ -1,6 +1,7 @@
 // The CUDA C renderer (device CUDA; compiled by NVRTC, runtime/cuda/): blockIdx/threadIdx launch ids,
 // __shared__ temps with __syncthreads(), `extern "C" __global__` kernels with __launch_bounds__ of their
-// work-group size, cp.async for ASYNC_COPY (sm_80 and newer, as tensor cores), half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
+// work-group size, cp.async for ASYNC_COPY and ldmatrix for
+// LOAD_MATRIX (sm_80 and newer, as tensor cores), half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
 #pragma once
 #include "render/opencl_renderer.h"
 
@@ -22,6 +23,8 @@ public:
   CHelper helper(const std::string& kind, DType t, DType to = {}) const override;
   std::string async_copy(const std::string& dst, const std::string& src, int64_t bytes) const override;  // cp.async
   std::string async_copy_wait() const override;
+  std::string load_matrix(const std::string& name, const std::string& type, const std::string& row, int64_t count,
+                          bool transposed) const override;  // ldmatrix
 };
 
 } // namespace loupe

@@ -7,6 +7,7 @@
 
 #include "codegen/lowerer.h"
 #include "codegen/pipeline.h"
+#include "codegen/staging.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
 #include "render/opencl_renderer.h"
@@ -161,6 +162,34 @@ private slots:
             QCOMPARE(at % 8, 2 * tg + (i & 1));
           }
         }
+    }
+  }
+
+  // ldmatrix for staged fragments: an A tile in shared memory, rows of 16 values along K with `pitch`
+  // values from row to row. The lane addresses of the plain form give every lane its fragment (checked
+  // by evaluation over the warp); the transposed form, or rows that are not 16-byte aligned, do not.
+  void staged_fragments_become_matrix_loads() {
+    auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
+    UOpPtr t = UOp::make(Ops::SPECIAL, dtypes::index, {c(4)}, Arg("lidx0")), g = UOp::make(Ops::SPECIAL, dtypes::index, {c(8)}, Arg("lidx1"));
+    UOpPtr lane = g * 4 + t, row = floormod(lane, 8), matrix = floordiv(lane, 8);
+    for (int64_t pitch : {24, 20}) {
+      UOpPtr tile = UOp::make(Ops::DEFINE_LOCAL, dtypes::float16.ptr(16 * pitch, true), {}, Arg("tile_a"));
+      UOpPtr ready = UOp::make(Ops::BARRIER, dtypes::void_, {});
+      auto read = [&](const UOpPtr& m, const UOpPtr& k) {
+        return UOp::make(Ops::LOAD, dtypes::float16, {UOp::make(Ops::INDEX, tile->dtype, {tile, m * pitch + k}), ready});
+      };
+      UOpList reads;
+      for (int i = 0; i < 8; i++) reads.push_back(read(g + c(8 * ((i >> 1) & 1)), t * 2 + c((i & 1) + 8 * (i >> 2))));
+      UOpPtr plain = (row + floormod(matrix, 2) * 8) * pitch + floordiv(matrix, 2) * 8;
+      UOpPtr transposed = floormod(matrix, 2) * 8 * pitch + row + floordiv(matrix, 2) * 8;
+      std::optional<UOpList> m = fragments_as_matrices(reads, {{transposed, true}, {plain, false}}, t, g);
+      QCOMPARE(m.has_value(), pitch == 24);  // rows 40 bytes apart are not 16-byte aligned
+      if (!m) continue;
+      QCOMPARE(m->size(), size_t(8));
+      const UOp* load = (*m)[0]->src[0].get();
+      QCOMPARE(load->op, Ops::LOAD_MATRIX);
+      QCOMPARE(load->arg.as_tuple().at(1).as_bool(), false);  // the plain form: the transposed one was tried first and refused
+      QVERIFY(!fragments_as_matrices(reads, {{transposed, true}}, t, g));
     }
   }
 

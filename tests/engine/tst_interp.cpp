@@ -278,26 +278,30 @@ private Q_SLOTS:
   void stagedTensorCoreKernelsMatch_data() {
     QTest::addColumn<std::string>("expression");
     QTest::addColumn<std::vector<Opt>>("opts");
+    QTest::addColumn<bool>("ldmatrix");  // every staged tile here has rows of 8 values ldmatrix can address
     const Opt TC{OptOp::TC, 0, 0}, A{OptOp::STAGE, 0, 0}, B{OptOp::STAGE, 1, 0};
     for (std::string e : {"tc_matmul_half_64", "tc_matmul_bf16_64"}) {
-      QTest::newRow((e + " A").c_str()) << e << std::vector<Opt>{TC, A};
-      QTest::newRow((e + " both, upcasts").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, A, B};
-      QTest::newRow((e + " A, upcast").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, A};
-      QTest::newRow((e + " B, unrolled").c_str()) << e << std::vector<Opt>{TC, {OptOp::UNROLL, 0, 2}, B};
+      QTest::newRow((e + " A").c_str()) << e << std::vector<Opt>{TC, A} << true;
+      QTest::newRow((e + " both, upcasts").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, A, B} << true;
+      QTest::newRow((e + " A, upcast").c_str()) << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, A} << true;
+      QTest::newRow((e + " B, unrolled").c_str()) << e << std::vector<Opt>{TC, {OptOp::UNROLL, 0, 2}, B} << true;
       QTest::newRow((e + " warps, unrolled whole").c_str())
-          << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::UNROLL, 0, 4}, A, B};
+          << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::UNROLL, 0, 4}, A, B}
+          << true;
     }
-    QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{};
+    QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{} << true;
   }
   void stagedTensorCoreKernelsMatch() {
     QFETCH(std::string, expression);
     QFETCH(std::vector<Opt>, opts);
+    QFETCH(bool, ldmatrix);
     UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
     InterpRenderer cuda("CUDA"), cpu("CPU");
     KernelPlan g = opts.empty() ? plan_kernel(ast, cuda, false) : plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
     QVERIFY(has_op(g.linear, Ops::WMMA));
     QVERIFY(has_op(g.linear, Ops::ASYNC_COPY));
     QVERIFY(has_op(g.linear, Ops::BARRIER));
+    QCOMPARE(has_op(g.linear, Ops::LOAD_MATRIX), ldmatrix);
     interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
     std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
     QCOMPARE(got.size(), want.size());

@@ -114,7 +114,7 @@ private slots:
     QCOMPARE(ocl.local[0], int64_t(16));
     RenderedKernel cu = render_golden("cuda", "reduce");
     QVERIFY(cu.source.find("extern \"C\" __global__ void __launch_bounds__(16) r_") != std::string::npos);
-    QVERIFY(cu.source.find("__shared__ float temp0[16];") != std::string::npos);
+    QVERIFY(cu.source.find("__shared__ __align__(16) float temp0[16];") != std::string::npos);
     QVERIFY(cu.source.find("__syncthreads();") != std::string::npos);
     QVERIFY(cu.source.find("threadIdx.x") != std::string::npos);
     RenderedKernel mt = render_golden("metal", "reduce");
@@ -167,6 +167,7 @@ private slots:
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 __device__ float __int_as_float(int); __device__ int __float_as_int(float);
 __device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float(unsigned int);

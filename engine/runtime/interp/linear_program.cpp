@@ -39,6 +39,7 @@ struct LinearProgram::Instr {
   int value = -1, gate = -1;  // a LOAD's alternative is src[1]
   int from_buffer = 0, from_param = -1;  // ASYNC_COPY: the global buffer it copies from (the above: to)
   int64_t from_limit = -1;
+  bool transposed = false;  // LOAD_MATRIX: its matrices read transposed (lanes / 2 of them)
   int64_t special_dim = 0;
   char special_kind = 0;    // 'g', 'l', 'i'
 };
@@ -194,7 +195,8 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
     }
     case Ops::LOAD:
     case Ops::STORE:
-    case Ops::ASYNC_COPY: {
+    case Ops::ASYNC_COPY:
+    case Ops::LOAD_MATRIX: {
       // the buffer an address points into: its number (globals >= 0, local temps < 0), argument and size
       auto resolve = [&](const UOp* p, int& buffer, int& param, int64_t& limit) {
         const UOp* idx = p->op == Ops::CAST ? p->src.at(0).get() : p;
@@ -213,7 +215,14 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       const UOp* p = u->src.at(0).get();
       resolve(p, in.buffer, in.param, in.limit);
       in.src[0] = slot(p);
-      if (u->op == Ops::ASYNC_COPY) {
+      if (u->op == Ops::LOAD_MATRIX) {
+        const Arg::Tuple& a = u->arg.as_tuple();
+        if (in.buffer >= 0 || a.size() != 2 || a[0].as_int() * 2 != u->dtype.count)
+          fail(u, "LOAD_MATRIX reads (count, transposed) matrices of two values a lane from a local temp");
+        in.lanes = u->dtype.count;
+        in.transposed = a[1].as_bool();
+        needs_sync_ = true;
+      } else if (u->op == Ops::ASYNC_COPY) {
         resolve(u->src.at(1).get(), in.from_buffer, in.from_param, in.from_limit);
         if (in.buffer >= 0 || in.from_buffer < 0) fail(u, "ASYNC_COPY copies from a global buffer to a local temp");
         in.lanes = static_cast<int>(u->arg.as_int());
@@ -318,7 +327,8 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
     case Ops::SINK:
     case Ops::ENDIF: report = false; break;
     case Ops::BARRIER:
-    case Ops::WMMA: return pc;
+    case Ops::WMMA:
+    case Ops::LOAD_MATRIX: return pc;
     case Ops::DEFINE_VAR: s[in.dst].i = (*g.vars)[static_cast<size_t>(in.special_dim)]; break;
     case Ops::SPECIAL: {
       size_t d = static_cast<size_t>(in.special_dim);
@@ -460,6 +470,32 @@ void LinearProgram::warp_mma(Group& g, int pc) const {
   }
 }
 
+// ldmatrix for each warp of the group: lane l gives the address of row l % 8 of matrix l / 8 and gets,
+// of every matrix j, row l/4 and columns 2(l%4), 2(l%4)+1, or transposed, rows 2(l%4), 2(l%4)+1 of
+// column l/4 (PTX ISA, ldmatrix).
+void LinearProgram::warp_load_matrix(Group& g, int pc) const {
+  const Instr& in = code_[static_cast<size_t>(pc)];
+  size_t n = g.items.size();
+  if (n % 32 != 0)
+    throw Error(cat("interpreting ", name_, ": LOAD_MATRIX needs whole warps of 32 work-items, the work-group has ", n));
+  const unsigned char* base = g.locals[static_cast<size_t>(-1 - in.buffer)].data();
+  for (size_t w0 = 0; w0 < n; w0 += 32) {
+    std::array<int64_t, 32> row{};
+    for (size_t l = 0; l < 32; l++) row[l] = g.items[w0 + l].slots[static_cast<size_t>(in.src[0])].i;
+    for (int l = 0; l < 32; l++) {
+      Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
+      for (int i = 0; i < in.lanes; i++) {
+        int j = i / 2, e = i % 2;
+        int64_t at = in.transposed ? row[static_cast<size_t>(8 * j + 2 * (l % 4) + e)] + l / 4 : row[static_cast<size_t>(8 * j + l / 4)] + 2 * (l % 4) + e;
+        if (at < 0 || at >= in.limit)
+          throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") reads element ", at,
+                          " of local temp ", -1 - in.buffer, ", which has ", in.limit, " elements (work-item ", g.items[w0 + static_cast<size_t>(l)].index, ")"));
+        s[in.dst + i] = load_element(base, at, in.mem);
+      }
+    }
+  }
+}
+
 void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
                         const LaunchDims& local, ExecutionWatcher* w) const {
   if (bufs.size() != buffers_.size())
@@ -502,8 +538,9 @@ void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
               throw Error(cat("interpreting ", name_, ": the work-items of group (", gx, ", ", gy, ", ", gz, ") do not meet at the same ",
                               "barrier: item 0 stopped at position ", at, ", item ", k, " at ", pcs[k]));
           if (at < 0) break;
-          if (code_[static_cast<size_t>(at)].op == Ops::WMMA) {
-            warp_mma(g, at);
+          if (code_[static_cast<size_t>(at)].op == Ops::WMMA || code_[static_cast<size_t>(at)].op == Ops::LOAD_MATRIX) {
+            if (code_[static_cast<size_t>(at)].op == Ops::WMMA) warp_mma(g, at);
+            else warp_load_matrix(g, at);
             const Instr& in = code_[static_cast<size_t>(at)];
             for (Item& it : g.items)
               if (it.watched) w->executed(ExecutedStep{at, it.index, it.slots.data() + in.dst, in.lanes, nullptr}, it.slots.data());

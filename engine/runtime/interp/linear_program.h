@@ -2,7 +2,8 @@
 // kernel): the UOp list decoded once into instructions over value slots, then executed work-item by
 // work-item with no compiler. GPU-style kernels run as the hardware would: every work-group's items
 // run to each BARRIER in turn (local memory is per group), and a WMMA gathers the fragments of the
-// 32 lanes of each warp (mma.sync m16n8k16's layouts) before any of them goes on.
+// 32 lanes of each warp (mma.sync m16n8k16's layouts) before any of them goes on, as a LOAD_MATRIX
+// (ldmatrix) hands each lane the rows other lanes addressed.
 //
 // Values round exactly as the C backend's code (lane_ops.h), including the fused multiply-adds the C
 // compiler makes of a product written inside a sum (the C renderer's inlining decides where). Every
@@ -91,6 +92,7 @@ public:
 private:
   int exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const;  // runs to the end (-1) or a sync point (its pc)
   void warp_mma(Group& g, int pc) const;
+  void warp_load_matrix(Group& g, int pc) const;
 
   std::string name_;
   UOpList uops_;

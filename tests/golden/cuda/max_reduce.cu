@@ -3,7 +3,7 @@ static __device__ __forceinline__ float loupe_max_f32(float a, float b) { return
 extern "C" __global__ void __launch_bounds__(8) r_4_2_4_24(float* data0, const float* data1) {
   int gidx0 = blockIdx.x; /* 4 */
   int lidx0 = threadIdx.x; /* 2 */
-  __shared__ float temp0[8];
+  __shared__ __align__(16) float temp0[8];
   int alu0 = (lidx0*4);
   int lidx1 = threadIdx.y; /* 4 */
   float acc0 = (-__int_as_float(0x7f800000));

@@ -1,7 +1,7 @@
 /* global 32,1,1 local 16,1,1 */
 extern "C" __global__ void __launch_bounds__(16) r_32_16_4(float* data0, const float* data1) {
   int gidx0 = blockIdx.x; /* 32 */
-  __shared__ float temp0[16];
+  __shared__ __align__(16) float temp0[16];
   int lidx0 = threadIdx.x; /* 16 */
   float acc0 = 0.0f;
   for (int ridx2 = 0; ridx2 < 4; ridx2++) {
