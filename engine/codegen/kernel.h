@@ -60,6 +60,7 @@ struct TensorCoreUse {
   DType dtype_in;     // float16 or bfloat16; the accumulator is float32
   size_t buf_a = 0, buf_b = 0;  // their trackers
   bool staged[2] = {false, false};  // STAGE: A (0) and B (1) read from shared memory (staging.h)
+  int stages = 1;  // STAGE's arg 2: two tiles each, the next K iteration's copies in flight during the mma
   size_t buf(int operand) const { return operand == 0 ? buf_a : buf_b; }
 };
 // The two LOADs a TC reduce multiplies, in the order of its MUL's sources (TensorCoreUse::a_operand

@@ -482,7 +482,11 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 
 // STAGE (codegen/staging.h): the copies of every staged operand's tile, one barrier after all of them,
 // and the reads that take the operands' loads' place. The copies repeat in the K loops; a barrier at
-// the top of each iteration waits for the previous iteration's reads.
+// the top of each iteration waits for the previous iteration's reads. With two tiles per operand, the
+// first tile is copied before the loop and each iteration copies the next one (the last iteration
+// copies the first again, harmlessly) into the tile the previous iteration read; the barrier after
+// the copies then waits for all but this iteration's (BARRIER's arg: the copies it leaves in flight,
+// each thread's copies being one group each).
 void stage_tensor_core_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
   const TensorCoreUse& use = *k.tensor_core();
   if (!use.staged[0] && !use.staged[1]) return;
@@ -492,28 +496,50 @@ void stage_tensor_core_operands(const Kernel& k, const UOpPtr& ast, LowerContext
   std::optional<std::array<const UOp*, 2>> loads = red ? tensor_core_loads(red) : std::nullopt;
   LOUPE_ASSERT(loads, "a staged TC kernel without its two loads");
   UOpList loops;
+  int64_t k_axis = -1;
   std::vector<AxisKind> kinds = k.axis_kinds();
   for (size_t a = 0; a < kinds.size(); a++)
-    if (kinds[a] == AxisKind::Reduce && ctx.full_shape[a] > 1) loops.push_back(ctx.idxs[a]);
+    if (kinds[a] == AxisKind::Reduce && ctx.full_shape[a] > 1) loops.push_back(ctx.idxs[a]), k_axis = static_cast<int64_t>(a);
+  LOUPE_ASSERT(use.stages == 1 || loops.size() == 1, "two tiles per operand without exactly one K loop");
+  auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
   UOpPtr after = loops.empty() ? nullptr : UOp::make(Ops::BARRIER, dtypes::void_, loops);
+  UOpList next_idxs = ctx.idxs;  // the next iteration's (double buffering)
+  UOpPtr slot = c(0), next_slot = c(0);
+  if (use.stages == 2) {
+    const UOpPtr& r = ctx.idxs[static_cast<size_t>(k_axis)];
+    next_idxs[static_cast<size_t>(k_axis)] = floormod(r + c(1), ctx.full_shape[static_cast<size_t>(k_axis)]);
+    slot = floormod(r, 2);
+    next_slot = floormod(r + c(1), 2);
+  }
   struct Staged {
     const UOp* load;
     StagedTile tile;
-    StagedCopies copies;
+    UOpPtr smem;
   };
   std::vector<Staged> staged;
-  UOpList all_copies;
+  UOpList copies;
+  int64_t in_flight = 0;
   for (int operand : {0, 1}) {
     if (!use.staged[operand]) continue;
     std::optional<StagedTile> tile = plan_staged_tile(k, operand);
     LOUPE_ASSERT(tile, "a staged TC operand whose tile no longer fits");
     const UOp* ld = (*loads)[operand == 0 ? use.a_operand : 1 - use.a_operand];
-    StagedCopies copies = lower_staged_copies(*tile, ld->src[0], view_st(ld->src[1]), ctx.idxs, after, operand == 0 ? "tile_a" : "tile_b");
-    all_copies.insert(all_copies.end(), copies.copies.begin(), copies.copies.end());
-    staged.push_back({ld, *tile, std::move(copies)});
+    UOpPtr smem = staged_tile_memory(*tile, use.stages, operand == 0 ? "tile_a" : "tile_b");
+    const ShapeTracker& view = view_st(ld->src[1]);
+    if (use.stages == 2) {
+      UOpList first_idxs = ctx.idxs;
+      first_idxs[static_cast<size_t>(k_axis)] = c(0);
+      UOpList first = lower_staged_copies(*tile, smem, c(0), ld->src[0], view, first_idxs, nullptr);
+      copies.insert(copies.end(), first.begin(), first.end());
+    }
+    UOpList each = lower_staged_copies(*tile, smem, next_slot, ld->src[0], view, next_idxs, after);
+    copies.insert(copies.end(), each.begin(), each.end());
+    if (use.stages == 2) in_flight += static_cast<int64_t>(each.size());
+    staged.push_back({ld, *tile, smem});
   }
-  UOpPtr ready = UOp::make(Ops::BARRIER, dtypes::void_, all_copies);
-  for (const Staged& s : staged) ctx.staged[{s.load->src[0].get(), s.load->src[1].get()}] = lower_staged_read(s.tile, s.copies, ctx.idxs, ready);
+  UOpPtr ready = UOp::make(Ops::BARRIER, dtypes::void_, copies, use.stages == 2 ? Arg(in_flight) : Arg());
+  for (const Staged& s : staged)
+    ctx.staged[{s.load->src[0].get(), s.load->src[1].get()}] = lower_staged_read(s.tile, s.smem, slot, ctx.idxs, ready);
 }
 
 } // namespace

@@ -73,14 +73,19 @@ std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::st
 void Kernel::apply_stage(const Opt& opt) {
   if (!tc_) throw KernelOptError(cat(opt.str(), ": STAGE needs a TC kernel (TC first)"));
   if (opt.axis != 0 && opt.axis != 1) throw KernelOptError(cat(opt.str(), ": STAGE's axis is the TC operand, 0 (A) or 1 (B)"));
-  if (opt.arg != 0) throw KernelOptError(cat(opt.str(), ": STAGE takes no amount"));
+  if (opt.arg < 0 || opt.arg > 2) throw KernelOptError(cat(opt.str(), ": STAGE's amount is the tiles per operand, 1 or 2 (0: 1)"));
+  const int stages = opt.arg == 2 ? 2 : 1;
   bool& staged = tc_->staged[opt.axis];
   if (staged) throw KernelOptError(cat(opt.str(), ": the operand is staged already"));
+  if (tc_->staged[1 - opt.axis] && tc_->stages != stages)
+    throw KernelOptError(cat(opt.str(), ": the other operand is staged with ", tc_->stages, " tiles; both take the same"));
+  const TensorCoreUse before = *tc_;
   staged = true;
+  tc_->stages = stages;
   try {
     check_staging(opt);
   } catch (const KernelOptError&) {
-    staged = false;
+    *tc_ = before;
     throw;
   }
 }
@@ -92,7 +97,14 @@ void Kernel::check_staging(const Opt& opt) const {
     std::string why;
     std::optional<StagedTile> t = plan_staged_tile(*this, operand, &why);
     if (!t) throw KernelOptError(cat(opt.str(), ": staging TC operand ", operand == 0 ? "A" : "B", ": ", why));
-    bytes += t->bytes();
+    bytes += t->bytes() * tc_->stages;
+  }
+  if (tc_->stages == 2) {  // the next iteration's tile: there must be one K loop whose next iteration it is
+    int loops = 0;
+    std::vector<AxisKind> kinds = axis_kinds();
+    std::vector<int64_t> fs = full_shape();
+    for (size_t a = 0; a < kinds.size(); a++) loops += kinds[a] == AxisKind::Reduce && fs[a] > 1;
+    if (loops != 1) throw KernelOptError(cat(opt.str(), ": two tiles need exactly one K loop, the kernel has ", loops));
   }
   if (bytes > target_.shared_max)
     throw KernelOptError(cat(opt.str(), ": the staged tiles take ", bytes, " bytes of shared memory, the target has ", target_.shared_max));
@@ -113,13 +125,17 @@ UOpPtr tile_offset(const StagedTile& t, const UOpList& idxs) {
 
 } // namespace
 
-StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, const ShapeTracker& view, const UOpList& idxs,
-                                 const UOpPtr& after, const std::string& name) {
-  StagedCopies out;
-  out.smem = UOp::make(Ops::DEFINE_LOCAL, t.dtype.ptr(t.rows * t.pitch, true), {}, Arg(name));
+UOpPtr staged_tile_memory(const StagedTile& t, int stages, const std::string& name) {
+  return UOp::make(Ops::DEFINE_LOCAL, t.dtype.ptr(stages * t.rows * t.pitch, true), {}, Arg(name));
+}
+
+UOpList lower_staged_copies(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpPtr& buffer,
+                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after) {
+  UOpList copies;
   UOpPtr tid = index_const(0);
   for (auto a = t.thread_axes.rbegin(); a != t.thread_axes.rend(); ++a) tid = tid * index_const(t.shape[*a]) + idxs[*a];
   const int64_t chunks_per_row = t.row_elems / t.chunk_elems;
+  const UOpPtr first = slot * index_const(t.rows * t.pitch);
   for (int64_t j = 0; j < t.copies_per_thread; j++) {
     UOpPtr piece = index_const(j * t.threads) + tid;
     UOpPtr row = floordiv(piece, chunks_per_row), along = floormod(piece, chunks_per_row) * index_const(t.chunk_elems);
@@ -133,16 +149,17 @@ StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, cons
     for (size_t i = 0; i < t.run_axes.size(); i++) at[t.run_axes[i]] = floormod(floordiv(along, t.run_strides[i]), t.shape[t.run_axes[i]]);
     auto [global, valid] = view.to_indexed(at);
     LOUPE_ASSERT(valid->op == Ops::CONST && valid->const_value() != 0, "a staged operand with a mask");
-    UOpList src{UOp::make(Ops::INDEX, out.smem->dtype, {out.smem, row * index_const(t.pitch) + along}),
+    UOpList src{UOp::make(Ops::INDEX, smem->dtype, {smem, first + row * index_const(t.pitch) + along}),
                 UOp::make(Ops::INDEX, buffer->dtype, {buffer, global})};
     if (after) src.push_back(after);
-    out.copies.push_back(UOp::make(Ops::ASYNC_COPY, dtypes::void_, std::move(src), Arg(t.chunk_elems)));
+    copies.push_back(UOp::make(Ops::ASYNC_COPY, dtypes::void_, std::move(src), Arg(t.chunk_elems)));
   }
-  return out;
+  return copies;
 }
 
-UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready) {
-  return UOp::make(Ops::LOAD, t.dtype, {UOp::make(Ops::INDEX, c.smem->dtype, {c.smem, tile_offset(t, idxs)}), ready});
+UOpPtr lower_staged_read(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpList& idxs, const UOpPtr& ready) {
+  UOpPtr at = slot * index_const(t.rows * t.pitch) + tile_offset(t, idxs);
+  return UOp::make(Ops::LOAD, t.dtype, {UOp::make(Ops::INDEX, smem->dtype, {smem, at}), ready});
 }
 
 namespace {

@@ -8,7 +8,9 @@
 // The tile keeps the operand's own layout: its rows are the tile axes along which the operand is not
 // contiguous, each row the contiguous run (padded by 16 bytes, so the lanes of a fragment read fall
 // in different banks). A barrier at the top of each iteration keeps the next copies from overwriting
-// a tile that slower warps still read. Where the tile's rows allow, a warp reads its fragments with
+// a tile that slower warps still read. With two stages (STAGE's arg 2) each operand has two tiles:
+// the first is copied before the K loop, and each iteration copies the next iteration's tile into
+// the other one before it waits for its own, so the copies run while the tensor cores work. Where the tile's rows allow, a warp reads its fragments with
 // ldmatrix (LOAD_MATRIX: four 8x8 matrices of A or two of B per instruction) instead of one 2-byte
 // load per value.
 #pragma once
@@ -38,18 +40,16 @@ struct StagedTile {
 // address not 16-byte aligned, copies that do not divide among the threads).
 std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::string* why = nullptr);
 
-// Lowering (codegen/lowerer.cpp). The copies of one operand's tile: chunk j of thread tid is piece
-// j * threads + tid of the tile, so consecutive threads copy consecutive 16 bytes. `idxs` are the
-// kernel's axis indices; `after` (may be null) orders the copies after the iteration's first barrier.
-struct StagedCopies {
-  UOpPtr smem;     // the tile (DEFINE_LOCAL)
-  UOpList copies;  // this thread's ASYNC_COPYs
-};
-StagedCopies lower_staged_copies(const StagedTile& t, const UOpPtr& buffer, const ShapeTracker& view, const UOpList& idxs,
-                                 const UOpPtr& after, const std::string& name);
-// The value the operand's load reads at `idxs`, from the tile, once `ready` (the barrier over every
-// operand's copies) has passed.
-UOpPtr lower_staged_read(const StagedTile& t, const StagedCopies& c, const UOpList& idxs, const UOpPtr& ready);
+// Lowering (codegen/lowerer.cpp). The shared memory of an operand's tiles (`stages` of them, one after
+// the other), the copies of one tile into tile number `slot`, and the value the operand's load reads
+// at `idxs` from tile `slot` once `ready` (the barrier after the copies) has passed. Chunk j of thread
+// tid is piece j * threads + tid of the tile, so consecutive threads copy consecutive 16 bytes; `idxs`
+// are the kernel's axis indices (the K loop's may be another iteration's); `after` (may be null)
+// orders the copies after the barrier that ends the reads of the tile they overwrite.
+UOpPtr staged_tile_memory(const StagedTile& t, int stages, const std::string& name);
+UOpList lower_staged_copies(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpPtr& buffer,
+                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after);
+UOpPtr lower_staged_read(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpList& idxs, const UOpPtr& ready);
 
 // ldmatrix for staged fragments: `reads` are one mma operand's fragment values in the mma's order (8 of
 // A or 4 of B), reads of one staged tile. A candidate is the row address each lane gives and whether

@@ -126,7 +126,8 @@ void Kernel::apply_tensor_core(const Opt& opt) {
 
 // tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
 // and a work-group holds up to 4 warps along N (LOCAL). Then Loupe's: two K steps per loop iteration
-// (UNROLL) and both operands staged through shared memory (STAGE), each where it applies.
+// (UNROLL) and both operands staged through shared memory (STAGE), two tiles each (the next K
+// iteration's copied during this one's mma), each where it applies.
 bool Kernel::tensor_core_heuristics() {
   if (!target_.tensor_cores) return false;
   try {
@@ -164,7 +165,11 @@ bool Kernel::tensor_core_heuristics() {
     }
   };
   if (first_reduce() < first_upcast() && full_shape()[first_reduce()] % 2 == 0) try_apply({OptOp::UNROLL, 0, 2});
-  for (int64_t operand : {0, 1}) try_apply({OptOp::STAGE, operand, 0});
+  for (int64_t operand : {0, 1})  // two tiles each where they fit, else one
+    if (!tc_->staged[operand]) {
+      try_apply({OptOp::STAGE, operand, 2});
+      if (!tc_->staged[operand]) try_apply({OptOp::STAGE, operand, 0});
+    }
   return true;
 }
 

@@ -641,10 +641,10 @@ void KernelWriter::render_control(const UOp* u) {
     emit("if (" + text(u->src.at(0).get()) + ") {");
     depth_++;
     return;
-  default:  // BARRIER (over asynchronous copies: waits for them first)
+  default:  // BARRIER (over asynchronous copies: waits for them first, all but its arg's last ones)
     for (const UOpPtr& s : u->src)
       if (s->op == Ops::ASYNC_COPY) {
-        emit(R.async_copy_wait());
+        emit(R.async_copy_wait(u->arg.is_int() ? u->arg.as_int() : 0));
         break;
       }
     if (!L.barrier.empty()) emit(L.barrier);

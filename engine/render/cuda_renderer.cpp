@@ -115,11 +115,11 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
   return intrinsic_bitcast(from, to, x);
 }
 
-// cp.async (sm_80 and newer): the copy bypasses registers (and L1: .cg), the wait covers every copy
-// this thread issued.
+// cp.async (sm_80 and newer): the copy bypasses registers (and L1: .cg) and is a group of its own, so
+// a wait can leave a known number of the latest copies in flight.
 std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes) const {
   return cat("asm volatile(\"cp.async.cg.shared.global [%0], [%1], ", bytes,
-             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(", dst, ")), \"l\"(", src, "));");
+             ";\\n  cp.async.commit_group;\" :: \"r\"((unsigned)__cvta_generic_to_shared(", dst, ")), \"l\"(", src, "));");
 }
 
 // ldmatrix into a 16-byte aligned array the mma helper reads again value by value (the compiler keeps
@@ -136,7 +136,9 @@ std::string CUDARenderer::load_matrix(const std::string& name, const std::string
              " : \"r\"((unsigned)__cvta_generic_to_shared(", row, ")));");
 }
 
-std::string CUDARenderer::async_copy_wait() const { return "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");"; }
+std::string CUDARenderer::async_copy_wait(int64_t pending) const {
+  return cat("asm volatile(\"cp.async.wait_group ", pending, ";\" ::: \"memory\");");
+}
 
 namespace {
 // mma.sync.m16n8k16 with float accumulators: 8 A and 4 B values of this lane packed two per register

@@ -3,7 +3,7 @@
 # builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu, the TinyJit tests),
 # the training loop's bench (TinyJit as one CUDA graph, kernel by kernel, plain), the Python training
 # loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, times the bench workloads
-# next to PyTorch (and tinygrad, given a checkout) and, with the time left, the whole bench on CUDA. Everything lands in OUT.
+# next to PyTorch (and tinygrad, given a checkout), lets BEAM search the half matmul and, with the time left, the whole bench on CUDA. Everything lands in OUT.
 #
 #   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--corpus-check TOOL] [--budget SECONDS]
 #
@@ -91,6 +91,10 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l
 say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
 timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
 DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
+
+say "BEAM=2 on the half matmul next to the hand-coded kernel (TC, STAGE, ldmatrix: BEAM must find as good)"
+BEAM=2 DEBUG=2 timeout $(( $(left) / 5 )) "$CLI" bench --device CUDA --only matmul_4096_float16 --optimized-only --no-machine 2>&1 |
+  grep -E "BEAM|^matmul|rror" >>"$LOG"
 
 if [ -n "$TG" ]; then
   say "tinygrad on CUDA, the same workloads (kernel times)"

@@ -216,6 +216,11 @@ private slots:
     QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 0, 0}));  // staged already
     QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 2, 0}));  // operands are 0 and 1
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, h.matmul(h)).apply_opt({OptOp::STAGE, 0, 0}));  // TC first
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 1, 2}));  // A has one tile: B takes as many
+    Kernel whole = kernel(tc, h.matmul(h));
+    whole.apply_opts({TC, {OptOp::UNROLL, 0, 4}});
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, whole.apply_opt({OptOp::STAGE, 0, 2}));  // no K loop to run ahead in
+    whole.apply_opt({OptOp::STAGE, 0, 0});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(plain, h.matmul(h)).apply_opt(TC));  // sm_75: none
     Tensor f = Tensor::empty({64, 64});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, f.matmul(f)).apply_opt(TC));     // float32 factors

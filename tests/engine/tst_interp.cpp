@@ -289,6 +289,12 @@ private Q_SLOTS:
           << e << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::UNROLL, 0, 4}, A, B}
           << true;
     }
+    const Opt A2{OptOp::STAGE, 0, 2}, B2{OptOp::STAGE, 1, 2};  // two tiles each: copies one iteration ahead
+    QTest::newRow("two tiles, A") << std::string("tc_matmul_half_64") << std::vector<Opt>{TC, A2} << true;
+    QTest::newRow("two tiles, both") << std::string("tc_matmul_half_64")
+                                      << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, A2, B2} << true;
+    QTest::newRow("two tiles, unrolled") << std::string("tc_matmul_bf16_64")
+                                          << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UNROLL, 0, 2}, A2, B2} << true;
     QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{} << true;
   }
   void stagedTensorCoreKernelsMatch() {

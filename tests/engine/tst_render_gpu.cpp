@@ -53,8 +53,8 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
   if (kernel == "conv") return {{O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}};
-  if (kernel == "tc_matmul_half_staged")  // both operands through shared memory, two K steps per iteration
-    return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}, {O::UNROLL, 0, 2}, {O::STAGE, 0, 0}, {O::STAGE, 1, 0}};
+  if (kernel == "tc_matmul_half_staged")  // both operands through two shared tiles each, two K steps per iteration
+    return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}, {O::UNROLL, 0, 2}, {O::STAGE, 0, 2}, {O::STAGE, 1, 2}};
   if (kernel.rfind("tc_", 0) == 0) return {{O::TC, 0, 0}, {O::UPCAST, 0, 2}};
   return {};
 }
