@@ -19,6 +19,8 @@ namespace {
 std::atomic<int> searches{0};
 
 // tinygrad's limits on a candidate: elements per thread in upcast/unroll axes, and threads per group.
+// A TC kernel's K16 axis is not one thread's: the warp's lanes share its 16 steps (it would otherwise
+// keep BEAM from the warp tiles the TC heuristics take).
 constexpr int64_t kMaxUpcast = 256, kMaxLocal = 1024;
 
 bool within_limits(const Kernel& k) {
@@ -26,6 +28,7 @@ bool within_limits(const Kernel& k) {
   std::vector<AxisKind> kinds = k.axis_kinds();
   int64_t up = 1, local = 1;
   for (size_t i = 0; i < fs.size(); i++) {
+    if (k.tensor_core() && i == k.first_upcast()) continue;  // K16
     if (kinds[i] == AxisKind::Upcast || kinds[i] == AxisKind::Unroll) up *= fs[i];
     if (kinds[i] == AxisKind::Local || kinds[i] == AxisKind::GroupReduce) local *= fs[i];
   }

@@ -108,7 +108,7 @@ void Kernel::apply_opt(const Opt& opt) {
     check(((opt.op == OptOp::UPCAST || opt.op == OptOp::LOCAL) && static_cast<size_t>(opt.axis) < global_dims()) ||
               opt.op == OptOp::UNROLL,
           opt, "after TC only UPCAST and LOCAL of global axes and UNROLL of the K steps apply");
-    check(opt.op != OptOp::LOCAL || local_dims_ < 3, opt, "a TC kernel has at most one more local axis");
+    check(opt.op != OptOp::LOCAL || local_dims_ < 4, opt, "a TC kernel has at most two more local axes (warps)");
   }
   size_t axis = real_axis(opt);
   std::vector<int64_t> fs = full_shape();

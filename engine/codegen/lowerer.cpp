@@ -52,7 +52,8 @@ struct DimGroup {
   size_t first, last;
 };
 
-std::optional<std::vector<DimGroup>> merge_dims(const std::vector<int64_t>& dims, const std::array<int64_t, 3>& max) {
+std::optional<std::vector<DimGroup>> merge_dims(const std::vector<int64_t>& dims, const std::array<int64_t, 3>& max,
+                                                bool last_first) {
   auto lim = [&](size_t i) { return max[i] > 0 ? max[i] : std::numeric_limits<int64_t>::max(); };
   std::vector<DimGroup> groups;
   for (size_t i = 0; i < dims.size(); i++) groups.push_back({dims[i], i, i});
@@ -64,8 +65,9 @@ std::optional<std::vector<DimGroup>> merge_dims(const std::vector<int64_t>& dims
   };
   while (!fits()) {
     bool merged = false;
-    for (size_t i = 0; i < 3 && i + 1 < groups.size(); i++) {
-      if (groups[i].size <= lim(i) / std::max<int64_t>(groups[i + 1].size, 1)) {
+    for (size_t n = 0; n < 3 && n + 1 < groups.size(); n++) {
+      size_t i = last_first ? groups.size() - 2 - n : n;
+      if (i < 3 && groups[i].size <= lim(i) / std::max<int64_t>(groups[i + 1].size, 1)) {
         groups[i] = {groups[i].size * groups[i + 1].size, groups[i].first, groups[i + 1].last};
         groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         merged = true;
@@ -104,11 +106,12 @@ std::vector<int64_t> split_dims(const std::vector<int64_t>& dims, const std::arr
 
 } // namespace
 
-UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse) {
+UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse,
+                       bool merge_last_first) {
   if (dims.empty()) return {};
   if (reverse) std::reverse(dims.begin(), dims.end());
   // merging first; where that cannot satisfy the limits, splitting the original dims
-  std::optional<std::vector<DimGroup>> merged = merge_dims(dims, max);
+  std::optional<std::vector<DimGroup>> merged = merge_dims(dims, max, merge_last_first);
   if (!merged && dims.size() > 3)
     throw Error(cat("cannot fit ", dims.size(), " launch dims with prefix ", prefix, " into the device limits"));
   const bool merges = merged && merged->size() < dims.size();
@@ -566,7 +569,8 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
     size_t gd = k.global_dims(), fr = k.first_reduce(), gfr = k.group_for_reduces();
     std::vector<int64_t> globals(fs.begin(), fs.begin() + gd), locals(fs.begin() + gd, fs.begin() + fr + gfr);
     UOpList g = launch_indices(k.dont_use_locals() ? "idx" : "gidx", globals, limits.global_max, true);
-    UOpList l = launch_indices("lidx", locals, limits.local_max, false);
+    // a TC kernel's lanes stay plain ids: its warp axes are the ones to merge
+    UOpList l = launch_indices("lidx", locals, limits.local_max, false, k.tensor_core().has_value());
     for (size_t i = 0; i < g.size(); i++) ctx.idxs[i] = g[i];
     for (size_t i = 0; i < l.size(); i++) ctx.idxs[gd + i] = l[i];
     for (size_t i = 0; i < fs.size(); i++) {

@@ -35,9 +35,11 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& optimized_ast, const L
 // Launch ids for `dims` (reference map §10.2, tinygrad's get_grouped_dims): SPECIAL nodes "<prefix>0".. with
 // at most three dims within `max` (0 = no limit). Too many or too large dims merge with a neighbour; where
 // merging cannot help, an oversized dim hands its smallest factor to the next. Returns one index expression
-// per dim; `reverse` numbers from the last dim (the innermost global axis is x). loupe::Error when the
-// dims cannot fit (a prime too large for its limit, more than three dims that cannot merge).
-UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse);
+// per dim; `reverse` numbers from the last dim (the innermost global axis is x); `merge_last_first` merges
+// the last dims before the first ones. loupe::Error when the dims cannot fit (a prime too large for its
+// limit, more than three dims that cannot merge).
+UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, const std::array<int64_t, 3>& max, bool reverse,
+                       bool merge_last_first = false);
 
 // Identity element of a reduce op for a dtype (ADD 0, MUL 1, MAX the lowest value).
 UOpPtr reduce_identity(Ops op, DType dtype);

@@ -125,7 +125,7 @@ void Kernel::apply_tensor_core(const Opt& opt) {
 }
 
 // tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
-// and a work-group holds up to 4 warps along N (LOCAL). Then Loupe's: two K steps per loop iteration
+// and a work-group holds up to 4 warps along N (LOCAL); Loupe's add 2 along M for big outputs. Then Loupe's: two K steps per loop iteration
 // (UNROLL) and both operands staged through shared memory (STAGE), two tiles each (the next K
 // iteration's copied during this one's mma), each where it applies.
 bool Kernel::tensor_core_heuristics() {
@@ -158,6 +158,11 @@ bool Kernel::tensor_core_heuristics() {
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_b, tc_->buf_a), {4, 3, 2});  // N tiles
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_a, tc_->buf_b), {4, 3, 2});  // M tiles
   try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
+  // a big output: two warps along M too (8 warps, a 128x128 tile of C: each operand value copied into
+  // shared memory serves 128 outputs, not 64), while every multiprocessor keeps work-groups to switch
+  int64_t groups = 1;
+  for (size_t a = 0; a < global_dims(); a++) groups *= full_shape()[a];
+  if (groups >= 512) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_a, tc_->buf_b), {2});
   auto try_apply = [&](const Opt& o) {
     try {
       apply_opt(o);

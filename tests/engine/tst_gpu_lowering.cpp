@@ -221,6 +221,14 @@ private slots:
     whole.apply_opts({TC, {OptOp::UNROLL, 0, 4}});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, whole.apply_opt({OptOp::STAGE, 0, 2}));  // no K loop to run ahead in
     whole.apply_opt({OptOp::STAGE, 0, 0});
+    // warps along N and M: four local axes, launched as three with the lanes kept as x and y
+    const std::vector<Opt> warps{TC, {OptOp::LOCAL, 0, 2}, {OptOp::LOCAL, 1, 2}};
+    Kernel eight = kernel(tc, h.matmul(h));
+    eight.apply_opts(warps);
+    QCOMPARE(eight.local_dims(), size_t(4));
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, eight.apply_opt({OptOp::LOCAL, 0, 2}));
+    test::PlannedKernel p = test::plan_with_opts(test::last_kernel(h.matmul(h)).ast, tc, warps);
+    QCOMPARE(p.rendered.local, (LaunchDims{4, 8, 4}));
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(plain, h.matmul(h)).apply_opt(TC));  // sm_75: none
     Tensor f = Tensor::empty({64, 64});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, f.matmul(f)).apply_opt(TC));     // float32 factors

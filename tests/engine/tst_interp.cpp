@@ -295,6 +295,9 @@ private Q_SLOTS:
                                       << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, A2, B2} << true;
     QTest::newRow("two tiles, unrolled") << std::string("tc_matmul_bf16_64")
                                           << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::UNROLL, 0, 2}, A2, B2} << true;
+    QTest::newRow("two tiles, warps along M and N") << std::string("tc_matmul_half_64")
+                                                     << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::LOCAL, 1, 2}, {OptOp::UNROLL, 0, 2}, A2, B2}
+                                                     << true;
     QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{} << true;
   }
   void stagedTensorCoreKernelsMatch() {
