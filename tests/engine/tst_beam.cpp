@@ -10,6 +10,7 @@
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "exec/realize.h"
+#include "render/cuda_renderer.h"
 #include "runtime/buffer.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
@@ -127,6 +128,39 @@ private Q_SLOTS:
         QVERIFY(checked > 5);
       }
     }
+  }
+
+  // On a tensor-core target the search reaches the staged kernels (TC, STAGE of both operands, their
+  // ldmatrix reads) step by step, not only through the hand-coded kernel it starts beside: the timer
+  // rewards tensor cores, asynchronous copies and ldmatrix, and one warp per group (which the
+  // heuristics do not pick here), so the search has to stage the operands itself.
+  void tensor_core_search_reaches_staged_kernels() {
+    CUDARenderer cuda;
+    cuda.set_compute_capability(8, 0);
+    Tensor a = Tensor::empty({64, 64}, dtypes::float16), b = Tensor::empty({64, 64}, dtypes::float16);
+    Schedule s = create_schedule({a.matmul(b).uop()});
+    auto count = [](const std::string& text, const std::string& what) {
+      int n = 0;
+      for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+      return n;
+    };
+    CandidateTimer tensor_cores = [&](const RenderedKernel& rk) {
+      double t = 1e-3;
+      if (count(rk.source, "mma.sync")) t *= 0.1;
+      if (count(rk.source, "__launch_bounds__(32)")) t *= 1e-4;
+      return t / (1 + count(rk.source, "cp.async.cg")) / (1 + count(rk.source, "ldmatrix"));
+    };
+    BeamResult r = beam_search(s.items.back().ast, cuda, "TCDEV", 2, tensor_cores);
+    Kernel hand = kernel_for(s.items.back().ast, cuda);
+    hand.hand_coded_optimizations();
+    QVERIFY(r.opts != hand.applied_opts());
+    QVERIFY(r.rounds > 2);
+    std::vector<int64_t> staged;
+    for (const Opt& o : r.opts)
+      if (o.op == OptOp::STAGE) staged.push_back(o.axis);
+    QVERIFY2(!r.opts.empty() && r.opts[0].op == OptOp::TC, "the search does not start with TC");
+    std::sort(staged.begin(), staged.end());
+    QCOMPARE(staged, (std::vector<int64_t>{0, 1}));
   }
 
   void choice_is_valid_cached_and_not_slower() {
