@@ -99,7 +99,8 @@ const std::vector<Opt>& beam_actions() {
     for (int64_t a0 = 0; a0 < 5; a0++)
       for (int64_t a1 = a0 + 1; a1 < 5; a1++) a.push_back({OptOp::SWAP, a0, a1});
     for (int64_t axis = 0; axis < 9; axis++) a.push_back({OptOp::TC, axis, 0});  // refused unless first, on a TC target
-    for (int64_t operand = 0; operand < 2; operand++) a.push_back({OptOp::STAGE, operand, 0});  // TC kernels only
+    for (int64_t operand = 0; operand < 2; operand++)  // one tile or two
+      for (int64_t tiles : {0, 2}) a.push_back({OptOp::STAGE, operand, tiles});
     return a;
   }();
   return actions;

@@ -59,13 +59,20 @@ struct TensorCoreUse {
   int a_operand = 0;  // which source of the reduce's MUL is A (M x K); the other is B (K x N)
   DType dtype_in;     // float16 or bfloat16; the accumulator is float32
   size_t buf_a = 0, buf_b = 0;  // their trackers
-  bool staged[2] = {false, false};  // STAGE: A (0) and B (1) read from shared memory (staging.h)
-  int stages = 1;  // STAGE's arg 2: two tiles each, the next K iteration's copies in flight during the mma
-  size_t buf(int operand) const { return operand == 0 ? buf_a : buf_b; }
 };
-// The two LOADs a TC reduce multiplies, in the order of its MUL's sources (TensorCoreUse::a_operand
-// picks A among them); nullopt when the reduce is not a sum of products of two loads.
-std::optional<std::array<const UOp*, 2>> tensor_core_loads(const UOp* reduce);
+// STAGE (staging.h): the factors of the reduce's product read through shared memory. Operands are A
+// and B of a TC kernel, else the MUL's sources in order.
+struct StagingUse {
+  bool staged[2] = {false, false};
+  int stages = 1;  // STAGE's arg 2: two tiles each, the next K iteration's copies in flight meanwhile
+  size_t buf[2] = {0, 0};  // each operand's tracker
+  int mul_src[2] = {0, 1};  // which source of the MUL it is
+  DType dtype[2];           // the values it reads
+  bool any() const { return staged[0] || staged[1]; }
+};
+// The two LOADs a reduce multiplies (REDUCE of MUL(ld, ld), of CAST(MUL(ld, ld)) or of MUL(CAST(ld),
+// CAST(ld))), in the order of the MUL's sources; nullopt when the reduce is not a sum of such products.
+std::optional<std::array<const UOp*, 2>> product_loads(const UOp* reduce);
 const char* axis_kind_name(AxisKind k);
 std::optional<AxisKind> axis_kind_from_name(std::string_view name);  // nullopt for an unknown name
 const char* axis_kind_colour(AxisKind k);  // tinygrad's: blue, cyan, green, red, yellow, magenta
@@ -94,6 +101,7 @@ public:
   size_t group_for_reduces() const { return group_for_reduces_; }
   bool dont_use_locals() const { return dont_use_locals_; }
   const std::optional<TensorCoreUse>& tensor_core() const { return tc_; }
+  const StagingUse& staging() const { return staging_; }
   const KernelTarget& target() const { return target_; }
 
   const UOpPtr& ast() const { return ast_; }
@@ -145,6 +153,7 @@ private:
   bool dont_use_locals_ = false;
   bool has_nested_ = false;
   std::optional<TensorCoreUse> tc_;
+  StagingUse staging_;
   std::vector<Opt> applied_opts_;
 };
 

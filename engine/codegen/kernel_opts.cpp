@@ -208,7 +208,7 @@ void Kernel::apply_opt(const Opt& opt) {
   case OptOp::STAGE: break;
   }
   simplify_ones();
-  if (tc_ && (tc_->staged[0] || tc_->staged[1])) check_staging(opt);  // a bigger tile may no longer fit
+  if (staging_.any()) check_staging(opt);  // a bigger tile may no longer fit
   applied_opts_.push_back(opt);
 }
 

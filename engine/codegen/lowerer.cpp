@@ -490,14 +490,14 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 // copies the first again, harmlessly) into the tile the previous iteration read; the barrier after
 // the copies then waits for all but this iteration's (BARRIER's arg: the copies it leaves in flight,
 // each thread's copies being one group each).
-void stage_tensor_core_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
-  const TensorCoreUse& use = *k.tensor_core();
-  if (!use.staged[0] && !use.staged[1]) return;
+void stage_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
+  const StagingUse& use = k.staging();
+  if (!use.any()) return;
   const UOp* red = nullptr;
   for (const UOp* u : ast->toposort())
     if (u->op == Ops::REDUCE_AXIS) red = u;
-  std::optional<std::array<const UOp*, 2>> loads = red ? tensor_core_loads(red) : std::nullopt;
-  LOUPE_ASSERT(loads, "a staged TC kernel without its two loads");
+  std::optional<std::array<const UOp*, 2>> loads = red ? product_loads(red) : std::nullopt;
+  LOUPE_ASSERT(loads, "a staged kernel without its two loads");
   UOpList loops;
   int64_t k_axis = -1;
   std::vector<AxisKind> kinds = k.axis_kinds();
@@ -525,8 +525,8 @@ void stage_tensor_core_operands(const Kernel& k, const UOpPtr& ast, LowerContext
   for (int operand : {0, 1}) {
     if (!use.staged[operand]) continue;
     std::optional<StagedTile> tile = plan_staged_tile(k, operand);
-    LOUPE_ASSERT(tile, "a staged TC operand whose tile no longer fits");
-    const UOp* ld = (*loads)[operand == 0 ? use.a_operand : 1 - use.a_operand];
+    LOUPE_ASSERT(tile, "a staged operand whose tile no longer fits");
+    const UOp* ld = (*loads)[static_cast<size_t>(use.mul_src[operand])];
     UOpPtr smem = staged_tile_memory(*tile, use.stages, operand == 0 ? "tile_a" : "tile_b");
     const ShapeTracker& view = view_st(ld->src[1]);
     if (use.stages == 2) {
@@ -594,8 +594,8 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
         expand.unroll.erase(ctx.idxs[i].get());
       }
     ctx.tc = tc;
-    stage_tensor_core_operands(k, ast, ctx);
   }
+  stage_operands(k, ast, ctx);
   NestedLowering nested;
   lowered.sink = lower_scope(ast, ctx, nested, "lowerer");
   return lowered;

@@ -17,15 +17,15 @@ std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::st
     if (why) *why = reason;
     return std::nullopt;
   };
-  const std::optional<TensorCoreUse>& tc = k.tensor_core();
-  if (!tc) return no("STAGE needs a TC kernel (TC first)");
+  const StagingUse& use = k.staging();
   if (!k.target().has_shared) return no("the target has no shared memory");
-  const ShapeTracker& st = k.sts()[tc->buf(operand)];
+  const ShapeTracker& st = k.sts()[use.buf[operand]];
   if (st.views().size() != 1 || st.views()[0].mask) return no("the operand is not read through one unmasked strided view");
   const View& v = st.views()[0];
   StagedTile t;
-  t.dtype = tc->dtype_in;
+  t.dtype = use.dtype[operand];
   t.shape = k.full_shape();
+  if (kCopyBytes % t.dtype.itemsize() != 0) return no(cat(t.dtype.name(), " values do not fill 16-byte copies"));
   t.chunk_elems = kCopyBytes / static_cast<int64_t>(t.dtype.itemsize());
   std::vector<AxisKind> kinds = k.axis_kinds();
   if (!v.offset.is_int() || v.offset.as_int() % t.chunk_elems != 0) return no("the operand's first element is not 16-byte aligned");
@@ -71,21 +71,35 @@ std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::st
 }
 
 void Kernel::apply_stage(const Opt& opt) {
-  if (!tc_) throw KernelOptError(cat(opt.str(), ": STAGE needs a TC kernel (TC first)"));
-  if (opt.axis != 0 && opt.axis != 1) throw KernelOptError(cat(opt.str(), ": STAGE's axis is the TC operand, 0 (A) or 1 (B)"));
-  if (opt.arg < 0 || opt.arg > 2) throw KernelOptError(cat(opt.str(), ": STAGE's amount is the tiles per operand, 1 or 2 (0: 1)"));
+  auto fail = [&](const std::string& why) { throw KernelOptError(cat(opt.str(), ": ", why)); };
+  if (opt.axis != 0 && opt.axis != 1) fail("STAGE's axis is the operand, 0 or 1 (A or B of a TC kernel)");
+  if (opt.arg < 0 || opt.arg > 2) fail("STAGE's amount is the tiles per operand, 1 or 2 (0: 1)");
+  if (!target_.has_local || !target_.has_shared || dont_use_locals_) fail("STAGE needs work-groups with shared memory");
+  if (reduceops_.size() != 1 || has_nested_ || group_for_reduces_ > 0) fail("STAGE needs exactly one reduce, not grouped");
+  if (reduceops_[0]->arg.as_tuple()[0].as_op() != Ops::ADD) fail("STAGE needs a sum of products");
+  std::optional<std::array<const UOp*, 2>> loads = product_loads(reduceops_[0]);
+  if (!loads) fail("STAGE needs a sum of products of two loads");
+  const StagingUse before = staging_;
+  if (!staging_.any()) {  // which tracker and MUL source each operand is
+    for (int operand : {0, 1}) {
+      staging_.mul_src[operand] = tc_ ? (operand == 0 ? tc_->a_operand : 1 - tc_->a_operand) : operand;
+      const UOp* ld = (*loads)[static_cast<size_t>(staging_.mul_src[operand])];
+      auto it = std::find_if(bufs_.begin(), bufs_.end(), [&](const UOpPtr& b) { return b.get() == ld; });
+      LOUPE_ASSERT(it != bufs_.end(), "a load without a tracker");
+      staging_.buf[operand] = static_cast<size_t>(it - bufs_.begin());
+      staging_.dtype[operand] = tc_ ? tc_->dtype_in : ld->dtype;
+    }
+  }
   const int stages = opt.arg == 2 ? 2 : 1;
-  bool& staged = tc_->staged[opt.axis];
-  if (staged) throw KernelOptError(cat(opt.str(), ": the operand is staged already"));
-  if (tc_->staged[1 - opt.axis] && tc_->stages != stages)
-    throw KernelOptError(cat(opt.str(), ": the other operand is staged with ", tc_->stages, " tiles; both take the same"));
-  const TensorCoreUse before = *tc_;
-  staged = true;
-  tc_->stages = stages;
+  if (staging_.staged[opt.axis]) fail("the operand is staged already");
+  if (staging_.any() && staging_.stages != stages)
+    fail(cat("the other operand is staged with ", staging_.stages, " tiles; both take the same"));
+  staging_.staged[opt.axis] = true;
+  staging_.stages = stages;
   try {
     check_staging(opt);
   } catch (const KernelOptError&) {
-    *tc_ = before;
+    staging_ = before;
     throw;
   }
 }
@@ -93,13 +107,13 @@ void Kernel::apply_stage(const Opt& opt) {
 void Kernel::check_staging(const Opt& opt) const {
   int64_t bytes = 0;
   for (int operand : {0, 1}) {
-    if (!tc_->staged[operand]) continue;
+    if (!staging_.staged[operand]) continue;
     std::string why;
     std::optional<StagedTile> t = plan_staged_tile(*this, operand, &why);
-    if (!t) throw KernelOptError(cat(opt.str(), ": staging TC operand ", operand == 0 ? "A" : "B", ": ", why));
-    bytes += t->bytes() * tc_->stages;
+    if (!t) throw KernelOptError(cat(opt.str(), ": staging operand ", tc_ ? (operand == 0 ? "A" : "B") : std::to_string(operand), ": ", why));
+    bytes += t->bytes() * staging_.stages;
   }
-  if (tc_->stages == 2) {  // the next iteration's tile: there must be one K loop whose next iteration it is
+  if (staging_.stages == 2) {  // the next iteration's tile: there must be one K loop whose next iteration it is
     int loops = 0;
     std::vector<AxisKind> kinds = axis_kinds();
     std::vector<int64_t> fs = full_shape();

@@ -1,18 +1,19 @@
-// The STAGE opt: a TC kernel's operand read through shared memory. Each iteration of the K loop, the
-// threads of a work-group copy the operand's whole tile (every value the group's mma will read in
-// that iteration) from global into shared memory with 16-byte asynchronous copies (ASYNC_COPY: CUDA's
-// cp.async, coalesced along the operand's contiguous axis), wait at a barrier, and then gather their
-// fragments from shared memory. Without it every lane gathers its fragments with 2-byte global loads,
-// one of the two operands 4096 elements apart per pair.
+// The STAGE opt: a factor of a GPU kernel's sum of products (a TC kernel's A or B, or either load of
+// a matmul-like reduce) read through shared memory. Each iteration of the K loop, the threads of a
+// work-group copy the operand's whole tile (every value the group will read in that iteration) from
+// global into shared memory with 16-byte asynchronous copies (ASYNC_COPY: CUDA's cp.async, coalesced
+// along the operand's contiguous axis), wait at a barrier, and then read their values from shared
+// memory. Without it a TC kernel's lanes gather their fragments with 2-byte global loads, one of the
+// two operands 4096 elements apart per pair.
 //
 // The tile keeps the operand's own layout: its rows are the tile axes along which the operand is not
 // contiguous, each row the contiguous run (padded by 16 bytes, so the lanes of a fragment read fall
 // in different banks). A barrier at the top of each iteration keeps the next copies from overwriting
 // a tile that slower warps still read. With two stages (STAGE's arg 2) each operand has two tiles:
 // the first is copied before the K loop, and each iteration copies the next iteration's tile into
-// the other one before it waits for its own, so the copies run while the tensor cores work. Where the tile's rows allow, a warp reads its fragments with
-// ldmatrix (LOAD_MATRIX: four 8x8 matrices of A or two of B per instruction) instead of one 2-byte
-// load per value.
+// the other one before it waits for its own, so the copies run while the arithmetic does. Where a
+// TC tile's rows allow, a warp reads its fragments with ldmatrix (LOAD_MATRIX: four 8x8 matrices of A
+// or two of B per instruction) instead of one 2-byte load per value.
 #pragma once
 #include <optional>
 #include <string>
@@ -35,7 +36,7 @@ struct StagedTile {
   int64_t bytes() const { return rows * pitch * static_cast<int64_t>(dtype.itemsize()); }
 };
 
-// The tile of TC operand `operand` (0: A, 1: B) for the kernel's current axes; nullopt with the reason
+// The tile of operand `operand` (StagingUse) for the kernel's current axes; nullopt with the reason
 // in *why when it cannot be staged (a masked or non-strided view, no contiguous run of 16 bytes, an
 // address not 16-byte aligned, copies that do not divide among the threads).
 std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::string* why = nullptr);

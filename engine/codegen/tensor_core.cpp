@@ -14,11 +14,15 @@ struct Factors {
   DType dtype_in;
 };
 
-// REDUCE(CAST(MUL(ld, ld) in half) to float) or REDUCE(MUL(CAST(ld), CAST(ld)) in float).
+// REDUCE(CAST(MUL(ld, ld) in half) to float), REDUCE(MUL(CAST(ld), CAST(ld)) in float) or
+// REDUCE(MUL(ld, ld)).
 std::optional<Factors> factors_of(const UOp* red) {
   const UOp* x = red->src[0].get();
   Factors f;
-  if (x->op == Ops::CAST && x->src[0]->op == Ops::MUL) {
+  if (x->op == Ops::MUL && x->src[0]->op == Ops::LOAD && x->src[1]->op == Ops::LOAD) {
+    f.dtype_in = x->dtype;
+    for (int i = 0; i < 2; i++) f.mul_src[i] = x->src[i].get();
+  } else if (x->op == Ops::CAST && x->src[0]->op == Ops::MUL) {
     const UOp* mul = x->src[0].get();
     f.dtype_in = mul->dtype;
     for (int i = 0; i < 2; i++) f.mul_src[i] = mul->src[i].get();
@@ -35,7 +39,7 @@ std::optional<Factors> factors_of(const UOp* red) {
 
 } // namespace
 
-std::optional<std::array<const UOp*, 2>> tensor_core_loads(const UOp* reduce) {
+std::optional<std::array<const UOp*, 2>> product_loads(const UOp* reduce) {
   std::optional<Factors> f = factors_of(reduce);
   if (!f) return std::nullopt;
   return std::array<const UOp*, 2>{f->mul_src[0], f->mul_src[1]};
@@ -171,9 +175,9 @@ bool Kernel::tensor_core_heuristics() {
   };
   if (first_reduce() < first_upcast() && full_shape()[first_reduce()] % 2 == 0) try_apply({OptOp::UNROLL, 0, 2});
   for (int64_t operand : {0, 1})  // two tiles each where they fit, else one
-    if (!tc_->staged[operand]) {
+    if (!staging_.staged[operand]) {
       try_apply({OptOp::STAGE, operand, 2});
-      if (!tc_->staged[operand]) try_apply({OptOp::STAGE, operand, 0});
+      if (!staging_.staged[operand]) try_apply({OptOp::STAGE, operand, 0});
     }
   return true;
 }

@@ -132,8 +132,8 @@ private Q_SLOTS:
 
   // On a tensor-core target the search reaches the staged kernels (TC, STAGE of both operands, their
   // ldmatrix reads) step by step, not only through the hand-coded kernel it starts beside: the timer
-  // rewards tensor cores, asynchronous copies and ldmatrix, and one warp per group (which the
-  // heuristics do not pick here), so the search has to stage the operands itself.
+  // rewards tensor cores, each staged tile, ldmatrix, and one warp per group (which the heuristics do
+  // not pick here), so the search has to stage the operands itself.
   void tensor_core_search_reaches_staged_kernels() {
     CUDARenderer cuda;
     cuda.set_compute_capability(8, 0);
@@ -148,7 +148,9 @@ private Q_SLOTS:
       double t = 1e-3;
       if (count(rk.source, "mma.sync")) t *= 0.1;
       if (count(rk.source, "__launch_bounds__(32)")) t *= 1e-4;
-      return t / (1 + count(rk.source, "cp.async.cg")) / (1 + count(rk.source, "ldmatrix"));
+      if (count(rk.source, "tile_a[")) t *= 0.1;
+      if (count(rk.source, "tile_b[")) t *= 0.1;
+      return t / (1 + count(rk.source, "ldmatrix"));
     };
     BeamResult r = beam_search(s.items.back().ast, cuda, "TCDEV", 2, tensor_cores);
     Kernel hand = kernel_for(s.items.back().ast, cuda);

@@ -61,6 +61,7 @@ inline Tensor golden_expression(const std::string& name) {
     DType t = name == "tc_matmul_half" ? dtypes::float16 : dtypes::bfloat16;
     return Tensor::empty({32, 32}, t).matmul(Tensor::empty({32, 16}, t));
   }
+  if (name == "matmul_64") return Tensor::empty({64, 64}).matmul(Tensor::empty({64, 64}));
   if (name == "tc_matmul_half_64" || name == "tc_matmul_bf16_64") {  // big enough for staged tiles of every warp
     DType t = name == "tc_matmul_half_64" ? dtypes::float16 : dtypes::bfloat16;
     return Tensor::empty({64, 64}, t).matmul(Tensor::empty({64, 64}, t));

@@ -275,7 +275,7 @@ private Q_SLOTS:
 
   // STAGE: the operands' tiles copied through shared memory (ASYNC_COPY, barriers) and unrolled K
   // steps chained mma by mma, for tiles of one warp and of several, with and without a K loop.
-  void stagedTensorCoreKernelsMatch_data() {
+  void stagedKernelsMatch_data() {
     QTest::addColumn<std::string>("expression");
     QTest::addColumn<std::vector<Opt>>("opts");
     QTest::addColumn<bool>("ldmatrix");  // every staged tile here has rows of 8 values ldmatrix can address
@@ -299,15 +299,23 @@ private Q_SLOTS:
                                                      << std::vector<Opt>{TC, {OptOp::UPCAST, 0, 2}, {OptOp::LOCAL, 0, 2}, {OptOp::LOCAL, 1, 2}, {OptOp::UNROLL, 0, 2}, A2, B2}
                                                      << true;
     QTest::newRow("heuristics") << std::string("tc_matmul_half_64") << std::vector<Opt>{} << true;
+    // float32 FMA kernels (no tensor cores): plain reads from the staged tiles
+    const std::vector<Opt> group{{OptOp::LOCAL, 0, 8}, {OptOp::LOCAL, 1, 8}, {OptOp::UPCAST, 0, 2}, {OptOp::UPCAST, 1, 2}, {OptOp::UNROLL, 0, 16}};
+    auto with = [&](std::vector<Opt> opts, std::initializer_list<Opt> more) {
+      opts.insert(opts.end(), more);
+      return opts;
+    };
+    QTest::newRow("float32, both") << std::string("matmul_64") << with(group, {{OptOp::STAGE, 0, 0}, {OptOp::STAGE, 1, 0}}) << false;
+    QTest::newRow("float32, two tiles") << std::string("matmul_64") << with(group, {{OptOp::STAGE, 1, 2}}) << false;
   }
-  void stagedTensorCoreKernelsMatch() {
+  void stagedKernelsMatch() {
     QFETCH(std::string, expression);
     QFETCH(std::vector<Opt>, opts);
     QFETCH(bool, ldmatrix);
     UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
     InterpRenderer cuda("CUDA"), cpu("CPU");
     KernelPlan g = opts.empty() ? plan_kernel(ast, cuda, false) : plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
-    QVERIFY(has_op(g.linear, Ops::WMMA));
+    QCOMPARE(has_op(g.linear, Ops::WMMA), expression != "matmul_64");
     QVERIFY(has_op(g.linear, Ops::ASYNC_COPY));
     QVERIFY(has_op(g.linear, Ops::BARRIER));
     QCOMPARE(has_op(g.linear, Ops::LOAD_MATRIX), ldmatrix);
