@@ -75,6 +75,16 @@ std::vector<double> output_of(const interp::LinearProgram& p, std::vector<std::s
   return out;
 }
 
+// A GPU-style plan computes what the CPU's plan of the same kernel computes, to float rounding (the
+// inputs are the same by position). A failure is recorded for the calling test.
+void expect_same_output(const KernelPlan& g, const InterpRenderer& gpu, const KernelPlan& ref, const InterpRenderer& cpu) {
+  interp::LinearProgram gp(g.name, g.linear, gpu.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
+  std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
+  QCOMPARE(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++)
+    QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+}
+
 bool has_op(const UOpList& l, Ops op) {
   return std::any_of(l.begin(), l.end(), [&](const UOpPtr& u) { return u->op == op; });
 }
@@ -244,12 +254,8 @@ private Q_SLOTS:
     QCOMPARE(has_op(g.linear, Ops::BARRIER), barrier);
     QCOMPARE(has_op(g.linear, Ops::DEFINE_LOCAL), barrier);
     QVERIFY(has_op(g.linear, Ops::SPECIAL));
-    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
-    QVERIFY(gp.local()[0] * gp.local()[1] * gp.local()[2] > 1);
-    std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
-    QCOMPARE(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); i++)
-      QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+    QVERIFY(g.rendered.local[0] * g.rendered.local[1] * g.rendered.local[2] > 1);
+    expect_same_output(g, cuda, ref, cpu);
   }
 
   // TC: mma.sync m16n8k16 fragments gathered across the 32 lanes of each warp.
@@ -265,11 +271,7 @@ private Q_SLOTS:
     for (const std::vector<Opt>& opts : {std::vector<Opt>{{OptOp::TC, 0, 0}}, std::vector<Opt>{{OptOp::TC, 0, 0}, {OptOp::UPCAST, 0, 2}}}) {
       KernelPlan g = plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
       QVERIFY(has_op(g.linear, Ops::WMMA));
-      interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
-      std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
-      QCOMPARE(got.size(), want.size());
-      for (size_t i = 0; i < got.size(); i++)
-        QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+      expect_same_output(g, cuda, ref, cpu);
     }
   }
 
@@ -319,11 +321,7 @@ private Q_SLOTS:
     QVERIFY(has_op(g.linear, Ops::ASYNC_COPY));
     QVERIFY(has_op(g.linear, Ops::BARRIER));
     QCOMPARE(has_op(g.linear, Ops::LOAD_MATRIX), ldmatrix);
-    interp::LinearProgram gp(g.name, g.linear, cuda.spelled_as()), rp(ref.name, ref.linear, cpu.spelled_as());
-    std::vector<double> got = output_of(gp, inputs_for(gp)), want = output_of(rp, inputs_for(rp));
-    QCOMPARE(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); i++)
-      QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])), cat("element ", i, ": ", got[i], " vs ", want[i]).c_str());
+    expect_same_output(g, cuda, ref, cpu);
   }
 
   void outOfBoundsIsAnErrorNamingThePlace() {
