@@ -116,10 +116,12 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
 }
 
 // cp.async (sm_80 and newer): the copy bypasses registers (and L1: .cg) and is a group of its own, so
-// a wait can leave a known number of the latest copies in flight.
+// a wait can leave a known number of the latest copies in flight. Shared addresses come from the
+// generic pointer by cvta in the same asm (no dependence on NVRTC's headers); the memory clobbers keep
+// the compiler from moving shared-memory accesses across the copies.
 std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes) const {
-  return cat("asm volatile(\"cp.async.cg.shared.global [%0], [%1], ", bytes,
-             ";\\n  cp.async.commit_group;\" :: \"r\"((unsigned)__cvta_generic_to_shared(", dst, ")), \"l\"(", src, "));");
+  return cat("asm volatile(\"{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], ", bytes,
+             "; cp.async.commit_group; }\" :: \"l\"(", dst, "), \"l\"(", src, ") : \"memory\");");
 }
 
 // ldmatrix into a 16-byte aligned array the mma helper reads again value by value (the compiler keeps
@@ -131,9 +133,9 @@ std::string CUDARenderer::load_matrix(const std::string& name, const std::string
     regs += cat(i ? ", " : "", "%", i);
     outs += cat(i ? ", " : "", "\"=r\"(*(unsigned*)&", name, "[", 2 * i, "])");
   }
-  return cat("__align__(16) ", type, " ", name, "[", 2 * count, "]; asm volatile(\"ldmatrix.sync.aligned.m8n8.x", count,
-             transposed ? ".trans" : "", ".shared.b16 {", regs, "}, [%", count, "];\" : ", outs,
-             " : \"r\"((unsigned)__cvta_generic_to_shared(", row, ")));");
+  return cat("__align__(16) ", type, " ", name, "[", 2 * count, "]; asm volatile(\"{ .reg .u64 s; cvta.to.shared.u64 s, %", count,
+             "; ldmatrix.sync.aligned.m8n8.x", count, transposed ? ".trans" : "", ".shared.b16 {", regs, "}, [s]; }\" : ", outs,
+             " : \"l\"(", row, ") : \"memory\");");
 }
 
 std::string CUDARenderer::async_copy_wait(int64_t pending) const {

@@ -172,7 +172,7 @@ private slots:
 __device__ float __int_as_float(int); __device__ int __float_as_int(float);
 __device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float(unsigned int);
 __device__ double __longlong_as_double(long long); __device__ long long __double_as_longlong(double);
-__device__ void __syncthreads(); __device__ unsigned long long __cvta_generic_to_shared(const void*);
+__device__ void __syncthreads();
 __device__ float sqrtf(float); __device__ float truncf(float); __device__ float floorf(float);
 __device__ float fmodf(float, float); __device__ float copysignf(float, float); __device__ float fmaf(float, float, float);
 __device__ double sqrt(double); __device__ double trunc(double); __device__ double floor(double);
