@@ -232,6 +232,45 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
     }
   }
 
+  // Where the CUDA toolkit is installed (no GPU needed), nvcc compiles the CUDA goldens and the kernels
+  // the tensor-core heuristics stage (cp.async, ldmatrix, mma.sync inline PTX) to sm_90 machine code:
+  // ptxas checks the PTX the clang check above cannot.
+  void cuda_sources_assemble_with_ptxas() {
+    QString nvcc = QStandardPaths::findExecutable("nvcc");
+    if (nvcc.isEmpty()) nvcc = QStandardPaths::findExecutable("nvcc", {"/usr/local/cuda/bin"});
+    if (nvcc.isEmpty()) QSKIP("no CUDA toolkit (nvcc) here");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::vector<std::pair<std::string, std::string>> sources;
+    QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/cuda");
+    for (const QString& f : goldens.entryList({"*.cu"})) sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+    CUDARenderer sm90;
+    sm90.set_compute_capability(9, 0);
+    for (DType t : {dtypes::float16, dtypes::bfloat16}) {  // big enough for 8 warps and two staged tiles each
+      Tensor a = Tensor::empty({1024, 1024}, t), b = Tensor::empty({1024, 1024}, t);
+      KernelPlan p = plan_kernel(last_kernel(a.matmul(b)).ast, sm90, false);
+      QVERIFY2(p.rendered.source.find("ldmatrix") != std::string::npos, p.rendered.source.c_str());
+      sources.push_back({"staged " + t.name(), p.rendered.source});
+    }
+    using O = OptOp;  // a float32 matmul staged as BEAM may choose it
+    Tensor a = Tensor::empty({64, 64}), b = Tensor::empty({64, 64});
+    sources.push_back({"staged float32", plan_with_opts(last_kernel(a.matmul(b)).ast, sm90,
+                                                        {{O::LOCAL, 0, 8}, {O::LOCAL, 1, 8}, {O::UPCAST, 0, 2}, {O::UPCAST, 1, 2},
+                                                         {O::UNROLL, 0, 16}, {O::STAGE, 0, 2}, {O::STAGE, 1, 2}})
+                                                 .rendered.source});
+    for (const auto& [name, text] : sources) {
+      QFile f(dir.filePath("k.cu"));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(text));
+      f.close();
+      QProcess p;
+      p.setProcessChannelMode(QProcess::MergedChannels);
+      p.start(nvcc, {"-arch=sm_90", "-cubin", "-o", dir.filePath("k.cubin"), dir.filePath("k.cu")});
+      QVERIFY(p.waitForFinished(120000));
+      QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromStdString(name + ":\n" + text) + "\n" + QString::fromUtf8(p.readAll())));
+    }
+  }
+
   // The Metal sources parse as the C++ that Metal is built on, against a stub metal_stdlib (no Metal
   // compiler on Linux): catches C-only spellings; Metal's own rules stay unchecked.
   void metal_sources_parse_as_cpp() {
