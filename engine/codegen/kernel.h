@@ -48,6 +48,7 @@ struct KernelTarget {
   bool tensor_cores = false;  // mma.sync m16n8k16 for half and bfloat16 (CUDA sm_80 and newer)
   int vector_registers = 16;  // CPU: how many accumulators a register tile may hold
   int vector_bytes = 32;      // CPU: of each register (a tile row spans two of them)
+  bool async_copy = false;    // cp.async and ldmatrix (CUDA sm_80 and newer): the STAGE opt
 };
 
 // A TC opt (see tensor_core.cpp): one warp computes a 16x8 tile of the output over K steps of 16 with

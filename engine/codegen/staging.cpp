@@ -74,6 +74,7 @@ void Kernel::apply_stage(const Opt& opt) {
   auto fail = [&](const std::string& why) { throw KernelOptError(cat(opt.str(), ": ", why)); };
   if (opt.axis != 0 && opt.axis != 1) fail("STAGE's axis is the operand, 0 or 1 (A or B of a TC kernel)");
   if (opt.arg < 0 || opt.arg > 2) fail("STAGE's amount is the tiles per operand, 1 or 2 (0: 1)");
+  if (!target_.async_copy) fail("STAGE needs asynchronous copies into shared memory (cp.async: CUDA sm_80 and newer)");
   if (!target_.has_local || !target_.has_shared || dont_use_locals_) fail("STAGE needs work-groups with shared memory");
   if (reduceops_.size() != 1 || has_nested_ || group_for_reduces_ > 0) fail("STAGE needs exactly one reduce, not grouped");
   if (reduceops_[0]->arg.as_tuple()[0].as_op() != Ops::ADD) fail("STAGE needs a sum of products");

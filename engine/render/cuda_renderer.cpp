@@ -55,7 +55,10 @@ std::string intrinsic_bitcast(DType from, DType to, const std::string& x) {
 
 CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_caps(), cuda_language()) {}
 
-void CUDARenderer::set_compute_capability(int major, int /*minor*/) { caps_.tensor_cores = major >= 8; }
+void CUDARenderer::set_compute_capability(int major, int /*minor*/) {
+  caps_.tensor_cores = major >= 8;
+  caps_.async_copy = major >= 8;
+}
 
 RenderedKernel CUDARenderer::render(const std::string& name, const UOpList& uops) const {
   RenderedKernel k = CStyleRenderer::render(name, strip_barrier_sources(uops));

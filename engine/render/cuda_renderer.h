@@ -10,7 +10,8 @@ namespace loupe {
 class CUDARenderer : public CStyleRenderer {
 public:
   CUDARenderer();
-  // The GPU's compute capability decides what the optimizer may use: tensor cores from sm_80.
+  // The GPU's compute capability decides what the optimizer may use: tensor cores, cp.async and
+  // ldmatrix from sm_80.
   void set_compute_capability(int major, int minor);
   RenderedKernel render(const std::string& name, const UOpList& uops) const override;
   std::string scalar_name(DType scalar) const override;

@@ -27,6 +27,9 @@ struct RendererCaps {
   bool splits_outer_loop = false;
   // mma.sync m16n8k16 (WMMA ops, the TC opt) for half and bfloat16: CUDA on sm_80 and newer.
   bool tensor_cores = false;
+  // Asynchronous copies into shared memory and warp matrix loads from it (ASYNC_COPY, LOAD_MATRIX: the
+  // STAGE opt): CUDA's cp.async and ldmatrix, sm_80 and newer.
+  bool async_copy = false;
   // Vector registers of this many bytes (0: none): the vectorizer joins the upcast lanes of a store
   // into vector loads, stores and the ALU ops in vector_ops, which the renderer spells as operators.
   int vector_bytes = 0;

@@ -26,7 +26,8 @@ struct PlannedKernel {
 
 inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const std::vector<Opt>& opts) {
   const RendererCaps& caps = r.caps();
-  Kernel k(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores});
+  Kernel k(ast, KernelTarget{.has_local = caps.has_local, .has_shared = caps.has_shared, .shared_max = caps.shared_max,
+                             .tensor_cores = caps.tensor_cores, .async_copy = caps.async_copy});
   k.apply_opts(opts);
   UOpPtr lowered = test::lower_and_expand(k, {}, nullptr, nullptr, LaunchLimits{caps.global_max, caps.local_max});
   UOpPtr s = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});

@@ -199,7 +199,8 @@ private slots:
     plain.set_compute_capability(7, 5);
     auto kernel = [](const Renderer& r, const Tensor& out) {
       const RendererCaps& c = r.caps();
-      return Kernel(test::last_kernel(out).ast, KernelTarget{c.has_local, c.has_shared, c.shared_max, c.tensor_cores});
+      return Kernel(test::last_kernel(out).ast, KernelTarget{.has_local = c.has_local, .has_shared = c.has_shared, .shared_max = c.shared_max,
+                                                             .tensor_cores = c.tensor_cores, .async_copy = c.async_copy});
     };
     Tensor h = Tensor::empty({64, 64}, dtypes::float16);
     const Opt TC{OptOp::TC, 0, 0};
@@ -215,7 +216,9 @@ private slots:
     ok.apply_opt({OptOp::STAGE, 0, 0});
     QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 0, 0}));  // staged already
     QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 2, 0}));  // operands are 0 and 1
-    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, h.matmul(h)).apply_opt({OptOp::STAGE, 0, 0}));  // TC first
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, kernel(tc, h.matmul(h)).apply_opt({OptOp::STAGE, 0, 0}));  // without opts there is no tile to copy
+    Kernel old = kernel(plain, h.matmul(h));  // sm_75: no cp.async
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, old.apply_opt({OptOp::STAGE, 0, 0}));
     QVERIFY_THROWS_EXCEPTION(KernelOptError, ok.apply_opt({OptOp::STAGE, 1, 2}));  // A has one tile: B takes as many
     Kernel whole = kernel(tc, h.matmul(h));
     whole.apply_opts({TC, {OptOp::UNROLL, 0, 4}});
