@@ -33,7 +33,7 @@ struct LowerContext {
     UOpList unrolled;  // placeholders of unrolled K steps: one mma each, chained
   };
   std::optional<TensorCore> tc;
-  // STAGE: the reads of staged TC operands from their shared tiles, by (buffer, view) of their LOAD
+  // STAGE: the reads of staged operands from their shared tiles, by (buffer, view) of their LOAD
   std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
   std::vector<int64_t> full_shape;
   int64_t temp_count = 0;
