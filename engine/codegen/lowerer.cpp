@@ -486,10 +486,10 @@ UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested
 // STAGE (codegen/staging.h): the copies of every staged operand's tile, one barrier after all of them,
 // and the reads that take the operands' loads' place. The copies repeat in the K loops; a barrier at
 // the top of each iteration waits for the previous iteration's reads. With two tiles per operand, the
-// first tile is copied before the loop and each iteration copies the next one (the last iteration
-// copies the first again, harmlessly) into the tile the previous iteration read; the barrier after
-// the copies then waits for all but this iteration's (BARRIER's arg: the copies it leaves in flight,
-// each thread's copies being one group each).
+// first tile is copied before the loop and each iteration but the last copies the next one into the
+// tile the previous iteration read (the last one's copies are gated off, so none is in flight when the
+// kernel ends); the barrier after the copies then waits for all but this iteration's (BARRIER's arg:
+// the copies it leaves in flight, each thread's copies being one group each, gated or not).
 void stage_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
   const StagingUse& use = k.staging();
   if (!use.any()) return;
@@ -507,10 +507,12 @@ void stage_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
   auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
   UOpPtr after = loops.empty() ? nullptr : UOp::make(Ops::BARRIER, dtypes::void_, loops);
   UOpList next_idxs = ctx.idxs;  // the next iteration's (double buffering)
-  UOpPtr slot = c(0), next_slot = c(0);
+  UOpPtr slot = c(0), next_slot = c(0), has_next;
   if (use.stages == 2) {
     const UOpPtr& r = ctx.idxs[static_cast<size_t>(k_axis)];
-    next_idxs[static_cast<size_t>(k_axis)] = floormod(r + c(1), ctx.full_shape[static_cast<size_t>(k_axis)]);
+    const int64_t n = ctx.full_shape[static_cast<size_t>(k_axis)];
+    next_idxs[static_cast<size_t>(k_axis)] = floormod(r + c(1), n);  // (in bounds where gated off too)
+    has_next = lt(r, n - 1);
     slot = floormod(r, 2);
     next_slot = floormod(r + c(1), 2);
   }
@@ -535,7 +537,7 @@ void stage_operands(const Kernel& k, const UOpPtr& ast, LowerContext& ctx) {
       UOpList first = lower_staged_copies(*tile, smem, c(0), ld->src[0], view, first_idxs, nullptr);
       copies.insert(copies.end(), first.begin(), first.end());
     }
-    UOpList each = lower_staged_copies(*tile, smem, next_slot, ld->src[0], view, next_idxs, after);
+    UOpList each = lower_staged_copies(*tile, smem, next_slot, ld->src[0], view, next_idxs, after, has_next);
     copies.insert(copies.end(), each.begin(), each.end());
     if (use.stages == 2) in_flight += static_cast<int64_t>(each.size());
     staged.push_back({ld, *tile, smem});

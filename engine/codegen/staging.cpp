@@ -145,7 +145,7 @@ UOpPtr staged_tile_memory(const StagedTile& t, int stages, const std::string& na
 }
 
 UOpList lower_staged_copies(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpPtr& buffer,
-                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after) {
+                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after, const UOpPtr& gate) {
   UOpList copies;
   UOpPtr tid = index_const(0);
   for (auto a = t.thread_axes.rbegin(); a != t.thread_axes.rend(); ++a) tid = tid * index_const(t.shape[*a]) + idxs[*a];
@@ -166,6 +166,7 @@ UOpList lower_staged_copies(const StagedTile& t, const UOpPtr& smem, const UOpPt
     LOUPE_ASSERT(valid->op == Ops::CONST && valid->const_value() != 0, "a staged operand with a mask");
     UOpList src{UOp::make(Ops::INDEX, smem->dtype, {smem, first + row * index_const(t.pitch) + along}),
                 UOp::make(Ops::INDEX, buffer->dtype, {buffer, global})};
+    if (gate) src.push_back(gate);
     if (after) src.push_back(after);
     copies.push_back(UOp::make(Ops::ASYNC_COPY, dtypes::void_, std::move(src), Arg(t.chunk_elems)));
   }

@@ -46,10 +46,11 @@ std::optional<StagedTile> plan_staged_tile(const Kernel& k, int operand, std::st
 // at `idxs` from tile `slot` once `ready` (the barrier after the copies) has passed. Chunk j of thread
 // tid is piece j * threads + tid of the tile, so consecutive threads copy consecutive 16 bytes; `idxs`
 // are the kernel's axis indices (the K loop's may be another iteration's); `after` (may be null)
-// orders the copies after the barrier that ends the reads of the tile they overwrite.
+// orders the copies after the barrier that ends the reads of the tile they overwrite; `gate` (may be
+// null) skips them where false.
 UOpPtr staged_tile_memory(const StagedTile& t, int stages, const std::string& name);
 UOpList lower_staged_copies(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpPtr& buffer,
-                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after);
+                            const ShapeTracker& view, const UOpList& idxs, const UOpPtr& after, const UOpPtr& gate = nullptr);
 UOpPtr lower_staged_read(const StagedTile& t, const UOpPtr& smem, const UOpPtr& slot, const UOpList& idxs, const UOpPtr& ready);
 
 // ldmatrix for staged fragments: `reads` are one mma operand's fragment values in the mma's order (8 of

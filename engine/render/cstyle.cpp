@@ -680,9 +680,12 @@ void KernelWriter::render_memory(const UOp* u) {
     return;
   }
   case Ops::ASYNC_COPY: {
-    if (u->src.size() < 2 || !u->arg.is_int()) fail(u, "ASYNC_COPY takes (shared INDEX, global INDEX[, barrier]) and a count");
+    if (u->src.size() < 2 || !u->arg.is_int()) fail(u, "ASYNC_COPY takes (shared INDEX, global INDEX[, gate][, barrier]) and a count");
+    std::string gate;
+    for (size_t i = 2; i < u->src.size(); i++)
+      if (u->src[i]->dtype == dtypes::bool_) gate = text(u->src[i].get());
     std::string st = R.async_copy(text(u->src[0].get()), text(u->src[1].get()),
-                                  u->arg.as_int() * static_cast<int64_t>(u->src[0]->dtype.base().scalar().itemsize()));
+                                  u->arg.as_int() * static_cast<int64_t>(u->src[0]->dtype.base().scalar().itemsize()), gate);
     if (st.empty()) fail(u, "this dialect has no asynchronous copies");
     emit(st);
     return;

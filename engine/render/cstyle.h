@@ -76,10 +76,14 @@ public:
   virtual std::string inline_bitcast(DType from, DType to, const std::string& x) const;
   // A helper function (see c_helper); dialects without __builtin_memcpy and friends override this.
   virtual CHelper helper(const std::string& kind, DType t, DType to = {}) const { return c_helper(*this, kind, t, to); }
-  // ASYNC_COPY of `bytes` from global `src` to shared `dst` (pointer expressions), and what a barrier
-  // over such copies waits with first: every copy this thread issued but the last `pending` ones; ""
-  // where the dialect has no asynchronous copies.
-  virtual std::string async_copy(const std::string& /*dst*/, const std::string& /*src*/, int64_t /*bytes*/) const { return ""; }
+  // ASYNC_COPY of `bytes` from global `src` to shared `dst` (pointer expressions; a `gate`, when not
+  // empty, skips the copy but still counts it for the waits), and what a barrier over such copies waits
+  // with first: every copy this thread issued but the last `pending` ones; "" where the dialect has no
+  // asynchronous copies.
+  virtual std::string async_copy(const std::string& /*dst*/, const std::string& /*src*/, int64_t /*bytes*/,
+                                 const std::string& /*gate*/) const {
+    return "";
+  }
   virtual std::string async_copy_wait(int64_t /*pending*/) const { return ""; }
   // LOAD_MATRIX: declares array `name` of `count` * 2 values of type `type`, this lane's share of
   // `count` 8x8 matrices whose rows the warp's lanes address (this lane: `row`); "" where unsupported.

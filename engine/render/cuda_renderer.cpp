@@ -122,9 +122,14 @@ std::string CUDARenderer::inline_bitcast(DType from, DType to, const std::string
 // a wait can leave a known number of the latest copies in flight. Shared addresses come from the
 // generic pointer by cvta in the same asm (no dependence on NVRTC's headers); the memory clobbers keep
 // the compiler from moving shared-memory accesses across the copies.
-std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes) const {
-  return cat("asm volatile(\"{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], ", bytes,
-             "; cp.async.commit_group; }\" :: \"l\"(", dst, "), \"l\"(", src, ") : \"memory\");");
+std::string CUDARenderer::async_copy(const std::string& dst, const std::string& src, int64_t bytes, const std::string& gate) const {
+  if (gate.empty())
+    return cat("asm volatile(\"{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], ", bytes,
+               "; cp.async.commit_group; }\" :: \"l\"(", dst, "), \"l\"(", src, ") : \"memory\");");
+  // predicated, not branched around (a branch keeps the warp's copies from coalescing); the group is
+  // committed either way, so the waits count the same
+  return cat("asm volatile(\"{ .reg .u64 s; .reg .pred p; setp.ne.b32 p, %2, 0; cvta.to.shared.u64 s, %0; @p cp.async.cg.shared.global [s], [%1], ",
+             bytes, "; cp.async.commit_group; }\" :: \"l\"(", dst, "), \"l\"(", src, "), \"r\"((int)(", gate, ")) : \"memory\");");
 }
 
 // ldmatrix into a 16-byte aligned array the mma helper reads again value by value (the compiler keeps

@@ -22,7 +22,8 @@ public:
   std::vector<std::string> type_preamble(const std::vector<DType>& used_types) const override;
   std::string inline_bitcast(DType from, DType to, const std::string& x) const override;
   CHelper helper(const std::string& kind, DType t, DType to = {}) const override;
-  std::string async_copy(const std::string& dst, const std::string& src, int64_t bytes) const override;  // cp.async
+  std::string async_copy(const std::string& dst, const std::string& src, int64_t bytes,
+                         const std::string& gate) const override;  // cp.async
   std::string async_copy_wait(int64_t pending) const override;
   std::string load_matrix(const std::string& name, const std::string& type, const std::string& row, int64_t count,
                           bool transposed) const override;  // ldmatrix

@@ -215,6 +215,9 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       const UOp* p = u->src.at(0).get();
       resolve(p, in.buffer, in.param, in.limit);
       in.src[0] = slot(p);
+      if (u->op == Ops::ASYNC_COPY)
+        for (size_t k = 2; k < u->src.size(); k++)
+          if (u->src[k]->dtype == dtypes::bool_) in.gate = slot(u->src[k].get());
       if (u->op == Ops::LOAD_MATRIX) {
         const Arg::Tuple& a = u->arg.as_tuple();
         if (in.buffer >= 0 || a.size() != 2 || a[0].as_int() * 2 != u->dtype.count)
@@ -392,8 +395,9 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
       break;
     }
     case Ops::ASYNC_COPY: {  // done at once: the barrier that waits for it comes before any read
-      access = MemoryAccess{in.buffer, s[in.src[0]].i, false};
+      access = MemoryAccess{in.buffer, s[in.src[0]].i, in.gate >= 0 && s[in.gate].i == 0};
       touched = &access;
+      if (access.gated_off) break;
       int64_t from = s[in.src[1]].i;
       if (from < 0 || from + in.lanes > in.from_limit || access.element < 0 || access.element + in.lanes > in.limit)
         throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") copies elements ",
