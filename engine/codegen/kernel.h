@@ -142,6 +142,7 @@ private:
   void check_staging(const Opt& opt) const;  // every staged operand still fits (after any later opt)
   bool tensor_core_heuristics();  // TC and the warp tiles around it, when the kernel takes it
   size_t real_axis(const Opt& opt) const;
+  size_t tracker_of(const UOp* node) const;  // the index in bufs_ (and sts_) of a LOAD, STORE, ... of the AST
   // For the heuristics: does buffer i broadcast along axis (stride 0), what is its stride there.
   std::optional<int64_t> stride_of(size_t buf, size_t axis) const;
 

@@ -216,6 +216,12 @@ void Kernel::apply_opts(const std::vector<Opt>& opts) {
   for (const Opt& o : opts) apply_opt(o);
 }
 
+size_t Kernel::tracker_of(const UOp* node) const {
+  auto it = std::find_if(bufs_.begin(), bufs_.end(), [&](const UOpPtr& b) { return b.get() == node; });
+  LOUPE_ASSERT(it != bufs_.end(), "a ", op_name(node->op), " without a tracker");
+  return static_cast<size_t>(it - bufs_.begin());
+}
+
 std::optional<int64_t> Kernel::stride_of(size_t buf, size_t axis) const {
   auto rs = sts_[buf].real_strides();
   if (axis >= rs.size() || !rs[axis] || !rs[axis]->is_int()) return std::nullopt;

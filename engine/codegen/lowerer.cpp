@@ -480,8 +480,8 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   if (k.tensor_core()) {
     LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 3, "a TC kernel without its lanes and mma axes");
     size_t gd = k.global_dims(), fu = k.first_upcast();
-    TensorCoreLanes tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], ctx.idxs[fu + 1],
-                                ctx.idxs[fu + 2], static_cast<int64_t>(fu), {}};
+    TensorCoreLanes tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], ctx.idxs[fu + 1], ctx.idxs[fu + 2],
+                       static_cast<int64_t>(fu), {}};
     LOUPE_ASSERT(tc.lane_n->op == Ops::SPECIAL && tc.lane_m->op == Ops::SPECIAL, "TC lanes must be plain local ids");
     // M2 and N2 pick a result (the accumulators are not per lane of them); K16 is spread over the lanes
     std::erase_if(ctx.upcast_ranges, [&](const UOpPtr& r) { return r == tc.m2 || r == tc.n2; });

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/eval.h"
+#include "ir/shared_memory_ops.h"
 #include "symbolic/symbolic.h"
 
 namespace loupe {
@@ -85,9 +86,7 @@ void Kernel::apply_stage(const Opt& opt) {
     for (int operand : {0, 1}) {
       staging_.mul_src[operand] = tc_ ? (operand == 0 ? tc_->a_operand : 1 - tc_->a_operand) : operand;
       const UOp* ld = (*loads)[static_cast<size_t>(staging_.mul_src[operand])];
-      auto it = std::find_if(bufs_.begin(), bufs_.end(), [&](const UOpPtr& b) { return b.get() == ld; });
-      LOUPE_ASSERT(it != bufs_.end(), "a load without a tracker");
-      staging_.buf[operand] = static_cast<size_t>(it - bufs_.begin());
+      staging_.buf[operand] = tracker_of(ld);
       staging_.dtype[operand] = tc_ ? tc_->dtype_in : ld->dtype;
     }
   }
@@ -180,13 +179,10 @@ UOpPtr lower_staged_read(const StagedTile& t, const UOpPtr& smem, const UOpPtr& 
 
 namespace {
 
-// The lane a value of matrix row/column layout comes from (PTX ISA, ldmatrix): lane t gets, of matrix
-// j, row t/4 and columns 2(t%4), 2(t%4)+1 as the rows were addressed, or transposed, rows 2(t%4),
-// 2(t%4)+1 of column t/4; row r of matrix j is at the address lane 8j + r gave.
+// The element a LOAD_MATRIX gives lane `lane` as value `value`, from the row addresses the lanes gave.
 int64_t matrix_element(const std::vector<int64_t>& row_address, int lane, int value, bool transposed) {
-  int j = value / 2, e = value % 2;
-  if (transposed) return row_address[static_cast<size_t>(8 * j + 2 * (lane % 4) + e)] + lane / 4;
-  return row_address[static_cast<size_t>(8 * j + lane / 4)] + 2 * (lane % 4) + e;
+  MatrixValueSource from = load_matrix_source(lane, value, transposed);
+  return row_address[static_cast<size_t>(from.row_lane)] + from.column;
 }
 
 bool is_index_variable(const UOp* u) { return u->op == Ops::RANGE || u->op == Ops::SPECIAL || u->op == Ops::DEFINE_VAR; }

@@ -55,12 +55,7 @@ void Kernel::apply_tensor_core(const Opt& opt) {
   std::optional<Factors> f = factors_of(red);
   if (!f) fail("TC needs a sum of products of two loads");
   if (f->dtype_in != dtypes::float16 && f->dtype_in != dtypes::bfloat16) fail("TC multiplies half or bfloat16 only");
-  size_t buf[2];
-  for (int i = 0; i < 2; i++) {
-    auto it = std::find_if(bufs_.begin(), bufs_.end(), [&](const UOpPtr& b) { return b.get() == f->mul_src[i]; });
-    LOUPE_ASSERT(it != bufs_.end(), "a load without a tracker");
-    buf[i] = static_cast<size_t>(it - bufs_.begin());
-  }
+  const size_t buf[2] = {tracker_of(f->mul_src[0]), tracker_of(f->mul_src[1])};
   // A (M x K) does not move along N, B (K x N) not along M; both move along K
   auto reads_along = [&](size_t b, size_t axis) {
     std::optional<int64_t> st = stride_of(b, axis);
@@ -129,9 +124,9 @@ void Kernel::apply_tensor_core(const Opt& opt) {
 }
 
 // tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
-// and a work-group holds up to 4 warps along N (LOCAL); Loupe's add 2 along M for big outputs. Then Loupe's: two K steps per loop iteration
-// (UNROLL) and both operands staged through shared memory (STAGE), two tiles each (the next K
-// iteration's copied during this one's mma), each where it applies.
+// and a work-group holds up to 4 warps along N (LOCAL). Then Loupe's, each where it applies: 2 warps
+// along M for big outputs, two K steps per loop iteration (UNROLL), and both operands staged through
+// shared memory (STAGE), two tiles each (the next K iteration's copied during this one's mma).
 bool Kernel::tensor_core_heuristics() {
   if (!target_.tensor_cores) return false;
   try {
@@ -147,17 +142,19 @@ bool Kernel::tensor_core_heuristics() {
     }
     return std::nullopt;
   };
+  auto try_apply = [&](const Opt& o) {
+    try {
+      apply_opt(o);
+      return true;
+    } catch (const KernelOptError&) {
+      return false;
+    }
+  };
   auto try_opt = [&](OptOp op, std::optional<size_t> axis, std::initializer_list<int64_t> sizes) {
     if (!axis) return;
     int64_t n = full_shape()[*axis];
     for (int64_t sz : sizes)
-      if (n % sz == 0) {
-        try {
-          apply_opt({op, static_cast<int64_t>(*axis), sz});
-          return;
-        } catch (const KernelOptError&) {
-        }
-      }
+      if (n % sz == 0 && try_apply({op, static_cast<int64_t>(*axis), sz})) return;
   };
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_b, tc_->buf_a), {4, 3, 2});  // N tiles
   try_opt(OptOp::UPCAST, tile_axis(tc_->buf_a, tc_->buf_b), {4, 3, 2});  // M tiles
@@ -167,18 +164,9 @@ bool Kernel::tensor_core_heuristics() {
   int64_t groups = 1;
   for (size_t a = 0; a < global_dims(); a++) groups *= full_shape()[a];
   if (groups >= 512) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_a, tc_->buf_b), {2});
-  auto try_apply = [&](const Opt& o) {
-    try {
-      apply_opt(o);
-    } catch (const KernelOptError&) {
-    }
-  };
   if (first_reduce() < first_upcast() && full_shape()[first_reduce()] % 2 == 0) try_apply({OptOp::UNROLL, 0, 2});
   for (int64_t operand : {0, 1})  // two tiles each where they fit, else one
-    if (!staging_.staged[operand]) {
-      try_apply({OptOp::STAGE, operand, 2});
-      if (!staging_.staged[operand]) try_apply({OptOp::STAGE, operand, 0});
-    }
+    if (!try_apply({OptOp::STAGE, operand, 2})) try_apply({OptOp::STAGE, operand, 0});
   return true;
 }
 

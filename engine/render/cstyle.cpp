@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/print.h"
+#include "ir/shared_memory_ops.h"
 #include "render/linear_analysis.h"
 #include "support/flat_ptr_map.h"
 #include "support/error.h"
@@ -681,11 +682,10 @@ void KernelWriter::render_memory(const UOp* u) {
   }
   case Ops::ASYNC_COPY: {
     if (u->src.size() < 2 || !u->arg.is_int()) fail(u, "ASYNC_COPY takes (shared INDEX, global INDEX[, gate][, barrier]) and a count");
-    std::string gate;
-    for (size_t i = 2; i < u->src.size(); i++)
-      if (u->src[i]->dtype == dtypes::bool_) gate = text(u->src[i].get());
+    const UOp* gate = async_copy_gate(u);
     std::string st = R.async_copy(text(u->src[0].get()), text(u->src[1].get()),
-                                  u->arg.as_int() * static_cast<int64_t>(u->src[0]->dtype.base().scalar().itemsize()), gate);
+                                  u->arg.as_int() * static_cast<int64_t>(u->src[0]->dtype.base().scalar().itemsize()),
+                                  gate ? text(gate) : std::string());
     if (st.empty()) fail(u, "this dialect has no asynchronous copies");
     emit(st);
     return;

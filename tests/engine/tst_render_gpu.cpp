@@ -30,6 +30,34 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+using NamedSources = std::vector<std::pair<std::string, std::string>>;
+
+// The golden sources of one backend: tests/golden/<backend>/*<extension>.
+NamedSources golden_sources(const std::string& backend, const QString& extension) {
+  NamedSources out;
+  QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + QString::fromStdString("/tests/golden/" + backend));
+  for (const QString& f : goldens.entryList({"*" + extension})) out.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+  return out;
+}
+
+// `text` written to `path`, then `program` run with `args` (the path last): its exit code and output.
+std::pair<int, QString> run_on_source(const QString& program, QStringList args, const QString& path, const std::string& text) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {-1, "cannot write " + path};
+  f.write(QByteArray::fromStdString(text));
+  f.close();
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  args << path;
+  p.start(program, args);
+  if (!p.waitForFinished(120000)) return {-1, program + " did not finish"};
+  return {p.exitCode(), QString::fromUtf8(p.readAll())};
+}
+
+QString failure(const std::string& name, const std::string& text, const QString& output) {
+  return QString::fromStdString(name + ":\n" + text) + "\n" + output;
+}
+
 const Renderer& renderer_for(const std::string& backend) {
   static OpenCLRenderer ocl;
   static CUDARenderer cuda = [] {
@@ -192,9 +220,7 @@ __device__ longlong2 make_longlong2(long long, long long); __device__ ulonglong2
 typedef __half half;
 __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_as_half(unsigned short);
 )");
-    std::vector<std::pair<std::string, std::string>> sources;
-    QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/cuda");
-    for (const QString& f : goldens.entryList({"*.cu"})) sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+    NamedSources sources = golden_sources("cuda", ".cu");
     const Renderer& cuda = renderer_for("cuda");
     for (DType t : {dtypes::float16, dtypes::bfloat16, dtypes::int64, dtypes::bool_, dtypes::float64, dtypes::uint8})
       sources.push_back({"cast_" + t.name(), cuda.render("k", elementwise(dtypes::float32, {t}, 8, [&](const UOpList& v) {
@@ -219,16 +245,12 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
       for (bool noopt : {false, true})  // the heuristics' GROUPTOP/LOCAL choices and the plain kernels
         sources.push_back({std::string(e) + (noopt ? " noopt" : " heuristics"),
                            plan_kernel(last_kernel(golden_expression(e)).ast, cuda, noopt).rendered.source});
+    const QStringList args{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80", "-fsyntax-only",
+                           "-I", dir.path(), "-include", dir.filePath("prelude.h")};
     for (const auto& [name, text] : sources) {
-      write("k.cu", text);
-      QProcess p;
-      p.setProcessChannelMode(QProcess::MergedChannels);
-      p.start(clang, {"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80", "-fsyntax-only",
-                      "-I", dir.path(), "-include", dir.filePath("prelude.h"), dir.filePath("k.cu")});
-      QVERIFY(p.waitForFinished(60000));
-      QString out = QString::fromUtf8(p.readAll());
-      if (p.exitCode() != 0 && out.contains("cannot find CUDA") ) QSKIP("clang has no CUDA support here");
-      QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromStdString(name + ":\n" + text) + "\n" + out));
+      auto [code, out] = run_on_source(clang, args, dir.filePath("k.cu"), text);
+      if (code != 0 && out.contains("cannot find CUDA")) QSKIP("clang has no CUDA support here");
+      QVERIFY2(code == 0, qPrintable(failure(name, text, out)));
     }
   }
 
@@ -241,9 +263,7 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
     if (nvcc.isEmpty()) QSKIP("no CUDA toolkit (nvcc) here");
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    std::vector<std::pair<std::string, std::string>> sources;
-    QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/cuda");
-    for (const QString& f : goldens.entryList({"*.cu"})) sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+    NamedSources sources = golden_sources("cuda", ".cu");
     CUDARenderer sm90;
     sm90.set_compute_capability(9, 0);
     for (DType t : {dtypes::float16, dtypes::bfloat16}) {  // big enough for 8 warps and two staged tiles each
@@ -259,15 +279,8 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
                                                          {O::UNROLL, 0, 16}, {O::STAGE, 0, 2}, {O::STAGE, 1, 2}})
                                                  .rendered.source});
     for (const auto& [name, text] : sources) {
-      QFile f(dir.filePath("k.cu"));
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(QByteArray::fromStdString(text));
-      f.close();
-      QProcess p;
-      p.setProcessChannelMode(QProcess::MergedChannels);
-      p.start(nvcc, {"-arch=sm_90", "-cubin", "-o", dir.filePath("k.cubin"), dir.filePath("k.cu")});
-      QVERIFY(p.waitForFinished(120000));
-      QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromStdString(name + ":\n" + text) + "\n" + QString::fromUtf8(p.readAll())));
+      auto [code, out] = run_on_source(nvcc, {"-arch=sm_90", "-cubin", "-o", dir.filePath("k.cubin")}, dir.filePath("k.cu"), text);
+      QVERIFY2(code == 0, qPrintable(failure(name, text, out)));
     }
   }
 
@@ -301,10 +314,7 @@ float sqrt(float); float trunc(float); float floor(float); float fmod(float, flo
 #define threadgroup
 #define constant const
 )");
-    std::vector<std::pair<std::string, std::string>> sources;
-    QDir goldens(qEnvironmentVariable("LOUPE_SOURCE_DIR") + "/tests/golden/metal");
-    for (const QString& f : goldens.entryList({"*.metal"}))
-      sources.push_back({f.toStdString(), read_file(goldens.filePath(f).toStdString())});
+    NamedSources sources = golden_sources("metal", ".metal");
     const Renderer& metal = renderer_for("metal");
     for (DType t : {dtypes::float16, dtypes::bfloat16, dtypes::int64, dtypes::bool_, dtypes::uint8})
       sources.push_back({"cast_" + t.name(), metal.render("k", elementwise(dtypes::float32, {t}, 8, [&](const UOpList& v) {
@@ -313,12 +323,9 @@ float sqrt(float); float trunc(float); float floor(float); float fmod(float, flo
                                                          })).source});
     QVERIFY(!sources.empty());
     for (const auto& [name, text] : sources) {
-      write("k.metal", text);
-      QProcess p;
-      p.setProcessChannelMode(QProcess::MergedChannels);
-      p.start(clang, {"-x", "c++", "-std=c++17", "-fsyntax-only", "-Wno-unknown-attributes", "-I", dir.path(), dir.filePath("k.metal")});
-      QVERIFY(p.waitForFinished(60000));
-      QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromStdString(name + ":\n" + text) + "\n" + QString::fromUtf8(p.readAll())));
+      auto [code, out] = run_on_source(clang, {"-x", "c++", "-std=c++17", "-fsyntax-only", "-Wno-unknown-attributes", "-I", dir.path()},
+                                       dir.filePath("k.metal"), text);
+      QVERIFY2(code == 0, qPrintable(failure(name, text, out)));
     }
   }
 };

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/print.h"
+#include "ir/shared_memory_ops.h"
 #include "render/cstyle.h"
 #include "support/error.h"
 
@@ -216,8 +217,7 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       resolve(p, in.buffer, in.param, in.limit);
       in.src[0] = slot(p);
       if (u->op == Ops::ASYNC_COPY)
-        for (size_t k = 2; k < u->src.size(); k++)
-          if (u->src[k]->dtype == dtypes::bool_) in.gate = slot(u->src[k].get());
+        if (const UOp* gate = async_copy_gate(u)) in.gate = slot(gate);
       if (u->op == Ops::LOAD_MATRIX) {
         const Arg::Tuple& a = u->arg.as_tuple();
         if (in.buffer >= 0 || a.size() != 2 || a[0].as_int() * 2 != u->dtype.count)
@@ -474,9 +474,8 @@ void LinearProgram::warp_mma(Group& g, int pc) const {
   }
 }
 
-// ldmatrix for each warp of the group: lane l gives the address of row l % 8 of matrix l / 8 and gets,
-// of every matrix j, row l/4 and columns 2(l%4), 2(l%4)+1, or transposed, rows 2(l%4), 2(l%4)+1 of
-// column l/4 (PTX ISA, ldmatrix).
+// ldmatrix for each warp of the group: every lane gives a row address and gets its values from the
+// rows other lanes gave (ir/shared_memory_ops.h).
 void LinearProgram::warp_load_matrix(Group& g, int pc) const {
   const Instr& in = code_[static_cast<size_t>(pc)];
   size_t n = g.items.size();
@@ -489,8 +488,8 @@ void LinearProgram::warp_load_matrix(Group& g, int pc) const {
     for (int l = 0; l < 32; l++) {
       Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
       for (int i = 0; i < in.lanes; i++) {
-        int j = i / 2, e = i % 2;
-        int64_t at = in.transposed ? row[static_cast<size_t>(8 * j + 2 * (l % 4) + e)] + l / 4 : row[static_cast<size_t>(8 * j + l / 4)] + 2 * (l % 4) + e;
+        MatrixValueSource from = load_matrix_source(l, i, in.transposed);
+        int64_t at = row[static_cast<size_t>(from.row_lane)] + from.column;
         if (at < 0 || at >= in.limit)
           throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") reads element ", at,
                           " of local temp ", -1 - in.buffer, ", which has ", in.limit, " elements (work-item ", g.items[w0 + static_cast<size_t>(l)].index, ")"));
@@ -542,8 +541,9 @@ void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
               throw Error(cat("interpreting ", name_, ": the work-items of group (", gx, ", ", gy, ", ", gz, ") do not meet at the same ",
                               "barrier: item 0 stopped at position ", at, ", item ", k, " at ", pcs[k]));
           if (at < 0) break;
-          if (code_[static_cast<size_t>(at)].op == Ops::WMMA || code_[static_cast<size_t>(at)].op == Ops::LOAD_MATRIX) {
-            if (code_[static_cast<size_t>(at)].op == Ops::WMMA) warp_mma(g, at);
+          const Ops warp_op = code_[static_cast<size_t>(at)].op;
+          if (warp_op == Ops::WMMA || warp_op == Ops::LOAD_MATRIX) {
+            if (warp_op == Ops::WMMA) warp_mma(g, at);
             else warp_load_matrix(g, at);
             const Instr& in = code_[static_cast<size_t>(at)];
             for (Item& it : g.items)
