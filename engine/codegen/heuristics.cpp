@@ -329,6 +329,8 @@ private:
     const int64_t item = std::max(1, k_.reduceops_.front()->dtype.itemsize());  // of an accumulator
     std::vector<int64_t> s = k_.full_shape();
     const size_t axis = vector_axis(contiguous->second, item);
+    pad_to_preferred_row(axis, item);
+    s = k_.full_shape();
     const int64_t row = cpu_tile_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item, 4 * s[axis]);  // (upcast by 4 so far)
     // three vectors, else two, else narrower
     std::vector<int64_t> amounts{std::min<int64_t>(row / 4, 16)};
@@ -358,6 +360,26 @@ private:
       }
       if (!whole) panels_outside_row_blocks(a, axis);
     }
+  }
+
+  // Where the tile row's axis does not divide into the target's preferred row (AVX2's three vectors),
+  // the axis is padded to whole rows: the padded outputs are computed and not stored. Only where no load
+  // gains a condition along it (cpu_tile_padded_columns; a load reading the padded columns inside its
+  // buffer reads them unmasked, see PADTO), or the tile's inner loop would test every element it reads.
+  void pad_to_preferred_row(size_t axis, int64_t item) {
+    const int64_t preferred = cpu_tile_preferred_row_columns(k_.target_.vector_bytes, k_.target_.vector_registers, item);
+    const int64_t columns = 4 * k_.full_shape()[axis];  // (upcast by 4 so far)
+    if (preferred % 4 != 0 || cpu_tile_padded_columns(columns, preferred) == columns) return;
+    Kernel trial = k_;
+    try {
+      trial.apply_opt({OptOp::PADTO, static_cast<int64_t>(axis), preferred / 4});
+    } catch (const KernelOptError&) {
+      return;
+    }
+    for (size_t b = 0; b < buffers(); b++)
+      if (is_load(b) && !k_.sts_[b].axis_is_masked(static_cast<int64_t>(axis)) && trial.sts_[b].axis_is_masked(static_cast<int64_t>(axis)))
+        return;
+    k_ = std::move(trial);
   }
 
   // The tile axis the row's vectors run along: the output's contiguous one, or an axis a loaded operand

@@ -196,8 +196,21 @@ void Kernel::apply_opt(const Opt& opt) {
       for (const UOp* r : reduceops_) check(r->arg.as_tuple()[0].as_op() == Ops::ADD, opt, "can only pad an ADD reduce");
       for (const UOp* u : ast_->toposort()) check(!op_in(u->op, kUnsafePad), opt, "an op that is not zero at zero");
     }
-    for (ShapeTracker& st : sts_) {
+    // An output axis's padded elements feed only padded outputs, whose stores are masked off: a load
+    // whose new elements still read inside its buffer keeps reading there unmasked (a matmul's packed
+    // panels padded with zeros to the tile's width, or an operand broadcast along the axis), so the
+    // tile's inner loop carries no condition. (Not past a nested reduce, whose own trackers read along
+    // other axes.)
+    const bool output_axis = axis < first_reduce() && !has_nested_;
+    for (size_t i = 0; i < sts_.size(); i++) {
+      ShapeTracker& st = sts_[i];
       if (st.shape()[axis].as_int() == 1) continue;
+      if (output_axis && i < bufs_.size() && bufs_[i]->op == Ops::LOAD && !bufs_[i]->src.empty()) {
+        if (auto grown = st.extended(axis, padded, bufs_[i]->src[0]->dtype.ptr_size)) {
+          st = *grown;
+          continue;
+        }
+      }
       Ranges p(st.ndim(), Range{0, 0});
       p[axis] = Range{0, padded - fs[axis]};
       st = st.pad(p);

@@ -46,6 +46,29 @@ ShapeTracker ShapeTracker::expand(const sints& s) const { return with_last(views
 ShapeTracker ShapeTracker::permute(const std::vector<int64_t>& o) const { return with_last(views_.back().permute(o)); }
 ShapeTracker ShapeTracker::flip(const std::vector<bool>& a) const { return with_last(views_.back().flip(a)); }
 
+std::optional<ShapeTracker> ShapeTracker::extended(size_t axis, int64_t size, int64_t buffer_elements) const {
+  const View& last = views_.back();
+  if (axis >= last.ndim() || last.mask || !last.is_concrete() || size < last.shape[axis].as_int()) return std::nullopt;
+  int64_t below = buffer_elements;
+  if (views_.size() > 1) {
+    const View& prev = views_[views_.size() - 2];
+    if (!prev.is_concrete()) return std::nullopt;
+    below = prev.size();
+  }
+  sints shape = last.shape;
+  shape[axis] = size;
+  int64_t lo = last.offset.as_int(), hi = lo;  // the offsets the extended view reads
+  for (size_t i = 0; i < shape.size(); i++) {
+    if (shape[i].as_int() == 0) return std::nullopt;
+    const int64_t reach = last.strides[i].as_int() * (shape[i].as_int() - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  if (below < 0 || lo < 0 || hi >= below) return std::nullopt;
+  std::vector<View> views = views_;
+  views.back() = View::create(shape, last.strides, last.offset);
+  return ShapeTracker(std::move(views));
+}
+
 ShapeTracker ShapeTracker::flip_axes(const std::vector<int64_t>& axes) const {
   int64_t n = int64_t(ndim());
   std::vector<bool> flags(ndim(), false);

@@ -37,6 +37,12 @@ public:
   ShapeTracker flip(const std::vector<bool>& axes) const;
   ShapeTracker flip_axes(const std::vector<int64_t>& axes) const;  // axes to flip (negative counts from the end)
   ShapeTracker movement(Ops op, const Arg& arg) const;  // RESHAPE/PERMUTE/EXPAND/PAD/SHRINK/FLIP with its arg
+  // The same strides over a longer dim `axis` (size `size`), without the mask a pad would add: where the
+  // last view has no mask and every new element still reads inside what the view below it holds (the
+  // first view: `buffer_elements`). A kernel padding an output axis reads there values that only padded
+  // outputs use, which are never stored. nullopt where some new element would read outside, or the
+  // tracker is symbolic.
+  std::optional<ShapeTracker> extended(size_t axis, int64_t size, int64_t buffer_elements) const;
 
   // Merges neighbouring views while one view can express them.
   ShapeTracker simplify() const;

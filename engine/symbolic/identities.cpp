@@ -88,6 +88,18 @@ std::vector<Rule> identity_rules() {
       srule("where_same", pwhere(P::var(), P::var("v"), P::var("v")), [](const Match& m) { return m["v"]; }),
       srule("where_const_gate", pwhere(P::cvar("g"), P::var("a"), P::var("b")),
             [](const Match& m) { return m["g"]->const_value() != 0 ? m["a"] : m["b"]; }),
+      // a store or load whose condition folded to true (a padded tile's lanes that are never padding)
+      // stores or loads unconditionally
+      srule("store_true_gate", P::op(Ops::STORE, {P::var("idx"), P::var("val"), P::cvar("g", {dtypes::bool_})}),
+            [](const Match& m) -> UOpPtr {
+              if (m["g"]->const_value() == 0) return nullptr;
+              return UOp::make(Ops::STORE, dtypes::void_, {m["idx"], m["val"]});
+            }),
+      srule("load_true_gate", P::op(Ops::LOAD, {P::var("idx"), P::cvar(), P::cvar("g", {dtypes::bool_})}, "ld"),
+            [](const Match& m) -> UOpPtr {
+              if (m["g"]->const_value() == 0) return nullptr;
+              return UOp::make(Ops::LOAD, m["ld"]->dtype, {m["idx"]});
+            }),
       srule("where_true_false", pwhere(P::var("x", {dtypes::bool_}), P::cnst(1), P::cnst(0)).dtypes({dtypes::bool_}),
             [](const Match& m) { return m["x"]; }),
       srule("where_false_true", pwhere(P::var("x", {dtypes::bool_}), P::cnst(0), P::cnst(1)).dtypes({dtypes::bool_}),

@@ -42,7 +42,10 @@ int64_t packing_panel(const Tensor& w) {
   if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
   std::optional<RendererCaps> caps = tile_caps(w.device());
   if (!caps) return 0;
-  const int64_t panel = cpu_tile_row_columns(caps->vector_bytes, caps->vector_registers, 4, n);  // float accumulators
+  // float accumulators; the preferred row where the columns pad to it cheaply (the tile pads alike)
+  const int64_t preferred = cpu_tile_preferred_row_columns(caps->vector_bytes, caps->vector_registers, 4);
+  if (n > preferred && cpu_tile_padded_columns(n, preferred) % preferred == 0) return preferred;
+  const int64_t panel = cpu_tile_row_columns(caps->vector_bytes, caps->vector_registers, 4, n);
   return n % panel == 0 && n > panel ? panel : 0;
 }
 
@@ -56,16 +59,31 @@ bool computed_elementwise(const Tensor& x) {
   return is_alu(u->op);
 }
 
-// w (..., K, N) as the same values laid out (..., N/panel, K, panel), read back as (..., K, N).
+// w (..., K, N) as the same values laid out (..., N'/panel, K, panel), read back as (..., K, N). N' is N
+// padded with zero columns to whole panels: the last panel is then as wide as the others, and the tile
+// reads its padding (for outputs it never stores) without a condition.
 Tensor packed_in_column_panels(const Tensor& w, int64_t panel) {
   const Shape& s = w.shape();
   const int64_t d = static_cast<int64_t>(s.size()), k = s[d - 2], n = s[d - 1];
+  const int64_t padded = (n + panel - 1) / panel * panel;
+  Tensor whole = w;
+  if (padded != n) {
+    PadSpec widths(s.size());
+    widths.back() = std::make_pair(int64_t{0}, padded - n);
+    whole = w.pad(widths);
+  }
   Shape split(s.begin(), s.end() - 2);
-  split.insert(split.end(), {k, n / panel, panel});
+  split.insert(split.end(), {k, padded / panel, panel});
   std::vector<int64_t> swap;
   for (int64_t i = 0; i < d - 2; i++) swap.push_back(i);
   swap.insert(swap.end(), {d - 1, d - 2, d});
-  return w.reshape(split).permute(swap).contiguous().permute(swap).reshape(s);
+  Shape wide = s;
+  wide.back() = padded;
+  Tensor packed = whole.reshape(split).permute(swap).contiguous().permute(swap).reshape(wide);
+  if (padded == n) return packed;
+  PadSpec bounds(s.size());
+  bounds.back() = std::make_pair(int64_t{0}, n);
+  return packed.shrink(bounds);
 }
 
 // Computes, elementwise, a transcendental (exp2, log2, sin, sqrt, a reciprocal: tens of instructions

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstdlib>
 #include <regex>
 
 #include "codegen/pipeline.h"
@@ -38,6 +39,13 @@ bool has(const std::vector<std::string>& v, const std::string& x) { return std::
 class TestCpuTarget : public QObject {
   Q_OBJECT
 private slots:
+  // (ctest runs this file twice on x86-64: as the machine is, and with LOUPE_CPU_TARGET=avx2)
+  void initTestCase() {
+    const char* forced = std::getenv("LOUPE_CPU_TARGET");
+    const std::string isa = host_cpu_for("native").vector_isa;
+    if (forced && std::string(forced) == "avx2" && isa != "avx2" && isa != "avx512") QSKIP("LOUPE_CPU_TARGET=avx2 on a CPU without AVX2");
+  }
+
   void host_is_read_from_the_machine() {
     HostCpu cpu = host_cpu_for("native");
     QVERIFY(cpu.l1d_bytes >= 8 << 10);
@@ -297,6 +305,44 @@ private slots:
     }
   }
 
+  // Where the output's columns do not divide into the preferred tile row, the tile pads them when no
+  // load gains a condition: a right operand packed in panels padded with zero columns (1000 columns:
+  // AVX2's 24-column panels, 41 and a padded one; AVX-512's 32, 31 and a padded one) gets the full tile
+  // and stores its last panel's padded vectors under a condition; a plain operand (read past its end
+  // there) keeps a narrower tile, unpadded.
+  void padded_tile_rows_data() {
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("bytes");
+    QTest::addColumn<int>("panel");
+    QTest::addColumn<int>("accumulators");
+    QTest::addColumn<int>("gated_stores");  // the stores of the last panel's columns past 1000
+    QTest::newRow("AVX2: 4 x 24") << 16 << 32 << 24 << 12 << 4;  // one vector per row
+    // (rows 1000 floats apart are 8-float aligned: a row of the panel is stored as 8 + 16 + 8)
+    QTest::newRow("AVX-512: 8 x 32") << 32 << 64 << 32 << 16 << 16;
+  }
+  void padded_tile_rows() {
+    QFETCH(int, registers);
+    QFETCH(int, bytes);
+    QFETCH(int, panel);
+    QFETCH(int, accumulators);
+    QFETCH(int, gated_stores);
+    const int64_t n = 1000, padded = (n + panel - 1) / panel * panel;
+    const CRendererFor target(registers, bytes);
+    Tensor w = Tensor::empty({256, n});
+    Tensor packed = w.pad({std::nullopt, std::make_pair(int64_t{0}, padded - n)})
+                        .reshape({256, padded / panel, panel}).permute({1, 0, 2}).contiguous().permute({1, 0, 2})
+                        .reshape({256, padded}).shrink({std::nullopt, std::make_pair(int64_t{0}, n)});
+    KernelPlan p = plan_kernel(create_schedule({Tensor::empty({128, 256}).matmul(packed).uop()}).items.back().ast, target, false);
+    const std::string& src = p.rendered.source;
+    QVERIFY2(has(p.applied_opts, cat("Opt(op=OptOps.PADTO, axis=1, arg=", panel / 4, ")")), src.c_str());
+    QVERIFY2(count(src, std::regex(cat("float", bytes / 4, R"( acc[0-9]+ = )"))) == accumulators, src.c_str());
+    QVERIFY2(src.find('?') == std::string::npos, src.c_str());  // no masked loads
+    QVERIFY2(count(src, std::regex(R"(if \(alu[0-9]+\) \*)")) == gated_stores, src.c_str());
+    KernelPlan plain = plan_kernel(create_schedule({Tensor::empty({128, 256}).matmul(w).uop()}).items.back().ast, target, false);
+    for (const std::string& o : plain.applied_opts) QVERIFY2(o.find("PADTO") == std::string::npos, plain.rendered.source.c_str());
+    QVERIFY2(plain.rendered.source.find('?') == std::string::npos, plain.rendered.source.c_str());
+  }
+
   // Copying a matrix into panels of 16 floats (AVX2's) reads 64 bytes per source row: two panels are
   // copied per step, so each step reads 128 contiguous bytes. 32-float panels already do.
   void short_copy_rows_read_line_pairs() {
@@ -342,12 +388,19 @@ private slots:
     }
   }
 
-  // A right operand larger than a core's L2 is copied into panels a tile row wide (two vectors: 16
-  // columns for AVX2, 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
-  // reads each panel row as two plain vector loads; a small operand, or one a few rows read once, is read
-  // in place. Values as computed directly.
+  // A right operand larger than a core's L2 is copied into panels a tile row wide (three vectors: 24
+  // columns for AVX2, two: 32 for AVX-512; K rows each, contiguous) before a product of many rows, which
+  // reads each panel row as plain vector loads; a small operand, or one a few rows read once, is read in
+  // place. Columns that do not fill the last panel are padded with zeros (1000 = 41 x 24 + 16 = 31 x 32 +
+  // 8), and the tile computes the padding without storing it. Values as computed directly.
+  void large_right_operand_is_packed_into_column_panels_data() {
+    QTest::addColumn<int>("short_of_whole_panels");
+    QTest::newRow("48k columns: whole AVX2 panels") << 0;
+    QTest::newRow("48k - 8 columns: every last panel padded") << 8;
+  }
   void large_right_operand_is_packed_into_column_panels() {
-    const int64_t k = 1024, n = std::max<int64_t>(1024, host_cpu().l2_bytes / (4 * 1024) + 16) / 16 * 16;
+    QFETCH(int, short_of_whole_panels);
+    const int64_t k = 1024, n = std::max<int64_t>(1024, host_cpu().l2_bytes / (4 * 1024) + 16) / 48 * 48 - short_of_whole_panels;
     const int64_t rows = 64;
     Tensor a = Tensor::rand({rows, k}).realize(), b = Tensor::rand({k, n}).realize();
     Tensor c = a.matmul(b);
@@ -356,13 +409,17 @@ private slots:
     CRenderer cpu;
     std::string pack = plan_kernel(items[0].ast, cpu, false).rendered.source;
     std::string product = plan_kernel(items[1].ast, cpu, false).rendered.source;
-    const int64_t panel = 2 * host_cpu().vector_bytes / 4;
+    const int64_t lanes = host_cpu().vector_bytes / 4, panel = host_cpu().vector_registers == 16 ? 3 * lanes : 2 * lanes;
     QVERIFY2(pack.find("void E_") != std::string::npos && pack.find(cat("ridx2 < ", panel, ";")) != std::string::npos, pack.c_str());
-    // B's panel rows: data2 + panel*K*16 + k*16 (+ 8 for the second vector); no division or modulo
-    const std::string vec = cat("float", panel / 2);
-    QVERIFY2(count(product, std::regex(R"(\*\(\(const )" + vec + R"(\*\)\(\(data2\+)")) == 2 * 4, product.c_str());  // unrolled by 4
+    // B's panel rows: data2 + panel*K*p + k*p (+ one vector's lanes for each further vector); no
+    // division or modulo, no condition on a load
+    const std::string vec = cat("float", lanes);
+    QVERIFY2(count(product, std::regex(R"(\*\(\(const )" + vec + R"(\*\)\(\(data2\+)")) == panel / lanes * 4, product.c_str());  // unrolled by 4
     QVERIFY2(product.find('/') == std::string::npos && product.find('%') == std::string::npos, product.c_str());
+    QVERIFY2(product.find('?') == std::string::npos, product.c_str());
     QVERIFY2(product.find(cat("*", 1024 * panel, ")")) != std::string::npos, product.c_str());  // a panel: 1024 rows
+    // the last panel's padding: its vectors past column n are not stored
+    QCOMPARE(n % panel != 0, product.find("if (") != std::string::npos);
     std::vector<double> got = c.to_vector(), av = a.to_vector(), bv = b.to_vector();
     for (int64_t i = 0; i < rows; i += 7)
       for (int64_t j = 0; j < n; j += 37) {

@@ -324,6 +324,38 @@ private Q_SLOTS:
     expect_same_output(g, cuda, ref, cpu);
   }
 
+  // PADTO on an output axis: the padded outputs are computed and never stored. A load whose padded
+  // elements still lie inside its buffer reads them unmasked (the operand broadcast along the axis; a
+  // right operand packed in panels padded with zero columns), one that would read past its buffer is
+  // masked (a plain 32 x 40 operand: the vector of columns 40-47). The interpreter checks every access
+  // against its buffer's size.
+  void paddedOutputAxesMatch_data() {
+    QTest::addColumn<bool>("packed");
+    QTest::addColumn<int>("masked_loads");
+    QTest::newRow("plain right operand") << false << 1;
+    QTest::newRow("packed in padded panels") << true << 0;
+  }
+  void paddedOutputAxesMatch() {
+    QFETCH(bool, packed);
+    QFETCH(int, masked_loads);
+    Tensor x = Tensor::empty({16, 32}), w = Tensor::empty({32, 40});
+    if (packed)  // (32, 40) read from panels (3, 32, 16), the last one's 8 columns beyond 40 zero
+      w = w.pad({std::nullopt, std::make_pair(int64_t{0}, int64_t{8})}).reshape({32, 3, 16}).permute({1, 0, 2}).contiguous()
+              .permute({1, 0, 2}).reshape({32, 48}).shrink({std::nullopt, std::make_pair(int64_t{0}, int64_t{40})});
+    UOpPtr ast = create_schedule({x.matmul(w).uop()}).items.back().ast;
+    InterpRenderer cpu("CPU");
+    KernelPlan g = plan_kernel(ast, cpu, std::vector<Opt>{{OptOp::PADTO, 1, 16}, {OptOp::UPCAST, 1, 16}}), ref = plan_kernel(ast, cpu, true);
+    QCOMPARE(g.full_shape[1], int64_t{3});  // 48 columns: 3 x 16
+    int gated_loads = 0, gated_stores = 0;
+    for (const UOpPtr& u : g.linear) {
+      gated_loads += u->op == Ops::LOAD && u->src.size() == 3;
+      gated_stores += u->op == Ops::STORE && u->src.size() == 3;
+    }
+    QCOMPARE(gated_loads, masked_loads);
+    QCOMPARE(gated_stores, 1);  // the tile's second vector: columns 40-47 of the last panel
+    expect_same_output(g, cpu, ref, cpu);
+  }
+
   void outOfBoundsIsAnErrorNamingThePlace() {
     UOpPtr ast = test::last_kernel(test::golden_expression("elementwise")).ast;
     InterpRenderer cpu("CPU");

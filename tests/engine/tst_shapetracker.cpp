@@ -120,6 +120,65 @@ private slots:
     QVERIFY(merged > 100);
   }
 
+  // Growing an axis without a mask (PADTO on a kernel's output axis): the old elements read what they
+  // read, every new one reads inside the view below (or the buffer), and an unmasked single view is
+  // refused only where some new element would read outside the buffer.
+  void extended_axes_read_inside() {
+    std::mt19937_64 rng(7);
+    auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int extended = 0, refused = 0;
+    for (int c = 0; c < 4000; c++) {
+      std::vector<int64_t> start = {pick(1, 6), pick(1, 6)};
+      ShapeTracker st = ShapeTracker::from_shape(start);
+      const int64_t buffer = start[0] * start[1];
+      OffsetArray arr = OffsetArray::iota(start);
+      for (int64_t k = pick(0, 5); k > 0; k--) {
+        json::Value op = loupe::testing::random_op(rng, arr.shape, 256);
+        st = apply_json_op(st, op, 0);
+        arr = arr.apply(op);
+      }
+      if (st.ndim() == 0 || st.size() == 0) continue;
+      const size_t axis = static_cast<size_t>(pick(0, static_cast<int64_t>(st.ndim()) - 1));
+      const int64_t old = st.shape()[axis].as_int(), grown = old + pick(1, 3);
+      std::optional<ShapeTracker> e = st.extended(axis, grown, buffer);
+      const View& last = st.views().back();
+      const int64_t below = st.views().size() > 1 ? st.views()[st.views().size() - 2].size() : buffer;
+      std::vector<int64_t> shape;
+      for (const sint& d : st.shape()) shape.push_back(d.as_int());
+      shape[axis] = grown;
+      // every index of the grown shape, with the last view's raw offset there
+      bool some_outside = false;
+      std::vector<int64_t> idx(shape.size(), 0);
+      for (bool more = true; more;) {
+        int64_t raw = last.offset.as_int();
+        for (size_t i = 0; i < idx.size(); i++) raw += idx[i] * last.strides[i].as_int();
+        some_outside = some_outside || raw < 0 || raw >= below;
+        if (e) {
+          const int64_t got = e->offset_of(idx);
+          if (idx[axis] < old) QCOMPARE(got, st.offset_of(idx));
+          else QVERIFY2(got >= -1 && got < buffer && raw >= 0 && raw < below, st.str().c_str());
+        }
+        more = false;
+        for (size_t i = idx.size(); i-- > 0;) {
+          if (++idx[i] < shape[i]) {
+            more = true;
+            break;
+          }
+          idx[i] = 0;
+        }
+      }
+      if (e) {
+        extended++;
+        QCOMPARE(e->shape()[axis].as_int(), grown);
+      } else {
+        refused++;
+        if (!last.mask) QVERIFY2(some_outside, cat(st.str(), " axis ", axis, " to ", grown).c_str());
+      }
+    }
+    qInfo("extended axes: %d extended, %d refused", extended, refused);
+    QVERIFY(extended > 200 && refused > 200);
+  }
+
   void cli_jsonl() {
     QString cli = qEnvironmentVariable("LOUPE_CLI");
     if (cli.isEmpty()) QSKIP("LOUPE_CLI not set");
