@@ -384,9 +384,14 @@ Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
   if (ndim() == 0) axes.clear();
   Shape kept = s_->shape;
   for (int64_t a : axes) kept[a] = 1;
+  // (as tinygrad's: an axis of size 1 is reduced by reshaping it away, no REDUCE_AXIS over it; the
+  // graph a gradient is taken of then folds the same way, NaNs included)
+  std::vector<int64_t> reduced;
+  for (int64_t a : axes)
+    if (s_->shape[a] != 1) reduced.push_back(a);
   Tensor r = x;
-  if (!axes.empty()) {
-    Arg arg(Arg::Tuple{Arg(op), Arg::ints(axes)});
+  if (!reduced.empty()) {
+    Arg arg(Arg::Tuple{Arg(op), Arg::ints(reduced)});
     r = Tensor(UOp::make(Ops::REDUCE_AXIS, x.dtype(), {x.s_->uop}, arg), kept);
   }
   if (keepdim) return r;

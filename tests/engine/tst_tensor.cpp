@@ -126,6 +126,26 @@ private slots:
     QCOMPARE(a.grad()->to_vector(), (std::vector<double>{0, 1, 0, 1}));
   }
 
+  // As in tinygrad, a reduce over axes of size 1 is a reshape: no REDUCE_AXIS over them (keepdim or
+  // not), and a reduce over both kinds reduces only the longer axes.
+  void reduce_skips_axes_of_size_one() {
+    Tensor x = Tensor::empty({1, 2, 3, 1, 5});
+    auto reduces = [](const Tensor& t) {
+      int n = 0;
+      for (const UOp* u : t.uop()->toposort()) n += u->op == Ops::REDUCE_AXIS;
+      return n;
+    };
+    QCOMPARE(reduces(x.sum({0, 3})), 0);
+    QCOMPARE(x.sum({0, 3}).shape(), (Shape{2, 3, 5}));
+    QCOMPARE(x.max({0, 3}, true).shape(), (Shape{1, 2, 3, 1, 5}));
+    Tensor both = x.sum({0, 2});
+    QCOMPARE(reduces(both), 1);
+    QCOMPARE(both.shape(), (Shape{2, 1, 5}));
+    for (const UOp* u : both.uop()->toposort())
+      if (u->op == Ops::REDUCE_AXIS) QCOMPARE(u->arg.as_tuple()[1], Arg::ints({2}));
+    QCOMPARE(Tensor(Nested{{1.0, 2.0}}).reshape({1, 2, 1}).sum({0, 2}).to_vector(), (std::vector<double>{1, 2}));
+  }
+
   // A training step frees what the step before it used: each old parameter buffer goes once the
   // parameter has its new value. The data is marked requires_grad=False: a float tensor left unmarked
   // collects a gradient at every backward() (as in tinygrad), and its lazily summed gradient would keep
