@@ -1,15 +1,63 @@
 #include "codegen/expander.h"
 
+#include <map>
+
 #include "codegen/lane_expansion.h"
+#include "codegen/vectorizer.h"
 #include "rewrite/graph_rewrite.h"
 
 namespace loupe {
 
 namespace {
 
+struct UnrollContext {
+  const ExpandAxes* axes;
+  const VectorTarget* vectors;
+};
+
+// The lanes of `value` over one unrolled axis, computed as vectors: the lane expansion builds them as it
+// builds an upcast store's, here for a stand-in store of the lanes to consecutive elements, so every
+// node it can take as a vector (consecutive loads, ALU ops, selects, casts) becomes one and the rest
+// stay scalar lanes. Lane k reads element k of those vectors. Empty where no vector comes of it.
+UOpList vector_lanes(const UOpPtr& value, const UOp* axis, const VectorTarget& vectors) {
+  if (value->dtype.count != 1 || !vectors.joins(value->dtype)) return {};
+  ExpandAxes along;
+  along.upcast.insert(axis);
+  const UOpPtr lanes_buffer = UOp::make(Ops::DEFINE_GLOBAL, value->dtype.ptr(), {}, Arg(int64_t{-1}));
+  const UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, value->dtype.ptr(), {lanes_buffer, axis->ptr()}), value});
+  UOpPtr stores = LaneExpansion(along, nullptr, &vectors).expand_sink(UOp::make(Ops::SINK, dtypes::void_, {store}));
+  if (!stores) return {};
+  std::map<int64_t, UOpPtr> by_lane;
+  bool any_vector = false;
+  for (const UOpPtr& st : stores->src) {
+    if (st->op != Ops::STORE) return {};
+    UOpPtr index = st->src[0];
+    while (index->op == Ops::CAST) index = index->src[0];  // (a vector store's pointer cast)
+    if (index->op != Ops::INDEX) return {};
+    AddressParts at = split_address(index->src[1]);
+    const UOpPtr& v = st->src[1];
+    if (at.base || v->dtype.count == 1) {
+      if (at.base) return {};
+      by_lane[at.offset] = v;
+      continue;
+    }
+    any_vector = any_vector || v->op != Ops::VECTORIZE;
+    for (int k = 0; k < v->dtype.count; k++)
+      by_lane[at.offset + k] = UOp::make(Ops::GEP, v->dtype.scalar(), {v}, Arg(Arg::Tuple{Arg(int64_t{k})}));
+  }
+  if (!any_vector) return {};
+  UOpList out;
+  for (auto& [lane, v] : by_lane) {
+    if (lane != static_cast<int64_t>(out.size())) return {};
+    out.push_back(v);
+  }
+  return out;
+}
+
 // ASSIGN(acc, acc op x) over an unrolled axis -> one update per value of the axis.
 UOpPtr unroll_reduce(const Match& m) {
-  const auto& axes = m.ctx<ExpandAxes>();
+  const UnrollContext& ctx = m.ctx<UnrollContext>();
+  const ExpandAxes& axes = *ctx.axes;
   const UOpPtr& assign = m.root();
   const UOpPtr& acc = assign->src[0];
   const UOpPtr& update = assign->src[1];
@@ -27,7 +75,10 @@ UOpPtr unroll_reduce(const Match& m) {
   const UOpPtr previous = UOp::make(Ops::NOOP, acc->dtype, {}, Arg("previous update"));
   UOpPtr value = plain ? (update->src[0] == acc ? update->src[1] : update->src[0]) : substitute(update, {{acc, previous}});
   // one value per combination of the unrolled axes' values, the first axis outermost
-  UOpList values = LaneExpansion(unrolled, nullptr, LaneExpansion::Accumulators::substituted).every_lane(value);
+  UOpList values;
+  if (plain && unrolled.size() == 1 && ctx.vectors && ctx.vectors->vector_bytes > 0 && axes.vector_unroll.count(unrolled[0]))
+    values = vector_lanes(value, unrolled[0], *ctx.vectors);
+  if (values.empty()) values = LaneExpansion(unrolled, nullptr, LaneExpansion::Accumulators::substituted).every_lane(value);
   auto then = [&](const UOpPtr& chain, const UOpPtr& v) {
     return plain ? UOp::make(update->op, assign->dtype, {chain, v}) : substitute(v, {{previous, chain}});
   };
@@ -54,7 +105,8 @@ const PatternMatcher& unroll_rules() {
 UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet, const VectorTarget* vectors) {
   ExpandAxes ctx = axes;
   UOpPtr out = sink;
-  if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &ctx, .name = "unroll reduces"});
+  UnrollContext unroll{&ctx, vectors};
+  if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &unroll, .name = "unroll reduces"});
   if (axes.upcast.empty()) return out;
   // the lanes are built complete, store by store: nothing in them to visit again (a step per store)
   TracedStage stage("upcast lanes", out);

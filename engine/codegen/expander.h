@@ -15,6 +15,9 @@ class PatternMatcher;
 struct ExpandAxes {
   std::set<const UOp*> upcast;  // RANGE placeholders of upcast output axes
   std::set<const UOp*> unroll;  // RANGE placeholders of unrolled reduce axes
+  // Unrolled axes whose lanes' values are computed as vectors where the target has them (a CPU
+  // nested reduce's: a softmax's exps), the chain still adding them one by one, in order.
+  std::set<const UOp*> vector_unroll;
 };
 
 // Lanes the pass after expansion need not try its rules on again unless a source of theirs changes
