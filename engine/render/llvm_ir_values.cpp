@@ -102,38 +102,94 @@ std::string IrWriter::splat(const std::string& x, DType vt) {
   return emit("shufflevector " + one + " " + v + ", " + one + " poison, <" + std::to_string(vt.count) + " x i32> zeroinitializer");
 }
 
-// A float vector ADD, SUB, MUL, FDIV or MULACC as one vector instruction over whole vectors (a scalar
-// operand splatted), contracted into llvm.fmuladd where the C text has a vector product inside the sum
-// (clang contracts it so, lane for lane as the scalar path would); "" where the op goes lane by lane.
+// A vector op as one vector instruction over whole vectors, a scalar operand splatted (as C's vector
+// arithmetic broadcasts it): float arithmetic, contracted into llvm.fmuladd where the C text has a
+// vector product inside the sum (as clang contracts it, lane for lane what the scalar path computes);
+// integer arithmetic and bitwise ops of 32 bits and more (narrower ones compute in 32 bits in C);
+// compares and masks (<n x i1>), selects, casts between floats and integers of one width. "" where
+// the op goes lane by lane instead (half and bfloat16 compute in float; integer division needs C's
+// guards).
 std::string IrWriter::vector_alu(const UOp* u) {
-  const DType t = resolve(u->dtype), s = t.scalar();
-  if (t.count == 1 || (s.scalar_type != Scalar::Float32 && s.scalar_type != Scalar::Float64)) return "";
-  if (u->op != Ops::ADD && u->op != Ops::SUB && u->op != Ops::MUL && u->op != Ops::FDIV && u->op != Ops::MULACC) return "";
+  const DType t = resolve(u->dtype);
+  if (t.count == 1) return "";
+  const int n = t.count;
+  auto plain = [](DType d) { return d.scalar_type != Scalar::Float16 && !is_bf16(d); };
+  auto whole = [&](const UOp* x, DType vt) {
+    Val v = value(x);
+    if (v.type.count != 1) return v.text;
+    return splat(v.type.scalar() == vt.scalar() ? v.text : conv(v, vt.scalar()), vt);
+  };
   for (const UOpPtr& x : u->src) {
     const DType d = resolve(x->dtype);
-    if (d.scalar() != s || (d.count != 1 && d.count != t.count)) return "";
+    if (!plain(d.scalar()) || (d.count != 1 && d.count != n)) return "";
   }
+  if (!plain(t.scalar())) return "";
   const std::string T = llvm_type(t);
-  auto whole = [&](const UOp* x) {
-    Val v = value(x);
-    return v.type.count == 1 ? splat(v.text, t) : v.text;
+  if (u->op == Ops::CAST) {
+    const DType from = resolve(u->src[0]->dtype).scalar(), to = t.scalar();
+    if (from.is_bool() || to.is_bool() || from.itemsize() != to.itemsize()) return "";
+    const std::string x = whole(u->src[0].get(), from.vec(n)), F = llvm_type(from.vec(n));
+    if (from.is_float() && to.is_float()) return x;  // (one width: the same type)
+    if (!from.is_float() && !to.is_float()) return x;  // same bits
+    if (from.is_float()) return emit((to.is_unsigned() ? "fptoui " : "fptosi ") + F + " " + x + " to " + T);
+    return emit((from.is_unsigned() ? "uitofp " : "sitofp ") + F + " " + x + " to " + T);
+  }
+  if (u->op == Ops::WHERE) {
+    const DType c = resolve(u->src[0]->dtype);
+    const std::string cond = c.count == 1 ? "i1 " + value(u->src[0].get()).text : llvm_type(c) + " " + value(u->src[0].get()).text;
+    return emit("select " + cond + ", " + T + " " + whole(u->src[1].get(), t) + ", " + T + " " + whole(u->src[2].get(), t));
+  }
+  if (u->op == Ops::CMPLT || u->op == Ops::CMPNE) {
+    DType m = resolve(u->src[0]->dtype).scalar();
+    if (m.is_bool() || resolve(u->src[1]->dtype).scalar() != m) return "";
+    const DType mv = m.vec(n);
+    const std::string M = llvm_type(mv), a = whole(u->src[0].get(), mv), b = whole(u->src[1].get(), mv);
+    std::string inst = u->op == Ops::CMPNE ? (m.is_float() ? "fcmp une" : "icmp ne")
+                                           : (m.is_float() ? "fcmp olt" : is_signed_int(m) ? "icmp slt" : "icmp ult");
+    return emit(inst + " " + M + " " + a + ", " + b);
+  }
+  const DType s = t.scalar();
+  for (const UOpPtr& x : u->src)
+    if (resolve(x->dtype).scalar() != s) return "";
+  auto binary = [&](const std::string& inst) {
+    return emit(inst + " " + T + " " + whole(u->src[0].get(), t) + ", " + whole(u->src[1].get(), t));
   };
+  if (!s.is_float()) {
+    const bool wide = s.is_int() && s.bitsize() >= 32;
+    switch (u->op) {
+    case Ops::AND: return binary("and");
+    case Ops::OR: return binary("or");
+    case Ops::XOR: return binary("xor");
+    case Ops::ADD: return wide ? binary("add") : "";
+    case Ops::SUB: return wide ? binary("sub") : "";
+    case Ops::MUL: return wide ? binary("mul") : "";
+    case Ops::SHL: return wide ? binary("shl") : "";
+    case Ops::SHR: return wide ? binary(is_signed_int(s) ? "ashr" : "lshr") : "";
+    default: return "";
+    }
+  }
   auto fmuladd = [&](const std::string& a, const std::string& b, const std::string& c) {
     return emit("call " + T + " " + intrinsic("fmuladd", t) + "(" + T + " " + a + ", " + T + " " + b + ", " + T + " " + c + ")");
   };
-  if (u->op == Ops::MULACC) return fmuladd(whole(u->src[0].get()), whole(u->src[1].get()), whole(u->src[2].get()));
-  const bool sub = u->op == Ops::SUB;
-  if (u->op == Ops::ADD || sub)
+  switch (u->op) {
+  case Ops::MULACC: return fmuladd(whole(u->src[0].get(), t), whole(u->src[1].get(), t), whole(u->src[2].get(), t));
+  case Ops::ADD:
+  case Ops::SUB: {
+    const bool sub = u->op == Ops::SUB;
     for (int side = 0; side < 2; side++) {
       const UOp* mul = spelled(u->src[static_cast<size_t>(side)].get(), -1);
       if (mul->op != Ops::MUL || resolve(mul->dtype) != t || !c_inlined_.contains(mul)) continue;
-      std::string a = whole(mul->src[0].get()), b = whole(mul->src[1].get()), c = whole(u->src[static_cast<size_t>(1 - side)].get());
+      std::string a = whole(mul->src[0].get(), t), b = whole(mul->src[1].get(), t), c = whole(u->src[static_cast<size_t>(1 - side)].get(), t);
       if (sub && side == 0) c = emit("fneg " + T + " " + c);
       if (sub && side == 1) a = emit("fneg " + T + " " + a);
       return fmuladd(a, b, c);
     }
-  const char* inst = u->op == Ops::ADD ? "fadd" : sub ? "fsub" : u->op == Ops::MUL ? "fmul" : "fdiv";
-  return emit(std::string(inst) + " " + T + " " + whole(u->src[0].get()) + ", " + whole(u->src[1].get()));
+    return binary(sub ? "fsub" : "fadd");
+  }
+  case Ops::MUL: return binary("fmul");
+  case Ops::FDIV: return binary("fdiv");
+  default: return "";
+  }
 }
 
 // C conversion semantics between scalar types (bf16 through float, double -> half through float).
@@ -291,6 +347,7 @@ std::string IrWriter::value_op(const UOp* u) {
   }
   if (u->op == Ops::CAST) {
     if (n == 1) return conv(value(u->src.at(0).get()), t);
+    if (std::string v = vector_alu(u); !v.empty()) return v;
     std::vector<std::string> lanes;
     for (int i = 0; i < n; i++) lanes.push_back(conv(lane(u->src.at(0).get(), i), t.scalar()));
     return build_vector(t, lanes);

@@ -428,11 +428,12 @@ LlvmRenderer::LlvmRenderer() {
   caps_.supports_float4 = true;
   caps_.code_for_op = c_native_ops();  // the same decompositions as the C backend, so both compute the same values
   caps_.splits_outer_loop = true;
-  // the host's vectors, for register tiles of vector loads, stores and float arithmetic (vector_alu);
-  // compares, selects and casts stay scalar lanes
+  // the host's vectors, as the C backend's: register tiles of vector loads, stores and arithmetic,
+  // compares, selects and casts (llvm_ir_values.cpp: vector_alu)
   caps_.vector_bytes = host_cpu().vector_bytes;
   caps_.vector_registers = host_cpu().vector_registers;
-  caps_.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::MULACC};
+  caps_.vector_ops = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::FDIV, Ops::MULACC, Ops::CMPLT, Ops::CMPNE, Ops::WHERE,
+                     Ops::CAST, Ops::BITCAST, Ops::SHL, Ops::SHR, Ops::AND, Ops::OR, Ops::XOR};
 }
 
 RenderedKernel LlvmRenderer::render(const std::string& name, const UOpList& uops) const {

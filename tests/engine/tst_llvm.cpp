@@ -466,6 +466,23 @@ private slots:
       QVERIFY2(std::abs(got[i] - want[i]) <= tol, cat("element ", i, ": LLVM ", got[i], ", CPU ", want[i]).c_str());
     }
   }
+  // The IR works on the host's vectors as the C backend's code does: a matmul's tile is vector loads
+  // and vector fused multiply-adds, a softmax row's exps vector compares, selects and conversions (the
+  // values equal the CPU device's: tensor_programs).
+  void host_vectors_in_the_ir() {
+    const int lanes = LlvmRenderer().caps().vector_bytes / 4;
+    if (lanes < 4) QSKIP("no vectors on this host");
+    const std::string v = cat("<", lanes, " x float>");
+    auto ir = [](const Tensor& t) { return plan_kernel(create_schedule({t.uop()}).items.back().ast, LlvmRenderer(), false).rendered.source; };
+    const std::string mm = ir(Tensor::empty({256, 256}).matmul(Tensor::empty({256, 256})));
+    QVERIFY2(mm.find(cat("@llvm.fmuladd.v", lanes, "f32(")) != std::string::npos, mm.c_str());
+    QVERIFY2(mm.find("load " + v) != std::string::npos && mm.find("store " + v) != std::string::npos, mm.c_str());
+    const std::string sm = ir(Tensor::empty({64, 256}).softmax(int64_t(-1)));
+    QVERIFY2(sm.find("fcmp olt " + v) != std::string::npos, sm.c_str());
+    QVERIFY2(sm.find(cat("select <", lanes, " x i1>")) != std::string::npos, sm.c_str());
+    QVERIFY2(sm.find("fptosi " + v) != std::string::npos, sm.c_str());
+  }
+
   // Not a check: one JSON line with what the JIT cost in this run (kernels compiled, seconds each).
   void compile_stats() {
     SKIP_WITHOUT_LLVM();
