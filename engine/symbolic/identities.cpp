@@ -1,6 +1,9 @@
-#include <cmath>
 #include "symbolic/identities.h"
 
+#include <cmath>
+#include <optional>
+
+#include "symbolic/const_fold.h"
 #include "symbolic/linear.h"
 #include "symbolic/rule_util.h"
 
@@ -11,6 +14,23 @@ namespace {
 using P = UPat;
 
 bool int_like(const UOp& u) { return u.dtype.scalar().is_int() || u.dtype.scalar().is_bool(); }
+
+// The value of a scalar expression of constants alone (a few levels deep), as the constant folds would
+// compute it once they all ran; nullopt where it reads anything else.
+std::optional<double> constant_expression_value(const UOpPtr& u, int depth = 6) {
+  if (u->dtype.count != 1) return std::nullopt;
+  if (u->op == Ops::CONST) return u->const_value();
+  if (depth == 0 || !op_in(u->op, kALU)) return std::nullopt;
+  UOpList src;
+  for (const UOpPtr& s : u->src) {
+    std::optional<double> v = constant_expression_value(s, depth - 1);
+    if (!v) return std::nullopt;
+    src.push_back(UOp::cnst(s->dtype, *v));
+  }
+  UOpPtr folded = fold_constant_node(UOp::make(u->op, u->dtype, std::move(src), u->arg));
+  if (!folded || folded->op != Ops::CONST) return std::nullopt;
+  return folded->const_value();
+}
 bool is_true(const UOpPtr& u) { return u->op == Ops::CONST && u->dtype.is_bool() && u->arg.is_bool() && u->arg.as_bool(); }
 
 UOpPtr zero_like(const UOpPtr& x) { return UOp::cnst_int(x->dtype, 0); }
@@ -40,6 +60,8 @@ std::vector<Rule> identity_rules() {
         const UOpPtr& v = m["x"];
         if (int_like(*v)) return zero_like(v);
         if (v->op == Ops::CONST && !std::isfinite(v->const_value())) return UOp::cnst(v->dtype, NAN);
+        // (an expression of constants only, a product of them waiting for the contracted fold: its value)
+        if (std::optional<double> c = constant_expression_value(v); c && !std::isfinite(*c)) return UOp::cnst(v->dtype, NAN);
         return UOp::cnst(v->dtype, 0.0);
       }),
       srule("div_one", P::ops(div_ops, {x, P::cnst(1)}), [](const Match& m) { return m["x"]; }),

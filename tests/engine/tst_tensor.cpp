@@ -146,6 +146,18 @@ private slots:
     QCOMPARE(Tensor(Nested{{1.0, 2.0}}).reshape({1, 2, 1}).sum({0, 2}).to_vector(), (std::vector<double>{1, 2}));
   }
 
+  // The gradient of a standard deviation over axes of size 1 (no degrees of freedom) is NaN, as in
+  // tinygrad and torch: a zero times a constant expression that comes out infinite or NaN (folded
+  // late, as products of constants are) is NaN, not 0.
+  void std_without_degrees_of_freedom_has_nan_gradients() {
+    Tensor x = Tensor::rand({1, 2, 3, 1, 5}).realize();
+    for (bool std : {true, false}) {
+      Tensor s = std ? x.std({0, 3}) : x.var({0, 3});
+      Tensor g = (s + Tensor(1.0)).square().mean().gradient({x})[0];
+      for (double v : g.to_vector()) QVERIFY2(std::isnan(v), std ? "std" : "var");
+    }
+  }
+
   // A training step frees what the step before it used: each old parameter buffer goes once the
   // parameter has its new value. The data is marked requires_grad=False: a float tensor left unmarked
   // collects a gradient at every backward() (as in tinygrad), and its lazily summed gradient would keep
