@@ -6,12 +6,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/pipeline.h"
 #include "ir/print.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
 #include "render/llvm_renderer.h"
 #include "render/opencl_renderer.h"
+#include "schedule/schedule.h"
 #include "support/error.h"
+#include "tensor/tensor.h"
 #include "tst_render_kernels.h"
 
 using namespace loupe;
@@ -45,6 +48,15 @@ std::string line_diff(const std::string& want, const std::string& got) {
   return d;
 }
 
+// The C backend as on an AVX2 CPU without AVX-512, whatever the host.
+class CRendererForAvx2 : public CRenderer {
+public:
+  CRendererForAvx2() {
+    caps_.vector_registers = 16;
+    caps_.vector_bytes = 32;
+  }
+};
+
 std::string golden_dir() { return qEnvironmentVariable("LOUPE_SOURCE_DIR").toStdString() + "/tests/golden/c/"; }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -65,16 +77,32 @@ private slots:
     QTest::newRow("gated_load") << "gated_load";
     QTest::newRow("floor_divmod") << "floor_divmod";
     QTest::newRow("float4_scale") << "float4_scale";
+    // planned kernels, for an AVX2 CPU (16 registers of 32 bytes) whatever the host: a matmul's 4x24
+    // tile over 1000 columns packed in padded 24-column panels (PADTO, its last vector stored under a
+    // condition), and softmax rows whose max and sum of exps run 16 lanes as two vectors at a time
+    QTest::newRow("padded_tile_avx2") << "padded_tile_avx2";
+    QTest::newRow("softmax_rows_avx2") << "softmax_rows_avx2";
   }
   void golden() {
     QFETCH(QString, name);
     std::string n = name.toStdString();
-    UOpList k = n == "elementwise_add" ? kernel_add()
-                : n == "reduce_acc"    ? kernel_reduce()
-                : n == "gated_load"    ? kernel_gated()
-                : n == "floor_divmod"  ? kernel_floor_divmod(12)
-                                       : kernel_float4();
-    std::string got = CRenderer().render(n, k).source;
+    std::string got;
+    if (n == "padded_tile_avx2" || n == "softmax_rows_avx2") {
+      auto program = [&] {
+        if (n != "padded_tile_avx2") return Tensor::empty({64, 256}).softmax(int64_t(-1));
+        Tensor w = Tensor::empty({32, 1008}).reshape({32, 42, 24}).permute({1, 0, 2}).contiguous().permute({1, 0, 2});
+        return Tensor::empty({128, 32}).matmul(w.reshape({32, 1008}).shrink({std::nullopt, std::make_pair(int64_t{0}, int64_t{1000})}));
+      };
+      Tensor t = program();
+      got = plan_kernel(create_schedule({t.uop()}).items.back().ast, CRendererForAvx2(), false).rendered.source;
+    } else {
+      UOpList k = n == "elementwise_add" ? kernel_add()
+                  : n == "reduce_acc"    ? kernel_reduce()
+                  : n == "gated_load"    ? kernel_gated()
+                  : n == "floor_divmod"  ? kernel_floor_divmod(12)
+                                         : kernel_float4();
+      got = CRenderer().render(n, k).source;
+    }
     std::string path = golden_dir() + n + ".c";
     if (qEnvironmentVariableIntValue("LOUPE_UPDATE_GOLDEN")) {
       std::ofstream(path) << got;
