@@ -82,10 +82,11 @@ def test_changes_made_outside_the_step_reach_the_replays():
   lin = nn.Linear(2, 1)
   opt = SGD(get_parameters(lin), lr=0.5)
   g = TinyJit(lambda x: (lin(x).sum().backward(), opt.step(), opt.zero_grad())[0])
-  for _ in range(3): g(Tensor([[1.0, 1.0]]))
-  before = lin.weight.numpy().copy()
-  opt.lr = 0.0  # a new learning rate: the replays use it
-  g(Tensor([[1.0, 1.0]]))
+  with Tensor.train():
+    for _ in range(3): g(Tensor([[1.0, 1.0]]))
+    before = lin.weight.numpy().copy()
+    opt.lr = 0.0  # a new learning rate: the replays use it
+    g(Tensor([[1.0, 1.0]]))
   assert np.array_equal(lin.weight.numpy(), before)
 
 

@@ -33,6 +33,9 @@ class Optimizer:
     for p in self.params: p.grad = None
 
   def step(self) -> None:
+    if not Tensor.training:  # as tinygrad: an optimizer steps only in training mode
+      raise RuntimeError(f"Tensor.training={Tensor.training}, Tensor.training must be enabled to use the optimizer.\n"
+                         "  - help: set Tensor.training=True (or step inside `with Tensor.train():`) before Optimizer.step().")
     self._native.step()
 
   def schedule_step(self) -> list[Tensor]:
