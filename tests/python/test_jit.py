@@ -90,6 +90,21 @@ def test_changes_made_outside_the_step_reach_the_replays():
   assert np.array_equal(lin.weight.numpy(), before)
 
 
+def test_setitem_in_a_step_is_written_at_once():
+  # as tinygrad's __setitem__, the write is realized where it stands: a TinyJit capturing a function that
+  # only writes into its input replays that write (tinygrad's test_setitem.py::test_simple_jit_setitem)
+  @TinyJit
+  def f(t, a):
+    t[2:4, 3:5] = a
+
+  for i in range(1, 6):
+    t = Tensor.zeros(6, 6).contiguous().realize()
+    f(t, Tensor.full((2, 2), fill_value=i).contiguous())
+    want = np.zeros((6, 6), dtype=np.float32)
+    want[2:4, 3:5] = i
+    assert np.array_equal(t.numpy(), want)
+
+
 def test_trace_records_captures_replays_buffers_and_the_plan(tmp_path):
   import sqlite3
   from loupe import _loupe

@@ -97,6 +97,7 @@ void bind_tensor_data(TensorClass& cls) {
     Tensor v = is_tensor(value) ? value.cast<Tensor>() : Tensor(to_const(value, "setitem value")).cast(t.dtype());
     if (truthy_requires_grad(t) || truthy_requires_grad(v)) throw NotImplementedError("setitem with requires_grad is not supported");
     t.setitem(to_indices(index), v);
+    t.realize();  // as tinygrad's __setitem__: the write happens here (a TinyJit capturing it sees its kernel)
   }));
 }
 
