@@ -85,6 +85,7 @@ struct PlannedMemory {
 
 struct JitCapture::Recorder : ExecListener {
   std::vector<Tensor> inputs;
+  std::vector<UOpPtr> input_buffers;  // their BUFFER nodes when the capture began (a step may assign an input)
   std::unordered_map<const void*, UOpPtr> before;  // every live tensor's graph when the capture began
   std::vector<Tensor> before_tensors;              // keeps them identifiable meanwhile
   std::vector<ExecItem> items;
@@ -102,13 +103,14 @@ struct JitCapture::Recorder : ExecListener {
   void report(CapturedStep& s, const PlannedMemory& m, const BufferUses& uses) const;
 };
 
-// inputs: their buffers are replaced on replay. Returns their BUFFER nodes.
+// inputs: their buffers (as the step found them) are replaced on replay. Returns their BUFFER nodes.
 std::unordered_set<const UOp*> JitCapture::Recorder::take_inputs(CapturedStep& s) const {
   std::unordered_set<const UOp*> input_nodes;
-  for (const Tensor& t : inputs) {
-    UOpPtr n = realized_node(t, "an input");
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const Tensor& t = inputs[i];
+    const UOpPtr& n = input_buffers[i];
     if (!input_nodes.insert(n.get()).second) throw AssertionError("TinyJit: duplicate inputs to JIT");
-    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device});
+    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device, t.identity()});
   }
   return input_nodes;
 }
@@ -129,7 +131,7 @@ std::unordered_set<const UOp*> JitCapture::Recorder::sort_live_tensors(CapturedS
     if (then && then != now && uses.index.count(then.get()) && ref_of(then).size == ref_of(now).size &&
         ref_of(then).dtype == ref_of(now).dtype && ref_of(then).device == ref_of(now).device) {
       UOpMap<UOpPtr> swap{{now, then}};
-      s.updated_.push_back({t, then, now, t.uop(), substitute(t.uop(), swap)});
+      s.updated_.push_back({t, -1, then, now, t.uop(), substitute(t.uop(), swap)});
       kept.insert(then.get());
       continue;
     }
@@ -229,6 +231,7 @@ JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recor
   for (Tensor& t : inputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
   rec_->inputs = std::move(inputs);
+  for (const Tensor& t : rec_->inputs) rec_->input_buffers.push_back(realized_node(t, "an input"));
   for (Tensor& t : Tensor::live()) {
     rec_->before.emplace(t.identity(), t.uop());
     rec_->before_tensors.push_back(std::move(t));
@@ -253,6 +256,9 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   BufferUses uses = buffer_uses(s.items_);
   std::vector<Tensor> live = Tensor::live();
   std::unordered_set<const UOp*> kept = rec_->sort_live_tensors(s, live, uses, input_nodes, outputs);
+  for (size_t i = 0; i < s.inputs_.size(); i++)  // inputs the step assigns: moved like any updated tensor
+    for (CapturedStep::Updated& u : s.updated_)
+      if (u.tensor.identity() == s.inputs_[i].identity) u.input = static_cast<int>(i);
   PlannedMemory memory = Recorder::plan_internal_buffers(s, uses, kept, input_nodes);
   rec_->report(s, memory, uses);
   return step;
@@ -274,7 +280,19 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     if (now && now != b.node) subst[buffer_storage(b.node).get()] = buffer_storage(now);  // updated outside the step
   }
   std::vector<UOpPtr> new_views;
+  std::vector<Tensor> moved;  // the tensor each update moves
   for (const Updated& u : updated_) {
+    if (u.input >= 0 && inputs[static_cast<size_t>(u.input)].identity() != u.tensor.identity()) {
+      // another tensor passed for an input the step assigns (x += 1 on it): the step reads that tensor
+      // and writes its new value into a buffer of its own, as tinygrad updates the tensor passed
+      Tensor target = inputs[static_cast<size_t>(u.input)];
+      UOpPtr fresh = realized_buffer(target.zeros_like().contiguous().realize().uop());
+      subst[buffer_storage(u.after).get()] = buffer_storage(fresh);
+      new_views.push_back(substitute(u.view_after, UOpMap<UOpPtr>{{u.after, fresh}}));
+      moved.push_back(target);
+      continue;
+    }
+    moved.push_back(u.tensor);
     UOpPtr now = realized_buffer(u.tensor.uop());
     std::shared_ptr<Buffer> current = now ? buffer_storage(now) : buffer_storage(u.after);
     std::shared_ptr<Buffer> before = buffer_storage(u.before), after = buffer_storage(u.after);
@@ -313,8 +331,7 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
       execute(e, bufs);
     }
   }
-  for (size_t i = 0; i < updated_.size(); i++)
-    updated_[i].tensor.assign(Tensor::from_uop(new_views[i], updated_[i].tensor.shape()));
+  for (size_t i = 0; i < updated_.size(); i++) moved[i].assign(Tensor::from_uop(new_views[i], moved[i].shape()));
   replays_++;
   std::vector<Tensor> out;
   for (const Output& o : outputs_) out.push_back(Tensor::from_uop(o.view, o.shape));

@@ -78,6 +78,7 @@ private:
     Shape shape;
     DType dtype;
     std::string device;
+    const void* identity = nullptr;  // the tensor captured with it
   };
   struct Bound {      // a tensor whose buffer the step reads as it finds it
     Tensor tensor;
@@ -85,6 +86,7 @@ private:
   };
   struct Updated {    // a tensor the step moves from one buffer to another
     Tensor tensor;
+    int input = -1;   // the input it is, if the step assigns an input (x += 1)
     UOpPtr before, after;          // the BUFFER nodes
     UOpPtr view_after, view_before;  // its graph over either (the view the capture left it with)
   };

@@ -90,6 +90,22 @@ def test_changes_made_outside_the_step_reach_the_replays():
   assert np.array_equal(lin.weight.numpy(), before)
 
 
+def test_a_step_that_assigns_its_input_updates_the_tensor_passed():
+  # x += 1 on an input: each replay moves the tensor passed to its new value, the one captured with and
+  # any other (tinygrad's test_assign.py::test_assign_add_jit_other)
+  @TinyJit
+  def f(x):
+    x += 1
+    x.realize()
+
+  x = Tensor([0])
+  for _ in range(5): f(x)
+  assert x.item() == 5
+  y = Tensor([0])
+  for _ in range(4): f(y)
+  assert y.item() == 4 and x.item() == 5
+
+
 def test_setitem_in_a_step_is_written_at_once():
   # as tinygrad's __setitem__, the write is realized where it stands: a TinyJit capturing a function that
   # only writes into its input replays that write (tinygrad's test_setitem.py::test_simple_jit_setitem)
