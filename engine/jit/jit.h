@@ -14,8 +14,9 @@
 // later calls replay those. What may change between calls: the inputs' buffers (same shapes, dtypes and
 // devices, else an AssertionError "args mismatch in JIT"), the tensors the step moves to new values
 // (parameters and optimizer state alternate between two buffers; an input the step assigns, x += 1, is
-// moved likewise, or, when another tensor is passed for it, to a buffer of its own), random numbers (each replay draws the
-// next ones, as the call would), and tensors updated outside the step (load_state_dict, set_lr). Tensors
+// moved likewise, or to a buffer of its own when another tensor is passed for it), random numbers (each
+// replay draws the next ones, as the call would), and tensors updated outside the step (load_state_dict,
+// set_lr). Tensors
 // the function makes from other host data keep their captured values, as in tinygrad. The outputs are
 // the same buffers on every replay (a later replay overwrites an earlier one's values). Buffers used only
 // inside the step share allocations where their lifetimes allow (runtime/memory_planner.h). Where the
