@@ -16,12 +16,12 @@
 // (parameters and optimizer state alternate between two buffers; an input the step assigns, x += 1, is
 // moved likewise, or to a buffer of its own when another tensor is passed for it), random numbers (each
 // replay draws the next ones, as the call would), and tensors updated outside the step (load_state_dict,
-// set_lr). Tensors
-// the function makes from other host data keep their captured values, as in tinygrad. The outputs are
-// the same buffers on every replay (a later replay overwrites an earlier one's values). Buffers used only
-// inside the step share allocations where their lifetimes allow (runtime/memory_planner.h). Where the
-// device has launch graphs (CUDA) a replay launches the whole step as one graph and waits once; JIT=2
-// launches kernel by kernel (each timed on its own, as the profile shows them).
+// set_lr). Tensors the function makes from other host data keep their captured values, as in tinygrad.
+// The outputs are the same buffers on every replay (a later replay overwrites an earlier one's values).
+// Buffers used only inside the step share allocations where their lifetimes allow
+// (runtime/memory_planner.h). Where the device has launch graphs (CUDA) a replay launches the whole step
+// as one graph and waits once; JIT=2 launches kernel by kernel (each timed on its own, as the profile
+// shows them).
 #pragma once
 #include <functional>
 #include <memory>
