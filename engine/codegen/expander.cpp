@@ -36,8 +36,8 @@ UOpList vector_lanes(const UOpPtr& value, const UOp* axis, const VectorTarget& v
     if (index->op != Ops::INDEX) return {};
     AddressParts at = split_address(index->src[1]);
     const UOpPtr& v = st->src[1];
-    if (at.base || v->dtype.count == 1) {
-      if (at.base) return {};
+    if (at.base) return {};
+    if (v->dtype.count == 1) {
       by_lane[at.offset] = v;
       continue;
     }

@@ -286,7 +286,9 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
       // another tensor passed for an input the step assigns (x += 1 on it): the step reads that tensor
       // and writes its new value into a buffer of its own, as tinygrad updates the tensor passed
       Tensor target = inputs[static_cast<size_t>(u.input)];
-      UOpPtr fresh = realized_buffer(target.zeros_like().contiguous().realize().uop());
+      const BufferRef& like = ref_of(u.after);
+      UOpPtr fresh = UOp::make(Ops::BUFFER, u.after->dtype, {},
+                               Arg(std::static_pointer_cast<const ArgObject>(BufferRef::make_new(like.device, like.dtype, like.size))));
       subst[buffer_storage(u.after).get()] = buffer_storage(fresh);
       new_views.push_back(substitute(u.view_after, UOpMap<UOpPtr>{{u.after, fresh}}));
       moved.push_back(target);

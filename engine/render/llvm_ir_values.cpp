@@ -14,19 +14,23 @@ void IrWriter::find_c_inlining() { c_inlined_ = c_inlined_values(uops_, caps_); 
 
 const UOp* IrWriter::spelled(const UOp* u, int lane) const { return c_spelled_node(u, lane, c_inlined_); }
 
+// llvm.fmuladd(a, b, c) of type m (a float, or a vector of them). With `sub`, the sum it stands for is
+// a difference whose product is on side `product_side` (0: a*b - c, 1: c - a*b), so a side is negated.
+std::string IrWriter::fmuladd(DType m, std::string a, const std::string& b, std::string c, bool sub, int product_side) {
+  const std::string T = llvm_type(m);
+  if (sub && product_side == 0) c = emit("fneg " + T + " " + c);
+  if (sub && product_side == 1) a = emit("fneg " + T + " " + a);
+  return emit("call " + T + " " + intrinsic("fmuladd", m) + "(" + T + " " + a + ", " + T + " " + b + ", " + T + " " + c + ")");
+}
+
 // a*b + c (or a*b - c, c - a*b) as llvm.fmuladd where the C text has the product inside the sum, the
 // first operand checked first (clang's order); "" where there is nothing to contract.
 std::string IrWriter::contracted(const std::vector<Val>& xs, bool sub, DType m) {
   if (m.scalar_type != Scalar::Float32 && m.scalar_type != Scalar::Float64) return "";
-  std::string T = scalar_type(m);
   for (int side = 0; side < 2; side++) {
     const UOp* mul = spelled(xs[side].node, xs[side].lane);
     if (mul->op != Ops::MUL || resolve(mul->dtype) != m || !c_inlined_.contains(mul) || xs[side].type != m) continue;
-    std::string a = conv(value(mul->src[0].get()), m), b = conv(value(mul->src[1].get()), m);
-    std::string c = conv(xs[1 - side], m);
-    if (sub && side == 0) c = emit("fneg " + T + " " + c);
-    if (sub && side == 1) a = emit("fneg " + T + " " + a);
-    return emit("call " + T + " " + intrinsic("fmuladd", m) + "(" + T + " " + a + ", " + T + " " + b + ", " + T + " " + c + ")");
+    return fmuladd(m, conv(value(mul->src[0].get()), m), conv(value(mul->src[1].get()), m), conv(xs[1 - side], m), sub, side);
   }
   return "";
 }
@@ -129,14 +133,12 @@ std::string IrWriter::vector_alu(const UOp* u) {
     const DType from = resolve(u->src[0]->dtype).scalar(), to = t.scalar();
     if (from.is_bool() || to.is_bool() || from.itemsize() != to.itemsize()) return "";
     const std::string x = whole(u->src[0].get(), from.vec(n)), F = llvm_type(from.vec(n));
-    if (from.is_float() && to.is_float()) return x;  // (one width: the same type)
-    if (!from.is_float() && !to.is_float()) return x;  // same bits
+    if (from.is_float() == to.is_float()) return x;  // one width: the same type, or integers of the same bits
     if (from.is_float()) return emit((to.is_unsigned() ? "fptoui " : "fptosi ") + F + " " + x + " to " + T);
     return emit((from.is_unsigned() ? "uitofp " : "sitofp ") + F + " " + x + " to " + T);
   }
   if (u->op == Ops::WHERE) {
-    const DType c = resolve(u->src[0]->dtype);
-    const std::string cond = c.count == 1 ? "i1 " + value(u->src[0].get()).text : llvm_type(c) + " " + value(u->src[0].get()).text;
+    const std::string cond = llvm_type(resolve(u->src[0]->dtype)) + " " + value(u->src[0].get()).text;  // i1 or <n x i1>
     return emit("select " + cond + ", " + T + " " + whole(u->src[1].get(), t) + ", " + T + " " + whole(u->src[2].get(), t));
   }
   if (u->op == Ops::CMPLT || u->op == Ops::CMPNE) {
@@ -168,21 +170,16 @@ std::string IrWriter::vector_alu(const UOp* u) {
     default: return "";
     }
   }
-  auto fmuladd = [&](const std::string& a, const std::string& b, const std::string& c) {
-    return emit("call " + T + " " + intrinsic("fmuladd", t) + "(" + T + " " + a + ", " + T + " " + b + ", " + T + " " + c + ")");
-  };
   switch (u->op) {
-  case Ops::MULACC: return fmuladd(whole(u->src[0].get(), t), whole(u->src[1].get(), t), whole(u->src[2].get(), t));
+  case Ops::MULACC: return fmuladd(t, whole(u->src[0].get(), t), whole(u->src[1].get(), t), whole(u->src[2].get(), t));
   case Ops::ADD:
   case Ops::SUB: {
     const bool sub = u->op == Ops::SUB;
     for (int side = 0; side < 2; side++) {
       const UOp* mul = spelled(u->src[static_cast<size_t>(side)].get(), -1);
       if (mul->op != Ops::MUL || resolve(mul->dtype) != t || !c_inlined_.contains(mul)) continue;
-      std::string a = whole(mul->src[0].get(), t), b = whole(mul->src[1].get(), t), c = whole(u->src[static_cast<size_t>(1 - side)].get(), t);
-      if (sub && side == 0) c = emit("fneg " + T + " " + c);
-      if (sub && side == 1) a = emit("fneg " + T + " " + a);
-      return fmuladd(a, b, c);
+      return fmuladd(t, whole(mul->src[0].get(), t), whole(mul->src[1].get(), t), whole(u->src[static_cast<size_t>(1 - side)].get(), t),
+                     sub, side);
     }
     return binary(sub ? "fsub" : "fadd");
   }
@@ -275,8 +272,7 @@ std::string IrWriter::scalar_alu(const UOp* u, Ops op, DType res, const std::vec
   case Ops::WHERE: e = emit("select i1 " + a[0] + ", " + T + " " + a[1] + ", " + T + " " + a[2]); break;
   case Ops::MULACC: {
     if (f) {  // what clang emits for the C text's ((a*b)+c): fused where the host has FMA
-      e = emit("call " + T + " " + intrinsic("fmuladd", m) + "(" + T + " " + a[0] + ", " + T + " " + a[1] + ", " + T +
-               " " + a[2] + ")");
+      e = fmuladd(m, a[0], a[1], a[2]);
       break;
     }
     std::string p = bin(b ? "and" : "mul");

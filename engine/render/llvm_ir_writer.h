@@ -91,6 +91,7 @@ private:
 
   void find_c_inlining();
   const UOp* spelled(const UOp* u, int lane) const;
+  std::string fmuladd(DType m, std::string a, const std::string& b, std::string c, bool sub = false, int product_side = 0);
   std::string contracted(const std::vector<Val>& xs, bool sub, DType m);
   Val value(const UOp* u);
   Val lane(const UOp* u, int i);

@@ -18,9 +18,8 @@ bool int_like(const UOp& u) { return u.dtype.scalar().is_int() || u.dtype.scalar
 // The value of a scalar expression of constants alone (a few levels deep), as the constant folds would
 // compute it once they all ran; nullopt where it reads anything else.
 std::optional<double> constant_expression_value(const UOpPtr& u, int depth = 6) {
-  if (u->dtype.count != 1) return std::nullopt;
   if (u->op == Ops::CONST) return u->const_value();
-  if (depth == 0 || !op_in(u->op, kALU)) return std::nullopt;
+  if (u->dtype.count != 1 || depth == 0 || !op_in(u->op, kALU)) return std::nullopt;
   UOpList src;
   for (const UOpPtr& s : u->src) {
     std::optional<double> v = constant_expression_value(s, depth - 1);
@@ -59,8 +58,7 @@ std::vector<Rule> identity_rules() {
         // infinite constant times 0 gives NaN
         const UOpPtr& v = m["x"];
         if (int_like(*v)) return zero_like(v);
-        if (v->op == Ops::CONST && !std::isfinite(v->const_value())) return UOp::cnst(v->dtype, NAN);
-        // (an expression of constants only, a product of them waiting for the contracted fold: its value)
+        // a constant, or an expression of constants only (a product of them waits for the contracted fold)
         if (std::optional<double> c = constant_expression_value(v); c && !std::isfinite(*c)) return UOp::cnst(v->dtype, NAN);
         return UOp::cnst(v->dtype, 0.0);
       }),
@@ -113,15 +111,9 @@ std::vector<Rule> identity_rules() {
       // a store or load whose condition folded to true (a padded tile's lanes that are never padding)
       // stores or loads unconditionally
       srule("store_true_gate", P::op(Ops::STORE, {P::var("idx"), P::var("val"), P::cvar("g", {dtypes::bool_})}),
-            [](const Match& m) -> UOpPtr {
-              if (m["g"]->const_value() == 0) return nullptr;
-              return UOp::make(Ops::STORE, dtypes::void_, {m["idx"], m["val"]});
-            }),
+            [](const Match& m) -> UOpPtr { return is_true(m["g"]) ? UOp::make(Ops::STORE, dtypes::void_, {m["idx"], m["val"]}) : nullptr; }),
       srule("load_true_gate", P::op(Ops::LOAD, {P::var("idx"), P::cvar(), P::cvar("g", {dtypes::bool_})}, "ld"),
-            [](const Match& m) -> UOpPtr {
-              if (m["g"]->const_value() == 0) return nullptr;
-              return UOp::make(Ops::LOAD, m["ld"]->dtype, {m["idx"]});
-            }),
+            [](const Match& m) -> UOpPtr { return is_true(m["g"]) ? UOp::make(Ops::LOAD, m["ld"]->dtype, {m["idx"]}) : nullptr; }),
       srule("where_true_false", pwhere(P::var("x", {dtypes::bool_}), P::cnst(1), P::cnst(0)).dtypes({dtypes::bool_}),
             [](const Match& m) { return m["x"]; }),
       srule("where_false_true", pwhere(P::var("x", {dtypes::bool_}), P::cnst(0), P::cnst(1)).dtypes({dtypes::bool_}),

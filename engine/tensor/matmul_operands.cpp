@@ -42,10 +42,11 @@ int64_t packing_panel(const Tensor& w) {
   if (k * n * w.dtype().itemsize() <= host_cpu().l2_bytes) return 0;
   std::optional<RendererCaps> caps = tile_caps(w.device());
   if (!caps) return 0;
-  // float accumulators; the preferred row where the columns pad to it cheaply (the tile pads alike)
+  // float accumulators; the preferred row where the columns divide into it or pad to it cheaply (the
+  // tile pads alike), else two vectors where they divide
   const int64_t preferred = cpu_tile_preferred_row_columns(caps->vector_bytes, caps->vector_registers, 4);
   if (n > preferred && cpu_tile_padded_columns(n, preferred) % preferred == 0) return preferred;
-  const int64_t panel = cpu_tile_row_columns(caps->vector_bytes, caps->vector_registers, 4, n);
+  const int64_t panel = cpu_tile_two_vector_columns(caps->vector_bytes, 4);
   return n % panel == 0 && n > panel ? panel : 0;
 }
 

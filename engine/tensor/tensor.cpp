@@ -384,8 +384,7 @@ Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
   if (ndim() == 0) axes.clear();
   Shape kept = s_->shape;
   for (int64_t a : axes) kept[a] = 1;
-  // (as tinygrad's: an axis of size 1 is reduced by reshaping it away, no REDUCE_AXIS over it; the
-  // graph a gradient is taken of then folds the same way, NaNs included)
+  // (as tinygrad's _reduce_op: an axis of size 1 is reduced by reshaping it away, no REDUCE_AXIS over it)
   std::vector<int64_t> reduced;
   for (int64_t a : axes)
     if (s_->shape[a] != 1) reduced.push_back(a);
