@@ -49,6 +49,7 @@ struct KernelTarget {
   int vector_registers = 16;  // CPU: how many accumulators a register tile may hold
   int vector_bytes = 32;      // CPU: of each register (a tile row spans two of them)
   bool async_copy = false;    // cp.async and ldmatrix (CUDA sm_80 and newer): the STAGE opt
+  bool warp_shuffle = false;  // GROUP reduces combine within a warp by register exchanges (CUDA)
 };
 
 // A TC opt (see tensor_core.cpp): one warp computes a 16x8 tile of the output over K steps of 16 with

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "ir/metadata.h"
 #include "codegen/expander.h"
@@ -26,6 +27,10 @@ struct LowerContext {
   // GPU GROUP/GROUPTOP: reduce axes split across the threads of a work-group (they index by lidx)
   std::vector<int64_t> group_axes;
   std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
+  // warp shuffles: the lanes of a warp that take part (0: no shuffles), and the step in the thread id of
+  // each group axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
+  int64_t warp_lanes = 0;
+  std::map<int64_t, int64_t> lane_step;
   std::optional<TensorCoreLanes> tc;  // a TC kernel (codegen/tensor_core_lowering.h)
   // STAGE: the reads of staged operands from their shared tiles, by (buffer, view) of their LOAD
   std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
@@ -151,10 +156,59 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 
 namespace {
 
-// The second half of a GROUP reduce: each thread stores its partial result into a shared temp laid out
-// over the local, group and upcast axes, waits at a barrier, and every thread folds the group's partials
-// (unrolled: the linearizer nests loops by axis order, and this fold must follow the partial loops).
+bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Element types __shfl_xor_sync takes (half from cuda_fp16.h; no bool, char or short).
+bool shuffles(DType t) {
+  static const std::set<Scalar> ok{Scalar::Float16, Scalar::Float32, Scalar::Float64, Scalar::Int32, Scalar::UInt32,
+                                   Scalar::Int64, Scalar::UInt64};
+  return t.count == 1 && !t.is_ptr && ok.contains(t.scalar_type);
+}
+
+// Where a warp's lanes can exchange registers: a block of whole warps (or of fewer threads than one),
+// and the group axes whose neighbours along them sit at a power-of-two distance in the thread id.
+// CUDA numbers threads x fastest, then y, then z; lidxN is dim N.
+void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, const UOpList& local_ids) {
+  int64_t threads = 1;
+  for (int64_t d : locals) threads *= d;
+  if (threads % 32 != 0 && threads > 32) return;
+  std::array<int64_t, 3> dim_size{1, 1, 1};
+  for (const UOpPtr& id : local_ids)
+    for (const UOp* u : id->toposort())
+      if (u->op == Ops::SPECIAL) dim_size[static_cast<size_t>(u->arg.as_string().back() - '0')] = u->src[0]->const_int();
+  ctx.warp_lanes = std::min<int64_t>(threads, 32);
+  for (int64_t a : ctx.group_axes) {
+    const UOpPtr& id = ctx.idxs[a];
+    if (id->op != Ops::SPECIAL || !power_of_two(ctx.full_shape[a])) continue;
+    int64_t step = 1;
+    for (int d = 0; d < id->arg.as_string().back() - '0'; d++) step *= dim_size[static_cast<size_t>(d)];
+    if (power_of_two(step)) ctx.lane_step[a] = step;
+  }
+}
+
+// The second half of a GROUP reduce. Where the target has warp shuffles, the partials of one warp
+// combine first by butterfly exchanges (each step folds in the value of the lane whose id differs in
+// one bit of a group axis), after which every lane of the warp holds their result. What spans more
+// than a warp goes through a shared temp laid out over the local, group and upcast axes: each thread
+// stores its value, waits at a barrier, and every thread folds the values of the group (one per warp
+// where shuffles ran; unrolled: the linearizer nests loops by axis order, and this fold must follow
+// the partial loops).
 UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped) {
+  UOpPtr value = partial;
+  std::map<int64_t, int64_t> combined;  // group axis -> how many of its values each lane's value holds
+  bool all_in_warp = true;
+  for (int64_t a : grouped) {
+    auto step = ctx.lane_step.find(a);
+    int64_t n = 1;
+    if (ctx.warp_lanes > 0 && shuffles(dtype) && step != ctx.lane_step.end())
+      for (; n < ctx.full_shape[a] && step->second * n < ctx.warp_lanes; n *= 2) {
+        UOpPtr other = UOp::make(Ops::SHUFFLE_XOR, dtype, {value}, Arg(Arg::Tuple{Arg(step->second * n), Arg(ctx.warp_lanes)}));
+        value = UOp::make(op, dtype, {value, other});
+      }
+    combined[a] = n;
+    all_in_warp = all_in_warp && n == ctx.full_shape[a];
+  }
+  if (all_in_warp) return value;
   int64_t size = 1;
   for (int64_t a : ctx.shared_axes) size *= ctx.full_shape[a];
   UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
@@ -169,14 +223,14 @@ UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partia
     }
     return off;
   };
-  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset({})}), partial});
+  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset({})}), value});
   UOpPtr barrier = UOp::make(Ops::BARRIER, dtypes::void_, {store});
-  // every combination of the grouped axes, first axis outermost, folded in order
+  // one value of each warp's along every grouped axis, first axis outermost, folded in order
   std::vector<std::map<int64_t, int64_t>> combos{{}};
   for (int64_t a : grouped) {
     std::vector<std::map<int64_t, int64_t>> next;
     for (const auto& c : combos)
-      for (int64_t k = 0; k < ctx.full_shape[a]; k++) {
+      for (int64_t k = 0; k < ctx.full_shape[a]; k += combined[a]) {
         auto d = c;
         d[a] = k;
         next.push_back(std::move(d));
@@ -495,6 +549,7 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
       if (kinds[i] == AxisKind::Local || kinds[i] == AxisKind::GroupReduce || kinds[i] == AxisKind::Upcast)
         ctx.shared_axes.push_back(static_cast<int64_t>(i));
     }
+    if (k.target().warp_shuffle && !k.tensor_core()) plan_warp_lanes(ctx, locals, l);
   }
   if (k.tensor_core()) {
     LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 3, "a TC kernel without its lanes and mma axes");

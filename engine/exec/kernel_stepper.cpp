@@ -103,6 +103,12 @@ WmmaOperands wmma_operands(const KernelStepping& s, const SteppedUOp& st, int l)
   return o;
 }
 
+// The work-item whose value a SHUFFLE_XOR (at step `st`) reads: the lane of its group at the arg's xor.
+int64_t shuffle_partner(const KernelStepping& s, const SteppedUOp& st, const UOp* shuffle) {
+  const int64_t in_group = st.item % s.group_items;
+  return st.item - in_group + (in_group ^ shuffle->arg.as_tuple().at(0).as_int());
+}
+
 std::string target_of_device(const std::string& device) {
   std::string base = device.substr(0, device.find(':'));
   if (base == "CUDA" || base == "OPENCL" || base == "LLVM") return base;
@@ -357,6 +363,13 @@ Fingerprints fingerprint(const KernelStepping& s) {
         f.h = comb(comb(0xAC, static_cast<uint64_t>(Ops::ADD)), f.sum);
         break;
       }
+      case Ops::SHUFFLE_XOR: {  // another lane's value, as it holds it
+        const int64_t own = item_key;
+        item_key = shuffle_partner(s, st, u) * n_uops;
+        f = src_fp(u->src[0].get(), 0);
+        item_key = own;
+        break;
+      }
       case Ops::CAST:  // a float widened holds the same value: what it computes is unchanged
         if (u->dtype.scalar().is_float() && u->src[0]->dtype.scalar().is_float() && u->dtype.scalar().itemsize() > u->src[0]->dtype.scalar().itemsize()) {
           f = src_fp(u->src[0].get(), l);
@@ -562,6 +575,11 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
         def_of(u->src[static_cast<size_t>(12 + l)].get(), 0, d);
         break;
       }
+      case Ops::SHUFFLE_XOR:
+        item = shuffle_partner(s, st, u);
+        def_of(u->src[0].get(), 0, d);
+        item = st.item;
+        break;
       default:
         for (const UOpPtr& x : u->src) def_of(x.get(), l, d);
       }

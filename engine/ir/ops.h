@@ -6,7 +6,9 @@
 // through a view and lower it to the view's index expression); ASYNC_COPY (a GPU copy of a few bytes
 // from global to shared memory that bypasses registers, CUDA's cp.async; a BARRIER over copies waits
 // for them); LOAD_MATRIX (a warp's load of 8x8 matrices of 16-bit values from shared memory, CUDA's
-// ldmatrix: each lane gives one row's address and gets two values of every matrix).
+// ldmatrix: each lane gives one row's address and gets two values of every matrix); SHUFFLE_XOR (a
+// warp's exchange of registers, CUDA's __shfl_xor_sync: each lane gets its value from the lane whose
+// id differs by the arg's xor; arg (xor, lanes of the warp taking part)).
 #pragma once
 #include <bitset>
 #include <cstdint>
@@ -101,7 +103,8 @@ namespace loupe {
   X(MULTI, 0, "#f6ccff")                                                                                               \
   X(CUSTOM, 0, "#ffffff")                                                                                              \
   X(ASYNC_COPY, 0, "#ffc0e0")                                                                                          \
-  X(LOAD_MATRIX, 0, "#ffc0c0")
+  X(LOAD_MATRIX, 0, "#ffc0c0")                                                                                          \
+  X(SHUFFLE_XOR, 0, "#ffc0c0")
 
 enum OpGroupBits : uint32_t {
   kUnary = 1u << 0, kBinary = 1u << 1, kTernary = 1u << 2, kCommutative = 1u << 3, kAssociative = 1u << 4,

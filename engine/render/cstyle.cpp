@@ -558,6 +558,13 @@ void KernelWriter::render_one(const UOp* u) {
     declare(u, "wmma", call("wmma_" + u->arg.as_string(), rtype(u->src.at(0).get()), args));
     return;
   }
+  case Ops::SHUFFLE_XOR: {  // another lane's value of a register: the dialect's intrinsic
+    const Arg::Tuple& a = u->arg.as_tuple();
+    std::string read = R.warp_shuffle_xor(text(u->src.at(0).get()), a.at(0).as_int(), a.at(1).as_int());
+    if (!R.caps().warp_shuffle || read.empty()) fail(u, "SHUFFLE_XOR on a device without warp shuffles");
+    declare(u, "shfl", read);
+    return;
+  }
   default: render_value(u); return;
   }
 }

@@ -91,6 +91,9 @@ public:
                                   bool /*transposed*/) const {
     return "";
   }
+  // SHUFFLE_XOR: `value` as the lane whose id differs by `lane_xor` holds it, the first `lanes` lanes of
+  // the warp taking part; "" where unsupported.
+  virtual std::string warp_shuffle_xor(const std::string& /*value*/, int64_t /*lane_xor*/, int64_t /*lanes*/) const { return ""; }
 
 protected:
   RendererCaps caps_;

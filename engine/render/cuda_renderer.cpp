@@ -1,6 +1,7 @@
 #include "render/cuda_renderer.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "support/error.h"
 
@@ -22,6 +23,7 @@ RendererCaps cuda_caps() {
   c.local_max = {1024, 1024, 64};
   c.shared_max = 49152;  // static __shared__ per block
   c.code_for_op = gpu_native_ops();
+  c.warp_shuffle = true;  // __shfl_xor_sync: every CUDA GPU since sm_30, warps of 32
   return c;
 }
 
@@ -144,6 +146,12 @@ std::string CUDARenderer::load_matrix(const std::string& name, const std::string
   return cat("__align__(16) ", type, " ", name, "[", 2 * count, "]; asm volatile(\"{ .reg .u64 s; cvta.to.shared.u64 s, %", count,
              "; ldmatrix.sync.aligned.m8n8.x", count, transposed ? ".trans" : "", ".shared.b16 {", regs, "}, [s]; }\" : ", outs,
              " : \"l\"(", row, ") : \"memory\");");
+}
+
+std::string CUDARenderer::warp_shuffle_xor(const std::string& value, int64_t lane_xor, int64_t lanes) const {
+  std::ostringstream members;  // the lanes taking part: all 32, or the first `lanes` of a smaller block
+  members << "0x" << std::hex << (lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1) << "u";
+  return cat("__shfl_xor_sync(", members.str(), ", ", value, ", ", lane_xor, ")");
 }
 
 std::string CUDARenderer::async_copy_wait(int64_t pending) const {

@@ -1,7 +1,7 @@
 // The CUDA C renderer (device CUDA; compiled by NVRTC, runtime/cuda/): blockIdx/threadIdx launch ids,
 // __shared__ temps with __syncthreads(), `extern "C" __global__` kernels with __launch_bounds__ of their
 // work-group size, cp.async for ASYNC_COPY and ldmatrix for
-// LOAD_MATRIX (sm_80 and newer, as tensor cores), half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
+// LOAD_MATRIX (sm_80 and newer, as tensor cores), __shfl_xor_sync for SHUFFLE_XOR, half from cuda_fp16.h, bfloat16 as its bits with the CPU's rounding helpers.
 #pragma once
 #include "render/opencl_renderer.h"
 
@@ -27,6 +27,7 @@ public:
   std::string async_copy_wait(int64_t pending) const override;
   std::string load_matrix(const std::string& name, const std::string& type, const std::string& row, int64_t count,
                           bool transposed) const override;  // ldmatrix
+  std::string warp_shuffle_xor(const std::string& value, int64_t lane_xor, int64_t lanes) const override;  // __shfl_xor_sync
 };
 
 } // namespace loupe

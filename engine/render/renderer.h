@@ -30,6 +30,10 @@ struct RendererCaps {
   // Asynchronous copies into shared memory and warp matrix loads from it (ASYNC_COPY, LOAD_MATRIX: the
   // STAGE opt): CUDA's cp.async and ldmatrix, sm_80 and newer.
   bool async_copy = false;
+  // The lanes of a warp of 32 read each other's registers (SHUFFLE_XOR, CUDA's __shfl_xor_sync): a
+  // GROUP reduce combines the partials within each warp that way and only one per warp goes through
+  // shared memory.
+  bool warp_shuffle = false;
   // Vector registers of this many bytes (0: none): the vectorizer joins the upcast lanes of a store
   // into vector loads, stores and the ALU ops in vector_ops, which the renderer spells as operators.
   int vector_bytes = 0;

@@ -20,6 +20,7 @@
 using namespace loupe;
 
 Q_DECLARE_METATYPE(std::vector<int64_t>)
+Q_DECLARE_METATYPE(std::vector<Opt>)
 
 namespace {
 std::vector<const UOp*> specials_of(const UOpList& idxs) {
@@ -303,6 +304,51 @@ private slots:
     for (const QString& o : opts)
       QVERIFY2(applied.find("Opt(op=OptOps." + o.toStdString() + ")") != std::string::npos, applied.c_str());
     QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(threads));
+  }
+
+  // GROUP reduces on CUDA: the partials of each warp combine by __shfl_xor_sync butterflies (one
+  // exchange per bit of the group id inside the warp), one value per warp goes through shared memory,
+  // none when the whole group is one warp. Where the lanes of a group are not a power-of-two step apart
+  // inside whole warps, and on devices without shuffles (OpenCL), every partial goes through memory.
+  void group_reduce_shuffles_within_warps_data() {
+    QTest::addColumn<std::string>("expression");
+    QTest::addColumn<std::vector<Opt>>("opts");
+    QTest::addColumn<bool>("opencl");
+    QTest::addColumn<int>("shuffles");
+    QTest::addColumn<int>("shared_loads");  // reads of the shared temp (0: there is none)
+    using O = OptOp;
+    QTest::newRow("256 threads") << std::string("reduce_all") << std::vector<Opt>{{O::GROUPTOP, 0, 256}} << false << 5 << 8;
+    QTest::newRow("one half-warp") << std::string("reduce") << std::vector<Opt>{{O::GROUPTOP, 0, 16}} << false << 4 << 0;
+    QTest::newRow("groups at step 4") << std::string("reduce") << std::vector<Opt>{{O::GROUP, 0, 16}, {O::LOCAL, 0, 4}} << false << 3 << 2;
+    QTest::newRow("groups at step 2, upcast") << std::string("max_reduce")
+                                              << std::vector<Opt>{{O::LOCAL, 0, 2}, {O::GROUP, 0, 4}, {O::UPCAST, 0, 2}} << false << 4 << 0;
+    QTest::newRow("group of 12") << std::string("max_reduce") << std::vector<Opt>{{O::GROUP, 0, 12}} << false << 0 << 12;
+    QTest::newRow("48 threads") << std::string("rows12") << std::vector<Opt>{{O::GROUP, 0, 16}, {O::LOCAL, 0, 3}} << false << 0 << 16;
+    QTest::newRow("groups at step 3") << std::string("rows12") << std::vector<Opt>{{O::GROUP, 0, 32}, {O::LOCAL, 0, 3}} << false << 0 << 32;
+    QTest::newRow("OpenCL") << std::string("reduce_all") << std::vector<Opt>{{O::GROUPTOP, 0, 256}} << true << 0 << 256;
+  }
+  void group_reduce_shuffles_within_warps() {
+    QFETCH(std::string, expression);
+    QFETCH(std::vector<Opt>, opts);
+    QFETCH(bool, opencl);
+    QFETCH(int, shuffles);
+    QFETCH(int, shared_loads);
+    CUDARenderer cuda;
+    OpenCLRenderer ocl;
+    const Renderer& r = opencl ? static_cast<const Renderer&>(ocl) : cuda;
+    Tensor out = expression == "rows12" ? Tensor::empty({12, 64}).sum(1) : test::golden_expression(expression);
+    test::PlannedKernel p = test::plan_with_opts(test::last_kernel(out).ast, r, opts);
+    int got_shuffles = 0, got_loads = 0;
+    bool barrier = false;
+    for (const UOpPtr& u : p.linear) {
+      got_shuffles += u->op == Ops::SHUFFLE_XOR;
+      got_loads += u->op == Ops::LOAD && u->src[0]->src[0]->op == Ops::DEFINE_LOCAL;
+      barrier = barrier || u->op == Ops::BARRIER;
+    }
+    QCOMPARE(got_shuffles, shuffles);
+    QCOMPARE(got_loads, shared_loads);
+    QCOMPARE(barrier, shared_loads > 0);
+    QCOMPARE(p.rendered.source.find("__shfl_xor_sync") != std::string::npos, shuffles > 0);
   }
 
   // A transformer's MLP down-projection (128 x 768 outputs of 3072 products) ran as 64 work-groups on an

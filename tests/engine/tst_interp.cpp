@@ -232,27 +232,36 @@ private Q_SLOTS:
     QVERIFY(std::fmaf(a, b, c) != product + c);
   }
 
-  // Kernels planned for CUDA: work-groups, local memory and barriers (GROUP), locals and upcasts.
+  // Kernels planned for CUDA: work-groups, local memory and barriers (GROUP), warp shuffles, locals and
+  // upcasts.
   void gpuStyleKernelsMatch_data() {
     QTest::addColumn<std::string>("expression");
     QTest::addColumn<std::vector<Opt>>("opts");
     QTest::addColumn<bool>("barrier");
-    QTest::newRow("GROUPTOP reduce") << std::string("reduce") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 16}} << true;
-    QTest::newRow("GROUP max") << std::string("max_reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 8}} << true;
-    QTest::newRow("reduce all, grouped") << std::string("reduce_all") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 256}} << true;
+    QTest::addColumn<bool>("shuffles");
+    QTest::newRow("GROUPTOP reduce, one half-warp") << std::string("reduce") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 16}} << false << true;
+    QTest::newRow("GROUP max") << std::string("max_reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 8}} << false << true;
+    QTest::newRow("reduce all, grouped") << std::string("reduce_all") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 256}} << true << true;
+    QTest::newRow("groups at step 4, warps and memory") << std::string("reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 16}, {OptOp::LOCAL, 0, 4}}
+                                                        << true << true;
+    QTest::newRow("GROUP max, upcast lanes") << std::string("max_reduce")
+                                             << std::vector<Opt>{{OptOp::LOCAL, 0, 2}, {OptOp::GROUP, 0, 4}, {OptOp::UPCAST, 0, 2}} << false << true;
+    QTest::newRow("group of 12") << std::string("max_reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 12}} << true << false;
     QTest::newRow("matmul LOCAL UPCAST") << std::string("matmul")
-                                        << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false;
-    QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false;
+                                        << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false << false;
+    QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false << false;
   }
   void gpuStyleKernelsMatch() {
     QFETCH(std::string, expression);
     QFETCH(std::vector<Opt>, opts);
     QFETCH(bool, barrier);
+    QFETCH(bool, shuffles);
     UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
     InterpRenderer cuda("CUDA"), cpu("CPU");
     KernelPlan g = plan_kernel(ast, cuda, opts), ref = plan_kernel(ast, cpu, true);
     QCOMPARE(has_op(g.linear, Ops::BARRIER), barrier);
     QCOMPARE(has_op(g.linear, Ops::DEFINE_LOCAL), barrier);
+    QCOMPARE(has_op(g.linear, Ops::SHUFFLE_XOR), shuffles);
     QVERIFY(has_op(g.linear, Ops::SPECIAL));
     QVERIFY(g.rendered.local[0] * g.rendered.local[1] * g.rendered.local[2] > 1);
     expect_same_output(g, cuda, ref, cpu);

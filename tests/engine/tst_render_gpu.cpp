@@ -77,6 +77,8 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   using O = OptOp;
   if (kernel == "elementwise") return {{O::UPCAST, 1, 4}, {O::LOCAL, 0, 4}};
   if (kernel == "reduce") return {{O::GROUPTOP, 0, 16}};
+  // 256 threads: each warp's partials combine by shuffles, the 8 warps' through shared memory
+  if (kernel == "reduce_warps") return {{O::GROUPTOP, 0, 256}, {O::UNROLL, 1, 4}};
   if (kernel == "max_reduce") return {{O::LOCAL, 0, 2}, {O::GROUP, 0, 4}};
   // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
@@ -92,8 +94,13 @@ RenderedKernel render_golden(const std::string& backend, const std::string& kern
   if (kernel == "gated_load") return r.render(kernel, kernel_gated());
   if (kernel == "floor_divmod") return r.render(kernel, kernel_floor_divmod(12));
   if (kernel == "float4_scale") return r.render(kernel, kernel_float4());
-  std::string expression = kernel == "tc_matmul_half_staged" ? "tc_matmul_half_64" : kernel;
+  std::string expression = kernel == "tc_matmul_half_staged" ? "tc_matmul_half_64" : kernel == "reduce_warps" ? "reduce_all" : kernel;
   return plan_with_opts(last_kernel(golden_expression(expression)).ast, r, golden_opts(kernel)).rendered;
+}
+
+// A row max of `t` over 256 threads (4 rows x 64): shuffles in the warps, then shared memory.
+std::string grouped_max_source(const Renderer& r, DType t) {
+  return plan_with_opts(last_kernel(Tensor::empty({16, 1024}, t).max(1)).ast, r, {{OptOp::GROUP, 0, 64}, {OptOp::LOCAL, 0, 4}}).rendered.source;
 }
 
 std::string golden_text(const RenderedKernel& k) {
@@ -116,7 +123,8 @@ private slots:
       for (const char* k : {"elementwise", "reduce", "max_reduce", "matmul", "conv", "int_divmod", "gated_load", "floor_divmod",
                             "float4_scale"})
         QTest::newRow((std::string(b) + " " + k).c_str()) << b << k;
-    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16", "tc_matmul_half_staged"}) QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
+    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16", "tc_matmul_half_staged", "reduce_warps"})
+      QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
   }
 
   void golden() {
@@ -142,9 +150,11 @@ private slots:
     QCOMPARE(ocl.local[0], int64_t(16));
     RenderedKernel cu = render_golden("cuda", "reduce");
     QVERIFY(cu.source.find("extern \"C\" __global__ void __launch_bounds__(16) r_") != std::string::npos);
-    QVERIFY(cu.source.find("__shared__ __align__(16) float temp0[16];") != std::string::npos);
-    QVERIFY(cu.source.find("__syncthreads();") != std::string::npos);
+    QVERIFY(cu.source.find("__shfl_xor_sync(0xffffu, ") != std::string::npos);  // a half-warp: no shared memory
     QVERIFY(cu.source.find("threadIdx.x") != std::string::npos);
+    RenderedKernel warps = render_golden("cuda", "reduce_warps");
+    QVERIFY(warps.source.find("__shared__ __align__(16) float temp0[256];") != std::string::npos);
+    QVERIFY(warps.source.find("__syncthreads();") != std::string::npos);
     RenderedKernel mt = render_golden("metal", "reduce");
     QVERIFY(mt.source.find("threadgroup float temp0[16];") != std::string::npos);
     QVERIFY(mt.source.find("uint3 gid [[threadgroup_position_in_grid]], uint3 lid [[thread_position_in_threadgroup]]) {") !=
@@ -201,6 +211,10 @@ __device__ float __int_as_float(int); __device__ int __float_as_int(float);
 __device__ unsigned int __float_as_uint(float); __device__ float __uint_as_float(unsigned int);
 __device__ double __longlong_as_double(long long); __device__ long long __double_as_longlong(double);
 __device__ void __syncthreads();
+__device__ float __shfl_xor_sync(unsigned, float, int, int = 32); __device__ double __shfl_xor_sync(unsigned, double, int, int = 32);
+__device__ int __shfl_xor_sync(unsigned, int, int, int = 32); __device__ unsigned __shfl_xor_sync(unsigned, unsigned, int, int = 32);
+__device__ long long __shfl_xor_sync(unsigned, long long, int, int = 32);
+__device__ unsigned long long __shfl_xor_sync(unsigned, unsigned long long, int, int = 32);
 __device__ float sqrtf(float); __device__ float truncf(float); __device__ float floorf(float);
 __device__ float fmodf(float, float); __device__ float copysignf(float, float); __device__ float fmaf(float, float, float);
 __device__ double sqrt(double); __device__ double trunc(double); __device__ double floor(double);
@@ -219,6 +233,7 @@ __device__ longlong2 make_longlong2(long long, long long); __device__ ulonglong2
     write("cuda_fp16.h", R"(struct __half { unsigned short x; __device__ __half() {} __device__ __half(float); __device__ operator float() const; };
 typedef __half half;
 __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_as_half(unsigned short);
+__device__ __half __shfl_xor_sync(unsigned, __half, int, int = 32);
 )");
     NamedSources sources = golden_sources("cuda", ".cu");
     const Renderer& cuda = renderer_for("cuda");
@@ -235,6 +250,8 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
     sources.push_back({"bitcast", cuda.render("k", elementwise(dtypes::int32, {dtypes::float32}, 8, [](const UOpList& v) {
                                                 return UOp::make(Ops::BITCAST, dtypes::int32, {v[0]});
                                               })).source});
+    for (DType t : {dtypes::float16, dtypes::float32, dtypes::float64, dtypes::int32, dtypes::uint32, dtypes::int64, dtypes::uint64})
+      sources.push_back({"grouped max " + t.name(), grouped_max_source(cuda, t)});
     for (const char* e : {"elementwise", "reduce_all", "matmul", "conv"})
       sources.push_back({std::string(e) + "_grouped", plan_with_opts(last_kernel(golden_expression(e)).ast, cuda,
                                                                        std::string(e) == "reduce_all"
@@ -272,6 +289,8 @@ __device__ unsigned short __half_as_ushort(__half); __device__ __half __ushort_a
       QVERIFY2(p.rendered.source.find("ldmatrix") != std::string::npos, p.rendered.source.c_str());
       sources.push_back({"staged " + t.name(), p.rendered.source});
     }
+    for (DType t : {dtypes::float16, dtypes::float64, dtypes::int32, dtypes::uint64})  // __shfl_xor_sync's overloads
+      sources.push_back({"grouped max " + t.name(), grouped_max_source(sm90, t)});
     using O = OptOp;  // a float32 matmul staged as BEAM may choose it
     Tensor a = Tensor::empty({64, 64}), b = Tensor::empty({64, 64});
     sources.push_back({"staged float32", plan_with_opts(last_kernel(a.matmul(b)).ast, sm90,

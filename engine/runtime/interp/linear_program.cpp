@@ -41,6 +41,7 @@ struct LinearProgram::Instr {
   int from_buffer = 0, from_param = -1;  // ASYNC_COPY: the global buffer it copies from (the above: to)
   int64_t from_limit = -1;
   bool transposed = false;  // LOAD_MATRIX: its matrices read transposed (lanes / 2 of them)
+  int64_t lane_xor = 0, warp_lanes = 0;  // SHUFFLE_XOR: the lane it reads (by xor), the lanes taking part
   int64_t special_dim = 0;
   char special_kind = 0;    // 'g', 'l', 'i'
 };
@@ -272,6 +273,15 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       needs_sync_ = true;
       break;
     case Ops::BARRIER: needs_sync_ = true; break;
+    case Ops::SHUFFLE_XOR: {
+      const Arg::Tuple& a = u->arg.as_tuple();
+      if (u->dtype.count != 1 || a.size() != 2) fail(u, "SHUFFLE_XOR reads one value of another lane: arg (xor, lanes)");
+      in.lane_xor = a[0].as_int();
+      in.warp_lanes = a[1].as_int();
+      if (in.lane_xor <= 0 || in.lane_xor >= in.warp_lanes || in.warp_lanes > 32) fail(u, "SHUFFLE_XOR's lane is outside its warp");
+      needs_sync_ = true;
+      break;
+    }
     default: break;
     }
     if (is_alu(u->op)) {
@@ -331,6 +341,7 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
     case Ops::ENDIF: report = false; break;
     case Ops::BARRIER:
     case Ops::WMMA:
+    case Ops::SHUFFLE_XOR:
     case Ops::LOAD_MATRIX: return pc;
     case Ops::DEFINE_VAR: s[in.dst].i = (*g.vars)[static_cast<size_t>(in.special_dim)]; break;
     case Ops::SPECIAL: {
@@ -499,6 +510,25 @@ void LinearProgram::warp_load_matrix(Group& g, int pc) const {
   }
 }
 
+// __shfl_xor_sync for each warp of the group: every lane takes the value its partner had. Every lane
+// that runs it must take part, as CUDA requires (the first warp_lanes lanes of a warp).
+void LinearProgram::warp_shuffle(Group& g, int pc) const {
+  const Instr& in = code_[static_cast<size_t>(pc)];
+  const size_t n = g.items.size(), lanes = static_cast<size_t>(in.warp_lanes);
+  if (n % 32 != 0 && n != lanes)
+    throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, ") takes ", lanes,
+                    " lanes of each warp, the work-group has ", n, " work-items"));
+  std::vector<Lane> from(n);
+  for (size_t i = 0; i < n; i++) from[i] = g.items[i].slots[static_cast<size_t>(in.src[0])];
+  for (size_t i = 0; i < n; i++) {
+    const size_t j = i ^ static_cast<size_t>(in.lane_xor);
+    if (j >= n || j % 32 >= lanes)
+      throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, "): work-item ",
+                      g.items[i].index, " reads lane ", j % 32, ", which does not take part"));
+    g.items[i].slots[static_cast<size_t>(in.dst)] = from[j];
+  }
+}
+
 void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
                         const LaunchDims& local, ExecutionWatcher* w) const {
   if (bufs.size() != buffers_.size())
@@ -542,9 +572,10 @@ void LinearProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
                               "barrier: item 0 stopped at position ", at, ", item ", k, " at ", pcs[k]));
           if (at < 0) break;
           const Ops warp_op = code_[static_cast<size_t>(at)].op;
-          if (warp_op == Ops::WMMA || warp_op == Ops::LOAD_MATRIX) {
+          if (warp_op == Ops::WMMA || warp_op == Ops::LOAD_MATRIX || warp_op == Ops::SHUFFLE_XOR) {
             if (warp_op == Ops::WMMA) warp_mma(g, at);
-            else warp_load_matrix(g, at);
+            else if (warp_op == Ops::LOAD_MATRIX) warp_load_matrix(g, at);
+            else warp_shuffle(g, at);
             const Instr& in = code_[static_cast<size_t>(at)];
             for (Item& it : g.items)
               if (it.watched) w->executed(ExecutedStep{at, it.index, it.slots.data() + in.dst, in.lanes, nullptr}, it.slots.data());

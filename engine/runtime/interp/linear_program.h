@@ -3,7 +3,8 @@
 // work-item with no compiler. GPU-style kernels run as the hardware would: every work-group's items
 // run to each BARRIER in turn (local memory is per group), and a WMMA gathers the fragments of the
 // 32 lanes of each warp (mma.sync m16n8k16's layouts) before any of them goes on, as a LOAD_MATRIX
-// (ldmatrix) hands each lane the rows other lanes addressed.
+// (ldmatrix) hands each lane the rows other lanes addressed and a SHUFFLE_XOR (__shfl_xor_sync) the
+// value of its partner lane.
 //
 // Values round exactly as the C backend's code (lane_ops.h), including the fused multiply-adds the C
 // compiler makes of a product written inside a sum (the C renderer's inlining decides where). Every
@@ -93,6 +94,7 @@ private:
   int exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const;  // runs to the end (-1) or a sync point (its pc)
   void warp_mma(Group& g, int pc) const;
   void warp_load_matrix(Group& g, int pc) const;
+  void warp_shuffle(Group& g, int pc) const;
 
   std::string name_;
   UOpList uops_;
@@ -105,7 +107,7 @@ private:
   std::vector<int64_t> local_sizes_;  // elements of each local temp
   std::vector<DType> local_dtypes_;
   LaunchDims global_{1, 1, 1}, local_{1, 1, 1};
-  bool needs_sync_ = false;  // BARRIER or WMMA: items of a group run in step
+  bool needs_sync_ = false;  // BARRIER or a warp op: items of a group run in step
 };
 
 } // namespace loupe::interp

@@ -1,30 +1,18 @@
 /* global 32,1,1 local 16,1,1 */
 extern "C" __global__ void __launch_bounds__(16) r_32_16_4(float* data0, const float* data1) {
   int gidx0 = blockIdx.x; /* 32 */
-  __shared__ __align__(16) float temp0[16];
-  int lidx0 = threadIdx.x; /* 16 */
   float acc0 = 0.0f;
+  int lidx0 = threadIdx.x; /* 16 */
   for (int ridx2 = 0; ridx2 < 4; ridx2++) {
     float val0 = *(data1+(gidx0*64)+(lidx0*4)+ridx2);
     acc0 = (acc0+val0);
   }
-  *(temp0+lidx0) = acc0;
-  __syncthreads();
-  float val1 = *(temp0+0);
-  float val2 = *(temp0+1);
-  float val3 = *(temp0+2);
-  float val4 = *(temp0+3);
-  float val5 = *(temp0+4);
-  float val6 = *(temp0+5);
-  float val7 = *(temp0+6);
-  float val8 = *(temp0+7);
-  float val9 = *(temp0+8);
-  float val10 = *(temp0+9);
-  float val11 = *(temp0+10);
-  float val12 = *(temp0+11);
-  float val13 = *(temp0+12);
-  float val14 = *(temp0+13);
-  float val15 = *(temp0+14);
-  float val16 = *(temp0+15);
-  if ((lidx0<1)) *(data0+gidx0) = (val1+val2+val3+val4+val5+val6+val7+val8+val9+val10+val11+val12+val13+val14+val15+val16);
+  float shfl0 = __shfl_xor_sync(0xffffu, acc0, 1);
+  float alu0 = (acc0+shfl0);
+  float shfl1 = __shfl_xor_sync(0xffffu, alu0, 2);
+  float alu1 = (alu0+shfl1);
+  float shfl2 = __shfl_xor_sync(0xffffu, alu1, 4);
+  float alu2 = (alu1+shfl2);
+  float shfl3 = __shfl_xor_sync(0xffffu, alu2, 8);
+  if ((lidx0<1)) *(data0+gidx0) = (alu2+shfl3);
 }
