@@ -296,14 +296,20 @@ private Q_SLOTS:
     QVERIFY2(panel->headerText().contains(QStringLiteral("First divergence")), qPrintable(panel->headerText()));
     QVERIFY2(panel->headerText().contains(QStringLiteral("optimized for CUDA")), qPrintable(panel->headerText()));
     QVERIFY2(panel->headerText().contains(QStringLiteral("summed in a different order")), qPrintable(panel->headerText()));
-    // the other run: the CUDA plan's work-group, its GROUP partial sums through local memory
+    // the other run: the CUDA plan's work-group, its GROUP partial sums through warp shuffles and local memory
     QVERIFY(panel->otherRunButton()->isVisible());
     panel->otherRunButton()->click();
     QVERIFY2(panel->headerText().contains(QStringLiteral("interpreted for CUDA")), qPrintable(panel->headerText()));
     QVERIFY(panel->source()->toPlainText().contains(QStringLiteral("__shared__")));
-    bool otherItems = false;
-    for (int r = 0; r < panel->steps()->count(); r++) otherItems = otherItems || panel->steps()->item(r)->text().contains(QStringLiteral("(work-item"));
+    QVERIFY(panel->source()->toPlainText().contains(QStringLiteral("__shfl_xor_sync")));
+    bool otherItems = false, shuffled = false;
+    for (int r = 0; r < panel->steps()->count(); r++) {
+      const QString line = panel->steps()->item(r)->text();
+      otherItems = otherItems || line.contains(QStringLiteral("(work-item"));
+      shuffled = shuffled || (line.contains(QStringLiteral("SHUFFLE_XOR")) && line.contains(QStringLiteral("(work-item")));
+    }
     QVERIFY(otherItems);
+    QVERIFY(shuffled);  // the element's partial sums come from other lanes' registers too
     for (int r = 0; r < panel->steps()->count(); r++)
       if (panel->steps()->item(r)->text().contains(QStringLiteral("LOAD temp0"))) {
         panel->steps()->setCurrentRow(r);
