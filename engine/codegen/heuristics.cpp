@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "codegen/kernel.h"
+#include "ir/cooperative_rows.h"
 #include "render/cpu_tile.h"
 #include "render/renderer.h"
 
@@ -19,6 +20,7 @@ public:
     for (int64_t s : k_.full_shape())
       if (s == 0) return;  // an empty kernel has nothing to optimize
     if (k_.tensor_core_heuristics()) return;
+    if (share_row_reduces_in_groups()) return;
     if (group_contiguous_rows()) return;
     if (group_small_reduce()) return;
     upcast_masked_axis();
@@ -69,6 +71,31 @@ private:
     for (size_t a = 0; a < fs.size(); a++)
       if (std::find(which.begin(), which.end(), kinds[a]) != which.end()) n *= fs[a];
     return n;
+  }
+
+  // GPU: a kernel without a reduce of its own that reads nested reduces constant along its last axis (a
+  // softmax's max and sum of exps, a layer norm's statistics) gives each row to one work-group
+  // (ir/cooperative_rows.h): 4 adjacent elements per thread where the row allows (vector loads and
+  // stores), the row's threads as LOCAL, the rest of the row upcast. The group's threads then split
+  // each nested reduce's loop, and the row is read from memory once per reduce.
+  bool share_row_reduces_in_groups() {
+    const KernelTarget& t = k_.target_;
+    if (!(t.has_local && t.has_shared) || k_.has_reduce() || !k_.has_nested_reduce() || k_.first_reduce() == 0) return false;
+    const size_t last = k_.first_reduce() - 1;
+    const int64_t row = k_.full_shape()[last];
+    bool nested_rows = false;
+    for (size_t b = 0; b < buffers(); b++)
+      if (is_nested_reduce(k_.bufs_[b].get())) {
+        if (!broadcast_in(b, last)) return false;
+        nested_rows = true;
+      }
+    if (!nested_rows || cooperative_row_lanes(row) == 0) return false;
+    const int64_t per_thread = row % 4 == 0 && cooperative_row_lanes(row / 4) != 0 ? 4 : 1;
+    if (per_thread > 1 && !try_opt({OptOp::UPCAST, static_cast<int64_t>(last), per_thread})) return false;
+    const int64_t left = k_.full_shape()[last], lanes = cooperative_row_lanes(left);
+    if (!try_opt({OptOp::LOCAL, static_cast<int64_t>(last), lanes})) return false;
+    if (left > lanes) try_opt({OptOp::UPCAST, static_cast<int64_t>(last), left / lanes});
+    return true;
   }
 
   // GPU: a reduce along contiguous rows (a big sum's partial rows, softmax's max and sum, a layer

@@ -26,6 +26,7 @@ struct LowerContext {
   int64_t acc_count = 0;
   // GPU GROUP/GROUPTOP: reduce axes split across the threads of a work-group (they index by lidx)
   std::vector<int64_t> group_axes;
+  std::vector<int64_t> local_axes;   // LOCAL axes (lidx): the threads that may share a nested reduce's row
   std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
   // warp shuffles: the lanes of a warp that take part (0: no shuffles), and the step in the thread id of
   // each group axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
@@ -166,7 +167,7 @@ bool shuffles(DType t) {
 }
 
 // Where a warp's lanes can exchange registers: a block of whole warps (or of fewer threads than one),
-// and the group axes whose neighbours along them sit at a power-of-two distance in the thread id.
+// and the group and local axes whose neighbours along them sit at a power-of-two distance in the thread id.
 // CUDA numbers threads x fastest, then y, then z; lidxN is dim N.
 void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, const UOpList& local_ids) {
   int64_t threads = 1;
@@ -177,7 +178,9 @@ void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, cons
     for (const UOp* u : id->toposort())
       if (u->op == Ops::SPECIAL) dim_size[static_cast<size_t>(u->arg.as_string().back() - '0')] = u->src[0]->const_int();
   ctx.warp_lanes = std::min<int64_t>(threads, 32);
-  for (int64_t a : ctx.group_axes) {
+  std::vector<int64_t> shared_ids = ctx.group_axes;  // (a nested reduce's row lanes are local axes)
+  shared_ids.insert(shared_ids.end(), ctx.local_axes.begin(), ctx.local_axes.end());
+  for (int64_t a : shared_ids) {
     const UOpPtr& id = ctx.idxs[a];
     if (id->op != Ops::SPECIAL || !power_of_two(ctx.full_shape[a])) continue;
     int64_t step = 1;
@@ -192,8 +195,9 @@ void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, cons
 // than a warp goes through a shared temp laid out over the local, group and upcast axes: each thread
 // stores its value, waits at a barrier, and every thread folds the values of the group (one per warp
 // where shuffles ran; unrolled: the linearizer nests loops by axis order, and this fold must follow
-// the partial loops).
-UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped) {
+// the partial loops). `layout`: the axes the temp is laid out over, the grouped ones among them.
+UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped,
+                    const std::vector<int64_t>& layout) {
   UOpPtr value = partial;
   std::map<int64_t, int64_t> combined;  // group axis -> how many of its values each lane's value holds
   bool all_in_warp = true;
@@ -210,12 +214,12 @@ UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partia
   }
   if (all_in_warp) return value;
   int64_t size = 1;
-  for (int64_t a : ctx.shared_axes) size *= ctx.full_shape[a];
+  for (int64_t a : layout) size *= ctx.full_shape[a];
   UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
   auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
     UOpPtr off = UOp::cnst_int(dtypes::index, 0);
     int64_t stride = 1;
-    for (auto it = ctx.shared_axes.rbegin(); it != ctx.shared_axes.rend(); ++it) {
+    for (auto it = layout.rbegin(); it != layout.rend(); ++it) {
       auto f = fixed.find(*it);
       UOpPtr i = f != fixed.end() ? UOp::cnst_int(dtypes::index, f->second) : ctx.idxs[*it];
       off = off + i * UOp::cnst_int(dtypes::index, stride);
@@ -312,7 +316,7 @@ const PatternMatcher& lowerer_rules() {
                UOpPtr update = UOp::make(op, red->dtype, {acc, m["x"]});
                partial = UOp::make(Ops::ASSIGN, red->dtype, {acc, update});
              }
-             return grouped.empty() ? partial : group_reduce(ctx, op, red->dtype, partial, grouped);
+             return grouped.empty() ? partial : group_reduce(ctx, op, red->dtype, partial, grouped, ctx.shared_axes);
            }),
   };
   return pm;
@@ -355,6 +359,9 @@ struct NestedLowering {
   // the C compiler does not reorder the float additions that would vectorize it.
   int64_t unroll = 0;
   ExpandAxes* lanes = nullptr;
+  // GPU: the kernel's context, whose local threads share the loops of the nested reduces that do not
+  // depend on them (ir/cooperative_rows.h); null elsewhere
+  LowerContext* kernel = nullptr;
 };
 
 UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested, const char* name);
@@ -363,6 +370,49 @@ bool uses(const UOpPtr& e, const UOp* r) {
   for (const UOp* x : e->toposort())
     if (x == r) return true;
   return false;
+}
+
+// GPU: the threads of the kernel that share a nested reduce read at `coords` (ir/cooperative_rows.h):
+// its local axes the coordinates do not depend on, each a plain local id, numbered as one lane id
+// (lidx0 fastest, so neighbouring threads read neighbouring elements). None where the kernel has no
+// such axes.
+struct RowLanes {
+  std::vector<int64_t> axes;
+  UOpPtr lane;
+  int64_t count = 1;
+};
+RowLanes row_lanes(const LowerContext& k, const UOpPtr& coords) {
+  RowLanes r;
+  // once per run of the kernel: inside a loop the next iteration's partials could overwrite the temp
+  // while other threads still read this one's (upcast axes are placeholders, not loops)
+  for (const UOp* x : coords->toposort())
+    if (x->op == Ops::RANGE && std::none_of(k.upcast_ranges.begin(), k.upcast_ranges.end(), [&](const UOpPtr& u) { return u.get() == x; }))
+      return r;
+  std::vector<std::pair<char, int64_t>> by_dim;  // (lidx dim, axis)
+  for (int64_t a : k.local_axes) {
+    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
+    if (id->op == Ops::SPECIAL && !uses(coords, id.get())) by_dim.emplace_back(id->arg.as_string().back(), a);
+  }
+  std::sort(by_dim.begin(), by_dim.end());
+  for (const auto& [dim, a] : by_dim) {
+    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
+    r.lane = r.lane ? r.lane + id * UOp::cnst_int(dtypes::index, r.count) : id;
+    r.count *= k.full_shape[static_cast<size_t>(a)];
+    r.axes.push_back(a);
+  }
+  return r;
+}
+
+// The axes a shared temp of a nested reduce read at `coords` is laid out over: the kernel's threads
+// (each group of lanes reduces its own row) and the upcast axes its value varies along.
+std::vector<int64_t> nested_temp_layout(const LowerContext& k, const UOpPtr& coords) {
+  std::vector<int64_t> out;
+  for (int64_t a : k.shared_axes) {
+    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
+    const bool upcast = std::find(k.upcast_ranges.begin(), k.upcast_ranges.end(), id) != k.upcast_ranges.end();
+    if (!upcast || uses(coords, id.get())) out.push_back(a);
+  }
+  return out;
 }
 
 // A nested reduce read at the enclosing index: its output element's coordinates come from its view,
@@ -402,7 +452,24 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     inner.full_shape = in;
     inner.acc_count = outer.acc_count;
     UOpList loops;
+    // GPU: the kernel's threads that share this reduce split its last reduced axis between them
+    RowLanes lanes;
+    size_t shared_dim = in.size();
+    if (nested.kernel) {
+      lanes = row_lanes(*nested.kernel, packed);
+      for (size_t d = in.size(); d-- > 0;)
+        if (reduced(d) && in[d] > 1) {
+          if (lanes.count > 1 && in[d] % lanes.count == 0) shared_dim = d;
+          break;
+        }
+    }
     for (size_t d = 0; d < in.size(); d++) {
+      if (d == shared_dim) {  // element step * lanes + lane: a warp reads consecutive elements
+        const int64_t steps = in[d] / lanes.count;
+        if (steps > 1) loops.push_back(UOp::range(steps, nested.next_range++));
+        inner.idxs.push_back(steps > 1 ? loops.back() * UOp::cnst_int(dtypes::index, lanes.count) + lanes.lane : lanes.lane);
+        continue;
+      }
       if (reduced(d) && in[d] > 1) {
         const int64_t u = nested.unroll;
         if (d + 1 == in.size() && u > 1 && in[d] % u == 0 && in[d] > u) {
@@ -436,6 +503,8 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       UOpPtr acc = UOp::make(Ops::DEFINE_ACC, red->dtype, std::move(src), Arg(Arg::Tuple{Arg(outer.acc_count++)}));
       value = UOp::make(Ops::ASSIGN, red->dtype, {acc, UOp::make(op, red->dtype, {acc, x})});
     }
+    if (!empty && shared_dim < in.size())  // the lanes' partials combined: every lane holds the result
+      value = group_reduce(*nested.kernel, op, red->dtype, value, lanes.axes, nested_temp_layout(*nested.kernel, packed));
     nested.done[key] = {unviewed, packed, value};
   }
   if (is_true(valid)) return value;
@@ -546,6 +615,7 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
     for (size_t i = 0; i < l.size(); i++) ctx.idxs[gd + i] = l[i];
     for (size_t i = 0; i < fs.size(); i++) {
       if (kinds[i] == AxisKind::GroupReduce) ctx.group_axes.push_back(static_cast<int64_t>(i));
+      if (kinds[i] == AxisKind::Local) ctx.local_axes.push_back(static_cast<int64_t>(i));
       if (kinds[i] == AxisKind::Local || kinds[i] == AxisKind::GroupReduce || kinds[i] == AxisKind::Upcast)
         ctx.shared_axes.push_back(static_cast<int64_t>(i));
     }
@@ -571,6 +641,7 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   NestedLowering nested;
   nested.lanes = &expand;
   if (!gpu && k.target().vector_bytes > 0) nested.unroll = kNestedReduceUnroll;
+  if (gpu && k.target().has_shared && !k.tensor_core()) nested.kernel = &ctx;
   lowered.sink = lower_scope(ast, ctx, nested, "lowerer");
   return lowered;
 }

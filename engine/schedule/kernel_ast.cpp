@@ -8,6 +8,7 @@
 
 #include "ir/metadata.h"
 #include "ir/buffer_ref.h"
+#include "ir/cooperative_rows.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
 
@@ -102,7 +103,7 @@ private:
       const Shape& in = shapes_.of(n->src[0]);
       const bool own_loops = is_kernel_reduce(n, ctx);
       // (placed in the enclosing space, before this reduce's own space is entered)
-      Placement at = own_loops ? Placement{} : placement(ctx, numel(shapes_.of(n)));
+      Placement at = own_loops ? Placement{} : placement(ctx, numel(shapes_.of(n)), n.get());
       const UOp* outer = space_;
       const int64_t outer_runs = runs_;
       space_ = own_loops ? nullptr : n.get();
@@ -156,6 +157,22 @@ private:
     return order;
   }
 
+  // On a GPU, a reduce read along the kernel's last axis alone (the same value all along each row) is
+  // computed once per row by the row's work-group (ir/cooperative_rows.h): its loop over its last
+  // reduced axis splits between the group's threads.
+  bool reduced_by_row_groups(const sints& shape, const std::unordered_set<const UOp*>& used, const UOpList& ranges,
+                             const UOp* reduce) const {
+    if (shape.empty() || used.count(ranges.back().get())) return false;
+    for (size_t a = 0; a + 1 < shape.size(); a++)
+      if (!used.count(ranges[a].get()) && shape[a].as_int() > 1) return false;
+    const int64_t lanes = cooperative_row_lanes(shape.back().as_int());
+    const Arg::Tuple& axes = reduce->arg.as_tuple()[1].as_tuple();
+    if (lanes == 0 || axes.empty()) return false;
+    int64_t last = 0;
+    for (const Arg& a : axes) last = std::max(last, a.as_int());
+    return shapes_.of(reduce->src[0]).at(static_cast<size_t>(last)) % lanes == 0;
+  }
+
   // Where a nested reduce read through ctx runs: `runs`, how often its loop is entered, is the
   // iterations of the enclosing loops outside and including the innermost one its index uses (all of
   // them, when each kernel element is a thread), times the runs of the enclosing space itself (a reduce
@@ -166,7 +183,7 @@ private:
   struct Placement {
     int64_t runs = 1, factor = 1;
   };
-  Placement placement(const ShapeTracker& ctx, int64_t distinct) const {
+  Placement placement(const ShapeTracker& ctx, int64_t distinct, const UOp* reduce) const {
     const sints& shape = ctx.shape();
     UOpList ranges;
     for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].as_int(), int64_t(i)));
@@ -192,6 +209,10 @@ private:
       for (size_t a = 0; a < shape.size(); a++)
         if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
       around = iterations;
+      if (reduced_by_row_groups(shape, used, ranges, reduce)) {  // once per row, by the row's group
+        factor = 1;
+        around = iterations / shape.back().as_int();
+      }
     }
     Placement p;
     p.runs = around * runs_;

@@ -53,6 +53,8 @@ inline Tensor golden_expression(const std::string& name) {
   if (name == "reduce") return Tensor::empty({32, 64}).sum(1);
   if (name == "reduce_all") return Tensor::empty({4096}).sum();
   if (name == "max_reduce") return Tensor::empty({8, 96}).max(1);
+  if (name == "softmax_rows") return Tensor::empty({8, 256}).softmax(1);  // nested row reduces (one kernel)
+  if (name == "layernorm_rows") return Tensor::empty({8, 64}).layernorm();
   if (name == "matmul") return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 24}));
   if (name == "conv") {
     Tensor x = Tensor::empty({2, 3, 10, 10}), w = Tensor::empty({4, 3, 3, 3});

@@ -351,6 +351,36 @@ private slots:
     QCOMPARE(p.rendered.source.find("__shfl_xor_sync") != std::string::npos, shuffles > 0);
   }
 
+  // A softmax or layer norm on CUDA is one kernel (ir/cooperative_rows.h): the heuristics give each row
+  // to a work-group (4 elements a thread, 256 threads for a row of 1024), whose threads split each row
+  // reduce's loop (4 steps instead of 1024) and combine their partials by shuffles and shared memory.
+  void nested_row_reduces_share_a_work_group() {
+    CUDARenderer cuda;
+    cuda.set_compute_capability(9, 0);
+    ScheduleOptions gpu;
+    gpu.threads_per_element = [](const std::string&) { return true; };
+    Tensor x = Tensor::empty({4096, 1024});
+    for (const Tensor& out : {x.softmax(1), x.layernorm()}) {
+      Schedule sched = create_schedule({out.uop()}, gpu);
+      QCOMPARE(sched.items.size(), size_t(1));
+      KernelPlan p = plan_kernel(sched.items[0].ast, cuda, false);
+      std::string applied;
+      for (const std::string& o : p.applied_opts) applied += o + " ";
+      QVERIFY2(applied.find("Opt(op=OptOps.UPCAST, axis=1, arg=4)") != std::string::npos, applied.c_str());
+      QVERIFY2(applied.find("Opt(op=OptOps.LOCAL, axis=1, arg=256)") != std::string::npos, applied.c_str());
+      QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(256));
+      QCOMPARE(p.rendered.global[0] * p.rendered.global[1] * p.rendered.global[2], int64_t(4096));
+      int shuffles = 0, temps = 0;
+      for (const UOpPtr& u : p.linear) {
+        shuffles += u->op == Ops::SHUFFLE_XOR;
+        temps += u->op == Ops::DEFINE_LOCAL;
+        if (u->op == Ops::RANGE) QVERIFY2(u->src[0]->const_int() == 4, p.rendered.source.c_str());  // each thread's share of the row
+      }
+      QCOMPARE(shuffles, 5 * temps);  // 5 exchanges per row reduce, then one value per warp through memory
+      QCOMPARE(temps, 2);             // max and sum; mean and variance
+    }
+  }
+
   // A transformer's MLP down-projection (128 x 768 outputs of 3072 products) ran as 64 work-groups on an
   // H200's 132 multiprocessors: each output's products are now shared by 8 threads and the groups fill
   // the GPU; a large matmul keeps its register tiles without such a split.

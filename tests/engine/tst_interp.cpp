@@ -247,6 +247,14 @@ private Q_SLOTS:
     QTest::newRow("GROUP max, upcast lanes") << std::string("max_reduce")
                                              << std::vector<Opt>{{OptOp::LOCAL, 0, 2}, {OptOp::GROUP, 0, 4}, {OptOp::UPCAST, 0, 2}} << false << true;
     QTest::newRow("group of 12") << std::string("max_reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 12}} << true << false;
+    // a row per work-group: its threads share the softmax's max and sum loops (two warps: shuffles, then
+    // shared memory), a layer norm's row of one warp needs no shared memory, nor do two rows a group
+    // each of one warp, upcast by 2 (each lane reduces two rows' values)
+    QTest::newRow("softmax rows, 64 lanes") << std::string("softmax_rows") << std::vector<Opt>{{OptOp::UPCAST, 1, 4}, {OptOp::LOCAL, 1, 64}}
+                                            << true << true;
+    QTest::newRow("layer norm rows, one warp") << std::string("layernorm_rows") << std::vector<Opt>{{OptOp::LOCAL, 1, 32}} << false << true;
+    QTest::newRow("softmax rows, two rows a group") << std::string("softmax_rows")
+                                                    << std::vector<Opt>{{OptOp::LOCAL, 1, 32}, {OptOp::LOCAL, 0, 2}, {OptOp::UPCAST, 0, 2}} << false << true;
     QTest::newRow("matmul LOCAL UPCAST") << std::string("matmul")
                                         << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false << false;
     QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false << false;

@@ -80,6 +80,8 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   // 256 threads: each warp's partials combine by shuffles, the 8 warps' through shared memory
   if (kernel == "reduce_warps") return {{O::GROUPTOP, 0, 256}, {O::UNROLL, 1, 4}};
   if (kernel == "max_reduce") return {{O::LOCAL, 0, 2}, {O::GROUP, 0, 4}};
+  // a row per work-group of 64 threads: the max and sum of exps split between them (ir/cooperative_rows.h)
+  if (kernel == "softmax_rows") return {{O::UPCAST, 1, 4}, {O::LOCAL, 1, 64}};
   // one UPCAST axis only: the expander orders several upcast axes by node address (not stable across runs)
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
   if (kernel == "conv") return {{O::UPCAST, 0, 2}, {O::LOCAL, 1, 2}};
@@ -123,7 +125,7 @@ private slots:
       for (const char* k : {"elementwise", "reduce", "max_reduce", "matmul", "conv", "int_divmod", "gated_load", "floor_divmod",
                             "float4_scale"})
         QTest::newRow((std::string(b) + " " + k).c_str()) << b << k;
-    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16", "tc_matmul_half_staged", "reduce_warps"})
+    for (const char* k : {"tc_matmul_half", "tc_matmul_bf16", "tc_matmul_half_staged", "reduce_warps", "softmax_rows"})
       QTest::newRow((std::string("cuda ") + k).c_str()) << "cuda" << k;
   }
 
@@ -291,6 +293,11 @@ __device__ __half __shfl_xor_sync(unsigned, __half, int, int = 32);
     }
     for (DType t : {dtypes::float16, dtypes::float64, dtypes::int32, dtypes::uint64})  // __shfl_xor_sync's overloads
       sources.push_back({"grouped max " + t.name(), grouped_max_source(sm90, t)});
+    for (DType t : {dtypes::float32, dtypes::float16}) {  // one kernel, a work-group per row, as the heuristics plan it
+      Tensor x = Tensor::empty({64, 1024}, t);
+      sources.push_back({"softmax rows " + t.name(), plan_kernel(last_kernel(x.softmax(1)).ast, sm90, false).rendered.source});
+      sources.push_back({"layernorm rows " + t.name(), plan_kernel(last_kernel(x.layernorm()).ast, sm90, false).rendered.source});
+    }
     using O = OptOp;  // a float32 matmul staged as BEAM may choose it
     Tensor a = Tensor::empty({64, 64}), b = Tensor::empty({64, 64});
     sources.push_back({"staged float32", plan_with_opts(last_kernel(a.matmul(b)).ast, sm90,
