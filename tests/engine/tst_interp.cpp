@@ -531,6 +531,39 @@ private Q_SLOTS:
     QVERIFY(describe_step(bs, bs.steps.back()).find("STORE") != std::string::npos);
   }
 
+  // A softmax row planned for CUDA is one work-group (ir/cooperative_rows.h): an output element depends
+  // on the whole row's max and sum, which every thread of the group helped compute (its share of the
+  // row's loads, its partials exchanged by shuffles and through shared memory), so its stepping follows
+  // all 64 items and reads each of the row's 256 elements once per reduce; against the CPU's plan only
+  // the order of the additions differs.
+  void cooperativeRowStepsFollowTheWholeGroup() {
+    const CudaAndCpu p = plan_cuda_and_cpu("softmax_rows", {{OptOp::UPCAST, 1, 4}, {OptOp::LOCAL, 1, 64}});
+    StepRequest req;
+    req.element = 256 * 3 + 77;  // row 3
+    KernelStepping gs = step_program(p.gp, p.inputs, req), rs = step_program(p.rp, p.inputs, req);
+    gs.variant = "CUDA";
+    rs.variant = "CPU";
+    QCOMPARE(gs.group_items, int64_t(64));
+    std::set<int64_t> items;
+    std::map<int64_t, int> reads;  // element of the input -> relevant loads of it
+    bool shuffled = false;
+    for (const SteppedUOp& st : gs.steps)
+      if (st.relevant()) {
+        items.insert(st.item);
+        const UOp* u = gs.program[static_cast<size_t>(st.uop)].get();
+        shuffled = shuffled || u->op == Ops::SHUFFLE_XOR;
+        if (st.access && st.access->buffer == 1 && u->op == Ops::LOAD)
+          for (int l = 0; l < std::max<int>(1, static_cast<int>(st.lanes.size())); l++) reads[st.access->element + l]++;
+      }
+    QCOMPARE(items.size(), size_t(64));
+    QVERIFY(shuffled);
+    QCOMPARE(reads.size(), size_t(256));
+    QCOMPARE(reads.begin()->first, int64_t(256 * 3));
+    for (const auto& [element, n] : reads) QVERIFY2(n >= 2 && n <= 3, cat("element ", element, " read ", n, " times").c_str());
+    Divergence d = first_divergence(rs, gs);
+    QVERIFY2(d.kind == Divergence::Kind::none || d.kind == Divergence::Kind::result, d.explanation.c_str());
+  }
+
   // A tensor-core kernel: D[r][c] of a WMMA reads row r of A and column c of B from the fragments of the
   // warp's 32 lanes (mma.sync's layout), so the element's slice holds exactly its row and column, and
   // against the CPU's plan the same products are found (the tile's other elements are not "extra reads").
