@@ -29,7 +29,7 @@ struct LowerContext {
   std::vector<int64_t> local_axes;   // LOCAL axes (lidx): the threads that may share a nested reduce's row
   std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
   // warp shuffles: the lanes of a warp that take part (0: no shuffles), and the step in the thread id of
-  // each group axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
+  // each group or local axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
   int64_t warp_lanes = 0;
   std::map<int64_t, int64_t> lane_step;
   std::optional<TensorCoreLanes> tc;  // a TC kernel (codegen/tensor_core_lowering.h)
@@ -373,7 +373,7 @@ bool uses(const UOpPtr& e, const UOp* r) {
 }
 
 // GPU: the threads of the kernel that share a nested reduce read at `coords` (ir/cooperative_rows.h):
-// its local axes the coordinates do not depend on, each a plain local id, numbered as one lane id
+// its local and group axes the coordinates do not depend on, each a plain local id, numbered as one lane id
 // (lidx0 fastest, so neighbouring threads read neighbouring elements). None where the kernel has no
 // such axes.
 struct RowLanes {
@@ -389,7 +389,9 @@ RowLanes row_lanes(const LowerContext& k, const UOpPtr& coords) {
     if (x->op == Ops::RANGE && std::none_of(k.upcast_ranges.begin(), k.upcast_ranges.end(), [&](const UOpPtr& u) { return u.get() == x; }))
       return r;
   std::vector<std::pair<char, int64_t>> by_dim;  // (lidx dim, axis)
-  for (int64_t a : k.local_axes) {
+  std::vector<int64_t> ids = k.local_axes;
+  ids.insert(ids.end(), k.group_axes.begin(), k.group_axes.end());  // (a kernel reduce's group: the same row)
+  for (int64_t a : ids) {
     const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
     if (id->op == Ops::SPECIAL && !uses(coords, id.get())) by_dim.emplace_back(id->arg.as_string().back(), a);
   }

@@ -55,6 +55,7 @@ inline Tensor golden_expression(const std::string& name) {
   if (name == "max_reduce") return Tensor::empty({8, 96}).max(1);
   if (name == "softmax_rows") return Tensor::empty({8, 256}).softmax(1);  // nested row reduces (one kernel)
   if (name == "layernorm_rows") return Tensor::empty({8, 64}).layernorm();
+  if (name == "softmax_dot") return (Tensor::empty({8, 256}).softmax(1) * Tensor::empty({8, 256})).sum(1);  // nested in a kernel reduce
   if (name == "matmul") return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 24}));
   if (name == "conv") {
     Tensor x = Tensor::empty({2, 3, 10, 10}), w = Tensor::empty({4, 3, 3, 3});

@@ -255,6 +255,8 @@ private Q_SLOTS:
     QTest::newRow("layer norm rows, one warp") << std::string("layernorm_rows") << std::vector<Opt>{{OptOp::LOCAL, 1, 32}} << false << true;
     QTest::newRow("softmax rows, two rows a group") << std::string("softmax_rows")
                                                     << std::vector<Opt>{{OptOp::LOCAL, 1, 32}, {OptOp::LOCAL, 0, 2}, {OptOp::UPCAST, 0, 2}} << false << true;
+    // the softmax's reduces inside a row sum's kernel: the sum's group (64 threads) shares them too
+    QTest::newRow("softmax in a grouped row sum") << std::string("softmax_dot") << std::vector<Opt>{{OptOp::GROUP, 0, 64}} << true << true;
     QTest::newRow("matmul LOCAL UPCAST") << std::string("matmul")
                                         << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false << false;
     QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false << false;
