@@ -80,7 +80,8 @@ private:
   // each nested reduce's loop, and the row is read from memory once per reduce.
   bool share_row_reduces_in_groups() {
     const KernelTarget& t = k_.target_;
-    if (!(t.has_local && t.has_shared) || k_.has_reduce() || !k_.has_nested_reduce() || k_.first_reduce() == 0) return false;
+    if (!(t.has_local && t.has_shared && t.warp_shuffle) || k_.has_reduce() || !k_.has_nested_reduce() || k_.first_reduce() == 0)
+      return false;
     const size_t last = k_.first_reduce() - 1;
     const int64_t row = k_.full_shape()[last];
     bool nested_rows = false;

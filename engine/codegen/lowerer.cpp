@@ -643,7 +643,8 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   NestedLowering nested;
   nested.lanes = &expand;
   if (!gpu && k.target().vector_bytes > 0) nested.unroll = kNestedReduceUnroll;
-  if (gpu && k.target().has_shared && !k.tensor_core()) nested.kernel = &ctx;
+  // (without shuffles every thread would fold all the lanes' partials from shared memory)
+  if (gpu && k.target().has_shared && k.target().warp_shuffle && !k.tensor_core()) nested.kernel = &ctx;
   lowered.sink = lower_scope(ast, ctx, nested, "lowerer");
   return lowered;
 }

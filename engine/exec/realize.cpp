@@ -400,14 +400,21 @@ void run_schedule(const Schedule& schedule) {
   }
 }
 
+namespace {
+// A capability of a device's renderer; false where the device cannot start (its own error comes when
+// the kernels run).
+bool device_can(const std::string& device, bool RendererCaps::*what) {
+  try {
+    return get_device(device).renderer().caps().*what;
+  } catch (const Error&) {
+    return false;
+  }
+}
+} // namespace
+
 ScheduleOptions device_schedule_options() {
-  return {.threads_per_element = [](const std::string& device) {
-    try {
-      return get_device(device).renderer().caps().has_local;
-    } catch (const Error&) {
-      return false;  // the device's own error comes when the kernels run
-    }
-  }};
+  return {.threads_per_element = [](const std::string& device) { return device_can(device, &RendererCaps::has_local); },
+          .row_groups = [](const std::string& device) { return device_can(device, &RendererCaps::warp_shuffle); }};
 }
 
 void clear_kernel_cache() {

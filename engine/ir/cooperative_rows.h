@@ -4,7 +4,9 @@
 // them and combine their partials (warp shuffles, shared memory), so each row is read once per reduce
 // and the whole softmax is one kernel. The scheduler fuses such reduces where a group can cover the
 // row, the GPU heuristics give the row to one group, and the lowerer has the group's threads share
-// the reduce's loop.
+// the reduce's loop. Only on devices with warp shuffles (CUDA): without them each thread would fold
+// every lane's partial from shared memory (PoCL's softmax_4096x1024: 15.7 ms in 3 kernels, 25.0 ms
+// fused that way).
 #pragma once
 #include <cstdint>
 

@@ -209,7 +209,7 @@ private:
       for (size_t a = 0; a < shape.size(); a++)
         if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
       around = iterations;
-      if (reduced_by_row_groups(shape, used, ranges, reduce)) {  // once per row, by the row's group
+      if (nested_.row_groups && reduced_by_row_groups(shape, used, ranges, reduce)) {  // once per row, by the row's group
         factor = 1;
         around = iterations / shape.back().as_int();
       }

@@ -23,9 +23,10 @@ struct KernelAst {
 // around it (those of the reduces it is nested in included) exceed its distinct values; on_nested gets
 // that factor and returns false to veto the fusion (the scheduler then realizes that reduce).
 struct NestedReduceOptions {
-  // GPU-style: every element of the kernel is its own thread (a reduce read along the last axis alone
-  // runs once per row, by the row's work-group: ir/cooperative_rows.h)
-  bool threads_per_element = false;
+  bool threads_per_element = false;  // GPU-style: every element of the kernel is its own thread
+  // and a reduce read along the last axis alone runs once per row, by the row's work-group
+  // (ir/cooperative_rows.h)
+  bool row_groups = false;
   std::function<bool(const UOp* reduce, int64_t recompute_factor)> on_nested;
 };
 

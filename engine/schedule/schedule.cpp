@@ -369,6 +369,7 @@ private:
       BuiltKernel b;
       UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
       const bool threads = opts_.threads_per_element && opts_.threads_per_element(device_of(u));
+      const bool row_groups = threads && opts_.row_groups && opts_.row_groups(device_of(u));
       KernelAst k = build_kernel_ast(
           body, shape, buf,
           [&](const UOp* n) {
@@ -376,7 +377,7 @@ private:
             b.asked.emplace_back(n, r);
             return r;
           },
-          shapes_, {.threads_per_element = threads, .on_nested = [&](const UOp* r, int64_t factor) {
+          shapes_, {.threads_per_element = threads, .row_groups = row_groups, .on_nested = [&](const UOp* r, int64_t factor) {
                       return recompute_fits(r, factor) && thread_work_fits(r, numel(shape)) && !big_contraction(r);
                     }});
       if (k.vetoed) return k.vetoed;

@@ -33,9 +33,11 @@ struct Schedule {
 // What the scheduler needs to know of the devices, asked by the caller (the scheduler opens none).
 struct ScheduleOptions {
   // Whether a device runs one thread per kernel element (GPUs with work-groups): a nested reduce is then
-  // recomputed by every thread, except one read along the kernel's last axis alone, which the row's
-  // work-group reduces together (ir/cooperative_rows.h). Unset: no device does (the host devices).
+  // recomputed by every thread. Unset: no device does (the host devices).
   std::function<bool(const std::string& device)> threads_per_element;
+  // Whether such a device's work-groups reduce a row together (warp shuffles: CUDA), so that a nested
+  // reduce read along the kernel's last axis alone runs once per row (ir/cooperative_rows.h).
+  std::function<bool(const std::string& device)> row_groups;
 };
 
 Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts = {});
