@@ -92,8 +92,8 @@ say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
 timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
 DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
 
-say "BEAM=2 on the matmuls next to the hand-coded kernels (half: TC, STAGE, ldmatrix; float: STAGE is BEAM's to try)"
-for w in matmul_4096_float16 matmul_4096; do
+say "BEAM=2 next to the hand-coded kernels (half matmul: TC, STAGE, ldmatrix; float: STAGE is BEAM's to try; softmax: one work-group per row)"
+for w in matmul_4096_float16 matmul_4096 softmax_4096x1024; do
   BEAM=2 DEBUG=2 timeout $(( $(left) / 6 )) "$CLI" bench --device CUDA --only $w --optimized-only --no-machine 2>&1 |
     grep -E "BEAM|^matmul|rror" >>"$LOG"
 done
