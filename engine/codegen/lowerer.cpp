@@ -32,6 +32,7 @@ struct LowerContext {
   // each group or local axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
   int64_t warp_lanes = 0;
   std::map<int64_t, int64_t> lane_step;
+  int64_t shared_max = 0, shared_used = 0;  // bytes of shared memory: the target's, the temps' so far
   std::optional<TensorCoreLanes> tc;  // a TC kernel (codegen/tensor_core_lowering.h)
   // STAGE: the reads of staged operands from their shared tiles, by (buffer, view) of their LOAD
   std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
@@ -216,6 +217,7 @@ UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partia
   int64_t size = 1;
   for (int64_t a : layout) size *= ctx.full_shape[a];
   UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
+  ctx.shared_used += size * dtype.itemsize();
   auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
     UOpPtr off = UOp::cnst_int(dtypes::index, 0);
     int64_t stride = 1;
@@ -417,6 +419,18 @@ std::vector<int64_t> nested_temp_layout(const LowerContext& k, const UOpPtr& coo
   return out;
 }
 
+// Whether a temp over `layout` fits in the shared memory left, the kernel's own GROUP temp (made
+// after the nested reduces) kept room for.
+bool fits_shared(const LowerContext& k, const std::vector<int64_t>& layout, DType dtype) {
+  auto elements = [&](const std::vector<int64_t>& axes) {
+    int64_t n = 1;
+    for (int64_t a : axes) n *= k.full_shape[static_cast<size_t>(a)];
+    return n;
+  };
+  const int64_t kernel_group = k.group_axes.empty() ? 0 : elements(k.shared_axes) * 8;
+  return k.shared_used + kernel_group + elements(layout) * dtype.itemsize() <= k.shared_max;
+}
+
 // A nested reduce read at the enclosing index: its output element's coordinates come from its view,
 // its reduced axes get fresh loops, and its value is lowered in that index space.
 UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested) {
@@ -457,7 +471,8 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     // GPU: the kernel's threads that share this reduce split its last reduced axis between them
     RowLanes lanes;
     size_t shared_dim = in.size();
-    if (nested.kernel) {
+    const std::vector<int64_t> layout = nested.kernel ? nested_temp_layout(*nested.kernel, packed) : std::vector<int64_t>{};
+    if (nested.kernel && fits_shared(*nested.kernel, layout, red->dtype)) {
       lanes = row_lanes(*nested.kernel, packed);
       for (size_t d = in.size(); d-- > 0;)
         if (reduced(d) && in[d] > 1) {
@@ -506,7 +521,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       value = UOp::make(Ops::ASSIGN, red->dtype, {acc, UOp::make(op, red->dtype, {acc, x})});
     }
     if (!empty && shared_dim < in.size())  // the lanes' partials combined: every lane holds the result
-      value = group_reduce(*nested.kernel, op, red->dtype, value, lanes.axes, nested_temp_layout(*nested.kernel, packed));
+      value = group_reduce(*nested.kernel, op, red->dtype, value, lanes.axes, layout);
     nested.done[key] = {unviewed, packed, value};
   }
   if (is_true(valid)) return value;
@@ -596,6 +611,7 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   std::vector<int64_t> fs = k.full_shape();
   std::vector<AxisKind> kinds = k.axis_kinds();
   ctx.full_shape = fs;
+  ctx.shared_max = k.target().shared_max;
   bool gpu = k.target().has_local;
   for (size_t i = 0; i < fs.size(); i++) {
     UOpPtr r = UOp::range(fs[i], static_cast<int64_t>(i));

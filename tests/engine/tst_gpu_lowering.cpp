@@ -380,6 +380,12 @@ private slots:
       QCOMPARE(shuffles, 5 * temps);  // 5 exchanges per row reduce, then one value per warp through memory
       QCOMPARE(temps, 2);             // max and sum; mean and variance
     }
+    // 1024 threads of 16 rows each would need 64 KiB of temps (48 KiB on CUDA): each thread reduces its rows alone
+    Schedule sched = create_schedule({Tensor::empty({64, 1024}).softmax(1).uop()}, gpu);
+    test::PlannedKernel big = test::plan_with_opts(sched.items[0].ast, cuda, {{OptOp::LOCAL, 1, 256}, {OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 0, 16}});
+    for (const UOpPtr& u : big.linear) QVERIFY(u->op != Ops::DEFINE_LOCAL && u->op != Ops::SHUFFLE_XOR);
+    test::PlannedKernel fits = test::plan_with_opts(sched.items[0].ast, cuda, {{OptOp::LOCAL, 1, 256}, {OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 0, 2}});
+    QVERIFY(std::any_of(fits.linear.begin(), fits.linear.end(), [](const UOpPtr& u) { return u->op == Ops::DEFINE_LOCAL; }));  // 8 KiB each
   }
 
   // A transformer's MLP down-projection (128 x 768 outputs of 3072 products) ran as 64 work-groups on an
