@@ -160,10 +160,6 @@ namespace {
 
 bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// A group of at least this many partials left to fold from shared memory folds as a tree (fewer reads
-// per thread than every partial, for log2(n) barriers).
-constexpr int64_t kTreeFoldLanes = 32;
-
 // Element types __shfl_xor_sync takes (half from cuda_fp16.h; no bool, char or short).
 bool shuffles(DType t) {
   static const std::set<Scalar> ok{Scalar::Float16, Scalar::Float32, Scalar::Float64, Scalar::Int32, Scalar::UInt32,
@@ -200,8 +196,7 @@ void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, cons
 // than a warp goes through a shared temp laid out over the local, group and upcast axes: each thread
 // stores its value, waits at a barrier, and every thread folds the values of the group (one per warp
 // where shuffles ran; unrolled: the linearizer nests loops by axis order, and this fold must follow
-// the partial loops), or, without shuffles, the group's values fold as a tree. `layout`: the axes the
-// temp is laid out over, the grouped ones among them.
+// the partial loops). `layout`: the axes the temp is laid out over, the grouped ones among them.
 UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped,
                     const std::vector<int64_t>& layout) {
   UOpPtr value = partial;
@@ -223,49 +218,34 @@ UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partia
   for (int64_t a : layout) size *= ctx.full_shape[a];
   UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
   ctx.shared_used += size * dtype.itemsize();
-  // the temp's element for each layout axis at its own index, or at the one given
-  auto at = [&](const std::map<int64_t, UOpPtr>& given) {
+  auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
     UOpPtr off = UOp::cnst_int(dtypes::index, 0);
     int64_t stride = 1;
     for (auto it = layout.rbegin(); it != layout.rend(); ++it) {
-      auto g = given.find(*it);
-      off = off + (g != given.end() ? g->second : ctx.idxs[*it]) * UOp::cnst_int(dtypes::index, stride);
+      auto f = fixed.find(*it);
+      UOpPtr i = f != fixed.end() ? UOp::cnst_int(dtypes::index, f->second) : ctx.idxs[*it];
+      off = off + i * UOp::cnst_int(dtypes::index, stride);
       stride *= ctx.full_shape[*it];
     }
-    return UOp::make(Ops::INDEX, temp->dtype, {temp, off});
+    return off;
   };
-  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {at({}), value});
+  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset({})}), value});
   UOpPtr barrier = UOp::make(Ops::BARRIER, dtypes::void_, {store});
-  if (grouped.size() == 1 && combined[grouped[0]] == 1 && ctx.full_shape[grouped[0]] >= kTreeFoldLanes &&
-      power_of_two(ctx.full_shape[grouped[0]])) {
-    // no shuffles (OpenCL, Metal): a long group folds as a tree in the temp, log2(n) steps a barrier
-    // apart; in each the lanes of the first half still active add their partner's value from the second
-    const int64_t a = grouped[0];
-    const UOpPtr& id = ctx.idxs[a];
-    UOpPtr ready = barrier;
-    for (int64_t half = ctx.full_shape[a] / 2; half >= 1; half /= 2) {
-      UOpPtr active = lt(id, half);
-      UOpPtr partner = UOp::make(Ops::WHERE, dtypes::index, {active, id + UOp::cnst_int(dtypes::index, half), id});
-      UOpPtr mine = UOp::make(Ops::LOAD, dtype, {at({}), ready}), theirs = UOp::make(Ops::LOAD, dtype, {at({{a, partner}}), ready});
-      ready = UOp::make(Ops::BARRIER, dtypes::void_, {UOp::make(Ops::STORE, dtypes::void_, {at({}), UOp::make(op, dtype, {mine, theirs}), active})});
-    }
-    return UOp::make(Ops::LOAD, dtype, {at({{a, UOp::cnst_int(dtypes::index, 0)}}), ready});
-  }
   // one value of each warp's along every grouped axis, first axis outermost, folded in order
-  std::vector<std::map<int64_t, UOpPtr>> combos{{}};
+  std::vector<std::map<int64_t, int64_t>> combos{{}};
   for (int64_t a : grouped) {
-    std::vector<std::map<int64_t, UOpPtr>> next;
+    std::vector<std::map<int64_t, int64_t>> next;
     for (const auto& c : combos)
       for (int64_t k = 0; k < ctx.full_shape[a]; k += combined[a]) {
         auto d = c;
-        d[a] = UOp::cnst_int(dtypes::index, k);
+        d[a] = k;
         next.push_back(std::move(d));
       }
     combos = std::move(next);
   }
   UOpPtr acc;
   for (const auto& c : combos) {
-    UOpPtr ld = UOp::make(Ops::LOAD, dtype, {at(c), barrier});
+    UOpPtr ld = UOp::make(Ops::LOAD, dtype, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset(c)}), barrier});
     acc = acc ? UOp::make(op, dtype, {acc, ld}) : ld;
   }
   return acc;

@@ -309,8 +309,7 @@ private slots:
   // GROUP reduces on CUDA: the partials of each warp combine by __shfl_xor_sync butterflies (one
   // exchange per bit of the group id inside the warp), one value per warp goes through shared memory,
   // none when the whole group is one warp. Where the lanes of a group are not a power-of-two step apart
-  // inside whole warps, and on devices without shuffles (OpenCL), every partial goes through memory:
-  // read by every thread, or folded as a tree from 32 lanes on.
+  // inside whole warps, and on devices without shuffles (OpenCL), every partial goes through memory.
   void group_reduce_shuffles_within_warps_data() {
     QTest::addColumn<std::string>("expression");
     QTest::addColumn<std::vector<Opt>>("opts");
@@ -325,10 +324,8 @@ private slots:
                                               << std::vector<Opt>{{O::LOCAL, 0, 2}, {O::GROUP, 0, 4}, {O::UPCAST, 0, 2}} << false << 4 << 0;
     QTest::newRow("group of 12") << std::string("max_reduce") << std::vector<Opt>{{O::GROUP, 0, 12}} << false << 0 << 12;
     QTest::newRow("48 threads") << std::string("rows12") << std::vector<Opt>{{O::GROUP, 0, 16}, {O::LOCAL, 0, 3}} << false << 0 << 16;
-    // no shuffles: 32 lanes or more fold as a tree (log2 n steps of two reads, then the result's read)
-    QTest::newRow("groups at step 3") << std::string("rows12") << std::vector<Opt>{{O::GROUP, 0, 32}, {O::LOCAL, 0, 3}} << false << 0 << 11;
-    QTest::newRow("OpenCL") << std::string("reduce_all") << std::vector<Opt>{{O::GROUPTOP, 0, 256}} << true << 0 << 17;
-    QTest::newRow("OpenCL, 16 lanes") << std::string("reduce") << std::vector<Opt>{{O::GROUPTOP, 0, 16}} << true << 0 << 16;
+    QTest::newRow("groups at step 3") << std::string("rows12") << std::vector<Opt>{{O::GROUP, 0, 32}, {O::LOCAL, 0, 3}} << false << 0 << 32;
+    QTest::newRow("OpenCL") << std::string("reduce_all") << std::vector<Opt>{{O::GROUPTOP, 0, 256}} << true << 0 << 256;
   }
   void group_reduce_shuffles_within_warps() {
     QFETCH(std::string, expression);

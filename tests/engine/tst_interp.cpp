@@ -277,28 +277,6 @@ private Q_SLOTS:
     expect_same_output(g, cuda, ref, cpu);
   }
 
-  // Without warp shuffles (OpenCL) a group of 32 or more partials folds as a tree in shared memory: a
-  // barrier per halving step, the upper half's values added by the lower half's lanes.
-  void treeFoldsMatch_data() {
-    QTest::addColumn<std::string>("expression");
-    QTest::addColumn<std::vector<Opt>>("opts");
-    QTest::newRow("sum, 256 lanes") << std::string("reduce_all") << std::vector<Opt>{{OptOp::GROUPTOP, 0, 256}};
-    QTest::newRow("max, 32 lanes at step 2") << std::string("max_reduce") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}, {OptOp::GROUP, 0, 32}};
-    QTest::newRow("sum, 64 lanes, upcast rows") << std::string("reduce") << std::vector<Opt>{{OptOp::GROUP, 0, 64}, {OptOp::UPCAST, 0, 4}};
-  }
-  void treeFoldsMatch() {
-    QFETCH(std::string, expression);
-    QFETCH(std::vector<Opt>, opts);
-    UOpPtr ast = test::last_kernel(test::golden_expression(expression)).ast;
-    InterpRenderer ocl("OPENCL"), cpu("CPU");
-    KernelPlan g = plan_kernel(ast, ocl, opts), ref = plan_kernel(ast, cpu, true);
-    int barriers = 0;
-    for (const UOpPtr& u : g.linear) barriers += u->op == Ops::BARRIER;
-    QVERIFY2(barriers >= 6, g.rendered.source.c_str());  // the partials' store, then one per halving step
-    QVERIFY(!has_op(g.linear, Ops::SHUFFLE_XOR));
-    expect_same_output(g, ocl, ref, cpu);
-  }
-
   // TC: mma.sync m16n8k16 fragments gathered across the 32 lanes of each warp.
   void tensorCoreKernelsMatch_data() {
     QTest::addColumn<std::string>("expression");
