@@ -197,6 +197,9 @@ void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, cons
 // stores its value, waits at a barrier, and every thread folds the values of the group (one per warp
 // where shuffles ran; unrolled: the linearizer nests loops by axis order, and this fold must follow
 // the partial loops). `layout`: the axes the temp is laid out over, the grouped ones among them.
+// (Without shuffles, a tree fold in the temp, log2(n) halving steps a barrier apart, measured slower on
+// PoCL: sum_16m 3.7-4.3 -> 4.7 ms, softmax 16.3 -> 21.3 ms, as each barrier splits PoCL's work-item
+// loops; not tried on an OpenCL GPU.)
 UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped,
                     const std::vector<int64_t>& layout) {
   UOpPtr value = partial;
