@@ -629,6 +629,7 @@ std::string describe_step(const KernelStepping& s, const SteppedUOp& st) {
   } else if (u->op == Ops::RANGE && !st.lanes.empty()) {
     line += cat(" ridx", u->arg.is_int() ? u->arg.as_int() : 0, " < ", u->src[0]->op == Ops::CONST ? std::to_string(u->src[0]->arg.as_int()) : "?");
   }
+  if (u->op == Ops::SHUFFLE_XOR) line += cat(" from work-item ", shuffle_partner(s, st, u));  // whose register it read
   if (!st.loops.empty()) {
     std::string it;
     for (auto& [r, v] : st.loops) {

@@ -559,6 +559,11 @@ private Q_SLOTS:
       }
     QCOMPARE(items.size(), size_t(64));
     QVERIFY(shuffled);
+    for (const SteppedUOp& st : gs.steps)  // a shuffle names the work-item whose register it read
+      if (gs.program[static_cast<size_t>(st.uop)]->op == Ops::SHUFFLE_XOR && st.item == gs.item) {
+        const int64_t partner = gs.item ^ gs.program[static_cast<size_t>(st.uop)]->arg.as_tuple().at(0).as_int();
+        QVERIFY2(describe_step(gs, st).find(cat("from work-item ", partner)) != std::string::npos, describe_step(gs, st).c_str());
+      }
     QCOMPARE(reads.size(), size_t(256));
     QCOMPARE(reads.begin()->first, int64_t(256 * 3));
     for (const auto& [element, n] : reads) QVERIFY2(n >= 2 && n <= 3, cat("element ", element, " read ", n, " times").c_str());
