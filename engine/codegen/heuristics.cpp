@@ -91,7 +91,7 @@ private:
         nested_rows = true;
       }
     if (!nested_rows || cooperative_row_lanes(row) == 0) return false;
-    const int64_t per_thread = row % 4 == 0 && cooperative_row_lanes(row / 4) != 0 ? 4 : 1;
+    const int64_t v = kCooperativeRowVector, per_thread = row % v == 0 && cooperative_row_lanes(row / v) != 0 ? v : 1;
     if (per_thread > 1 && !try_opt({OptOp::UPCAST, static_cast<int64_t>(last), per_thread})) return false;
     const int64_t left = k_.full_shape()[last], lanes = cooperative_row_lanes(left);
     if (!try_opt({OptOp::LOCAL, static_cast<int64_t>(last), lanes})) return false;

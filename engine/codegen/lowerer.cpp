@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "ir/cooperative_rows.h"
 #include "ir/metadata.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
@@ -484,10 +485,24 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
         }
     }
     for (size_t d = 0; d < in.size(); d++) {
-      if (d == shared_dim) {  // element step * lanes + lane: a warp reads consecutive elements
-        const int64_t steps = in[d] / lanes.count;
-        if (steps > 1) loops.push_back(UOp::range(steps, nested.next_range++));
-        inner.idxs.push_back(steps > 1 ? loops.back() * UOp::cnst_int(dtypes::index, lanes.count) + lanes.lane : lanes.lane);
+      if (d == shared_dim) {
+        // element (step * lanes + lane) * width + k, k unrolled: a warp reads consecutive vectors, each
+        // thread the same elements the heuristics' plan has it write (ir/cooperative_rows.h), so the
+        // reduces' loads and the output's are one load where a step covers the row
+        const int64_t width = in[d] % (lanes.count * kCooperativeRowVector) == 0 ? kCooperativeRowVector : 1;
+        const int64_t steps = in[d] / (lanes.count * width);
+        UOpPtr element = lanes.lane;
+        if (steps > 1) {
+          loops.push_back(UOp::range(steps, nested.next_range++));
+          element = loops.back() * UOp::cnst_int(dtypes::index, lanes.count) + element;
+        }
+        if (width > 1) {
+          UOpPtr k = UOp::range(width, nested.next_range++);
+          nested.lanes->unroll.insert(k.get());
+          loops.push_back(k);
+          element = element * UOp::cnst_int(dtypes::index, width) + k;
+        }
+        inner.idxs.push_back(element);
         continue;
       }
       if (reduced(d) && in[d] > 1) {

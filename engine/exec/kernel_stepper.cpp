@@ -251,6 +251,8 @@ struct Fp {
   bool data = false;       // depends on a loaded element
   bool partial = false;    // an accumulator's running value (not comparable until it leaves the loop)
   bool seed = false;       // an accumulator's initial value
+  int terms = 0;           // ADD / MUL: elements in the multiset
+  bool reordered = false;  // computed from a sum or product of 3 or more terms: another order may round differently
 };
 
 uint64_t mix(uint64_t x) {
@@ -384,15 +386,19 @@ Fingerprints fingerprint(const KernelStepping& s) {
             Fp o = src_fp(x.get(), l);
             f.data = f.data || o.data;
             f.partial = f.partial || o.partial;
+            f.reordered = f.reordered || o.reordered;
             if (o.seed) continue;
             f.sum += o.ac == u->op ? o.sum : mix(o.h);
+            f.terms += o.ac == u->op ? o.terms : 1;
           }
           f.h = comb(comb(0xAC, static_cast<uint64_t>(u->op)), f.sum);
+          f.reordered = f.reordered || (u->op != Ops::MAX && f.terms >= 3);  // (a max is exact in any order)
         } else if (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST) {
           std::vector<uint64_t> hs;
           for (const UOpPtr& x : u->src) {
             Fp o = src_fp(x.get(), l);
             f.data = f.data || o.data;
+            f.reordered = f.reordered || o.reordered;
             hs.push_back(o.h);
           }
           if (op_in(u->op, kCommutative)) std::sort(hs.begin(), hs.end());
@@ -479,7 +485,9 @@ Divergence first_divergence(const KernelStepping& a, const KernelStepping& b) {
       }
       const SteppedUOp& sb = b.steps[it->second.first];
       DType t = u->dtype.scalar();
-      if (f.ac != Ops::NOOP) continue;  // a sum or product of the same elements in another order may round differently
+      // a sum or product of the same elements in another order may round differently, and so may what
+      // is computed from it
+      if (f.ac != Ops::NOOP || f.reordered) continue;
       if (!interp::same_bits(a.steps[i].lanes[l], sb.lanes[static_cast<size_t>(it->second.second)], t)) {
         d.kind = Divergence::Kind::value;
         d.step_a = i;

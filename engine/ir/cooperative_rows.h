@@ -14,6 +14,8 @@ namespace loupe {
 
 // Rows longer than this are not covered by one work-group (threads x upcast lanes).
 constexpr int64_t kCooperativeRowMax = 4096;
+// Adjacent elements a thread takes of its row where the row allows (a float4).
+constexpr int64_t kCooperativeRowVector = 4;
 
 // The threads of a work-group that share a row of `n` elements: the largest power of two from 32 (a
 // warp) to 256 that divides n; 0 where none does (no cooperative reduce).

@@ -353,7 +353,7 @@ private slots:
 
   // A softmax or layer norm on CUDA is one kernel (ir/cooperative_rows.h): the heuristics give each row
   // to a work-group (4 elements a thread, 256 threads for a row of 1024), whose threads split each row
-  // reduce's loop (4 steps instead of 1024) and combine their partials by shuffles and shared memory.
+  // reduce (each its own 4 elements, no loop) and combine their partials by shuffles and shared memory.
   void nested_row_reduces_share_a_work_group() {
     CUDARenderer cuda;
     cuda.set_compute_capability(9, 0);
@@ -371,12 +371,17 @@ private slots:
       QVERIFY2(applied.find("Opt(op=OptOps.LOCAL, axis=1, arg=256)") != std::string::npos, applied.c_str());
       QCOMPARE(p.rendered.local[0] * p.rendered.local[1] * p.rendered.local[2], int64_t(256));
       QCOMPARE(p.rendered.global[0] * p.rendered.global[1] * p.rendered.global[2], int64_t(4096));
-      int shuffles = 0, temps = 0;
+      int shuffles = 0, temps = 0, global_loads = 0;
       for (const UOpPtr& u : p.linear) {
         shuffles += u->op == Ops::SHUFFLE_XOR;
         temps += u->op == Ops::DEFINE_LOCAL;
-        if (u->op == Ops::RANGE) QVERIFY2(u->src[0]->const_int() == 4, p.rendered.source.c_str());  // each thread's share of the row
+        const UOp* address = u->op == Ops::LOAD && u->src[0]->op == Ops::CAST ? u->src[0]->src[0].get() : u->src[0].get();  // (a float4's)
+        global_loads += u->op == Ops::LOAD && address->src[0]->op == Ops::DEFINE_GLOBAL;
+        QVERIFY2(u->op != Ops::RANGE, p.rendered.source.c_str());  // a thread's share of each reduce: its own 4 elements
       }
+      // the row is read once: the reduces and the output read the same float4 of each thread
+      QCOMPARE(global_loads, 1);
+      QVERIFY2(p.rendered.source.find("float4 val0 = ") != std::string::npos, p.rendered.source.c_str());
       QCOMPARE(shuffles, 5 * temps);  // 5 exchanges per row reduce, then one value per warp through memory
       QCOMPARE(temps, 2);             // max and sum; mean and variance
     }
