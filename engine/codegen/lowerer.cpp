@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -435,6 +436,72 @@ bool fits_shared(const LowerContext& k, const std::vector<int64_t>& layout, DTyp
   return k.shared_used + kernel_group + elements(layout) * dtype.itemsize() <= k.shared_max;
 }
 
+// The loops and index of a nested reduce's input space: its reduced axes loop, the others are the
+// coordinates of the element it is read at. With `unroll`, lanes unrolled where that pays: the CPU's
+// last reduced axis by kNestedReduceUnroll (the lanes computed as vectors), a GPU row's few steps and
+// 4 adjacent elements (the output's own loads).
+struct NestedIndex {
+  UOpList loops, idxs;
+  std::vector<const UOp*> unrolled;
+};
+NestedIndex nested_index(const std::vector<int64_t>& in, const std::function<bool(size_t)>& reduced, const UOpList& coords,
+                         size_t shared_dim, const RowLanes& lanes, NestedLowering& nested, bool unroll) {
+  NestedIndex out;
+  auto unrolled = [&](const UOpPtr& r, bool as_vector) {
+    nested.lanes->unroll.insert(r.get());
+    if (as_vector) nested.lanes->vector_unroll.insert(r.get());
+    out.unrolled.push_back(r.get());
+  };
+  for (size_t d = 0; d < in.size(); d++) {
+    if (d == shared_dim) {
+      // element (step * lanes + lane) * width + k, k unrolled: a warp reads consecutive vectors, each
+      // thread the same elements the heuristics' plan has it write (ir/cooperative_rows.h), so the
+      // reduces' loads and the output's are the same loads
+      const int64_t width = unroll && in[d] % (lanes.count * kCooperativeRowVector) == 0 ? kCooperativeRowVector : 1;
+      const int64_t steps = in[d] / (lanes.count * width);
+      UOpPtr element = lanes.lane;
+      if (steps > 1) {
+        out.loops.push_back(UOp::range(steps, nested.next_range++));
+        // a few steps unrolled as the heuristics upcast the row's rest: still the output's loads
+        if (unroll && steps <= kCooperativeRowVector) unrolled(out.loops.back(), false);
+        element = out.loops.back() * UOp::cnst_int(dtypes::index, lanes.count) + element;
+      }
+      if (width > 1) {
+        out.loops.push_back(UOp::range(width, nested.next_range++));
+        unrolled(out.loops.back(), false);
+        element = element * UOp::cnst_int(dtypes::index, width) + out.loops.back();
+      }
+      out.idxs.push_back(element);
+      continue;
+    }
+    if (!reduced(d) || in[d] <= 1) {
+      out.idxs.push_back(coords[d]);
+      continue;
+    }
+    const int64_t u = nested.unroll;
+    if (unroll && d + 1 == in.size() && u > 1 && in[d] % u == 0 && in[d] > u) {
+      UOpPtr steps = UOp::range(in[d] / u, nested.next_range++), lane = UOp::range(u, nested.next_range++);
+      unrolled(lane, true);
+      out.loops.insert(out.loops.end(), {steps, lane});
+      out.idxs.push_back(steps * u + lane);
+      continue;
+    }
+    out.loops.push_back(UOp::range(in[d], nested.next_range++));
+    out.idxs.push_back(out.loops.back());
+  }
+  return out;
+}
+
+// Whether an accumulator lowered inside `x` updates from one of `ranges`.
+bool reads_in_a_reduce(const UOpPtr& x, const std::vector<const UOp*>& ranges) {
+  if (ranges.empty()) return false;
+  for (const UOp* u : x->toposort())
+    if (u->op == Ops::ASSIGN)
+      for (const UOp* r : ranges)
+        if (uses(u->src[1], r)) return true;
+  return false;
+}
+
 // A nested reduce read at the enclosing index: its output element's coordinates come from its view,
 // its reduced axes get fresh loops, and its value is lowered in that index space.
 UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested) {
@@ -469,9 +536,6 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     value = it->second.value;
   } else {
     LowerContext inner;
-    inner.full_shape = in;
-    inner.acc_count = outer.acc_count;
-    UOpList loops;
     // GPU: the kernel's threads that share this reduce split its last reduced axis between them
     RowLanes lanes;
     size_t shared_dim = in.size();
@@ -484,47 +548,28 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
           break;
         }
     }
-    for (size_t d = 0; d < in.size(); d++) {
-      if (d == shared_dim) {
-        // element (step * lanes + lane) * width + k, k unrolled: a warp reads consecutive vectors, each
-        // thread the same elements the heuristics' plan has it write (ir/cooperative_rows.h), so the
-        // reduces' loads and the output's are one load where a step covers the row
-        const int64_t width = in[d] % (lanes.count * kCooperativeRowVector) == 0 ? kCooperativeRowVector : 1;
-        const int64_t steps = in[d] / (lanes.count * width);
-        UOpPtr element = lanes.lane;
-        if (steps > 1) {
-          loops.push_back(UOp::range(steps, nested.next_range++));
-          element = loops.back() * UOp::cnst_int(dtypes::index, lanes.count) + element;
-        }
-        if (width > 1) {
-          UOpPtr k = UOp::range(width, nested.next_range++);
-          nested.lanes->unroll.insert(k.get());
-          loops.push_back(k);
-          element = element * UOp::cnst_int(dtypes::index, width) + k;
-        }
-        inner.idxs.push_back(element);
-        continue;
-      }
-      if (reduced(d) && in[d] > 1) {
-        const int64_t u = nested.unroll;
-        if (d + 1 == in.size() && u > 1 && in[d] % u == 0 && in[d] > u) {
-          UOpPtr steps = UOp::range(in[d] / u, nested.next_range++), lane = UOp::range(u, nested.next_range++);
-          nested.lanes->unroll.insert(lane.get());
-          nested.lanes->vector_unroll.insert(lane.get());
-          loops.insert(loops.end(), {steps, lane});
-          inner.idxs.push_back(steps * u + lane);
-          continue;
-        }
-        loops.push_back(UOp::range(in[d], nested.next_range++));
-        inner.idxs.push_back(loops.back());
-      } else {
-        inner.idxs.push_back(coords[d]);
-      }
-    }
     // one accumulator per value of the upcast axes its index uses (the expander copies them)
+    UOpList upcast;
     for (const UOpPtr& r : outer.upcast_ranges)
-      if (uses(packed, r.get())) inner.upcast_ranges.push_back(r);
-    UOpPtr x = lower_scope(red->src[0], inner, nested, "lowerer (nested reduce)");
+      if (uses(packed, r.get())) upcast.push_back(r);
+    NestedIndex index = nested_index(in, reduced, coords, shared_dim, lanes, nested, true);
+    auto lower_inside = [&] {
+      inner = LowerContext{};
+      inner.full_shape = in;
+      inner.acc_count = outer.acc_count;
+      inner.idxs = index.idxs;
+      inner.upcast_ranges = upcast;
+      return lower_scope(red->src[0], inner, nested, "lowerer (nested reduce)");
+    };
+    UOpPtr x = lower_inside();
+    // a reduce nested in this one that reads an unrolled lane would be one accumulator for all the
+    // lanes (q @ k^T inside a softmax's max): then this reduce's loops stay loops
+    if (reads_in_a_reduce(x, index.unrolled)) {
+      for (const UOp* r : index.unrolled) nested.lanes->unroll.erase(r), nested.lanes->vector_unroll.erase(r);
+      index = nested_index(in, reduced, coords, shared_dim, lanes, nested, false);
+      x = lower_inside();
+    }
+    UOpList& loops = index.loops;
     outer.acc_count = inner.acc_count;
     Ops op = red->arg.as_tuple()[0].as_op();
     bool empty = false;

@@ -55,6 +55,10 @@ inline Tensor golden_expression(const std::string& name) {
   if (name == "max_reduce") return Tensor::empty({8, 96}).max(1);
   if (name == "softmax_rows") return Tensor::empty({8, 256}).softmax(1);  // nested row reduces (one kernel)
   if (name == "layernorm_rows") return Tensor::empty({8, 64}).layernorm();
+  if (name == "attention") {  // softmax(x @ x^T): the product sums nested in the softmax's (rows of 32, 16 features)
+    Tensor x = Tensor::empty({32, 16});
+    return x.matmul(x.transpose(0, 1)).softmax(1);
+  }
   if (name == "softmax_dot") return (Tensor::empty({8, 256}).softmax(1) * Tensor::empty({8, 256})).sum(1);  // nested in a kernel reduce
   if (name == "matmul") return Tensor::empty({32, 48}).matmul(Tensor::empty({48, 24}));
   if (name == "conv") {

@@ -257,6 +257,9 @@ private Q_SLOTS:
                                                     << std::vector<Opt>{{OptOp::LOCAL, 1, 32}, {OptOp::LOCAL, 0, 2}, {OptOp::UPCAST, 0, 2}} << false << true;
     // the softmax's reduces inside a row sum's kernel: the sum's group (64 threads) shares them too
     QTest::newRow("softmax in a grouped row sum") << std::string("softmax_dot") << std::vector<Opt>{{OptOp::GROUP, 0, 64}} << true << true;
+    // q @ k^T inside the softmax: each lane's product sums stay its own (the row's steps loop)
+    QTest::newRow("attention rows") << std::string("attention") << std::vector<Opt>{{OptOp::UPCAST, 1, 4}, {OptOp::LOCAL, 1, 8}}
+                                    << false << true;
     QTest::newRow("matmul LOCAL UPCAST") << std::string("matmul")
                                         << std::vector<Opt>{{OptOp::LOCAL, 0, 4}, {OptOp::UPCAST, 1, 4}, {OptOp::UNROLL, 0, 4}} << false << false;
     QTest::newRow("conv") << std::string("conv") << std::vector<Opt>{{OptOp::LOCAL, 0, 2}} << false << false;

@@ -189,6 +189,31 @@ private slots:
     }
   }
 
+  // A reduce nested in a nested reduce at each of its elements: the rows of q @ k^T inside a softmax
+  // (one kernel for T up to a few dozen). The softmax's max and sum unroll their row by 16 on the CPU;
+  // a product sum read at an unrolled lane would be one accumulator for all 16 lanes (it was: rows of
+  // 32, 48, 64 came out up to 90 away), so a reduce whose element reads another reduce keeps its loop.
+  void reduce_nested_at_each_element_of_a_nested_reduce_data() {
+    QTest::addColumn<int64_t>("t");
+    for (int64_t t : {16, 24, 32, 64}) QTest::addRow("T=%lld", static_cast<long long>(t)) << t;
+  }
+  void reduce_nested_at_each_element_of_a_nested_reduce() {
+    QFETCH(int64_t, t);
+    const int64_t D = 8;
+    Tensor x = (arange2d(t, D) * 0.1).sin();
+    std::vector<double> host = x.to_vector(), got = x.matmul(x.transpose(0, 1)).softmax(1).to_vector();
+    for (int64_t r = 0; r < t; r++) {
+      std::vector<double> s(static_cast<size_t>(t));
+      for (int64_t c = 0; c < t; c++)
+        for (int64_t d = 0; d < D; d++) s[c] += host[r * D + d] * host[c * D + d];
+      double mx = *std::max_element(s.begin(), s.end()), sum = 0;
+      for (double v : s) sum += std::exp(v - mx);
+      for (int64_t c = 0; c < t; c++)
+        QVERIFY2(std::abs(got[r * t + c] - std::exp(s[c] - mx) / sum) < 1e-5,
+                 qPrintable(QString("[%1][%2]: %3 vs %4").arg(r).arg(c).arg(got[r * t + c]).arg(std::exp(s[c] - mx) / sum)));
+    }
+  }
+
   void nested_reduce_runs_once_outside_the_loops_it_does_not_use() {
     // softmax over rows: per row, the max loop and the sum loop finish before the output loop opens
     Tensor x = arange2d(4, 8);
