@@ -552,6 +552,11 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     UOpList upcast;
     for (const UOpPtr& r : outer.upcast_ranges)
       if (uses(packed, r.get())) upcast.push_back(r);
+    // (what lowering the inside may add, restored if it is lowered again without unrolled lanes: the
+    // unroll sets hold raw pointers, so nothing lowered and dropped may stay in them)
+    const auto done_before = nested.done;
+    const int64_t temps_before = nested.kernel ? nested.kernel->temp_count : 0, shared_before = nested.kernel ? nested.kernel->shared_used : 0;
+    const ExpandAxes lanes_before = *nested.lanes;
     NestedIndex index = nested_index(in, reduced, coords, shared_dim, lanes, nested, true);
     auto lower_inside = [&] {
       inner = LowerContext{};
@@ -565,7 +570,9 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     // a reduce nested in this one that reads an unrolled lane would be one accumulator for all the
     // lanes (q @ k^T inside a softmax's max): then this reduce's loops stay loops
     if (reads_in_a_reduce(x, index.unrolled)) {
-      for (const UOp* r : index.unrolled) nested.lanes->unroll.erase(r), nested.lanes->vector_unroll.erase(r);
+      nested.done = done_before;
+      *nested.lanes = lanes_before;
+      if (nested.kernel) nested.kernel->temp_count = temps_before, nested.kernel->shared_used = shared_before;
       index = nested_index(in, reduced, coords, shared_dim, lanes, nested, false);
       x = lower_inside();
     }
