@@ -35,6 +35,21 @@ struct LowerContext {
   int64_t warp_lanes = 0;
   std::map<int64_t, int64_t> lane_step;
   int64_t shared_max = 0, shared_used = 0;  // bytes of shared memory: the target's, the temps' so far
+  // the axes that are threads of a work-group (they index by lidx): LOCAL, then GROUP ones
+  std::vector<int64_t> thread_axes() const {
+    std::vector<int64_t> out = local_axes;
+    out.insert(out.end(), group_axes.begin(), group_axes.end());
+    return out;
+  }
+  bool is_upcast(const UOp* u) const {
+    return std::any_of(upcast_ranges.begin(), upcast_ranges.end(), [&](const UOpPtr& r) { return r.get() == u; });
+  }
+  // the product of the axes' extents
+  int64_t elements(const std::vector<int64_t>& axes) const {
+    int64_t n = 1;
+    for (int64_t a : axes) n *= full_shape[static_cast<size_t>(a)];
+    return n;
+  }
   std::optional<TensorCoreLanes> tc;  // a TC kernel (codegen/tensor_core_lowering.h)
   // STAGE: the reads of staged operands from their shared tiles, by (buffer, view) of their LOAD
   std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
@@ -162,6 +177,9 @@ namespace {
 
 bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// The launch dim (0, 1, 2: x, y, z) of a SPECIAL lidxN / gidxN.
+int launch_dim(const UOp* special) { return special->arg.as_string().back() - '0'; }
+
 // Element types __shfl_xor_sync takes (half from cuda_fp16.h; no bool, char or short).
 bool shuffles(DType t) {
   static const std::set<Scalar> ok{Scalar::Float16, Scalar::Float32, Scalar::Float64, Scalar::Int32, Scalar::UInt32,
@@ -179,15 +197,13 @@ void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, cons
   std::array<int64_t, 3> dim_size{1, 1, 1};
   for (const UOpPtr& id : local_ids)
     for (const UOp* u : id->toposort())
-      if (u->op == Ops::SPECIAL) dim_size[static_cast<size_t>(u->arg.as_string().back() - '0')] = u->src[0]->const_int();
+      if (u->op == Ops::SPECIAL) dim_size[static_cast<size_t>(launch_dim(u))] = u->src[0]->const_int();
   ctx.warp_lanes = std::min<int64_t>(threads, 32);
-  std::vector<int64_t> shared_ids = ctx.group_axes;  // (a nested reduce's row lanes are local axes)
-  shared_ids.insert(shared_ids.end(), ctx.local_axes.begin(), ctx.local_axes.end());
-  for (int64_t a : shared_ids) {
+  for (int64_t a : ctx.thread_axes()) {  // (a nested reduce's row lanes may be local axes)
     const UOpPtr& id = ctx.idxs[a];
     if (id->op != Ops::SPECIAL || !power_of_two(ctx.full_shape[a])) continue;
     int64_t step = 1;
-    for (int d = 0; d < id->arg.as_string().back() - '0'; d++) step *= dim_size[static_cast<size_t>(d)];
+    for (int d = 0; d < launch_dim(id.get()); d++) step *= dim_size[static_cast<size_t>(d)];
     if (power_of_two(step)) ctx.lane_step[a] = step;
   }
 }
@@ -219,8 +235,7 @@ UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partia
     all_in_warp = all_in_warp && n == ctx.full_shape[a];
   }
   if (all_in_warp) return value;
-  int64_t size = 1;
-  for (int64_t a : layout) size *= ctx.full_shape[a];
+  const int64_t size = ctx.elements(layout);
   UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
   ctx.shared_used += size * dtype.itemsize();
   auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
@@ -393,14 +408,11 @@ RowLanes row_lanes(const LowerContext& k, const UOpPtr& coords) {
   // once per run of the kernel: inside a loop the next iteration's partials could overwrite the temp
   // while other threads still read this one's (upcast axes are placeholders, not loops)
   for (const UOp* x : coords->toposort())
-    if (x->op == Ops::RANGE && std::none_of(k.upcast_ranges.begin(), k.upcast_ranges.end(), [&](const UOpPtr& u) { return u.get() == x; }))
-      return r;
-  std::vector<std::pair<char, int64_t>> by_dim;  // (lidx dim, axis)
-  std::vector<int64_t> ids = k.local_axes;
-  ids.insert(ids.end(), k.group_axes.begin(), k.group_axes.end());  // (a kernel reduce's group: the same row)
-  for (int64_t a : ids) {
+    if (x->op == Ops::RANGE && !k.is_upcast(x)) return r;
+  std::vector<std::pair<int, int64_t>> by_dim;  // (lidx dim, axis); a kernel reduce's group reads the same row
+  for (int64_t a : k.thread_axes()) {
     const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
-    if (id->op == Ops::SPECIAL && !uses(coords, id.get())) by_dim.emplace_back(id->arg.as_string().back(), a);
+    if (id->op == Ops::SPECIAL && !uses(coords, id.get())) by_dim.emplace_back(launch_dim(id.get()), a);
   }
   std::sort(by_dim.begin(), by_dim.end());
   for (const auto& [dim, a] : by_dim) {
@@ -418,8 +430,7 @@ std::vector<int64_t> nested_temp_layout(const LowerContext& k, const UOpPtr& coo
   std::vector<int64_t> out;
   for (int64_t a : k.shared_axes) {
     const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
-    const bool upcast = std::find(k.upcast_ranges.begin(), k.upcast_ranges.end(), id) != k.upcast_ranges.end();
-    if (!upcast || uses(coords, id.get())) out.push_back(a);
+    if (!k.is_upcast(id.get()) || uses(coords, id.get())) out.push_back(a);
   }
   return out;
 }
@@ -427,13 +438,8 @@ std::vector<int64_t> nested_temp_layout(const LowerContext& k, const UOpPtr& coo
 // Whether a temp over `layout` fits in the shared memory left, the kernel's own GROUP temp (made
 // after the nested reduces) kept room for.
 bool fits_shared(const LowerContext& k, const std::vector<int64_t>& layout, DType dtype) {
-  auto elements = [&](const std::vector<int64_t>& axes) {
-    int64_t n = 1;
-    for (int64_t a : axes) n *= k.full_shape[static_cast<size_t>(a)];
-    return n;
-  };
-  const int64_t kernel_group = k.group_axes.empty() ? 0 : elements(k.shared_axes) * 8;
-  return k.shared_used + kernel_group + elements(layout) * dtype.itemsize() <= k.shared_max;
+  const int64_t kernel_group = k.group_axes.empty() ? 0 : k.elements(k.shared_axes) * 8;
+  return k.shared_used + kernel_group + k.elements(layout) * dtype.itemsize() <= k.shared_max;
 }
 
 // The loops and index of a nested reduce's input space: its reduced axes loop, the others are the
@@ -442,16 +448,12 @@ bool fits_shared(const LowerContext& k, const std::vector<int64_t>& layout, DTyp
 // 4 adjacent elements (the output's own loads).
 struct NestedIndex {
   UOpList loops, idxs;
-  std::vector<const UOp*> unrolled;
+  std::vector<std::pair<const UOp*, bool>> unrolled;  // (loop, its lanes computed as vectors)
 };
 NestedIndex nested_index(const std::vector<int64_t>& in, const std::function<bool(size_t)>& reduced, const UOpList& coords,
                          size_t shared_dim, const RowLanes& lanes, NestedLowering& nested, bool unroll) {
   NestedIndex out;
-  auto unrolled = [&](const UOpPtr& r, bool as_vector) {
-    nested.lanes->unroll.insert(r.get());
-    if (as_vector) nested.lanes->vector_unroll.insert(r.get());
-    out.unrolled.push_back(r.get());
-  };
+  auto unrolled = [&](const UOpPtr& r, bool as_vector) { out.unrolled.emplace_back(r.get(), as_vector); };
   for (size_t d = 0; d < in.size(); d++) {
     if (d == shared_dim) {
       // element (step * lanes + lane) * width + k, k unrolled: a warp reads consecutive vectors, each
@@ -493,11 +495,10 @@ NestedIndex nested_index(const std::vector<int64_t>& in, const std::function<boo
 }
 
 // Whether an accumulator lowered inside `x` updates from one of `ranges`.
-bool reads_in_a_reduce(const UOpPtr& x, const std::vector<const UOp*>& ranges) {
-  if (ranges.empty()) return false;
+bool reads_in_a_reduce(const UOpPtr& x, const std::vector<std::pair<const UOp*, bool>>& ranges) {
   for (const UOp* u : x->toposort())
     if (u->op == Ops::ASSIGN)
-      for (const UOp* r : ranges)
+      for (const auto& [r, as_vector] : ranges)
         if (uses(u->src[1], r)) return true;
   return false;
 }
@@ -552,12 +553,22 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     UOpList upcast;
     for (const UOpPtr& r : outer.upcast_ranges)
       if (uses(packed, r.get())) upcast.push_back(r);
-    // (what lowering the inside may add, restored if it is lowered again without unrolled lanes: the
-    // unroll sets hold raw pointers, so nothing lowered and dropped may stay in them)
-    const auto done_before = nested.done;
-    const int64_t temps_before = nested.kernel ? nested.kernel->temp_count : 0, shared_before = nested.kernel ? nested.kernel->shared_used : 0;
-    const ExpandAxes lanes_before = *nested.lanes;
     NestedIndex index = nested_index(in, reduced, coords, shared_dim, lanes, nested, true);
+    // (with unrolled lanes, what lowering the inside adds is kept to restore if it is lowered again
+    // without them: the unroll sets hold raw pointers, so nothing lowered and dropped may stay in them)
+    struct Before {
+      decltype(NestedLowering::done) done;
+      ExpandAxes lanes;
+      int64_t temps = 0, shared = 0;
+    };
+    std::optional<Before> before;
+    if (!index.unrolled.empty()) {
+      before = Before{nested.done, *nested.lanes, nested.kernel ? nested.kernel->temp_count : 0, nested.kernel ? nested.kernel->shared_used : 0};
+      for (const auto& [r, as_vector] : index.unrolled) {
+        nested.lanes->unroll.insert(r);
+        if (as_vector) nested.lanes->vector_unroll.insert(r);
+      }
+    }
     auto lower_inside = [&] {
       inner = LowerContext{};
       inner.full_shape = in;
@@ -569,10 +580,10 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     UOpPtr x = lower_inside();
     // a reduce nested in this one that reads an unrolled lane would be one accumulator for all the
     // lanes (q @ k^T inside a softmax's max): then this reduce's loops stay loops
-    if (reads_in_a_reduce(x, index.unrolled)) {
-      nested.done = done_before;
-      *nested.lanes = lanes_before;
-      if (nested.kernel) nested.kernel->temp_count = temps_before, nested.kernel->shared_used = shared_before;
+    if (before && reads_in_a_reduce(x, index.unrolled)) {
+      nested.done = std::move(before->done);
+      *nested.lanes = std::move(before->lanes);
+      if (nested.kernel) nested.kernel->temp_count = before->temps, nested.kernel->shared_used = before->shared;
       index = nested_index(in, reduced, coords, shared_dim, lanes, nested, false);
       x = lower_inside();
     }
