@@ -12,50 +12,21 @@
 #include "ir/metadata.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
+#include "codegen/lower_context.h"
 #include "codegen/staging.h"
 #include "codegen/tensor_core_lowering.h"
+#include "codegen/work_group_reduce.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/symbolic.h"
 #include "support/error.h"
 
 namespace loupe {
 
-namespace {
+using lowering::LowerContext;
+using lowering::uses;
+using lowering::RowLanes;
 
-struct LowerContext {
-  UOpList idxs;            // one index UOp per axis
-  UOpList upcast_ranges;   // placeholders of upcast output axes: every accumulator is per value of them
-  int64_t acc_count = 0;
-  // GPU GROUP/GROUPTOP: reduce axes split across the threads of a work-group (they index by lidx)
-  std::vector<int64_t> group_axes;
-  std::vector<int64_t> local_axes;   // LOCAL axes (lidx): the threads that may share a nested reduce's row
-  std::vector<int64_t> shared_axes;  // local, group and upcast output axes: the layout of a shared temp
-  // warp shuffles: the lanes of a warp that take part (0: no shuffles), and the step in the thread id of
-  // each group or local axis that is a plain local id (lidxN) of a power-of-two size at a power-of-two step
-  int64_t warp_lanes = 0;
-  std::map<int64_t, int64_t> lane_step;
-  int64_t shared_max = 0, shared_used = 0;  // bytes of shared memory: the target's, the temps' so far
-  // the axes that are threads of a work-group (they index by lidx): LOCAL, then GROUP ones
-  std::vector<int64_t> thread_axes() const {
-    std::vector<int64_t> out = local_axes;
-    out.insert(out.end(), group_axes.begin(), group_axes.end());
-    return out;
-  }
-  bool is_upcast(const UOp* u) const {
-    return std::any_of(upcast_ranges.begin(), upcast_ranges.end(), [&](const UOpPtr& r) { return r.get() == u; });
-  }
-  // the product of the axes' extents
-  int64_t elements(const std::vector<int64_t>& axes) const {
-    int64_t n = 1;
-    for (int64_t a : axes) n *= full_shape[static_cast<size_t>(a)];
-    return n;
-  }
-  std::optional<TensorCoreLanes> tc;  // a TC kernel (codegen/tensor_core_lowering.h)
-  // STAGE: the reads of staged operands from their shared tiles, by (buffer, view) of their LOAD
-  std::map<std::pair<const UOp*, const UOp*>, UOpPtr> staged;
-  std::vector<int64_t> full_shape;
-  int64_t temp_count = 0;
-};
+namespace {
 
 const ShapeTracker& view_st(const UOpPtr& v) { return *v->arg.object<ShapeTracker>(); }
 
@@ -175,102 +146,6 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 
 namespace {
 
-bool power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-// The launch dim (0, 1, 2: x, y, z) of a SPECIAL lidxN / gidxN.
-int launch_dim(const UOp* special) { return special->arg.as_string().back() - '0'; }
-
-// Element types __shfl_xor_sync takes (half from cuda_fp16.h; no bool, char or short).
-bool shuffles(DType t) {
-  static const std::set<Scalar> ok{Scalar::Float16, Scalar::Float32, Scalar::Float64, Scalar::Int32, Scalar::UInt32,
-                                   Scalar::Int64, Scalar::UInt64};
-  return t.count == 1 && !t.is_ptr && ok.contains(t.scalar_type);
-}
-
-// Where a warp's lanes can exchange registers: a block of whole warps (or of fewer threads than one),
-// and the group and local axes whose neighbours along them sit at a power-of-two distance in the thread id.
-// CUDA numbers threads x fastest, then y, then z; lidxN is dim N.
-void plan_warp_lanes(LowerContext& ctx, const std::vector<int64_t>& locals, const UOpList& local_ids) {
-  int64_t threads = 1;
-  for (int64_t d : locals) threads *= d;
-  if (threads % 32 != 0 && threads > 32) return;
-  std::array<int64_t, 3> dim_size{1, 1, 1};
-  for (const UOpPtr& id : local_ids)
-    for (const UOp* u : id->toposort())
-      if (u->op == Ops::SPECIAL) dim_size[static_cast<size_t>(launch_dim(u))] = u->src[0]->const_int();
-  ctx.warp_lanes = std::min<int64_t>(threads, 32);
-  for (int64_t a : ctx.thread_axes()) {  // (a nested reduce's row lanes may be local axes)
-    const UOpPtr& id = ctx.idxs[a];
-    if (id->op != Ops::SPECIAL || !power_of_two(ctx.full_shape[a])) continue;
-    int64_t step = 1;
-    for (int d = 0; d < launch_dim(id.get()); d++) step *= dim_size[static_cast<size_t>(d)];
-    if (power_of_two(step)) ctx.lane_step[a] = step;
-  }
-}
-
-// The second half of a GROUP reduce. Where the target has warp shuffles, the partials of one warp
-// combine first by butterfly exchanges (each step folds in the value of the lane whose id differs in
-// one bit of a group axis), after which every lane of the warp holds their result. What spans more
-// than a warp goes through a shared temp laid out over the local, group and upcast axes: each thread
-// stores its value, waits at a barrier, and every thread folds the values of the group (one per warp
-// where shuffles ran; unrolled: the linearizer nests loops by axis order, and this fold must follow
-// the partial loops). `layout`: the axes the temp is laid out over, the grouped ones among them.
-// (Without shuffles, a tree fold in the temp, log2(n) halving steps a barrier apart, measured slower on
-// PoCL: sum_16m 3.7-4.3 -> 4.7 ms, softmax 16.3 -> 21.3 ms, as each barrier splits PoCL's work-item
-// loops; not tried on an OpenCL GPU.)
-UOpPtr group_reduce(LowerContext& ctx, Ops op, DType dtype, const UOpPtr& partial, const std::vector<int64_t>& grouped,
-                    const std::vector<int64_t>& layout) {
-  UOpPtr value = partial;
-  std::map<int64_t, int64_t> combined;  // group axis -> how many of its values each lane's value holds
-  bool all_in_warp = true;
-  for (int64_t a : grouped) {
-    auto step = ctx.lane_step.find(a);
-    int64_t n = 1;
-    if (ctx.warp_lanes > 0 && shuffles(dtype) && step != ctx.lane_step.end())
-      for (; n < ctx.full_shape[a] && step->second * n < ctx.warp_lanes; n *= 2) {
-        UOpPtr other = UOp::make(Ops::SHUFFLE_XOR, dtype, {value}, Arg(Arg::Tuple{Arg(step->second * n), Arg(ctx.warp_lanes)}));
-        value = UOp::make(op, dtype, {value, other});
-      }
-    combined[a] = n;
-    all_in_warp = all_in_warp && n == ctx.full_shape[a];
-  }
-  if (all_in_warp) return value;
-  const int64_t size = ctx.elements(layout);
-  UOpPtr temp = UOp::make(Ops::DEFINE_LOCAL, dtype.ptr(size, true), {}, Arg("temp" + std::to_string(ctx.temp_count++)));
-  ctx.shared_used += size * dtype.itemsize();
-  auto offset = [&](const std::map<int64_t, int64_t>& fixed) {
-    UOpPtr off = UOp::cnst_int(dtypes::index, 0);
-    int64_t stride = 1;
-    for (auto it = layout.rbegin(); it != layout.rend(); ++it) {
-      auto f = fixed.find(*it);
-      UOpPtr i = f != fixed.end() ? UOp::cnst_int(dtypes::index, f->second) : ctx.idxs[*it];
-      off = off + i * UOp::cnst_int(dtypes::index, stride);
-      stride *= ctx.full_shape[*it];
-    }
-    return off;
-  };
-  UOpPtr store = UOp::make(Ops::STORE, dtypes::void_, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset({})}), value});
-  UOpPtr barrier = UOp::make(Ops::BARRIER, dtypes::void_, {store});
-  // one value of each warp's along every grouped axis, first axis outermost, folded in order
-  std::vector<std::map<int64_t, int64_t>> combos{{}};
-  for (int64_t a : grouped) {
-    std::vector<std::map<int64_t, int64_t>> next;
-    for (const auto& c : combos)
-      for (int64_t k = 0; k < ctx.full_shape[a]; k += combined[a]) {
-        auto d = c;
-        d[a] = k;
-        next.push_back(std::move(d));
-      }
-    combos = std::move(next);
-  }
-  UOpPtr acc;
-  for (const auto& c : combos) {
-    UOpPtr ld = UOp::make(Ops::LOAD, dtype, {UOp::make(Ops::INDEX, temp->dtype, {temp, offset(c)}), barrier});
-    acc = acc ? UOp::make(op, dtype, {acc, ld}) : ld;
-  }
-  return acc;
-}
-
 const PatternMatcher& lowerer_rules() {
   static const PatternMatcher pm{
       rule("lower_store", UPat::op(Ops::STORE, {UPat::var("buf"), UPat::op_any_src(Ops::VIEW, "view"), UPat::var("val")}),
@@ -387,60 +262,6 @@ struct NestedLowering {
 };
 
 UOpPtr lower_scope(const UOpPtr& root, LowerContext& ctx, NestedLowering& nested, const char* name);
-
-bool uses(const UOpPtr& e, const UOp* r) {
-  for (const UOp* x : e->toposort())
-    if (x == r) return true;
-  return false;
-}
-
-// GPU: the threads of the kernel that share a nested reduce read at `coords` (ir/cooperative_rows.h):
-// its local and group axes the coordinates do not depend on, each a plain local id, numbered as one lane id
-// (lidx0 fastest, so neighbouring threads read neighbouring elements). None where the kernel has no
-// such axes.
-struct RowLanes {
-  std::vector<int64_t> axes;
-  UOpPtr lane;
-  int64_t count = 1;
-};
-RowLanes row_lanes(const LowerContext& k, const UOpPtr& coords) {
-  RowLanes r;
-  // once per run of the kernel: inside a loop the next iteration's partials could overwrite the temp
-  // while other threads still read this one's (upcast axes are placeholders, not loops)
-  for (const UOp* x : coords->toposort())
-    if (x->op == Ops::RANGE && !k.is_upcast(x)) return r;
-  std::vector<std::pair<int, int64_t>> by_dim;  // (lidx dim, axis); a kernel reduce's group reads the same row
-  for (int64_t a : k.thread_axes()) {
-    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
-    if (id->op == Ops::SPECIAL && !uses(coords, id.get())) by_dim.emplace_back(launch_dim(id.get()), a);
-  }
-  std::sort(by_dim.begin(), by_dim.end());
-  for (const auto& [dim, a] : by_dim) {
-    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
-    r.lane = r.lane ? r.lane + id * UOp::cnst_int(dtypes::index, r.count) : id;
-    r.count *= k.full_shape[static_cast<size_t>(a)];
-    r.axes.push_back(a);
-  }
-  return r;
-}
-
-// The axes a shared temp of a nested reduce read at `coords` is laid out over: the kernel's threads
-// (each group of lanes reduces its own row) and the upcast axes its value varies along.
-std::vector<int64_t> nested_temp_layout(const LowerContext& k, const UOpPtr& coords) {
-  std::vector<int64_t> out;
-  for (int64_t a : k.shared_axes) {
-    const UOpPtr& id = k.idxs[static_cast<size_t>(a)];
-    if (!k.is_upcast(id.get()) || uses(coords, id.get())) out.push_back(a);
-  }
-  return out;
-}
-
-// Whether a temp over `layout` fits in the shared memory left, the kernel's own GROUP temp (made
-// after the nested reduces) kept room for.
-bool fits_shared(const LowerContext& k, const std::vector<int64_t>& layout, DType dtype) {
-  const int64_t kernel_group = k.group_axes.empty() ? 0 : k.elements(k.shared_axes) * 8;
-  return k.shared_used + kernel_group + k.elements(layout) * dtype.itemsize() <= k.shared_max;
-}
 
 // The loops and index of a nested reduce's input space: its reduced axes loop, the others are the
 // coordinates of the element it is read at. With `unroll`, lanes unrolled where that pays: the CPU's
