@@ -48,7 +48,7 @@ public:
   // The value of node n at the kernel index described by ctx (kernel index space -> n's layout).
   UOpPtr build(const UOpPtr& n, const ShapeTracker& ctx) {
     if (vetoed_) return n;  // the kernel is rebuilt without that reduce: what is built from here is dropped
-    BuildKey key{n.get(), ctx};
+    BuildKey key{n.get(), space_, ctx};
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     UOpPtr out;
     {
@@ -130,9 +130,11 @@ private:
   }
 
   // A reduce shares the kernel's loops when it is read at the kernel's own index (the root tracker)
-  // and reduces the same input shape over the same axes as the kernel's reduce.
+  // and reduces the same input shape over the same axes as the kernel's reduce. Never inside a nested
+  // reduce, whose index space is its own even where its shape is the kernel's (m - m.mean(-1) with
+  // m = x.sum(0, keepdim=True) reads m inside the mean at a (1, n) index like the kernel's output).
   bool is_kernel_reduce(const UOpPtr& n, const ShapeTracker& ctx) {
-    if (!kernel_reduce_) return false;
+    if (!kernel_reduce_ || space_) return false;
     if (n.get() != kernel_reduce_) {
       if (shapes_.of(n->src[0]) != shapes_.of(kernel_reduce_->src[0])) return false;
       if (!(n->arg.as_tuple()[1] == kernel_reduce_->arg.as_tuple()[1])) return false;
@@ -231,16 +233,19 @@ private:
   UOpList bufs_, globals_;
   // a node at a kernel index: keyed by the tracker itself (its JSON text as the key was a third of
   // the scheduler's time)
+  // A node at a tracker in an index space (the kernel's, or a nested reduce's): the same tracker in
+  // two spaces is two indexes, and a reduce read in its kernel's space may share the kernel's loops.
   struct BuildKey {
     const UOp* node;
+    const UOp* space;
     ShapeTracker ctx;
-    bool operator==(const BuildKey& o) const { return node == o.node && ctx == o.ctx; }
+    bool operator==(const BuildKey& o) const { return node == o.node && space == o.space && ctx == o.ctx; }
   };
   struct BuildKeyHash {
     size_t operator()(const BuildKey& k) const {
       StableHasher h;
       k.ctx.hash(h);
-      return static_cast<size_t>(h.finish().lo ^ pointer_hash(k.node));
+      return static_cast<size_t>(h.finish().lo ^ pointer_hash(k.node) ^ (pointer_hash(k.space) << 1));
     }
   };
   std::unordered_map<BuildKey, UOpPtr, BuildKeyHash> memo_;

@@ -53,3 +53,15 @@ def test_pad_modes_with_negative_pads_and_their_gradients(mode, shape, flat):
   want_grad = np.zeros(a.size, np.float64)
   np.add.at(want_grad, index.reshape(-1), 2 * (want.reshape(-1).astype(np.float64) + 1) / want.size)
   assert np.allclose(grad.reshape(-1), want_grad, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "max", "min", "mean"])
+@pytest.mark.parametrize("shape", [(2, 3), (4, 64, 3), (2, 1, 3)])
+def test_a_reduce_read_inside_a_reduce_of_its_own_output_shape(reduce, shape):
+  # m - m.mean(-1) with m = x.<reduce>(0, keepdim=True): the mean reads m over a (1, ..., n) space, the
+  # shape of the kernel's own output, and took the kernel's reduce loops (found by random_programs.py)
+  x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+  m = getattr(Tensor(x), reduce)(0, keepdim=True)
+  ref = getattr(x.astype(np.float64), reduce)(axis=0, keepdims=True)
+  np.testing.assert_allclose((m - m.mean(-1, keepdim=True)).numpy(), ref - ref.mean(-1, keepdims=True), atol=1e-5)
+  np.testing.assert_allclose((m * m.sum(-1, keepdim=True)).numpy(), ref * ref.sum(-1, keepdims=True), rtol=1e-5, atol=1e-5)

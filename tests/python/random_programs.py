@@ -1,0 +1,266 @@
+"""Random tensor programs and their float64 numpy references, for differential checks of the whole compiler.
+
+Each seed gives one tinygrad-style program (numpy inputs, then a chain of elementwise, broadcast, reduce,
+movement, matmul, softmax / layer norm / cumsum ops) and the same computation written for numpy. The program
+runs through `loupe-cli eval --jsonl` on a device (the interpreter with INTERP_TARGET=CUDA runs the GPU
+lowering: work-groups, warp shuffles, rows shared by a work-group); the reference runs in float64.
+
+The tolerance follows the computation's own sensitivity: the reference is evaluated a second time with its
+inputs and every intermediate value perturbed by about 8 float32 ulps (rounding, modelled; the largest change of three draws), and the output may differ from the reference by a multiple of what that
+moved it, and of what computing it in float32 with numpy does, plus a small absolute and relative slack (values the perturbation moves by more than 1e-3 of the
+output's scale are not determined by float32 inputs at all and are not checked). Only continuous ops are generated (no comparisons of
+computed values), so rounding never flips a branch.
+
+  python3 tests/python/random_programs.py --seeds 0:500 [--device INTERP --target CUDA] [--noopt] [--show 3]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+MAX_ELEMENTS = 1 << 16
+DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 32, 33, 64, 96, 128, 256, 768, 1024]
+
+# numpy helpers the reference programs call
+# (_p rounds an intermediate value where the perturbed reference models float32's rounding)
+PRELUDE = """
+def softmax(a, axis):
+  e = _p(np.exp(a - a.max(axis=axis, keepdims=True)))
+  return e / _p(e.sum(axis=axis, keepdims=True))
+def log_softmax(a, axis):
+  m = _p(a - a.max(axis=axis, keepdims=True))
+  return m - _p(np.log(_p(np.exp(m).sum(axis=axis, keepdims=True))))
+def logsumexp(a, axis):
+  m = a.max(axis=axis, keepdims=True)
+  return (m + _p(np.log(_p(np.exp(a - m).sum(axis=axis, keepdims=True))))).squeeze(axis)
+def layernorm(a, axis):
+  m = _p(a.mean(axis=axis, keepdims=True))
+  return (a - m) / _p(np.sqrt(_p(((a - m) ** 2).mean(axis=axis, keepdims=True)) + 1e-5))
+"""
+
+UNARY = [("{a}.relu()", "np.maximum({a}, 0)"), ("{a}.sin()", "np.sin({a})"), ("{a}.tanh()", "np.tanh({a})"),
+         ("{a}.sigmoid()", "1 / (1 + np.exp(-{a}))"), ("({a}.abs() + 1).log()", "np.log(np.abs({a}) + 1)"),
+         ("{a}.abs().sqrt()", "np.sqrt(np.abs({a}))"), ("{a}.clip(-3, 3).exp()", "np.exp(np.clip({a}, -3, 3))"),
+         ("{a}.square()", "{a} * {a}"), ("({a}.abs() + 1).reciprocal()", "1 / (np.abs({a}) + 1)"), ("(-{a})", "(-{a})"),
+         ("({a} * 0.5 + 0.25)", "({a} * 0.5 + 0.25)")]
+BINARY = [("({a} + {b})", "({a} + {b})"), ("({a} - {b})", "({a} - {b})"), ("({a} * {b})", "({a} * {b})"),
+          ("{a}.maximum({b})", "np.maximum({a}, {b})")]
+REDUCE = [("sum", "sum"), ("max", "max"), ("min", "min"), ("mean", "mean")]
+
+
+def size(shape):
+  return int(np.prod(shape)) if shape else 1
+
+
+class Program:
+  def __init__(self, seed):
+    self.rng = np.random.default_rng(seed)
+    self.seed = seed
+    self.inputs = []   # shapes, drawn in order from default_rng(seed) in both programs
+    self.lines = []    # (tinygrad line, numpy line)
+    self.count = 0
+
+  def pick(self, items):
+    return items[int(self.rng.integers(len(items)))]
+
+  def new_input(self, shape):
+    name = f"x{len(self.inputs)}"
+    self.inputs.append(tuple(shape))
+    return name, tuple(shape)
+
+  def emit(self, tg, ref, shape):
+    name = f"t{self.count}"
+    self.count += 1
+    self.lines.append((f"{name} = {tg}", f"{name} = {ref}"))
+    return name, tuple(shape)
+
+  def random_shape(self):
+    for _ in range(100):
+      shape = tuple(self.pick(DIMS) for _ in range(int(self.rng.integers(1, 4))))
+      if 1 < size(shape) <= MAX_ELEMENTS // 2: return shape
+    return (4, 32)
+
+  def axis(self, shape):
+    return int(self.rng.integers(len(shape)))
+
+  # -- ops: each returns (name, shape) of its result, or None where it does not apply
+  def unary(self, a, shape):
+    tg, ref = self.pick(UNARY)
+    return self.emit(tg.format(a=a), ref.format(a=a), shape)
+
+  def binary(self, a, shape):
+    tg, ref = self.pick(BINARY)
+    kind = int(self.rng.integers(3))
+    if kind == 0:    # with a fresh input broadcast along some axes
+      other = tuple(d if self.rng.random() < 0.6 else 1 for d in shape)
+      b, _ = self.new_input(other)
+    elif kind == 1 and shape:  # with a reduce of itself, broadcast back (a nested reduce: softmax's shape)
+      ax, (rn, rr) = self.axis(shape), self.pick(REDUCE)
+      b, _ = self.emit(f"{a}.{rn}({ax}, keepdim=True)", f"{a}.{rr}(axis={ax}, keepdims=True)", shape[:ax] + (1,) + shape[ax + 1:])
+    else:            # where with an input's sign (inputs are exact in both programs: the branch never flips)
+      c, _ = self.new_input(shape)
+      b, _ = self.new_input(shape)
+      return self.emit(f"({c} > 0).where({a}, {b})", f"np.where({c} > 0, {a}, {b})", shape)
+    return self.emit(tg.format(a=a, b=b), ref.format(a=a, b=b), shape)
+
+  def reduce(self, a, shape):
+    if not shape: return None
+    (tn, rn), ax, keep = self.pick(REDUCE), self.axis(shape), bool(self.rng.random() < 0.4)
+    out = shape[:ax] + ((1,) if keep else ()) + shape[ax + 1:]
+    return self.emit(f"{a}.{tn}({ax}, keepdim={keep})", f"{a}.{rn}(axis={ax}, keepdims={keep})", out)
+
+  def movement(self, a, shape):
+    if not shape: return None
+    kind = self.pick(["permute", "reshape", "flip", "pad", "shrink", "expand"])
+    if kind == "permute" and len(shape) > 1:
+      perm = tuple(int(i) for i in self.rng.permutation(len(shape)))
+      return self.emit(f"{a}.permute{perm}", f"{a}.transpose{perm}", tuple(shape[i] for i in perm))
+    if kind == "reshape":
+      if len(shape) > 1 and self.rng.random() < 0.5:   # merge two neighbours
+        i = int(self.rng.integers(len(shape) - 1))
+        out = shape[:i] + (shape[i] * shape[i + 1],) + shape[i + 2:]
+      else:                                             # split one dim
+        i = self.axis(shape)
+        f = [k for k in range(2, shape[i]) if shape[i] % k == 0]
+        if not f: return None
+        k = self.pick(f)
+        out = shape[:i] + (k, shape[i] // k) + shape[i + 1:]
+      return self.emit(f"{a}.reshape{out}", f"{a}.reshape{out}", out)
+    if kind == "flip":
+      ax = self.axis(shape)
+      return self.emit(f"{a}.flip({ax})", f"np.flip({a}, {ax})", shape)
+    if kind == "pad":
+      pads = tuple((int(self.rng.integers(3)), int(self.rng.integers(3))) if self.rng.random() < 0.5 else (0, 0) for _ in shape)
+      out = tuple(d + p + q for d, (p, q) in zip(shape, pads))
+      if size(out) > MAX_ELEMENTS: return None
+      return self.emit(f"{a}.pad({pads})", f"np.pad({a}, {pads})", out)
+    if kind == "shrink":
+      bounds = []
+      for d in shape:
+        lo = int(self.rng.integers(0, max(1, d // 3)))
+        hi = d - int(self.rng.integers(0, max(1, d // 3)))
+        bounds.append((lo, max(hi, lo + 1)))
+      index = "[" + ", ".join(f"{lo}:{hi}" for lo, hi in bounds) + "]"
+      return self.emit(a + index, a + index, tuple(hi - lo for lo, hi in bounds))
+    if kind == "expand" and 1 in shape:
+      out = tuple(self.pick([2, 3, 8, 32]) if d == 1 else d for d in shape)
+      if size(out) > MAX_ELEMENTS: return None
+      return self.emit(f"{a}.expand{out}", f"np.broadcast_to({a}, {out})", out)
+    return None
+
+  def matmul(self, a, shape):
+    if not shape: return None
+    n = self.pick([1, 3, 16, 32, 64, 128])
+    if len(shape) == 1: out = (n,)
+    else: out = shape[:-1] + (n,)
+    if size(out) > MAX_ELEMENTS or shape[-1] * size(out) > 1 << 22: return None
+    w, _ = self.new_input((shape[-1], n))
+    return self.emit(f"({a} @ {w})", f"({a} @ {w})", out)
+
+  def row_op(self, a, shape):
+    if not shape: return None
+    ax = self.pick([-1, -1, self.axis(shape)])
+    kind = self.pick(["softmax", "log_softmax", "layernorm", "logsumexp", "cumsum"])
+    if kind == "logsumexp":
+      out = shape[:ax % len(shape)] + shape[ax % len(shape) + 1:]
+      return self.emit(f"{a}.logsumexp({ax})", f"logsumexp({a}, {ax})", out)
+    if kind == "cumsum":
+      if shape[ax] > 300: return None
+      return self.emit(f"{a}.cumsum({ax})", f"np.cumsum({a}, axis={ax})", shape)
+    return self.emit(f"{a}.{kind}({ax})", f"{kind}({a}, {ax})", shape)
+
+  def build(self):
+    node = self.new_input(self.random_shape())
+    ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op]
+    weights = np.array([3, 3, 2, 3, 1.5, 2])
+    for _ in range(int(self.rng.integers(2, 9))):
+      for _ in range(10):
+        op = ops[int(self.rng.choice(len(ops), p=weights / weights.sum()))]
+        got = op(*node)
+        if got is not None:
+          node = got
+          break
+    self.output = node
+    return self
+
+  def loupe_source(self):
+    head = ["import numpy as np", f"_r = np.random.default_rng({self.seed})"]
+    head += [f"x{i} = Tensor(_r.standard_normal({s}).astype(np.float32))" for i, s in enumerate(self.inputs)]
+    return "\n".join(head + [tg for tg, _ in self.lines] + [f"out = {self.output[0]}"])
+
+  def reference(self, perturb=0.0, dtype=np.float64, draw=0):
+    r = np.random.default_rng(self.seed)
+    noise = np.random.default_rng(self.seed + 1_000_003 * (draw + 1))
+    rounded = lambda a: a * (1 + perturb * noise.standard_normal(np.shape(a))) if perturb else a
+    env = {"np": np, "_p": rounded}
+    exec(PRELUDE, env)
+    for i, s in enumerate(self.inputs):
+      env[f"x{i}"] = rounded(r.standard_normal(s).astype(np.float32).astype(dtype))
+    with np.errstate(all="ignore"):
+      for _, ref in self.lines:
+        exec(ref, env)
+        name = ref.split(" = ")[0]
+        env[name] = rounded(env[name])
+    return np.asarray(env[self.output[0]], dtype=np.float64)
+
+
+def check(program, result):
+  """None when `result` (loupe-cli eval's answer) matches the reference, else what differs."""
+  if "error" in result: return f"error: {result['error']}"
+  want = program.reference()
+  if tuple(result["shape"]) != want.shape: return f"shape {tuple(result['shape'])} vs {want.shape}"
+  got = np.array([float(v) for v in result["values"]], dtype=np.float64).reshape(want.shape)
+  moved = np.max([np.abs(program.reference(perturb=1e-6, draw=k) - want) for k in range(3)], axis=0)
+  scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+  # numpy's own float32 run shows what rounding in float32 does to it (a layer norm of a row that is
+  # constant but for rounding divides that rounding by sqrt(eps))
+  rounded = np.abs(program.reference(dtype=np.float32) - want)
+  tol = 1e-5 * scale + 1e-4 * np.abs(want) + 20 * moved + 8 * np.nan_to_num(rounded, nan=np.inf)
+  # values that float32 inputs alone do not determine (the sine of a sum of millions) are not checked
+  determined = moved <= 1e-3 * scale
+  bad = determined & ~(np.abs(got - want) <= tol)
+  if not bad.any(): return None
+  i = np.unravel_index(int(np.argmax(bad)), want.shape) if want.shape else ()
+  return (f"{int(bad.sum())} of {want.size} values off; at {tuple(int(k) for k in i)}: {got[i]!r} vs {want[i]!r} "
+          f"(tolerance {float(tol[i] if want.shape else tol):.3g})")
+
+
+def run(seeds, device=None, target=None, noopt=False, cli=None, timeout=1200):
+  """[(program, None or what is wrong)] for each seed."""
+  programs = [Program(s).build() for s in seeds]
+  cli = cli or os.environ.get("LOUPE_CLI", "loupe-cli")
+  cmd = [cli, "eval", "--jsonl"] + (["--device", device] if device else []) + (["--noopt"] if noopt else [])
+  env = dict(os.environ, **({"INTERP_TARGET": target} if target else {}))
+  stdin = "".join(json.dumps({"id": str(p.seed), "program": p.loupe_source()}) + "\n" for p in programs)
+  out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, timeout=timeout)
+  answers = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+  if len(answers) != len(programs):
+    raise RuntimeError(f"{' '.join(cmd)}: {len(answers)} answers for {len(programs)} programs (exit {out.returncode}): {out.stderr[-2000:]}")
+  return [(p, check(p, a)) for p, a in zip(programs, answers)]
+
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  ap.add_argument("--seeds", default="0:200", help="FIRST:END")
+  ap.add_argument("--device")
+  ap.add_argument("--target", help="INTERP_TARGET for --device INTERP")
+  ap.add_argument("--noopt", action="store_true")
+  ap.add_argument("--cli")
+  ap.add_argument("--show", type=int, default=3, help="failing programs to print")
+  args = ap.parse_args()
+  first, end = (int(x) for x in args.seeds.split(":"))
+  results = run(range(first, end), args.device, args.target, args.noopt, args.cli)
+  failed = [(p, why) for p, why in results if why]
+  for p, why in failed[:args.show]:
+    print(f"--- seed {p.seed}: {why}\n{p.loupe_source()}\n")
+  for p, why in failed[args.show:]:
+    print(f"seed {p.seed}: {why}")
+  print(f"random programs: {len(results) - len(failed)} passed, {len(failed)} failed")
+  sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+  main()
