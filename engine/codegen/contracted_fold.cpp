@@ -48,6 +48,11 @@ private:
   // a*b + c (or a subtraction) of constants as the fused multiply-add computes it; null when an
   // operand is not constant or the add fuses no multiply
   UOpPtr fused(const UOp* u) {
+    if (u->op == Ops::MULACC && scalar_fp(u->dtype)) {  // fused already (codegen/contract_products.h)
+      const UOpPtr &a = folded(u->src[0]), &b = folded(u->src[1]), &c = folded(u->src[2]);
+      if (a->op != Ops::CONST || b->op != Ops::CONST || c->op != Ops::CONST) return nullptr;
+      return fma_constant(u->dtype, a->const_value(), b->const_value(), c->const_value());
+    }
     if ((u->op != Ops::ADD && u->op != Ops::SUB) || !scalar_fp(u->dtype)) return nullptr;
     int k = 0;
     std::optional<Product> p = fusable(u->src[0].get());
@@ -60,11 +65,14 @@ private:
     if (a->op != Ops::CONST || b->op != Ops::CONST || c->op != Ops::CONST) return nullptr;
     bool sub = u->op == Ops::SUB;
     double sign_mul = (p->negated != (sub && k == 1)) ? -1.0 : 1.0, sign_other = sub && k == 0 ? -1.0 : 1.0;
-    double x = sign_mul * a->const_value(), y = b->const_value(), z = sign_other * c->const_value();
-    double r = u->dtype == dtypes::float64
+    return fma_constant(u->dtype, sign_mul * a->const_value(), b->const_value(), sign_other * c->const_value());
+  }
+
+  static UOpPtr fma_constant(DType dtype, double x, double y, double z) {
+    double r = dtype == dtypes::float64
                    ? std::fma(x, y, z)
                    : static_cast<double>(std::fmaf(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
-    return UOp::cnst(u->dtype, r);
+    return UOp::cnst(dtype, r);
   }
 
   // A trace sees each fold as a step on the node rebuilt from its folded sources.

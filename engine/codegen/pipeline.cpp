@@ -3,6 +3,7 @@
 #include <map>
 
 #include "codegen/aligned_vectors.h"
+#include "codegen/contract_products.h"
 #include "codegen/contracted_fold.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
@@ -75,9 +76,11 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   UOpPtr g;
   QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
   if (lowered.has_lanes()) {
-    // 2-3. a kernel with upcast or unrolled axes is simplified and approximated as a template, once
-    // rather than once per lane
+    // 2-3. a kernel with upcast or unrolled axes is simplified, its float a*b + c fused
+    // (codegen/contract_products.h) and its transcendentals approximated as a template, once rather
+    // than once per lane
     g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic before expansion"});
+    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
     g = approximate_transcendentals(g, caps);
     // 4. expand the lanes (as vectors where the target has them)
     g = expand_lanes(g, lowered.lanes, &quiet, &vectors);
@@ -86,8 +89,9 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
     g = graph_rewrite(g, expanded_kernel_rules(),
                       {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
   } else {
-    // 2-3. symbolic, then the transcendental approximations
+    // 2-3. symbolic, float a*b + c fused, then the transcendental approximations
     g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic after lowering"});
+    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
     g = approximate_transcendentals(g, caps);
   }
   // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them

@@ -296,6 +296,13 @@ std::optional<Arg> exec_alu(Ops op, DType dtype, const std::vector<Arg>& operand
   }
   if (op == Ops::MULACC) {
     if (operands.size() != 3) return std::nullopt;
+    if (domain_of(dtype) == Domain::Float) {  // fused: one rounding, as every backend computes it
+      const double a = float_of(operands[0], dt(0)), b = float_of(operands[1], dt(1)), c = float_of(operands[2], dt(2));
+      const double r = dtype.scalar() == dtypes::float64
+                           ? std::fma(a, b, c)
+                           : static_cast<double>(std::fmaf(static_cast<float>(a), static_cast<float>(b), static_cast<float>(c)));
+      return make_result(Domain::Float, 0, r, dtype);
+    }
     auto prod = exec_alu(Ops::MUL, dtype, {operands[0], operands[1]}, {dt(0), dt(1)});
     if (!prod) return std::nullopt;
     return exec_alu(Ops::ADD, dtype, {*prod, operands[2]}, {dtype, dt(2)});

@@ -224,7 +224,10 @@ std::string KernelWriter::scalar_alu(const UOp* u, Ops op, DType res, std::span<
 // clang's contraction rule (CodeGen's tryEmitFMulAdd): an fadd/fsub whose left, else right, operand is
 // a multiply written in the same expression fuses with it; one through a named variable does not.
 std::string KernelWriter::explicit_fma(Ops op, DType m, std::span<const Operand> xs) {
-  if (!L.explicit_fma || (op != Ops::ADD && op != Ops::SUB) || (m != dtypes::float32 && m != dtypes::float64)) return {};
+  if (!L.explicit_fma || (m != dtypes::float32 && m != dtypes::float64)) return {};
+  if (op == Ops::MULACC)
+    return cat(m == dtypes::float64 ? "fma(" : "fmaf(", conv(xs[0], m), ", ", conv(xs[1], m), ", ", conv(xs[2], m), ")");
+  if (op != Ops::ADD && op != Ops::SUB) return {};
   auto fusable = [&](const Operand& o) { return o.inlined && o.node->op == Ops::MUL && o.type == m && o.node->dtype.count == 1; };
   int k = fusable(xs[0]) ? 0 : fusable(xs[1]) ? 1 : -1;
   if (k < 0) return {};

@@ -30,7 +30,11 @@ Tensor sum_to_shape(const Tensor& v, const Shape& want) {
 Grads reduce_gradient(const Tensor& g, const Tensor& ret, const Tensor& x, Ops op, const std::vector<int64_t>& axes) {
   if (op == Ops::ADD) return {g.expand(x.shape())};
   if (op == Ops::MAX) {
-    Tensor mask = x.eq(ret).cast(g.dtype());
+    // the elements equal to the max: x and its max from the same bits (Tensor::computed_once), else
+    // x recomputed at the element may round otherwise than inside the max and match nowhere
+    const Tensor once = x.computed_once();
+    const Tensor max = once.uop() == x.uop() ? ret : once.max(Axes(axes), true).reshape(ret.shape());
+    Tensor mask = once.eq(max).cast(g.dtype());
     return {mask / mask.sum(Axes(axes), true) * g};
   }
   // MUL: the product of the others, with care for zeros

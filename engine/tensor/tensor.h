@@ -350,6 +350,11 @@ public:
 
   // ---- realization ----
   Tensor contiguous() const;
+  // This tensor with one value per element for every reader: contiguous where it is a float computation
+  // that reads a reduce (fused into each kernel that reads it, where two copies may sum in different
+  // orders), else itself. For comparisons of a value with a reduce of itself (x == x.max(): argmax,
+  // max's gradient), which must see the very bits the reduce saw.
+  Tensor computed_once() const;
   Tensor detach() const;
   Tensor& realize();                    // runs the kernels that compute this tensor
   std::vector<double> to_vector();      // realizes and reads back, row-major (ints exactly up to 2^53)

@@ -1,6 +1,7 @@
 // Reductions and matmul, with current tinygrad's dtype rules: sums of small ints accumulate in
 // int32/uint32, half sums accumulate in float32 and are cast back, mean/var of ints are float32.
 #include <numeric>
+#include <unordered_set>
 
 #include "support/error.h"
 #include "tensor/matmul_operands.h"
@@ -55,11 +56,31 @@ Tensor Tensor::std(const Axes& axis, bool keepdim, double correction) const {
   return var(axis, keepdim, correction).sqrt();
 }
 
+Tensor Tensor::computed_once() const {
+  if (!dtype().is_float()) return *this;
+  // Elementwise float ops give the same bits in every kernel that computes them (the same ops, the
+  // multiply-adds fused by structure: codegen/contract_products.h); a reduce among them need not, as
+  // each copy may sum in its own order (a loop, lanes of vectors, a work-group's partials). So the
+  // value is made contiguous where it reads a reduce that is not yet a buffer.
+  std::vector<const UOp*> stack{uop().get()};
+  std::unordered_set<const UOp*> seen;
+  while (!stack.empty()) {
+    const UOp* u = stack.back();
+    stack.pop_back();
+    if (!seen.insert(u).second || u->op == Ops::CONTIGUOUS || u->op == Ops::BUFFER || u->op == Ops::COPY) continue;
+    if (u->op == Ops::REDUCE_AXIS) return contiguous();
+    for (const UOpPtr& s : u->src) stack.push_back(s.get());
+  }
+  return *this;
+}
+
 Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   if (!axis) return flatten().argmax(0, false);
   int64_t a = resolve_axis(*axis);
   int64_t n = ndim() == 0 ? 1 : s_->shape[a];
-  Tensor m = eq(max(Axes(a), true));
+  // (an element equal to the max must exist: else the index would be n)
+  const Tensor x = computed_once();
+  Tensor m = x.eq(x.max(Axes(a), true));
   Shape s{n};
   for (int64_t i = a + 1; i < ndim(); i++) s.push_back(1);
   Tensor idx = m * arange(ConstVal(n), ConstVal(int64_t(0)), ConstVal(int64_t(-1))).reshape(s);

@@ -118,7 +118,8 @@ UOpList plant(const UOpList& list, const UOp* old, const UOpPtr& repl, const UOp
 // The plan's program with `op` turned into a SUB of the same sources, stepped: a planted miscompile.
 KernelStepping step_with_sub(const KernelPlan& plan, const UOp* op, const RendererCaps& caps, const std::vector<std::string>& inputs,
                              const StepRequest& req) {
-  interp::LinearProgram bad(plan.name, plant(plan.linear, op, UOp::make(Ops::SUB, op->dtype, op->src)), caps);
+  // (of a fused multiply-add, the difference of its factors)
+  interp::LinearProgram bad(plan.name, plant(plan.linear, op, UOp::make(Ops::SUB, op->dtype, {op->src[0], op->src[1]})), caps);
   KernelStepping s = step_program(bad, inputs, req);
   s.variant = "planted";
   return s;
@@ -468,15 +469,17 @@ private Q_SLOTS:
     req.element = 5;
     KernelStepping want = step_program(gp, inputs, req);
     want.variant = "good";
-    // 1: a load of the second factor reads the next element (modulo its size, so it stays in bounds)
+    // 1: a load of the second factor reads the next element (modulo its size less the load's width, so
+    // it stays in bounds)
     const UOp* load_index = nullptr;
+    int64_t width = 1;
     for (const UOpPtr& u : good.linear)
       if (u->op == Ops::LOAD && !load_index) {
         const UOp* p = u->src[0]->op == Ops::CAST ? u->src[0]->src[0].get() : u->src[0].get();
-        if (p->src[0]->arg.as_int() == 2) load_index = p;
+        if (p->src[0]->arg.as_int() == 2) load_index = p, width = u->dtype.count;
       }
     QVERIFY(load_index);
-    int64_t n = load_index->src[0]->dtype.ptr_size;
+    int64_t n = load_index->src[0]->dtype.ptr_size - width + 1;
     UOpPtr plus = load_index->src[1] + UOp::cnst_int(dtypes::index, 1);
     UOpPtr wrapped = UOp::make(Ops::FLOORMOD, dtypes::index, {plus, UOp::cnst_int(dtypes::index, n)});
     UOpList bad1 = plant(good.linear, load_index, load_index->replace_src({load_index->src[0], wrapped}), {plus, wrapped});
@@ -487,11 +490,11 @@ private Q_SLOTS:
     QVERIFY2(d1.kind == Divergence::Kind::address, d1.explanation.c_str());
     QVERIFY(d1.step_a != SIZE_MAX);
     QCOMPARE(got1.steps[d1.step_a].access->buffer, 2);
-    // 2: the first float product the element depends on becomes a difference
+    // 2: the first float product the element depends on (a fused multiply-add) becomes a difference
     const UOp* mul = nullptr;
     for (const SteppedUOp& st : want.steps) {
       const UOp* u = want.program[static_cast<size_t>(st.uop)].get();
-      if (st.relevant() && u->op == Ops::MUL && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
+      if (st.relevant() && (u->op == Ops::MUL || u->op == Ops::MULACC) && u->dtype.scalar() == dtypes::float32 && !mul) mul = u;
     }
     QVERIFY(mul);
     KernelStepping got2 = step_with_sub(good, mul, cpu.spelled_as(), inputs, req);

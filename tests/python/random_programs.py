@@ -39,6 +39,13 @@ def logsumexp(a, axis):
 def layernorm(a, axis):
   m = _p(a.mean(axis=axis, keepdims=True))
   return (a - m) / _p(np.sqrt(_p(((a - m) ** 2).mean(axis=axis, keepdims=True)) + 1e-5))
+def windows(a, k, stride):  # (N, C, OH, OW, KH, KW)
+  return np.lib.stride_tricks.sliding_window_view(a, k, axis=(2, 3))[:, :, ::stride[0], ::stride[1]]
+def conv2d(a, w, stride, padding):
+  a = np.pad(a, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+  return np.einsum("ncijkl,ockl->noij", windows(a, w.shape[2:], (stride, stride)), w)
+def max_pool2d(a, k): return windows(a, (k, k), (k, k)).max(axis=(4, 5))
+def avg_pool2d(a, k): return windows(a, (k, k), (k, k)).mean(axis=(4, 5))
 """
 
 UNARY = [("{a}.relu()", "np.maximum({a}, 0)"), ("{a}.sin()", "np.sin({a})"), ("{a}.tanh()", "np.tanh({a})"),
@@ -56,9 +63,10 @@ def size(shape):
 
 
 class Program:
-  def __init__(self, seed):
+  def __init__(self, seed, grad=False):
     self.rng = np.random.default_rng(seed)
     self.seed = seed
+    self.grad = grad  # the program's answer is the gradients of a random weighting of its output
     self.inputs = []   # shapes, drawn in order from default_rng(seed) in both programs
     self.lines = []    # (tinygrad line, numpy line)
     self.count = 0
@@ -78,6 +86,8 @@ class Program:
     return name, tuple(shape)
 
   def random_shape(self):
+    if self.rng.random() < 0.2:  # an image batch, for convolutions and pools
+      return (self.pick([1, 2, 4]), self.pick([1, 3, 4, 8]), self.pick([5, 8, 9, 16]), self.pick([5, 8, 12, 16]))
     for _ in range(100):
       shape = tuple(self.pick(DIMS) for _ in range(int(self.rng.integers(1, 4))))
       if 1 < size(shape) <= MAX_ELEMENTS // 2: return shape
@@ -158,7 +168,8 @@ class Program:
     else: out = shape[:-1] + (n,)
     if size(out) > MAX_ELEMENTS or shape[-1] * size(out) > 1 << 22: return None
     w, _ = self.new_input((shape[-1], n))
-    return self.emit(f"({a} @ {w})", f"({a} @ {w})", out)
+    scale = 1 / np.sqrt(shape[-1])  # (keeps the values near 1, as attention's scaling does)
+    return self.emit(f"({a} @ {w} * {scale!r})", f"({a} @ {w} * {scale!r})", out)
 
   def row_op(self, a, shape):
     if not shape: return None
@@ -172,13 +183,52 @@ class Program:
       return self.emit(f"{a}.cumsum({ax})", f"np.cumsum({a}, axis={ax})", shape)
     return self.emit(f"{a}.{kind}({ax})", f"{kind}({a}, {ax})", shape)
 
+  def image(self, a, shape):
+    if len(shape) != 4: return None
+    n, c, h, w = shape
+    kind = self.pick(["conv", "conv", "max_pool", "avg_pool"])
+    if kind == "conv":
+      k, stride = self.pick([1, 3, 3, 5]), self.pick([1, 1, 2])
+      padding = self.pick([0, k // 2])
+      oh, ow = (h + 2 * padding - k) // stride + 1, (w + 2 * padding - k) // stride + 1
+      o = self.pick([1, 4, 8, 16])
+      if oh < 1 or ow < 1 or n * o * oh * ow > MAX_ELEMENTS: return None
+      wt, _ = self.new_input((o, c, k, k))
+      scale = 1 / np.sqrt(c * k * k)
+      return self.emit(f"({a}.conv2d({wt}, stride={stride}, padding={padding}) * {scale!r})",
+                       f"(conv2d({a}, {wt}, {stride}, {padding}) * {scale!r})", (n, o, oh, ow))
+    if h < 2 or w < 2: return None
+    k = 2
+    fn = "max_pool2d" if kind == "max_pool" else "avg_pool2d"
+    return self.emit(f"{a}.{fn}(kernel_size=({k}, {k}))", f"{fn}({a}, {k})", (n, c, h // k, w // k))
+
+  def join(self, a, shape):
+    if not shape: return None
+    kind = self.pick(["cat", "gather"])
+    ax = self.axis(shape)
+    if kind == "cat":
+      other = shape[:ax] + (self.pick([1, 2, 5, shape[ax]]),) + shape[ax + 1:]
+      if size(shape) + size(other) > MAX_ELEMENTS: return None
+      b, _ = self.new_input(other)
+      out = shape[:ax] + (shape[ax] + other[ax],) + shape[ax + 1:]
+      return self.emit(f"{a}.cat({b}, dim={ax})", f"np.concatenate([{a}, {b}], axis={ax})", out)
+    # rows picked by an integer tensor (an embedding's lookup)
+    count = self.pick([1, 3, 7, 16])
+    if size(shape) // shape[0] * count > MAX_ELEMENTS: return None
+    idx = f"i{len(self.indices)}"
+    self.indices.append((count, shape[0]))
+    return self.emit(f"{a}[{idx}]", f"{a}[{idx}]", (count,) + shape[1:])
+
   def build(self):
+    self.indices = []  # (count, bound) of integer index inputs, drawn after the float inputs
+    self.half = bool(self.rng.random() < 0.15) and not self.grad
     node = self.new_input(self.random_shape())
-    ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op]
-    weights = np.array([3, 3, 2, 3, 1.5, 2])
+    ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op, self.image, self.join]
+    weights = np.array([3, 3, 2, 3, 1.5, 2, 2, 1])
     for _ in range(int(self.rng.integers(2, 9))):
       for _ in range(10):
-        op = ops[int(self.rng.choice(len(ops), p=weights / weights.sum()))]
+        w = weights * np.array([1, 1, 1, 1, 1, 1, 4 if len(node[1]) == 4 else 0, 1])  # images mostly convolve
+        op = ops[int(self.rng.choice(len(ops), p=w / w.sum()))]
         got = op(*node)
         if got is not None:
           node = got
@@ -188,17 +238,37 @@ class Program:
 
   def loupe_source(self):
     head = ["import numpy as np", f"_r = np.random.default_rng({self.seed})"]
-    head += [f"x{i} = Tensor(_r.standard_normal({s}).astype(np.float32))" for i, s in enumerate(self.inputs)]
-    return "\n".join(head + [tg for tg, _ in self.lines] + [f"out = {self.output[0]}"])
+    cast = ".astype(np.float16)" if self.half else ""
+    grad = ", requires_grad=True" if self.grad else ""
+    head += [f"x{i} = Tensor(_r.standard_normal({s}).astype(np.float32){cast}{grad})" for i, s in enumerate(self.inputs)]
+    head += [f"i{i} = Tensor(_r.integers(0, {bound}, ({count},)).astype(np.int32))" for i, (count, bound) in enumerate(self.indices)]
+    body = head + [tg for tg, _ in self.lines]
+    if not self.grad: return "\n".join(body + [f"out = {self.output[0]}" + (".float()" if self.half else "")])
+    xs = ", ".join(f"x{i}" for i in range(len(self.inputs)))
+    return "\n".join(body + [
+      f"_w = np.asarray(np.random.default_rng({self.seed + 7}).standard_normal({self.output[1]}), dtype=np.float32)",
+      f"({self.output[0]} * Tensor(_w)).sum().backward()",
+      f"_g = [(x.grad if x.grad is not None else x.zeros_like()).reshape(-1) for x in [{xs}]]",
+      "out = _g[0].cat(*_g[1:])"])
 
-  def reference(self, perturb=0.0, dtype=np.float64, draw=0):
+  def loss(self, shift=None):
+    """The gradient programs' loss in float64: the output weighted as they weight it, with `shift`
+    (input index, delta) added to one input."""
+    w = np.random.default_rng(self.seed + 7).standard_normal(self.output[1]).astype(np.float32)
+    return float((self.reference(shift=shift) * w).sum())
+
+  def reference(self, perturb=0.0, dtype=np.float64, draw=0, shift=None):
     r = np.random.default_rng(self.seed)
     noise = np.random.default_rng(self.seed + 1_000_003 * (draw + 1))
     rounded = lambda a: a * (1 + perturb * noise.standard_normal(np.shape(a))) if perturb else a
     env = {"np": np, "_p": rounded}
     exec(PRELUDE, env)
     for i, s in enumerate(self.inputs):
-      env[f"x{i}"] = rounded(r.standard_normal(s).astype(np.float32).astype(dtype))
+      x = r.standard_normal(s).astype(np.float32)
+      env[f"x{i}"] = rounded((x.astype(np.float16) if self.half else x).astype(dtype))
+      if shift and shift[0] == i: env[f"x{i}"] = env[f"x{i}"] + shift[1]
+    for i, (count, bound) in enumerate(self.indices):
+      env[f"i{i}"] = r.integers(0, bound, (count,)).astype(np.int32)
     with np.errstate(all="ignore"):
       for _, ref in self.lines:
         exec(ref, env)
@@ -207,30 +277,65 @@ class Program:
     return np.asarray(env[self.output[0]], dtype=np.float64)
 
 
+def sensitivity(program):
+  """The float64 reference, how far modelled float32 rounding moves it (the largest of three draws), and
+  its scale."""
+  want = program.reference()
+  ulps = 8 * float(np.finfo(np.float16 if program.half else np.float32).eps)
+  moved = np.max([np.abs(program.reference(perturb=ulps, draw=k) - want) for k in range(3)], axis=0)
+  return want, moved, max(1.0, float(np.abs(want).max(initial=0.0)))
+
+
+def determined(program, moved, scale):
+  """Where float inputs determine the output at all (the sine of a sum of millions, a layer norm of a row
+  that is constant but for rounding: they do not)."""
+  return moved <= (3e-2 if program.half else 1e-3) * scale
+
+
+def check_gradients(program, result):
+  """None when the gradients in `result` agree with central differences of the float64 loss along a random
+  direction per input, else what differs. Where the two step sizes disagree (a kink of relu, max or abs
+  between them), that input is not checked; nor is a program whose output rounding decides."""
+  _, moved, scale = sensitivity(program)
+  if not determined(program, moved, scale).all(): return None
+  got = np.array([float(v) for v in result["values"]], dtype=np.float64)
+  sizes = [size(s) for s in program.inputs]
+  if got.shape != (sum(sizes),): return f"{got.size} gradient values for inputs of {sum(sizes)}"
+  start = 0
+  for i, (shape, n) in enumerate(zip(program.inputs, sizes)):
+    g, start = got[start:start + n], start + n
+    v = np.random.default_rng(program.seed + 11 + i).standard_normal(shape)
+    slopes = [(program.loss((i, h * v)) - program.loss((i, -h * v))) / (2 * h) for h in (1e-6, 2.5e-7)]
+    along = float(g @ v.reshape(-1))
+    size_of = float(np.abs(g) @ np.abs(v.reshape(-1))) + abs(slopes[0])
+    if abs(slopes[0] - slopes[1]) > 1e-4 * size_of + 1e-6: continue
+    if abs(along - slopes[0]) > 1e-3 * size_of + 1e-5:
+      return f"gradient of x{i} along a random direction: {along!r} vs {slopes[0]!r} by central differences"
+  return None
+
+
 def check(program, result):
   """None when `result` (loupe-cli eval's answer) matches the reference, else what differs."""
   if "error" in result: return f"error: {result['error']}"
-  want = program.reference()
+  if program.grad: return check_gradients(program, result)
+  want, moved, scale = sensitivity(program)
   if tuple(result["shape"]) != want.shape: return f"shape {tuple(result['shape'])} vs {want.shape}"
   got = np.array([float(v) for v in result["values"]], dtype=np.float64).reshape(want.shape)
-  moved = np.max([np.abs(program.reference(perturb=1e-6, draw=k) - want) for k in range(3)], axis=0)
-  scale = max(1.0, float(np.abs(want).max(initial=0.0)))
   # numpy's own float32 run shows what rounding in float32 does to it (a layer norm of a row that is
   # constant but for rounding divides that rounding by sqrt(eps))
-  rounded = np.abs(program.reference(dtype=np.float32) - want)
-  tol = 1e-5 * scale + 1e-4 * np.abs(want) + 20 * moved + 8 * np.nan_to_num(rounded, nan=np.inf)
-  # values that float32 inputs alone do not determine (the sine of a sum of millions) are not checked
-  determined = moved <= 1e-3 * scale
-  bad = determined & ~(np.abs(got - want) <= tol)
+  rounded = np.abs(program.reference(dtype=np.float16 if program.half else np.float32) - want)
+  slack = 2e-3 if program.half else 1e-5
+  tol = slack * scale + 10 * slack * np.abs(want) + 20 * moved + 8 * np.nan_to_num(rounded, nan=np.inf)
+  bad = determined(program, moved, scale) & ~(np.abs(got - want) <= tol)
   if not bad.any(): return None
   i = np.unravel_index(int(np.argmax(bad)), want.shape) if want.shape else ()
   return (f"{int(bad.sum())} of {want.size} values off; at {tuple(int(k) for k in i)}: {got[i]!r} vs {want[i]!r} "
           f"(tolerance {float(tol[i] if want.shape else tol):.3g})")
 
 
-def run(seeds, device=None, target=None, noopt=False, cli=None, timeout=1200):
+def run(seeds, device=None, target=None, noopt=False, cli=None, timeout=1200, grad=False):
   """[(program, None or what is wrong)] for each seed."""
-  programs = [Program(s).build() for s in seeds]
+  programs = [Program(s, grad).build() for s in seeds]
   cli = cli or os.environ.get("LOUPE_CLI", "loupe-cli")
   cmd = [cli, "eval", "--jsonl"] + (["--device", device] if device else []) + (["--noopt"] if noopt else [])
   env = dict(os.environ, **({"INTERP_TARGET": target} if target else {}))
@@ -248,11 +353,12 @@ def main():
   ap.add_argument("--device")
   ap.add_argument("--target", help="INTERP_TARGET for --device INTERP")
   ap.add_argument("--noopt", action="store_true")
+  ap.add_argument("--grad", action="store_true", help="check the gradients of the programs instead")
   ap.add_argument("--cli")
   ap.add_argument("--show", type=int, default=3, help="failing programs to print")
   args = ap.parse_args()
   first, end = (int(x) for x in args.seeds.split(":"))
-  results = run(range(first, end), args.device, args.target, args.noopt, args.cli)
+  results = run(range(first, end), args.device, args.target, args.noopt, args.cli, grad=args.grad)
   failed = [(p, why) for p, why in results if why]
   for p, why in failed[:args.show]:
     print(f"--- seed {p.seed}: {why}\n{p.loupe_source()}\n")

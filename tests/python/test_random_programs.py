@@ -1,6 +1,7 @@
 """Random tensor programs (random_programs.py) against their float64 numpy references, on the CPU (optimized
-and NOOPT), the LLVM device, and the GPU lowering of CUDA and OpenCL run by the interpreter. A failure names
-the seed and prints the program; `python3 tests/python/random_programs.py --seeds N:N+1` reruns it."""
+and NOOPT), the LLVM device, and the GPU lowering of CUDA and OpenCL run by the interpreter, and their
+gradients against central differences. A failure names the seed and prints the program;
+`python3 tests/python/random_programs.py --seeds N:N+1 [--grad]` reruns it."""
 import os
 import shutil
 
@@ -14,6 +15,7 @@ CONFIGS = {
   "LLVM": dict(seeds=range(300, 360), device="LLVM"),
   "INTERP-CUDA": dict(seeds=range(400, 600), device="INTERP", target="CUDA"),
   "INTERP-OPENCL": dict(seeds=range(600, 700), device="INTERP", target="OPENCL"),
+  "CPU-GRADIENTS": dict(seeds=range(700, 800), grad=True),
 }
 
 
@@ -35,3 +37,10 @@ def test_the_checker_catches_a_wrong_answer():
   wrong = dict(right, values=[v + 0.01 * (1 + abs(v)) for v in right["values"]])
   assert check(p, wrong) is not None
   assert check(p, {"error": "boom"}) == "error: boom"
+
+
+def test_the_gradient_checker_catches_a_wrong_gradient():
+  from random_programs import Program, check
+  p = Program(703, grad=True).build()
+  n = sum(int(__import__("numpy").prod(s)) for s in p.inputs)
+  assert check(p, {"shape": [n], "values": [0.0] * n}) is not None

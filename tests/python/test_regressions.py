@@ -65,3 +65,36 @@ def test_a_reduce_read_inside_a_reduce_of_its_own_output_shape(reduce, shape):
   ref = getattr(x.astype(np.float64), reduce)(axis=0, keepdims=True)
   np.testing.assert_allclose((m - m.mean(-1, keepdim=True)).numpy(), ref - ref.mean(-1, keepdims=True), atol=1e-5)
   np.testing.assert_allclose((m * m.sum(-1, keepdim=True)).numpy(), ref * ref.sum(-1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def log_softmax64(x, axis):
+  m = x - x.max(axis=axis, keepdims=True)
+  return m - np.log(np.exp(m).sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (4, 4, 7), (4, 4, 8)])
+def test_a_value_equals_its_own_max_inside_one_kernel(shape):
+  # t = log_softmax(x) is computed at each element and again inside the max over axis 1; t - log(sum) fed
+  # two readers in one copy and one in the other, so the C compiler fused the multiply-add in one copy only
+  # and t == t.max() held nowhere in some columns (found by random_programs.py --grad)
+  x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+  for t in (Tensor(x).log_softmax(-1), Tensor(x) - Tensor(x).exp().sum(-1, keepdim=True).log(), Tensor(x)[:, :, 0:3].log_softmax(-1)):
+    hits = (t == t.max(1, keepdim=True)).sum(1).numpy()
+    assert (hits >= 1).all(), hits
+    t64 = log_softmax64(x[:, :, :t.shape[-1]].astype(np.float64), -1)
+    assert (t.argmax(1).numpy() == t64.argmax(1)).all()
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_gradient_of_a_max_over_a_recomputed_value(reduce):
+  # max's gradient compares x with its max: x recomputed at the element and inside the max must agree
+  rng = np.random.default_rng(1)
+  x, w = rng.standard_normal((4, 4, 8)).astype(np.float32), rng.standard_normal((4, 1, 7)).astype(np.float32)
+  xt = Tensor(x, requires_grad=True)
+  (getattr(xt[:, :, 0:7].log_softmax(-1), reduce)(1, keepdim=True) * Tensor(w)).sum().backward()
+  t = log_softmax64(x[:, :, 0:7].astype(np.float64), -1)
+  pick = t == getattr(t, reduce)(axis=1, keepdims=True)
+  gt = pick * w
+  want = np.zeros(x.shape)
+  want[:, :, 0:7] = gt - np.exp(t) * gt.sum(-1, keepdims=True)
+  np.testing.assert_allclose(xt.grad.numpy(), want, atol=1e-5)

@@ -73,20 +73,17 @@ loop5.body:
   %v19 = add i32 %v18, 1
   %v20 = srem i32 %v19, 1009
   %v21 = sitofp i32 %v20 to float
-  %v22 = fmul float %v21, 0x3FC24924A0000000
-  %v23 = call float @llvm.fmuladd.f32(float %v21, float 0x3FC24924A0000000, float 0xC049000000000000)
-  %v24 = add i64 %v15, %ridx5
-  %v25 = trunc i64 %v24 to i32
-  %v26 = mul i32 %v25, 331
-  %v27 = add i32 %v26, 2
-  %v28 = srem i32 %v27, 1009
-  %v29 = sitofp i32 %v28 to float
-  %v30 = fmul float %v29, 0x3FC24924A0000000
-  %v31 = call float @llvm.fmuladd.f32(float %v29, float 0x3FC24924A0000000, float 0xC049000000000000)
-  %v32 = fmul float %v23, %v31
-  %v33 = load float, ptr %acc0
-  %v34 = call float @llvm.fmuladd.f32(float %v23, float %v31, float %v33)
-  store float %v34, ptr %acc0
+  %v22 = call float @llvm.fmuladd.f32(float %v21, float 0x3FC24924A0000000, float 0xC049000000000000)
+  %v23 = add i64 %v15, %ridx5
+  %v24 = trunc i64 %v23 to i32
+  %v25 = mul i32 %v24, 331
+  %v26 = add i32 %v25, 2
+  %v27 = srem i32 %v26, 1009
+  %v28 = sitofp i32 %v27 to float
+  %v29 = call float @llvm.fmuladd.f32(float %v28, float 0x3FC24924A0000000, float 0xC049000000000000)
+  %v30 = load float, ptr %acc0
+  %v31 = call float @llvm.fmuladd.f32(float %v22, float %v29, float %v30)
+  store float %v31, ptr %acc0
   br label %loop5.latch
 loop5.latch:
   %ridx5.next = add i64 %ridx5, 1
@@ -102,8 +99,8 @@ loop3.latch:
   %ridx3.next = add i64 %ridx3, 1
   br label %loop3.head
 loop3.exit:
-  %v35 = load float, ptr %acc0
-  store float %v35, ptr %v6, align 4
+  %v32 = load float, ptr %acc0
+  store float %v32, ptr %v6, align 4
   br label %loop2.latch
 loop2.latch:
   %ridx2.next = add i64 %ridx2, 1

@@ -37,28 +37,25 @@ loop2.body:
   %v7 = add i32 %v6, 1
   %v8 = srem i32 %v7, 1009
   %v9 = sitofp i32 %v8 to float
-  %v10 = fmul float %v9, 0x3FC24924A0000000
-  %v11 = call float @llvm.fmuladd.f32(float %v9, float 0x3FC24924A0000000, float 0xC049000000000000)
-  %v12 = mul i64 %ridx2, 3
-  %v13 = add i64 %ridx1, %v12
-  %v14 = trunc i64 %v13 to i32
-  %v15 = mul i32 %v14, 331
-  %v16 = add i32 %v15, 2
-  %v17 = srem i32 %v16, 1009
-  %v18 = sitofp i32 %v17 to float
-  %v19 = fmul float %v18, 0x3FC24924A0000000
-  %v20 = call float @llvm.fmuladd.f32(float %v18, float 0x3FC24924A0000000, float 0xC049000000000000)
-  %v21 = fmul float %v11, %v20
-  %v22 = load float, ptr %acc0
-  %v23 = call float @llvm.fmuladd.f32(float %v11, float %v20, float %v22)
-  store float %v23, ptr %acc0
+  %v10 = call float @llvm.fmuladd.f32(float %v9, float 0x3FC24924A0000000, float 0xC049000000000000)
+  %v11 = mul i64 %ridx2, 3
+  %v12 = add i64 %ridx1, %v11
+  %v13 = trunc i64 %v12 to i32
+  %v14 = mul i32 %v13, 331
+  %v15 = add i32 %v14, 2
+  %v16 = srem i32 %v15, 1009
+  %v17 = sitofp i32 %v16 to float
+  %v18 = call float @llvm.fmuladd.f32(float %v17, float 0x3FC24924A0000000, float 0xC049000000000000)
+  %v19 = load float, ptr %acc0
+  %v20 = call float @llvm.fmuladd.f32(float %v10, float %v18, float %v19)
+  store float %v20, ptr %acc0
   br label %loop2.latch
 loop2.latch:
   %ridx2.next = add i64 %ridx2, 1
   br label %loop2.head
 loop2.exit:
-  %v24 = load float, ptr %acc0
-  store float %v24, ptr %v3, align 4
+  %v21 = load float, ptr %acc0
+  store float %v21, ptr %v3, align 4
   br label %loop1.latch
 loop1.latch:
   %ridx1.next = add i64 %ridx1, 1
