@@ -55,21 +55,48 @@ private:
       loops_.push_back(at(ranges[b]));
       loop_bit_[at(ranges[b])] = static_cast<int>(b);
     }
-    // group 0: the kernel's loops; group k: the loops of the k-th nested accumulator
-    group_.assign(loops_.size(), 0);
-    std::unordered_map<const UOp*, int> group_id;
+    // group 0: the kernel's loops; group k: the loops of the k-th nested reduce, with every accumulator
+    // that loops over them (the upcast lanes of one nested reduce share its loops, and a lane whose
+    // value is constant, a padded one, must not run them on its own outside the loops its siblings need:
+    // a loop opens once)
+    std::vector<size_t> parent;  // union-find over the nested accumulators
+    auto find = [&](size_t a) {
+      while (parent[a] != a) a = parent[a] = parent[parent[a]];
+      return a;
+    };
+    std::vector<uint32_t> accs;
+    std::vector<int64_t> loop_acc(loops_.size(), -1);  // per loop bit: the first accumulator over it
     for (const UOp* u : topo_) {
       if (u->op != Ops::DEFINE_ACC) continue;
+      const size_t me = accs.size();
+      bool nested = false;
       for (size_t i = 1; i < u->src.size(); i++) {
         const UOp* r = u->src[i].get();
         if (r->op != Ops::RANGE || range_order(r) < kFirstNestedRangeId) continue;
-        auto [it, fresh] = group_id.emplace(u, static_cast<int>(group_id.size()) + 1);
-        group_[loop_bit_[at(r)]] = it->second;
-        group_acc_.resize(group_id.size() + 1, 0);
-        group_acc_[it->second] = at(u);
+        if (!nested) {
+          accs.push_back(at(u));
+          parent.push_back(me);
+          nested = true;
+        }
+        int64_t& first = loop_acc[static_cast<size_t>(loop_bit_[at(r)])];
+        if (first < 0) first = static_cast<int64_t>(me);
+        else parent[find(me)] = find(static_cast<size_t>(first));
       }
     }
-    groups_ = group_id.size() + 1;
+    std::vector<int> group_of(accs.size(), 0);
+    group_accs_.assign(1, {});
+    for (size_t a = 0; a < accs.size(); a++) {
+      const size_t root = find(a);
+      if (!group_of[root]) {
+        group_of[root] = static_cast<int>(group_accs_.size());
+        group_accs_.emplace_back();
+      }
+      group_accs_[static_cast<size_t>(group_of[root])].push_back(accs[a]);
+    }
+    group_.assign(loops_.size(), 0);
+    for (size_t b = 0; b < loops_.size(); b++)
+      if (loop_acc[b] >= 0) group_[b] = group_of[find(static_cast<size_t>(loop_acc[b]))];
+    groups_ = group_accs_.size();
     around_.assign(groups_, LoopSet());
     prefix_.assign(loops_.size(), LoopSet());
     for (size_t b = 0; b < loops_.size(); b++)
@@ -122,11 +149,14 @@ private:
         if (u->op == Ops::RANGE) provides_[i].set(loop_bit_[i]);
       }
       bool changed = false;
-      for (size_t g = 1; g < groups_; g++)
-        if (scope_[group_acc_[g]] != around_[g]) {
-          around_[g] = scope_[group_acc_[g]];
+      for (size_t g = 1; g < groups_; g++) {
+        LoopSet around;
+        for (uint32_t acc : group_accs_[g]) around |= scope_[acc];
+        if (around != around_[g]) {
+          around_[g] = around;
           changed = true;
         }
+      }
       if (!changed) break;
     }
   }
@@ -172,7 +202,7 @@ private:
   std::vector<uint32_t> loops_;   // node index of each loop, by bit
   std::vector<int> loop_bit_;     // per node: its bit, or -1
   std::vector<int> group_;        // per loop bit: 0 (kernel) or its nested group
-  std::vector<uint32_t> group_acc_;  // per nested group: the node index of its accumulator
+  std::vector<std::vector<uint32_t>> group_accs_;  // per nested group: the node indices of its accumulators
   size_t groups_ = 1;
   std::vector<LoopSet> prefix_, around_;
   std::vector<LoopSet> scope_;     // where the node is computed

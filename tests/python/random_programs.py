@@ -56,6 +56,15 @@ UNARY = [("{a}.relu()", "np.maximum({a}, 0)"), ("{a}.sin()", "np.sin({a})"), ("{
 BINARY = [("({a} + {b})", "({a} + {b})"), ("({a} - {b})", "({a} - {b})"), ("({a} * {b})", "({a} * {b})"),
           ("{a}.maximum({b})", "np.maximum({a}, {b})")]
 REDUCE = [("sum", "sum"), ("max", "max"), ("min", "min"), ("mean", "mean")]
+# int32 programs: exact, wrapping like numpy's int32 (and floor division and modulo like Python's)
+UNARY_INT = [("{a}.relu()", "np.maximum({a}, 0)"), ("(-{a})", "(-{a})"), ("({a} * 3 + 7)", "({a} * 3 + 7)"),
+             ("({a} // 3)", "({a} // 3)"), ("({a} % 5)", "({a} % 5)"), ("{a}.abs()", "np.abs({a})"), ("({a} & 7)", "({a} & 7)"),
+             ("({a} >> 1)", "({a} >> 1)")]
+BINARY_INT = [("({a} + {b})", "({a} + {b})"), ("({a} - {b})", "({a} - {b})"), ("({a} * {b})", "({a} * {b})"),
+              ("{a}.maximum({b})", "np.maximum({a}, {b})"), ("({a} // ({b}.abs() + 1))", "({a} // (np.abs({b}) + 1))"),
+              ("({a} % ({b}.abs() + 1))", "({a} % (np.abs({b}) + 1))"), ("({a} ^ {b})", "({a} ^ {b})"),
+              ("({a} < {b}).where({a}, {b})", "np.where({a} < {b}, {a}, {b})")]
+REDUCE_INT = [("sum", "sum"), ("max", "max"), ("min", "min")]
 
 
 def size(shape):
@@ -98,17 +107,17 @@ class Program:
 
   # -- ops: each returns (name, shape) of its result, or None where it does not apply
   def unary(self, a, shape):
-    tg, ref = self.pick(UNARY)
+    tg, ref = self.pick(UNARY_INT if self.ints else UNARY)
     return self.emit(tg.format(a=a), ref.format(a=a), shape)
 
   def binary(self, a, shape):
-    tg, ref = self.pick(BINARY)
+    tg, ref = self.pick(BINARY_INT if self.ints else BINARY)
     kind = int(self.rng.integers(3))
     if kind == 0:    # with a fresh input broadcast along some axes
       other = tuple(d if self.rng.random() < 0.6 else 1 for d in shape)
       b, _ = self.new_input(other)
     elif kind == 1 and shape:  # with a reduce of itself, broadcast back (a nested reduce: softmax's shape)
-      ax, (rn, rr) = self.axis(shape), self.pick(REDUCE)
+      ax, (rn, rr) = self.axis(shape), self.pick(REDUCE_INT if self.ints else REDUCE)
       b, _ = self.emit(f"{a}.{rn}({ax}, keepdim=True)", f"{a}.{rr}(axis={ax}, keepdims=True)", shape[:ax] + (1,) + shape[ax + 1:])
     else:            # where with an input's sign (inputs are exact in both programs: the branch never flips)
       c, _ = self.new_input(shape)
@@ -118,7 +127,7 @@ class Program:
 
   def reduce(self, a, shape):
     if not shape: return None
-    (tn, rn), ax, keep = self.pick(REDUCE), self.axis(shape), bool(self.rng.random() < 0.4)
+    (tn, rn), ax, keep = self.pick(REDUCE_INT if self.ints else REDUCE), self.axis(shape), bool(self.rng.random() < 0.4)
     out = shape[:ax] + ((1,) if keep else ()) + shape[ax + 1:]
     return self.emit(f"{a}.{tn}({ax}, keepdim={keep})", f"{a}.{rn}(axis={ax}, keepdims={keep})", out)
 
@@ -168,13 +177,14 @@ class Program:
     else: out = shape[:-1] + (n,)
     if size(out) > MAX_ELEMENTS or shape[-1] * size(out) > 1 << 22: return None
     w, _ = self.new_input((shape[-1], n))
+    if self.ints: return self.emit(f"({a} @ {w})", f"({a} @ {w})", out)
     scale = 1 / np.sqrt(shape[-1])  # (keeps the values near 1, as attention's scaling does)
     return self.emit(f"({a} @ {w} * {scale!r})", f"({a} @ {w} * {scale!r})", out)
 
   def row_op(self, a, shape):
     if not shape: return None
     ax = self.pick([-1, -1, self.axis(shape)])
-    kind = self.pick(["softmax", "log_softmax", "layernorm", "logsumexp", "cumsum"])
+    kind = "cumsum" if self.ints else self.pick(["softmax", "log_softmax", "layernorm", "logsumexp", "cumsum"])
     if kind == "logsumexp":
       out = shape[:ax % len(shape)] + shape[ax % len(shape) + 1:]
       return self.emit(f"{a}.logsumexp({ax})", f"logsumexp({a}, {ax})", out)
@@ -184,7 +194,7 @@ class Program:
     return self.emit(f"{a}.{kind}({ax})", f"{kind}({a}, {ax})", shape)
 
   def image(self, a, shape):
-    if len(shape) != 4: return None
+    if len(shape) != 4 or self.ints: return None
     n, c, h, w = shape
     kind = self.pick(["conv", "conv", "max_pool", "avg_pool"])
     if kind == "conv":
@@ -222,6 +232,7 @@ class Program:
   def build(self):
     self.indices = []  # (count, bound) of integer index inputs, drawn after the float inputs
     self.half = bool(self.rng.random() < 0.15) and not self.grad
+    self.ints = not self.half and not self.grad and bool(self.rng.random() < 0.15)
     node = self.new_input(self.random_shape())
     ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op, self.image, self.join]
     weights = np.array([3, 3, 2, 3, 1.5, 2, 2, 1])
@@ -240,7 +251,8 @@ class Program:
     head = ["import numpy as np", f"_r = np.random.default_rng({self.seed})"]
     cast = ".astype(np.float16)" if self.half else ""
     grad = ", requires_grad=True" if self.grad else ""
-    head += [f"x{i} = Tensor(_r.standard_normal({s}).astype(np.float32){cast}{grad})" for i, s in enumerate(self.inputs)]
+    draw = "_r.integers(-50, 50, {s}).astype(np.int32)" if self.ints else "_r.standard_normal({s}).astype(np.float32)"
+    head += [f"x{i} = Tensor({draw.format(s=s)}{cast}{grad})" for i, s in enumerate(self.inputs)]
     head += [f"i{i} = Tensor(_r.integers(0, {bound}, ({count},)).astype(np.int32))" for i, (count, bound) in enumerate(self.indices)]
     body = head + [tg for tg, _ in self.lines]
     if not self.grad: return "\n".join(body + [f"out = {self.output[0]}" + (".float()" if self.half else "")])
@@ -264,6 +276,9 @@ class Program:
     env = {"np": np, "_p": rounded}
     exec(PRELUDE, env)
     for i, s in enumerate(self.inputs):
+      if self.ints:
+        env[f"x{i}"] = r.integers(-50, 50, s).astype(np.int32)
+        continue
       x = r.standard_normal(s).astype(np.float32)
       env[f"x{i}"] = rounded((x.astype(np.float16) if self.half else x).astype(dtype))
       if shift and shift[0] == i: env[f"x{i}"] = env[f"x{i}"] + shift[1]
@@ -273,8 +288,8 @@ class Program:
       for _, ref in self.lines:
         exec(ref, env)
         name = ref.split(" = ")[0]
-        env[name] = rounded(env[name])
-    return np.asarray(env[self.output[0]], dtype=np.float64)
+        env[name] = np.asarray(env[name]).astype(np.int32) if self.ints else rounded(env[name])
+    return np.asarray(env[self.output[0]], dtype=np.int64 if self.ints else np.float64)
 
 
 def sensitivity(program):
@@ -314,10 +329,23 @@ def check_gradients(program, result):
   return None
 
 
+def check_exact(program, result):
+  """None when an int32 program's answer is the reference's, exactly."""
+  want = program.reference()
+  if tuple(result["shape"]) != want.shape: return f"shape {tuple(result['shape'])} vs {want.shape}"
+  if result.get("dtype") != "int32": return f"dtype {result.get('dtype')} vs int32"
+  got = np.array(result["values"], dtype=np.int64).reshape(want.shape)
+  bad = got != want
+  if not bad.any(): return None
+  i = np.unravel_index(int(np.argmax(bad)), want.shape) if want.shape else ()
+  return f"{int(bad.sum())} of {want.size} values differ; at {tuple(int(k) for k in i)}: {got[i]} vs {want[i]}"
+
+
 def check(program, result):
   """None when `result` (loupe-cli eval's answer) matches the reference, else what differs."""
   if "error" in result: return f"error: {result['error']}"
   if program.grad: return check_gradients(program, result)
+  if program.ints: return check_exact(program, result)
   want, moved, scale = sensitivity(program)
   if tuple(result["shape"]) != want.shape: return f"shape {tuple(result['shape'])} vs {want.shape}"
   got = np.array([float(v) for v in result["values"]], dtype=np.float64).reshape(want.shape)

@@ -98,3 +98,17 @@ def test_gradient_of_a_max_over_a_recomputed_value(reduce):
   want = np.zeros(x.shape)
   want[:, :, 0:7] = gt - np.exp(t) * gt.sum(-1, keepdims=True)
   np.testing.assert_allclose(xt.grad.numpy(), want, atol=1e-5)
+
+
+def test_padded_lanes_of_a_nested_reduce_share_its_loop():
+  # the upcast lanes of a nested max share one loop; the fully padded lanes' max is a constant, which ran
+  # that loop on its own outside the kernel's loops, and the linearizer, which opens a loop once, was
+  # stuck with the other lanes (found by random_programs.py)
+  a = np.random.default_rng(0).standard_normal((8, 3, 1)).astype(np.float32)
+  pads = ((0, 0), (2, 1), (1, 2))
+  xn = np.pad(a.astype(np.float64) * 0.5 + 0.25, pads)
+  x = (Tensor(a) * 0.5 + 0.25).pad(pads)
+  np.testing.assert_allclose((x - x.max(2, keepdim=True)).sum(0).numpy(), (xn - xn.max(2, keepdims=True)).sum(0), atol=1e-5)
+  x = (Tensor(a) * 0.5 + 0.25).pad(pads)
+  m = xn - xn.max(2, keepdims=True)
+  np.testing.assert_allclose(x.log_softmax(2).sum(0).numpy(), (m - np.log(np.exp(m).sum(2, keepdims=True))).sum(0), atol=1e-5)
