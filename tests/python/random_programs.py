@@ -118,6 +118,8 @@ class Program:
       b, _ = self.new_input(other)
     elif kind == 1 and shape:  # with a reduce of itself, broadcast back (a nested reduce: softmax's shape)
       ax, (rn, rr) = self.axis(shape), self.pick(REDUCE_INT if self.ints else REDUCE)
+      if self.grad and "maximum" in tg:  # (x.maximum(x.max()) ties at the max: a kink the gradient splits)
+        tg, ref = BINARY[0]
       b, _ = self.emit(f"{a}.{rn}({ax}, keepdim=True)", f"{a}.{rr}(axis={ax}, keepdims=True)", shape[:ax] + (1,) + shape[ax + 1:])
     else:            # where with an input's sign (inputs are exact in both programs: the branch never flips)
       c, _ = self.new_input(shape)
@@ -297,7 +299,8 @@ def sensitivity(program):
   its scale."""
   want = program.reference()
   ulps = 8 * float(np.finfo(np.float16 if program.half else np.float32).eps)
-  moved = np.max([np.abs(program.reference(perturb=ulps, draw=k) - want) for k in range(3)], axis=0)
+  draws = 6 if program.half else 3  # (float16's rounding flips more near-ties)
+  moved = np.max([np.abs(program.reference(perturb=ulps, draw=k) - want) for k in range(draws)], axis=0)
   return want, moved, max(1.0, float(np.abs(want).max(initial=0.0)))
 
 
@@ -324,7 +327,7 @@ def check_gradients(program, result):
     along = float(g @ v.reshape(-1))
     size_of = float(np.abs(g) @ np.abs(v.reshape(-1))) + abs(slopes[0])
     if abs(slopes[0] - slopes[1]) > 1e-4 * size_of + 1e-6: continue
-    if abs(along - slopes[0]) > 1e-3 * size_of + 1e-5:
+    if abs(along - slopes[0]) > 1e-3 * size_of + 1e-4:
       return f"gradient of x{i} along a random direction: {along!r} vs {slopes[0]!r} by central differences"
   return None
 
