@@ -72,10 +72,11 @@ def size(shape):
 
 
 class Program:
-  def __init__(self, seed, grad=False):
+  def __init__(self, seed, grad=False, jit=False):
     self.rng = np.random.default_rng(seed)
     self.seed = seed
     self.grad = grad  # the program's answer is the gradients of a random weighting of its output
+    self.jit = jit and not grad  # the computation is a TinyJit function, called on 3 sets of inputs
     self.inputs = []   # shapes, drawn in order from default_rng(seed) in both programs
     self.lines = []    # (tinygrad line, numpy line)
     self.count = 0
@@ -246,6 +247,8 @@ class Program:
         if got is not None:
           node = got
           break
+    if self.jit:  # (a jitted function must run a kernel: a reshape of its input runs none)
+      node = self.emit(f"({node[0]} + 1)", f"({node[0]} + 1)", node[1])
     self.output = node
     return self
 
@@ -256,6 +259,7 @@ class Program:
     draw = "_r.integers(-50, 50, {s}).astype(np.int32)" if self.ints else "_r.standard_normal({s}).astype(np.float32)"
     head += [f"x{i} = Tensor({draw.format(s=s)}{cast}{grad})" for i, s in enumerate(self.inputs)]
     head += [f"i{i} = Tensor(_r.integers(0, {bound}, ({count},)).astype(np.int32))" for i, (count, bound) in enumerate(self.indices)]
+    if self.jit: return self.jit_source(draw, cast)
     body = head + [tg for tg, _ in self.lines]
     if not self.grad: return "\n".join(body + [f"out = {self.output[0]}" + (".float()" if self.half else "")])
     xs = ", ".join(f"x{i}" for i in range(len(self.inputs)))
@@ -264,6 +268,19 @@ class Program:
       f"({self.output[0]} * Tensor(_w)).sum().backward()",
       f"_g = [(x.grad if x.grad is not None else x.zeros_like()).reshape(-1) for x in [{xs}]]",
       "out = _g[0].cat(*_g[1:])"])
+
+  def jit_source(self, draw, cast):
+    """The program as a TinyJit function of its inputs, called with them times 1, 2 and 3: the answer is
+    the last call's, which replays the captured kernels on new buffers."""
+    args = [f"x{i}" for i in range(len(self.inputs))] + [f"i{i}" for i in range(len(self.indices))]
+    k = "np.int32(_k)" if self.ints else "np.float32(_k)"
+    lines = ["import numpy as np", "from tinygrad import TinyJit", f"_r = np.random.default_rng({self.seed})"]
+    lines += [f"_x{i} = {draw.format(s=s)}" for i, s in enumerate(self.inputs)]
+    lines += [f"_i{i} = _r.integers(0, {bound}, ({count},)).astype(np.int32)" for i, (count, bound) in enumerate(self.indices)]
+    lines += ["@TinyJit", f"def _f({', '.join(args)}):"] + ["  " + tg for tg, _ in self.lines]
+    lines += [f"  return {self.output[0]}{'.float()' if self.half else ''}.realize()", "for _k in (1, 2, 3):"]
+    calls = [f"Tensor((_x{i} * {k}){cast})" for i in range(len(self.inputs))] + [f"Tensor(_i{i})" for i in range(len(self.indices))]
+    return "\n".join(lines + [f"  out = _f({', '.join(calls)})"])
 
   def loss(self, shift=None):
     """The gradient programs' loss in float64: the output weighted as they weight it, with `shift`
@@ -279,9 +296,9 @@ class Program:
     exec(PRELUDE, env)
     for i, s in enumerate(self.inputs):
       if self.ints:
-        env[f"x{i}"] = r.integers(-50, 50, s).astype(np.int32)
+        env[f"x{i}"] = r.integers(-50, 50, s).astype(np.int32) * np.int32(3 if self.jit else 1)
         continue
-      x = r.standard_normal(s).astype(np.float32)
+      x = r.standard_normal(s).astype(np.float32) * np.float32(3 if self.jit else 1)
       env[f"x{i}"] = rounded((x.astype(np.float16) if self.half else x).astype(dtype))
       if shift and shift[0] == i: env[f"x{i}"] = env[f"x{i}"] + shift[1]
     for i, (count, bound) in enumerate(self.indices):
@@ -364,9 +381,9 @@ def check(program, result):
           f"(tolerance {float(tol[i] if want.shape else tol):.3g})")
 
 
-def run(seeds, device=None, target=None, noopt=False, cli=None, timeout=1200, grad=False):
+def run(seeds, device=None, target=None, noopt=False, cli=None, timeout=1200, grad=False, jit=False):
   """[(program, None or what is wrong)] for each seed."""
-  programs = [Program(s, grad).build() for s in seeds]
+  programs = [Program(s, grad, jit).build() for s in seeds]
   cli = cli or os.environ.get("LOUPE_CLI", "loupe-cli")
   cmd = [cli, "eval", "--jsonl"] + (["--device", device] if device else []) + (["--noopt"] if noopt else [])
   env = dict(os.environ, **({"INTERP_TARGET": target} if target else {}))
@@ -385,11 +402,12 @@ def main():
   ap.add_argument("--target", help="INTERP_TARGET for --device INTERP")
   ap.add_argument("--noopt", action="store_true")
   ap.add_argument("--grad", action="store_true", help="check the gradients of the programs instead")
+  ap.add_argument("--jit", action="store_true", help="run each program as a TinyJit function, three times")
   ap.add_argument("--cli")
   ap.add_argument("--show", type=int, default=3, help="failing programs to print")
   args = ap.parse_args()
   first, end = (int(x) for x in args.seeds.split(":"))
-  results = run(range(first, end), args.device, args.target, args.noopt, args.cli, grad=args.grad)
+  results = run(range(first, end), args.device, args.target, args.noopt, args.cli, grad=args.grad, jit=args.jit)
   failed = [(p, why) for p, why in results if why]
   for p, why in failed[:args.show]:
     print(f"--- seed {p.seed}: {why}\n{p.loupe_source()}\n")

@@ -1,7 +1,7 @@
 """Random tensor programs (random_programs.py) against their float64 numpy references, on the CPU (optimized
-and NOOPT), the LLVM device, and the GPU lowering of CUDA and OpenCL run by the interpreter, and their
-gradients against central differences. A failure names the seed and prints the program;
-`python3 tests/python/random_programs.py --seeds N:N+1 [--grad]` reruns it."""
+and NOOPT), the LLVM device, and the GPU lowering of CUDA and OpenCL run by the interpreter, their gradients
+against central differences, and as TinyJit functions replayed on new inputs. A failure names the seed and
+prints the program; `python3 tests/python/random_programs.py --seeds N:N+1 [--grad | --jit]` reruns it."""
 import os
 import shutil
 
@@ -16,6 +16,7 @@ CONFIGS = {
   "INTERP-CUDA": dict(seeds=range(400, 600), device="INTERP", target="CUDA"),
   "INTERP-OPENCL": dict(seeds=range(600, 700), device="INTERP", target="OPENCL"),
   "CPU-GRADIENTS": dict(seeds=range(700, 800), grad=True),
+  "CPU-TINYJIT": dict(seeds=range(800, 860), jit=True),
 }
 
 
