@@ -5,6 +5,7 @@
 #include "codegen/aligned_vectors.h"
 #include "codegen/contract_products.h"
 #include "codegen/contracted_fold.h"
+#include "codegen/covered_gates.h"
 #include "codegen/expander.h"
 #include "codegen/float_folds.h"
 #include "codegen/linearizer.h"
@@ -73,6 +74,8 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   // The stages, in order; each is a named pass in a trace.
   // 1. lower: axes become ranges or launch ids, views index math, reduces accumulators
   LoweredKernel lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
+  // constants whose padding gate an enclosing gate covers lose it (codegen/covered_gates.h)
+  lowered.sink = graph_rewrite(lowered.sink, covered_gate_rules(), {.name = "covered gates"});
   UOpPtr g;
   QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
   if (lowered.has_lanes()) {

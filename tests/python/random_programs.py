@@ -132,11 +132,26 @@ class Program:
     if not shape: return None
     (tn, rn), ax, keep = self.pick(REDUCE_INT if self.ints else REDUCE), self.axis(shape), bool(self.rng.random() < 0.4)
     out = shape[:ax] + ((1,) if keep else ()) + shape[ax + 1:]
+    spread = self.rng.random() < 0.25
+    if spread and self.ints and not self.grad:  # the first index of the max (ints: exact, ties included)
+      fn = self.pick(["argmax", "argmin"])
+      return self.emit(f"{a}.{fn}({ax})", f"np.{fn}({a}, axis={ax}).astype(np.int32)", shape[:ax] + shape[ax + 1:])
+    if spread and not self.ints and shape[ax] > 1:  # Bessel-corrected, as tinygrad's default
+      fn = self.pick(["var", "std"])
+      return self.emit(f"{a}.{fn}({ax}, keepdim={keep})", f"{a}.{fn}(axis={ax}, keepdims={keep}, ddof=1)", out)
     return self.emit(f"{a}.{tn}({ax}, keepdim={keep})", f"{a}.{rn}(axis={ax}, keepdims={keep})", out)
 
   def movement(self, a, shape):
     if not shape: return None
-    kind = self.pick(["permute", "reshape", "flip", "pad", "shrink", "expand"])
+    kind = self.pick(["permute", "reshape", "flip", "pad", "shrink", "expand", "stride", "repeat"])
+    if kind == "stride" and shape[0] > 1:
+      start, step = self.pick([(0, 2), (1, 3), (0, 3)])
+      return self.emit(f"{a}[{start}::{step}]", f"{a}[{start}::{step}]", (len(range(start, shape[0], step)),) + shape[1:])
+    if kind == "repeat":
+      times = tuple(self.pick([1, 1, 2, 3]) for _ in shape)
+      out = tuple(d * t for d, t in zip(shape, times))
+      if size(out) > MAX_ELEMENTS: return None
+      return self.emit(f"{a}.repeat{times}", f"np.tile({a}, {times})", out)
     if kind == "permute" and len(shape) > 1:
       perm = tuple(int(i) for i in self.rng.permutation(len(shape)))
       return self.emit(f"{a}.permute{perm}", f"{a}.transpose{perm}", tuple(shape[i] for i in perm))
@@ -217,8 +232,12 @@ class Program:
 
   def join(self, a, shape):
     if not shape: return None
-    kind = self.pick(["cat", "gather"])
+    kind = self.pick(["cat", "gather", "stack"])
     ax = self.axis(shape)
+    if kind == "stack":
+      if 2 * size(shape) > MAX_ELEMENTS: return None
+      b, _ = self.new_input(shape)
+      return self.emit(f"{a}.stack({b}, dim={ax})", f"np.stack([{a}, {b}], axis={ax})", shape[:ax] + (2,) + shape[ax:])
     if kind == "cat":
       other = shape[:ax] + (self.pick([1, 2, 5, shape[ax]]),) + shape[ax + 1:]
       if size(shape) + size(other) > MAX_ELEMENTS: return None

@@ -112,3 +112,22 @@ def test_padded_lanes_of_a_nested_reduce_share_its_loop():
   x = (Tensor(a) * 0.5 + 0.25).pad(pads)
   m = xn - xn.max(2, keepdims=True)
   np.testing.assert_allclose(x.log_softmax(2).sum(0).numpy(), (m - np.log(np.exp(m).sum(2, keepdims=True))).sum(0), atol=1e-5)
+
+
+def test_a_value_read_through_padding_equals_its_own_max():
+  # x == x.max(0) written out through a padded view: x's constants (tanh's 2 and -1/ln2) were gated by
+  # the padding one by one and folded otherwise than in the max's loop; the gradients of a max, realized
+  # together (cat), went to the wrong elements (found by random_programs.py --grad)
+  rng = np.random.default_rng(63)
+  a0, a1 = rng.standard_normal((4, 33, 32)).astype(np.float32), rng.standard_normal((4, 1, 32)).astype(np.float32)
+  x = Tensor(a0).tanh() + Tensor(a1)
+  mask = (x == x.max(0, keepdim=True)).float().reshape(-1).pad(((0, 4),)).numpy()[:-4]
+  x64 = np.tanh(a0.astype(np.float64)) + a1
+  assert (mask == (x64 == x64.max(0, keepdims=True)).reshape(-1)).all()
+  w = rng.standard_normal((1, 33, 32)).astype(np.float32)
+  x0, x1 = Tensor(a0, requires_grad=True), Tensor(a1, requires_grad=True)
+  ((x0.tanh() + x1).max(0, keepdim=True) * Tensor(w)).sum().backward()
+  got = x0.grad.reshape(-1).cat(x1.grad.reshape(-1)).numpy()
+  pick = (x64 == x64.max(0, keepdims=True)) * w
+  want = np.concatenate([(pick * (1 - np.tanh(a0.astype(np.float64)) ** 2)).reshape(-1), pick.sum(1, keepdims=True).reshape(-1)])
+  np.testing.assert_allclose(got, want, atol=1e-5)
