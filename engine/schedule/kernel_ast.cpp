@@ -231,10 +231,9 @@ private:
   const UOp* kernel_reduce_ = nullptr;
   std::optional<ShapeTracker> root_;
   UOpList bufs_, globals_;
-  // a node at a kernel index: keyed by the tracker itself (its JSON text as the key was a third of
-  // the scheduler's time)
-  // A node at a tracker in an index space (the kernel's, or a nested reduce's): the same tracker in
-  // two spaces is two indexes, and a reduce read in its kernel's space may share the kernel's loops.
+  // A node at a tracker in an index space (the kernel's, or a nested reduce's: the same tracker in two
+  // spaces is two indexes, and only in the kernel's may a reduce share the kernel's loops), keyed by
+  // the tracker itself (its JSON text as the key was a third of the scheduler's time).
   struct BuildKey {
     const UOp* node;
     const UOp* space;

@@ -59,7 +59,8 @@ Tensor Tensor::std(const Axes& axis, bool keepdim, double correction) const {
 Tensor Tensor::computed_once() const {
   if (!dtype().is_float()) return *this;
   // Elementwise float ops give the same bits in every kernel that computes them (the same ops, the
-  // multiply-adds fused by structure: codegen/contract_products.h); a reduce among them need not, as
+  // multiply-adds fused by structure, no padding gates inside a gated value: codegen/contract_products.h,
+  // codegen/covered_gates.h); a reduce among them need not, as
   // each copy may sum in its own order (a loop, lanes of vectors, a work-group's partials). So the
   // value is made contiguous where it reads a reduce that is not yet a buffer.
   std::vector<const UOp*> stack{uop().get()};
