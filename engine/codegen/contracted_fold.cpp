@@ -1,8 +1,8 @@
 #include "codegen/contracted_fold.h"
 
-#include <cmath>
 #include <optional>
 
+#include "ir/alu_eval.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/const_fold.h"
 
@@ -68,11 +68,10 @@ private:
     return fma_constant(u->dtype, sign_mul * a->const_value(), b->const_value(), sign_other * c->const_value());
   }
 
+  // x*y + z with one rounding, as the constant folder evaluates MULACC (ir/alu_eval.h)
   static UOpPtr fma_constant(DType dtype, double x, double y, double z) {
-    double r = dtype == dtypes::float64
-                   ? std::fma(x, y, z)
-                   : static_cast<double>(std::fmaf(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
-    return UOp::cnst(dtype, r);
+    std::optional<Arg> r = exec_alu(Ops::MULACC, dtype, {Arg(x), Arg(y), Arg(z)}, {dtype, dtype, dtype});
+    return UOp::cnst(dtype, r->as_float());
   }
 
   // A trace sees each fold as a step on the node rebuilt from its folded sources.

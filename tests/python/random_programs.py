@@ -272,13 +272,13 @@ class Program:
     return self
 
   def loupe_source(self):
-    head = ["import numpy as np", f"_r = np.random.default_rng({self.seed})"]
     cast = ".astype(np.float16)" if self.half else ""
-    grad = ", requires_grad=True" if self.grad else ""
     draw = "_r.integers(-50, 50, {s}).astype(np.int32)" if self.ints else "_r.standard_normal({s}).astype(np.float32)"
+    if self.jit: return self.jit_source(draw, cast)
+    grad = ", requires_grad=True" if self.grad else ""
+    head = ["import numpy as np", f"_r = np.random.default_rng({self.seed})"]
     head += [f"x{i} = Tensor({draw.format(s=s)}{cast}{grad})" for i, s in enumerate(self.inputs)]
     head += [f"i{i} = Tensor(_r.integers(0, {bound}, ({count},)).astype(np.int32))" for i, (count, bound) in enumerate(self.indices)]
-    if self.jit: return self.jit_source(draw, cast)
     body = head + [tg for tg, _ in self.lines]
     if not self.grad: return "\n".join(body + [f"out = {self.output[0]}" + (".float()" if self.half else "")])
     xs = ", ".join(f"x{i}" for i in range(len(self.inputs)))
@@ -331,7 +331,7 @@ class Program:
 
 
 def sensitivity(program):
-  """The float64 reference, how far modelled float32 rounding moves it (the largest of three draws), and
+  """The float64 reference, how far modelled rounding moves it (the largest of 3 draws, 6 for float16), and
   its scale."""
   want = program.reference()
   ulps = 8 * float(np.finfo(np.float16 if program.half else np.float32).eps)
@@ -368,6 +368,11 @@ def check_gradients(program, result):
   return None
 
 
+def first_bad(bad):
+  """The index of the first True in `bad` (a 0-d array: ())."""
+  return np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.shape else ()
+
+
 def check_exact(program, result):
   """None when an int32 program's answer is the reference's, exactly."""
   want = program.reference()
@@ -376,7 +381,7 @@ def check_exact(program, result):
   got = np.array(result["values"], dtype=np.int64).reshape(want.shape)
   bad = got != want
   if not bad.any(): return None
-  i = np.unravel_index(int(np.argmax(bad)), want.shape) if want.shape else ()
+  i = first_bad(bad)
   return f"{int(bad.sum())} of {want.size} values differ; at {tuple(int(k) for k in i)}: {got[i]} vs {want[i]}"
 
 
@@ -396,7 +401,7 @@ def check(program, result):
   # (where numpy's own float32/float16 run overflows, the tolerance is infinite: NaN answers too)
   bad = determined(program, moved, scale) & np.isfinite(tol) & ~(np.abs(got - want) <= tol)
   if not bad.any(): return None
-  i = np.unravel_index(int(np.argmax(bad)), want.shape) if want.shape else ()
+  i = first_bad(bad)
   return (f"{int(bad.sum())} of {want.size} values off; at {tuple(int(k) for k in i)}: {got[i]!r} vs {want[i]!r} "
           f"(tolerance {float(tol[i] if want.shape else tol):.3g})")
 
