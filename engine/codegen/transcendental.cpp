@@ -294,8 +294,12 @@ UOpPtr xpow(const UOpPtr& base, const UOpPtr& exponent) {
   UOpPtr ec = sel(less(ae, C(f.f, big)), ae, C(f.f, big));
   UOpPtr ic = to(ec, f.i);
   UOpPtr non_int = noteq(to(ic, f.f), ec), odd = noteq(band(ic, CI(f.i, 1)), CI(f.i, 0));
-  UOpPtr signed_ret = sel(non_int, C(f.f, std::numeric_limits<double>::quiet_NaN()), sel(odd, neg(ret), ret));
-  UOpPtr res = sel(less(base, zero), signed_ret, ret);
+  // a negative base (-0.0 too: (-0.0)**-1 is -inf) takes the sign of an odd power; a non-integer power of
+  // a base below zero is NaN, of -0.0 what it is of +0.0
+  UOpPtr sign_bit = less(bits(base, f.i), CI(f.i, 0));
+  UOpPtr non_int_ret = sel(less(base, zero), C(f.f, std::numeric_limits<double>::quiet_NaN()), ret);
+  UOpPtr signed_ret = sel(non_int, non_int_ret, sel(odd, neg(ret), ret));
+  UOpPtr res = sel(sign_bit, signed_ret, ret);
   res = sel(noteq(exponent, zero), res, one);  // x**0 = 1, even for nan
   return sel(noteq(base, one), res, one);      // 1**y = 1, even for nan
 }

@@ -1,6 +1,7 @@
 #include "ir/dtype.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -162,14 +163,36 @@ const std::vector<DType>& all_scalars() {
   return all;
 }
 
+namespace {
+std::atomic<Scalar> default_float_scalar{Scalar::Float32};
+std::atomic<Scalar> default_int_scalar{Scalar::Int32};
+} // namespace
+
+DType default_float() { return DType(default_float_scalar.load(std::memory_order_relaxed)); }
+DType default_int() { return DType(default_int_scalar.load(std::memory_order_relaxed)); }
+
+void set_default_float(DType d) {
+  if (!d.is_float() || d.is_weak() || d.count != 1 || d.is_ptr)
+    throw Error(cat("default_float must be a float dtype (float16, bfloat16, float32, float64), not ", d.name()));
+  default_float_scalar.store(d.scalar_type);
+}
+
+void set_default_int(DType d) {
+  if (!d.is_int() || d.is_weak() || d.count != 1 || d.is_ptr)
+    throw Error(cat("default_int must be an integer dtype, not ", d.name()));
+  default_int_scalar.store(d.scalar_type);
+}
+
 std::optional<DType> from_name(const std::string& n) {
   static const std::map<std::string, DType> names = {
       {"bool", bool_}, {"int8", int8}, {"char", int8}, {"uint8", uint8}, {"uchar", uint8}, {"int16", int16},
       {"short", int16}, {"uint16", uint16}, {"ushort", uint16}, {"int32", int32}, {"int", int32},
       {"uint32", uint32}, {"uint", uint32}, {"int64", int64}, {"long", int64}, {"uint64", uint64},
       {"ulong", uint64}, {"float16", float16}, {"half", float16}, {"bfloat16", bfloat16}, {"float32", float32},
-      {"float", float32}, {"float64", float64}, {"double", float64}, {"default_float", float32},
-      {"default_int", int32}, {"weakint", weakint}, {"weakfloat", weakfloat}};
+      {"float", float32}, {"float64", float64}, {"double", float64}, {"weakint", weakint},
+      {"weakfloat", weakfloat}};
+  if (n == "default_float") return default_float();
+  if (n == "default_int") return default_int();
   auto it = names.find(n);
   if (it == names.end()) return std::nullopt;
   return it->second;
@@ -214,12 +237,12 @@ DType least_upper_dtype(const std::vector<DType>& ds) {
 DType least_upper_float(DType d) {
   if (d == weakint) return weakfloat;
   if (d.is_float()) return d;
-  return least_upper_dtype({d, default_float});
+  return least_upper_dtype({d, default_float()});
 }
 
 DType strong(DType d) {
-  if (d.scalar_type == Scalar::WeakInt) return default_int.vec(d.count);
-  if (d.scalar_type == Scalar::WeakFloat) return default_float.vec(d.count);
+  if (d.scalar_type == Scalar::WeakInt) return default_int().vec(d.count);
+  if (d.scalar_type == Scalar::WeakFloat) return default_float().vec(d.count);
   return d;
 }
 

@@ -73,14 +73,18 @@ inline constexpr DType float32{Scalar::Float32};
 inline constexpr DType float64{Scalar::Float64};
 // Index arithmetic is done in weakint (unbounded like Python) until a renderer commits it to int32/int64.
 inline constexpr DType index = weakint;
-inline constexpr DType default_float = float32;
-inline constexpr DType default_int = int32;
+// tinygrad's dtypes.default_float and default_int: what Python floats and ints become. Settable
+// (dtypes.default_float = dtypes.half runs a model in half); float32 and int32 unless set.
+DType default_float();
+DType default_int();
+void set_default_float(DType d);  // a float dtype, else loupe::Error
+void set_default_int(DType d);    // an int dtype, else loupe::Error
 
 const std::vector<DType>& all_scalars();           // every concrete scalar (no void, no weak)
 std::optional<DType> from_name(const std::string& name);  // "float32", "float", "half", "int", "bool", ...
 DType least_upper_dtype(const std::vector<DType>& ds);
 DType least_upper_float(DType d);
-DType strong(DType d);     // weakint -> int32, weakfloat -> float32
+DType strong(DType d);     // weakint -> default_int, weakfloat -> default_float
 DType weak_of(DType d);    // float -> weakfloat, int -> weakint
 DType sum_acc_dtype(DType d);  // accumulation type of a sum: small ints to int32/uint32, halfs to float32
 bool can_represent(DType d, __int128 v);

@@ -176,6 +176,7 @@ PlannedMemory JitCapture::Recorder::plan_internal_buffers(CapturedStep& s, const
     m.planned_nodes[it->second].push_back(n);
   }
   m.plan = plan_memory(m.planned);
+  s.intermediates_ = m.plan.assigned;
   std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> shared;
   for (size_t i = 0; i < m.planned.size(); i++) {
     shared[m.planned[i].buffer.get()] = m.plan.assigned[i];
@@ -230,6 +231,7 @@ JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recor
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  Tensor::realize_assigned();  // the capture starts from every write done
   rec_->inputs = std::move(inputs);
   for (const Tensor& t : rec_->inputs) rec_->input_buffers.push_back(realized_node(t, "an input"));
   for (Tensor& t : Tensor::live()) {
@@ -245,6 +247,9 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   std::vector<Tensor*> ptrs;
   for (Tensor& t : outputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  // what the step assigned and nothing realized (BatchNorm's running statistics) is written now, as
+  // part of the step: its kernels replay with the rest
+  Tensor::realize_assigned();
   rec_->scope.reset();  // recording stops
   auto step = std::make_shared<CapturedStep>();
   CapturedStep& s = *step;
@@ -333,7 +338,7 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
       execute(e, bufs);
     }
   }
-  for (size_t i = 0; i < updated_.size(); i++) moved[i].assign(Tensor::from_uop(new_views[i], moved[i].shape()));
+  for (size_t i = 0; i < updated_.size(); i++) moved[i].replace(Tensor::from_uop(new_views[i], moved[i].shape()));
   replays_++;
   std::vector<Tensor> out;
   for (const Output& o : outputs_) out.push_back(Tensor::from_uop(o.view, o.shape));
@@ -348,6 +353,12 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     observer->record_kernel_run(ev);
   }
   return out;
+}
+
+void CapturedStep::free_intermediates() {
+  for (const std::shared_ptr<Buffer>& b : intermediates_) b->deallocate();
+  graph_.reset();  // a launch graph holds the old addresses: the next replay makes one anew
+  graph_tried_ = false;
 }
 
 namespace {

@@ -72,6 +72,9 @@ public:
   // Whether replays launch as one graph, and if not why ("" before the first replay).
   bool uses_graph() const { return graph_ != nullptr; }
   const std::string& no_graph_reason() const { return no_graph_reason_; }
+  // Returns the memory of the buffers used only inside the step to the device until the next replay
+  // (tinygrad's free_intermediates: a model kept captured between uses holds no scratch memory).
+  void free_intermediates();
 
 private:
   friend class JitCapture;
@@ -102,6 +105,7 @@ private:
   std::vector<Updated> updated_;
   std::vector<Output> outputs_;
   std::vector<std::pair<UOpPtr, std::shared_ptr<Buffer>>> refills_;  // random buffers and their storage
+  std::vector<std::shared_ptr<Buffer>> intermediates_;  // the shared allocations of the internal buffers
   JitStats stats_;
   int64_t replays_ = 0;
   std::unique_ptr<LaunchGraph> graph_;

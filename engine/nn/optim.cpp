@@ -9,7 +9,9 @@
 namespace loupe::nn {
 
 namespace {
-Tensor scalar_buffer(double v) { return Tensor(Nested(std::vector<Nested>{Nested(v)}), dtypes::float32).reshape({}); }
+// A float32 buffer of shape (1,) (tinygrad's lr, b1_t, b2_t), and the scalar the math reads from it.
+Tensor scalar_buffer(double v) { return Tensor(Nested(std::vector<Nested>{Nested(v)}), dtypes::float32); }
+Tensor scalar(const Tensor& t) { return t.reshape({}); }
 Tensor one_if_not(const Tensor& cond, const Tensor& v) { return cond.where(v, Tensor(1.0)); }
 } // namespace
 
@@ -50,6 +52,13 @@ std::vector<Tensor> Optimizer::new_state_like_params() const {
 }
 
 void Optimizer::step() {
+  std::vector<Tensor> due = schedule_step();
+  std::vector<Tensor*> all;
+  for (Tensor& t : due) all.push_back(&t);
+  Tensor::realize_all(all);
+}
+
+std::vector<Tensor> Optimizer::schedule_step() {
   std::vector<Tensor> params, grads;
   for (size_t i = 0; i < params_.size(); i++) {
     std::optional<Tensor> g = params_[i]->grad();
@@ -60,16 +69,16 @@ void Optimizer::step() {
     grads.push_back(*g);
   }
   std::vector<Tensor> ups = updates(params, grads);
-  std::vector<Tensor> fresh;
-  for (size_t i = 0; i < params.size(); i++) fresh.push_back(params[i].detach() - ups[i]);
-  std::vector<Tensor*> all;
-  for (Tensor& t : fresh) all.push_back(&t);
-  for (Tensor* s : state()) all.push_back(s);
-  for (Tensor* b : buffers_) all.push_back(b);
-  Tensor::realize_all(all);
   // each parameter takes its new value in place (tinygrad's assign): every reference to it sees the
   // step, and it keeps its gradient, so without zero_grad() the next backward() adds to it
-  for (size_t i = 0; i < params_.size(); i++) params_[i]->assign(fresh[i]);
+  std::vector<Tensor> due;
+  for (size_t i = 0; i < params_.size(); i++) {
+    params_[i]->assign(params[i].detach() - ups[i]);
+    due.push_back(*params_[i]);
+  }
+  for (Tensor* s : state()) due.push_back(*s);
+  for (Tensor* b : buffers_) due.push_back(*b);
+  return due;
 }
 
 // ---- LARS / SGD ----
@@ -94,12 +103,12 @@ std::vector<Tensor> LARS::updates(const std::vector<Tensor>& params, const std::
       r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), ratio));
     }
     if (wd_ > 0) g = g + Tensor(wd_) * t.detach();
-    if (classic_) g = (r ? g * *r : g) * lr_;
+    if (classic_) g = (r ? g * *r : g) * scalar(lr_);
     if (momentum_ != 0) {
       b_[i].assign((Tensor(momentum_) * b_[i] + g).cast(b_[i].dtype()));  // zero on the first step: no special case
       g = nesterov_ ? g + Tensor(momentum_) * b_[i] : b_[i];
     }
-    if (!classic_) g = (r ? g * *r : g) * lr_;
+    if (!classic_) g = (r ? g * *r : g) * scalar(lr_);
     out.push_back(g.cast(t.dtype()));
   }
   return out;
@@ -109,6 +118,11 @@ std::vector<Tensor*> LARS::state() {
   std::vector<Tensor*> out;
   for (Tensor& b : b_) out.push_back(&b);
   return out;
+}
+
+std::vector<std::pair<std::string, std::vector<Tensor>>> LARS::named_state() {
+  if (b_.empty()) return {};
+  return {{"b", b_}};
 }
 
 LARS SGD(std::vector<Tensor*> params, double lr, double momentum, double weight_decay, bool nesterov, bool classic) {
@@ -134,15 +148,15 @@ std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& params, const std::
     const Tensor& g = grads[i];
     m_[i].assign((Tensor(b1_) * m_[i] + Tensor(1.0 - b1_) * g).cast(dtypes::float32));
     v_[i].assign((Tensor(b2_) * v_[i] + Tensor(1.0 - b2_) * (g * g)).cast(dtypes::float32));
-    Tensor m_hat = m_[i] / (Tensor(1.0) - b1_t_);
-    Tensor v_hat = v_[i] / (Tensor(1.0) - b2_t_);
+    Tensor m_hat = m_[i] / (Tensor(1.0) - scalar(b1_t_));
+    Tensor v_hat = v_[i] / (Tensor(1.0) - scalar(b2_t_));
     Tensor up = m_hat / (v_hat.sqrt() + Tensor(eps_)) + Tensor(wd_) * t.detach();
     if (adam_) {
-      out.push_back((lr_ * up).cast(t.dtype()));
+      out.push_back((scalar(lr_) * up).cast(t.dtype()));
     } else {
       Tensor r1 = t.detach().square().sum().sqrt(), r2 = up.square().sum().sqrt();
       Tensor r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), r1 / r2));
-      out.push_back((lr_ * r * up).cast(t.dtype()));
+      out.push_back((scalar(lr_) * r * up).cast(t.dtype()));
     }
   }
   return out;
@@ -153,6 +167,10 @@ std::vector<Tensor*> LAMB::state() {
   for (Tensor& m : m_) out.push_back(&m);
   for (Tensor& v : v_) out.push_back(&v);
   return out;
+}
+
+std::vector<std::pair<std::string, std::vector<Tensor>>> LAMB::named_state() {
+  return {{"m", m_}, {"v", v_}, {"b1_t", {b1_t_}}, {"b2_t", {b2_t_}}};
 }
 
 LAMB Adam(std::vector<Tensor*> params, double lr, double b1, double b2, double eps) {

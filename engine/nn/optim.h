@@ -9,6 +9,8 @@
 // tensors (through the pointers given; every reference to a parameter sees the new value), which keep
 // their .grad until zero_grad().
 #pragma once
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -21,11 +23,17 @@ public:
   virtual ~Optimizer() = default;
   void zero_grad();  // drops every parameter's .grad
   void step();       // needs a .grad on every parameter
+  // tinygrad's schedule_step: every parameter is assigned its new value lazily and the tensors a step
+  // realizes are returned (the parameters, the optimizer's state, the buffers); step() realizes them.
+  std::vector<Tensor> schedule_step();
   // Tensors that are not optimized but realized with each step (tinygrad's buffers: running statistics).
   void set_buffers(std::vector<Tensor*> buffers) { buffers_ = std::move(buffers); }
   void set_lr(double lr);
   double get_lr();
-  const Tensor& lr() const { return lr_; }  // the learning rate as the step reads it (a float32 0-d tensor)
+  const Tensor& lr() const { return lr_; }  // the learning rate as the step reads it (float32, shape (1,))
+  // The state a checkpoint holds, by tinygrad's attribute names ("b"; "m", "v", "b1_t", "b2_t"), lists one
+  // tensor per parameter. They are the optimizer's own tensors: assigning one sets its state.
+  virtual std::vector<std::pair<std::string, std::vector<Tensor>>> named_state() = 0;
   const std::vector<Tensor*>& params() const { return params_; }
 
 protected:
@@ -36,7 +44,7 @@ protected:
   std::vector<Tensor> new_state_like_params() const;  // float32 zeros, one per parameter
 
   std::vector<Tensor*> params_, buffers_;
-  Tensor lr_;  // a float32 0-d buffer, so changing it does not recompile the step
+  Tensor lr_;  // a float32 buffer of shape (1,) as tinygrad's, so changing it does not recompile the step
 };
 
 // LARS (and SGD): trust ratio tcoef*|w|/(|g| + wd*|w|), weight decay added to the gradient before the
@@ -50,6 +58,7 @@ public:
 protected:
   std::vector<Tensor> updates(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) override;
   std::vector<Tensor*> state() override;
+  std::vector<std::pair<std::string, std::vector<Tensor>>> named_state() override;
 
 private:
   double momentum_, wd_, tcoef_;
@@ -66,11 +75,12 @@ public:
 protected:
   std::vector<Tensor> updates(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) override;
   std::vector<Tensor*> state() override;
+  std::vector<std::pair<std::string, std::vector<Tensor>>> named_state() override;
 
 private:
   double b1_, b2_, eps_, wd_;
   bool adam_;
-  Tensor b1_t_, b2_t_;  // b1^t and b2^t, float32 scalars
+  Tensor b1_t_, b2_t_;  // b1^t and b2^t, float32 of shape (1,)
   std::vector<Tensor> m_, v_;
 };
 

@@ -52,6 +52,8 @@ std::string default_device() {
 Tensor tensor_from_bytes(const uint8_t* data, DType d, const Shape& shape, int64_t numel) {
   auto ref = BufferRef::make_new(default_device(), d, numel);
   ref->state->pending_host_data.assign(data, data + numel * d.itemsize());
+  if (d.is_bool())  // any nonzero byte is true: a kernel reads a bool as 0 or 1
+    for (uint8_t& b : ref->state->pending_host_data) b = b != 0;
   UOpPtr buf = UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
   return Tensor::from_uop(buf, Shape{numel}).reshape(shape);
 }
@@ -139,7 +141,8 @@ std::vector<uint8_t> safe_encode(const StateDict& tensors, const std::optional<j
     header += "\"__metadata__\":{";
     bool first = true;
     for (const auto& [k, v] : metadata->as_object()) {
-      header += (first ? "" : ",") + json::quote(k) + ":" + json::quote(v.as_string("metadata value '" + k + "'"));
+      // strings by the format; any JSON value as tinygrad writes it ({"epoch": 3})
+      header += (first ? "" : ",") + json::quote(k) + ":" + v.dump();
       first = false;
     }
     header += "}";

@@ -34,9 +34,13 @@ Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
   nbytes_ = static_cast<size_t>(size) * static_cast<size_t>(dtype.itemsize());
 }
 
-Buffer::~Buffer() {
+Buffer::~Buffer() { deallocate(); }
+
+void Buffer::deallocate() {
   if (!allocated_) return;
   device_->allocator().free(handle_, nbytes_);
+  handle_ = nullptr;
+  allocated_ = false;
   if (ExecutionObserver* w = execution_observer())
     w->record_free({device_->name(), static_cast<int64_t>(id_), static_cast<int64_t>(nbytes_), w->now_ns()});
 }

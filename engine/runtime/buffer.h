@@ -34,6 +34,8 @@ public:
   void wrote() { writes_++; }
 
   Buffer& ensure_allocated();
+  // Returns the memory to the device (its contents are lost); the next use allocates it again.
+  void deallocate();
   void* handle();  // device handle (a host pointer on the CPU); allocates on first use
 
   // Host <-> device copies of exactly nbytes() bytes (a mismatch is a loupe::Error naming both sizes).

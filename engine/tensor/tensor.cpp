@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ir/alu_eval.h"
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "runtime/device.h"
@@ -49,10 +50,17 @@ std::string home_device() {
   return d.empty() ? "CPU" : d;
 }
 
+// A float constant of a strong float dtype holds that dtype's value (1.0001 as a half is 1.0, as in
+// tinygrad and numpy), so comparisons and arithmetic see what the tensor would hold.
+UOpPtr float_const(DType dtype, double v) {
+  bool strong_float = dtype.is_float() && !dtype.is_weak();
+  return UOp::cnst(dtype, strong_float ? round_to_float(v, dtype.scalar()) : v);
+}
+
 UOpPtr const_uop(DType dtype, const ConstVal& c) {
   if (auto b = std::get_if<bool>(&c.v)) return UOp::cnst_int(dtype, *b);
   if (auto i = std::get_if<int64_t>(&c.v)) return UOp::cnst_int(dtype, *i);
-  return UOp::cnst(dtype, std::get<double>(c.v));
+  return float_const(dtype, std::get<double>(c.v));
 }
 
 // Literal data: shape, and the flattened scalars.
@@ -122,7 +130,7 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
   std::vector<ConstVal> values;
   bool shape_set = false;
   flatten_nested(data, 0, shape, values, shape_set);
-  DType d = dtypes::default_float;
+  DType d = dtypes::default_float();
   if (dtype) d = *dtype;
   else if (!values.empty()) {
     bool all_bool = true, any_float = false;
@@ -130,7 +138,7 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
       all_bool = all_bool && std::holds_alternative<bool>(v.v);
       any_float = any_float || std::holds_alternative<double>(v.v);
     }
-    d = all_bool ? dtypes::bool_ : any_float ? dtypes::default_float : dtypes::default_int;
+    d = all_bool ? dtypes::bool_ : any_float ? dtypes::default_float() : dtypes::default_int();
   }
   d = dtypes::strong(d);
   auto ref = BufferRef::make_new(home_device(), d, static_cast<int64_t>(values.size()));
@@ -163,19 +171,6 @@ Tensor Tensor::from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> 
   ref->state->pending_host_data = std::move(bytes);
   Tensor flat(UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref))), Shape{n});
   return shape == Shape{n} ? flat : flat.reshape(shape);
-}
-
-Tensor& Tensor::assign(const Tensor& x) {
-  if (x.shape() != shape())
-    throw AssertionError(loupe::cat("assign shape mismatch ", shape_str(shape()), " != ", shape_str(x.shape())));
-  Tensor v = x;
-  if (x.dtype() != dtype()) {
-    if (!x.dtype().is_weak()) throw AssertionError(loupe::cat("assign dtype mismatch ", dtype().short_name(), " != ", x.dtype().short_name()));
-    v = x.cast(dtype());
-  }
-  if (v.s_ == s_) return *this;
-  s_->uop = v.uop();
-  return *this;
 }
 
 int64_t Tensor::numel() const {
@@ -258,7 +253,7 @@ Tensor Tensor::arange(ConstVal start, std::optional<ConstVal> stop, ConstVal ste
   double a = start.as_double(), b = stop->as_double(), s = step.as_double();
   if (s == 0) throw Error("Tensor.arange: step must not be zero");
   int64_t n = static_cast<int64_t>(std::ceil((b - a) / s));
-  DType d = dtype ? *dtype : any_float ? dtypes::default_float : dtypes::default_int;
+  DType d = dtype ? *dtype : any_float ? dtypes::default_float() : dtypes::default_int();
   if (!dtype && !any_float) {
     double lo = s > 0 ? a : b - s, hi = s > 0 ? b - s : a;
     if (lo < -2147483648.0 || hi > 2147483647.0) d = dtypes::int64;
@@ -275,11 +270,11 @@ Tensor Tensor::arange(ConstVal start, std::optional<ConstVal> stop, ConstVal ste
 
 Tensor Tensor::linspace(ConstVal start, ConstVal stop, int64_t steps, std::optional<DType> dtype) {
   if (steps < 0) throw Error("Tensor.linspace: number of steps must be non-negative");
-  DType d = dtype ? *dtype : dtypes::default_float;
+  DType d = dtype ? *dtype : dtypes::default_float();
   if (d.is_bool()) throw Error("Tensor.linspace: bool dtype is not supported");
   if (steps == 1) return full({1}, start, d);
   double delta = (stop.as_double() - start.as_double()) / static_cast<double>(steps - 1);
-  Tensor r = arange(int64_t(0), ConstVal(steps), 1, dtypes::default_float);
+  Tensor r = arange(int64_t(0), ConstVal(steps), 1, dtypes::default_float());
   return (Tensor(start) + r * Tensor(delta)).cast(d);
 }
 
@@ -338,7 +333,7 @@ Tensor Tensor::cast(DType dtype) const {
     base = base->src[0];
   }
   if (base->op == Ops::CONST && base->dtype.is_weak()) {
-    UOpPtr c = base->arg.is_float() ? UOp::cnst(dtype, base->arg.as_float())
+    UOpPtr c = base->arg.is_float() ? float_const(dtype, base->arg.as_float())
                                     : UOp::cnst_int(dtype, base->arg.is_bool() ? base->arg.as_bool() : base->arg.as_int());
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) c = UOp::make((*it)->op, dtype, {c}, (*it)->arg);
     return Tensor(c, s_->shape);
@@ -346,19 +341,84 @@ Tensor Tensor::cast(DType dtype) const {
   return Tensor(UOp::make(Ops::CAST, dtype, {s_->uop}), s_->shape);
 }
 
+namespace {
+DType unsigned_of_size(int64_t bytes) {
+  return bytes == 1 ? dtypes::uint8 : bytes == 2 ? dtypes::uint16 : bytes == 4 ? dtypes::uint32 : dtypes::uint64;
+}
+} // namespace
+
 Tensor Tensor::bitcast(DType dtype) const {
-  if (dtypes::strong(dtype).itemsize() != dtypes::strong(this->dtype()).itemsize())
-    throw Error(loupe::cat("bitcast from ", this->dtype().short_name(), " to ", dtype.short_name(),
-                    " needs equal item sizes"));
+  int64_t from = dtypes::strong(this->dtype()).itemsize(), to = dtypes::strong(dtype).itemsize();
+  if (from != to) {
+    // elements of another size: the last dimension holds the same bytes (little-endian, as in memory)
+    if (ndim() == 0 || (shape().back() * from) % to != 0)
+      throw RuntimeError(loupe::cat("bitcast from ", this->dtype().short_name(), " to ", dtype.short_name(), ": the last dimension of ",
+                                    shape_str(shape()), " holds ", ndim() ? shape().back() * from : from, " bytes, not a multiple of ", to));
+    DType wide = unsigned_of_size(std::max(from, to));
+    Tensor bits = bitcast(unsigned_of_size(from));
+    Shape grouped = shape();
+    if (to > from) {  // every to/from elements make one
+      int64_t k = to / from;
+      grouped.back() /= k;
+      grouped.push_back(k);
+      Tensor parts = bits.reshape(grouped).cast(wide);
+      std::optional<Tensor> word;
+      for (int64_t i = 0; i < k; i++) {
+        PadSpec pick(parts.ndim());
+        pick.back() = std::pair<int64_t, int64_t>{i, i + 1};
+        Tensor part = parts.shrink(pick).squeeze(-1).lshift(Tensor(int64_t(8 * from * i)).cast(wide));
+        word = word ? word->bitwise_or(part) : part;
+      }
+      return word->bitcast(dtype);
+    }
+    int64_t k = from / to;  // every element makes from/to
+    std::vector<Tensor> pieces;
+    for (int64_t i = 0; i < k; i++) pieces.push_back(bits.rshift(Tensor(int64_t(8 * to * i)).cast(wide)).cast(unsigned_of_size(to)));
+    return stack(pieces, -1).flatten(-2).bitcast(dtype);
+  }
   if (dtype == this->dtype()) return *this;
   Tensor src = this->dtype().is_weak() ? cast(dtypes::strong(this->dtype())) : *this;
   return Tensor(UOp::make(Ops::BITCAST, dtype, {src.s_->uop}), s_->shape);
 }
 
+namespace {
+
+// The value of a tensor that is a weak Python int (a CONST, maybe reshaped and expanded).
+std::optional<int64_t> weak_int_value(const UOpPtr& u) {
+  const UOp* b = u.get();
+  while (b->op == Ops::RESHAPE || b->op == Ops::EXPAND) b = b->src[0].get();
+  if (b->op != Ops::CONST || b->dtype.scalar() != dtypes::weakint || !b->arg.is_int()) return std::nullopt;
+  return b->arg.as_int();
+}
+
+// A comparison or max of an integer tensor with a Python int its dtype cannot hold is decided by the
+// dtype's range, as in numpy and tinygrad (uint8 < -1 is false everywhere; the int is never wrapped
+// into the dtype first). nullopt: the operands are not such a pair.
+std::optional<Tensor> outside_the_range(Ops op, const std::vector<Tensor>& ab) {
+  if (op != Ops::CMPLT && op != Ops::CMPNE && op != Ops::MAX) return std::nullopt;
+  for (size_t k = 0; k < 2; k++) {
+    const Tensor& t = ab[k];
+    std::optional<int64_t> c = weak_int_value(ab[1 - k].uop());
+    DType d = t.dtype();
+    if (!c || !(d.is_int() || d.is_bool()) || d.is_weak() || dtypes::can_represent(d, *c)) continue;
+    bool above = *c > d.max_int();
+    auto all = [&](bool v) { return Tensor::full(t.shape(), ConstVal(v), dtypes::bool_); };
+    if (op == Ops::CMPNE) return all(true);
+    if (op == Ops::CMPLT) return all(k == 0 ? above : !above);  // t < c, or c < t
+    if (!above) return t;  // max(t, c) with c below every value of t
+    return std::nullopt;   // (a max above the range keeps the promotion rules)
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 Tensor Tensor::apply_alu(Ops op, const std::vector<Tensor>& others) const {
   std::vector<Tensor> all{*this};
   all.insert(all.end(), others.begin(), others.end());
   all = broadcast(all);
+  if (all.size() == 2)
+    if (std::optional<Tensor> decided = outside_the_range(op, all)) return *decided;
   // WHERE: the condition is bool, the branches are promoted together
   size_t first = op == Ops::WHERE ? 1 : 0;
   if (op == Ops::WHERE) all[0] = all[0].cast(dtypes::bool_);

@@ -88,26 +88,26 @@ public:
   static Tensor from_uop(UOpPtr uop, Shape shape);          // wrap a lazy graph (engine use)
   // Raw little-endian elements, row-major (numpy's bytes); loupe::Error when the size does not match.
   static Tensor from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes);
-  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float);
-  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float);
-  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float);
+  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float());
+  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float());
+  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float());
   static Tensor full(const Shape& shape, ConstVal value, std::optional<DType> dtype = {});
   static Tensor arange(ConstVal start, std::optional<ConstVal> stop = {}, ConstVal step = 1,
                        std::optional<DType> dtype = {});
   static Tensor linspace(ConstVal start, ConstVal stop, int64_t steps, std::optional<DType> dtype = {});
-  static Tensor eye(int64_t n, std::optional<int64_t> m = {}, DType dtype = dtypes::default_float);
+  static Tensor eye(int64_t n, std::optional<int64_t> m = {}, DType dtype = dtypes::default_float());
   // Random tensors (tensor_random.cpp): tinygrad's counter-based threefry2x32 stream, generated on the
   // host, so the same seed gives the same values as tinygrad's Tensor.rand on its first device.
   static void manual_seed(uint64_t seed = 0);
-  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float);  // uniform in [0, 1)
-  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float); // Box-Muller
-  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, DType dtype = dtypes::default_float);
-  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float);
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float());  // uniform in [0, 1)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float()); // Box-Muller
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, DType dtype = dtypes::default_float());
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float());
   static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10, DType dtype = dtypes::int32);
-  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float);
-  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float);
-  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float);
-  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float);
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float());
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float());
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float());
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float());
   Tensor rand_like() const;
   Tensor randn_like() const;
   Tensor zeros_like() const;
@@ -362,12 +362,20 @@ public:
   std::vector<uint8_t> to_bytes();      // realizes and reads back the raw elements, row-major
 
   // tinygrad's assign: this tensor, and every reference to it, takes x's value from now on (lazily).
-  // Shapes must be equal and dtypes too (a weak scalar takes this dtype); tensors built from this one
-  // earlier keep the old value.
+  // Shapes must be equal and dtypes too (a weak scalar takes this dtype). Writing is in place, as in
+  // numpy: where this tensor is a view (a movement op's result), the tensor it views takes x at the
+  // elements the view shows, and every view of that tensor sees the new values; other tensors built
+  // from this one earlier keep the old value. Realizing a view that was written realizes the write.
   Tensor& assign(const Tensor& x);
+  // tinygrad's replace: this tensor (every reference to it) is x from now on, in x's dtype; nothing it
+  // views changes.
+  Tensor& replace(const Tensor& x);
 
   // Realize several tensors in one schedule.
   static void realize_all(std::vector<Tensor*> tensors);
+  // Realizes every tensor assigned since it was last realized (TinyJit: a step begins and ends with
+  // every write done, so the capture holds the kernels of the writes the step makes).
+  static void realize_assigned();
 
   // ---- autograd ----
   // Gradients of this (scalar unless `gradient` is given) with respect to each target, lazily.
@@ -391,12 +399,28 @@ public:
   int64_t resolve_axis(int64_t axis) const;                            // negative -> positive, checked
   int64_t resolve_dim(int64_t dim) const;  // the same, for ops that need a real dimension (IndexError on 0-d)
 
+  // A movement op's result is a view of the tensor it was made from (tensor_views.cpp): assigning into
+  // it writes that tensor, and every view of a tensor reads its current value, as in numpy.
+  struct State;
+  struct ViewStep {
+    Ops op;
+    Arg arg;
+    Shape in;  // the shape it moves from
+  };
+  struct ViewOrigin {
+    std::weak_ptr<State> base;    // the tensor the chain of views starts at
+    std::vector<ViewStep> steps;  // from its shape to the view's
+  };
+
   // Shared by every copy of a Tensor (copies are references, like Python objects).
   struct State {
     UOpPtr uop;
     Shape shape;
     std::shared_ptr<State> grad;
     std::optional<bool> requires_grad;  // unset: backward() decides by dtype; false: never a target
+    std::shared_ptr<const ViewOrigin> view;  // set on a view
+    std::vector<std::weak_ptr<State>> views;  // the views made from this tensor (pruned as they die)
+    bool assigned = false;                    // assigned (or written through a view) since it was last realized
   };
 
 private:
@@ -404,6 +428,13 @@ private:
   struct FromState {};
   Tensor(FromState, std::shared_ptr<State> s) : s_(std::move(s)) {}
   void init(UOpPtr uop, Shape shape);
+  // This tensor's graph is uop from now on, and its views read it.
+  void set_uop(UOpPtr uop);
+  // A movement op's result (op over this tensor's graph), recorded as a view of this tensor.
+  Tensor view(Ops op, Arg arg, Shape shape) const;
+  // Assigned tensors a realize of these must realize with them, as tinygrad realizes an assign with
+  // what reads it: the tensors that views among them wrote, and those their graphs read.
+  static std::vector<Tensor> pending_assigns(const std::vector<Tensor*>& tensors);
   std::shared_ptr<State> s_;
 };
 

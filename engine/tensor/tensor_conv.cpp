@@ -204,6 +204,11 @@ Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, i
   // (only where the kernel reads plain loads: a masked input's tile is not the one planned for)
   const bool planned = numel() >= kPrepaddedAtLeast;
   Tensor w = planned ? conv_weight_for_host_tiles(weight, groups, oyx.empty() ? 1 : oyx.back()) : weight;
+  // an accumulator wider than the inputs takes their exact products (a half times a half is a float32)
+  if (acc_dtype && acc_dtype->is_float() && acc_dtype->itemsize() > dtypes::strong(x.dtype()).itemsize()) {
+    x = x.cast(*acc_dtype);
+    w = w.cast(*acc_dtype);
+  }
   Tensor ret = (x * w.reshape(ws)).sum(Axes(axes), true, acc_dtype).reshape(out);
   if (!bias) return ret;
   Shape bsh{1, -1};

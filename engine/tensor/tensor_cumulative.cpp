@@ -1,7 +1,8 @@
 // Cumulative ops and sorting, with current tinygrad's formulations: a cumulative op is a pooling
 // window (the axis padded with n-1 identity elements in front, windows of length n) reduced over the
 // window; long axes go in two stages (chunks of 256, then a scan over the chunk totals). Sorting is a
-// bitonic network of maximum/minimum on views, the indices recovered by matching equal values in order.
+// bitonic network of maximum/minimum on views, the indices recovered by matching equal values in order
+// (floats sort as integer keys: NaN last, and matched exactly).
 #include <bit>
 #include <cmath>
 
@@ -109,20 +110,34 @@ Tensor Tensor::logcumsumexp(int64_t axis) const {
   return ret.transpose(-1, axis);
 }
 
-std::pair<Tensor, Tensor> Tensor::sort(int64_t dim_in, bool descending) const {
-  if (ndim() == 0) return {*this, zeros({}, dtypes::int32)};
-  int64_t dim = resolve_axis(dim_in);
-  int64_t len = shape()[dim];
-  if (len <= 1) return {*this, zeros(shape(), dtypes::int32)};
+namespace {
+
+// Floats as integers of their width that order the same way, NaN after +inf (where numpy and torch sort
+// it), so the indices of a float sort match values exactly. A negative float's magnitude bits are flipped
+// (the larger magnitude comes first).
+Tensor to_sort_key(const Tensor& x) {
+  DType d = dtypes::strong(x.dtype());
+  int64_t size = d.itemsize();
+  DType k = size == 2 ? dtypes::int16 : size == 8 ? dtypes::int64 : dtypes::int32;
+  Tensor strong = x.cast(d);
+  Tensor bits = strong.isnan().where(Tensor(NAN).cast(d), strong).bitcast(k);  // a NaN of either sign sorts last
+  Tensor magnitude = Tensor(ConstVal::highest(k)).cast(k);
+  return bits.lt(Tensor(int64_t(0))).where(bits.bitwise_xor(magnitude), bits);
+}
+
+// The bitonic network of maximum/minimum along dim (tinygrad's): the sorted values, differentiable.
+Tensor sorting_network(const Tensor& input, int64_t dim, bool descending) {
+  int64_t len = input.shape()[dim], nd = input.ndim();
   int64_t stages = std::bit_width(static_cast<uint64_t>(len - 1));
-  PadSpec pads(ndim());
+  PadSpec pads(nd);
   pads[dim] = std::pair<int64_t, int64_t>{0, (int64_t(1) << stages) - len};
-  Tensor x = pad(pads, descending ? ConstVal::lowest(dtype()) : ConstVal::highest(dtype())).unflatten(dim, Shape(stages, 2));
-  auto halves = [](const Tensor& t, int64_t d) { return t.split(int64_t(1), d); };
+  DType d = input.dtype();
+  Tensor x = input.pad(pads, descending ? ConstVal::lowest(d) : ConstVal::highest(d)).unflatten(dim, Shape(stages, 2));
+  auto halves = [](const Tensor& t, int64_t a) { return t.split(int64_t(1), a); };
   for (int64_t stage = 1; stage <= stages; stage++) {
     int64_t crossover = dim + stages - stage - 1;
     std::vector<int64_t> flip_dims;
-    for (int64_t i = 1; i < stage + 1 + (ndim() - dim); i++) flip_dims.push_back(-i);
+    for (int64_t i = 1; i < stage + 1 + (nd - dim); i++) flip_dims.push_back(-i);
     if (stage != stages) {
       // flip the second half so every comparator of this stage points the same way
       auto bg = halves(x, crossover);
@@ -140,22 +155,51 @@ std::pair<Tensor, Tensor> Tensor::sort(int64_t dim_in, bool descending) const {
     }
   }
   x = x.flatten(dim, dim + stages - 1);
-  PadSpec keep(ndim());
+  PadSpec keep(nd);
   keep[dim] = std::pair<int64_t, int64_t>{0, len};
-  x = x.shrink(keep);
-  // index of each sorted value: the k-th occurrence of a value in x is its k-th occurrence in the input
+  return x.shrink(keep);
+}
+
+// The index of each sorted value: the k-th occurrence of a value in the sorted tensor is its k-th
+// occurrence in the input (values compared as given: sort keys for floats, so NaN equals NaN).
+Tensor sorted_indices(const Tensor& input, const Tensor& sorted, int64_t dim) {
+  int64_t len = input.shape()[dim];
   Shape ms{len, len};
-  for (int64_t i = dim + 1; i < ndim(); i++) ms.push_back(1);
-  Tensor mask = ones({len, len}, dtypes::bool_).tril().reshape(ms);
+  for (int64_t i = dim + 1; i < input.ndim(); i++) ms.push_back(1);
+  Tensor mask = Tensor::ones({len, len}, dtypes::bool_).tril().reshape(ms);
   auto counts = [&](const Tensor& t) {
     return mask.bitwise_and(t.unsqueeze(dim).eq(t.unsqueeze(dim + 1))).sum(Axes(dim + 1));
   };
-  Tensor count_orig = counts(*this), count_sorted = counts(x);
-  Tensor cond = unsqueeze(dim + 1).eq(x.unsqueeze(dim)).bitwise_and(count_orig.unsqueeze(dim + 1).eq(count_sorted.unsqueeze(dim)));
-  Shape is(ndim(), 1);
+  Tensor count_orig = counts(input), count_sorted = counts(sorted);
+  Tensor cond = input.unsqueeze(dim + 1).eq(sorted.unsqueeze(dim)).bitwise_and(count_orig.unsqueeze(dim + 1).eq(count_sorted.unsqueeze(dim)));
+  Shape is(input.ndim(), 1);
   is[dim] = len;
-  Tensor idx = arange(ConstVal(len)).reshape(is);
-  return {x, (cond * idx.unsqueeze(dim + 1)).sum(Axes(dim))};
+  Tensor idx = Tensor::arange(ConstVal(len)).reshape(is);
+  return (cond * idx.unsqueeze(dim + 1)).sum(Axes(dim));
+}
+
+} // namespace
+
+std::pair<Tensor, Tensor> Tensor::sort(int64_t dim_in, bool descending) const {
+  if (ndim() == 0) return {*this, zeros({}, dtypes::int32)};
+  int64_t dim = resolve_axis(dim_in);
+  int64_t len = shape()[dim];
+  if (len <= 1) return {*this, zeros(shape(), dtypes::int32)};
+  if (!dtype().is_float()) {
+    Tensor sorted = sorting_network(*this, dim, descending);
+    return {sorted, sorted_indices(*this, sorted, dim)};
+  }
+  // NaN goes through the network as +inf (gradients flow as before) and takes the last places of each
+  // row (the first, descending) afterwards
+  Tensor nan = isnan();
+  Tensor sorted = sorting_network(nan.where(Tensor(INFINITY).cast(dtype()), *this), dim, descending);
+  Tensor nans = nan.sum(Axes(dim), true);
+  Shape along(ndim(), 1);
+  along[dim] = len;
+  Tensor place = arange(ConstVal(len)).reshape(along);
+  Tensor nan_place = descending ? place.lt(nans) : place.ge(Tensor(len) - nans);
+  sorted = nan_place.where(Tensor(NAN).cast(dtype()), sorted);
+  return {sorted, sorted_indices(to_sort_key(*this), to_sort_key(sorted), dim)};
 }
 
 Tensor Tensor::argsort(int64_t dim, bool descending) const { return sort(dim, descending).second; }

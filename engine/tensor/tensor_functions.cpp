@@ -75,9 +75,9 @@ namespace {
 struct SoftmaxParts {
   Tensor m, e, ss;
 };
-SoftmaxParts softmax_parts(const Tensor& x, const Axes& axis, std::optional<DType> dtype) {
+SoftmaxParts softmax_parts(const Tensor& input, const Axes& axis, std::optional<DType> dtype) {
+  Tensor x = dtype ? input.cast(*dtype) : input;  // current tinygrad: all of it in dtype (x - max of half rounds)
   Tensor m = x - x.max(axis, true).detach();
-  if (dtype) m = m.cast(*dtype);
   Tensor e = m.exp();
   Tensor ss = e.sum(axis, true);
   return {m, e, ss};
@@ -233,20 +233,19 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src_in, c
   if (reduce == "multiply") return scatter_reduce(dim, index, src_in, "prod", true);
   if (!reduce.empty()) throw Error(loupe::cat("scatter: reduce='", reduce, "' must be None, 'add' or 'multiply'"));
   auto [values, mask] = pre_scatter(*this, dim, index, src_in, "scatter");
-  // along the last axis, a later index wins: fold the slices in order
+  // along the last axis a later index wins: each element takes the value of the last index that names it,
+  // found by a max reduce and picked by a sum (two reduces, where folding the slices in order would nest
+  // one select per index and overflow a C compiler's nesting from a few hundred indices)
   int64_t n = values.shape().back();
-  auto slice = [&](const Tensor& t, int64_t i) {
-    PadSpec p(t.ndim());
-    p.back() = std::pair<int64_t, int64_t>{i, i + 1};
-    return t.shrink(p);
-  };
-  Tensor m = slice(mask, 0), v = slice(values, 0);
-  for (int64_t i = 1; i < n; i++) {
-    Tensor mi = slice(mask, i);
-    m = m.bitwise_or(mi);
-    v = mi.where(slice(values, i), v);
-  }
-  return m.squeeze(-1).where(v.squeeze(-1), *this);
+  Shape along(values.ndim(), 1);
+  along.back() = n;
+  Tensor order = arange(ConstVal(n), std::nullopt, ConstVal(int64_t(1)), dtypes::int32).reshape(along);
+  Tensor last = mask.where(order, Tensor(int64_t(-1))).max(Axes(int64_t(-1)), true);
+  DType d = values.dtype();
+  // -0.0 adds nothing to any float, -0.0 itself included; bools pick through int32
+  Tensor none = d.is_float() ? Tensor(-0.0).cast(d) : Tensor(int64_t(0)).cast(d.is_bool() ? dtypes::int32 : d);
+  Tensor picked = order.eq(last).where(values.cast(none.dtype()), none).sum(Axes(int64_t(-1)), false, none.dtype()).cast(d);
+  return last.squeeze(-1).ge(Tensor(int64_t(0))).where(picked, *this);
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, ConstVal src, const std::string& reduce) const {

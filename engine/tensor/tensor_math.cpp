@@ -5,6 +5,7 @@
 
 #include "support/error.h"
 #include "tensor/tensor.h"
+#include "tensor/wide_float.h"
 
 namespace loupe {
 
@@ -41,7 +42,7 @@ Tensor Tensor::neg() const {
 Tensor Tensor::div(const Tensor& o) const {
   auto ab = broadcast({*this, o});
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
-  if (is_int_like(d)) d = d.is_weak() ? dtypes::weakfloat : dtypes::default_float;
+  if (is_int_like(d)) d = d.is_weak() ? dtypes::weakfloat : dtypes::default_float();
   Tensor a = ab[0].cast(d), b = ab[1].cast(d);
   return a.apply_alu(Ops::MUL, {b.reciprocal()});
 }
@@ -60,12 +61,19 @@ Tensor Tensor::idiv(const Tensor& o) const {
   return ab[0].div(ab[1]).trunc();
 }
 
+namespace {
+// x % 0 of floats is NaN (numpy, IEEE fmod); the formula alone gives x once x * 0 folds to 0
+Tensor remainder_of_zero_is_nan(const Tensor& divisor, const Tensor& r) {
+  return divisor.eq(Tensor(0.0)).where(Tensor(NAN).cast(r.dtype()), r);
+}
+} // namespace
+
 Tensor Tensor::mod(const Tensor& o) const {
   auto ab = broadcast({*this, o});
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
   if (is_int_like(d) && !d.is_bool()) return ab[0].apply_alu(Ops::FLOORMOD, {ab[1]});
   Tensor a = ab[0].cast(d), b = ab[1].cast(d);
-  return a - a.div(b).floor() * b;
+  return remainder_of_zero_is_nan(b, a - a.div(b).floor() * b);
 }
 
 Tensor Tensor::fmod(const Tensor& o) const {
@@ -73,22 +81,33 @@ Tensor Tensor::fmod(const Tensor& o) const {
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
   if (is_int_like(d) && !d.is_bool()) return ab[0].apply_alu(Ops::MOD, {ab[1]});
   Tensor a = ab[0].cast(d), b = ab[1].cast(d);
-  return a - a.div(b).trunc() * b;
+  return remainder_of_zero_is_nan(b, a - a.div(b).trunc() * b);
 }
 
 Tensor Tensor::pow(const Tensor& o) const {
   auto ab = broadcast({*this, o});
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
   if (!d.is_float()) {  // integer powers: exact by the float path only below 2^53; keep it in floats like tinygrad
-    Tensor r = ab[0].cast(dtypes::default_float).pow(ab[1].cast(dtypes::default_float));
+    Tensor r = ab[0].cast(dtypes::default_float()).pow(ab[1].cast(dtypes::default_float()));
     return r.round().cast(dtypes::strong(d));
   }
   return ab[0].apply_alu(Ops::POW, {ab[1]});
 }
 
-Tensor Tensor::maximum(const Tensor& o) const { return apply_alu(Ops::MAX, {o}); }
+Tensor Tensor::maximum(const Tensor& o) const {
+  Tensor m = apply_alu(Ops::MAX, {o});
+  if (!dtype().is_float() || !m.dtype().is_float()) return m;
+  // tinygrad's MAX is a < b ? b : a, so a NaN on the left is the answer and one on the right is not;
+  // the engine's MAX ignores NaN on both sides (what a max reduce needs), so the left one is put back
+  Tensor a = broadcast({*this, m}).at(0).cast(m.dtype());
+  return a.ne(a).where(a, m);
+}
 
 Tensor Tensor::minimum(const Tensor& o) const {
+  // an int above everything this integer dtype holds: the minimum is this (never wrapped into the dtype)
+  if ((dtype().is_int() || dtype().is_bool()) && !dtype().is_weak() && o.dtype() == dtypes::weakint && o.ndim() == 0 &&
+      o.uop()->op == Ops::CONST && o.uop()->arg.as_int() > dtype().max_int())
+    return broadcast({*this, o}).at(0);
   auto ab = broadcast({*this, o});
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
   Tensor a = ab[0].cast(d), b = ab[1].cast(d);
@@ -217,8 +236,10 @@ Tensor Tensor::where(const Tensor& a, const Tensor& b) const { return apply_alu(
 
 Tensor Tensor::relu() const { return gt(Tensor(int64_t(0))).where(*this, Tensor(int64_t(0))); }
 Tensor Tensor::sigmoid() const {
-  return (Tensor(int64_t(1)) + (*this * Tensor(-1.0 / kLn2)).exp2()).reciprocal();
+  return in_wide_float(*this, [](const Tensor& x) { return (Tensor(int64_t(1)) + (x * Tensor(-1.0 / kLn2)).exp2()).reciprocal(); });
 }
-Tensor Tensor::tanh() const { return Tensor(2.0) * (Tensor(2.0) * *this).sigmoid() - Tensor(1.0); }
+Tensor Tensor::tanh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return Tensor(2.0) * (Tensor(2.0) * x).sigmoid() - Tensor(1.0); });
+}
 
 } // namespace loupe

@@ -41,7 +41,7 @@ Tensor Tensor::reshape(const Shape& new_shape_in) const {
     throw ValueError(loupe::cat("cannot reshape ", shape_str(s_->shape), " (", numel(), " elements) to ", shape_str(new_shape), " (",
                     shape_prod(new_shape), " elements)"));
   if (new_shape == s_->shape) return *this;
-  return from_uop(UOp::make(Ops::RESHAPE, dtype(), {s_->uop}, Arg::ints(new_shape)), new_shape);
+  return view(Ops::RESHAPE, Arg::ints(new_shape), new_shape);
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
@@ -60,7 +60,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
   if (identity) return *this;
   Shape s;
   for (int64_t a : order) s.push_back(s_->shape[a]);
-  return from_uop(UOp::make(Ops::PERMUTE, dtype(), {s_->uop}, Arg::ints(order)), s);
+  return view(Ops::PERMUTE, Arg::ints(order), s);
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
@@ -89,7 +89,7 @@ Tensor Tensor::expand(const Shape& shape_in) const {
   }
   Tensor r = reshape(aligned);
   if (target == aligned) return r;
-  return from_uop(UOp::make(Ops::EXPAND, dtype(), {r.s_->uop}, Arg::ints(target)), target);
+  return r.view(Ops::EXPAND, Arg::ints(target), target);
 }
 
 Tensor Tensor::shrink(const PadSpec& arg) const {
@@ -108,7 +108,7 @@ Tensor Tensor::shrink(const PadSpec& arg) const {
     identity = identity && p.first == 0 && p.second == s_->shape[i];
   }
   if (identity) return *this;
-  return from_uop(UOp::make(Ops::SHRINK, dtype(), {s_->uop}, pairs_arg(r)), s);
+  return view(Ops::SHRINK, pairs_arg(r), s);
 }
 
 Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mode) const {
@@ -194,7 +194,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
     s.push_back(x.s_->shape[i] + pos.back().first + pos.back().second);
   }
   if (!any) return x;
-  Tensor padded = from_uop(UOp::make(Ops::PAD, x.dtype(), {x.s_->uop}, pairs_arg(pos)), s);
+  Tensor padded = x.view(Ops::PAD, pairs_arg(pos), s);
   if (value.as_double() == 0.0 && !std::signbit(value.as_double())) return padded;  // padding reads as 0
   Tensor inside = from_uop(UOp::make(Ops::PAD, dtypes::bool_, {x.full_like(true).cast(dtypes::bool_).s_->uop}, pairs_arg(pos)), s);
   return inside.where(padded, Tensor(value));
@@ -222,7 +222,7 @@ Tensor Tensor::flip(const Axes& axes) const {
     any = true;
   }
   if (!any || ndim() == 0) return *this;
-  return from_uop(UOp::make(Ops::FLIP, dtype(), {s_->uop}, Arg(std::move(t))), s_->shape);
+  return view(Ops::FLIP, Arg(std::move(t)), s_->shape);
 }
 
 Tensor Tensor::squeeze(std::optional<int64_t> dim) const {

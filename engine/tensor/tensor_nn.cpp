@@ -6,6 +6,7 @@
 #include "support/error.h"
 #include "support/options.h"
 #include "tensor/tensor.h"
+#include "tensor/wide_float.h"
 
 namespace loupe {
 
@@ -24,17 +25,20 @@ Tensor poly_n(const Tensor& x, const std::vector<double>& coeffs) {
 } // namespace
 
 Tensor Tensor::gelu(const std::string& approximate) const {
-  const Tensor& x = *this;
-  if (approximate == "tanh")
-    return F(0.5) * x * (I(1) + (F(std::sqrt(2 / kPi)) * (x + F(0.044715) * x.pow(I(3)))).tanh());
-  if (approximate == "none") return x * F(0.5) * (F(1.0) + (x / F(std::sqrt(2.0))).erf());
-  throw Error(loupe::cat("gelu: approximate='", approximate, "' is not supported (use 'tanh' or 'none')"));
+  if (approximate != "tanh" && approximate != "none")
+    throw Error(loupe::cat("gelu: approximate='", approximate, "' is not supported (use 'tanh' or 'none')"));
+  return in_wide_float(*this, [&](const Tensor& x) {
+    if (approximate == "tanh") return F(0.5) * x * (I(1) + (F(std::sqrt(2 / kPi)) * (x + F(0.044715) * x.pow(I(3)))).tanh());
+    return x * F(0.5) * (F(1.0) + (x / F(std::sqrt(2.0))).erf());
+  });
 }
 
 Tensor Tensor::quick_gelu() const { return *this * (*this * F(1.702)).sigmoid(); }
 Tensor Tensor::swish() const { return *this * sigmoid(); }
 Tensor Tensor::silu() const { return swish(); }
-Tensor Tensor::mish() const { return *this * softplus().tanh(); }
+Tensor Tensor::mish() const {
+  return in_wide_float(*this, [](const Tensor& x) { return x * x.softplus().tanh(); });
+}
 Tensor Tensor::relu6() const { return relu() - (*this - I(6)).relu(); }
 Tensor Tensor::hardswish() const { return *this * (*this + I(3)).relu6() * F(1.0 / 6); }
 
@@ -45,7 +49,9 @@ Tensor Tensor::hardsigmoid(double alpha, double beta) const {
 
 Tensor Tensor::hardtanh(ConstVal min_val, ConstVal max_val) const { return clip(min_val, max_val); }
 
-Tensor Tensor::elu(double alpha) const { return relu() - F(alpha) * (I(1) - exp()).relu(); }
+Tensor Tensor::elu(double alpha) const {
+  return in_wide_float(*this, [&](const Tensor& x) { return x.relu() - F(alpha) * (I(1) - x.exp()).relu(); });
+}
 
 Tensor Tensor::celu(double alpha) const {
   return maximum(I(0)) + (F(alpha) * ((*this / F(alpha)).exp() - I(1))).minimum(I(0));
@@ -62,36 +68,56 @@ Tensor Tensor::logaddexp(const Tensor& o) const {
   DType d = dtypes::least_upper_dtype({ab[0].dtype(), ab[1].dtype()});
   Tensor a = ab[0].cast(d), b = ab[1].cast(d);
   Tensor m = a.maximum(b);
-  return ((a - m).exp() + (b - m).exp()).log() + m;
+  // where the larger one is infinite it is the answer (inf - inf would make a NaN of softplus(inf))
+  return m.isinf().where(m, ((a - m).exp() + (b - m).exp()).log() + m);
 }
 
-Tensor Tensor::softplus(double beta) const { return F(1 / beta) * (*this * F(beta)).logaddexp(F(0.0)); }
+Tensor Tensor::softplus(double beta) const {
+  return in_wide_float(*this, [&](const Tensor& x) { return F(1 / beta) * (x * F(beta)).logaddexp(F(0.0)); });
+}
 Tensor Tensor::softsign() const { return *this / (I(1) + abs()); }
 Tensor Tensor::logsigmoid() const { return neg().softplus().neg(); }
 
 // Abramowitz and Stegun 7.1.26, as tinygrad (max error about 1.5e-7).
 Tensor Tensor::erf() const {
-  Tensor t = F(1.0) / (F(1.0) + F(0.3275911) * abs());
-  Tensor p = poly_n(t, {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592});
-  return sign() * (F(1.0) - t * p * square().neg().exp());
+  return in_wide_float(*this, [](const Tensor& x) {
+    Tensor t = F(1.0) / (F(1.0) + F(0.3275911) * x.abs());
+    Tensor p = poly_n(t, {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592});
+    return x.sign() * (F(1.0) - t * p * x.square().neg().exp());
+  });
 }
 
-Tensor Tensor::sinh() const { return (exp() - neg().exp()) / I(2); }
-Tensor Tensor::cosh() const { return (exp() + neg().exp()) / I(2); }
-Tensor Tensor::atanh() const { return ((I(1) + *this) / (I(1) - *this)).log() / I(2); }
-Tensor Tensor::asinh() const { return (*this + (square() + I(1)).sqrt()).log(); }
-Tensor Tensor::acosh() const { return (*this + (square() - I(1)).sqrt()).log(); }
+Tensor Tensor::sinh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return (x.exp() - x.neg().exp()) / I(2); });
+}
+Tensor Tensor::cosh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return (x.exp() + x.neg().exp()) / I(2); });
+}
+Tensor Tensor::atanh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return ((I(1) + x) / (I(1) - x)).log() / I(2); });
+}
+Tensor Tensor::asinh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return (x + (x.square() + I(1)).sqrt()).log(); });
+}
+Tensor Tensor::acosh() const {
+  return in_wide_float(*this, [](const Tensor& x) { return (x + (x.square() - I(1)).sqrt()).log(); });
+}
 
 // Abramowitz and Stegun 4.4.46, as tinygrad.
 Tensor Tensor::asin() const {
-  const std::vector<double> coeffs = {-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810,
-                                      -0.0501743046, 0.0889789874, -0.2145988016, 1.5707963050};
-  Tensor x = F(kPi / 2) - (F(1.0) - abs()).sqrt() * poly_n(abs(), coeffs);
-  return sign() * x;
+  return in_wide_float(*this, [](const Tensor& x) {
+    const std::vector<double> coeffs = {-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810,
+                                        -0.0501743046, 0.0889789874, -0.2145988016, 1.5707963050};
+    return x.sign() * (F(kPi / 2) - (F(1.0) - x.abs()).sqrt() * poly_n(x.abs(), coeffs));
+  });
 }
 
-Tensor Tensor::acos() const { return F(kPi / 2) - asin(); }
-Tensor Tensor::atan() const { return (*this / (I(1) + *this * *this).sqrt()).asin(); }
+Tensor Tensor::acos() const {
+  return in_wide_float(*this, [](const Tensor& x) { return F(kPi / 2) - x.asin(); });
+}
+Tensor Tensor::atan() const {
+  return in_wide_float(*this, [](const Tensor& x) { return (x / (I(1) + x * x).sqrt()).asin(); });
+}
 
 Tensor Tensor::isfinite() const { return isinf().bitwise_or(isnan()).logical_not(); }
 
@@ -115,7 +141,7 @@ Tensor Tensor::dropout(double p) const {
   if (p == 1) return zeros_like();
   // each element kept with probability 1-p and scaled up so the expectation is unchanged; the mask is
   // its own kernel (as tinygrad's contiguous), so backward reuses the same draw
-  Tensor keep = rand(shape(), dtypes::default_float).ge(Tensor(p)).contiguous();
+  Tensor keep = rand(shape(), dtypes::default_float()).ge(Tensor(p)).contiguous();
   return keep.where(*this, Tensor(0.0)) / Tensor(1.0 - p);
 }
 

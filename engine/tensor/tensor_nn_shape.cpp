@@ -58,6 +58,10 @@ Tensor Tensor::einsum(const std::string& formula_in, const std::vector<Tensor>& 
     if (!is_letter(c) && c != ',' && c != '.' && !arrow_char) throw bad(loupe::cat("unexpected character '", c, "'"));
   }
   std::vector<Tensor> xs = operands;
+  // an accumulator wider than the operands takes their exact products (a half times a half is a float32)
+  if (acc_dtype && acc_dtype->is_float())
+    for (Tensor& x : xs)
+      if (acc_dtype->itemsize() > dtypes::strong(x.dtype()).itemsize()) x = x.cast(*acc_dtype);
   std::string lhs = formula.substr(0, arrow), rhs;
   bool explicit_rhs = arrow != std::string::npos;
   if (explicit_rhs) rhs = formula.substr(arrow + 2);

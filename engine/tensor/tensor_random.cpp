@@ -192,14 +192,20 @@ Tensor Tensor::normal(const Shape& shape, double mean, double std, DType dtype) 
 Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype) {
   checked_numel(shape, "uniform");
   if (!(low < high)) throw Error(loupe::cat("Tensor.uniform requires low < high, got low=", low, ", high=", high));
-  return (Tensor(high - low) * rand(shape)).cast(dtype) + Tensor(low);
+  Tensor r = (Tensor(high - low) * rand(shape)).cast(dtype);
+  // an integer dtype stays integer for a whole-number low (tinygrad adds the Python int)
+  if (dtype.is_int() && low == std::floor(low)) return r + Tensor(static_cast<int64_t>(low));
+  return r + Tensor(low);
 }
 
 Tensor Tensor::randint(const Shape& shape, int64_t low, int64_t high, DType dtype) {
   if (!dtype.is_int()) throw Error(loupe::cat("Tensor.randint: dtype must be an integer type, got ", dtype.short_name()));
   if (low >= high) throw Error(loupe::cat("Tensor.randint requires low < high, got low=", low, ", high=", high));
   checked_numel(shape, "randint");
-  return (Tensor(high - low) * rand(shape)).cast(dtype) + Tensor(low);
+  Tensor r = (Tensor(high - low) * rand(shape)).cast(dtype);
+  // an integer dtype stays integer for a whole-number low (tinygrad adds the Python int)
+  if (dtype.is_int() && low == std::floor(low)) return r + Tensor(static_cast<int64_t>(low));
+  return r + Tensor(low);
 }
 
 Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype) {

@@ -19,6 +19,8 @@ Tensor& Tensor::realize() {
 }
 
 void Tensor::realize_all(std::vector<Tensor*> tensors) {
+  std::vector<Tensor> assigned = pending_assigns(tensors);  // writes these read or made through a view happen now
+  for (Tensor& t : assigned) tensors.push_back(&t);
   UOpList outs;
   for (Tensor* t : tensors) outs.push_back(t->uop());
   Schedule s;
@@ -33,7 +35,7 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
     }
   }
   run_schedule(s);
-  for (size_t i = 0; i < tensors.size(); i++) tensors[i]->s_->uop = s.outputs[i];
+  for (size_t i = 0; i < tensors.size(); i++) tensors[i]->set_uop(s.outputs[i]);
 }
 
 

@@ -17,7 +17,20 @@ def _named(name: str) -> DType:
   return _loupe.dtype_named(name)
 
 
-class dtypes:
+class _DefaultDTypes(type):
+  """``dtypes.default_float`` and ``dtypes.default_int`` live in the engine: setting one (``dtypes.default_float =
+  dtypes.half``) changes what Python floats and ints become everywhere, as in tinygrad."""
+  @property
+  def default_float(cls) -> DType: return _loupe.default_float()
+  @default_float.setter
+  def default_float(cls, d: DType) -> None: _loupe.set_default_float(d)
+  @property
+  def default_int(cls) -> DType: return _loupe.default_int()
+  @default_int.setter
+  def default_int(cls, d: DType) -> None: _loupe.set_default_int(d)
+
+
+class dtypes(metaclass=_DefaultDTypes):
   """The dtypes, as class attributes (``dtypes.float``, ``dtypes.half``...) with tinygrad's helpers."""
   void = _named("void")
   bool = _named("bool")
@@ -37,8 +50,6 @@ class dtypes:
   half, float, double = float16, float32, float64
   uchar, ushort, uint, ulong = uint8, uint16, uint32, uint64
   char, short, int, long = int8, int16, int32, int64
-  default_float = float32
-  default_int = int32
 
   floats = (float16, bfloat16, float32, float64)
   uints = (uint8, uint16, uint32, uint64)

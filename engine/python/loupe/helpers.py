@@ -171,14 +171,41 @@ def temp(x: str) -> str: return os.path.join(tempfile.gettempdir(), x)
 def polyN(x: Any, p: Sequence[float]) -> Any: return functools.reduce(lambda acc, c: acc * x + c, p, 0.0)
 
 
-def fetch(url: str, name: Optional[str] = None, subdir: Optional[str] = None, gunzip: bool = False, allow_caching: bool = True):
-  """Downloads are not part of Loupe; a file already at the cache path tinygrad would use is returned."""
+cache_dir: str = os.path.join(getenv("XDG_CACHE_HOME", os.path.expanduser("~/Library/Caches" if OSX else "~/.cache")), "tinygrad")
+
+
+def fetch(url: str, name: Optional[Any] = None, subdir: Optional[str] = None, gunzip: bool = False,
+          allow_caching: bool = not getenv("DISABLE_HTTP_CACHE")):
+  """The local path of `url`, at the place tinygrad caches downloads (~/.cache/tinygrad/downloads, the md5 of the
+  url, `.gunzip` when the file is stored decompressed): a cached file is used as it is, else it is downloaded (a
+  partial download never lands at that path). Local paths ('/...', './...') are returned as they are."""
+  import gzip
   import hashlib
   import pathlib
-  base = pathlib.Path(os.getenv("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "tinygrad" / "downloads"
-  fp = base / (subdir or "") / (name or hashlib.md5(url.encode()).hexdigest())
-  if fp.is_file(): return fp
-  raise RuntimeError(f"fetch: {url} is not in the download cache ({fp}); Loupe does not download files")
+  import urllib.request
+  if url.startswith(("/", ".")): return pathlib.Path(url)
+  if name is not None and (isinstance(name, pathlib.Path) or "/" in name): fp = pathlib.Path(name)
+  else:
+    fp = pathlib.Path(cache_dir) / "downloads" / (subdir or "") / ((name or hashlib.md5(url.encode("utf-8")).hexdigest()) + (".gunzip" if gunzip else ""))
+  if fp.is_file() and allow_caching: return fp
+  fp.parent.mkdir(parents=True, exist_ok=True)
+  try:
+    with urllib.request.urlopen(url, timeout=10) as r:
+      if r.status != 200: raise RuntimeError(f"fetch: {url} answered HTTP {r.status}")
+      length = None if gunzip else int(r.headers.get("content-length", 0) or 0)
+      source = gzip.GzipFile(fileobj=r) if gunzip else r
+      with tempfile.NamedTemporaryFile(dir=fp.parent, delete=False) as f:
+        try:
+          while chunk := source.read(1 << 16): f.write(chunk)
+          f.close()
+          if length and (size := os.stat(f.name).st_size) < length: raise RuntimeError(f"fetch: {url} ended after {size} of {length} bytes")
+          pathlib.Path(f.name).rename(fp)
+        except BaseException:
+          pathlib.Path(f.name).unlink(missing_ok=True)
+          raise
+  except OSError as e:
+    raise RuntimeError(f"fetch: {url} is not in the download cache ({fp}) and could not be downloaded: {e}") from e
+  return fp
 
 
 class tqdm:

@@ -7,6 +7,7 @@ from typing import Optional
 
 from loupe import _loupe
 from loupe._loupe import Tensor
+from loupe.device import Device  # noqa: F401  (tinygrad's tensor module holds Device too: from tinygrad.tensor import Device)
 from loupe.dtype import ConstType, DType, DTypeLike, _from_np_dtype, _to_np_dtype, dtypes, least_upper_dtype, least_upper_float
 
 
@@ -23,11 +24,18 @@ class _train(contextlib.ContextDecorator):
     Tensor.training = self.prev
 
 
-class _test(_train):
-  """``with Tensor.test():`` evaluation mode (the opposite of train)."""
+class _test(contextlib.ContextDecorator):
+  """``with Tensor.test():`` (or ``@Tensor.test()``): no gradients, as tinygrad's Tensor.no_grad (backward() fills no
+  .grad). It does not touch Tensor.training: BatchNorm and dropout follow ``Tensor.train()`` alone."""
 
   def __init__(self, mode: bool = True):
-    super().__init__(not mode)
+    self.mode = mode
+
+  def __enter__(self) -> None:
+    self.prev, Tensor.no_grad = Tensor.no_grad, self.mode
+
+  def __exit__(self, *exc) -> None:
+    Tensor.no_grad = self.prev
 
 
 def _multinomial(self: Tensor, num_samples: int = 1, replacement: bool = False) -> Tensor:
@@ -43,6 +51,12 @@ def _multinomial(self: Tensor, num_samples: int = 1, replacement: bool = False) 
   return (picks.squeeze(0) if self.ndim == 1 else picks).cast(dtypes.int32)
 
 
+def _from_url(url: str, gunzip: bool = False, **kwargs) -> Tensor:
+  """The bytes at `url` as a uint8 tensor: the file tinygrad's download cache holds for it, else downloaded there."""
+  from loupe.helpers import fetch
+  return Tensor(fetch(url, gunzip=gunzip), **kwargs)
+
+
 def _unsupported(what: str):
   def fail(*args, **kwargs):
     raise NotImplementedError(f"Tensor.{what} is not supported by Loupe")
@@ -55,7 +69,7 @@ Tensor.no_grad = False
 Tensor.multinomial = _multinomial
 Tensor.shard = _unsupported("shard (multi-device tensors)")
 Tensor.shard_ = _unsupported("shard_ (multi-device tensors)")
-Tensor.from_url = staticmethod(_unsupported("from_url (Loupe does not download)"))
+Tensor.from_url = staticmethod(_from_url)
 Tensor.__module__ = "loupe.tensor"
 
-__all__ = ["Tensor", "_to_np_dtype", "_from_np_dtype"]
+__all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

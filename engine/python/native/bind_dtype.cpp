@@ -117,6 +117,10 @@ void bind_dtype(py::module_& m) {
     if (d.scalar_type == Scalar::UInt64) return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(~0ull));
     return py::int_(static_cast<int64_t>(d.max_int()));
   });
+  m.def("default_float", [] { return dtypes::default_float(); });
+  m.def("default_int", [] { return dtypes::default_int(); });
+  m.def("set_default_float", [](py::handle d) { dtypes::set_default_float(to_dtype_required(d, "dtypes.default_float")); });
+  m.def("set_default_int", [](py::handle d) { dtypes::set_default_int(to_dtype_required(d, "dtypes.default_int")); });
   m.def("numpy_dtype", [](DType d) { return numpy_dtype_of(d); });
   m.def("dtype_of", [](py::object x) { return to_dtype(x, "to_dtype"); });
 }

@@ -195,6 +195,12 @@ void bind_safetensors(py::module_& m) {
     for (auto& [name, t] : nn::safe_load(path)) out[py::str(name)] = py::cast(t);
     return out;
   });
+  m.def("safe_decode", [](const py::bytes& data) {
+    std::string_view v = data;
+    py::dict out;
+    for (auto& [name, t] : nn::safe_decode(std::vector<uint8_t>(v.begin(), v.end()), "<tensor>")) out[py::str(name)] = py::cast(t);
+    return out;
+  });
   m.def("safe_save", [](const py::dict& tensors, const std::string& path, py::object metadata) {
     std::optional<json::Value> meta;
     if (!metadata.is_none()) meta = json::parse(py::module_::import("json").attr("dumps")(metadata).cast<std::string>());

@@ -5,6 +5,8 @@
 #include "convert.h"
 #include "jit/jit.h"
 #include "nn/optim.h"
+#include "runtime/buffer.h"
+#include "runtime/device.h"
 #include "support/error.h"
 
 namespace loupe::python {
@@ -34,13 +36,39 @@ template <typename T> T hyper(const py::dict& d, const char* name, T fallback) {
 void bind_nn(py::module_& m) {
   py::class_<NativeOptimizer>(m, "NativeOptimizer")
       .def("step", traced("step", [](NativeOptimizer& o) { o.opt->step(); }))
+      .def("schedule_step", [](NativeOptimizer& o) { return o.opt->schedule_step(); })
       .def("set_lr", [](NativeOptimizer& o, double lr) { o.opt->set_lr(lr); })
-      .def_property_readonly("lr", [](const NativeOptimizer& o) { return o.opt->lr(); });
+      .def_property_readonly("lr", [](const NativeOptimizer& o) { return o.opt->lr(); })
+      .def_property_readonly("state", [](NativeOptimizer& o) {
+        py::dict d;
+        for (auto& [name, tensors] : o.opt->named_state()) d[py::str(name)] = py::cast(tensors);
+        return d;
+      });
   py::class_<CapturedStep, std::shared_ptr<CapturedStep>>(m, "CapturedStep")
       .def("replay", [](CapturedStep& s, std::vector<Tensor> inputs) { return s.replay(std::move(inputs)); })
       .def_property_readonly("replays", &CapturedStep::replays)
       .def_property_readonly("uses_graph", &CapturedStep::uses_graph)
       .def_property_readonly("no_graph_reason", &CapturedStep::no_graph_reason)
+      .def_property_readonly("items", [](const CapturedStep& s) {
+        // what tinygrad's jit_cache holds, as plain data: each kernel or copy with its buffers
+        py::list out;
+        for (const ExecItem& e : s.items()) {
+          py::dict d;
+          d["kind"] = e.kind == ExecItem::Kind::Copy ? "copy" : "kernel";
+          d["name"] = e.name;
+          d["global_size"] = py::make_tuple(e.global[0], e.global[1], e.global[2]);
+          d["local_size"] = py::make_tuple(e.local[0], e.local[1], e.local[2]);
+          py::list bufs;
+          for (const std::shared_ptr<Buffer>& b : e.buffers)
+            bufs.append(py::make_tuple(b->device().name(), b->size(), b->dtype(), b->nbytes()));
+          d["buffers"] = bufs;
+          d["flops"] = e.flops;
+          d["mem"] = e.mem;
+          out.append(d);
+        }
+        return out;
+      })
+      .def("free_intermediates", &CapturedStep::free_intermediates)
       .def_property_readonly("stats", [](const CapturedStep& s) {
         const JitStats& st = s.stats();
         py::dict d;

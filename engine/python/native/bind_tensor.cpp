@@ -24,7 +24,7 @@ Tensor place(Tensor t, const py::object& device, const py::object& requires_grad
 }
 
 DType float_dtype(const py::object& dtype, const char* what) {
-  DType d = to_dtype(dtype, what).value_or(dtypes::default_float);
+  DType d = to_dtype(dtype, what).value_or(dtypes::default_float());
   return d;
 }
 
@@ -99,10 +99,7 @@ void bind_realization(TensorClass& cls) {
     return t;
   });
   def_op(cls, "assign", [](Tensor& t, py::object x) { return t.assign(to_tensor(x, "assign: argument 'x'")); }, py::arg("x"));
-  cls.def("replace", [](Tensor& t, const Tensor& x) {
-    if (x.shape() != t.shape()) throw AssertionError(cat("replace shape mismatch ", shape_str(t.shape()), " != ", shape_str(x.shape())));
-    return t.assign(x.dtype() == t.dtype() ? x : x.cast(t.dtype()));
-  }, py::arg("x"));
+  cls.def("replace", [](Tensor& t, const Tensor& x) { return t.replace(x); }, py::arg("x"));
   def_op(cls, "detach", [](const Tensor& t) { return t.detach(); });
   def_op(cls, "contiguous", [](const Tensor& t) { return t.contiguous(); });
   def_op(cls, "contiguous_backward", [](const Tensor& t) { return t; });
@@ -115,7 +112,14 @@ void bind_realization(TensorClass& cls) {
 
 void bind_autograd(TensorClass& cls) {
   def_op(cls, "backward", [](Tensor& t, py::object gradient) {
-    return t.backward(gradient.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(gradient, "backward: argument 'gradient'")));
+    std::optional<Tensor> g = gradient.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(gradient, "backward: argument 'gradient'"));
+    // under Tensor.no_grad (`with Tensor.test():`) no tensor takes a gradient, as in tinygrad
+    if (py::type::of<Tensor>().attr("no_grad").cast<bool>()) {
+      if (!g && t.ndim() != 0)
+        throw AssertionError(cat("when no gradient is provided, backward must be called on a scalar tensor, not ", shape_str(t.shape())));
+      return t;
+    }
+    return t.backward(g);
   }, py::arg("gradient") = py::none());
   def_op(cls, "gradient", [](const Tensor& t, py::args targets, py::object gradient, bool materialize_grads) {
     std::vector<Tensor> ts = to_tensors(targets, "gradient: targets");
@@ -128,7 +132,7 @@ void bind_creation(TensorClass& cls) {
   auto filled = [&](const char* name, double value) {
     def_static_op(cls, name, [name, value](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
       Shape s = creation_shape(ints_from_args(shape, name), name);
-      DType d = to_dtype(dtype, name).value_or(dtypes::default_float);
+      DType d = to_dtype(dtype, name).value_or(dtypes::default_float());
       return place(value == 0 ? Tensor::zeros(s, d) : Tensor::ones(s, d), device, requires_grad);
     }, CREATION_KW);
   };
@@ -136,7 +140,7 @@ void bind_creation(TensorClass& cls) {
   filled("ones", 1);
   def_static_op(cls, "empty", [](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
     Shape s = creation_shape(ints_from_args(shape, "empty"), "empty");
-    return place(Tensor::empty(s, to_dtype(dtype, "empty").value_or(dtypes::default_float)), device, requires_grad);
+    return place(Tensor::empty(s, to_dtype(dtype, "empty").value_or(dtypes::default_float())), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "full", [](py::object shape, py::object fill_value, py::object device, py::object dtype, py::object requires_grad) {
     Shape s = creation_shape(to_ints(shape, "full: argument 'shape'"), "full");
@@ -159,7 +163,7 @@ void bind_creation(TensorClass& cls) {
     int64_t rows = to_int(n, "eye: argument 'n'");
     std::optional<int64_t> cols = to_opt_int(mm, "eye: argument 'm'");
     if (rows < 0 || (cols && *cols < 0)) throw ValueError(cat("eye: cannot have negative dimensions, n=", rows, ", m=", cols.value_or(rows)));
-    return place(Tensor::eye(rows, cols, to_dtype(dtype, "eye").value_or(dtypes::default_float)), device, requires_grad);
+    return place(Tensor::eye(rows, cols, to_dtype(dtype, "eye").value_or(dtypes::default_float())), device, requires_grad);
   }, py::arg("n"), py::arg("m") = py::none(), CREATION_KW);
 }
 

@@ -74,7 +74,8 @@ void bind_tensor_data(TensorClass& cls) {
     py::object a = tensor_to_numpy(t);
     py::object raw = py::memoryview(a.attr("tobytes")());
     std::string fmt = a.attr("dtype").attr("char").cast<std::string>();
-    return t.ndim() > 0 && t.numel() > 0 ? raw.attr("cast")(fmt, shape_tuple(t.shape())) : raw.attr("cast")(fmt);
+    // (a 0-d tensor is a 0-d view, as in tinygrad; memoryview cannot take a shape with zeros)
+    return t.numel() > 0 ? raw.attr("cast")(fmt, shape_tuple(t.shape())) : raw.attr("cast")(fmt);
   });
   cls.def("__len__", [](const Tensor& t) {
     if (t.ndim() == 0) throw TypeError("len() of a 0-d tensor");

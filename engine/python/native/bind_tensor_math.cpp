@@ -53,6 +53,13 @@ std::optional<ConstVal> opt_const(py::handle h, const char* what) {
 
 } // namespace
 
+Tensor matmul_with_acc(Tensor a, Tensor b, std::optional<DType> acc) {
+  if (!acc) return a.matmul(b);
+  for (Tensor* t : {&a, &b})
+    if (acc->is_float() && acc->itemsize() > dtypes::strong(t->dtype()).itemsize()) *t = t->cast(*acc);
+  return a.matmul(b).cast(*acc);
+}
+
 void bind_tensor_math(TensorClass& cls) {
   def_arith(cls, "add", "__add__", "__radd__", "__iadd__", &Tensor::add);
   def_arith(cls, "sub", "__sub__", "__rsub__", "__isub__", &Tensor::sub);
@@ -75,10 +82,9 @@ void bind_tensor_math(TensorClass& cls) {
   def_arith(cls, nullptr, "__matmul__", "__rmatmul__", "__imatmul__", &Tensor::matmul);
   cls.def("matmul", traced("matmul", [](const Tensor& a, py::handle b, bool reverse, py::handle acc_dtype, py::handle dtype) {
     if (!is_tensor(b)) throw TypeError(cat("matmul: argument 'x' must be a Tensor, not ", type_name(b)));
-    Tensor r = binary(&Tensor::matmul, a, b, reverse);
     std::optional<DType> d = to_dtype(acc_dtype, "matmul: acc_dtype");
     if (!d) d = to_dtype(dtype, "matmul: dtype");
-    return d ? r.cast(*d) : r;
+    return reverse ? matmul_with_acc(b.cast<Tensor>(), a, d) : matmul_with_acc(a, b.cast<Tensor>(), d);
   }), py::arg("x"), py::arg("reverse") = false, py::arg("acc_dtype") = py::none(), py::arg("dtype") = py::none());
   def_arith(cls, "bitwise_and", "__and__", "__rand__", "__iand__", &Tensor::bitwise_and);
   def_arith(cls, "bitwise_or", "__or__", "__ror__", "__ior__", &Tensor::bitwise_or);
@@ -143,6 +149,10 @@ void bind_tensor_math(TensorClass& cls) {
   for (const char* name : {"clip", "clamp"})
     cls.def(name, traced(name, [](const Tensor& t, py::handle lo, py::handle hi) {
               if (lo.is_none() && hi.is_none()) throw RuntimeError("at least one of 'min_' or 'max_' must not be None");
+              if (is_tensor(lo) || is_tensor(hi)) {  // tensor bounds: tinygrad's maximum, then minimum
+                Tensor r = lo.is_none() ? t : t.maximum(to_tensor(lo, "clip: min_"));
+                return hi.is_none() ? r : r.minimum(to_tensor(hi, "clip: max_"));
+              }
               return t.clip(opt_const(lo, "clip: min_"), opt_const(hi, "clip: max_"));
             }), py::arg("min_") = py::none(), py::arg("max_") = py::none());
   def_op(cls, "where", [](const Tensor& c, py::handle x, py::handle y) {

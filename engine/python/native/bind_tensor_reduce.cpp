@@ -86,9 +86,7 @@ void bind_tensor_reduce(TensorClass& cls) {
 
   // products
   def_op(cls, "dot", [](const Tensor& t, const Tensor& w, py::handle acc) {
-    std::optional<DType> d = to_dtype(acc, "dot: acc_dtype");
-    Tensor r = t.matmul(w);
-    return d ? r.cast(*d) : r;
+    return matmul_with_acc(t, w, to_dtype(acc, "dot: acc_dtype"));
   }, py::arg("w"), py::arg("acc_dtype") = py::none());
   def_op(cls, "linear", [](const Tensor& t, const Tensor& weight, std::optional<Tensor> bias) { return t.linear(weight, bias); },
          py::arg("weight"), py::arg("bias") = py::none());

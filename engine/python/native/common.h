@@ -59,6 +59,10 @@ void def_static_op(Class& cls, const char* name, F f, const Extra&... extra) {
 
 using TensorClass = py::class_<Tensor>;
 
+// a @ b with tinygrad's acc_dtype / dtype: an accumulator wider than the operands takes their exact
+// products (a half times a half is a float32), and the result has that dtype.
+Tensor matmul_with_acc(Tensor a, Tensor b, std::optional<DType> acc);
+
 // The binders, one per file.
 void bind_errors(py::module_& m);
 void bind_dtype(py::module_& m);

@@ -1,6 +1,8 @@
 #include "convert.h"
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "support/error.h"
@@ -24,6 +26,22 @@ bool is_numpy_generic(py::handle h) {
     generic = numpy().attr("generic").ptr();
   }
   return PyObject_IsInstance(h.ptr(), generic) == 1;
+}
+
+// A regular file's bytes as a uint8 tensor (a FIFO or a device would be read without end).
+Tensor tensor_from_file(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", path, "'").c_str());
+    throw py::error_already_set();
+  }
+  if (!std::filesystem::is_regular_file(st)) throw ValueError(cat("Tensor: '", path, "' is not a regular file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ValueError(cat("Tensor: cannot read '", path, "'"));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int64_t n = static_cast<int64_t>(bytes.size());
+  return Tensor::from_bytes({n}, dtypes::uint8, std::move(bytes));
 }
 
 [[noreturn]] void bad_type(const char* what, const char* wanted, py::handle h) {
@@ -120,9 +138,20 @@ Tensor tensor_from_numpy(py::array a, std::optional<DType> dtype) {
   return t;
 }
 
+namespace {
+// Whether nested lists hold numpy values (arrays or scalars) anywhere.
+bool holds_numpy(py::handle h) {
+  if (py::isinstance<py::array>(h) || is_numpy_generic(h)) return true;
+  if (!py::isinstance<py::list>(h) && !py::isinstance<py::tuple>(h)) return false;
+  for (py::handle x : h)
+    if (holds_numpy(x)) return true;
+  return false;
+}
+} // namespace
+
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
   const char* what = "Tensor: argument 'data'";
-  if (data.is_none()) return Tensor::empty({0}, dtype.value_or(dtypes::default_float));
+  if (data.is_none()) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
   if (is_tensor(data)) throw TypeError("Tensor: data is a Tensor already (use .clone() or .detach() for a copy)");
   if (py::isinstance<py::array>(data)) return tensor_from_numpy(py::reinterpret_borrow<py::array>(data), dtype);
   if (is_scalar(data)) {
@@ -131,13 +160,20 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
     ConstVal c = to_const(data, what);
     return dtype ? Tensor(Nested(c), dtype) : Tensor(c);
   }
+  if (py::isinstance(data, py::module_::import("pathlib").attr("PurePath"))) {  // a file's bytes, as tinygrad's DISK tensors
+    Tensor t = tensor_from_file(py::str(data).cast<std::string>());
+    return dtype && *dtype != dtypes::uint8 ? t.cast(*dtype) : t;
+  }
   if (py::isinstance<py::bytes>(data)) {
     std::string s = data.cast<std::string>();
     Tensor t = Tensor::from_bytes({static_cast<int64_t>(s.size())}, dtypes::uint8, std::vector<uint8_t>(s.begin(), s.end()));
     return dtype && *dtype != dtypes::uint8 ? t.cast(*dtype) : t;
   }
   if (py::isinstance<py::list>(data) || py::isinstance<py::tuple>(data)) {
-    if (py::len(data) == 0) return Tensor::empty({0}, dtype.value_or(dtypes::default_float));
+    if (py::len(data) == 0) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
+    // lists of numpy arrays or scalars (Tensor([a, b])) go through numpy; like tinygrad, their elements are
+    // not Python ints or bools, so they become default_float unless a dtype is given
+    if (holds_numpy(data)) return tensor_from_numpy(py::array(numpy().attr("asarray")(data)), dtype.value_or(dtypes::default_float()));
     return Tensor(nested_of(data, what, 0), dtype);
   }
   bad_type(what, "a number, a (nested) list, a numpy array, bytes or None", data);
@@ -205,8 +241,8 @@ std::optional<DType> to_dtype(py::handle h, const char* what) {
     if (std::optional<DType> d = dtypes::from_name(name)) return d;
     throw AttributeError(cat("type object 'dtypes' has no attribute '", name, "'"));
   }
-  if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return dtypes::default_float;
-  if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return dtypes::default_int;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return dtypes::default_float();
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return dtypes::default_int();
   if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return dtypes::bool_;
   // numpy's dtypes and scalar types (np.float32, np.dtype('int8'))
   if (py::isinstance<py::dtype>(h) || py::isinstance<py::type>(h)) {

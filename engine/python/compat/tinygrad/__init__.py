@@ -8,7 +8,7 @@ import loupe
 from loupe import Device, Tensor, TinyJit, dtypes, nn
 from loupe.helpers import Context, GlobalCounters, fetch, getenv
 
-for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "engine", "engine.jit"):
+for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
 

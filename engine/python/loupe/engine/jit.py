@@ -40,6 +40,54 @@ def _with_outputs(ret: Any, outs: list[Tensor]) -> Any:
   return rebuild(ret)
 
 
+class JitBuffer:
+  """A buffer a captured kernel reads or writes: device, size (elements), dtype, nbytes."""
+  def __init__(self, device: str, size: int, dtype, nbytes: int):
+    self.device, self.size, self.dtype, self.nbytes = device, size, dtype, nbytes
+
+  def __repr__(self) -> str: return f"<buf real:True device:{self.device} size:{self.size} dtype:{self.dtype}>"
+
+
+class JitProgram:
+  """What a captured item runs: a kernel (its name, launch sizes and estimates) or a copy."""
+  def __init__(self, item: dict):
+    self.name = self.display_name = item["name"]
+    self.is_copy = item["kind"] == "copy"
+    self.global_size, self.local_size = list(item["global_size"]), list(item["local_size"])
+    self.estimates = {"ops": item["flops"], "mem": item["mem"]}
+    self.p = self  # (tinygrad's runners hold their program spec as .p)
+
+  def __repr__(self) -> str: return f"<{'copy' if self.is_copy else 'kernel'} {self.name}>"
+
+
+class ExecItem:
+  """One entry of a captured step, as tinygrad's jit_cache holds them: prg and bufs (bufs[0] is written)."""
+  def __init__(self, item: dict):
+    self.prg = JitProgram(item)
+    self.bufs = [JitBuffer(*b) for b in item["buffers"]]
+
+
+class CapturedJit:
+  """The step a TinyJit captured: its kernels and copies (jit_cache), replay, and free_intermediates()."""
+  def __init__(self, native: Any, ret: Any):
+    self._native, self.ret = native, ret
+    self.jit_cache = [ExecItem(i) for i in native.items]
+
+  def replay(self, inputs: list[Tensor]) -> list[Tensor]: return self._native.replay(inputs)
+  def free_intermediates(self) -> None:
+    """Frees the memory of the buffers used only inside the step until the next call needs them."""
+    self._native.free_intermediates()
+
+  @property
+  def stats(self) -> dict: return self._native.stats
+  @property
+  def replays(self) -> int: return self._native.replays
+  @property
+  def uses_graph(self) -> bool: return self._native.uses_graph
+  @property
+  def no_graph_reason(self) -> str: return self._native.no_graph_reason
+
+
 class TinyJit(Generic[ReturnType]):
   def __init__(self, fxn: Callable[..., ReturnType], captured: Any = None, prune: bool = False):
     self.fxn, self.captured, self.cnt = fxn, captured, 0
@@ -48,6 +96,11 @@ class TinyJit(Generic[ReturnType]):
 
   def reset(self) -> None:
     self.cnt, self.captured, self._ret = 0, None, None
+
+  @property
+  def jit_cache(self) -> list[ExecItem]:
+    """The captured kernels and copies, in the order a replay runs them (empty before the capture)."""
+    return self.captured.jit_cache if self.captured is not None else []
 
   def __get__(self, obj, objtype=None):  # the decorator on a method binds like a function
     return functools.partial(self.__call__, obj)
@@ -63,7 +116,7 @@ class TinyJit(Generic[ReturnType]):
     elif self.cnt == 1:
       capture = _loupe.JitCapture(inputs)
       ret = self.fxn(*args, **kwargs)
-      self.captured = capture.finish(_flat_outputs(ret))
+      self.captured = CapturedJit(capture.finish(_flat_outputs(ret)), ret)
       self._ret = ret
     else:
       ret = _with_outputs(self._ret, self.captured.replay(inputs))

@@ -150,8 +150,11 @@ class RMSNorm:
   def __init__(self, dim: int, eps: float = 1e-6):
     self.eps, self.weight = eps, Tensor.ones(dim)
 
+  def _norm(self, x: Tensor) -> Tensor: return x.rms_norm(eps=self.eps)
+
   def __call__(self, x: Tensor) -> Tensor:
-    return x.rms_norm(eps=self.eps) * self.weight
+    # in float32 and back, as tinygrad: the squares of half activations overflow from |x| > 255
+    return self._norm(x.float()).cast(x.dtype) * self.weight
 
 
 class Embedding:

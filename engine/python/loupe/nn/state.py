@@ -50,7 +50,9 @@ def load_state_dict(model: Any, state_dict: dict[str, Tensor], strict: bool = Tr
     if consume: del state_dict[k]
 
 
-def safe_load(fn: Union[str, os.PathLike]) -> dict[str, Tensor]:
+def safe_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
+  """The tensors of a safetensors file (or of its bytes held in a uint8 tensor, as tinygrad reads a DISK tensor)."""
+  if isinstance(fn, Tensor): return _loupe.safe_decode(fn.numpy().tobytes())
   return _loupe.safe_load(os.fspath(fn))
 
 
@@ -65,8 +67,18 @@ def safe_load_metadata(fn: Union[str, os.PathLike, Tensor]) -> tuple[Tensor, int
   return Tensor(data), header_len, json.loads(data[8:8 + header_len])
 
 
+def tar_extract(t: Tensor) -> dict[str, Tensor]:
+  """The regular files of a tar archive (held as a uint8 tensor, e.g. Tensor(pathlib.Path("x.tar"))) by name, each
+  a uint8 slice of it."""
+  import io
+  import tarfile
+  with tarfile.open(fileobj=io.BytesIO(t.numpy().tobytes()), mode="r") as tar:
+    return {m.name: t[m.offset_data:m.offset_data + m.size] for m in tar if m.type == tarfile.REGTYPE}
+
+
 def torch_load(fn: str) -> dict[str, Tensor]:
   raise NotImplementedError("torch_load: reading PyTorch checkpoints is not supported by Loupe; convert them to safetensors")
 
 
-__all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "torch_load"]
+__all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "tar_extract",
+           "torch_load"]
