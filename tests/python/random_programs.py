@@ -24,6 +24,7 @@ import numpy as np
 
 MAX_ELEMENTS = 1 << 16
 DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 32, 33, 64, 96, 128, 256, 768, 1024]
+PRIME_ROWS = [5, 7, 11, 13]  # row counts over 4 that no vector width divides
 
 # numpy helpers the reference programs call
 # (_p rounds an intermediate value where the perturbed reference models float32's rounding)
@@ -98,7 +99,7 @@ class Program:
 
   def random_shape(self):
     if self.rng.random() < 0.1:  # rows of a prime count over 4, some batched: upcast rows that no vector width divides
-      rows = (self.pick([5, 7, 11, 13]), self.pick([16, 32, 64, 96, 128]))
+      rows = (self.pick(PRIME_ROWS), self.pick([16, 32, 64, 96, 128]))
       return rows if self.rng.random() < 0.7 else (self.pick([2, 3]),) + rows
     if self.rng.random() < 0.2:  # an image batch, for convolutions and pools
       return (self.pick([1, 2, 4]), self.pick([1, 3, 4, 8]), self.pick([5, 8, 9, 16]), self.pick([5, 8, 12, 16]))
@@ -223,7 +224,7 @@ class Program:
     ax = self.pick([len(shape) - 1, len(shape) - 1, self.axis(shape)])
     if shape[ax] < 2: return None
     node = (a, shape)
-    for _ in range(int(self.rng.integers(1, 3))):
+    for _ in range(self.pick([1, 2, 2])):
       kind = self.pick(["softmax", "softmax", "log_softmax", "layernorm", "centre"])
       t = node[0]
       if kind == "centre":
@@ -287,7 +288,9 @@ class Program:
     weights = np.array([3, 3, 2, 3, 1.5, 2, 2, 1, 1])
     for _ in range(int(self.rng.integers(2, 9))):
       for _ in range(10):
-        w = weights * np.array([1, 1, 1, 1, 1, 1, 4 if len(node[1]) == 4 else 0, 1, 1])  # images mostly convolve
+        # images mostly convolve; rows of a prime count often nest row ops
+        prime_rows = len(node[1]) >= 2 and node[1][-2] in PRIME_ROWS
+        w = weights * np.array([1, 1, 1, 1, 1, 1, 4 if len(node[1]) == 4 else 0, 1, 4 if prime_rows else 1])
         op = ops[int(self.rng.choice(len(ops), p=w / w.sum()))]
         got = op(*node)
         if got is not None:
