@@ -31,6 +31,7 @@ public:
     srcs_.reserve(src_at_[n_]);
     for (uint32_t i = 0; i < n_; i++)
       for (const UOpPtr& s : topo_[i]->src) srcs_.push_back(at(s.get()));
+    one_update_per_accumulator();
     number_loops();
     compute_scopes();
     find_waits();
@@ -39,6 +40,17 @@ public:
   UOpList run();
 
 private:
+  // Two updates of one accumulator would both run in its loop and add twice: a pass that built a
+  // second one (the vectorizer's lane reuse once did) is a bug, never a program to render.
+  void one_update_per_accumulator() const {
+    FlatPtrSet<const UOp*> updated;
+    for (const UOp* u : topo_)
+      if (u->op == Ops::ASSIGN && u->src[0]->op == Ops::DEFINE_ACC) {
+        const bool first_update = updated.insert(u->src[0].get());
+        LOUPE_ASSERT(first_update, "an accumulator with two updates (", u->src[0]->arg.str(), ")");
+      }
+  }
+
   // ---- loops and their groups ----
   // Loops nest in axis order (global axes outside reduce axes). The loops of a nested reduce (a group
   // per accumulator, ids from kFirstNestedRangeId) nest the same way among themselves, inside the loops

@@ -8,6 +8,7 @@
 
 #include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
+#include "support/error.h"
 #include "support/flat_ptr_map.h"
 #include "support/hash.h"
 
@@ -114,10 +115,24 @@ public:
     if (replaced.empty()) return nullptr;
     // a lane's reduce result still read on its own takes its lane of the vector accumulator instead of
     // running the reduce a second time
-    // (only graphs that hold a scalar accumulator are walked: the joined vector code holds none)
+    // (only graphs that hold a scalar accumulator are walked)
     UOpPtr result = joined_sink();
     if (assign_lanes_.empty()) return result;
-    UOpPtr reused = substitute(result, assign_lanes_, {}, [&](const UOp* n) { return holds_scalar_acc(n); });
+    const auto enter = [&](const UOp* n) { return holds_scalar_acc(n); };
+    UOpPtr reused = substitute(result, assign_lanes_, {}, enter);
+    // A joined reduce can read another one's scalar lanes (a softmax's sum of exps, computed as vectors
+    // over the unrolled loop, reads the row max lane by lane): the GEPs of it just put in bring those
+    // lanes back, and its vector accumulator would have a second update (the rebuilt one beside the
+    // GEPs' one, read by other lanes) and add everything twice. Again until none is left: each pass
+    // takes one level of nesting (no cycle: a joined reduce never reads its own lanes).
+    const bool lanes_in_vectors = std::any_of(assign_lanes_.begin(), assign_lanes_.end(),
+                                              [](const auto& lane) { return holds_scalar_acc(lane.second.get()); });
+    for (size_t pass = 0; lanes_in_vectors; pass++) {
+      LOUPE_ASSERT(pass <= assign_lanes_.size(), "joined reduce lanes that keep reading each other");
+      UOpPtr next = substitute(reused, assign_lanes_, {}, enter);
+      if (next == reused) break;
+      reused = next;
+    }
     stage.step(result, reused, reuse_rule);
     return reused;
   }

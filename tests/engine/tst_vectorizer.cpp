@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <regex>
 
@@ -278,6 +279,41 @@ private slots:
     QVERIFY2(std::regex_search(src, std::regex(R"(float[48] val[0-9]+ = \*\(\(const float[48]\*\)\(\(data2\+)")), src.c_str());
     KernelPlan scalar = plan_kernel(ast, ScalarCRenderer(), applied(vec));
     QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), src.c_str());
+  }
+
+  // A softmax of a softmax over a prime count of upcast rows, weighted and summed: the vectorizer joins
+  // the first 4 or 8 rows and leaves the rest scalar. The row sum's exps are vectors over its unrolled
+  // loop that read the row max lane by lane, so the sum's joined vector reads the max's scalar lanes,
+  // which are then replaced by lanes of the max's vector. Every lane of every reduce is in one
+  // accumulator, updated once (the sum's vector once had a second update, reading the max's leftover
+  // scalar lanes, and added every exp twice), and the kernel gives the scalar code's bits.
+  void joined_reduces_read_each_others_lanes() {
+    for (int64_t rows : {5, 7, 11}) {
+      Tensor y = (Tensor::empty({rows, 96}).softmax().softmax() * Tensor::empty({96})).sum(-1);
+      UOpPtr ast = last_ast(y);
+      for (int bytes : {32, 64}) {
+        if (bytes > host_cpu().vector_bytes) continue;  // would not run here
+        KernelPlan vec = plan_kernel(ast, CRendererOfWidth(bytes), false);
+        const std::string& src = vec.rendered.source;
+        std::map<std::string, int> lanes;  // (reduce, row) -> the accumulators holding it
+        std::map<const UOp*, int> updates;
+        for (const UOpPtr& u : vec.linear) {
+          if (u->op == Ops::ASSIGN) updates[u->src[0].get()]++;
+          if (u->op != Ops::DEFINE_ACC) continue;
+          const Arg::Tuple& ids = u->arg.as_tuple();
+          if (ids[0].is_tuple())
+            for (const Arg& lane : ids) lanes[lane.str()]++;
+          else lanes[u->arg.str()]++;
+        }
+        QCOMPARE(lanes.size(), size_t(5 * rows));  // 4 nested reduces and the kernel's own, per row
+        for (const auto& [lane, n] : lanes)
+          QVERIFY2(n == 1, qPrintable(QString::fromStdString(lane + " in several accumulators\n" + src)));
+        for (const auto& [acc, n] : updates) QVERIFY2(n == 1, src.c_str());
+        QVERIFY2(std::regex_search(src, std::regex("float[48] acc")), src.c_str());  // the first 4 or 8 rows joined
+        KernelPlan scalar = plan_kernel(ast, ScalarCRenderer(), applied(vec));
+        QVERIFY2(run_bits(vec.rendered) == run_bits(scalar.rendered), src.c_str());
+      }
+    }
   }
 
   // Vector loads start at any element (a padded conv reads rows at offsets like -57): the vector types

@@ -1,9 +1,10 @@
 """Random tensor programs and their float64 numpy references, for differential checks of the whole compiler.
 
 Each seed gives one tinygrad-style program (numpy inputs, then a chain of elementwise, broadcast, reduce,
-movement, matmul, softmax / layer norm / cumsum ops) and the same computation written for numpy. The program
-runs through `loupe-cli eval --jsonl` on a device (the interpreter with INTERP_TARGET=CUDA runs the GPU
-lowering: work-groups, warp shuffles, rows shared by a work-group); the reference runs in float64.
+movement, matmul, softmax / layer norm / cumsum ops, row ops nested in row ops and reduced again) and the
+same computation written for numpy. The program runs through `loupe-cli eval --jsonl` on a device (the
+interpreter with INTERP_TARGET=CUDA runs the GPU lowering: work-groups, warp shuffles, rows shared by a
+work-group); the reference runs in float64.
 
 The tolerance follows the computation's own sensitivity: the reference is evaluated a second time with its
 inputs and every intermediate value perturbed by about 8 float32 ulps (rounding, modelled; the largest change of three draws), and the output may differ from the reference by a multiple of what that
@@ -23,6 +24,7 @@ import numpy as np
 
 MAX_ELEMENTS = 1 << 16
 DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 32, 33, 64, 96, 128, 256, 768, 1024]
+PRIME_ROWS = [5, 7, 11, 13]  # row counts over 4 that no vector width divides
 
 # numpy helpers the reference programs call
 # (_p rounds an intermediate value where the perturbed reference models float32's rounding)
@@ -96,6 +98,9 @@ class Program:
     return name, tuple(shape)
 
   def random_shape(self):
+    if self.rng.random() < 0.1:  # rows of a prime count over 4, some batched: upcast rows that no vector width divides
+      rows = (self.pick(PRIME_ROWS), self.pick([16, 32, 64, 96, 128]))
+      return rows if self.rng.random() < 0.7 else (self.pick([2, 3]),) + rows
     if self.rng.random() < 0.2:  # an image batch, for convolutions and pools
       return (self.pick([1, 2, 4]), self.pick([1, 3, 4, 8]), self.pick([5, 8, 9, 16]), self.pick([5, 8, 12, 16]))
     for _ in range(100):
@@ -211,6 +216,28 @@ class Program:
       return self.emit(f"{a}.cumsum({ax})", f"np.cumsum({a}, axis={ax})", shape)
     return self.emit(f"{a}.{kind}({ax})", f"{kind}({a}, {ax})", shape)
 
+  def nested_rows(self, a, shape):
+    """One or two row ops along an axis (a softmax of a softmax, a row centred on its own max), weighted by
+    an input broadcast along that axis alone and reduced over it again: reduces nested in nested reduces
+    that meet in one kernel, its rows upcast (a prime row count leaves some of them out of the vectors)."""
+    if self.ints or not shape: return None
+    ax = self.pick([len(shape) - 1, len(shape) - 1, self.axis(shape)])
+    if shape[ax] < 2: return None
+    node = (a, shape)
+    for _ in range(self.pick([1, 2, 2])):
+      kind = self.pick(["softmax", "softmax", "log_softmax", "layernorm", "centre"])
+      t = node[0]
+      if kind == "centre":
+        tn, rn = self.pick(REDUCE)
+        node = self.emit(f"({t} - {t}.{tn}({ax}, keepdim=True))", f"({t} - {t}.{rn}(axis={ax}, keepdims=True))", shape)
+      else:
+        node = self.emit(f"{t}.{kind}({ax})", f"{kind}({t}, {ax})", shape)
+    w, _ = self.new_input(tuple(d if i == ax else 1 for i, d in enumerate(shape)))
+    node = self.emit(f"({node[0]} * {w})", f"({node[0]} * {w})", shape)
+    (tn, rn), keep = self.pick(REDUCE), bool(self.rng.random() < 0.4)
+    out = shape[:ax] + ((1,) if keep else ()) + shape[ax + 1:]
+    return self.emit(f"{node[0]}.{tn}({ax}, keepdim={keep})", f"{node[0]}.{rn}(axis={ax}, keepdims={keep})", out)
+
   def image(self, a, shape):
     if len(shape) != 4 or self.ints: return None
     n, c, h, w = shape
@@ -256,11 +283,14 @@ class Program:
     self.half = bool(self.rng.random() < 0.15) and not self.grad
     self.ints = not self.half and not self.grad and bool(self.rng.random() < 0.15)
     node = self.new_input(self.random_shape())
-    ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op, self.image, self.join]
-    weights = np.array([3, 3, 2, 3, 1.5, 2, 2, 1])
+    ops = [self.unary, self.binary, self.reduce, self.movement, self.matmul, self.row_op, self.image, self.join,
+           self.nested_rows]
+    weights = np.array([3, 3, 2, 3, 1.5, 2, 2, 1, 1])
     for _ in range(int(self.rng.integers(2, 9))):
       for _ in range(10):
-        w = weights * np.array([1, 1, 1, 1, 1, 1, 4 if len(node[1]) == 4 else 0, 1])  # images mostly convolve
+        # images mostly convolve; rows of a prime count often nest row ops
+        prime_rows = len(node[1]) >= 2 and node[1][-2] in PRIME_ROWS
+        w = weights * np.array([1, 1, 1, 1, 1, 1, 4 if len(node[1]) == 4 else 0, 1, 4 if prime_rows else 1])
         op = ops[int(self.rng.choice(len(ops), p=w / w.sum()))]
         got = op(*node)
         if got is not None:

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from loupe import Tensor
+from loupe import Tensor, _loupe
 
 
 def test_realize_a_detached_or_fully_shrunk_buffer():
@@ -131,3 +131,23 @@ def test_a_value_read_through_padding_equals_its_own_max():
   pick = (x64 == x64.max(0, keepdims=True)) * w
   want = np.concatenate([(pick * (1 - np.tanh(a0.astype(np.float64)) ** 2)).reshape(-1), pick.sum(1, keepdims=True).reshape(-1)])
   np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def softmax64(a):
+  e = np.exp(a - a.max(-1, keepdims=True))
+  return e / e.sum(-1, keepdims=True)
+
+
+# the interpreter runs the CPU's plan (INTERP_TARGET unset), vectors and all
+@pytest.mark.parametrize("device", ["CPU", "LLVM", "INTERP"])
+@pytest.mark.parametrize("rows,cols", [(r, c) for r in (5, 7, 11) for c in (32, 64, 96)])
+def test_a_joined_reduce_reading_another_joined_reduce_lane_by_lane(device, rows, cols):
+  # softmax(softmax(x)) * w summed per row, one kernel with its rows upcast: the vectorizer joined the
+  # first 4 (or 8) rows and replaced the reduces' scalar lanes by lanes of the vectors, but the row sum's
+  # vector, read through such a lane, still read the row max's scalar lanes: the sum's vector accumulator
+  # got a second update and summed every exp twice (row counts that leave rows out of the vectors)
+  if device == "LLVM" and not _loupe.device_status("LLVM")[1]: pytest.skip("no LLVM device in this build")
+  rng = np.random.default_rng(0)
+  x, w = rng.standard_normal((rows, cols)).astype(np.float32), rng.standard_normal(cols).astype(np.float32)
+  got = (Tensor(x, device=device).softmax(-1).softmax(-1) * Tensor(w, device=device)).sum(-1).numpy()
+  np.testing.assert_allclose(got, (softmax64(softmax64(x.astype(np.float64))) * w).sum(-1), rtol=1e-5, atol=1e-6)
