@@ -18,6 +18,7 @@ import json
 import os
 import random
 import resource
+import select
 import shutil
 import sqlite3
 import subprocess
@@ -50,6 +51,34 @@ SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "") or "ASAN_OPTIONS" in o
 def limits():
   if not SANITIZED: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
   resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def bounded_run(argv, env, cwd):
+  """Runs argv under the limits: (exit status, stdout, stderr, what went over a limit or None). A run
+  that prints without end is stopped at OUTPUT_LIMIT bytes instead of filling this process's memory."""
+  p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd, preexec_fn=limits)
+  out_fd, err_fd = p.stdout.fileno(), p.stderr.fileno()
+  chunks, sizes = {out_fd: [], err_fd: []}, {out_fd: 0, err_fd: 0}
+  deadline, over, open_fds = time.monotonic() + TIME_LIMIT, None, {out_fd, err_fd}
+  while open_fds and not over:
+    left = deadline - time.monotonic()
+    if left <= 0:
+      over = f"did not finish within {TIME_LIMIT} s"
+      break
+    ready, _, _ = select.select(list(open_fds), [], [], min(left, 1.0))
+    for fd in ready:
+      data = os.read(fd, 1 << 16)
+      if not data:
+        open_fds.discard(fd)
+        continue
+      sizes[fd] += len(data)
+      if sizes[fd] <= OUTPUT_LIMIT: chunks[fd].append(data)
+      else: over = f"more than {OUTPUT_LIMIT >> 20} MiB of output"
+  if over: p.kill()
+  p.wait()
+  p.stdout.close()
+  p.stderr.close()
+  return p.returncode, b"".join(chunks[out_fd]), b"".join(chunks[err_fd]), over
 
 
 def record(folder):
@@ -110,22 +139,18 @@ class Campaign:
       before = set(os.listdir(case_dir))
       env = {**os.environ, "TMPDIR": scratch, "LOUPE_READ_COMPILE_SECONDS": "10"}
       t0 = time.monotonic()
-      try:
-        p = subprocess.run(argv, capture_output=True, timeout=TIME_LIMIT, env=env, preexec_fn=limits, cwd=case_dir)
-      except subprocess.TimeoutExpired:
-        self.fail(how, args, trace, f"did not finish within {TIME_LIMIT} s")
-        continue
+      rc, out, raw_err, over = bounded_run(argv, env, case_dir)
       took = time.monotonic() - t0
       self.stats["runs"] += 1
-      out, err = p.stdout, p.stderr.decode("utf-8", "replace")
+      err = raw_err.decode("utf-8", "replace")
       problems = []
-      if p.returncode < 0: problems.append(f"killed by signal {-p.returncode}")
-      elif p.returncode not in (0, 1): problems.append(f"exit {p.returncode}")
-      elif p.returncode == 1 and ("error:" not in err or len(err.strip()) < 20): problems.append("an error without a message")
+      if over: problems.append(over)
+      elif rc < 0: problems.append(f"killed by signal {-rc}")
+      elif rc not in (0, 1): problems.append(f"exit {rc}")
+      elif rc == 1 and ("error:" not in err or len(err.strip()) < 20): problems.append("an error without a message")
       if "AddressSanitizer" in err or "LeakSanitizer" in err or "runtime error:" in err: problems.append("a sanitizer report")
-      if len(out) > OUTPUT_LIMIT: problems.append(f"{len(out)} bytes of output")
       for raw in (b"\x1b", "\u202e".encode()):
-        if raw in out or raw in p.stderr: problems.append(f"raw {raw!r} in the output")
+        if raw in out or raw in raw_err: problems.append(f"raw {raw!r} in the output")
       left = os.listdir(scratch)
       if left: problems.append(f"left {left} in its temporary folder")
       new = set(os.listdir(case_dir)) - before - {"chrome.json"}
@@ -134,7 +159,7 @@ class Campaign:
       if problems:
         self.fail(how, args, trace, "; ".join(problems) + f" ({took:.1f} s)\n" + err[-1500:])
       else:
-        self.stats["ok" if p.returncode == 0 else "errors"] += 1
+        self.stats["ok" if rc == 0 else "errors"] += 1
       shutil.rmtree(scratch, ignore_errors=True)
       if os.path.exists(escape_target): shutil.rmtree(escape_target, ignore_errors=True)
     if not any(f["trace"] == trace for f in self.failures): shutil.rmtree(case_dir, ignore_errors=True)
