@@ -31,6 +31,7 @@
 #include "support/error.h"
 #include "support/json.h"
 #include "support/source_path.h"
+#include "support/terminal_text.h"
 #include "trace/chrome_trace.h"
 #include "trace/graph_at_step.h"
 #include "trace/graph_dot.h"
@@ -101,6 +102,8 @@ Request parse(const Args& args) {
       r.step.diverge = true;
     } else if (a == "--no-rerun") {
       r.step.rerun = false;
+    } else if (a == "--allow-rerun") {
+      r.step.allow_rerun = true;
     } else if (a == "--target") {
       r.step.target = upper_target(take(i, a));
     } else if (a == "--diverge-target") {
@@ -670,11 +673,17 @@ int run(const Args& args) {
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
                  "         --kernel NAME | --disasm NAME [--noopt] | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
                  "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
-                 "         [--relevant] [--no-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
+                 "         [--relevant] [--no-rerun | --allow-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
+                 "  --allow-rerun: a kernel whose inputs the trace did not keep is stepped by running the program that\n"
+                 "  recorded it again; for a trace not recorded by you on this machine that needs this flag (without it,\n"
+                 "  the error shows what would run). Nothing else in a trace is ever run.\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;
   }
+  // Everything printed from here on may quote the trace (names, paths, sources, rule names): control
+  // characters in it reach the terminal escaped, never as themselves.
+  TerminalSafeOutput safe_out(std::cout), safe_err(std::cerr);
   Request req = parse(args);
   TraceReader r(req.file, {.quick_check = req.check});
   if (!req.chrome.empty()) {

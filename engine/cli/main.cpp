@@ -3,6 +3,7 @@
 #include "cli/command.h"
 #include "runtime/device.h"
 #include "support/error.h"
+#include "support/terminal_text.h"
 
 namespace loupe::cli {
 
@@ -72,14 +73,15 @@ int main(int argc, char** argv) {
     try {
       return c.run(args);
     } catch (const loupe::Error& e) {
-      std::cerr << "loupe-cli " << name << ": error: " << e.what() << "\n";
+      // a message may quote a file's contents (a trace's names): escaped for the terminal
+      std::cerr << "loupe-cli " << name << ": error: " << loupe::escape_for_terminal(e.what()) << "\n";
       return 1;
     } catch (const std::exception& e) {
-      std::cerr << "loupe-cli " << name << ": internal error: " << e.what() << "\n";
+      std::cerr << "loupe-cli " << name << ": internal error: " << loupe::escape_for_terminal(e.what()) << "\n";
       return 3;
     }
   }
-  std::cerr << "loupe-cli: unknown command '" << name << "'\n";
+  std::cerr << "loupe-cli: unknown command '" << loupe::escape_for_terminal(name) << "'\n";
   usage(std::cerr);
   return 2;
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/private_dir.h"
 
 extern char** environ;
 
@@ -22,20 +23,6 @@ namespace fs = std::filesystem;
 namespace loupe::cli {
 
 namespace {
-
-// A temporary folder for the child's trace and log, removed when done.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "loupe-rerun-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw Error(cat("cannot make a temporary folder for the re-run: ", std::strerror(errno)));
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string tail_of(const fs::path& log, size_t lines) {
   std::ifstream in(log);
@@ -67,7 +54,7 @@ int run_self(const std::vector<std::string>& args, const std::vector<std::pair<s
   envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
@@ -83,11 +70,19 @@ int run_self(const std::vector<std::string>& args, const std::vector<std::pair<s
 
 } // namespace
 
-RerunInputs capture_inputs_by_rerun(TraceReader& reader, int64_t kernel_id) {
+RerunInputs capture_inputs_by_rerun(TraceReader& reader, int64_t kernel_id, bool allowed) {
   const InputRerun plan = plan_input_rerun(reader, kernel_id);
-  ScratchDir dir;
-  const fs::path trace = dir.path / "rerun.loupe", log = dir.path / "rerun.log";
-  std::cerr << "loupe-cli: the trace kept no inputs of " << plan.kernel << "; re-running " << plan.describe() << " to capture them\n";
+  std::error_code ec;
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  if (!plan.trust.trusted && !allowed)
+    throw Error(cat("the trace kept no inputs of ", plan.kernel, "; stepping it runs the program that recorded it again:\n", plan.details(),
+                    "That runs code as you, and this trace may come from someone else. To run it, repeat with --allow-rerun;"
+                    " or run it yourself:\n  ",
+                    plan.shell_command(self.empty() ? "loupe-cli" : self, "rerun.loupe")));
+  PrivateDir dir("rerun");
+  const fs::path trace = dir.file("rerun.loupe"), log = dir.file("rerun.log");
+  std::cerr << "loupe-cli: the trace kept no inputs of " << plan.kernel << "; re-running " << plan.describe()
+            << (plan.trust.trusted ? " (a trace you recorded here)" : " (--allow-rerun)") << " to capture them\n";
   const int status = run_self(plan.cli_args(trace.string()), plan.env, plan.cwd, log);
   if (!fs::exists(trace))
     throw Error(cat("the re-run of ", plan.program, " wrote no trace (exit status ", status, "):", tail_of(log, 8)));

@@ -77,7 +77,7 @@ int step_kernel(TraceReader& reader, const StepKernelRequest& req) {
   // a kernel too large for the trace to keep: the program runs again for its inputs
   std::optional<RerunInputs> rerun;
   if (!reader.has_kernel_inputs(id) && req.rerun) {
-    rerun = capture_inputs_by_rerun(reader, id);
+    rerun = capture_inputs_by_rerun(reader, id, req.allow_rerun);
     std::cerr << "loupe-cli: " << rerun->note << "\n";
   }
   const RerunInputs* inputs = rerun ? &*rerun : nullptr;

@@ -24,6 +24,7 @@ struct StepKernelRequest {
   bool relevant_only = false;  // --relevant: only the steps the element depends on
   bool json = false;
   bool rerun = true;  // --no-rerun: fail instead of running the program again for inputs the trace lacks
+  bool allow_rerun = false;  // --allow-rerun: the user agrees to re-run the program of a trace not known to be theirs
 };
 
 int step_kernel(TraceReader& reader, const StepKernelRequest& req);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -13,6 +14,8 @@
 #include "runtime/device.h"
 #include "support/compile_cache.h"
 #include "support/error.h"
+#include "support/isolate.h"
+#include "support/private_dir.h"
 #include "support/process.h"
 #if LOUPE_HAVE_LLVM
 #include <llvm/Config/llvm-config.h>
@@ -40,30 +43,13 @@ void add(MachineListing& out, std::string line, int source_line) {
   out.source_lines.push_back(source_line);
 }
 
-// A scratch folder for one listing's files, removed with everything in it when the listing is made.
-struct ScratchDir {
-  fs::path path = CompileCache::temp_path("listing");
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path write(const std::string& name, const std::string& bytes) const {
-    fs::path p = path / name;
-    std::ofstream f(p, std::ios::binary);
-    f << bytes;
-    if (!f) throw Error(cat("cannot write ", p.string()));
-    return p;
-  }
-};
-
-// Runs a tool; its output on success, else loupe::Error naming the tool and quoting what it said.
-std::string run_tool(const std::vector<std::string>& argv, const ScratchDir& dir, const std::string& what) {
-  fs::path log = dir.path / "tool.log";
-  int rc = run_process(argv, log);
+// Runs a tool under the limits; its output on success, else loupe::Error naming the tool and quoting what it said.
+std::string run_tool(const std::vector<std::string>& argv, const PrivateDir& dir, const std::string& what, const ProcessLimits& limits) {
+  fs::path log = dir.file("tool.log");
+  ProcessOutcome ran = run_process(argv, log, limits);
   std::string out = read_text_file(log, kMaxToolOutput);
-  if (rc != 0)
-    throw Error(cat(what, ": ", argv[0], rc < 0 ? " could not be started" : " failed", " (exit ", rc, "):\n", out.substr(0, 4000)));
+  if (ran.status != 0 || ran.timed_out || ran.too_large)
+    throw Error(cat(what, ": ", base_name(argv[0]), " ", ran.describe(limits), ":\n", out.substr(0, 4000)));
   return out;
 }
 
@@ -85,7 +71,7 @@ const std::vector<std::string> kObjdumps = {"llvm-objdump", "llvm-objdump-15", "
 // The disassembly of one function of an object or shared object, with line links when `source_file` is
 // named by its line info.
 MachineListing disassemble(const fs::path& object, const std::string& function, const std::string& source_file,
-                           const ScratchDir& dir, bool with_lines) {
+                           const PrivateDir& dir, bool with_lines, const ProcessLimits& limits) {
   auto objdump = find_first_executable(kObjdumps);
   if (!objdump) throw Error("no disassembler found (tried llvm-objdump, llvm-objdump-15, objdump): install llvm-15 or binutils");
   bool gnu = base_name(*objdump) == "objdump";
@@ -97,26 +83,29 @@ MachineListing disassemble(const fs::path& object, const std::string& function, 
   out.kind = "asm";
   out.title = host_arch_title();
   out.how = joined(argv);
-  parse_objdump(run_tool(argv, dir, "disassembling " + function), source_file, out);
+  parse_objdump(run_tool(argv, dir, "disassembling " + function, limits), source_file, out);
   return out;
 }
 
-void cpu_listings(const std::string& name, const std::string& source, MachineCode& mc) {
+// Every file of a listing lives in a private folder under a name made here ("kernel.c"), never under
+// the kernel's name as the trace recorded it.
+void cpu_listings(const std::string& name, const std::string& source, MachineCode& mc, const ProcessLimits& limits) {
   auto& cpu = dynamic_cast<CpuDevice&>(get_device("CPU"));
-  ScratchDir dir;
-  fs::path so = dir.path / (name + ".so");
-  // the device's own command and flags; -g adds line info and leaves the code as it is
-  CpuDevice::CompileRun run = cpu.compile_file(source, name, so, {"-g"});
-  MachineListing asm_listing = disassemble(so, name, run.source_name, dir, true);
+  PrivateDir dir("machine-code");
+  const fs::path so = dir.file("kernel.so");
+  // the device's own command and flags; -g adds line info and leaves the code as it is. The object is
+  // only read (disassembled), never loaded.
+  CpuDevice::CompileRun run = cpu.compile_file(source, name, so, {{"-g"}, dir.file("kernel.c"), limits});
+  MachineListing asm_listing = disassemble(so, name, run.source_name, dir, true, limits);
   asm_listing.how = joined(run.command) + "; " + asm_listing.how;
   mc.listings.push_back(std::move(asm_listing));
 }
 
 void llvm_listings([[maybe_unused]] const std::string& name, [[maybe_unused]] const std::string& source,
-                   MachineCode& mc) {
+                   MachineCode& mc, [[maybe_unused]] const ProcessLimits& limits) {
 #if LOUPE_HAVE_LLVM
   auto& llvm = dynamic_cast<LlvmDevice&>(get_device("LLVM"));
-  LlvmDevice::Compiled c = llvm.compile_for_reading(name, source);
+  LlvmDevice::Compiled c = llvm.compile_for_reading(name, source, &limits);
   MachineListing ir;
   ir.kind = "llvm-ir";
   ir.title = "LLVM IR after O2";
@@ -124,8 +113,8 @@ void llvm_listings([[maybe_unused]] const std::string& name, [[maybe_unused]] co
   ir.how = "LLVM " LLVM_VERSION_STRING " O2 pipeline for " + target.substr(0, target.find(',', target.find(',') + 1));
   for (std::string& l : split_lines(c.optimized_ir)) add(ir, std::move(l), 0);
   mc.listings.push_back(std::move(ir));
-  ScratchDir dir;
-  MachineListing code = disassemble(dir.write(name + ".o", c.object), name, "", dir, false);
+  PrivateDir dir("machine-code");
+  MachineListing code = disassemble(dir.write("kernel.o", c.object), name, "", dir, false, limits);
   code.how = "LLVM " LLVM_VERSION_STRING " code generator; " + code.how;
   mc.listings.push_back(std::move(code));
 #else
@@ -140,9 +129,10 @@ std::optional<std::string> find_cuda_tool(const std::string& tool) {
   return std::nullopt;
 }
 
-void cuda_listings(const std::string& name, const std::string& source, MachineCode& mc) {
+void cuda_listings(const std::string& name, const std::string& source, MachineCode& mc, const ProcessLimits& limits) {
   auto& cuda = dynamic_cast<CUDADevice&>(get_device("CUDA"));
-  std::string ptx = cuda.ptx_for_reading(name, source);
+  // NVRTC runs in a child: a source that crashes or hangs it only costs that child
+  std::string ptx = run_isolated([&] { return cuda.ptx_for_reading(name, source); }, limits, cat("NVRTC compiling ", name));
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
   MachineListing p;
   p.kind = "ptx";
@@ -157,16 +147,16 @@ void cuda_listings(const std::string& name, const std::string& source, MachineCo
     mc.missing.push_back(cat("SASS: ", !ptxas ? "ptxas" : "nvdisasm", " not found (on PATH or in /usr/local/cuda/bin)"));
     return;
   }
-  ScratchDir dir;
-  fs::path ptx_file = dir.write(name + ".ptx", ptx), cubin = dir.path / (name + ".cubin");
+  PrivateDir dir("machine-code");
+  fs::path ptx_file = dir.write("kernel.ptx", ptx), cubin = dir.file("kernel.cubin");
   std::vector<std::string> assemble = {*ptxas, "-arch=" + cuda.arch(), "-lineinfo", ptx_file.string(), "-o", cubin.string()};
-  run_tool(assemble, dir, "assembling the PTX of " + name);
+  run_tool(assemble, dir, "assembling the PTX of " + name, limits);
   std::vector<std::string> dis = {*nvdisasm, "-g", "-c", cubin.string()};
   MachineListing s;
   s.kind = "sass";
   s.title = "SASS for " + cuda.arch();
   s.how = joined(assemble) + "; " + joined(dis);
-  parse_nvdisasm(run_tool(dis, dir, "disassembling " + name), name + ".cu", s);
+  parse_nvdisasm(run_tool(dis, dir, "disassembling " + name, limits), name + ".cu", s);
   mc.listings.push_back(std::move(s));
 }
 
@@ -313,8 +303,28 @@ void parse_nvdisasm(const std::string& text, const std::string& source_file, Mac
   }
 }
 
-MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source) {
+ProcessLimits MachineCodeOptions::defaults() {
+  ProcessLimits l;
+  l.seconds = 30;
+  if (const char* s = std::getenv("LOUPE_READ_COMPILE_SECONDS"); s && std::atof(s) > 0) l.seconds = std::atof(s);
+  l.file_bytes = kMaxToolOutput;
+  l.memory_bytes = uint64_t(4) << 30;
+  return l;
+}
+
+bool is_kernel_identifier(const std::string& name) {
+  if (name.empty() || name.size() > 256 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source, const MachineCodeOptions& options) {
   MachineCode mc;
+  // The name comes from a trace: it reaches the tools only as a symbol to find, and only as a C identifier.
+  if (!is_kernel_identifier(name))
+    throw Error(cat("the kernel's function name '", name.substr(0, 80), name.size() > 80 ? "..." : "",
+                    "' is not a C identifier (a damaged or crafted trace): its source is not compiled"));
   std::string kind = device.substr(0, device.find(':'));
   for (char& c : kind) c = char(std::toupper(static_cast<unsigned char>(c)));
   if (kind == "C" || kind == "CLANG") kind = "CPU";  // a renderer's name for the device's
@@ -324,15 +334,15 @@ MachineCode machine_code(const std::string& device, const std::string& name, con
     return st.available;
   };
   if (kind == "CPU") {
-    if (available()) cpu_listings(name, source, mc);
+    if (available()) cpu_listings(name, source, mc, options.limits);
   } else if (kind == "LLVM") {
-    if (available()) llvm_listings(name, source, mc);
+    if (available()) llvm_listings(name, source, mc, options.limits);
   } else if (kind == "CUDA") {
-    if (available()) cuda_listings(name, source, mc);
+    if (available()) cuda_listings(name, source, mc, options.limits);
   } else if (kind == "OPENCL" || kind == "GPU" || kind == "METAL") {
     mc.missing.push_back(cat(device, ": the driver compiles the source itself and does not show its machine code"));
   } else {
-    mc.missing.push_back(cat("no listings for kernels of device '", device, "'"));
+    mc.missing.push_back(cat("no listings for kernels of device '", device.substr(0, 40), "'"));
   }
   return mc;
 }

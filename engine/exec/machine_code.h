@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
+
 namespace loupe {
 
 struct MachineListing {
@@ -29,11 +31,26 @@ struct MachineCode {
   std::vector<std::string> missing;  // a listing that could not be made, and why ("SASS: nvdisasm not found")
 };
 
+// A recorded source is untrusted: it is compiled only to be read (never loaded or run), in a private
+// temporary folder under names made here, by a compiler that is stopped past these limits (a crafted
+// source can make one take hours or gigabytes; in-process compilers run in a forked child, so one that
+// crashes on it costs only the child).
+struct MachineCodeOptions {
+  // 30 s (LOUPE_READ_COMPILE_SECONDS overrides), 64 MiB of output per file, 4 GiB more memory
+  static ProcessLimits defaults();
+  ProcessLimits limits = defaults();
+};
+
 // The listings of one kernel from its recorded source. `device` is the device that rendered it as traces
-// record it (CPU, LLVM, CUDA, "CUDA:1", OPENCL); `name` the kernel's function. A device that is not
-// available here becomes a `missing` entry with its reason; a source that no longer compiles raises
-// loupe::Error with the compiler's message.
-MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source);
+// record it (CPU, LLVM, CUDA, "CUDA:1", OPENCL); `name` the kernel's function, a C identifier (anything
+// else is refused). A device that is not available here becomes a `missing` entry with its reason; a
+// source that no longer compiles, or that the compiler crashes on or cannot finish within the limits,
+// raises loupe::Error with the compiler's message.
+MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source,
+                         const MachineCodeOptions& options = {});
+
+// [A-Za-z_][A-Za-z0-9_]*, at most 256 characters: what a kernel's function name must be.
+bool is_kernel_identifier(const std::string& name);
 
 // A text's lines, numbered as listings' source_lines number them (line 1 first; "\r\n" ends a line too).
 std::vector<std::string> split_lines(const std::string& text);

@@ -1,6 +1,7 @@
 #include "support/compile_cache.h"
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -68,7 +69,12 @@ fs::path CompileCache::temp_path(const std::string& stem) {
     std::error_code ec;
     fs::create_directories(dir, ec);
   }
-  return dir / (stem + "." + std::to_string(counter++));
+  // Callers name files after what they hold; whatever the stem, the file stays in the private folder.
+  std::string safe = stem.substr(0, 100);
+  for (char& c : safe)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  if (safe.empty() || safe[0] == '.') safe.insert(0, "_");
+  return dir / (safe + "." + std::to_string(counter++));
 }
 
 namespace {

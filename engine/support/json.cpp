@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "support/error.h"
+#include "support/terminal_text.h"
 
 namespace loupe::json {
 
@@ -148,11 +149,30 @@ bool Value::operator==(const Value& o) const {
 
 // ---------------------------------------------------------------------------------------------- writer
 
+// Besides what JSON requires, DEL, C1 and bidirectional controls are written as \u escapes, and a byte
+// that is not UTF-8 as U+FFFD: the text stays valid JSON and prints safely on a terminal (the strings
+// may come from a trace, support/terminal_text.h).
 std::string quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
   out += '"';
-  for (unsigned char c : s) {
+  char buf[8];
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      uint32_t cp = 0;
+      const size_t n = utf8_sequence(s, i, cp);
+      if (n == 0) {
+        out += "\\ufffd";
+        i++;
+      } else {
+        if (is_terminal_control(cp)) std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(cp)), out += buf;
+        else out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
+    i++;
     switch (c) {
     case '"': out += "\\\""; break;
     case '\\': out += "\\\\"; break;
@@ -162,8 +182,7 @@ std::string quote(std::string_view s) {
     case '\b': out += "\\b"; break;
     case '\f': out += "\\f"; break;
     default:
-      if (c < 0x20) {
-        char buf[8];
+      if (c < 0x20 || c == 0x7f) {
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
         out += buf;
       } else {

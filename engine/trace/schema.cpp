@@ -18,7 +18,7 @@ struct Table {
   bool optional = false;             // added later within the version: a trace without it reads no rows
 };
 
-// Version 1. Any change to a table here is a new version (and a SCHEMA.md entry).
+// The tables of version 2 (the same as version 1's). Any change to a table here is a new version (and a SCHEMA.md entry).
 const std::vector<Table>& tables() {
   static const std::vector<Table> t = {
       {"meta", "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)", {"key", "value"}},
@@ -159,9 +159,9 @@ void check(SqliteDb& db, bool deep) {
     if (present.empty()) throw Error(cat(path, ": not a Loupe trace (an empty SQLite database)"));
     throw Error(cat(path, ": not a Loupe trace (a SQLite database without Loupe's application id)"));
   }
-  if (version != kVersion)
-    throw Error(cat(path, ": trace schema version ", version, ", but this build of Loupe reads version ", kVersion,
-                    version > kVersion ? " (written by a newer Loupe)" : " (written by an older Loupe)"));
+  if (version < kOldestReadable || version > kVersion)
+    throw Error(cat(path, ": trace schema version ", version, ", but this build of Loupe reads versions ", kOldestReadable, " to ",
+                    kVersion, version > kVersion ? " (written by a newer Loupe)" : " (not a version Loupe ever wrote)"));
   for (const Table& t : tables()) {
     if (!present.count(t.name)) {
       if (t.optional) continue;

@@ -7,7 +7,10 @@
 
 namespace loupe::trace_schema {
 
-inline constexpr int kVersion = 1;
+// Version 2 added meta's trace_id, machine_id and writer_uid and run_info's script_sha256, and leaves a
+// finished trace in rollback-journal mode (one file, nothing beside it). A reader reads 1 and 2.
+inline constexpr int kVersion = 2;
+inline constexpr int kOldestReadable = 1;
 // PRAGMA application_id of every trace file: 'LOUP'. `file` shows it as "SQLite ... application id".
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 

@@ -1,5 +1,6 @@
 #include "trace/sqlite_db.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -42,21 +43,38 @@ std::string sqlite_problem(int rc, const char* detail) {
   return base;
 }
 
+namespace {
+// A file: URI for a path, every byte outside the unreserved set percent-encoded ('?' and '#' in a file
+// name must not start a query).
+std::string file_uri(const std::string& path) {
+  std::string out = "file:";
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') out += char(c);
+    else out += {'%', hex[c >> 4], hex[c & 15]};
+  }
+  return out;
+}
+} // namespace
+
 SqliteDb::SqliteDb(const std::string& path, Mode mode) : path_(path) {
   namespace fs = std::filesystem;
   int flags = 0;
-  if (mode == Mode::read_only) {
+  std::string name = path;
+  if (mode != Mode::create) {
     std::error_code ec;
     if (!fs::exists(path, ec)) throw Error(cat(path, ": no such file"));
     if (fs::is_directory(path, ec)) throw Error(cat(path, ": is a directory, not a trace file"));
     if (fs::file_size(path, ec) == 0 && !ec) throw Error(cat(path, ": the file is empty (not a Loupe trace)"));
     flags = SQLITE_OPEN_READONLY;
+    if (mode == Mode::read_only_immutable) {
+      flags |= SQLITE_OPEN_URI;
+      name = file_uri(path) + "?immutable=1";
+    }
   } else {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
-    flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    flags = SQLITE_OPEN_READWRITE;
   }
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = sqlite_problem(rc, db_ ? sqlite3_errmsg(db_) : nullptr);
     sqlite3_close(db_);
@@ -99,11 +117,19 @@ void SqliteDb::exec(std::string_view sql) {
 
 int64_t SqliteDb::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
+std::string SqliteDb::query_text(std::string_view sql) {
+  SqliteStmt st(*this, sql);
+  if (!st.step()) throw Error(cat(path_, ": no result for `", short_sql(sql), "`"));
+  return st.text(0);
+}
+
 int64_t SqliteDb::query_int(std::string_view sql) {
   SqliteStmt st(*this, sql);
   if (!st.step()) throw Error(cat(path_, ": no result for `", short_sql(sql), "`"));
   return st.int64(0);
 }
+
+void SqliteDb::set_busy_timeout(int ms) { sqlite3_busy_timeout(db_, ms); }
 
 void SqliteDb::begin() {
   if (in_tx_) return;
@@ -221,8 +247,10 @@ void SqliteDb::fail(int, std::string_view what) const { throw Error(cat(path_, "
 void SqliteDb::exec(std::string_view) { fail(0, "exec"); }
 int64_t SqliteDb::last_insert_rowid() const { return 0; }
 int64_t SqliteDb::query_int(std::string_view) { fail(0, "query"); }
+std::string SqliteDb::query_text(std::string_view) { fail(0, "query"); }
 void SqliteDb::begin() {}
 void SqliteDb::commit() {}
+void SqliteDb::set_busy_timeout(int) {}
 SqliteStmt::SqliteStmt(SqliteDb& db, std::string_view) : db_(&db) { db.fail(0, "prepare"); }
 SqliteStmt::~SqliteStmt() = default;
 SqliteStmt::SqliteStmt(SqliteStmt&&) noexcept = default;

@@ -54,7 +54,10 @@ class SqliteDb {
 public:
   enum class Mode {
     read_only,  // existing file; nothing in it is executed (no triggers, views, extensions)
-    create,     // create or truncate, read-write
+    // read_only, and the file is known not to change while it is open (a finished trace): no locks and
+    // no -wal/-shm files beside it, so it opens from a read-only folder too (SQLite's immutable=1)
+    read_only_immutable,
+    create,     // an empty file the caller made (and locked), opened read-write
   };
   SqliteDb(const std::string& path, Mode mode);
   ~SqliteDb();
@@ -65,9 +68,11 @@ public:
   SqliteStmt prepare(std::string_view sql) { return SqliteStmt(*this, sql); }
   int64_t last_insert_rowid() const;
   int64_t query_int(std::string_view sql);  // first column of the first row (Error if no row)
+  std::string query_text(std::string_view sql);  // likewise, as text
 
   void begin();
   void commit();
+  void set_busy_timeout(int ms);  // how long a statement waits for another connection's lock (5 s at open)
   bool in_transaction() const { return in_tx_; }
 
   const std::string& path() const { return path_; }

@@ -13,6 +13,7 @@
 #include "support/json.h"
 #include "trace/arg_codec.h"
 #include "trace/schema.h"
+#include "trace/trace_lock.h"
 
 namespace loupe {
 
@@ -21,6 +22,9 @@ namespace {
 const char* kPassColumns =
     "p.id, p.context_id, p.parent_id, p.name, p.file, p.line, p.bottom_up, p.depth, p.input_id, p.result_id,"
     " COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id)), p.start_ns, p.end_ns";
+
+// Rewrites nest a few levels deep (a rule's callback rewriting a subgraph); far more is damage.
+constexpr int64_t kMaxPassDepth = 4096;
 
 const char* kMatchColumns =
     "m.pass_id, m.idx, m.before_id, m.after_id, m.rule_id, COALESCE(r.name, '?'), COALESCE(r.file, '?'),"
@@ -93,8 +97,12 @@ std::string unbuildable(Ops op, const UOpList& src, const Arg& arg) {
   }
 }
 
-// SQLite's own header, read before SQLite sees the file: names the common problems plainly.
-void check_header(const std::string& path) {
+// SQLite's own header, read before SQLite sees the file: names the common problems plainly. Returns
+// whether the file can be opened immutable: a WAL-mode file with no -wal beside it has every committed
+// page in itself and no writer (a writer keeps its -wal while it lives); a rollback-journal file (how a
+// finished trace is left) with no -journal has nothing to roll back. Either opens without locks or side
+// files, from a read-only folder too; one that a writer may still change never is.
+bool check_header(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(cat(path, ": no such file"));
@@ -119,6 +127,10 @@ void check_header(const std::string& path) {
   uint64_t wal_size = fs::exists(path + "-wal", ec) ? fs::file_size(path + "-wal", ec) : 0;
   if (counted && wal_size == 0 && size < pages * page)
     throw Error(cat(path, ": the file is truncated (", size, " bytes, but its header says ", pages * page, ")"));
+  const bool wal_mode = h[18] == 2 && h[19] == 2;
+  const bool wal_file = fs::exists(path + "-wal", ec), journal = fs::exists(path + "-journal", ec);
+  if (wal_mode) return !wal_file && !TraceFileLock::is_being_written(path);
+  return !journal && !TraceFileLock::is_being_written(path);
 }
 
 } // namespace
@@ -143,8 +155,8 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   // decoders of engine objects carried as args; called explicitly so a reader-only program links them
   register_shapetracker_arg();
   register_buffer_ref_arg();
-  check_header(path);
-  db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::read_only);
+  const bool settled = check_header(path);
+  db_ = std::make_unique<SqliteDb>(path, settled ? SqliteDb::Mode::read_only_immutable : SqliteDb::Mode::read_only);
   trace_schema::check(*db_, opts.quick_check);
   has_provenance_ = trace_schema::has_table(*db_, "kernel_provenance");
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
@@ -224,6 +236,10 @@ std::vector<TraceContext> TraceReader::contexts() {
     TraceContext c;
     c.id = st.int64(0);
     c.parent_id = st.is_null(1) ? -1 : st.int64(1);
+    // parents are recorded before their children: a later (or its own) parent is a damaged or crafted row
+    // that would make the tree a cycle
+    if (!st.is_null(1) && (c.parent_id <= 0 || c.parent_id >= c.id))
+      bad(cat("table contexts, context ", c.id), cat("its parent ", st.int64(1), " is not an earlier context"));
     c.kind = st.text(2);
     c.name = st.text(3);
     c.start_ns = st.int64(4);
@@ -245,6 +261,10 @@ TracePass TraceReader::read_pass(SqliteStmt& st, int64_t index) {
   p.file = st.text(4);
   p.line = st.int64(5);
   p.bottom_up = st.int64(6) != 0;
+  if (!st.is_null(2) && (p.parent_id <= 0 || p.parent_id >= p.id))
+    bad(cat("table passes, pass ", p.id), cat("its parent ", st.int64(2), " is not an earlier pass"));
+  if (st.int64(7) < 0 || st.int64(7) > kMaxPassDepth)
+    bad(cat("table passes, pass ", p.id), cat("nesting depth ", st.int64(7), " is out of range (0..", kMaxPassDepth, ")"));
   p.depth = int(st.int64(7));
   p.input_id = st.int64(8);
   p.result_id = st.is_null(9) ? -1 : st.int64(9);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <random>
 
 #include <unistd.h>
 
@@ -14,7 +16,9 @@
 #include "support/error.h"
 #include "support/json.h"
 #include "trace/arg_codec.h"
+#include "support/sha256.h"
 #include "trace/schema.h"
+#include "trace/trace_trust.h"
 
 namespace loupe {
 
@@ -37,6 +41,21 @@ void check_replaceable(const std::string& path) {
 
 std::string ints_json(const std::vector<int64_t>& xs) { return json::Value::ints(xs).dump(); }
 
+// 128 random bits, from the kernel's generator.
+std::string random_trace_id() {
+  unsigned char bytes[16] = {};
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  in.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  if (in.gcount() != sizeof bytes) {
+    std::random_device rd;
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(rd());
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) out += {hex[b >> 4], hex[b & 15]};
+  return out;
+}
+
 std::string strings_json(const std::vector<std::string>& xs) {
   json::Value a = json::Value::array();
   for (const std::string& s : xs) a.push_back(s);
@@ -47,7 +66,7 @@ std::string strings_json(const std::vector<std::string>& xs) {
 
 TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
     : path_(path), opts_(opts), t0_(std::chrono::steady_clock::now()), last_commit_request_(t0_) {
-  check_replaceable(path);
+  lock_ = std::make_unique<TraceFileLock>(path, check_replaceable);
   db_ = std::make_unique<SqliteDb>(path, SqliteDb::Mode::create);
   trace_schema::create(*db_);
   SqliteDb& db = *db_;
@@ -98,7 +117,11 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   meta.bind(1, "writer_pid").bind(2, std::to_string(::getpid())).run();
   meta.bind(1, "clock").bind(2, "ns since the writer opened (steady clock)").run();
   meta.bind(1, "finished").bind(2, "0").run();
+  // who wrote it where (trace/trace_trust.h): the machine by a one-way id, a random id for this trace
+  identity_ = {{"trace_id", random_trace_id()}, {"machine_id", this_machine_trace_id()}, {"writer_uid", std::to_string(::getuid())}};
+  for (const auto& [k, v] : identity_) meta.bind(1, k).bind(2, v).run();
   db.commit();
+  last_checkpoint_ = std::chrono::steady_clock::now();
   node_ids_.reserve(1 << 14);
   store_thread_ = std::thread([this] { store_loop(); });
 }
@@ -126,6 +149,10 @@ TraceWriter::~TraceWriter() {
   if (failed_) return;
   try {
     db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");  // a finished trace is one self-contained file
+    // ... in rollback-journal mode: nothing beside it, and readable from a read-only folder. A viewer
+    // that has it open keeps it in WAL mode (the switch needs the file to itself); readers cope with both.
+    db_->set_busy_timeout(0);
+    db_->query_text("PRAGMA journal_mode=DELETE");
   } catch (const std::exception& e) {
     std::cerr << "loupe: could not finish the trace " << path_ << ": " << e.what() << "\n";
   }
@@ -229,6 +256,22 @@ void TraceWriter::store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& ta
   db_->commit();
 }
 
+// About once a second the committed pages move from the -wal file into the trace itself, so a writer
+// that is killed, or stopped by a full disk, leaves a main file that holds what it committed. PASSIVE:
+// never waits for a reader.
+std::string TraceWriter::checkpoint_now_and_then() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_checkpoint_ < std::chrono::milliseconds(opts_.checkpoint_interval_ms)) return {};
+  last_checkpoint_ = now;
+  uncheckpointed_ = false;
+  try {
+    db_->exec("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
 void TraceWriter::store_loop() {
   std::unique_lock lock(queue_mutex_);
   for (;;) {
@@ -242,9 +285,9 @@ void TraceWriter::store_loop() {
     int64_t items = int64_t(tasks.size() + nodes.size());
     commit_requested_ = false;
     bool stopping = stop_;
+    std::string problem;
     if (items > 0 && !failed_) {
       lock.unlock();
-      std::string problem;
       try {
         store_batch(nodes, tasks);
       } catch (const std::exception& e) {
@@ -252,12 +295,18 @@ void TraceWriter::store_loop() {
       }
       nodes.clear();  // free the encoded rows outside the lock
       tasks.clear();
+      uncheckpointed_ = true;
+      if (problem.empty()) problem = checkpoint_now_and_then();
       lock.lock();
-      if (!problem.empty() && !failed_) {
-        error_ = problem;
-        failed_ = true;
-        std::cerr << "loupe: trace recording stopped: " << error_ << "\n";
-      }
+    } else if (uncheckpointed_ && !failed_) {  // idle: what was committed meanwhile still reaches the file
+      lock.unlock();
+      problem = checkpoint_now_and_then();
+      lock.lock();
+    }
+    if (!problem.empty() && !failed_) {
+      error_ = problem;
+      failed_ = true;
+      std::cerr << "loupe: trace recording stopped: " << error_ << "\n";
     }
     committed_ += items;
     done_cv_.notify_all();
@@ -622,11 +671,20 @@ void TraceWriter::record_inputs(const KernelInputs& inputs) {
 }
 
 void TraceWriter::record_run_info(const RunInfo& info) {
+  // The program file's digest, so a re-run can tell whether the file there now is the one that ran.
+  std::map<std::string, std::string> rows(info.settings.begin(), info.settings.end());
+  rows["script_path"] = info.script_path;
+  std::error_code ec;
+  if (!info.script_path.empty() && std::filesystem::is_regular_file(info.script_path, ec))
+    if (std::optional<std::string> sha = sha256_file_hex(info.script_path)) rows["script_sha256"] = *sha;
+  // Remember that this user wrote this trace here (a re-run of it needs no consent while its run is
+  // unchanged). Failing to remember only means being asked.
+  if (std::string why = remember_recorded_trace(trace_run_digest(identity_, rows)); !why.empty())
+    std::cerr << "loupe: cannot remember the trace " << path_ << " as yours (" << why << "): re-running its program will ask first\n";
   guarded([&] {
-    enqueue([this, info] {
-      ins_run_.bind(1, "script_path").bind(2, info.script_path).run();
-      ins_run_.bind(1, "script").bind(2, info.script).run();
-      for (const auto& [k, v] : info.settings) ins_run_.bind(1, k).bind(2, v).run();
+    enqueue([this, rows, script = info.script] {
+      for (const auto& [k, v] : rows) ins_run_.bind(1, k).bind(2, v).run();
+      ins_run_.bind(1, "script").bind(2, script).run();
     });
     request_commit();
   });

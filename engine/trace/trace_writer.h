@@ -1,6 +1,11 @@
 // TraceWriter: records a run into a *.loupe file (SQLite, WAL). It is a RewriteListener (every pass
 // and match), plus calls for contexts, kernels, profile events, peaks and run settings.
 //
+// One writer per path (trace/trace_lock.h): a second writer to a path being written stops with an
+// Error. Committed data is checkpointed into the main file about every second, so a writer killed or
+// stopped by a full disk leaves a file that holds what was committed; a clean close leaves a single
+// file in rollback-journal mode (no -wal/-shm beside it; it opens from a read-only folder).
+//
 // The calling thread only encodes records (ids, text forms) and queues them; a storage thread
 // inserts them into SQLite and commits: at the end of every top-level pass (at most every
 // min_commit_ms), after kernels and other rare records, and at least every commit_interval_ms. So a
@@ -16,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -29,6 +35,7 @@
 #include "observe/observer.h"
 #include "observe/records.h"
 #include "trace/sqlite_db.h"
+#include "trace/trace_lock.h"
 
 namespace loupe {
 
@@ -37,6 +44,7 @@ struct TraceWriterOptions {
   int min_commit_ms = 10;        // pass-end commits are skipped if the last one is more recent
   bool count_attempts = false;   // also time every rule attempt (rule profiler); slows rewriting
   int64_t max_bytes = 0;         // stop recording (keeping what is committed) past this size; 0: no cap
+  int checkpoint_interval_ms = 1000;  // committed pages reach the main file at least this often
 };
 
 class TraceWriter : public RewriteListener, public ExecutionObserver {
@@ -136,11 +144,16 @@ private:
   void enqueue_profile(ProfileRow row);
   void request_commit();
   void store_loop();
+  std::string checkpoint_now_and_then();  // storage thread; "" or the failure
   void store_batch(std::vector<NodeRow>& nodes, std::vector<Task>& tasks);
 
   std::string path_;
   TraceWriterOptions opts_;
+  std::unique_ptr<TraceFileLock> lock_;  // this writer's claim on path_ (declared first: released last)
   std::unique_ptr<SqliteDb> db_;  // used by the storage thread only (after construction)
+  std::map<std::string, std::string> identity_;  // meta's trace_id, machine_id, writer_uid
+  std::chrono::steady_clock::time_point last_checkpoint_;  // storage thread
+  bool uncheckpointed_ = false;  // commits since the last checkpoint (storage thread)
   std::chrono::steady_clock::time_point t0_;
 
   // Recording state, on the callers' threads.

@@ -243,8 +243,13 @@ bool ScriptPanel::showSourceLine(const QString& file, int line) {
   const QString path = QFileInfo(file).absoluteFilePath();
   const bool shown = path == QFileInfo(runner_->scriptPath()).absoluteFilePath() || (!file_.isEmpty() && path == file_);
   if (!shown) {
+    // the path comes from a trace or a traceback: only a plain file of a program's size is read
     if (!QFileInfo(path).isFile()) {
       setStatus(tr("%1 is not a file here").arg(file), true);
+      return false;
+    }
+    if (QFileInfo(path).size() > (qint64(16) << 20)) {
+      setStatus(tr("%1 is too large to be the program (over 16 MiB): not opened").arg(file), true);
       return false;
     }
     if (editor_->document()->isModified()) {

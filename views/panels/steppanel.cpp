@@ -19,9 +19,12 @@
 #include "graph/uopgraphadapter.h"
 #include "exec/kernel_rerun.h"
 #include "runtime/interp/interp_device.h"
+#include "panels/rerunconsentdialog.h"
 #include "session/inputrerun.h"
+#include "session/scriptrunner.h"
 #include "session/session.h"
 #include "support/error.h"
+#include "support/terminal_text.h"
 
 namespace loupe::views {
 
@@ -179,7 +182,21 @@ void StepPanel::step() {
       if (!rerun) {  // the trace kept none: the program runs again for them, and this step follows
         QString why;
         const QString name = QString::fromStdString(reader->kernel(kernel).name).toHtmlEscaped();
-        if (!rerunner_->start(*reader, kernel, session_->path(), &why))
+        std::optional<loupe::InputRerun> plan = InputRerunner::plan(*reader, kernel, &why);
+        if (!plan)
+          throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
+                                 .arg(name, why)
+                                 .toStdString());
+        // A trace not known to be this user's runs nothing without asking, every time.
+        const QString cli = ScriptRunner::findCli();
+        if (!plan->trust.trusted && !(consent_ ? consent_(*plan, cli) : RerunConsentDialog::ask(*plan, cli, this))) {
+          header_->setText(tr("<b>%1</b>: the trace kept no inputs of it, and its program was not run again (you declined). "
+                              "To step it, press Step and agree, or run the program yourself:<br><tt>%2</tt>")
+                               .arg(name, QString::fromStdString(loupe::escape_for_terminal(plan->shell_command(cli.toStdString(), "rerun.loupe")))
+                                              .toHtmlEscaped()));
+          return;
+        }
+        if (!rerunner_->start(*plan, kernel, session_->path(), &why))
           throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
                                  .arg(name, why)
                                  .toStdString());

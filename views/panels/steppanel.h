@@ -10,7 +10,9 @@
 // program for them (session/inputrerun.h).
 #pragma once
 #include <QWidget>
+#include <functional>
 
+#include "exec/kernel_rerun.h"
 #include "exec/kernel_stepper.h"
 
 class CodeView;
@@ -43,6 +45,10 @@ public:
   void step();
   bool isCapturingInputs() const;
   void focusElement();
+  // Asked before the program of a trace not known to be this user's runs (RerunConsentDialog by
+  // default); true runs it. `cli` is the loupe-cli that would run it.
+  using RerunConsent = std::function<bool(const loupe::InputRerun& plan, const QString& cli)>;
+  void setRerunConsent(RerunConsent consent) { consent_ = std::move(consent); }
 
   QString headerText() const;
   QListWidget* steps() const { return list_; }
@@ -83,6 +89,7 @@ private:
   size_t divergentStep_ = SIZE_MAX, otherDivergent_ = SIZE_MAX;
   int currentUop_ = -1;
   int currentSourceLine_ = 0;
+  RerunConsent consent_;
 };
 
 } // namespace loupe::views

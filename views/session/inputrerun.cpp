@@ -12,21 +12,23 @@ InputRerunner::InputRerunner(QObject* parent) : QObject(parent) {}
 
 InputRerunner::~InputRerunner() { cancel(); }
 
-bool InputRerunner::start(loupe::TraceReader& reader, int64_t kernelId, const QString& tracePath, QString* why) {
-  cancel();
-  loupe::InputRerun plan;
+std::optional<loupe::InputRerun> InputRerunner::plan(loupe::TraceReader& reader, int64_t kernelId, QString* why) {
   try {
-    plan = loupe::plan_input_rerun(reader, kernelId);
+    return loupe::plan_input_rerun(reader, kernelId);
   } catch (const loupe::Error& e) {
     *why = QString::fromStdString(e.what());
-    return false;
+    return std::nullopt;
   }
+}
+
+bool InputRerunner::start(const loupe::InputRerun& plan, int64_t kernelId, const QString& tracePath, QString* why) {
+  cancel();
   const QString cli = ScriptRunner::findCli();
   if (cli.isEmpty()) {
     *why = tr("loupe-cli, which re-runs the program, was not found next to the app, through $LOUPE_CLI or on PATH");
     return false;
   }
-  dir_ = std::make_unique<QTemporaryDir>();
+  dir_ = std::make_unique<QTemporaryDir>();  // mkdtemp: private (0700), a name Loupe makes
   if (!dir_->isValid()) {
     *why = tr("cannot make a temporary folder for the re-run");
     return false;

@@ -19,9 +19,12 @@ public:
   explicit InputRerunner(QObject* parent = nullptr);
   ~InputRerunner() override;
 
-  // Starts the re-run for the kernel of `reader` (stopping one that runs). False, with *why, when the
-  // program cannot be re-run (none recorded, gone, changed) or loupe-cli is not found.
-  bool start(loupe::TraceReader& reader, int64_t kernelId, const QString& tracePath, QString* why);
+  // What a re-run for the kernel of `reader` would run, validated (exec/kernel_rerun.h); nullopt, with
+  // *why, when the program cannot be re-run (none recorded, gone, changed, a recorded value invalid).
+  // Whether it may run without asking is plan->trust: the caller asks the user for any other trace.
+  static std::optional<loupe::InputRerun> plan(loupe::TraceReader& reader, int64_t kernelId, QString* why);
+  // Starts that re-run (stopping one that runs). False, with *why, when loupe-cli is not found.
+  bool start(const loupe::InputRerun& plan, int64_t kernelId, const QString& tracePath, QString* why);
   void cancel();
   bool isRunning() const { return process_ != nullptr; }
   QString description() const { return description_; }  // "prog.py 48 (in /work)"

@@ -88,12 +88,13 @@ void TraceBrowserModel::setTrace(std::shared_ptr<const TraceSnapshot> snapshot, 
     std::vector<Pending> pending;
     for (auto& it : ctxs) {
       const loupe::TraceContext* c = snap_->context(it->id);
-      Item* parent = contextItems_.value(c->parent_id, root_.get());
+      // only an earlier context can be a parent (the reader refuses others): the tree never has a cycle
+      Item* parent = c->parent_id < c->id ? contextItems_.value(c->parent_id, root_.get()) : root_.get();
       pending.push_back({parent, std::move(it)});
     }
     for (auto& it : passes) {
       const loupe::TracePass* p = snap_->pass(it->id);
-      Item* parent = passItems_.value(p->parent_id, nullptr);
+      Item* parent = p->parent_id < p->id ? passItems_.value(p->parent_id, nullptr) : nullptr;
       if (!parent) parent = contextItems_.value(p->context_id, root_.get());
       pending.push_back({parent, std::move(it)});
     }

@@ -73,10 +73,14 @@ def run(args: list[str]) -> int:
   source = _read(path)
   display = "<stdin>" if path == "-" else path
   viz = False
-  if trace is not None: _loupe.trace_start(trace, count_attempts=True)
-  else:
-    started = _loupe.trace_start_from_env()
-    viz = bool(started and started[1])
+  try:
+    if trace is not None: _loupe.trace_start(trace, count_attempts=True)
+    else:
+      started = _loupe.trace_start_from_env()
+      viz = bool(started and started[1])
+  except RuntimeError as e:  # the path is being written by another run, or cannot be created
+    print(f"loupe-cli run: error: no trace is written: {e}", file=sys.stderr)
+    return 1
   if _loupe.trace_active():
     _loupe.trace_record_run(display, source, run_settings(program_args))
   sys.argv = [display, *program_args]
@@ -101,10 +105,15 @@ def run(args: list[str]) -> int:
     status = 1
   finally:
     _loupe.rule_stats_end()
+    problem = _loupe.trace_problem()
     written = _loupe.trace_finish()
-    if written:
+    if written and problem:  # said as it is: the trace holds only what was recorded before the failure
+      print(f"loupe: the trace {written} is incomplete: recording stopped early ({problem}); it holds what was"
+            " recorded until then", file=sys.stderr)
+      if status == 0: status = 1
+    elif written:
       print(f"trace written to {written}", file=sys.stderr)
-      if viz: print(_loupe.open_trace_in_app(written), file=sys.stderr)
+    if written and viz: print(_loupe.open_trace_in_app(written), file=sys.stderr)
   return status
 
 

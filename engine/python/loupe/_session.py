@@ -19,7 +19,11 @@ def run_settings(program_args: list[str]) -> dict[str, str]:
 
 def start_from_env() -> None:
   if _loupe.trace_active(): return  # loupe-cli run started one already
-  started = _loupe.trace_start_from_env()
+  try:
+    started = _loupe.trace_start_from_env()
+  except RuntimeError as e:  # another run writes that path, or it cannot be created: say so, run without a trace
+    print(f"loupe: no trace is written: {e}", file=sys.stderr)
+    return
   if started is None: return
   path, viz = started
   main = sys.modules.get("__main__")
@@ -30,8 +34,11 @@ def start_from_env() -> None:
   _loupe.trace_record_run(program, source, run_settings(sys.argv[1:]))
 
   def finish() -> None:
+    problem = _loupe.trace_problem()
     done = _loupe.trace_finish()
-    if done:
+    if done and problem:
+      print(f"loupe: the trace {done} is incomplete: recording stopped early ({problem})", file=sys.stderr)
+    elif done:
       print(f"trace written to {done}", file=sys.stderr)
-      if viz: print(_loupe.open_trace_in_app(done), file=sys.stderr)
+    if done and viz: print(_loupe.open_trace_in_app(done), file=sys.stderr)
   atexit.register(finish)

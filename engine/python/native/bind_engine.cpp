@@ -148,6 +148,11 @@ void bind_traces(py::module_& m) {
     return py::make_tuple(s->path(), s->viz());
   });
   m.def("trace_active", [] { return TraceSession::current() != nullptr; });
+  // why recording stopped early ("" while it records): a full disk, a write error
+  m.def("trace_problem", [] {
+    TraceSession* s = TraceSession::current();
+    return s ? s->writer().error() : std::string();
+  });
   m.def("trace_finish", [] {
     if (TraceSession* s = TraceSession::current()) record_missing_peaks(s->writer(), s->writer().devices_with_kernel_runs());
     return TraceSession::finish();

@@ -132,8 +132,11 @@ std::string CpuDevice::compile_unit(const RenderedKernel& k) const {
 }
 
 CpuDevice::CompileRun CpuDevice::compile_file(const std::string& unit, const std::string& kernel_name, const fs::path& out,
-                                               const std::vector<std::string>& extra) const {
-  fs::path src = CompileCache::temp_path(kernel_name + ".c"), log = CompileCache::temp_path(kernel_name + ".log");
+                                               const CompileFileOptions& options) const {
+  // temporary names are the compile cache's own (temp_path never lets a name leave its private folder)
+  const bool own_source = options.source.empty();
+  const fs::path src = own_source ? CompileCache::temp_path("kernel.c") : options.source;
+  const fs::path log = own_source ? CompileCache::temp_path("kernel.log") : fs::path(options.source).replace_extension(".log");
   {
     std::ofstream f(src);
     f << unit;
@@ -141,16 +144,18 @@ CpuDevice::CompileRun CpuDevice::compile_file(const std::string& unit, const std
   }
   std::vector<std::string> argv = cc_;
   argv.insert(argv.end(), flags_.begin(), flags_.end());
-  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), options.extra.begin(), options.extra.end());
   argv.insert(argv.end(), {"-x", "c", src.string(), "-o", out.string(), "-lm"});
-  int rc = run_process(argv, log);
+  ProcessOutcome ran = options.limits.any() ? run_process(argv, log, options.limits) : ProcessOutcome{run_process(argv, log)};
   std::string msg = read_text_file(log);
   std::error_code ec;
-  fs::remove(src, ec);
+  if (own_source) fs::remove(src, ec);
   fs::remove(log, ec);
-  if (rc != 0)
-    throw Error(cat("CPU: ", cc_[0], rc < 0 ? " could not be started" : " failed", " compiling kernel ", kernel_name,
-                    " (exit ", rc, "):\n", msg, "\n--- source ---\n", unit));
+  if (ran.timed_out || ran.too_large)
+    throw Error(cat("CPU: ", cc_[0], " compiling kernel ", kernel_name, " ", ran.describe(options.limits)));
+  if (ran.status != 0)
+    throw Error(cat("CPU: ", cc_[0], ran.status < 0 ? " could not be started" : " failed", " compiling kernel ", kernel_name,
+                    " (exit ", ran.status, "):\n", msg, "\n--- source ---\n", unit));
   return {argv, src.filename().string()};
 }
 

@@ -15,6 +15,7 @@
 
 #include "render/c_renderer.h"
 #include "support/compile_cache.h"
+#include "support/process.h"
 #include "runtime/device.h"
 
 namespace loupe {
@@ -54,8 +55,13 @@ public:
     std::vector<std::string> command;
     std::string source_name;
   };
+  struct CompileFileOptions {
+    std::vector<std::string> extra;  // more flags, e.g. -g
+    std::filesystem::path source;    // where to write the C text; empty: a private temporary file
+    ProcessLimits limits;            // for a source from a trace: the compiler is stopped past them
+  };
   CompileRun compile_file(const std::string& unit, const std::string& kernel_name, const std::filesystem::path& out,
-                          const std::vector<std::string>& extra = {}) const;
+                          const CompileFileOptions& options = {}) const;
 
 private:
   // The compiler (path and version line of the command, or the in-process version) + host CPU model:

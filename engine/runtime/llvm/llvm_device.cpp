@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -25,6 +26,7 @@
 #include "runtime/llvm/native_target.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
+#include "support/isolate.h"
 
 namespace loupe {
 
@@ -144,11 +146,26 @@ std::string LlvmDevice::optimized_ir(const RenderedKernel& k) {
   return compile_for_reading("loupe_entry", k.source + "\n" + llvm_entry_shim(k, "loupe_entry")).optimized_ir;
 }
 
-LlvmDevice::Compiled LlvmDevice::compile_for_reading(const std::string& function, const std::string& ir) {
+LlvmDevice::Compiled LlvmDevice::compile_for_reading(const std::string& function, const std::string& ir, const ProcessLimits* isolate) {
+  std::lock_guard lock(mutex_);  // the target machine is shared with the JIT's optimizer
+  if (!isolate) return compile_for_reading_locked(function, ir);
+  // Held across the fork, so the child's copy of the JIT's state is consistent; the child never takes it.
+  std::string packed = run_isolated(
+      [&] {
+        Compiled c = compile_for_reading_locked(function, ir);
+        return std::to_string(c.optimized_ir.size()) + "\n" + c.optimized_ir + c.object;
+      },
+      *isolate, cat("LLVM compiling ", function));
+  const size_t nl = packed.find('\n');
+  const uint64_t n = nl == std::string::npos ? 0 : std::strtoull(packed.c_str(), nullptr, 10);
+  if (nl == std::string::npos || n > packed.size() - nl - 1) throw Error(cat("LLVM compiling ", function, ": the child's result is garbled"));
+  return {packed.substr(nl + 1, n), packed.substr(nl + 1 + n)};
+}
+
+LlvmDevice::Compiled LlvmDevice::compile_for_reading_locked(const std::string& function, const std::string& ir) {
   llvm::LLVMContext ctx;
   auto mod = parse_module(ir, "kernel " + function, ctx);
   Compiled out;
-  std::lock_guard lock(mutex_);  // the target machine is shared with the JIT's optimizer
   jit_->optimize(*mod, function);
   llvm::raw_string_ostream ir_out(out.optimized_ir);
   mod->print(ir_out, nullptr);

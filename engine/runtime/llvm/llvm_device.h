@@ -14,6 +14,7 @@
 
 #include "render/llvm_renderer.h"
 #include "runtime/device.h"
+#include "support/process.h"
 
 namespace loupe {
 
@@ -38,7 +39,9 @@ public:
     std::string optimized_ir;
     std::string object;  // bytes of a relocatable object file
   };
-  Compiled compile_for_reading(const std::string& function, const std::string& ir);
+  // With `isolate`, the work runs in a forked child under those limits (support/isolate.h): IR from a
+  // trace may crash LLVM (bad inline asm) or keep it busy for hours (a huge vector).
+  Compiled compile_for_reading(const std::string& function, const std::string& ir, const ProcessLimits* isolate = nullptr);
 
   struct Jit;  // the LLJIT instance and its target (defined in the .cpp)
 
@@ -50,6 +53,7 @@ private:
   std::unordered_map<std::string, void*> entries_;                       // by IR hash
   std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by IR hash + launch signature
   std::atomic<int64_t> compiles_{0}, compile_ns_{0};
+  Compiled compile_for_reading_locked(const std::string& function, const std::string& ir);
 };
 
 // Null when the JIT can target this host, else why the LLVM device cannot start.
