@@ -46,6 +46,7 @@
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/searchpanel.h"
+#include "panels/elidedlabel.h"
 #include "panels/shortcutsheet.h"
 #include "panels/tracebrowserpanel.h"
 #include "memory/memorypanel.h"
@@ -399,7 +400,8 @@ void MainWindow::buildMenus() {
   tb->addAction(findAct_);
   tb->addAction(runAct_);
 
-  position_ = new QLabel(this);
+  position_ = new ElidedLabel(this);
+  position_->setObjectName(QStringLiteral("breadcrumb"));
   counts_ = new QLabel(this);
   statusBar()->addWidget(position_, 1);
   statusBar()->addPermanentWidget(counts_);
@@ -627,12 +629,13 @@ void MainWindow::updateStatus() {
   const TraceSnapshot& t = session_->trace();
   const Selection& sel = session_->selection();
   QStringList where;
-  if (const loupe::TraceKernel* k = t.kernel(sel.kernel)) where << QString::fromStdString(k->name);
-  if (const loupe::TracePass* p = t.pass(sel.pass)) {
-    const loupe::TraceContext* c = t.context(p->context_id);
-    if (c && t.kernelForContext(c->id) < 0) where << QString::fromStdString(c->name);
-    where << QString::fromStdString(p->name) << tr("step %1/%2").arg(sel.step).arg(p->match_count);
-  }
+  const loupe::TracePass* p = t.pass(sel.pass);
+  const loupe::TraceContext* c = p ? t.context(p->context_id) : nullptr;
+  // the kernel the shown pass belongs to; a pass outside kernels (the schedule) names its context alone
+  const qint64 kernel = c ? t.kernelForContext(c->id) : sel.kernel;
+  if (const loupe::TraceKernel* k = t.kernel(kernel)) where << QString::fromStdString(k->name);
+  else if (c) where << QString::fromStdString(c->name);
+  if (p) where << QString::fromStdString(p->name) << tr("step %1/%2").arg(sel.step).arg(p->match_count);
   const StepInfo& st = session_->currentStep();
   if (st.match) where << QString::fromStdString(st.match->rule_name);
   position_->setText(where.join(QStringLiteral("  ›  ")));

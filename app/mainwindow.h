@@ -28,6 +28,7 @@ class ProfileView;
 namespace loupe::views {
 
 class BeamPanel;
+class ElidedLabel;
 class StepPanel;
 class MachineCodePanel;
 class InspectorPanel;
@@ -142,7 +143,7 @@ private:
   QAction* compareRunsAct_;
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
-  QLabel* position_;
+  ElidedLabel* position_;  // the breadcrumb: as long as the names it shows, never wider than the bar
   QLabel* counts_;
   QPointer<QMessageBox> errorBox_;
   QString lastError_;

@@ -196,7 +196,8 @@ int list(TraceReader& r, const Request& req) {
   for (const TraceContext& c : ctxs) {
     std::vector<TracePass> ps = r.passes(c.id);
     if (!req.json) {
-      std::cout << "context " << c.id << "  " << c.kind << "  " << c.name << "  (" << c.pass_count << " passes, "
+      std::cout << "context " << c.id << "  " << c.kind << "  " << c.name << "  ("
+                << (c.planned_name.empty() ? "" : "planned as " + c.planned_name + "; ") << c.pass_count << " passes, "
                 << c.match_count << " matches)\n";
       for (const TracePass& p : ps) {
         std::string name = std::string(size_t(2 * p.depth), ' ') + p.name;
@@ -211,6 +212,7 @@ int list(TraceReader& r, const Request& req) {
     jc.set("id", c.id);
     jc.set("kind", c.kind);
     jc.set("name", c.name);
+    if (!c.planned_name.empty()) jc.set("planned_name", c.planned_name);
     jc.set("matches", c.match_count);
     json::Value jp = json::Value::array();
     for (const TracePass& p : ps) {

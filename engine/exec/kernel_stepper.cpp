@@ -165,9 +165,9 @@ KernelStepping step_program(const LinearProgram& program, std::vector<std::strin
 }
 
 int64_t find_trace_kernel(TraceReader& reader, const std::string& name_or_id) {
+  // the name it ran under or the one it was planned under
+  if (std::vector<int64_t> named = reader.kernels_named(name_or_id); !named.empty()) return named.front();
   std::vector<TraceKernel> ks = reader.kernels();
-  for (const TraceKernel& k : ks)
-    if (k.name == name_or_id) return k.id;
   bool digits = !name_or_id.empty() && std::all_of(name_or_id.begin(), name_or_id.end(), ::isdigit);
   if (digits)
     for (const TraceKernel& k : ks)

@@ -15,6 +15,7 @@ namespace loupe {
 namespace {
 std::mutex comparisons_mutex;
 std::vector<NooptComparison> comparisons;
+size_t kernels_without_opts = 0;  // ran, but had nothing to compare: their plan is NOOPT's
 } // namespace
 
 namespace {
@@ -154,6 +155,16 @@ std::string format_comparison(const NooptComparison& c, int column_width) {
 std::vector<NooptComparison> take_noopt_comparisons() {
   std::lock_guard lock(comparisons_mutex);
   return std::exchange(comparisons, {});
+}
+
+void note_kernel_without_opts() {
+  std::lock_guard lock(comparisons_mutex);
+  kernels_without_opts++;
+}
+
+size_t take_kernels_without_opts() {
+  std::lock_guard lock(comparisons_mutex);
+  return std::exchange(kernels_without_opts, 0);
 }
 
 } // namespace loupe

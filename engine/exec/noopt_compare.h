@@ -37,5 +37,9 @@ std::string format_comparison(const NooptComparison& c, int column_width = 80);
 
 // The comparisons made so far in this process, in run order; taking them clears the list.
 std::vector<NooptComparison> take_noopt_comparisons();
+// Kernels compiled while comparing that had no opts applied (nothing to compare: they are their own
+// NOOPT version), so a report of zero comparisons can say why; taking the count clears it.
+void note_kernel_without_opts();
+size_t take_kernels_without_opts();
 
 } // namespace loupe

@@ -392,10 +392,14 @@ void run_schedule(const Schedule& schedule) {
     execute(e, e.buffers);
     layouts.ran(i, item, e.buffers);
     if (listener) listener->executed(e);
-    if (options().compare_noopt && !ck->plan.applied_opts.empty() && !ck->noopt_compared) {
+    if (options().compare_noopt && !ck->noopt_compared) {
       ck->noopt_compared = true;
-      plan_noopt(*ck, dev);
-      compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, e.buffers, ck->trace_kernel_id);
+      if (ck->plan.applied_opts.empty()) {
+        note_kernel_without_opts();
+      } else {
+        plan_noopt(*ck, dev);
+        compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, e.buffers, ck->trace_kernel_id);
+      }
     }
   }
 }

@@ -105,7 +105,8 @@ Tensor Tensor::maximum(const Tensor& o) const {
 
 Tensor Tensor::minimum(const Tensor& o) const {
   // an int above everything this integer dtype holds: the minimum is this (never wrapped into the dtype)
-  if ((dtype().is_int() || dtype().is_bool()) && !dtype().is_weak() && o.dtype() == dtypes::weakint && o.ndim() == 0 &&
+  // (bool is not such a dtype: bool with an int promotes to int, as tinygrad has it)
+  if (dtype().is_int() && !dtype().is_weak() && o.dtype() == dtypes::weakint && o.ndim() == 0 &&
       o.uop()->op == Ops::CONST && o.uop()->arg.as_int() > dtype().max_int())
     return broadcast({*this, o}).at(0);
   auto ab = broadcast({*this, o});
@@ -140,8 +141,10 @@ Tensor Tensor::cos() const {
 Tensor Tensor::tan() const { return sin() / cos(); }
 
 Tensor Tensor::sign() const {
-  return ne(Tensor(int64_t(0))).where(lt(Tensor(int64_t(0))).where(full_like(int64_t(-1)), full_like(int64_t(1))),
-                                      full_like(int64_t(0)));
+  Tensor s = ne(Tensor(int64_t(0))).where(lt(Tensor(int64_t(0))).where(full_like(int64_t(-1)), full_like(int64_t(1))),
+                                          full_like(int64_t(0)));
+  // tinygrad's sign adds self*0, which makes a bool's sign (and so its abs) an int
+  return dtype().is_bool() ? s.cast(dtypes::default_int()) : s;
 }
 
 Tensor Tensor::abs() const { return *this * sign(); }
@@ -152,20 +155,24 @@ Tensor Tensor::trunc() const {
   return unary(*this, Ops::TRUNC);
 }
 
+// The dtypes of rounding ops on non-floats are tinygrad's: they come out of its formulas (a bool's
+// floor and ceil subtract or add 1, so are ints; round divides by 2.0, so is a float).
 Tensor Tensor::floor() const {
+  if (dtype().is_bool()) return cast(dtypes::default_int());
   if (!dtype().is_float()) return *this;
   Tensor b = trunc();
   return lt(b).where(b - Tensor(int64_t(1)), b);
 }
 
 Tensor Tensor::ceil() const {
+  if (dtype().is_bool()) return cast(dtypes::default_int());
   if (!dtype().is_float()) return *this;
   Tensor b = trunc();
   return gt(b).where(b + Tensor(int64_t(1)), b);
 }
 
 Tensor Tensor::round() const {
-  if (!dtype().is_float()) return *this;
+  if (!dtype().is_float()) return cast(dtypes::default_float());
   Tensor half_trunc = trunc() / Tensor(2.0);
   Tensor even = gt(Tensor(int64_t(0))).eq(half_trunc.trunc().eq(half_trunc));
   return even.where((*this - Tensor(0.5)).ceil(), (*this + Tensor(0.5)).floor());

@@ -227,10 +227,10 @@ bool TraceReader::finished() { return meta()["finished"] == "1"; }
 std::vector<TraceContext> TraceReader::contexts() {
   std::vector<TraceContext> out;
   Query st(cached(
-      "SELECT c.id, c.parent_id, c.kind, c.name, c.start_ns, c.end_ns,"
+      "SELECT c.id, c.parent_id, c.kind, " LOUPE_SQL_CONTEXT_NAME ", c.start_ns, c.end_ns,"
       " (SELECT COUNT(*) FROM passes p WHERE p.context_id = c.id),"
       " (SELECT COALESCE(SUM(COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id))), 0)"
-      "  FROM passes p WHERE p.context_id = c.id)"
+      "  FROM passes p WHERE p.context_id = c.id), c.name"
       " FROM contexts c ORDER BY c.id"));
   while (st.step()) {
     TraceContext c;
@@ -246,6 +246,7 @@ std::vector<TraceContext> TraceReader::contexts() {
     c.end_ns = st.is_null(5) ? -1 : st.int64(5);
     c.pass_count = st.int64(6);
     c.match_count = st.int64(7);
+    if (std::string recorded = st.text(8); recorded != c.name) c.planned_name = std::move(recorded);
     out.push_back(std::move(c));
   }
   return out;
@@ -585,7 +586,9 @@ std::optional<TraceReader::InputDigestRow> TraceReader::kernel_input_digest(int6
 
 std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {
   std::vector<int64_t> out;
-  Query st(cached("SELECT id FROM kernels WHERE name = ? ORDER BY id"));
+  // the name it ran under, or the one it was planned under (its context's)
+  Query st(cached("SELECT k.id FROM kernels k LEFT JOIN contexts c ON c.id = k.context_id"
+                  " WHERE k.name = ?1 OR c.name = ?1 ORDER BY k.id"));
   st.bind(1, name);
   while (st.step()) out.push_back(st.int64(0));
   return out;

@@ -18,10 +18,16 @@
 
 namespace loupe {
 
+// SQL for the name a context is shown under (the contexts table as `c`): a kernel's context by the name
+// the kernel ran under (its opts applied), every other by its recorded name. One kernel, one name, in
+// every listing, search and panel; the name it was planned under stays findable.
+#define LOUPE_SQL_CONTEXT_NAME "COALESCE((SELECT kn.name FROM kernels kn WHERE kn.context_id = c.id ORDER BY kn.id LIMIT 1), c.name)"
+
 struct TraceContext {
   int64_t id = 0;
   int64_t parent_id = -1;
-  std::string kind, name;
+  std::string kind, name;  // name: LOUPE_SQL_CONTEXT_NAME
+  std::string planned_name;  // a kernel's name before its opts, when that differs from `name` ("" otherwise)
   int64_t start_ns = 0, end_ns = -1;  // -1: still open (or the writer died)
   int64_t pass_count = 0, match_count = 0;
 };

@@ -97,7 +97,7 @@ void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int lim
     read_hits(st, kind, limit, out);
   };
   if (trace_schema::has_table(db, "kernel_provenance"))
-    run("SELECT k.context_id, c.name, NULL, NULL, 0, k.id, k.name, 'computes ' || group_concat(DISTINCT kp.op)"
+    run("SELECT k.context_id, " LOUPE_SQL_CONTEXT_NAME ", NULL, NULL, 0, k.id, k.name, 'computes ' || group_concat(DISTINCT kp.op)"
         " FROM kernel_provenance kp JOIN kernels k ON k.id = kp.kernel_id LEFT JOIN contexts c ON c.id = k.context_id"
         " WHERE (kp.file = ?1 OR kp.file LIKE ?2 ESCAPE '\\') AND kp.line = ?3"
         " GROUP BY k.id ORDER BY k.id LIMIT ?4",
@@ -107,8 +107,8 @@ void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int lim
         "             WHERE (m.file = ?1 OR m.file LIKE ?2 ESCAPE '\\') AND m.line = ?3),"
         " made AS (SELECT p.context_id AS ctx, MIN(m.pass_id * 4294967296 + m.idx) AS k, COUNT(*) AS n FROM matches m"
         "          JOIN passes p ON p.id = m.pass_id WHERE m.after_id IN (SELECT node FROM hit) GROUP BY p.context_id)"
-        " SELECT f.ctx, c.name, p.id, p.name, f.k % 4294967296 + 1, NULL,"
-        " c.name || ': ' || f.n || (CASE WHEN f.n = 1 THEN ' rewrite' ELSE ' rewrites' END) || ' built its nodes',"
+        " SELECT f.ctx, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, f.k % 4294967296 + 1, NULL,"
+        " " LOUPE_SQL_CONTEXT_NAME " || ': ' || f.n || (CASE WHEN f.n = 1 THEN ' rewrite' ELSE ' rewrites' END) || ' built its nodes',"
         " 'the first by ' || r.name || ' in ' || p.name"
         " FROM made f JOIN contexts c ON c.id = f.ctx JOIN passes p ON p.id = f.k / 4294967296"
         " JOIN matches m ON m.pass_id = p.id AND m.idx = f.k % 4294967296 JOIN rules r ON r.id = m.rule_id"
@@ -125,12 +125,13 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
   if (auto spec = parse_source_line(text)) search_source_line(reader, *spec, limit, out);
   const std::string pattern = like_anywhere(text);
   collect(db, Kind::Kernel,
-          "SELECT k.context_id, c.name, NULL, NULL, 0, k.id, k.name, k.device || ' · ' || k.opts"
+          "SELECT k.context_id, " LOUPE_SQL_CONTEXT_NAME ", NULL, NULL, 0, k.id, k.name,"
+          " k.device || ' · ' || k.opts || CASE WHEN c.name <> k.name THEN ' · planned as ' || c.name ELSE '' END"
           " FROM kernels k LEFT JOIN contexts c ON c.id = k.context_id"
-          " WHERE k.name LIKE ?1 ESCAPE '\\' ORDER BY k.id LIMIT ?2",
+          " WHERE k.name LIKE ?1 ESCAPE '\\' OR c.name LIKE ?1 ESCAPE '\\' ORDER BY k.id LIMIT ?2",
           pattern, limit, out);
   collect(db, Kind::Pass,
-          "SELECT p.context_id, c.name, p.id, p.name, 0, NULL, p.name,"
+          "SELECT p.context_id, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, 0, NULL, p.name,"
           " COALESCE(p.match_count, 0) || ' matches', p.file, p.line"
           " FROM passes p JOIN contexts c ON c.id = p.context_id"
           " WHERE p.name LIKE ?1 ESCAPE '\\' ORDER BY p.id LIMIT ?2",
@@ -140,7 +141,7 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
           "WITH hit AS (SELECT id FROM rules WHERE name LIKE ?1 ESCAPE '\\' OR (file || ':' || line) LIKE ?1 ESCAPE '\\'),"
           " first AS (SELECT rule_id, MIN(pass_id * 4294967296 + idx) AS k FROM matches"
           "           WHERE rule_id IN (SELECT id FROM hit) GROUP BY rule_id)"
-          " SELECT p.context_id, c.name, p.id, p.name, f.k % 4294967296 + 1, NULL,"
+          " SELECT p.context_id, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, f.k % 4294967296 + 1, NULL,"
           " r.name,"
           " CASE WHEN f.k IS NULL THEN 'never fired' ELSE r.matches || ' matches; the first one' END, r.file, r.line"
           " FROM rules r LEFT JOIN first f ON f.rule_id = r.id LEFT JOIN passes p ON p.id = f.k / 4294967296"
@@ -154,7 +155,7 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
         "               JOIN uops u ON u.id = m.", side,
         "               WHERE u.op LIKE ?1 ESCAPE '\\' OR u.dtype LIKE ?1 ESCAPE '\\' OR u.arg LIKE ?1 ESCAPE '\\'"
         "               GROUP BY m.", side, " ORDER BY k LIMIT ?2)"
-        " SELECT p.context_id, c.name, p.id, p.name, f.k % 4294967296 + 1, NULL,"
+        " SELECT p.context_id, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, f.k % 4294967296 + 1, NULL,"
         " u.op || ' ' || u.dtype || CASE WHEN u.arg = 'None' THEN '' ELSE ' ' || u.arg END,",
         std::string(side) == "after_id" ? "'made by '" : "'replaced by '", " || r.name"
         " FROM first f JOIN uops u ON u.id = f.node JOIN passes p ON p.id = f.k / 4294967296"

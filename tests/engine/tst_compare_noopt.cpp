@@ -107,6 +107,13 @@ private Q_SLOTS:
     testing::CliResult bad = testing::run_cli({"run", script, "--compare-noopt", "--noopt"});
     QCOMPARE(bad.code, 1);
     QVERIFY2(bad.err.contains("drop --noopt"), qPrintable(bad.err));
+    // a program whose only kernel had nothing to optimize says so instead of a bare zero
+    const QString plain = testing::write_script(dir.path(), "plain.py", "out = Tensor([1.0, 2.0, 3.0]) + 1\n");
+    testing::CliResult none = testing::run_cli({"run", plain, "--compare-noopt"});
+    QCOMPARE(none.code, 0);
+    QVERIFY2(none.out.contains("0 optimized kernels compared with NOOPT") &&
+                 none.out.contains("no optimization applied, so it is already its NOOPT version"),
+             qPrintable(none.out));
   }
 };
 

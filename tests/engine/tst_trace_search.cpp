@@ -46,6 +46,37 @@ private Q_SLOTS:
     k.ast = UOp::make(Ops::SINK, dtypes::void_, {x * 4});
     w.record_kernel(k);
     w.end_context();
+    // a kernel whose opts renamed it: planned as r_64_256_256, ran as r_8_8_64_4_4
+    w.begin_context("kernel", "r_64_256_256");
+    graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, {(y + 0) * 2}), symbolic(), RewriteOptions{});
+    KernelRecord renamed;
+    renamed.name = "r_8_8_64_4_4";
+    renamed.device = "CPU";
+    renamed.ast = UOp::make(Ops::SINK, dtypes::void_, {y * 2});
+    w.record_kernel(renamed);
+    w.end_context();
+  }
+
+  // One kernel, one name: every listing names a kernel's context by the name the kernel ran under;
+  // the name it was planned under is kept beside it, and finds it wherever a name is taken.
+  void aKernelIsNamedAsItRan() {
+    TraceReader r(path_);
+    const std::vector<TraceContext> ctxs = r.contexts();
+    auto renamed = std::find_if(ctxs.begin(), ctxs.end(), [](const TraceContext& c) { return c.planned_name == "r_64_256_256"; });
+    QVERIFY(renamed != ctxs.end());
+    QCOMPARE(renamed->name, std::string("r_8_8_64_4_4"));
+    auto same = std::find_if(ctxs.begin(), ctxs.end(), [](const TraceContext& c) { return c.name == "r_16_4_search"; });
+    QVERIFY(same != ctxs.end() && same->planned_name.empty());
+    const std::vector<int64_t> byRan = r.kernels_named("r_8_8_64_4_4"), byPlan = r.kernels_named("r_64_256_256");
+    QCOMPARE(byRan.size(), size_t(1));
+    QCOMPARE(byPlan, byRan);
+    std::vector<TraceSearchHit> hits = of(search_trace(r, "r_64_256"), Kind::Kernel);
+    QCOMPARE(int(hits.size()), 1);
+    QCOMPARE(hits[0].label, std::string("r_8_8_64_4_4"));
+    QCOMPARE(hits[0].context_name, std::string("r_8_8_64_4_4"));
+    QVERIFY(hits[0].detail.find("planned as r_64_256_256") != std::string::npos);
+    for (const TraceSearchHit& h : search_trace(r, "simplify").hits)
+      QVERIFY2(h.context_name != "r_64_256_256", h.label.c_str());
   }
 
   void kernelsAndPassesByName() {

@@ -265,3 +265,19 @@ def test_clip_safetensors_and_jit_surfaces(tmp_path):
   assert len(f.jit_cache) == 1 and f.jit_cache[0].prg.name.startswith("E") and f.jit_cache[0].bufs[0].size == 1
   f.captured.free_intermediates()
   assert f(Tensor([5.0])).tolist() == [11.0]
+
+
+def test_rounding_ops_on_ints_and_bools_have_tinygrads_dtypes():
+  # what tinygrad's formulas give (checked against v0.10.2): round divides by 2.0, a bool's floor/ceil add
+  # or subtract 1, a bool's sign adds self*0
+  b, i = Tensor([True, False]), Tensor([1, -2])
+  assert i.round().dtype == dtypes.float32 and i.round().tolist() == [1.0, -2.0]
+  assert b.round().dtype == dtypes.float32 and b.round().tolist() == [1.0, 0.0]
+  for op in ("floor", "ceil", "sign", "abs"):
+    assert getattr(b, op)().dtype == dtypes.int32, op
+    assert getattr(b, op)().tolist() == [1, 0], op
+    assert getattr(i, op)().dtype == dtypes.int32, op
+  assert i.floor().tolist() == [1, -2] and i.sign().tolist() == [1, -1] and i.abs().tolist() == [1, 2]
+  # a bool with an int promotes to int even where the int is above what a bool holds
+  assert b.minimum(2).dtype == dtypes.int32 and b.minimum(2).tolist() == [1, 0]
+  assert Tensor(np.array([0, 200], np.uint8)).minimum(300).dtype == dtypes.uint8

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "code/codeview.h"
+#include "panels/elidedlabel.h"
 
 namespace {
 
@@ -41,16 +42,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->setContentsMargins(8, 6, 8, 6);
   top->setSpacing(12);
-  m_title = new QLabel(this);
+  m_title = loupe::views::widthFromLayout(new QLabel(this));
   m_title->setTextFormat(Qt::RichText);
-  m_speedup = new QLabel(this);
+  m_speedup = loupe::views::widthFromLayout(new QLabel(this));
   m_speedup->setTextFormat(Qt::RichText);
-  m_speedupNote = new QLabel(this);
+  m_speedupNote = loupe::views::widthFromLayout(new QLabel(this));
   m_speedupNote->setTextFormat(Qt::RichText);
   m_speedupNote->setWordWrap(true);
   m_speedupNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_speedupNote->setContentsMargins(8, 0, 8, 6);
-  m_stats = new QLabel(this);
+  m_stats = loupe::views::widthFromLayout(new QLabel(this));
   m_ignoreWhitespace = new QCheckBox(tr("Ignore whitespace"), this);
   m_ignoreWhitespace->setChecked(true);
   m_prev = new QToolButton(this);

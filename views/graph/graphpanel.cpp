@@ -27,6 +27,7 @@
 #include "graph/layoutservice.h"
 #include "graph/loopcollapse.h"
 #include "support/error.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -97,14 +98,16 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   findAction_ = addTool(tr("Find"), QKeySequence::Find, tr("Find a node by op or arg (Ctrl+F)"), [this] { showFind(); });
   addTool(tr("Re-layout"), QKeySequence(Qt::Key_R), tr("Lay out the graph shown with dot at full quality (R); slow on big graphs"), [this] { relayout(); });
   addTool(tr("Collapse"), QKeySequence(Qt::Key_C), tr("Collapse or expand the selected node's sources (C; right-click a node for more)"),
-          [this] { toggleCollapsed(scene_->selectedId()); });
+          [this] {
+            if (!scene_->selectedId()) explain(tr("C collapses the selected node's sources: click a node first"));
+            else toggleCollapsed(scene_->selectedId());
+          });
   addTool(tr("Loops"), QKeySequence(Qt::Key_L), tr("Collapse every loop of the kernel to the nodes that close it, or expand them again (L)"),
           [this] { toggleAllLoops(); });
   kernelsAction_ = addTool(tr("Kernels"), QKeySequence(Qt::Key_K),
                            tr("Draw the schedule graph as its kernels: each node that becomes a kernel as one box, joined to the kernels "
                               "and buffers it reads (K)"),
                            [this] { toggleKernels(); });
-  kernelsAction_->setEnabled(false);
   expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
   expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
@@ -159,7 +162,7 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   findBar_->hide();
   connect(findEdit_, &QLineEdit::textChanged, this, [this](const QString& t) { find(t); });
 
-  status_ = new QLabel(this);
+  status_ = new ElidedLabel(this);
   status_->setContentsMargins(6, 1, 6, 2);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -271,7 +274,11 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   const bool step = transition == Transition::Step && scene_->layout().isValid();
   GraphLayout shown;
   bool showsPrepared = false;  // the prepared items fit only the prepared layout (not a cached dot one)
-  if (step) {
+  // drawn before (and not as the coarse picture a refinement was to replace): the same picture again
+  if (auto seen = shownLayouts_.constFind(g.contentKey);
+      seen != shownLayouts_.cend() && seen->kind != GraphLayout::Layered && seen->fits(g)) {
+    shown = *seen;
+  } else if (step) {
     shown = have ? prepared : incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
     showsPrepared = have && shown.kind == GraphLayout::Incremental;
     if (shown.kind != GraphLayout::Incremental) {  // it could not move the old picture: laid out afresh
@@ -286,8 +293,18 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
     shown = showsPrepared ? prepared : layeredLayout(g);
   }
   scene_->setGraph(g, shown, showsPrepared ? std::move(preparedItems) : GraphScene::Items{});
+  shownAt_.start();
+  rememberShown(shown);
   minimap_->setGraph(g, shown, scene_->style());
-  if (!step || !view_->userMoved()) view_->openOn(focusRect());
+  bool kept = false;
+  if (keep_.model == model_.get())
+    for (qsizetype i = 0; i < keep_.ids.size() && !kept; ++i)
+      if (NodeItem* n = scene_->itemForId(keep_.ids[i])) {
+        view_->keepAt(n->sceneBoundingRect().center(), keep_.at[i]);
+        kept = true;
+      }
+  keep_ = {};
+  if (!kept && (!step || !view_->userMoved())) view_->openOn(focusRect());
   if (step) {
     // Keep the change in sight: scroll (only if needed) to the first node the step added.
     for (NodeItem* n : scene_->nodeItems())
@@ -331,14 +348,45 @@ void GraphPanel::setDrawOptions(const DrawOptions& options) {
 
 void GraphPanel::onDotFinished(quint64 generation, const GraphLayout& layout) {
   if (generation != generation_ || layout.contentKey != scene_->graph().contentKey) return;
+  // A refinement that comes at once replaces the coarse picture before anyone reads it: open it as
+  // a new picture. A later one (a big graph, the user reading or moving around) keeps the node the user
+  // looks at where it is on the screen; everything else moves around it.
+  const bool reading = view_->userMoved() || shownAt_.elapsed() > kFreshRefinementMs;
+  const NodeItem* anchor = reading ? nodeInSight() : nullptr;
+  const quint64 anchorId = anchor ? anchor->nodeId() : 0;
+  const QPointF anchorAt = anchor ? view_->mapFromScene(anchor->sceneBoundingRect().center()) : QPointF();
   scene_->applyLayout(layout);
+  rememberShown(layout);
   minimap_->setGraph(scene_->graph(), layout, scene_->style());
-  if (!view_->userMoved()) view_->openOn(focusRect());
-  else if (NodeItem* n = scene_->itemForId(scene_->selectedId())) view_->centerOn(n);
+  if (NodeItem* n = anchorId ? scene_->itemForId(anchorId) : nullptr) view_->keepAt(n->sceneBoundingRect().center(), anchorAt);
+  else if (!view_->userMoved()) view_->openOn(focusRect());
   if (findCurrent_ >= 0) goToHit(findCurrent_);
   Q_EMIT layoutApplied(layout.kind);
   setState(LayoutState::Final);
   updateStatus();
+}
+
+void GraphPanel::rememberShown(const GraphLayout& layout) {
+  if (!layout.isValid() || !layout.contentKey) return;
+  if (!shownLayouts_.contains(layout.contentKey)) {
+    shownOrder_.append(layout.contentKey);
+    if (shownOrder_.size() > kShownLayouts) shownLayouts_.remove(shownOrder_.takeFirst());
+  }
+  shownLayouts_.insert(layout.contentKey, layout);
+}
+
+NodeItem* GraphPanel::nodeInSight() const {
+  const QRectF seen = view_->mapToScene(view_->viewport()->rect()).boundingRect();
+  if (NodeItem* n = scene_->itemForId(scene_->selectedId()); n && seen.intersects(n->sceneBoundingRect())) return n;
+  NodeItem* best = nullptr;
+  qreal bestDistance = 0;
+  for (NodeItem* n : scene_->nodeItems()) {
+    if (!seen.intersects(n->sceneBoundingRect())) continue;
+    const QPointF d = n->sceneBoundingRect().center() - seen.center();
+    const qreal distance = d.x() * d.x() + d.y() * d.y();
+    if (!best || distance < bestDistance) best = n, bestDistance = distance;
+  }
+  return best;
 }
 
 void GraphPanel::onDotFailed(quint64 generation, const QString& why) {
@@ -405,7 +453,7 @@ void GraphPanel::setCollapsed(quint64 id, bool collapsed) {
   DrawOptions o = drawOptions_;
   if (collapsed) o.collapsed.insert(id);
   else o.collapsed.remove(id);
-  applyCollapse(o);
+  applyCollapse(o, id);
 }
 
 void GraphPanel::toggleCollapsed(quint64 id) { setCollapsed(id, !drawOptions_.collapsed.contains(id)); }
@@ -417,7 +465,7 @@ void GraphPanel::setLoopCollapsed(quint64 rangeId, bool collapsed) {
     if (collapsed) o.collapsed.insert(id);
     else o.collapsed.remove(id);
   }
-  if (o.collapsed != drawOptions_.collapsed) applyCollapse(o);
+  if (o.collapsed != drawOptions_.collapsed) applyCollapse(o, rangeId);
 }
 
 bool GraphPanel::isLoopCollapsed(quint64 rangeId) const {
@@ -430,6 +478,10 @@ bool GraphPanel::isLoopCollapsed(quint64 rangeId) const {
 void GraphPanel::toggleAllLoops() {
   if (!model_) return;
   const QVector<quint64> ranges = loopRanges(*model_);
+  if (ranges.isEmpty()) {
+    explain(tr("L collapses loops: this graph has none (no RANGE)"));
+    return;
+  }
   const bool all = !ranges.isEmpty() && std::all_of(ranges.begin(), ranges.end(), [this](quint64 r) { return isLoopCollapsed(r); });
   DrawOptions o = drawOptions_;
   for (quint64 r : ranges)
@@ -441,8 +493,7 @@ void GraphPanel::toggleAllLoops() {
 }
 
 void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
-  kernelRoots_ = roots;
-  kernelsAction_->setEnabled(!roots.isEmpty());
+  kernelRoots_ = roots;  // K stays enabled: on another graph it says why it cannot act
 }
 
 bool GraphPanel::hasKernelRoots() const {
@@ -455,6 +506,7 @@ bool GraphPanel::hasKernelRoots() const {
 void GraphPanel::toggleKernels() {
   if (!hasKernelRoots()) {
     if (!kernelRoots_.isEmpty()) Q_EMIT kernelsElsewhere();
+    else explain(tr("K draws a schedule graph by kernel: this graph is not one"));
     return;
   }
   DrawOptions o = drawOptions_;
@@ -462,7 +514,7 @@ void GraphPanel::toggleKernels() {
     o.anchors.clear();
     o.notes.clear();
     o.collapsed.clear();
-    applyCollapse(o, Transition::Fresh);
+    applyCollapse(o, 0, true);
     return;
   }
   for (const GraphModelNode& n : model_->nodes) {
@@ -474,7 +526,7 @@ void GraphPanel::toggleKernels() {
       o.anchors.insert(n.id);
     }
   }
-  applyCollapse(o, Transition::Fresh);  // a different picture: the kernels laid out on their own
+  applyCollapse(o, 0, true);  // a different picture: the kernels laid out on their own
 }
 
 void GraphPanel::expandAll() {
@@ -486,10 +538,24 @@ void GraphPanel::expandAll() {
   applyCollapse(o);
 }
 
-void GraphPanel::applyCollapse(const DrawOptions& options, Transition transition) {
+void GraphPanel::applyCollapse(const DrawOptions& options, quint64 keepId, bool newPicture) {
   drawOptions_ = options;
   expandAllAction_->setEnabled(!options.collapsed.isEmpty());
-  if (model_) setGraph(model_, transition);
+  keep_ = {};
+  if (!newPicture && model_) {
+    keep_.model = model_.get();
+    for (const NodeItem* n : {keepId ? scene_->itemForId(keepId) : nullptr, nodeInSight()})
+      if (n) {
+        keep_.ids << n->nodeId();
+        keep_.at << view_->mapFromScene(n->sceneBoundingRect().center());
+      }
+  }
+  if (model_) setGraph(model_, Transition::Fresh);
+}
+
+void GraphPanel::explain(const QString& why) {
+  note_ = why;
+  updateStatus();
 }
 
 void GraphPanel::showNodeMenu(const QPoint& pos) {
@@ -533,6 +599,21 @@ void GraphPanel::hideFind() {
   findHits_.clear();
   findCurrent_ = -1;
   view_->setFocus();
+}
+
+QString GraphPanel::findText() const { return findEdit_->text(); }
+bool GraphPanel::findBarShown() const { return !findBar_->isHidden(); }
+
+void GraphPanel::clearFind() {
+  findBar_->hide();
+  {
+    QSignalBlocker block(findEdit_);
+    findEdit_->clear();
+  }
+  findCount_->clear();
+  scene_->setFindHits({}, -1);
+  findHits_.clear();
+  findCurrent_ = -1;
 }
 
 void GraphPanel::find(const QString& text) {

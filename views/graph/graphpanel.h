@@ -6,6 +6,9 @@
 // fit (Space/F), zoom (wheel, +/-), pan (drag), re-layout (R), collapse a node's sources (C, or the
 // node's context menu) or a loop (a RANGE's menu, or every loop: L), export as SVG or PNG.
 #pragma once
+#include <QElapsedTimer>
+#include <QHash>
+#include <QList>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -22,6 +25,7 @@ class QThreadPool;
 class QToolBar;
 
 namespace loupe::views {
+class ElidedLabel;
 
 class GraphMinimap;
 class LayoutService;
@@ -36,6 +40,9 @@ public:
   // Drawing: a big graph's first picture is being made off the GUI thread (the previous one stays shown).
   enum class LayoutState { Empty, Drawing, Coarse, Refining, Final };
   Q_ENUM(LayoutState)
+  // A dot refinement later than this after the picture went up is one the user may be reading: it
+  // keeps the node in sight in place instead of opening as a new picture.
+  static constexpr int kFreshRefinementMs = 1000;
 
   explicit GraphPanel(QWidget* parent = nullptr);
   ~GraphPanel() override;
@@ -68,6 +75,9 @@ public Q_SLOTS:
   // Its Find action (Ctrl+F inside the panel); a window with an app-wide Find takes the key from it.
   QAction* findAction() const { return findAction_; }              // Ctrl+F
   void hideFind();
+  void clearFind();
+  QString findText() const;
+  bool findBarShown() const;  // closes the find bar and forgets its text (a new trace), leaving the focus where it is
   void find(const QString& text);
   void findNext();
   void findPrevious();
@@ -119,14 +129,21 @@ private:
                GraphScene::Items preparedItems = {});
   void onDotFinished(quint64 generation, const GraphLayout& layout);
   void onDotFailed(quint64 generation, const QString& why);
+  // The node the user looks at: the selected one when it is in sight, else the one nearest the
+  // middle of the view; null when none is in sight.
+  NodeItem* nodeInSight() const;
   void setState(LayoutState s);
   // What a new drawing opens on: the nodes the step added and matched, else the root.
   QRectF focusRect() const;
   void updateStatus();
   void goToHit(int index);
   void exportWithDialog(bool svg);
-  // Laid out as a step by default (what stays drawn keeps its place); Fresh for a different picture.
-  void applyCollapse(const DrawOptions& options, Transition transition = Transition::Step);
+  // Draws again with new collapse options, laid out afresh (positions moved over from the old picture
+  // leave a tangle). The node `keepId` acted on (else the node in sight) stays where it is on the
+  // screen, unless `newPicture` (drawn by kernel): that opens as any new graph.
+  void applyCollapse(const DrawOptions& options, quint64 keepId = 0, bool newPicture = false);
+  // Says in the status line why a key did nothing (no node selected, no loops, ...).
+  void explain(const QString& why);
   QHash<quint64, QString> kernelRoots_;
   QAction* kernelsAction_ = nullptr;
   void showNodeMenu(const QPoint& viewportPos);
@@ -139,7 +156,7 @@ private:
   QWidget* findBar_;
   QLineEdit* findEdit_;
   QLabel* findCount_;
-  QLabel* status_;
+  ElidedLabel* status_;
   QAction* foldAction_;
   QAction* findAction_;
   QAction* leavesAction_;
@@ -150,6 +167,20 @@ private:
   std::shared_ptr<const GraphModel> model_;
   quint64 generation_ = 0;
   LayoutState state_ = LayoutState::Empty;
+  QElapsedTimer shownAt_;  // since the picture (and its coarse layout) was put up
+  // The layouts shown, by drawing content: a graph seen again (a step reached from the other side,
+  // a pass revisited) is drawn as it was, one graph one picture. The latest kShownLayouts.
+  static constexpr int kShownLayouts = 48;
+  QHash<quint64, GraphLayout> shownLayouts_;
+  QList<quint64> shownOrder_;
+  void rememberShown(const GraphLayout& layout);
+  // What the next picture of this model keeps in place on the screen (applyCollapse): the first of
+  // these nodes it draws, at the viewport point it had.
+  struct KeepInPlace {
+    const GraphModel* model = nullptr;
+    QVector<quint64> ids;
+    QVector<QPointF> at;
+  } keep_;
   QString note_;
   QVector<int> findHits_;
   int findCurrent_ = -1;

@@ -17,6 +17,10 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setOptimizationFlags(QGraphicsView::DontAdjustForAntialiasing);
   setBackgroundBrush(QColor(0xfa, 0xfa, 0xfa));
   setFocusPolicy(Qt::StrongFocus);
+  // Files dropped on the graph go to the window, which opens them: a scene accepts every drag and
+  // then refuses the drop, since no item takes one.
+  setAcceptDrops(false);
+  viewport()->setAcceptDrops(false);
 }
 
 void GraphView::scaleAround(qreal factor, QPointF viewportPos) {
@@ -66,6 +70,12 @@ void GraphView::openOn(const QRectF& focus) {
 
 void GraphView::panTo(const QPointF& scenePoint) {
   centerOn(scenePoint);
+  userMoved_ = true;
+}
+
+void GraphView::keepAt(const QPointF& scenePoint, const QPointF& viewportPoint) {
+  const QPointF centre = QRectF(viewport()->rect()).center();
+  centerOn(scenePoint - (viewportPoint - centre) / zoom());
   userMoved_ = true;
 }
 

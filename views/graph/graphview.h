@@ -29,6 +29,9 @@ public:
   void openOn(const QRectF& focus);
   // Centres on a scene point at the user's request (the minimap).
   void panTo(const QPointF& scenePoint);
+  // Scrolls so that the scene point shows at this viewport point (a node kept in place while the
+  // drawing around it changes). Counts as the user's view: later refinements keep it too.
+  void keepAt(const QPointF& scenePoint, const QPointF& viewportPoint);
   // True once the user zoomed or panned since the last fitAll(): refinements then keep the view.
   bool userMoved() const { return userMoved_; }
 

@@ -180,9 +180,9 @@ void MemoryChart::leaveEvent(QEvent*) {
 bool MemoryChart::event(QEvent* event) {
   if (event->type() != QEvent::ToolTip || !m_data) return QWidget::event(event);
   auto* help = static_cast<QHelpEvent*>(event);
-  const double at = m_math.mapXToTime(help->pos().x()) - double(m_data->startNs());
+  const double at = m_math.mapXToTime(help->pos().x()) - double(m_data->originNs());
   if (int s = spanAtPos(help->pos()); s >= 0) {
-    QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->spans()[size_t(s)], m_data->startNs()), this);
+    QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->spans()[size_t(s)], m_data->originNs()), this);
     return true;
   }
   const int i = bufferAtPos(help->pos());
@@ -190,7 +190,7 @@ bool MemoryChart::event(QEvent* event) {
     const int lane = laneAt(help->pos().y());
     if (lane >= 0 && help->pos().x() >= m_labelWidth)
       QToolTip::showText(help->globalPos(), tr("%1 in use on %2 at %3")
-                                                .arg(formatBytes(double(m_data->inUseAt(lane, qint64(at) + m_data->startNs()))),
+                                                .arg(formatBytes(double(m_data->inUseAt(lane, qint64(at) + m_data->originNs()))),
                                                      m_data->lanes()[size_t(lane)].device, formatDuration(at * 1e-9)),
                          this);
     else QToolTip::hideText();
@@ -201,7 +201,7 @@ bool MemoryChart::event(QEvent* event) {
   QString text = tr("<div style='white-space:nowrap'><b>buffer %1</b> · %2 · %3<br>allocated at %4, %5")
                      .arg(b.id)
                      .arg(b.what.toHtmlEscaped(), formatBytes(double(b.bytes)),
-                          formatDuration(double(b.startNs - m_data->startNs()) * 1e-9),
+                          formatDuration(double(b.startNs - m_data->originNs()) * 1e-9),
                           b.freed ? tr("freed after %1").arg(formatDuration(double(b.endNs - b.startNs) * 1e-9))
                                   : tr("still allocated at the end"));
   if (!b.writers.empty())
@@ -370,7 +370,7 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     p.setPen(pal.color(QPalette::WindowText));
     p.drawLine(QPointF(x, m_axisHeight - 4), QPointF(x, m_axisHeight));
     p.drawText(QRectF(x + 3, 0, labelSpace, m_axisHeight - 2), Qt::AlignLeft | Qt::AlignVCenter,
-               TimeLineMath::formatTick(t - m_math.dataStart, step));
+               TimeLineMath::formatTick(t - (m_data ? double(m_data->originNs()) : m_math.dataStart), step));
   }
   if (m_spanHeight > 0) paintJitCallRow(p, QRectF(0, m_axisHeight, width(), m_spanHeight), m_labelWidth, m_math, m_data->spans(), pal);
   for (int lane = 0; lane < int(m_data->lanes().size()); ++lane) paintLane(p, lane, dark);

@@ -9,7 +9,7 @@ qint64 MemoryBuffer::offsetAt(qint64 t) const {
   return it == offsets.begin() ? offsets.front().second : std::prev(it)->second;
 }
 
-std::shared_ptr<const MemoryData> MemoryData::build(const std::vector<loupe::TraceEvent>& events) {
+std::shared_ptr<MemoryData> MemoryData::build(const std::vector<loupe::TraceEvent>& events) {
   auto d = std::make_shared<MemoryData>();
   std::vector<const loupe::TraceEvent*> order;
   for (const loupe::TraceEvent& e : events) order.push_back(&e);

@@ -4,6 +4,7 @@
 // and read each buffer; the memory planner's sharing in TinyJit captures; and the captures and replays
 // as spans of time. Read-only after build().
 #pragma once
+#include <optional>
 #include <QString>
 
 #include <memory>
@@ -57,7 +58,11 @@ struct MemoryLane {
 
 class MemoryData {
 public:
-  static std::shared_ptr<const MemoryData> build(const std::vector<loupe::TraceEvent>& events);
+  static std::shared_ptr<MemoryData> build(const std::vector<loupe::TraceEvent>& events);
+  // Times are shown from this instant (the Profile's zero, so both panels name a moment alike); the
+  // first event's time until set.
+  void setOriginNs(qint64 origin) { m_origin = origin; }
+  qint64 originNs() const { return m_origin.value_or(m_start); }
 
   const std::vector<MemoryBuffer>& buffers() const { return m_buffers; }
   const std::vector<MemoryRun>& runs() const { return m_runs; }
@@ -78,5 +83,6 @@ private:
   std::vector<MemoryLane> m_lanes;
   std::vector<JitCall> m_spans;
   std::vector<std::pair<qint64, int>> m_byId;  // sorted (buffer id, index)
+  std::optional<qint64> m_origin;
   qint64 m_start = 0, m_end = 0;
 };

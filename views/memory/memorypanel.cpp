@@ -12,15 +12,16 @@
 
 #include "memory/memorychart.h"
 #include "profile/profileformat.h"
+#include "panels/elidedlabel.h"
 
 namespace {
 constexpr int kMaxKernelsListed = 24;
 
-QString at(const MemoryData& d, qint64 ns) { return formatDuration(double(ns - d.startNs()) * 1e-9); }
+QString at(const MemoryData& d, qint64 ns) { return formatDuration(double(ns - d.originNs()) * 1e-9); }
 } // namespace
 
 MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
-  m_summary = new QLabel(this);
+  m_summary = loupe::views::widthFromLayout(new QLabel(this));
   m_summary->setTextFormat(Qt::RichText);
   m_summary->setWordWrap(true);
   auto* fit = new QToolButton(this);

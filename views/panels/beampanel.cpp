@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "session/session.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -27,7 +28,7 @@ public:
 } // namespace
 
 BeamPanel::BeamPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
-  header_ = new QLabel(this);
+  header_ = widthFromLayout(new QLabel(this));
   header_->setWordWrap(true);
   header_->setContentsMargins(6, 4, 6, 4);
   table_ = new QTableWidget(0, ColumnCount, this);

@@ -23,18 +23,19 @@
 #include "shape/shapetrackeradapter.h"
 #include "shape/shapetrackerview.h"
 #include "panels/kernelfacts.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
 KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
-  title_ = new QLabel(this);
+  title_ = widthFromLayout(new QLabel(this));
   title_->setObjectName(QStringLiteral("codeTitle"));
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  details_ = new QLabel(this);
+  details_ = widthFromLayout(new QLabel(this));
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   // the lines of the user's program the kernel came from, each a link to that line
-  from_ = new QLabel(this);
+  from_ = widthFromLayout(new QLabel(this));
   from_->setObjectName(QStringLiteral("codeProvenance"));
   from_->setWordWrap(true);
   from_->setTextFormat(Qt::RichText);
@@ -57,7 +58,7 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lineToGraph_->setCheckable(true);
   lineToGraph_->setToolTip(tr("Select, in the kernel's final graph, the UOp the source line under the cursor computes "
                               "(the kernel is planned again for this, once)"));
-  lineInfo_ = new QLabel(this);
+  lineInfo_ = new ElidedLabel(this);
   lineInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   lineInfo_->hide();
   auto* bar = new QHBoxLayout;

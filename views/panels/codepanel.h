@@ -15,6 +15,7 @@ class QLabel;
 class QToolButton;
 
 namespace loupe::views {
+class ElidedLabel;
 
 class Session;
 
@@ -49,7 +50,7 @@ private:
   void mapLine(int row);  // Line → graph
 
   QToolButton* lineToGraph_;
-  QLabel* lineInfo_;
+  ElidedLabel* lineInfo_;
   const loupe::KernelSource* shown_ = nullptr;  // in kernel_
   // the re-planned program of the source shown: planned on the first mapped line, dropped with the source
   std::optional<loupe::TraceKernelProgram> planned_;

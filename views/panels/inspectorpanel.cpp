@@ -9,12 +9,13 @@
 #include "ir/print.h"
 #include "session/inspectormodel.h"
 #include "session/session.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
 InspectorPanel::InspectorPanel(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), model_(new InspectorModel(this)) {
-  title_ = new QLabel(this);
+  title_ = widthFromLayout(new QLabel(this));
   title_->setObjectName(QStringLiteral("inspectorTitle"));
   title_->setWordWrap(true);
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);

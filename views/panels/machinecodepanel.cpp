@@ -9,14 +9,15 @@
 
 #include "code/codeview.h"
 #include "support/error.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
 MachineCodePanel::MachineCodePanel(QWidget* parent) : QWidget(parent) {
-  title_ = new QLabel(this);
+  title_ = widthFromLayout(new QLabel(this));
   title_->setObjectName(QStringLiteral("machineCodeTitle"));
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  details_ = new QLabel(this);
+  details_ = widthFromLayout(new QLabel(this));
   details_->setWordWrap(true);
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   listing_ = new QComboBox(this);

@@ -18,6 +18,7 @@
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
 #include "trace/uop_diff.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -108,11 +109,11 @@ QPlainTextEdit* monoView(QWidget* parent) {
 
 RewriteDetailPanel::RewriteDetailPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   diffPool_.setMaxThreadCount(1);
-  title_ = new QLabel(this);
+  title_ = widthFromLayout(new QLabel(this));
   title_->setObjectName(QStringLiteral("rewriteTitle"));
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   title_->setWordWrap(true);
-  where_ = new QLabel(this);
+  where_ = widthFromLayout(new QLabel(this));
   where_->setObjectName(QStringLiteral("rewriteWhere"));
   where_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   where_->setWordWrap(true);

@@ -11,6 +11,7 @@
 #include "session/ruleprofilermodel.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -38,7 +39,7 @@ RuleProfilerPanel::RuleProfilerPanel(Session* session, QWidget* parent)
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter rules or files…"));
   filter_->setClearButtonEnabled(true);
-  summary_ = new QLabel(this);
+  summary_ = widthFromLayout(new QLabel(this));
   table_ = makeTable(this);
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);

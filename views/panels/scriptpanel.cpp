@@ -32,6 +32,8 @@
 #include "session/scriptrunner.h"
 #include "session/session.h"
 #include "trace/trace_reader.h"
+#include "panels/elidedlabel.h"
+#include "panels/scripteditor.h"
 
 namespace loupe::views {
 
@@ -68,7 +70,7 @@ QMap<QString, QString> ScriptPanel::examples() {
 
 ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), runner_(new ScriptRunner(this)) {
-  editor_ = new QPlainTextEdit(this);
+  editor_ = new ScriptEditor(this);
   editor_->setObjectName(QStringLiteral("scriptEditor"));
   QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   editor_->setFont(mono);
@@ -122,7 +124,7 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   stopButton_ = new QToolButton(this);
   stopButton_->setText(tr("■ Stop"));
   stopButton_->setEnabled(false);
-  status_ = new QLabel(this);
+  status_ = new ElidedLabel(this);
   status_->setObjectName(QStringLiteral("scriptStatus"));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -176,6 +178,10 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
     if (!ok) appendOutput(QStringLiteral("\n%1\n").arg(crashed ? tr("[loupe-cli crashed]") : tr("[loupe-cli failed: %1]").arg(message)), true);
     Q_EMIT runFinished(ok, message);
   });
+  // Another trace opened: its own program replaces the previous one's (a run's trace keeps the run's).
+  connect(session_, &Session::loaded, this, [this] {
+    if (!isRunTrace(session_->path())) showTraceProgram();
+  });
   fillDevices();
   if (!ex.isEmpty()) {
     const QString first = ex.contains(QStringLiteral("matmul_relu_sum.py")) ? QStringLiteral("matmul_relu_sum.py") : ex.firstKey();
@@ -218,10 +224,34 @@ void ScriptPanel::changeEvent(QEvent* event) {
 
 void ScriptPanel::setScript(const QString& text, const QString& name) {
   editor_->setPlainText(text);
+  editor_->markLine(0);
+  recordedPath_.clear();
   editor_->document()->setModified(false);
   name_ = name;
   file_.clear();
   setStatus(tr("%1 — press Run (F5)").arg(name));
+}
+
+void ScriptPanel::showTraceProgram() {
+  const auto& info = session_->trace().runInfo;
+  const auto text = info.find("script");
+  const auto path = info.find("script_path");
+  const QString traceName = QFileInfo(session_->path()).fileName();
+  const QString name = path != info.end() && !path->second.empty() ? QFileInfo(QString::fromStdString(path->second)).fileName()
+                                                                  : QStringLiteral("script.py");
+  if (editor_->document()->isModified()) {
+    setStatus(tr("Your unsaved edits stay in the editor (%1 was recorded from %2)").arg(traceName, name));
+    return;
+  }
+  if (text == info.end() || text->second.empty()) {
+    setScript(QString(), QStringLiteral("script.py"));
+    setStatus(tr("%1 recorded no program").arg(traceName));
+    return;
+  }
+  // The text the trace holds, shown, never run: Run is the user's choice, after reading it.
+  setScript(QString::fromStdString(text->second), name);
+  recordedPath_ = QFileInfo(QString::fromStdString(path->second)).absoluteFilePath();
+  setStatus(tr("%1 as %2 recorded it (not run)").arg(name, traceName));
 }
 
 QString ScriptPanel::script() const { return editor_->toPlainText(); }
@@ -241,7 +271,8 @@ int ScriptPanel::currentLine() const { return editor_->textCursor().blockNumber(
 
 bool ScriptPanel::showSourceLine(const QString& file, int line) {
   const QString path = QFileInfo(file).absoluteFilePath();
-  const bool shown = path == QFileInfo(runner_->scriptPath()).absoluteFilePath() || (!file_.isEmpty() && path == file_);
+  const bool shown = path == QFileInfo(runner_->scriptPath()).absoluteFilePath() || (!file_.isEmpty() && path == file_) ||
+                     (!recordedPath_.isEmpty() && path == recordedPath_ && !editor_->document()->isModified());
   if (!shown) {
     // the path comes from a trace or a traceback: only a plain file of a program's size is read
     if (!QFileInfo(path).isFile()) {
@@ -267,11 +298,7 @@ bool ScriptPanel::showSourceLine(const QString& file, int line) {
   QTextCursor c(block);
   editor_->setTextCursor(c);
   editor_->centerCursor();
-  QTextEdit::ExtraSelection mark;
-  mark.cursor = c;
-  mark.format.setBackground(isDarkPalette(palette()) ? QColor(0x5a, 0x4a, 0x10) : QColor(0xff, 0xf1, 0xa8));
-  mark.format.setProperty(QTextFormat::FullWidthSelection, true);
-  editor_->setExtraSelections({mark});
+  editor_->markLine(block.blockNumber() + 1);
   editor_->setFocus();
   setStatus(tr("%1:%2").arg(QFileInfo(file).fileName()).arg(line));
   return true;

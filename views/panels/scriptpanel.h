@@ -8,6 +8,8 @@
 #include <QMap>
 #include <QWidget>
 
+#include "panels/scripteditor.h"
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -16,6 +18,7 @@ class QSpinBox;
 class QToolButton;
 
 namespace loupe::views {
+class ElidedLabel;
 
 class ScriptHighlighter;
 class ScriptRunner;
@@ -41,7 +44,7 @@ public:
   int currentLine() const;  // 1-based line of the editor's cursor
 
   ScriptRunner* runner() const { return runner_; }
-  QPlainTextEdit* editor() const { return editor_; }
+  ScriptEditor* editor() const { return editor_; }
   QPlainTextEdit* outputView() const { return output_; }
   QComboBox* deviceBox() const { return device_; }
   QCheckBox* nooptBox() const { return noopt_; }
@@ -67,11 +70,12 @@ private:
   void appendOutput(const QString& text, bool error);
   void setStatus(const QString& text, bool error = false);
   void fillDevices();
+  void showTraceProgram();  // the program the open trace recorded, in the editor
 
   Session* session_;
   ScriptRunner* runner_;
   ScriptHighlighter* highlighter_;
-  QPlainTextEdit* editor_;
+  ScriptEditor* editor_;
   QPlainTextEdit* output_;
   QComboBox* device_;
   QCheckBox* noopt_;
@@ -80,9 +84,10 @@ private:
   QToolButton* examplesButton_;
   QToolButton* runButton_;
   QToolButton* stopButton_;
-  QLabel* status_;
+  ElidedLabel* status_;
   QString name_ = QStringLiteral("script.py");
   QString file_;
+  QString recordedPath_;  // where the shown recorded program ran from (its lines are the trace's)
   QString runTrace_;
   bool traceOpened_ = false;
 };

@@ -13,6 +13,7 @@
 
 #include "session/session.h"
 #include "trace/trace_reader.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -88,7 +89,7 @@ SearchPanel::SearchPanel(Session* session, QWidget* parent) : QWidget(parent), s
   results_->setUniformRowHeights(true);
   results_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
   results_->header()->resizeSection(0, 260);
-  status_ = new QLabel(this);
+  status_ = widthFromLayout(new QLabel(this));
   status_->setWordWrap(true);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
@@ -103,10 +104,18 @@ SearchPanel::SearchPanel(Session* session, QWidget* parent) : QWidget(parent), s
   connect(typing_, &QTimer::timeout, this, [this] { search(field_->text()); });
   connect(field_, &QLineEdit::textChanged, typing_, qOverload<>(&QTimer::start));
   connect(results_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activate(item); });
-  // A new or grown trace: the results are of the old one.
-  for (auto signal : {&Session::loaded, &Session::updated, &Session::closed})
+  // A grown trace: the results are of its older state. A new trace starts with no query.
+  connect(session_, &Session::updated, this, [this] {
+    if (!field_->text().isEmpty()) search(field_->text());
+  });
+  for (auto signal : {&Session::loaded, &Session::closed})
     connect(session_, signal, this, [this] {
-      if (!field_->text().isEmpty()) search(field_->text());
+      typing_->stop();
+      {
+        QSignalBlocker block(field_);
+        field_->clear();
+      }
+      search(QString());
     });
   showResults(QString(), {}, QString());
 }

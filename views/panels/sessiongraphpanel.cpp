@@ -10,7 +10,10 @@ namespace loupe::views {
 
 SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphPanel(parent), session_(session) {
   connect(session_, &Session::stepReady, this, &SessionGraphPanel::showStep);
-  connect(session_, &Session::loaded, this, [this] { shownPass_ = shownStep_ = -1; });
+  connect(session_, &Session::loaded, this, [this] {  // a new trace starts without the old one's find
+    shownPass_ = shownStep_ = -1;
+    clearFind();
+  });
   connect(session_, &Session::closed, this, [this] {
     clear();
     shownPass_ = shownStep_ = -1;

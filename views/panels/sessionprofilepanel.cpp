@@ -103,7 +103,7 @@ void SessionProfilePanel::sync() {
     in.peaks << DevicePeak{QString::fromStdString(p.device), p.peak_gflops, p.bandwidth_gbs};
   // The Memory panel reads the same events (allocations, frees, runs, TinyJit calls); the timeline
   // shows its TinyJit calls.
-  std::shared_ptr<const MemoryData> memory = MemoryData::build(t.profile);
+  std::shared_ptr<MemoryData> memory = MemoryData::build(t.profile);
   for (const JitCall& j : memory->spans()) in.jitCalls << j;
   in.compileSpans = compileSpansOf(t);
   for (const loupe::TraceTensorCall& c : t.tensorCalls)
@@ -113,6 +113,7 @@ void SessionProfilePanel::sync() {
   setInput(std::move(in));
   selectKernel(session_->selection().kernel);
   syncingKernel_ = false;
+  if (data()) memory->setOriginNs(data()->startNs());  // one zero for the Profile and Memory timelines
   Q_EMIT memoryDataChanged(std::move(memory));
 }
 

@@ -13,6 +13,7 @@
 #include "shape/shapetracker.h"
 #include "shape/shapetrackeradapter.h"
 #include "shape/shapetrackerview.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -20,7 +21,7 @@ ShapePanel::ShapePanel(Session* session, QWidget* parent) : QWidget(parent), ses
   chooser_ = new QComboBox(this);
   chooser_->setToolTip(tr("Which buffer access's ShapeTracker is shown"));
   chooser_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  note_ = new QLabel(this);
+  note_ = widthFromLayout(new QLabel(this));
   view_ = new ShapeTrackerView(this);
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);

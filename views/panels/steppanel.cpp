@@ -25,11 +25,12 @@
 #include "session/session.h"
 #include "support/error.h"
 #include "support/terminal_text.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
 StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
-  header_ = new QLabel(this);
+  header_ = widthFromLayout(new QLabel(this));
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   header_->setContentsMargins(6, 4, 6, 4);

@@ -15,6 +15,7 @@
 #include "panels/kernelnamedelegate.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
+#include "panels/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -31,10 +32,10 @@ TraceBrowserPanel::TraceBrowserPanel(Session* session, QWidget* parent)
   hideEmpty_->setToolTip(tr("Hide passes in which no rule matched; Up/Down then skip them too"));
   hideEmpty_->setCheckable(true);
   hideEmpty_->setChecked(true);
-  summary_ = new QLabel(this);
+  summary_ = widthFromLayout(new QLabel(this));
   summary_->setObjectName(QStringLiteral("traceSummary"));
   summary_->setWordWrap(true);
-  noMatch_ = new QLabel(this);
+  noMatch_ = widthFromLayout(new QLabel(this));
   noMatch_->setObjectName(QStringLiteral("traceNoMatch"));
   noMatch_->setWordWrap(true);
   noMatch_->setAlignment(Qt::AlignCenter);

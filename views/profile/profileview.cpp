@@ -10,6 +10,8 @@
 #include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTimer>
+#include <utility>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -17,6 +19,7 @@
 #include "profile/profileformat.h"
 #include "profile/rooflinewidget.h"
 #include "profile/timelinewidget.h"
+#include "panels/elidedlabel.h"
 
 namespace {
 
@@ -43,7 +46,7 @@ ProfileView::ProfileView(QWidget* parent)
     : QWidget(parent), m_model(new KernelTableModel(this)), m_proxy(new KernelFilterProxy(this)) {
   m_proxy->setSourceModel(m_model);
 
-  m_summary = new QLabel(this);
+  m_summary = loupe::views::widthFromLayout(new QLabel(this));
   m_summary->setTextFormat(Qt::RichText);
   m_filter = new QLineEdit(this);
   m_filter->setPlaceholderText(tr("Filter kernels by name, device or opts"));
@@ -126,8 +129,19 @@ ProfileView::ProfileView(QWidget* parent)
   });
   connect(m_roofline, &RooflineWidget::kernelClicked, this, [this](int k) { setSelection(k, true); });
   connect(m_timeline, &TimelineWidget::kernelClicked, this, [this](int k) { setSelection(k, true); });
-  // Keep the selected row visible when filtering or sorting changes the rows.
+  // A new sort shows its top rows (the slowest kernel after sorting by time); a filter keeps the
+  // selected row in sight.
+  connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this] {
+    m_sortedByUser = true;
+    QTimer::singleShot(0, this, [this] {
+      if (std::exchange(m_sortedByUser, false)) m_table->scrollToTop();
+    });
+  });
   connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] {
+    if (std::exchange(m_sortedByUser, false)) {
+      m_table->scrollToTop();
+      return;
+    }
     const QModelIndex i = m_proxy->mapFromSource(m_model->indexOfKernel(m_selected));
     if (i.isValid()) m_table->scrollTo(i);
   });

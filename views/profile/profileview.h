@@ -60,4 +60,5 @@ private:
   TimelineWidget* m_timeline;
   int m_selected = -1;
   bool m_syncing = false;
+  bool m_sortedByUser = false;  // the user clicked a header: the next re-sort shows the top rows
 };

@@ -331,10 +331,21 @@ bool TraceFilterProxy::firedMatchingRule(const QModelIndex& sourceIndex) const {
   return model->snapshot()->passFiredRuleMatching(sourceIndex.data(TraceBrowserModel::PassIdRole).toLongLong(), text_);
 }
 
+bool TraceFilterProxy::plannedNameMatches(const QModelIndex& sourceIndex) const {
+  // a kernel shows the name it ran under; the name it was planned under (loupe-cli's older listings,
+  // a tinygrad log) finds it too
+  auto* model = qobject_cast<const TraceBrowserModel*>(sourceModel());
+  if (text_.isEmpty() || !model || !model->snapshot()) return false;
+  if (sourceIndex.data(TraceBrowserModel::KindRole).toInt() != TraceBrowserModel::ContextItem) return false;
+  const loupe::TraceContext* c = model->snapshot()->context(sourceIndex.data(TraceBrowserModel::ContextIdRole).toLongLong());
+  return c && QString::fromStdString(c->planned_name).contains(text_, Qt::CaseInsensitive);
+}
+
 bool TraceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
   const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
   if (hideEmpty_ && i.data(TraceBrowserModel::EmptyPassRole).toBool()) return false;
   if (QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent)) return true;
+  if (plannedNameMatches(i)) return true;
   // A pass in which a rule of that name fired (its steps are fetched lazily, so the rule names are
   // looked up in the snapshot); under it only the steps of that rule show.
   if (firedMatchingRule(i)) return true;

@@ -88,6 +88,7 @@ protected:
 
 private:
   bool firedMatchingRule(const QModelIndex& sourceIndex) const;
+  bool plannedNameMatches(const QModelIndex& sourceIndex) const;
   bool hideEmpty_ = false;
   QString text_;
 };

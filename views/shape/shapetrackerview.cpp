@@ -17,6 +17,7 @@
 #include "shape/shapegridwidget.h"
 #include "shape/shapeoffsets.h"
 #include "shape/shapeviewsmodel.h"
+#include "panels/elidedlabel.h"
 
 // The colour ramp from the lowest to the highest offset, plus the padding swatch.
 class OffsetLegend : public QWidget {
@@ -78,7 +79,7 @@ private:
 };
 
 ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(new ShapeViewsModel(this)) {
-  m_title = new QLabel(this);
+  m_title = loupe::views::widthFromLayout(new QLabel(this));
   m_title->setTextFormat(Qt::RichText);
   m_title->setWordWrap(true);
 
@@ -125,9 +126,9 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
 
   m_grid = new ShapeGridWidget(this);
   m_legend = new OffsetLegend(this);
-  m_hover = new QLabel(this);
+  m_hover = loupe::views::widthFromLayout(new QLabel(this));
   m_hover->setTextFormat(Qt::RichText);
-  m_expressions = new QLabel(this);
+  m_expressions = loupe::views::widthFromLayout(new QLabel(this));
   m_expressions->setTextFormat(Qt::RichText);
   m_expressions->setWordWrap(true);
   m_expressions->setTextInteractionFlags(Qt::TextSelectableByMouse);

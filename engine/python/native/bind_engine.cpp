@@ -187,8 +187,12 @@ void bind_run_and_eval(py::module_& m) {
   });
   m.def("noopt_comparisons", [](int column_width) {
     std::vector<NooptComparison> cs = take_noopt_comparisons();
+    const size_t plain = take_kernels_without_opts();
     std::string out = cat(cs.size(), " optimized ", cs.size() == 1 ? "kernel" : "kernels",
-                          " compared with NOOPT (each timed once, on the same inputs)\n");
+                          " compared with NOOPT (each timed once, on the same inputs)");
+    if (plain) out += cat("; ", plain, plain == 1 ? " kernel had" : " kernels had", " no optimization applied, so ",
+                          plain == 1 ? "it is" : "they are", " already ", plain == 1 ? "its" : "their", " NOOPT version");
+    out += "\n";
     for (const NooptComparison& c : cs) out += "\n" + format_comparison(c, column_width);
     return out;
   });

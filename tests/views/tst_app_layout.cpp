@@ -1,0 +1,287 @@
+// The main window's layout holds still and every trace starts clean (issue 46): no text in any label
+// widens a dock or the window; Reset Layout stays within the window's size; a newly opened trace
+// clears the graph's find, the Search query and the previous program in the Script panel; the status
+// bar names a schedule pass without a kernel; files dropped on the graph open; the Script editor has
+// line numbers and a marked line readable in the dark palette.
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <QProcess>
+#include <QTabWidget>
+
+#include "app/mainwindow.h"
+#include "panels/rewritedetailpanel.h"
+#include "panels/whynotpanel.h"
+#include "schedule/schedule.h"
+#include "screenshots.h"
+#include "graph/graphpanel.h"
+#include "panels/apppalette.h"
+#include "panels/elidedlabel.h"
+#include "panels/scripteditor.h"
+#include "panels/scriptpanel.h"
+#include "panels/searchpanel.h"
+#include "session/session.h"
+#include "tst_session_traces.h"
+
+using namespace loupe::views;
+
+namespace {
+
+// WCAG's contrast ratio of two colours (1..21).
+double contrast(const QColor& a, const QColor& b) {
+  auto luminance = [](const QColor& c) {
+    auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+  };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+struct DockGeometry {
+  QString name;
+  QSize size;
+};
+
+} // namespace
+
+class TestAppLayout : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString matmul_, nested_;
+
+  static void waitLoaded(MainWindow& w, const QString& path) {
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
+  }
+  static QList<DockGeometry> docks(MainWindow& w) {
+    QList<DockGeometry> out;
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+      if (d->isVisible()) out << DockGeometry{d->objectName(), d->size()};
+    return out;
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("LoupeLayoutTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("LoupeLayoutTest"));
+    QSettings().clear();
+    QVERIFY(dir_.isValid());
+    matmul_ = dir_.filePath(QStringLiteral("matmul.loupe"));
+    nested_ = dir_.filePath(QStringLiteral("nested.loupe"));
+    session_traces::recordMatmulTrace(matmul_);
+    session_traces::recordNestedReduceTrace(nested_);
+  }
+
+  // Every label of every panel given a text far wider than the screen (one unbreakable word, so
+  // wrapping cannot help): no dock and not the window changes size.
+  void noTextResizesAPanel() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    QTest::qWait(200);
+    const QList<DockGeometry> before = docks(w);
+    const QSize window = w.size();
+    const QString huge = QStringLiteral("r_") + QString(4000, QLatin1Char('8'));
+    int labels = 0;
+    for (QLabel* l : w.findChildren<QLabel*>()) {
+      if (!l->isVisible()) continue;
+      if (auto* e = qobject_cast<ElidedLabel*>(l)) e->setText(huge);
+      else l->setText(huge);
+      labels++;
+    }
+    QVERIFY2(labels >= 8, qPrintable(QString::number(labels)));
+    QTest::qWait(300);
+    QCOMPARE(w.size(), window);
+    const QList<DockGeometry> after = docks(w);
+    QCOMPARE(after.size(), before.size());
+    for (int i = 0; i < before.size(); ++i)
+      QVERIFY2(std::abs(after[i].size.width() - before[i].size.width()) <= 2 &&
+                   std::abs(after[i].size.height() - before[i].size.height()) <= 2,
+               qPrintable(QStringLiteral("%1: %2x%3 -> %4x%5").arg(before[i].name).arg(before[i].size.width())
+                              .arg(before[i].size.height()).arg(after[i].size.width()).arg(after[i].size.height())));
+    // an elided label still holds the whole text, in its tooltip too
+    auto* status = w.findChild<ElidedLabel*>(QStringLiteral("scriptStatus"));
+    QVERIFY(status);
+    QCOMPARE(status->text(), huge);
+    QCOMPARE(status->toolTip(), huge);
+  }
+
+  // View › Reset Layout lays the docks out within the window's size: it never grows the window.
+  void resetLayoutKeepsTheWindowSize() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    for (QDockWidget* d : w.findChildren<QDockWidget*>()) d->setFloating(false);
+    w.resetLayout();
+    QTest::qWait(300);
+    QVERIFY2(w.width() <= 1800 && w.height() <= 1100, qPrintable(QStringLiteral("%1x%2").arg(w.width()).arg(w.height())));
+  }
+
+  // Opening another trace: the graph's find bar, the Search query and the old program are gone; the
+  // Script panel shows the program the new trace recorded, or says it recorded none.
+  void aNewTraceStartsClean() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    QVERIFY(w.scriptPanel()->script().contains(QStringLiteral("Tensor.arange(256)")));
+    QCOMPARE(w.scriptPanel()->scriptName(), QStringLiteral("example.py"));
+    w.graphPanel()->find(QStringLiteral("MUL"));
+    w.graphPanel()->showFind();
+    w.searchPanel()->field()->setText(QStringLiteral("relu"));
+    w.searchPanel()->search(QStringLiteral("relu"));
+    w.openFile(nested_);
+    waitLoaded(w, nested_);
+    QCOMPARE(w.graphPanel()->findText(), QString());
+    QVERIFY(!w.graphPanel()->findBarShown());
+    QCOMPARE(w.searchPanel()->field()->text(), QString());
+    QCOMPARE(w.scriptPanel()->script(), QString());
+    QVERIFY2(w.scriptPanel()->statusText().contains(QStringLiteral("recorded no program")), qPrintable(w.scriptPanel()->statusText()));
+    // unsaved edits are never replaced
+    w.scriptPanel()->editor()->setPlainText(QStringLiteral("print('mine')"));
+    w.scriptPanel()->editor()->document()->setModified(true);
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    QCOMPARE(w.scriptPanel()->script(), QStringLiteral("print('mine')"));
+    QVERIFY(w.scriptPanel()->statusText().contains(QStringLiteral("unsaved")));
+  }
+
+  // The status bar names a pass outside kernels by its context, without the last kernel selected.
+  void statusBarOfASchedulePass() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    Session* s = w.session();
+    const TraceSnapshot& t = s->trace();
+    QVERIFY(!t.kernels.empty());
+    s->selectKernel(t.kernels.back().id);
+    QTRY_VERIFY(s->selection().kernel == t.kernels.back().id);
+    int64_t schedulePass = -1;
+    for (const loupe::TraceContext& c : t.contexts)
+      if (c.kind == "schedule")
+        for (const loupe::TracePass* p : t.passesOf(c.id))
+          if (schedulePass < 0) schedulePass = p->id;
+    QVERIFY(schedulePass >= 0);
+    s->selectPass(schedulePass, 0);
+    QTRY_VERIFY(s->selection().pass == schedulePass);
+    const QString shown = w.findChild<ElidedLabel*>(QStringLiteral("breadcrumb"))->text();
+    QVERIFY2(!shown.contains(QString::fromStdString(t.kernels.back().name)), qPrintable(shown));
+    QVERIFY2(shown.startsWith(QStringLiteral("schedule")), qPrintable(shown));
+  }
+
+  // A trace file dragged over the graph of an open trace is accepted (the window opens it).
+  void dropOnTheGraphOpens() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(matmul_);
+    waitLoaded(w, matmul_);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(nested_)});
+    QWidget* target = w.graphPanel()->view()->viewport();
+    QDragEnterEvent enter(target->rect().center(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &enter);
+    QVERIFY(enter.isAccepted());
+  }
+
+  // For a person to look at (issue 46): the MLP example's biggest kernel pass as first drawn and once
+  // dot refined it, its schedule pass, Why not? at the default layout, the dark Script editor.
+  void screenshots() {
+    QString trace = matmul_;
+    const QString cli = qEnvironmentVariable("LOUPE_CLI"), src = qEnvironmentVariable("LOUPE_SOURCE_DIR");
+    if (!cli.isEmpty() && !src.isEmpty()) {
+      const QString mlp = dir_.filePath(QStringLiteral("mlp.loupe"));
+      QProcess p;
+      p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/mlp_train.py")),
+                    QStringLiteral("--trace"), mlp});
+      if (p.waitForFinished(300000) && p.exitCode() == 0) trace = mlp;
+    }
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace);
+    waitLoaded(w, trace);
+    Session* s = w.session();
+    const TraceSnapshot& t = s->trace();
+    // the kernel pass with the most matches, at its last step: the biggest graph a user steps through
+    const loupe::TracePass* biggest = nullptr;
+    const loupe::TracePass* schedule = nullptr;
+    for (const loupe::TraceContext& c : t.contexts)
+      for (const loupe::TracePass* p : t.passesOf(c.id)) {
+        if (c.kind == "kernel" && (!biggest || p->match_count > biggest->match_count)) biggest = p;
+        if (c.kind == "schedule" && p->name == loupe::kSchedulerGraphPass && p->match_count > 0 && !schedule) schedule = p;
+      }
+    QVERIFY(biggest && schedule);
+    GraphPanel* g = w.graphPanel();
+    s->selectPass(biggest->id, biggest->match_count);
+    QTRY_VERIFY_WITH_TIMEOUT(s->selection().pass == biggest->id && g->layoutState() != GraphPanel::LayoutState::Drawing &&
+                                 g->layoutState() != GraphPanel::LayoutState::Empty, 30000);
+    saveChecked(w.grab().toImage(), QStringLiteral("layout_biggest_pass_first"));
+    QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    saveChecked(w.grab().toImage(), QStringLiteral("layout_biggest_pass_refined"));
+    s->selectPass(schedule->id, schedule->match_count);
+    QTRY_VERIFY_WITH_TIMEOUT(s->selection().pass == schedule->id && g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    saveChecked(w.grab().toImage(), QStringLiteral("layout_schedule_pass"));
+    w.rewriteDetail()->tabs()->setCurrentWidget(w.rewriteDetail()->whyNot());
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("layout_why_not_default"));
+    w.setDarkTheme(true);
+    QDockWidget* script = w.dock(QStringLiteral("scriptDock"));
+    script->show();
+    script->raise();
+    w.scriptPanel()->setScript(QStringLiteral("from tinygrad import Tensor\n\nx = Tensor.rand(4, 4)\ny = (x @ x).relu()\nprint(y.numpy())\n"),
+                               QStringLiteral("dark.py"));
+    w.scriptPanel()->editor()->markLine(4);
+    QTest::qWait(300);
+    saveChecked(script->grab().toImage(), QStringLiteral("layout_script_dark"));
+    w.setDarkTheme(false);
+  }
+
+  // The Script editor numbers its lines; the line a link shows stays readable in either palette.
+  void scriptEditorNumbersLinesAndReadsInTheDark() {
+    ScriptEditor e;
+    e.setPlainText(QStringLiteral("a = 1\nb = 2\n").repeated(60));
+    e.resize(600, 400);
+    e.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&e));
+    QVERIFY(e.gutterWidth() >= e.fontMetrics().horizontalAdvance(QStringLiteral("120")));
+    QCOMPARE(e.viewport()->geometry().left() - e.contentsRect().left(), e.gutterWidth());
+    e.markLine(3);
+    QCOMPARE(e.markedLine(), 3);
+    for (bool dark : {false, true}) {
+      const QPalette pal = dark ? darkPalette() : lightPalette();
+      QVERIFY2(contrast(ScriptEditor::markBackground(pal), pal.color(QPalette::Text)) >= 4.5,
+               dark ? "dark" : "light");
+    }
+  }
+};
+
+QTEST_MAIN(TestAppLayout)
+#include "tst_app_layout.moc"

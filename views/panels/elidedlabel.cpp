@@ -1,0 +1,68 @@
+#include "panels/elidedlabel.h"
+
+#include <QEvent>
+#include <QStringList>
+
+namespace loupe::views {
+
+ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
+  setTextFormat(Qt::PlainText);
+  setWordWrap(false);
+  setSizePolicy(QSizePolicy::Ignored, sizePolicy().verticalPolicy());
+}
+
+void ElidedLabel::setText(const QString& text) {
+  if (text == full_) return;
+  full_ = text;
+  refresh();
+}
+
+QSize ElidedLabel::minimumSizeHint() const {
+  const QSize s = QLabel::minimumSizeHint();
+  return {fontMetrics().horizontalAdvance(QStringLiteral("…")) + contentsMargins().left() + contentsMargins().right(),
+          s.height()};
+}
+
+QSize ElidedLabel::sizeHint() const {
+  // ask for the whole text's width, but never more than a short sentence: a dock's first layout
+  // must not be sized by a status message
+  QSize s = QLabel::sizeHint();
+  s.setWidth(std::min(s.width(), fontMetrics().averageCharWidth() * 40));
+  return s;
+}
+
+void ElidedLabel::resizeEvent(QResizeEvent* event) {
+  QLabel::resizeEvent(event);
+  refresh();
+}
+
+void ElidedLabel::changeEvent(QEvent* event) {
+  QLabel::changeEvent(event);
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) refresh();
+}
+
+void ElidedLabel::refresh() {
+  const int room = contentsRect().width() - 2 * margin();
+  QStringList lines = full_.split(QLatin1Char('\n'));
+  bool cut = false;
+  for (QString& line : lines) {
+    const QString shown = fontMetrics().elidedText(line, Qt::ElideRight, std::max(room, 0));
+    cut = cut || shown != line;
+    line = shown;
+  }
+  QLabel::setText(lines.join(QLatin1Char('\n')));
+  if (toolTip().isEmpty() || toolTip() == autoTip_) {
+    autoTip_ = cut ? full_ : QString();
+    setToolTip(autoTip_);
+  }
+}
+
+QLabel* widthFromLayout(QLabel* label) {
+  QSizePolicy policy = label->sizePolicy();  // keeps height-for-width of a wrapping label
+  policy.setHorizontalPolicy(QSizePolicy::Ignored);
+  label->setSizePolicy(policy);
+  label->setMinimumWidth(0);
+  return label;
+}
+
+} // namespace loupe::views
