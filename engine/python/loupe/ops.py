@@ -130,6 +130,11 @@ Variable = UOp
 
 
 def _uop_new(cls, op: Ops, dtype: DType = dtypes.void, src: tuple = tuple(), arg: Any = None):
+  if op is Ops.DEFINE_VAR and isinstance(arg, tuple) and len(arg) == 3 and isinstance(arg[1], bool) and isinstance(arg[2], bool):
+    arg = (arg[0], int(arg[1]), int(arg[2]))  # a bool variable's bounds: the engine keeps integer bounds
+  if op is Ops.SPECIAL and isinstance(arg, tuple) and len(arg) == 2 and not src:
+    # tinygrad's SPECIAL(arg=(name, size)); the engine's is SPECIAL(size) named by its arg
+    return UOp._make(op, dtype, (sint_to_uop(arg[1], dtype),), arg[0])
   return UOp._make(op, dtype, src, arg)
 
 
@@ -355,7 +360,8 @@ def _render_node(u: UOp, done: dict):
   if (r := done.get(u)) is not None: return r
   s = [_render_node(x, done) for x in u.src]
   if any(x is None for x in s): r = None
-  elif u.op in (Ops.DEFINE_VAR, Ops.SPECIAL): r = u.arg[0]
+  elif u.op is Ops.DEFINE_VAR: r = u.arg[0]
+  elif u.op is Ops.SPECIAL: r = u.arg if isinstance(u.arg, str) else u.arg[0]
   elif u.op is Ops.RANGE: r = f"ridx{u.arg}"
   elif u.op is Ops.CONST: r = str(u.arg)
   elif u.op is Ops.BIND: r = s[0]

@@ -93,16 +93,18 @@ UPat make_pattern(std::optional<std::vector<py::handle>> ops, std::optional<std:
   return p;
 }
 
-// Trunc division and remainder of a non-negative dividend by a positive divisor are the floor ones,
-// which the engine's simplifier folds (it reasons in floor semantics; IDIV/MOD are what C computes).
-// tinygrad's `//` and `%` on UOps build IDIV and MOD: this bridge lets the simplifier see them.
+// tinygrad's symbolic rules read `//` and `%` (IDIV, MOD) by a positive divisor as floor division and
+// remainder: its folds are floor identities (it rewrites (a-2)//4 to ((a+2)//4)-1, true only of floor
+// division). The engine's simplifier reasons in floor semantics with FLOORDIV/FLOORMOD and keeps
+// IDIV/MOD for what C computes; this bridge gives tinygrad's expressions the floor ops, as tinygrad's
+// simplifier treats them. (For a non-negative dividend both readings agree.)
 const PatternMatcher& trunc_to_floor_rules() {
   static const PatternMatcher pm{
-      rule("trunc div/mod of non-negatives is floor div/mod",
+      rule("tinygrad's // and % by a positive divisor are floor div/mod",
            UPat::ops(OpSet{Ops::IDIV, Ops::MOD}, {UPat::var("x"), UPat::var("y")}, "d"),
            [](const Match& m) -> UOpPtr {
              const UOpPtr &x = m["x"], &y = m["y"];
-             if (!x->dtype.scalar().is_int() || x->vmin() < 0 || y->vmin() <= 0) return nullptr;
+             if (!x->dtype.scalar().is_int() || y->vmin() <= 0) return nullptr;
              return UOp::make(m.root()->op == Ops::IDIV ? Ops::FLOORDIV : Ops::FLOORMOD, m.root()->dtype, {x, y});
            }),
   };

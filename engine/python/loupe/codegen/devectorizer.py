@@ -3,9 +3,9 @@
 `full_graph_rewrite` simplifies a kernel graph that is already in its lowered form (the index math of
 loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
 a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
-from ..ops import UOp, graph_rewrite, symbolic
+from ..ops import UOp, graph_rewrite, symbolic_flat
 
-sym = symbolic
+sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
 
 
 def full_graph_rewrite(sink: UOp, opts=None) -> UOp:
