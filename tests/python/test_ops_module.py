@@ -124,3 +124,39 @@ def test_pickle_round_trip():
   import pickle
   v = Variable("a", 3, 8) * 2
   assert pickle.loads(pickle.dumps(v)) is v
+
+
+TRACED_PROGRAM = '''\
+from tinygrad.ops import UOp, Ops, UPat, PatternMatcher, graph_rewrite
+from tinygrad.codegen.devectorizer import sym
+
+xor_rules = PatternMatcher([
+  (UPat(Ops.XOR, src=[UPat.var("y"), UPat(Ops.XOR, src=[UPat.var("y"), UPat.var("x")])]),
+   lambda y, x: x),
+])
+a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
+print(graph_rewrite((a ^ (a ^ (b + 0))) * 1, sym + xor_rules, name="xor with symbolic").render(simplify=False))
+'''
+
+
+def test_a_python_rule_is_traced_with_its_file_line_and_text(tmp_path):
+  import os
+  import sqlite3
+  import subprocess
+  import sys
+  program = tmp_path / "rules.py"
+  program.write_text(TRACED_PROGRAM)
+  trace = tmp_path / "t.loupe"
+  out = subprocess.run([sys.executable, str(program)], env={**os.environ, "LOUPE_TRACE": str(trace)}, capture_output=True, text=True,
+                       timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "b"
+  db = sqlite3.connect(str(trace))
+  rules = {name: (file, line) for name, file, line in db.execute("SELECT name, file, line FROM rules")}
+  assert rules["rules.py:5"] == (str(program), 5)  # a lambda's rule is named by its pattern's file:line
+  assert "add_zero" in rules and "mul_one" in rules  # the engine's symbolic rules fired in the same pass
+  text = db.execute("SELECT s.text FROM rule_sources s JOIN rules r ON r.id = s.rule_id WHERE r.name = 'rules.py:5'").fetchone()[0]
+  assert text.startswith("(UPat(Ops.XOR") and "lambda y, x: x" in text
+  fired = [n for (n,) in db.execute("SELECT r.name FROM matches m JOIN rules r ON r.id = m.rule_id JOIN passes p ON p.id = m.pass_id "
+                                     "WHERE p.name = 'xor with symbolic' ORDER BY m.idx")]
+  assert "rules.py:5" in fired

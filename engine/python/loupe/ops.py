@@ -548,6 +548,36 @@ def _takes_ctx(fxn) -> bool:
   except (TypeError, ValueError): return False
 
 
+def _rule_name(p: UPat, fxn) -> str:
+  """A rule's name in traces: its callback's name, or for a lambda the pattern's file:line."""
+  fname = getattr(fxn, "__name__", "rule")
+  if fname != "<lambda>": return fname
+  return f"{p.location[0].rsplit('/', 1)[-1]}:{p.location[1]}"
+
+
+@functools.lru_cache(None)
+def _source_lines(file: str) -> tuple:
+  try:
+    with open(file) as f: return tuple(f.read().splitlines())
+  except OSError: return ()
+
+
+def _rule_text(p: UPat, fxn) -> str:
+  """The rule as written: for a lambda just after its UPat (a rule's tuple), the lines from the UPat through
+  the lambda; otherwise the UPat's line and the callback's own source."""
+  lines = _source_lines(p.location[0])
+  if not lines or p.location[1] > len(lines): return ""
+  first = p.location[1] - 1
+  code = getattr(fxn, "__code__", None)
+  if code is not None and fxn.__name__ == "<lambda>" and code.co_filename == p.location[0] and 0 <= code.co_firstlineno - 1 - first < 30:
+    last = max([ln for _, _, ln in code.co_lines() if ln is not None] + [code.co_firstlineno])
+    return "\n".join(lines[first:last]).strip()
+  text = lines[first].strip()
+  try: text += "\n" + inspect.getsource(fxn).rstrip()
+  except (OSError, TypeError): pass
+  return text
+
+
 class PatternMatcher:
   """Rules (UPat, callback) in order: the first callback that returns a UOp wins. Built into an engine rule
   set on first use; `+` joins matchers (and Loupe's own rule sets, e.g. `symbolic + PatternMatcher([...])`)."""
@@ -567,8 +597,9 @@ class PatternMatcher:
       rules = []
       for p, fxn in self.patterns:
         file, line = p.location
-        name = f"{getattr(fxn, '__name__', 'rule')} {file.rsplit('/', 1)[-1]}:{line}"
-        for n in p._native_alternatives(): rules.append((n, fxn, _takes_ctx(fxn), name))
+        name = _rule_name(p, fxn)
+        text = _rule_text(p, fxn)
+        for n in p._native_alternatives(): rules.append((n, fxn, _takes_ctx(fxn), name, file, line, text))
       self._built = _loupe._pattern_matcher(rules)
     return self._built
 

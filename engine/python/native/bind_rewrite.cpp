@@ -7,6 +7,7 @@
 #include "codegen/linearizer.h"
 #include "common.h"
 #include "rewrite/graph_rewrite.h"
+#include "rewrite/rule_origin.h"
 #include "symbolic/symbolic.h"
 #include "uop_binding.h"
 
@@ -164,15 +165,19 @@ void bind_rewrite(py::module_& m) {
           },
           py::arg("uop"), py::arg("ctx") = py::none());
 
-  // rules: (pattern, callback, takes ctx, rule name) in order
-  m.def("_pattern_matcher", [](const std::vector<std::tuple<UPat, py::object, bool, std::string>>& rules) {
+  // rules: (pattern, callback, takes ctx, rule name, file, line, source text) in order. Each is an engine
+  // rule whose origin (rewrite/rule_origin.h) is the Python file:line of its UPat, so a trace, the rule
+  // profiler and Search show the user's rule where they wrote it.
+  using PyRuleSpec = std::tuple<UPat, py::object, bool, std::string, std::string, int64_t, std::string>;
+  m.def("_pattern_matcher", [](const std::vector<PyRuleSpec>& rules) {
     std::vector<Rule> built;
-    for (const auto& [pat, fn, has_ctx, name] : rules) {
+    for (const auto& [pat, fn, has_ctx, name, file, line, text] : rules) {
       auto r = std::make_shared<PythonRule>();
       r->fn = fn;
       r->has_ctx = has_ctx;
       collect_names(*pat.node, r->names);
       built.push_back(rule(name, pat, python_rule_fn(std::move(r))));
+      set_rule_origin(built.back().id, RuleOrigin{file, line, text});
     }
     return std::make_shared<PatternMatcher>(std::move(built));
   });
