@@ -160,3 +160,19 @@ def test_a_python_rule_is_traced_with_its_file_line_and_text(tmp_path):
   fired = [n for (n,) in db.execute("SELECT r.name FROM matches m JOIN rules r ON r.id = m.rule_id JOIN passes p ON p.id = m.pass_id "
                                      "WHERE p.name = 'xor with symbolic' ORDER BY m.idx")]
   assert "rules.py:5" in fired
+
+
+def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):
+  import os
+  import sqlite3
+  import subprocess
+  src = os.environ.get("LOUPE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+  example = os.path.join(src, "resources", "examples", "xor_rule.py")
+  cli = os.environ.get("LOUPE_CLI", "loupe-cli")
+  trace = tmp_path / "xor.loupe"
+  p = subprocess.run([cli, "run", example, "--trace", str(trace)], capture_output=True, text=True, timeout=300)
+  assert p.returncode == 0, p.stderr[-2000:]
+  assert "-> (a^(b^c))" in p.stdout and "(a ^ (c ^ a)) // 1 + b * 0               -> c" in p.stdout
+  db = sqlite3.connect(str(trace))
+  fired = db.execute("SELECT count(*) FROM matches m JOIN rules r ON r.id = m.rule_id WHERE r.name = 'xor_rule.py:14'").fetchone()[0]
+  assert fired == 3  # every expression but the one without a shared operand
