@@ -176,3 +176,16 @@ def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):
   db = sqlite3.connect(str(trace))
   fired = db.execute("SELECT count(*) FROM matches m JOIN rules r ON r.id = m.rule_id WHERE r.name = 'xor_rule.py:14'").fetchone()[0]
   assert fired == 3  # every expression but the one without a shared operand
+
+
+def test_exec_alu_and_substitute():
+  from tinygrad.ops import _substitute, exec_alu
+  assert exec_alu(Ops.ADD, dtypes.int, [2**31 - 1, 1]) == -2**31  # int32 wraps
+  assert exec_alu(Ops.IDIV, dtypes.int, [-7, 2]) == -3  # C division truncates
+  assert exec_alu(Ops.CMPLT, dtypes.bool, [1, 2]) is True
+  assert exec_alu(Ops.IDIV, dtypes.int, [1, 0]) is None
+  with pytest.raises(ValueError): exec_alu(Ops.SINK, dtypes.int, [1])
+  a = Variable("a", 0, 10)
+  three = UOp.const(dtypes.int, 3)
+  assert graph_rewrite(a * 2 + 1, _substitute, ctx={a: three}, bottom_up=True) is three * 2 + 1
+  assert (a * 2 + 1).substitute({a: three}) is three * 2 + 1

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common.h"
+#include "ir/alu_eval.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "uop_binding.h"
@@ -183,6 +184,26 @@ void bind_uop(py::module_& m) {
     return groups;
   });
   m.def("_live_uop_count", [] { return live_uop_count(); });
+  // tinygrad.ops.exec_alu: one ALU op on Python numbers, with the engine's constant-folding semantics
+  // (the operands read as `dtype` holds them). None when the result is undefined (integer division by 0).
+  m.def("_exec_alu", [](py::handle op, DType dtype, py::sequence operands) {
+    Ops o = op_from_py(op);
+    if (!is_alu(o)) throw py::value_error("exec_alu: " + std::string(op_name(o)) + " is not an ALU op");
+    std::vector<Arg> args;
+    std::vector<DType> dts;
+    for (size_t i = 0; i < operands.size(); i++) {
+      py::handle v = operands[i];
+      // WHERE's condition is a bool; its other operands, and every other op's, have the result's dtype
+      // (a comparison's operands: their own Python type's)
+      DType d = (o == Ops::WHERE && i == 0) || py::isinstance<py::bool_>(v) ? dtypes::bool_
+                : (o == Ops::CMPLT || o == Ops::CMPNE) ? (py::isinstance<py::float_>(v) ? dtypes::float64 : dtypes::int64)
+                                                       : dtype;
+      args.push_back(const_arg_from_py(d, v));
+      dts.push_back(d);
+    }
+    std::optional<Arg> r = exec_alu(o, dtype, args, dts);
+    return r ? arg_to_py(*r) : py::none();
+  });
   // The node a Tensor stands for now (tinygrad's Tensor.lazydata): the same Python object as that node built here.
   m.def("_tensor_uop", [](const Tensor& t) { return uop_to_py(t.uop()); });
 
