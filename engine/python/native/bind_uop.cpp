@@ -56,6 +56,29 @@ py::tuple min_max(const UOp& u) {
   return py::make_tuple(int128_to_py(u.vmin()), int128_to_py(u.vmax()));
 }
 
+// What the engine takes for granted of a node (its range analysis and rules read these sources): checked
+// here so that a malformed node built from Python is a ValueError, not a crash later.
+void check_shape(Ops o, DType dtype, const UOpList& src, const Arg& arg) {
+  auto need = [&](size_t n, const char* what) {
+    if (src.size() != n)
+      throw py::value_error(cat("a ", op_name(o), " UOp takes ", n, " source", n == 1 ? "" : "s", " (", what, "), got ",
+                                src.size()));
+  };
+  if (op_in(o, kUnary) || o == Ops::CAST || o == Ops::BITCAST) need(1, "its operand");
+  else if (op_in(o, kBinary)) need(2, "its operands");
+  else if (op_in(o, kTernary)) need(3, o == Ops::WHERE ? "condition, then, else" : "its operands");
+  else if (o == Ops::BIND) need(2, "the variable and its value");
+  // (a CONST of no value and no dtype is a placeholder tinygrad's tests build: allowed)
+  if (o == Ops::CONST && !arg.is_number() && !(arg.is_none() && dtype.is_void())) throw py::value_error("a CONST UOp's arg is its value (a number), got " + arg.str());
+  if (o == Ops::VCONST) {
+    bool ok = arg.is_tuple();
+    if (ok)
+      for (const Arg& a : arg.as_tuple()) ok = ok && a.is_number();
+    if (!ok) throw py::value_error("a VCONST UOp's arg is a tuple of numbers, got " + arg.str());
+  }
+  if ((o == Ops::RANGE) && src.empty()) throw py::value_error("a RANGE UOp takes its end as a source");
+}
+
 UOpList src_from_py(py::handle src) {
   UOpList out;
   if (src.is_none()) return out;
@@ -225,6 +248,7 @@ void bind_uop(py::module_& m) {
                         a.as_tuple()[2].is_int();
               if (!ok) throw py::value_error("a DEFINE_VAR's arg must be (name, min, max) with integer bounds, got " + a.str());
             }
+            check_shape(o, dtype, s, a);
             return std::const_pointer_cast<UOp>(UOp::make(o, dtype, std::move(s), std::move(a)));
           },
           py::arg("op"), py::arg("dtype"), py::arg("src"), py::arg("arg"))
