@@ -160,6 +160,8 @@ def test_a_python_rule_is_traced_with_its_file_line_and_text(tmp_path):
   fired = [n for (n,) in db.execute("SELECT r.name FROM matches m JOIN rules r ON r.id = m.rule_id JOIN passes p ON p.id = m.pass_id "
                                      "WHERE p.name = 'xor with symbolic' ORDER BY m.idx")]
   assert "rules.py:5" in fired
+  # the pass is located at the Python line that started it
+  assert db.execute("SELECT file, line FROM passes WHERE name = 'xor with symbolic'").fetchone() == (str(program), 9)
 
 
 def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):

@@ -631,21 +631,28 @@ symbolic = _trunc_to_floor + engine_rules("symbolic")
 symbolic_flat = _trunc_to_floor + engine_rules("symbolic_flat")
 
 
-def _caller_name(depth: int = 2) -> str:
+def _caller(depth: int = 2) -> tuple:
+  """The file and line of the first frame outside Loupe's Python package (the user's call)."""
   frm = sys._getframe(depth)
-  return f"{frm.f_code.co_filename.rsplit('/', 1)[-1]}:{frm.f_lineno}"
+  here = __file__.rsplit("/", 1)[0]
+  while frm.f_back is not None and frm.f_code.co_filename.startswith(here): frm = frm.f_back
+  return frm.f_code.co_filename, frm.f_lineno
 
 
 def graph_rewrite(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None):
-  """The engine's graph_rewrite of `sink` with `pm` (a pass a recording trace shows under `name`, by default
-  the caller's file:line). A callback's exception propagates unchanged, and the engine stays usable."""
-  if not pm._index_math: return _loupe._graph_rewrite(sink, pm._native(), ctx, bottom_up, name or _caller_name())
-  out = _loupe._graph_rewrite(_loupe._as_index_math(sink, True), pm._native(), ctx, bottom_up, name or _caller_name())
+  """The engine's graph_rewrite of `sink` with `pm`: a pass a recording trace shows under `name` (by default
+  the caller's file:line), located at the caller's line. A callback's exception propagates unchanged, and
+  the engine stays usable."""
+  file, line = _caller()
+  name = name or f"{file.rsplit('/', 1)[-1]}:{line}"
+  if not pm._index_math: return _loupe._graph_rewrite(sink, pm._native(), ctx, bottom_up, name, file, line)
+  out = _loupe._graph_rewrite(_loupe._as_index_math(sink, True), pm._native(), ctx, bottom_up, name, file, line)
   return _loupe._as_index_math(out, False)
 
 
 def graph_rewrite_map(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None) -> dict:
-  return _loupe._graph_rewrite_map(sink, pm._native(), ctx, bottom_up, name or _caller_name())
+  file, line = _caller()
+  return _loupe._graph_rewrite_map(sink, pm._native(), ctx, bottom_up, name or f"{file.rsplit('/', 1)[-1]}:{line}", file, line)
 
 
 # tinygrad's substitution rule set: graph_rewrite(x, _substitute, ctx={old: new}, bottom_up=True)

@@ -193,17 +193,22 @@ void bind_rewrite(py::module_& m) {
 
   m.def(
       "_graph_rewrite",
-      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name) {
+      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name, std::string file,
+         int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
+        PassCallSite site(name, file, line);
         return uop_to_py(graph_rewrite(root, pm, {.bottom_up = bottom_up, .name = std::move(name)}));
       },
-      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"));
+      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
+      py::arg("line") = 0);
   m.def(
       "_graph_rewrite_map",
-      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name) {
+      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name, std::string file,
+         int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
+        PassCallSite site(name, file, line);
         UOpMap<UOpPtr> map = graph_rewrite_map(root, pm, {.bottom_up = bottom_up, .name = std::move(name)});
         py::dict out;
         for (const UOp* n : root->toposort()) {
@@ -212,7 +217,8 @@ void bind_rewrite(py::module_& m) {
         }
         return out;
       },
-      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"));
+      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
+      py::arg("line") = 0);
   m.def("_substitute", [](py::handle root, py::dict replacements) {
     UOpMap<UOpPtr> table;
     for (auto [k, v] : replacements) table[uop_from_py(k)] = uop_from_py(v);
