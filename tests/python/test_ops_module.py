@@ -225,3 +225,19 @@ def test_malformed_nodes_are_exceptions_not_crashes():
   assert built > 1000 and refused > 1000
   with pytest.raises(ValueError, match="takes 2 sources"): UOp(Ops.ADD, dtypes.int, (Variable("a", 0, 1),))
   with pytest.raises(TypeError, match="CONST"): UOp(Ops.CONST, dtypes.int, arg="x")
+
+
+def test_a_matcher_and_what_its_callbacks_close_over_are_freed_with_it():
+  import gc
+  import weakref
+  class Held: pass
+  held = Held()
+  alive = weakref.ref(held)
+  def make(h): return PatternMatcher([(UPat(Ops.ADD, name="x"), lambda x: None if h else x)])
+  pm = make(held) + sym
+  del held
+  assert graph_rewrite(Variable("a", 0, 3) + 0, pm) is Variable("a", 0, 3)
+  assert alive() is not None
+  del pm, make
+  gc.collect()
+  assert alive() is None

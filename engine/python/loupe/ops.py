@@ -588,8 +588,9 @@ def _rule_text(p: UPat, fxn) -> str:
 class PatternMatcher:
   """Rules (UPat, callback) in order: the first callback that returns a UOp wins. Built into an engine rule
   set on first use; `+` joins matchers (and Loupe's own rule sets, e.g. `symbolic + PatternMatcher([...])`)."""
-  def __init__(self, patterns: list, _native=None, _index_math=False):
+  def __init__(self, patterns: list, _native=None, _index_math=False, _keep=()):
     self.patterns = list(patterns)
+    self._keep = list(_keep)  # what keeps the engine rules' Python callbacks alive (the rules hold them weakly)
     # holds the engine's symbolic rules, which fold integer math in the engine's index dtype: a rewrite
     # with it reads int32 nodes as index math and gives them back as int32 (tinygrad's int symbolic)
     self._index_math = _index_math
@@ -607,11 +608,13 @@ class PatternMatcher:
         name = _rule_name(p, fxn)
         text = _rule_text(p, fxn)
         for n in p._native_alternatives(): rules.append((n, fxn, _takes_ctx(fxn), name, file, line, text))
-      self._built = _loupe._pattern_matcher(rules)
+      self._built, keep = _loupe._pattern_matcher(rules)
+      self._keep.append(keep)
     return self._built
 
   def __add__(self, more: PatternMatcher) -> PatternMatcher:
-    return PatternMatcher(self.patterns + more.patterns, self._native() + more._native(), self._index_math or more._index_math)
+    return PatternMatcher(self.patterns + more.patterns, self._native() + more._native(), self._index_math or more._index_math,
+                          self._keep + more._keep)
 
   def __len__(self): return len(self._native())
 

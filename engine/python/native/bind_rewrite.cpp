@@ -42,8 +42,13 @@ struct PythonRule {
 // Calls the Python callback with the captures as keyword arguments (and ctx when it takes one). An
 // exception it raises travels through the engine's rewrite as py::error_already_set and reaches the
 // caller of graph_rewrite unchanged, traceback included.
-RuleFn python_rule_fn(std::shared_ptr<const PythonRule> r) {
-  return [r = std::move(r)](const Match& m) -> UOpPtr {
+// The rule holds its callback weakly: the engine's rule registry keeps every rule for good (traces refer
+// to rules by id), and must not keep the user's callables, and what they close over, alive with it. The
+// Python PatternMatcher holds them; a rule whose matcher is gone declines.
+RuleFn python_rule_fn(const std::shared_ptr<const PythonRule>& strong) {
+  return [weak = std::weak_ptr<const PythonRule>(strong)](const Match& m) -> UOpPtr {
+    std::shared_ptr<const PythonRule> r = weak.lock();
+    if (!r) return nullptr;
     py::dict kwargs;
     for (const std::string& n : r->names)
       if (m.has(n)) kwargs[py::str(n)] = uop_to_py(m[n]);
@@ -171,15 +176,19 @@ void bind_rewrite(py::module_& m) {
   using PyRuleSpec = std::tuple<UPat, py::object, bool, std::string, std::string, int64_t, std::string>;
   m.def("_pattern_matcher", [](const std::vector<PyRuleSpec>& rules) {
     std::vector<Rule> built;
+    auto* callbacks = new std::vector<std::shared_ptr<const PythonRule>>();
+    // the callbacks live as long as this capsule, which the Python PatternMatcher (and any sum of it) holds
+    py::capsule keep(callbacks, [](void* p) { delete static_cast<std::vector<std::shared_ptr<const PythonRule>>*>(p); });
     for (const auto& [pat, fn, has_ctx, name, file, line, text] : rules) {
       auto r = std::make_shared<PythonRule>();
       r->fn = fn;
       r->has_ctx = has_ctx;
       collect_names(*pat.node, r->names);
-      built.push_back(rule(name, pat, python_rule_fn(std::move(r))));
+      callbacks->push_back(r);
+      built.push_back(rule(name, pat, python_rule_fn(r)));
       set_rule_origin(built.back().id, RuleOrigin{file, line, text});
     }
-    return std::make_shared<PatternMatcher>(std::move(built));
+    return py::make_tuple(std::make_shared<PatternMatcher>(std::move(built)), keep);
   });
 
   // The engine's own rule sets, by name.
