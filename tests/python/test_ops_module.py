@@ -241,3 +241,10 @@ def test_a_matcher_and_what_its_callbacks_close_over_are_freed_with_it():
   del pm, make
   gc.collect()
   assert alive() is None
+
+
+def test_a_tinygrad_name_without_meaning_in_loupe_says_why():
+  with pytest.raises(ImportError, match="TRACK_MATCH_STATS has no meaning in Loupe"):
+    from tinygrad.ops import TRACK_MATCH_STATS  # noqa: F401
+  import tinygrad.ops
+  assert not hasattr(tinygrad.ops, "no_such_name")

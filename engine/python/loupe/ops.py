@@ -675,3 +675,21 @@ def track_rewrites(named=False):
 __all__ = ["Ops", "GroupOp", "UOp", "UPat", "UPatAny", "PatternMatcher", "graph_rewrite", "graph_rewrite_map", "Variable", "sint",
            "resolve", "smax", "smin", "ssimplify", "sym_infer", "symbolic", "symbolic_simple", "symbolic_flat", "track_rewrites",
            "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait", "exec_alu"]
+
+# tinygrad.ops names with no meaning in Loupe: importing one says why, rather than a silent stand-in
+_NOT_IN_LOUPE = {
+  "TRACK_MATCH_STATS": "Loupe records every rewrite while a trace records (loupe-cli run --trace, VIZ=1, LOUPE_TRACE)",
+  "TrackedPatternMatcher": "every PatternMatcher is observed by Loupe's traces; there is no separate tracked kind",
+  "TrackedGraphRewrite": "a trace's passes (engine/trace) hold what tinygrad's TrackedGraphRewrite does",
+  "tracked_keys": "a trace's contexts (engine/trace) hold what tinygrad's tracked_keys does",
+  "tracked_ctxs": "a trace's passes (engine/trace) hold what tinygrad's tracked_ctxs does",
+  "launch_viz": "Loupe's viewer is the Loupe app (VIZ=1 opens it at exit)",
+  "match_stats": "the rule profiler of a trace (loupe-cli trace FILE --rules) holds the match statistics",
+  "buffers": "Loupe keeps device buffers in its engine, not in a table keyed by UOps",
+  "all_metadata": "Loupe keeps each node's provenance in the engine (a Tensor op's file:line), not in a table keyed by UOps",
+}
+
+
+def __getattr__(name: str):
+  if name in _NOT_IN_LOUPE: raise ImportError(f"tinygrad.ops.{name} has no meaning in Loupe: {_NOT_IN_LOUPE[name]}")
+  raise AttributeError(f"module 'tinygrad.ops' (Loupe) has no attribute '{name}'")
