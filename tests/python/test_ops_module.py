@@ -248,3 +248,12 @@ def test_a_tinygrad_name_without_meaning_in_loupe_says_why():
     from tinygrad.ops import TRACK_MATCH_STATS  # noqa: F401
   import tinygrad.ops
   assert not hasattr(tinygrad.ops, "no_such_name")
+
+
+def test_an_int_pattern_joined_to_sym_matches_int_nodes():
+  # with the symbolic rules, int32 nodes are rewritten as the engine's index dtype and given back as int32
+  double_to_shift = PatternMatcher([(UPat(Ops.MUL, dtypes.int, src=(UPat.var("x"), UPat.cvar("c"))),
+                                     lambda x, c: x << 1 if c.arg == 2 else None)])
+  a = Variable("a", 0, 10)
+  out = graph_rewrite((a + 0) * 2, sym + double_to_shift)
+  assert out is a << 1 and out.dtype == dtypes.int

@@ -449,6 +449,9 @@ def get_location() -> tuple[str, int]:
   return frm.f_code.co_filename, frm.f_lineno
 
 
+_INDEX_DTYPE = _loupe.dtype_named("weakint")
+
+
 class UPat(MathTrait):
   """A pattern: op(s), dtype(s), sources (a tuple: in order; a list: in any order; one UPat: every source),
   an arg, a name the callback receives the node under, and allow_any_len (the sources are a prefix)."""
@@ -529,6 +532,9 @@ class UPat(MathTrait):
       options = [list(c) for c in itertools.product(*[s._native_alternatives() for s in src])]
     ops = None if self.op is None else list(self.op)
     dts = None if self.dtype is None else list(self.dtype)
+    # a rewrite with the engine's symbolic rules sees int32 nodes as the engine's index dtype (see
+    # graph_rewrite): a pattern for int32 matches those too
+    if dts is not None and dtypes.int32 in dts: dts.append(_INDEX_DTYPE)
     self._natives = [_loupe._upat(ops, dts, kind, o, self.arg, self.name, self.allowed_len == -1 and src is not None and not isinstance(src, UPat))
                      for o in options]
     return self._natives
