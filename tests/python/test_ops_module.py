@@ -257,3 +257,14 @@ def test_an_int_pattern_joined_to_sym_matches_int_nodes():
   a = Variable("a", 0, 10)
   out = graph_rewrite((a + 0) * 2, sym + double_to_shift)
   assert out is a << 1 and out.dtype == dtypes.int
+
+
+def test_unrolled_floor_divisions_fold_with_offsets_and_folded_terms():
+  # Hermite's identity by residues: offsets past the divisor, and a term already folded to 0 (gidx//4 on [0, 3])
+  g = Variable("gidx", 0, 2559)
+  assert (g // 4 + (g + 2559) // 4 + (g + 2561) // 4 + (g + 2562) // 4).simplify().render() == "(gidx+1919)"  # 0 + 639 + 640 + 640
+  small = Variable("gidx", 0, 3)
+  assert ((small + 2) // 4 + (small + 3) // 4 + (small + 1) // 4).simplify() is small
+  # not a whole run, and the missing residue's quotient varies over the range: left as it is
+  wide = Variable("y", 0, 8)
+  assert ((wide + 2) // 4 + (wide + 3) // 4 + (wide + 1) // 4).simplify().op is Ops.ADD
