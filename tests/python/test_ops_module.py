@@ -268,3 +268,9 @@ def test_unrolled_floor_divisions_fold_with_offsets_and_folded_terms():
   # not a whole run, and the missing residue's quotient varies over the range: left as it is
   wide = Variable("y", 0, 8)
   assert ((wide + 2) // 4 + (wide + 3) // 4 + (wide + 1) // 4).simplify().op is Ops.ADD
+
+
+def test_float_of_constant_arithmetic():
+  assert float(9 / UOp.const(dtypes.float, 4)) == 2.25  # the simplifier leaves 9.0*0.25 for contraction
+  assert int(UOp.const(dtypes.int, 7) // 2) == 3
+  with pytest.raises(ValueError, match="single number"): int(Variable("a", 0, 3) + 1)

@@ -338,9 +338,23 @@ def simplify(self):
 def ssimplify(self): return ret.arg if (ret := self.simplify()).op is Ops.CONST else ret
 
 
+def _const_value(u: UOp, done: dict):
+  """The value of a graph of constants and ALU ops, computed with the engine's constant folding (None when
+  it holds anything else). The simplifier leaves some float constant arithmetic for the compiler's
+  contraction (9.0*0.25 stays a product), which float(u) still evaluates."""
+  if u in done: return done[u]
+  if u.op is Ops.CONST: v = u.arg
+  elif u.op in GroupOp.ALU and all((x := _const_value(s, done)) is not None for s in u.src):
+    v = exec_alu(u.op, u.dtype, [done[s] for s in u.src])
+  else: v = None
+  done[u] = v
+  return v
+
+
 def _eval(self, dts, expected_type):
   if self.dtype not in dts and self.dtype.scalar() not in dts: raise AssertionError(f"eval with wrong dtype {self}")
   vmin, vmax = (simple := self.simplify())._min_max
+  if vmin != vmax and (v := _const_value(simple, {})) is not None: vmin = vmax = v
   if vmin != vmax: raise ValueError(f"eval failed to be a single number, range is {vmin} to {vmax} in {simple.render()}")
   if not isinstance(vmin, expected_type): raise AssertionError(f"vmin is wrong dtype {type(vmin)} != {expected_type}")
   return vmin
