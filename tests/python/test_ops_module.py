@@ -274,3 +274,15 @@ def test_float_of_constant_arithmetic():
   assert float(9 / UOp.const(dtypes.float, 4)) == 2.25  # the simplifier leaves 9.0*0.25 for contraction
   assert int(UOp.const(dtypes.int, 7) // 2) == 3
   with pytest.raises(ValueError, match="single number"): int(Variable("a", 0, 3) + 1)
+
+
+def test_why_not_explains_a_python_rule():
+  xor = PatternMatcher([(UPat(Ops.XOR, src=[UPat.var("y"), UPat(Ops.XOR, src=[UPat.var("y"), UPat.var("x")])]), lambda y, x: x),
+                        (UPat(Ops.XOR, name="z"), lambda z: None)])
+  a, b, c = (Variable(n, 0, 15) for n in "abc")
+  first, second = xor.explain(a ^ (b ^ c))
+  assert first["verdict"] == "no match" and "'y' is already bound" in first["reason"]
+  assert first["file"].endswith("test_ops_module.py") and first["line"] > 0
+  assert second["verdict"] == "declined"
+  fires = xor.explain(a ^ (a ^ c))[0]
+  assert fires["verdict"] == "fires" and fires["replacement"] is c

@@ -638,6 +638,12 @@ class PatternMatcher:
 
   def __len__(self): return len(self._native())
 
+  def explain(self, uop, run_callbacks: bool = True) -> list:
+    """Why each rule tried on `uop` fires or not (the engine's Why not?): one dict per rule, in order, with
+    its name, file, line, verdict (fires, declined, no match, shadowed, not run) and the reason (where
+    the pattern stopped matching). Callbacks run with no ctx."""
+    return self._native().explain(uop, run_callbacks)
+
   def rewrite(self, uop, ctx=None):
     """The first rule's replacement of `uop` itself (no traversal), or None."""
     return self._native().rewrite(uop, ctx)

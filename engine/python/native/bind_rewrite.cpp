@@ -7,6 +7,7 @@
 #include "codegen/linearizer.h"
 #include "common.h"
 #include "rewrite/graph_rewrite.h"
+#include "rewrite/match_explain.h"
 #include "rewrite/rule_origin.h"
 #include "symbolic/symbolic.h"
 #include "uop_binding.h"
@@ -161,6 +162,25 @@ void bind_rewrite(py::module_& m) {
              for (const Rule& r : pm.rules()) names.push_back(r.name);
              return names;
            })
+      .def(
+          "explain",
+          [](const PatternMatcher& pm, py::handle u, bool run_callbacks) {
+            UOpPtr node = uop_from_py(u);
+            CtxScope scope(py::none());
+            py::list out;
+            for (const RuleVerdict& v : explain_rules(pm, node, run_callbacks)) {
+              py::dict d;
+              d["rule"] = v.rule->name;
+              d["file"] = rule_file(*v.rule);
+              d["line"] = rule_line(*v.rule);
+              d["verdict"] = verdict_name(v.kind);
+              d["reason"] = v.reason;
+              d["replacement"] = uop_to_py(v.replacement);
+              out.append(d);
+            }
+            return out;
+          },
+          py::arg("uop"), py::arg("run_callbacks") = true)
       .def(
           "rewrite",
           [](const PatternMatcher& pm, py::handle u, py::handle ctx) {
