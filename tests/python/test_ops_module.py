@@ -286,3 +286,10 @@ def test_why_not_explains_a_python_rule():
   assert second["verdict"] == "declined"
   fires = xor.explain(a ^ (a ^ c))[0]
   assert fires["verdict"] == "fires" and fires["replacement"] is c
+
+
+def test_vector_helpers():
+  from tinygrad.ops import exec_alu
+  v = UOp(Ops.VECTORIZE, dtypes.int.vec(2), (UOp.const(dtypes.int, 1), UOp.const(dtypes.int, 2)))
+  assert v.gep((0, 1)) is v and v.gep(1) is UOp.const(dtypes.int, 2)
+  assert exec_alu(Ops.ADD, dtypes.int.vec(2), [(1, 2), (3, 4)]) == (4, 6)

@@ -144,19 +144,18 @@ for _name, _fn in vars(MathTrait).items():
   if callable(_fn): setattr(UOp, _name, _fn)
 
 
+# These put a function on the UOp class; the module-level name they leave (None) is removed below, so a
+# method named `range` or `vars` does not hide the builtin.
 def _uop_method(fn):
   setattr(UOp, fn.__name__, fn)
-  return fn
 
 
 def _uop_static(fn):
   setattr(UOp, fn.__name__, staticmethod(fn))
-  return fn
 
 
 def _uop_property(fn):
   setattr(UOp, fn.__name__, property(fn))
-  return fn
 
 
 @_uop_method
@@ -409,6 +408,12 @@ def _sym_fxn_of(u: UOp):
 def sym_infer(self, var_vals: dict):
   fxn, names = _sym_fxn_of(self)
   return fxn(**{k.arg[0]: v for k, v in var_vals.items() if k.arg[0] in names})
+
+
+# the names the decorators above left bound to None (they live on the UOp class): gone, so that `range`
+# and `vars` are the builtins again in this module
+for _name in [n for n, v in list(globals().items()) if v is None and not n.startswith("__") and hasattr(UOp, n)]:
+  del globals()[_name]
 
 
 def resolve(x, default: bool = True):
