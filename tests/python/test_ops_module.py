@@ -204,7 +204,7 @@ for op in Ops:
     for src in ((), (a,), (a, a), (a, f, a), (f, f)):
       for arg in (None, 1, "x", (1, 2)):
         try: u = UOp(op, dt, src, arg)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, NotImplementedError):
           refused += 1
           continue
         built += 1
@@ -293,3 +293,14 @@ def test_vector_helpers():
   v = UOp(Ops.VECTORIZE, dtypes.int.vec(2), (UOp.const(dtypes.int, 1), UOp.const(dtypes.int, 2)))
   assert v.gep((0, 1)) is v and v.gep(1) is UOp.const(dtypes.int, 2)
   assert exec_alu(Ops.ADD, dtypes.int.vec(2), [(1, 2), (3, 4)]) == (4, 6)
+
+
+def test_validity_and_tinygrad_ranges():
+  from tinygrad.codegen.symbolic import simplify_valid, uop_given_valid
+  a = Variable("a", 0, 10)
+  assert simplify_valid((a < 5) & (a < 3)) is (a < 3)
+  assert uop_given_valid(a < 3, a // 4) is UOp.const(dtypes.int, 0)
+  r = UOp(Ops.RANGE, dtypes.int, (UOp.const(dtypes.int, 0), UOp.const(dtypes.int, 8)), 0)  # tinygrad's (start, end)
+  assert (r.vmin, r.vmax) == (0, 7) and len(r.src) == 1
+  with pytest.raises(NotImplementedError, match="RANGE"):
+    UOp(Ops.RANGE, dtypes.int, (UOp.const(dtypes.int, 2), UOp.const(dtypes.int, 8)), 0)

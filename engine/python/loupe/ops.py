@@ -132,6 +132,11 @@ Variable = UOp
 def _uop_new(cls, op: Ops, dtype: DType = dtypes.void, src: tuple = tuple(), arg: Any = None):
   if op is Ops.DEFINE_VAR and isinstance(arg, tuple) and len(arg) == 3 and isinstance(arg[1], bool) and isinstance(arg[2], bool):
     arg = (arg[0], int(arg[1]), int(arg[2]))  # a bool variable's bounds: the engine keeps integer bounds
+  if op is Ops.RANGE and len(src) == 2:
+    # tinygrad's RANGE(start, end); the engine's counts from 0: RANGE(end)
+    if not (src[0].op is Ops.CONST and src[0].arg == 0):
+      raise NotImplementedError("a RANGE that does not start at 0 has no meaning in Loupe (its RANGE counts from 0 to its one source)")
+    src = src[1:]
   if op is Ops.SPECIAL and isinstance(arg, tuple) and len(arg) == 2 and not src:
     # tinygrad's SPECIAL(arg=(name, size)); the engine's is SPECIAL(size) named by its arg
     return UOp._make(op, dtype, (sint_to_uop(arg[1], dtype),), arg[0])

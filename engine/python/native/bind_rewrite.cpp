@@ -256,6 +256,9 @@ void bind_rewrite(py::module_& m) {
   m.def("_as_index_math", [](py::handle u, bool to_index) {
     return uop_to_py(to_index ? retype(uop_from_py(u), dtypes::int32, dtypes::index) : retype(uop_from_py(u), dtypes::index, dtypes::int32));
   });
+  // validity (symbolic/symbolic.h): a gate's clauses simplified given each other, and an expression given a gate
+  m.def("_simplify_valid", [](py::handle valid) { return uop_to_py(simplify_valid(uop_from_py(valid))); });
+  m.def("_uop_given_valid", [](py::handle valid, py::handle u) { return uop_to_py(uop_given_valid(uop_from_py(valid), uop_from_py(u))); });
   m.def("_linearize", [](py::handle sink) {
     py::list out;
     for (const UOpPtr& u : linearize(uop_from_py(sink))) out.append(uop_to_py(u));
