@@ -304,3 +304,15 @@ def test_validity_and_tinygrad_ranges():
   assert (r.vmin, r.vmax) == (0, 7) and len(r.src) == 1
   with pytest.raises(NotImplementedError, match="RANGE"):
     UOp(Ops.RANGE, dtypes.int, (UOp.const(dtypes.int, 2), UOp.const(dtypes.int, 8)), 0)
+
+
+def test_tinygrad_div_and_mod_keep_their_ops_through_sym():
+  a = Variable("a", 0, 100)
+  out = graph_rewrite(((a + 0) * 2) // 4 + (a % 8) * 0, sym)
+  assert out.op is Ops.IDIV and out.render(simplify=False) == "(a//2)"
+  # a user's rule for IDIV joined to sym sees tinygrad's // (the engine folds it as a floor division)
+  halve = PatternMatcher([(UPat(Ops.IDIV, src=(UPat.var("x"), UPat.cvar("c"))), lambda x, c: x >> 1 if c.arg == 2 else None)])
+  assert graph_rewrite((a + 0) // 2, sym + halve) is a >> 1
+  # a graph with the engine's own floor ops keeps them
+  fd = UOp(Ops.FLOORDIV, dtypes.int, (a * 2, UOp.const(dtypes.int, 4)))
+  assert graph_rewrite(fd, sym).op is Ops.FLOORDIV

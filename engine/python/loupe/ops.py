@@ -559,6 +559,9 @@ class UPat(MathTrait):
     # a rewrite with the engine's symbolic rules sees int32 nodes as the engine's index dtype (see
     # graph_rewrite): a pattern for int32 matches those too
     if dts is not None and dtypes.int32 in dts: dts.append(_INDEX_DTYPE)
+    # and sees tinygrad's // and % as the floor ops
+    if ops is not None:
+      ops += [f for t, f in ((Ops.IDIV, Ops.FLOORDIV), (Ops.MOD, Ops.FLOORMOD)) if t in ops and f not in ops]
     self._natives = [_loupe._upat(ops, dts, kind, o, self.arg, self.name, self.allowed_len == -1 and src is not None and not isinstance(src, UPat))
                      for o in options]
     return self._natives
@@ -685,8 +688,11 @@ def graph_rewrite(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None
   file, line = _caller()
   name = name or f"{file.rsplit('/', 1)[-1]}:{line}"
   if not pm._index_math: return _loupe._graph_rewrite(sink, pm._native(), ctx, bottom_up, name, file, line)
+  # the symbolic rules fold int32 as the engine's index math, and tinygrad's // and % as floor ops: a graph
+  # built with tinygrad's ops (no floor ops of its own) gets int32 and IDIV/MOD back, as tinygrad's would
+  tinygrad_ops = not _loupe._has_floor_ops(sink)
   out = _loupe._graph_rewrite(_loupe._as_index_math(sink, True), pm._native(), ctx, bottom_up, name, file, line)
-  return _loupe._as_index_math(out, False)
+  return _loupe._as_index_math(out, False, tinygrad_ops)
 
 
 def graph_rewrite_map(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None) -> dict:

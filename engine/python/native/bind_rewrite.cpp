@@ -124,17 +124,21 @@ using SharedMatcher = std::shared_ptr<PatternMatcher>;
 // (symbolic) apply to its index dtype only, where a value cannot overflow; tinygrad's symbolic math is on
 // int32 and ignores overflow. Reading tinygrad's int32 expressions as index math for the rewrite, and
 // back after, gives them tinygrad's folding.
-UOpPtr retype(const UOpPtr& root, DType from, DType to) {
+UOpPtr retype(const UOpPtr& root, DType from, DType to, bool floor_to_trunc = false) {
   FlatPtrMap<const UOp*, UOpPtr> done;
+  auto op_of = [&](Ops o) {
+    if (!floor_to_trunc) return o;
+    return o == Ops::FLOORDIV ? Ops::IDIV : o == Ops::FLOORMOD ? Ops::MOD : o;
+  };
   for (const UOp* n : root->toposort()) {
     UOpList src;
-    bool changed = n->dtype == from;
+    bool changed = n->dtype == from || op_of(n->op) != n->op;
     for (const UOpPtr& s : n->src) {
       const UOpPtr& r = *done.find(s.get());
       changed = changed || r != s;
       src.push_back(r);
     }
-    done[n] = changed ? UOp::make(n->op, n->dtype == from ? to : n->dtype, std::move(src), n->arg) : n->ptr();
+    done[n] = changed ? UOp::make(op_of(n->op), n->dtype == from ? to : n->dtype, std::move(src), n->arg) : n->ptr();
   }
   return *done.find(root.get());
 }
@@ -253,8 +257,19 @@ void bind_rewrite(py::module_& m) {
     for (auto [k, v] : replacements) table[uop_from_py(k)] = uop_from_py(v);
     return uop_to_py(substitute(uop_from_py(root), table));
   });
-  m.def("_as_index_math", [](py::handle u, bool to_index) {
-    return uop_to_py(to_index ? retype(uop_from_py(u), dtypes::int32, dtypes::index) : retype(uop_from_py(u), dtypes::index, dtypes::int32));
+  // to_index: int32 nodes become index nodes; else back, and with floor_to_trunc the floor ops the
+  // simplifier left become tinygrad's IDIV/MOD again (for a graph that had no floor ops of its own)
+  m.def(
+      "_as_index_math",
+      [](py::handle u, bool to_index, bool floor_to_trunc) {
+        return uop_to_py(to_index ? retype(uop_from_py(u), dtypes::int32, dtypes::index)
+                                  : retype(uop_from_py(u), dtypes::index, dtypes::int32, floor_to_trunc));
+      },
+      py::arg("u"), py::arg("to_index"), py::arg("floor_to_trunc") = false);
+  m.def("_has_floor_ops", [](py::handle u) {
+    for (const UOp* n : uop_from_py(u)->toposort())
+      if (n->op == Ops::FLOORDIV || n->op == Ops::FLOORMOD) return true;
+    return false;
   });
   // validity (symbolic/symbolic.h): a gate's clauses simplified given each other, and an expression given a gate
   m.def("_simplify_valid", [](py::handle valid) { return uop_to_py(simplify_valid(uop_from_py(valid))); });

@@ -5,8 +5,9 @@ from ..ops import UOp, symbolic, symbolic_flat, symbolic_simple
 
 
 def _index_math(f, *uops):
+  tinygrad_ops = not any(_loupe._has_floor_ops(u) for u in uops)
   out = f(*[_loupe._as_index_math(u, True) for u in uops])
-  return None if out is None else _loupe._as_index_math(out, False)
+  return None if out is None else _loupe._as_index_math(out, False, tinygrad_ops)
 
 
 def simplify_valid(valid: UOp):
