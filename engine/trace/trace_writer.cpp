@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "rewrite/rule_origin.h"
 #include "rewrite/rule_source.h"
 #include "support/options.h"
 #include "support/error.h"
@@ -413,8 +414,10 @@ void TraceWriter::pass_begin(const PassInfo& pass, const UOpPtr& root) {
     int64_t input = ensure_node(root.get());
     int64_t ctx = context_for_pass(), id = next_pass_id_++, now = now_ns();
     int64_t parent = stack.empty() ? -1 : stack.back().id;
-    enqueue([this, id, ctx, parent, name = pass.name, file = std::string(pass.location.file_name()),
-             line = int64_t(pass.location.line()), bottom_up = int64_t(pass.bottom_up), depth = int64_t(pass.depth),
+    // a pass started from Python is located at the Python line that started it (rewrite/rule_origin.h)
+    const RuleOrigin* site = PassCallSite::find(pass.name);
+    enqueue([this, id, ctx, parent, name = pass.name, file = site ? site->file : std::string(pass.location.file_name()),
+             line = site ? site->line : int64_t(pass.location.line()), bottom_up = int64_t(pass.bottom_up), depth = int64_t(pass.depth),
              input, now] {
       ins_pass_.bind(1, id).bind(2, ctx);
       if (parent < 0) ins_pass_.bind_null(3);
@@ -440,11 +443,13 @@ TraceWriter::RuleStats& TraceWriter::rule_stats(const Rule& rule) {
   }
   if (fresh) {
     next_rule_id_++;
-    enqueue([this, id = stats->id, name = rule.name, file = std::string(rule.location.file_name()),
-             line = int64_t(rule.location.line())] {
+    // a rule written in Python says where (rewrite/rule_origin.h); the engine's own, their C++ line
+    std::optional<RuleOrigin> origin = rule_origin(rule.id);
+    enqueue([this, id = stats->id, name = rule.name, file = origin ? origin->file : std::string(rule.location.file_name()),
+             line = origin ? origin->line : int64_t(rule.location.line()), given = origin ? origin->text : std::string()] {
       ins_rule_.bind(1, id).bind(2, name).bind(3, file).bind(4, line).run();
       // The rule's text, so the app shows it without the source tree (found on the writer's thread).
-      if (std::string text = rule_source_text(file, line, name); !text.empty())
+      if (std::string text = given.empty() ? rule_source_text(file, line, name) : given; !text.empty())
         ins_rule_source_.bind(1, id).bind(2, text).run();
     });
   }

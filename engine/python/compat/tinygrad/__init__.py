@@ -8,13 +8,14 @@ import loupe
 from loupe import Device, Tensor, TinyJit, dtypes, nn
 from loupe.helpers import Context, GlobalCounters, fetch, getenv
 
-for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit"):
+for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit", "ops",
+              "codegen", "codegen.symbolic", "codegen.devectorizer", "codegen.linearize"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
+ops, codegen = loupe.ops, loupe.codegen
+from loupe.ops import UOp  # noqa: E402
 
-
-def Variable(*args, **kwargs):
-  raise NotImplementedError("symbolic shapes (Variable) are not supported by Loupe")
+Variable = UOp.variable
 
 
 __all__ = ["Tensor", "TinyJit", "dtypes", "Device", "nn", "GlobalCounters", "Context", "fetch", "getenv", "Variable"]

@@ -1,0 +1,1 @@
+"""tinygrad.codegen: the engine's kernel pipeline (engine/codegen) under tinygrad's module names."""

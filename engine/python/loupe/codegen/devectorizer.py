@@ -1,0 +1,18 @@
+"""tinygrad.codegen.devectorizer's `sym` and `full_graph_rewrite`, on the engine's symbolic rules.
+
+`full_graph_rewrite` simplifies a kernel graph that is already in its lowered form (the index math of
+loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
+a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
+from ..ops import UOp, graph_rewrite, symbolic_flat
+
+sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
+
+
+def full_graph_rewrite(sink: UOp, opts=None) -> UOp:
+  if opts is not None:
+    raise NotImplementedError("full_graph_rewrite(opts=...): Loupe applies a renderer's late rewrites in its own kernel pipeline, "
+                              "not to a graph given here")
+  return graph_rewrite(sink, sym, name="full_graph_rewrite")
+
+
+__all__ = ["sym", "full_graph_rewrite"]
