@@ -8,6 +8,7 @@
 
 namespace loupe::python {
 void set_package_dirs(const std::vector<std::string>& dirs);  // provenance.cpp
+void bind_shape(py::module_& m);                              // bind_shape.cpp: View, ShapeTracker
 
 namespace {
 // The folder this extension module was loaded from (loupe/), found from one of its own symbols:
@@ -37,4 +38,5 @@ PYBIND11_MODULE(_loupe, m) {
   bind_tensor_nn(cls);
   bind_engine(m);
   bind_nn(m);
+  bind_shape(m);
 }

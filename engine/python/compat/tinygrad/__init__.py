@@ -11,6 +11,9 @@ from loupe.helpers import Context, GlobalCounters, fetch, getenv
 for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
+# the compiler's modules (issue 44): shape tracking, scheduling, kernels, renderers, the interpreted device
+for _name in ("shape", "shape.view", "shape.shapetracker"):
+  sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 
 
 def Variable(*args, **kwargs):
