@@ -12,6 +12,7 @@ from typing import Any, Callable, Generic, TypeVar
 from loupe import _loupe
 from loupe.helpers import getenv
 from loupe.tensor import Tensor
+from loupe.engine.realize import Runner
 
 ReturnType = TypeVar("ReturnType")
 
@@ -48,9 +49,10 @@ class JitBuffer:
   def __repr__(self) -> str: return f"<buf real:True device:{self.device} size:{self.size} dtype:{self.dtype}>"
 
 
-class JitProgram:
+class JitProgram(Runner):
   """What a captured item runs: a kernel (its name, launch sizes and estimates) or a copy."""
   def __init__(self, item: dict):
+    self.device = item.get("device", "")
     self.name = self.display_name = item["name"]
     self.is_copy = item["kind"] == "copy"
     self.global_size, self.local_size = list(item["global_size"]), list(item["local_size"])

@@ -1,0 +1,54 @@
+// Tensor.schedule() for tinygrad.engine.schedule / realize: the engine's own schedule of a set of tensors
+// (the same cached schedule realize() then runs), as items with their AST, buffers and the tensor ops
+// fused into each. Items keep the engine's ScheduleItem; their AST and buffers reach Python as UOps
+// through uop_bridge.h.
+#include "common.h"
+#include "exec/realize.h"
+#include "schedule/schedule_cache.h"
+#include "support/error.h"
+#include "uop_bridge.h"
+
+namespace loupe::python {
+
+namespace {
+
+py::object uop_or_error(const UOpPtr& u, const char* what) {
+  if (!bridge().to_py)
+    throw py::type_error(std::string(what) + " is a UOp, and this build does not bind tinygrad.ops.UOp");
+  return bridge().to_py(u);
+}
+
+} // namespace
+
+void bind_schedule(py::module_& m) {
+  py::class_<ScheduleItem>(m, "NativeScheduleItem", "One kernel (or copy) of the engine's schedule")
+      .def_property_readonly("ast", [](const ScheduleItem& s) { return uop_or_error(s.ast, "ScheduleItem.ast"); })
+      .def_property_readonly("buffer_nodes", [](const ScheduleItem& s) {
+        py::list out;
+        for (const UOpPtr& b : s.bufs) out.append(uop_or_error(b, "ScheduleItem.bufs"));
+        return out;
+      })
+      .def_property_readonly("nbufs", [](const ScheduleItem& s) { return s.bufs.size(); })
+      .def_property_readonly("is_copy", [](const ScheduleItem& s) { return s.ast->op == Ops::COPY; })
+      // the tensor ops fused into it: (op, file, line, function)
+      .def_property_readonly("metadata", [](const ScheduleItem& s) {
+        py::list out;
+        for (uint32_t id : s.metadata) {
+          const Metadata& md = metadata_of(id);
+          out.append(py::make_tuple(md.op, md.file, md.line, md.function));
+        }
+        return out;
+      })
+      .def("__repr__", [](const ScheduleItem& s) {
+        return cat("<ScheduleItem ", s.ast->op == Ops::COPY ? "copy" : "kernel", " with ", s.bufs.size(), " buffers>");
+      });
+  // The schedule realize() would run for these tensors, without running it (cached: realize reuses it).
+  m.def("schedule_tensors", [](const std::vector<Tensor>& tensors) {
+    UOpList outs;
+    for (const Tensor& t : tensors) outs.push_back(t.uop());
+    Schedule s = cached_schedule(outs, device_schedule_options());
+    return s.items;
+  });
+}
+
+} // namespace loupe::python
