@@ -80,3 +80,16 @@ def test_helpers_names():
   with pytest.raises(NotImplementedError, match="DEVECTORIZE"):
     with Context(DEVECTORIZE=0): pass
   assert DEVECTORIZE.value == 1
+
+
+def test_python_device_is_the_interpreter():
+  from tinygrad import Device
+  from tinygrad.runtime.ops_python import PythonProgram, PythonRenderer
+  t = Tensor([1.0, 2.0, 3.0], device="PYTHON") * 2
+  assert t.device == "INTERP" and t.tolist() == [2.0, 4.0, 6.0]
+  assert Device.canonicalize("python") == "INTERP"
+  si = (Tensor.rand(4, 4) + 1).schedule()[-1]
+  prg = Kernel(si, opts=PythonRenderer()).to_program()
+  assert prg.device == "INTERP" and "LOAD" in prg.src
+  with pytest.raises(NotImplementedError, match="INTERP"):
+    PythonProgram("run", b"")
