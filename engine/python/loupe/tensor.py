@@ -8,7 +8,7 @@ from typing import Optional
 from loupe import _loupe
 from loupe._loupe import Tensor
 from loupe.device import Device  # noqa: F401  (tinygrad's tensor module holds Device too: from tinygrad.tensor import Device)
-from loupe.engine.schedule import tensor_schedule as _tensor_schedule
+from loupe.engine.schedule import tensor_schedule as _tensor_schedule, tensor_schedule_with_vars as _tensor_schedule_with_vars
 from loupe.dtype import ConstType, DType, DTypeLike, _from_np_dtype, _to_np_dtype, dtypes, least_upper_dtype, least_upper_float
 
 
@@ -72,6 +72,7 @@ Tensor.shard = _unsupported("shard (multi-device tensors)")
 Tensor.shard_ = _unsupported("shard_ (multi-device tensors)")
 Tensor.from_url = staticmethod(_from_url)
 Tensor.schedule = _tensor_schedule
+Tensor.schedule_with_vars = _tensor_schedule_with_vars
 Tensor.__module__ = "loupe.tensor"
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

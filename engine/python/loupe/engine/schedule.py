@@ -50,6 +50,12 @@ def tensor_schedule(self, *lst) -> list[ScheduleItem]:
   return items
 
 
+def tensor_schedule_with_vars(self, *lst) -> tuple[list[ScheduleItem], dict]:
+  """Tensor.schedule_with_vars(*others): the schedule, and the values of its symbolic variables (Loupe's
+  schedules hold their variables bound, so that dict is empty)."""
+  return tensor_schedule(self, *lst), {}
+
+
 def create_schedule_with_vars(*args, **kwargs):
   raise NotImplementedError("create_schedule_with_vars: Loupe schedules tensors, not a SINK of UOps: use Tensor.schedule()")
 
