@@ -18,13 +18,14 @@ shift
 checkout=$(cd "$checkout" && pwd)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${LOUPE_BUILD_DIR:-$root/build/release}
+build=$(cd "$build" 2>/dev/null && pwd || echo "$build")  # absolute: the tests run from the checkout
 python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 python=${python:-/usr/bin/python3}
 if [ ! -f "$checkout/test/test_ops.py" ]; then
   echo "tinygrad-tests: $checkout/test/test_ops.py not found (pass a tinygrad checkout)" >&2
   exit 2
 fi
-if [ ! -d "$build/python/loupe" ]; then
+if [ ! -d "$build/python/loupe" ] || [ ! -f "$build/python/compat/tinygrad/__init__.py" ]; then
   echo "tinygrad-tests: $build/python/loupe not found: build Loupe first (resources/scripts/run-tests.sh or cmake --build --preset release)" >&2
   exit 2
 fi
