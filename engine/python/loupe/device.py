@@ -17,6 +17,19 @@ class _DeviceHandle:
 
   def synchronize(self) -> None: pass
 
+  @property
+  def graph(self):
+    """tinygrad's graph class for batched launches: none on Loupe's host devices. On CUDA, TinyJit replays a
+    captured step as one CUDA graph itself (JIT=1); there is no tinygrad graph class to hand out."""
+    if self.device.split(":")[0] == "CUDA":
+      raise NotImplementedError("Device['CUDA'].graph: Loupe's TinyJit replays CUDA steps as CUDA graphs itself; it has no tinygrad graph class")
+    return None
+
+  @property
+  def renderer(self):
+    from loupe.renderer import Renderer
+    return Renderer(self.device)
+
   def __repr__(self) -> str: return f"<Device {self.device}>"
 
 
