@@ -93,3 +93,18 @@ def test_python_device_is_the_interpreter():
   assert prg.device == "INTERP" and "LOAD" in prg.src
   with pytest.raises(NotImplementedError, match="INTERP"):
     PythonProgram("run", b"")
+
+
+def test_device_buffer_roundtrip():
+  import numpy as np
+  from tinygrad.device import Buffer
+  b = Buffer("CPU", 4, dtypes.int32)
+  assert not b.is_allocated() and b.nbytes == 16
+  b.copyin(memoryview(np.array([1, -2, 3, 4], dtype=np.int32).tobytes()))
+  assert b.is_allocated() and b.numpy().tolist() == [1, -2, 3, 4]
+  out = bytearray(16)
+  b.copyout(memoryview(out))
+  assert np.frombuffer(out, dtype=np.int32).tolist() == [1, -2, 3, 4]
+  with pytest.raises(ValueError, match="copyin"):
+    b.copyin(memoryview(b"123"))
+  assert Buffer("CPU", 2, dtypes.float, initial_value=np.array([0.5, 2], dtype=np.float32).tobytes()).numpy().tolist() == [0.5, 2.0]
