@@ -9,6 +9,7 @@
 #include "codegen/lowerer.h"
 #include "codegen/transcendental.h"
 #include "render/c_renderer.h"
+#include "rewrite/rule_origin.h"
 #include "render/cuda_renderer.h"
 #include "render/opencl_renderer.h"
 #include "runtime/device.h"
@@ -78,7 +79,7 @@ std::string rule_identity(const std::string& name, const std::string& file, int6
   return cat(name, "@", repo_relative_path(file), ":", line);
 }
 
-std::string rule_identity(const Rule& r) { return rule_identity(r.name, r.location.file_name(), r.location.line()); }
+std::string rule_identity(const Rule& r) { return rule_identity(r.name, rule_file(r), rule_line(r)); }
 
 std::optional<PassRules> pass_rules(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
                                     std::string* why) {

@@ -4,15 +4,16 @@
 #include <cstdio>
 #include <iostream>
 
+#include "rewrite/rule_origin.h"
 #include "support/options.h"
 
 namespace loupe {
 
 RuleStat& RuleStatsListener::entry(const Rule& rule) {
   // relative to the source tree, as traces show it
-  std::string file = rule.location.file_name();
+  std::string file = rule_file(rule);
   if (size_t at = file.rfind("/engine/"); at != std::string::npos) file = file.substr(at + 1);
-  std::string location = file + ":" + std::to_string(rule.location.line());
+  std::string location = file + ":" + std::to_string(rule_line(rule));
   auto [it, added] = by_location_.try_emplace(location + " " + rule.name);
   if (added) {
     it->second.name = rule.name;

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "rewrite/rule_origin.h"
 #include "rewrite/rule_source.h"
 #include "support/options.h"
 #include "support/error.h"
@@ -440,11 +441,13 @@ TraceWriter::RuleStats& TraceWriter::rule_stats(const Rule& rule) {
   }
   if (fresh) {
     next_rule_id_++;
-    enqueue([this, id = stats->id, name = rule.name, file = std::string(rule.location.file_name()),
-             line = int64_t(rule.location.line())] {
+    // a rule written in Python says where (rewrite/rule_origin.h); the engine's own, their C++ line
+    std::optional<RuleOrigin> origin = rule_origin(rule.id);
+    enqueue([this, id = stats->id, name = rule.name, file = origin ? origin->file : std::string(rule.location.file_name()),
+             line = origin ? origin->line : int64_t(rule.location.line()), given = origin ? origin->text : std::string()] {
       ins_rule_.bind(1, id).bind(2, name).bind(3, file).bind(4, line).run();
       // The rule's text, so the app shows it without the source tree (found on the writer's thread).
-      if (std::string text = rule_source_text(file, line, name); !text.empty())
+      if (std::string text = given.empty() ? rule_source_text(file, line, name) : given; !text.empty())
         ins_rule_source_.bind(1, id).bind(2, text).run();
     });
   }

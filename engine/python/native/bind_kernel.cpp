@@ -5,7 +5,7 @@
 #include "common.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
-#include "uop_bridge.h"
+#include "uop_binding.h"
 
 namespace loupe::python {
 
@@ -23,8 +23,7 @@ UOpPtr ast_of(py::handle h) {
   py::object native = py::reinterpret_borrow<py::object>(h);
   if (py::hasattr(h, "_native")) native = h.attr("_native");
   if (py::isinstance<ScheduleItem>(native)) return native.cast<const ScheduleItem&>().ast;
-  if (bridge().from_py)
-    if (UOpPtr u = bridge().from_py(h)) return u;
+  if (is_uop(h)) return uop_from_py(h);
   throw py::type_error("Kernel: expected a kernel AST (a UOp, or a ScheduleItem from Tensor.schedule()), got " +
                        py::repr(h).cast<std::string>());
 }

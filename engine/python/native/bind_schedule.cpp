@@ -1,31 +1,20 @@
 // Tensor.schedule() for tinygrad.engine.schedule / realize: the engine's own schedule of a set of tensors
 // (the same cached schedule realize() then runs), as items with their AST, buffers and the tensor ops
-// fused into each. Items keep the engine's ScheduleItem; their AST and buffers reach Python as UOps
-// through uop_bridge.h.
+// fused into each. Items keep the engine's ScheduleItem; their AST and buffers are tinygrad.ops UOps.
 #include "common.h"
 #include "exec/realize.h"
 #include "schedule/schedule_cache.h"
 #include "support/error.h"
-#include "uop_bridge.h"
+#include "uop_binding.h"
 
 namespace loupe::python {
 
-namespace {
-
-py::object uop_or_error(const UOpPtr& u, const char* what) {
-  if (!bridge().to_py)
-    throw py::type_error(std::string(what) + " is a UOp, and this build does not bind tinygrad.ops.UOp");
-  return bridge().to_py(u);
-}
-
-} // namespace
-
 void bind_schedule(py::module_& m) {
   py::class_<ScheduleItem>(m, "NativeScheduleItem", "One kernel (or copy) of the engine's schedule")
-      .def_property_readonly("ast", [](const ScheduleItem& s) { return uop_or_error(s.ast, "ScheduleItem.ast"); })
+      .def_property_readonly("ast", [](const ScheduleItem& s) { return uop_to_py(s.ast); })
       .def_property_readonly("buffer_nodes", [](const ScheduleItem& s) {
         py::list out;
-        for (const UOpPtr& b : s.bufs) out.append(uop_or_error(b, "ScheduleItem.bufs"));
+        for (const UOpPtr& b : s.bufs) out.append(uop_to_py(b));
         return out;
       })
       .def_property_readonly("nbufs", [](const ScheduleItem& s) { return s.bufs.size(); })

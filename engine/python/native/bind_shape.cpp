@@ -1,36 +1,21 @@
 // The engine's View and ShapeTracker (engine/shape) as tinygrad v0.10.2's classes of those names:
 // values with tuple fields, movement ops that return new objects, `+` composition, invert, simplify,
-// real_strides and index expressions. Dims are Python ints, or UOps where they are symbolic (those
-// need the UOp class that tinygrad.ops binds; without it a symbolic dim is a clear error).
+// real_strides and index expressions. Dims are Python ints, or tinygrad.ops UOps where they are symbolic.
 #include <sstream>
 
 #include "common.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
-#include "uop_bridge.h"
+#include "uop_binding.h"
 
 namespace loupe::python {
-
-UopBridge& bridge() {
-  static UopBridge b;
-  return b;
-}
-
-void set_uop_bridge(UopBridge b) { bridge() = std::move(b); }
 
 namespace {
 
 std::string repr_of(py::handle h) { return py::repr(h).cast<std::string>(); }
 
-// A symbolic dim as the Python UOp object, through the converters the UOp binding registers.
-py::object uop_to_py(const UOpPtr& u) {
-  if (!bridge().to_py)
-    throw py::type_error("a symbolic shape value or index expression needs tinygrad.ops.UOp, which this build does not bind");
-  return bridge().to_py(u);
-}
-
-// A Python UOp as the engine's node, or null when `h` is not one.
-UOpPtr py_to_uop(py::handle h) { return bridge().from_py ? bridge().from_py(h) : nullptr; }
+// A Python UOp (tinygrad.ops.UOp) as the engine's node, or null when `h` is not one.
+UOpPtr py_to_uop(py::handle h) { return is_uop(h) ? uop_from_py(h) : nullptr; }
 
 py::object sint_to_py(const sint& s) { return s.is_int() ? py::object(py::int_(s.as_int())) : uop_to_py(s.sym()); }
 

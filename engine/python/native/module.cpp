@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common.h"
+#include "uop_binding.h"
 
 namespace loupe::python {
 void set_package_dirs(const std::vector<std::string>& dirs);  // provenance.cpp
@@ -39,6 +40,8 @@ PYBIND11_MODULE(_loupe, m) {
   bind_tensor_reduce(cls);
   bind_tensor_nn(cls);
   bind_engine(m);
+  bind_uop(m);
+  bind_rewrite(m);
   bind_nn(m);
   bind_shape(m);
   bind_schedule(m);

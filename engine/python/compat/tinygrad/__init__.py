@@ -8,18 +8,19 @@ import loupe
 from loupe import Device, Tensor, TinyJit, dtypes, nn
 from loupe.helpers import Context, GlobalCounters, fetch, getenv
 
-for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit"):
+for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.state", "nn.datasets", "engine", "engine.jit", "ops",
+              "codegen", "codegen.symbolic", "codegen.devectorizer", "codegen.linearize"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
+ops, codegen = loupe.ops, loupe.codegen
+from loupe.ops import UOp  # noqa: E402
 # the compiler's modules (issue 44): shape tracking, scheduling, kernels, renderers, the interpreted device
-for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "codegen", "codegen.kernel",
-              "codegen.linearize", "codegen.devectorizer", "codegen.lowerer", "renderer", "runtime", "runtime.ops_python",
+for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "codegen.kernel", "codegen.lowerer",
+              "renderer", "runtime", "runtime.ops_python",
               "runtime.support", "runtime.support.compiler_cuda"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 
-
-def Variable(*args, **kwargs):
-  raise NotImplementedError("symbolic shapes (Variable) are not supported by Loupe")
+Variable = UOp.variable
 
 
 __all__ = ["Tensor", "TinyJit", "dtypes", "Device", "nn", "GlobalCounters", "Context", "fetch", "getenv", "Variable"]

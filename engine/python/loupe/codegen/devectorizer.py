@@ -1,11 +1,18 @@
-"""tinygrad.codegen.devectorizer: the full rewrite of a kernel (full_graph_rewrite) and the symbolic rule set
-it applies (sym)."""
-from loupe.codegen._needs_uops import needs_uops
+"""tinygrad.codegen.devectorizer's `sym` and `full_graph_rewrite`, on the engine's symbolic rules.
 
-full_graph_rewrite = needs_uops("tinygrad.codegen.devectorizer.full_graph_rewrite")
+`full_graph_rewrite` simplifies a kernel graph that is already in its lowered form (the index math of
+loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
+a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
+from ..ops import UOp, graph_rewrite, symbolic_flat
+
+sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
 
 
-def __getattr__(name: str):
-  if name == "sym":
-    raise ImportError("tinygrad.codegen.devectorizer.sym is a PatternMatcher of UOps, and this build of Loupe does not bind tinygrad.ops")
-  raise AttributeError(name)
+def full_graph_rewrite(sink: UOp, opts=None) -> UOp:
+  if opts is not None:
+    raise NotImplementedError("full_graph_rewrite(opts=...): Loupe applies a renderer's late rewrites in its own kernel pipeline, "
+                              "not to a graph given here")
+  return graph_rewrite(sink, sym, name="full_graph_rewrite")
+
+
+__all__ = ["sym", "full_graph_rewrite"]

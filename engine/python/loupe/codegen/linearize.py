@@ -1,5 +1,12 @@
-"""tinygrad.codegen.linearize: a kernel's UOp graph as the ordered list its renderer prints."""
-from loupe.codegen._needs_uops import needs_uops
+"""tinygrad.codegen.linearize: the engine's linearizer (engine/codegen/linearizer), which orders a lowered
+kernel graph into a list with explicit loops."""
+from .. import _loupe
+from ..ops import Ops, UOp
 
-linearize_uop = needs_uops("tinygrad.codegen.linearize.linearize_uop")
-block_finalize = needs_uops("tinygrad.codegen.linearize.block_finalize")
+
+def linearize_uop(sink: UOp, skip_check: bool = False) -> list:
+  if sink.op is not Ops.SINK: raise ValueError(f"linearize_uop takes a SINK, got {sink.op}")
+  return _loupe._linearize(sink)
+
+
+__all__ = ["linearize_uop"]

@@ -1,0 +1,26 @@
+// Where a rule built at run time was written (a Python rule of tinygrad.ops' PatternMatcher): its file,
+// line and source text. Such a rule's std::source_location names the binding's C++ line, not the user's;
+// traces, the rule profiler and rule identities ask here first, by the rule's id.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "rewrite/rule.h"
+
+namespace loupe {
+
+struct RuleOrigin {
+  std::string file;
+  int64_t line = 0;
+  std::string text;  // the rule as written (its pattern and callback)
+};
+
+void set_rule_origin(int rule_id, RuleOrigin origin);
+std::optional<RuleOrigin> rule_origin(int rule_id);
+
+// A rule's file and line: its origin's when it has one, else its source_location's.
+std::string rule_file(const Rule& r);
+int64_t rule_line(const Rule& r);
+
+} // namespace loupe

@@ -1,0 +1,178 @@
+"""tinygrad.ops on Loupe's engine (issue 44): UOps are the engine's nodes (one Python object per live node,
+the same object whether built in Python or reached from a Tensor's graph), a PatternMatcher's Python
+callbacks run inside the engine's graph_rewrite and combine with the engine's symbolic rules, and a
+callback's exception reaches the caller as itself, leaving the engine usable."""
+import traceback
+
+import pytest
+
+from loupe import Tensor, _loupe, dtypes
+from tinygrad import Variable
+from tinygrad.codegen.devectorizer import sym
+from tinygrad.ops import GroupOp, Ops, PatternMatcher, UOp, UPat, graph_rewrite, resolve, smax, smin, sym_infer
+
+
+def test_building_a_node_twice_gives_the_same_object():
+  a = UOp.variable("a", 0, 10)
+  assert UOp.variable("a", 0, 10) is a
+  assert (a * 4 + 3) is (a * 4 + 3)
+  assert UOp(Ops.CONST, dtypes.float, arg=1.0) is UOp.const(dtypes.float, 1)
+  assert UOp.variable("a", 0, 11) is not a
+  assert {a: 1}[UOp.variable("a", 0, 10)] == 1
+
+
+def test_a_tensor_graph_node_is_the_node_built_in_python():
+  t = Tensor([1.0, 2.0, 3.0]) + 1.0
+  node = _loupe._tensor_uop(t)
+  assert isinstance(node, UOp) and node.op is Ops.ADD
+  rebuilt = UOp(node.op, node.dtype, node.src, node.arg)
+  assert rebuilt is node
+  assert any(u.op is Ops.CONST for u in node.toposort)
+
+
+def test_node_fields_and_bounds():
+  a = Variable("a", 3, 8)
+  e = (a * 2 + 1) // 3
+  assert e.op is Ops.IDIV and e.dtype == dtypes.int and e.src[1].arg == 3
+  assert (a * 2 + 1).vmin == 7 and (a * 2 + 1).vmax == 17
+  assert (a < 4).dtype == dtypes.bool and (a < 9).vmin is True
+  assert list(e.toposort)[-1] is e
+  assert a.arg == ("a", 3, 8) and a.expr == "a"
+
+
+def test_simplify_uses_the_engine_symbolic_rules():
+  a = Variable("a", 0, 10)
+  assert (a + 0).simplify() is a
+  assert (a * 4 + a * 2).simplify().render() == "(a*6)"
+  assert ((a * 4) // 2).simplify().render() == "(a*2)"
+  assert (a // 20).simplify().render() == "0"
+  assert resolve(a < 11) is True and resolve(a < 5, False) is False
+  assert smax(a, 11) == 11 and smin(3, 5) == 3
+  assert sym_infer(a * 3 + 1, {a: 2}) == 7
+
+
+def test_python_rule_combined_with_symbolic():
+  # a user's rule: XOR(y, XOR(y, x)) -> x, applied with the engine's symbolic rules
+  xor_rule = PatternMatcher([(UPat(Ops.XOR, src=[UPat.var("y"), UPat(Ops.XOR, src=[UPat.var("y"), UPat.var("x")])]),
+                              lambda y, x: x)])
+  a, b = Variable("a", 0, 10), Variable("b", 0, 10)
+  expr = (a ^ (a ^ (b + 0))) + 0
+  out = graph_rewrite(expr, sym + xor_rule)
+  assert out is b
+  # the rule alone leaves the +0s; symbolic alone leaves the xors
+  assert graph_rewrite(expr, xor_rule) is (b + 0) + 0
+  assert graph_rewrite(expr, sym).op is Ops.XOR
+
+
+def test_pattern_features():
+  a = Variable("a", 0, 10)
+  seen = []
+  pm = PatternMatcher([
+    (UPat(Ops.ADD, src=(UPat.cvar("c"), UPat.var("x"))), lambda c, x: seen.append(("const first", c.arg)) or None),
+    (UPat(GroupOp.ALU, name="n", src=UPat(Ops.DEFINE_VAR)), lambda n: seen.append(("all vars", n.op)) or None),
+    (UPat(Ops.MUL, src=[UPat.var("x"), UPat.cvar("c", dtypes.int)], name="m"), lambda m, x, c: x if c.arg == 1 else None),
+  ])
+  assert pm.rewrite(UOp.const(dtypes.int, 3) + a) is None
+  assert ("const first", 3) in seen
+  assert pm.rewrite(a * a) is None and ("all vars", Ops.MUL) in seen
+  assert pm.rewrite(UOp.const(dtypes.int, 1) * a) is a  # permuted sources
+  assert pm.rewrite(a * 1) is a
+
+
+def test_ctx_reaches_the_callbacks():
+  def count(ctx, x):
+    ctx.append(x)
+    return None
+  ctx = []
+  graph_rewrite(Variable("a", 0, 3) + 1, PatternMatcher([(UPat(Ops.CONST, name="x"), count)]), ctx=ctx)
+  assert [u.arg for u in ctx] == [1]
+
+
+class BadRule(Exception): pass
+
+
+def raising_rule(x):
+  raise BadRule("the user's rule failed")
+
+
+def test_a_callback_exception_reaches_the_user_and_the_engine_stays_usable():
+  a = Variable("a", 0, 10)
+  pm = PatternMatcher([(UPat(Ops.ADD, name="x"), raising_rule)])
+  with pytest.raises(BadRule) as info:
+    graph_rewrite((a + 1) * 2, pm)
+  tb = "".join(traceback.format_tb(info.tb))
+  assert "raising_rule" in tb and "test_ops_module.py" in tb
+  # the next rewrite, Python rules and engine rules alike, works
+  assert graph_rewrite((a + 0) * 1, sym) is a
+  ok = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("x"), UPat.cvar("c"))), lambda x, c: x if c.arg == 1 else None)])
+  assert graph_rewrite((a + 1) * 2, ok) is a * 2
+  # a Tensor program still runs
+  assert (Tensor([1.0, 2.0]) * 2).tolist() == [2.0, 4.0]
+
+
+def test_bad_input_is_a_python_exception():
+  with pytest.raises(TypeError): UOp(Ops.ADD, dtypes.int, (1, 2))
+  with pytest.raises(TypeError): UOp(Ops.NOOP, arg=object())
+  with pytest.raises(ValueError): UOp(Ops.DEFINE_VAR, dtypes.int, arg=("a", 0))
+  with pytest.raises(TypeError): PatternMatcher([(UPat(Ops.ADD), 3)])
+  with pytest.raises(TypeError):
+    graph_rewrite(Variable("a", 0, 3) + 1, PatternMatcher([(UPat(Ops.ADD), lambda: 3)]))
+  with pytest.raises(TypeError): graph_rewrite(3, sym)
+
+
+def test_pickle_round_trip():
+  import pickle
+  v = Variable("a", 3, 8) * 2
+  assert pickle.loads(pickle.dumps(v)) is v
+
+
+TRACED_PROGRAM = '''\
+from tinygrad.ops import UOp, Ops, UPat, PatternMatcher, graph_rewrite
+from tinygrad.codegen.devectorizer import sym
+
+xor_rules = PatternMatcher([
+  (UPat(Ops.XOR, src=[UPat.var("y"), UPat(Ops.XOR, src=[UPat.var("y"), UPat.var("x")])]),
+   lambda y, x: x),
+])
+a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
+print(graph_rewrite((a ^ (a ^ (b + 0))) * 1, sym + xor_rules, name="xor with symbolic").render(simplify=False))
+'''
+
+
+def test_a_python_rule_is_traced_with_its_file_line_and_text(tmp_path):
+  import os
+  import sqlite3
+  import subprocess
+  import sys
+  program = tmp_path / "rules.py"
+  program.write_text(TRACED_PROGRAM)
+  trace = tmp_path / "t.loupe"
+  out = subprocess.run([sys.executable, str(program)], env={**os.environ, "LOUPE_TRACE": str(trace)}, capture_output=True, text=True,
+                       timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "b"
+  db = sqlite3.connect(str(trace))
+  rules = {name: (file, line) for name, file, line in db.execute("SELECT name, file, line FROM rules")}
+  assert rules["rules.py:5"] == (str(program), 5)  # a lambda's rule is named by its pattern's file:line
+  assert "add_zero" in rules and "mul_one" in rules  # the engine's symbolic rules fired in the same pass
+  text = db.execute("SELECT s.text FROM rule_sources s JOIN rules r ON r.id = s.rule_id WHERE r.name = 'rules.py:5'").fetchone()[0]
+  assert text.startswith("(UPat(Ops.XOR") and "lambda y, x: x" in text
+  fired = [n for (n,) in db.execute("SELECT r.name FROM matches m JOIN rules r ON r.id = m.rule_id JOIN passes p ON p.id = m.pass_id "
+                                     "WHERE p.name = 'xor with symbolic' ORDER BY m.idx")]
+  assert "rules.py:5" in fired
+
+
+def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):
+  import os
+  import sqlite3
+  import subprocess
+  src = os.environ.get("LOUPE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+  example = os.path.join(src, "resources", "examples", "xor_rule.py")
+  cli = os.environ.get("LOUPE_CLI", "loupe-cli")
+  trace = tmp_path / "xor.loupe"
+  p = subprocess.run([cli, "run", example, "--trace", str(trace)], capture_output=True, text=True, timeout=300)
+  assert p.returncode == 0, p.stderr[-2000:]
+  assert "-> (a^(b^c))" in p.stdout and "(a ^ (c ^ a)) // 1 + b * 0               -> c" in p.stdout
+  db = sqlite3.connect(str(trace))
+  fired = db.execute("SELECT count(*) FROM matches m JOIN rules r ON r.id = m.rule_id WHERE r.name = 'xor_rule.py:14'").fetchone()[0]
+  assert fired == 3  # every expression but the one without a shared operand
