@@ -432,6 +432,13 @@ def print_uops(uops: list) -> None:
     print(f"{i:4d} {str(u.op):20s}: {str(u.dtype):30s} " f"{str(formatted_parents):32s} {u.arg}")
 
 
+def exec_alu(op: Ops, dtype: DType, operands, truncate_output=True):
+  """One ALU op on Python numbers, with the engine's constant-folding semantics (engine/ir/alu_eval):
+  integers wrap to the dtype, floats round to it, IDIV/MOD truncate like C. None when undefined."""
+  if dtype.count > 1: return tuple(exec_alu(op, dtype.scalar(), [x[i] if isinstance(x, tuple) else x for x in operands]) for i in range(dtype.count))
+  return _loupe._exec_alu(op, dtype, list(operands))
+
+
 # *** UPat and PatternMatcher: Python patterns and callbacks run by the engine ***
 
 
@@ -641,6 +648,10 @@ def graph_rewrite_map(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=
   return _loupe._graph_rewrite_map(sink, pm._native(), ctx, bottom_up, name or _caller_name())
 
 
+# tinygrad's substitution rule set: graph_rewrite(x, _substitute, ctx={old: new}, bottom_up=True)
+_substitute = PatternMatcher([(UPat(tuple(Ops), name="x"), lambda ctx, x: ctx.get(x, None))])
+
+
 def track_rewrites(named=False):
   """tinygrad groups a function's rewrites for VIZ. Loupe records every rewrite while a trace records
   (`loupe-cli run --trace`, VIZ=1), grouped by pass, so the function runs as it is."""
@@ -653,4 +664,4 @@ def track_rewrites(named=False):
 
 __all__ = ["Ops", "GroupOp", "UOp", "UPat", "UPatAny", "PatternMatcher", "graph_rewrite", "graph_rewrite_map", "Variable", "sint",
            "resolve", "smax", "smin", "ssimplify", "sym_infer", "symbolic", "symbolic_simple", "symbolic_flat", "track_rewrites",
-           "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait"]
+           "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait", "exec_alu"]

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common.h"
+#include "ir/alu_eval.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "uop_binding.h"
@@ -53,6 +54,29 @@ py::tuple min_max(const UOp& u) {
     return py::make_tuple(-INFINITY, INFINITY);
   }
   return py::make_tuple(int128_to_py(u.vmin()), int128_to_py(u.vmax()));
+}
+
+// What the engine takes for granted of a node (its range analysis and rules read these sources): checked
+// here so that a malformed node built from Python is a ValueError, not a crash later.
+void check_shape(Ops o, DType dtype, const UOpList& src, const Arg& arg) {
+  auto need = [&](size_t n, const char* what) {
+    if (src.size() != n)
+      throw py::value_error(cat("a ", op_name(o), " UOp takes ", n, " source", n == 1 ? "" : "s", " (", what, "), got ",
+                                src.size()));
+  };
+  if (op_in(o, kUnary) || o == Ops::CAST || o == Ops::BITCAST) need(1, "its operand");
+  else if (op_in(o, kBinary)) need(2, "its operands");
+  else if (op_in(o, kTernary)) need(3, o == Ops::WHERE ? "condition, then, else" : "its operands");
+  else if (o == Ops::BIND) need(2, "the variable and its value");
+  // (a CONST of no value and no dtype is a placeholder tinygrad's tests build: allowed)
+  if (o == Ops::CONST && !arg.is_number() && !(arg.is_none() && dtype.is_void())) throw py::value_error("a CONST UOp's arg is its value (a number), got " + arg.str());
+  if (o == Ops::VCONST) {
+    bool ok = arg.is_tuple();
+    if (ok)
+      for (const Arg& a : arg.as_tuple()) ok = ok && a.is_number();
+    if (!ok) throw py::value_error("a VCONST UOp's arg is a tuple of numbers, got " + arg.str());
+  }
+  if ((o == Ops::RANGE) && src.empty()) throw py::value_error("a RANGE UOp takes its end as a source");
 }
 
 UOpList src_from_py(py::handle src) {
@@ -183,6 +207,26 @@ void bind_uop(py::module_& m) {
     return groups;
   });
   m.def("_live_uop_count", [] { return live_uop_count(); });
+  // tinygrad.ops.exec_alu: one ALU op on Python numbers, with the engine's constant-folding semantics
+  // (the operands read as `dtype` holds them). None when the result is undefined (integer division by 0).
+  m.def("_exec_alu", [](py::handle op, DType dtype, py::sequence operands) {
+    Ops o = op_from_py(op);
+    if (!is_alu(o)) throw py::value_error("exec_alu: " + std::string(op_name(o)) + " is not an ALU op");
+    std::vector<Arg> args;
+    std::vector<DType> dts;
+    for (size_t i = 0; i < operands.size(); i++) {
+      py::handle v = operands[i];
+      // WHERE's condition is a bool; its other operands, and every other op's, have the result's dtype
+      // (a comparison's operands: their own Python type's)
+      DType d = (o == Ops::WHERE && i == 0) || py::isinstance<py::bool_>(v) ? dtypes::bool_
+                : (o == Ops::CMPLT || o == Ops::CMPNE) ? (py::isinstance<py::float_>(v) ? dtypes::float64 : dtypes::int64)
+                                                       : dtype;
+      args.push_back(const_arg_from_py(d, v));
+      dts.push_back(d);
+    }
+    std::optional<Arg> r = exec_alu(o, dtype, args, dts);
+    return r ? arg_to_py(*r) : py::none();
+  });
   // The node a Tensor stands for now (tinygrad's Tensor.lazydata): the same Python object as that node built here.
   m.def("_tensor_uop", [](const Tensor& t) { return uop_to_py(t.uop()); });
 
@@ -204,6 +248,7 @@ void bind_uop(py::module_& m) {
                         a.as_tuple()[2].is_int();
               if (!ok) throw py::value_error("a DEFINE_VAR's arg must be (name, min, max) with integer bounds, got " + a.str());
             }
+            check_shape(o, dtype, s, a);
             return std::const_pointer_cast<UOp>(UOp::make(o, dtype, std::move(s), std::move(a)));
           },
           py::arg("op"), py::arg("dtype"), py::arg("src"), py::arg("arg"))
