@@ -108,3 +108,14 @@ def test_device_buffer_roundtrip():
   with pytest.raises(ValueError, match="copyin"):
     b.copyin(memoryview(b"123"))
   assert Buffer("CPU", 2, dtypes.float, initial_value=np.array([0.5, 2], dtype=np.float32).tobytes()).numpy().tolist() == [0.5, 2.0]
+
+
+def test_lazydata_is_the_engine_node_with_its_op_and_device():
+  from tinygrad.ops import UOp
+  x, W = Tensor.rand(3, requires_grad=True), Tensor.rand(3, 3, requires_grad=True)
+  out = x.matmul(W)
+  assert isinstance(out.lazydata, UOp) and out.lazydata is out.lazydata
+  assert out.lazydata.metadata.name == "matmul"
+  si = out.schedule()[-1]
+  assert si.ast.op.name == "SINK" and si.bufs[0].device == "CPU"
+  assert Tensor(3).lazydata.metadata is None or Tensor(3).lazydata.metadata.name

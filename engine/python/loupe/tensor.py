@@ -74,5 +74,24 @@ Tensor.from_url = staticmethod(_from_url)
 Tensor.schedule = _tensor_schedule
 Tensor.schedule_with_vars = _tensor_schedule_with_vars
 Tensor.__module__ = "loupe.tensor"
+# tinygrad's Tensor.lazydata: the engine node the tensor stands for now (a tinygrad.ops UOp), with the
+# tensor-level facts tinygrad's tests read from it: the op that made it and its buffers' device
+Tensor.lazydata = property(lambda self: _loupe._tensor_uop(self))
+
+
+def _uop_metadata(u):
+  from loupe.helpers import Metadata
+  md = _loupe._uop_metadata(u)
+  return None if md is None else Metadata(md[0], f"{md[1]}:{md[2]}::{md[3]}" if md[1] else "")
+
+
+def _uop_device(u):
+  d = _loupe._uop_device(u)
+  if d is None: raise AttributeError(f"{u.op} reads no buffer: it has no device")
+  return d
+
+
+if not hasattr(_loupe.UOp, "metadata"): _loupe.UOp.metadata = property(_uop_metadata)
+if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

@@ -3,6 +3,7 @@
 // fused into each. Items keep the engine's ScheduleItem; their AST and buffers are tinygrad.ops UOps.
 #include "common.h"
 #include "exec/realize.h"
+#include "ir/buffer_ref.h"
 #include "schedule/schedule_cache.h"
 #include "support/error.h"
 #include "uop_binding.h"
@@ -31,6 +32,19 @@ void bind_schedule(py::module_& m) {
       .def("__repr__", [](const ScheduleItem& s) {
         return cat("<ScheduleItem ", s.ast->op == Ops::COPY ? "copy" : "kernel", " with ", s.bufs.size(), " buffers>");
       });
+  // Facts of a tensor-level graph node (Tensor.lazydata): the tensor op that made it, as (op, file, line,
+  // function) or None; and the device of the buffers it reads (None when it reads none).
+  m.def("_uop_metadata", [](py::handle h) -> py::object {
+    uint32_t id = uop_from_py(h)->metadata();
+    if (!id) return py::none();
+    const Metadata& md = metadata_of(id);
+    return py::make_tuple(md.op, md.file, md.line, md.function);
+  });
+  m.def("_uop_device", [](py::handle h) -> py::object {
+    for (const UOp* n : uop_from_py(h)->toposort())
+      if (n->op == Ops::BUFFER) return py::str(static_cast<const BufferRef&>(n->arg.as_object()).device);
+    return py::none();
+  });
   // The schedule realize() would run for these tensors, without running it (cached: realize reuses it).
   m.def("schedule_tensors", [](const std::vector<Tensor>& tensors) {
     UOpList outs;
