@@ -30,3 +30,12 @@ def test_scalar_after_default_float_changes(restore_defaults):
 def test_ragged_lists_are_value_errors(data):
   with pytest.raises(ValueError, match="ragged"):
     Tensor(data)
+
+
+def test_default_float_from_the_environment():
+  import os, subprocess, sys
+  env = {**os.environ, "DEFAULT_FLOAT": "HALF"}
+  code = "from tinygrad import dtypes, Tensor; assert dtypes.default_float == dtypes.half and Tensor([1.5]).dtype == dtypes.half"
+  subprocess.run([sys.executable, "-c", code], env=env, check=True)
+  bad = subprocess.run([sys.executable, "-c", "import tinygrad"], env={**os.environ, "DEFAULT_FLOAT": "int32"}, capture_output=True, text=True)
+  assert bad.returncode != 0 and "DEFAULT_FLOAT=int32" in bad.stderr

@@ -124,6 +124,13 @@ class dtypes(metaclass=_DefaultDTypes):
   def imageh(shp: tuple) -> DType: return ImageDType(shp)
 
 
+# DEFAULT_FLOAT=HALF (any float dtype's name) sets dtypes.default_float for the process, as in tinygrad
+if (_env_default_float := __import__("os").getenv("DEFAULT_FLOAT", "")):
+  _named_float = getattr(dtypes, _env_default_float.lower(), None)
+  if not isinstance(_named_float, DType) or not dtypes.is_float(_named_float):
+    raise ValueError(f"DEFAULT_FLOAT={_env_default_float}: not a float dtype's name (half, float, double, bfloat16, ...)")
+  dtypes.default_float = _named_float
+
 DTYPES_DICT = {k: v for k, v in dtypes.__dict__.items() if isinstance(v, DType) and not k.startswith(("default", "void"))}
 INVERSE_DTYPES_DICT = {**{v.name: k for k, v in DTYPES_DICT.items()}, "void": "void"}
 
