@@ -40,10 +40,16 @@ cd "$checkout/test"
 # importlib mode imports each test file by path, and the working folder test/ holds no tinygrad package:
 # `tinygrad` is Loupe's, while the checkout (after it on the path) still provides `test.helpers` and `extra`.
 loupe_path="$build/python:$build/python/compat:$checkout"
+# tests that start `python3 -c ...` get the interpreter Loupe was built for, not another one earlier on PATH
+shim=$(mktemp -d)
+ln -s "$python" "$shim/python3"
+export PATH="$shim:$PATH"
 
 if [ "${1:-}" != "--table" ]; then
   PYTHONPATH="$loupe_path" PYTHONDONTWRITEBYTECODE=1 \
-    exec "$python" -m pytest test_ops.py --import-mode=importlib -p no:cacheprovider -q -rf "$@"
+    "$python" -m pytest test_ops.py --import-mode=importlib -p no:cacheprovider -q -rf "$@" || rc=$?
+  rm -rf "$shim"
+  exit ${rc:-0}
 fi
 shift
 reference=0
@@ -54,7 +60,7 @@ if [ ${#files[@]} -eq 0 ]; then
          unit/test_view.py unit/test_shapetracker_math.py test_jit.py test_tensor.py test_nn.py test_dtype.py test_ops.py)
 fi
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out" "$shim"' EXIT
 for f in "${files[@]}"; do
   name=$(echo "$f" | tr '/' '_')
   echo "tinygrad-tests: $f under Loupe" >&2
