@@ -4,6 +4,7 @@ helpers names tinygrad's tests import."""
 import numpy as np
 import pytest
 
+import numpy as np
 from tinygrad import Tensor, dtypes
 from tinygrad.codegen.kernel import Kernel, KernelOptError, Opt, OptOps
 from tinygrad.engine.realize import CompiledRunner, Runner, lower_schedule_item, run_schedule
@@ -119,3 +120,16 @@ def test_lazydata_is_the_engine_node_with_its_op_and_device():
   si = out.schedule()[-1]
   assert si.ast.op.name == "SINK" and si.bufs[0].device == "CPU"
   assert Tensor(3).lazydata.metadata is None or Tensor(3).lazydata.metadata.name
+
+
+def test_lazydata_base_buffer_and_st():
+  a = Tensor.rand(16, 16).realize()
+  b = a.clone().realize()
+  assert a.lazydata.base.op.name == "BUFFER"
+  assert a.lazydata.base.buffer is a.lazydata.base.buffer and a.lazydata.base.buffer is not b.lazydata.base.buffer
+  np.testing.assert_allclose(a.lazydata.base.buffer.numpy(), a.numpy().reshape(-1))
+  assert Tensor.empty(3, 2, 0).lazydata.st.real_strides() == (0, 0, 0)
+  x = Tensor.empty(4, 1).expand(4, 5).permute(1, 0)
+  assert x.lazydata.st.shape == (5, 4) and x.lazydata.st.real_strides() == (0, 1)
+  with pytest.raises(AttributeError, match="buffer"):
+    (Tensor.rand(3) + 1).lazydata.buffer

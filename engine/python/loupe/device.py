@@ -82,10 +82,17 @@ class Buffer:
       self.allocate()
       self.copyin(memoryview(initial_value))
 
+  @classmethod
+  def _of_node(cls, node) -> "Buffer":
+    """The Buffer of a tensor graph's BUFFER node: its bytes are read from the engine's storage of that node."""
+    b = cls(_loupe._uop_device(node), node.st.size, node.dtype.base if node.dtype.base != node.dtype else node.dtype)
+    b._node = node
+    return b
+
   @property
   def nbytes(self) -> int: return self.size * self.dtype.itemsize
 
-  def is_allocated(self) -> bool: return self._tensor is not None
+  def is_allocated(self) -> bool: return self._tensor is not None or getattr(self, "_node", None) is not None
 
   def allocate(self, opaque=None, external_ptr=None) -> "Buffer":
     if opaque is not None or external_ptr is not None: raise NotImplementedError("Buffer.allocate(opaque/external_ptr): not in Loupe")
@@ -95,6 +102,7 @@ class Buffer:
 
   def copyin(self, mv: memoryview) -> "Buffer":
     from loupe.tensor import Tensor
+    if getattr(self, "_node", None) is not None: raise NotImplementedError("Buffer.copyin into a tensor's storage: assign to the tensor instead")
     mv = memoryview(mv).cast("B")
     if mv.nbytes != self.nbytes: raise ValueError(f"Buffer.copyin: {mv.nbytes} bytes into a buffer of {self.nbytes}")
     self.allocate()
@@ -105,7 +113,8 @@ class Buffer:
     if not self.is_allocated(): raise RuntimeError("Buffer.copyout: the buffer is not allocated")
     out = memoryview(mv).cast("B")
     if out.nbytes != self.nbytes: raise ValueError(f"Buffer.copyout: {self.nbytes} bytes into {out.nbytes}")
-    out[:] = self._tensor.data().cast("B") if self.size else b""
+    if getattr(self, "_node", None) is not None: out[:] = _loupe._buffer_node_bytes(self._node)
+    else: out[:] = self._tensor.data().cast("B") if self.size else b""
     return mv
 
   def as_buffer(self, allow_zero_copy: bool = False, force_zero_copy: bool = False) -> memoryview:

@@ -91,7 +91,21 @@ def _uop_device(u):
   return d
 
 
+_node_buffers: dict = {}  # one Buffer object per BUFFER node (tinygrad compares them by identity)
+
+
+def _uop_buffer(u):
+  """The storage of a BUFFER node (tinygrad's UOp.buffer); other nodes have none until realized."""
+  from loupe.device import Buffer
+  if u.op.name != "BUFFER": raise AttributeError(f"{u.op} has no buffer: only a realized tensor's BUFFER node has one (use .base of a realized tensor)")
+  if u not in _node_buffers: _node_buffers[u] = Buffer._of_node(u)
+  return _node_buffers[u]
+
+
 if not hasattr(_loupe.UOp, "metadata"): _loupe.UOp.metadata = property(_uop_metadata)
+if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe._uop_base(u))
+if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
+if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
 if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

@@ -4,11 +4,20 @@
 #include "common.h"
 #include "exec/realize.h"
 #include "ir/buffer_ref.h"
+#include "runtime/buffer.h"
+#include "schedule/lazy_shape.h"
+#include "shape/shapetracker.h"
 #include "schedule/schedule_cache.h"
 #include "support/error.h"
 #include "uop_binding.h"
 
 namespace loupe::python {
+
+namespace {
+bool is_movement(Ops op) {
+  return op == Ops::RESHAPE || op == Ops::EXPAND || op == Ops::PERMUTE || op == Ops::PAD || op == Ops::SHRINK || op == Ops::FLIP;
+}
+} // namespace
 
 void bind_schedule(py::module_& m) {
   py::class_<ScheduleItem>(m, "NativeScheduleItem", "One kernel (or copy) of the engine's schedule")
@@ -44,6 +53,32 @@ void bind_schedule(py::module_& m) {
     for (const UOp* n : uop_from_py(h)->toposort())
       if (n->op == Ops::BUFFER) return py::str(static_cast<const BufferRef&>(n->arg.as_object()).device);
     return py::none();
+  });
+  // The node under a tensor-level node's movement ops (tinygrad's UOp.base).
+  m.def("_uop_base", [](py::handle h) {
+    UOpPtr u = uop_from_py(h);
+    while (is_movement(u->op)) u = u->src[0];
+    return uop_to_py(u);
+  });
+  // The ShapeTracker of a tensor-level node (tinygrad's UOp.st): its movement ops applied to its base's
+  // contiguous shape.
+  m.def("_uop_st", [](py::handle h) {
+    UOpPtr u = uop_from_py(h);
+    std::vector<UOpPtr> chain;
+    while (is_movement(u->op)) chain.push_back(u), u = u->src[0];
+    ShapeMemo shapes;
+    ShapeTracker st = u->op == Ops::VIEW ? *u->arg.object<ShapeTracker>() : ShapeTracker::from_shape(shapes.of(u));
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
+    return st;
+  });
+  // A realized BUFFER node's bytes (tinygrad's Buffer.as_buffer), read back from its storage.
+  m.def("_buffer_node_bytes", [](py::handle h) {
+    UOpPtr u = uop_from_py(h);
+    if (u->op != Ops::BUFFER) throw py::value_error(std::string("not a BUFFER node: ") + std::string(op_name(u->op)));
+    std::shared_ptr<Buffer> storage = buffer_storage(u);
+    std::string bytes(storage->nbytes(), '\0');
+    storage->copyout(bytes.data(), bytes.size());
+    return py::bytes(bytes);
   });
   // The schedule realize() would run for these tensors, without running it (cached: realize reuses it).
   m.def("schedule_tensors", [](const std::vector<Tensor>& tensors) {
