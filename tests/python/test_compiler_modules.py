@@ -4,7 +4,6 @@ helpers names tinygrad's tests import."""
 import numpy as np
 import pytest
 
-import numpy as np
 from tinygrad import Tensor, dtypes
 from tinygrad.codegen.kernel import Kernel, KernelOptError, Opt, OptOps
 from tinygrad.engine.realize import CompiledRunner, Runner, lower_schedule_item, run_schedule
