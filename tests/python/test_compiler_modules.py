@@ -132,3 +132,16 @@ def test_lazydata_base_buffer_and_st():
   assert x.lazydata.st.shape == (5, 4) and x.lazydata.st.real_strides() == (0, 1)
   with pytest.raises(AttributeError, match="buffer"):
     (Tensor.rand(3) + 1).lazydata.buffer
+
+
+def test_tinyjit_follows_context_jit_and_refuses_duplicate_inputs():
+  from tinygrad import TinyJit
+  from tinygrad.helpers import Context
+  @TinyJit
+  def add(a, b): return (a + b).realize()
+  with Context(JIT=0):
+    for i in range(4): assert add(Tensor([i]), Tensor([i])).item() == 2 * i
+  assert add.jit_cache == []
+  x = Tensor.rand(3)
+  with pytest.raises(AssertionError, match="duplicate"):
+    add(x, x)
