@@ -145,3 +145,12 @@ def test_tinyjit_follows_context_jit_and_refuses_duplicate_inputs():
   x = Tensor.rand(3)
   with pytest.raises(AssertionError, match="duplicate"):
     add(x, x)
+
+
+def test_deepcopy_is_an_independent_tensor():
+  import copy
+  a = Tensor([1.0, 2.0], requires_grad=True)
+  b = copy.deepcopy(a)
+  assert b is not a and b.requires_grad and b.tolist() == [1.0, 2.0]
+  b.assign(Tensor([5.0, 6.0])).realize()
+  assert a.tolist() == [1.0, 2.0] and b.tolist() == [5.0, 6.0]

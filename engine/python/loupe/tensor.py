@@ -71,6 +71,8 @@ Tensor.multinomial = _multinomial
 Tensor.shard = _unsupported("shard (multi-device tensors)")
 Tensor.shard_ = _unsupported("shard_ (multi-device tensors)")
 Tensor.from_url = staticmethod(_from_url)
+# copy.deepcopy(t): a new tensor with t's values (its own buffer), requires_grad kept, as tinygrad's
+Tensor.__deepcopy__ = lambda self, memo: self.clone()
 Tensor.schedule = _tensor_schedule
 Tensor.schedule_with_vars = _tensor_schedule_with_vars
 Tensor.__module__ = "loupe.tensor"
