@@ -41,4 +41,21 @@ int64_t rule_line(const Rule& r) {
   return r.location.line();
 }
 
+namespace {
+// (pass name, where): innermost last
+thread_local std::vector<std::pair<std::string, RuleOrigin>> call_sites;
+} // namespace
+
+PassCallSite::PassCallSite(std::string pass_name, std::string file, int64_t line) {
+  call_sites.emplace_back(std::move(pass_name), RuleOrigin{std::move(file), line, ""});
+}
+
+PassCallSite::~PassCallSite() { call_sites.pop_back(); }
+
+const RuleOrigin* PassCallSite::find(const std::string& pass_name) {
+  for (auto it = call_sites.rbegin(); it != call_sites.rend(); ++it)
+    if (it->first == pass_name) return &it->second;
+  return nullptr;
+}
+
 } // namespace loupe

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rewrite/rule.h"
 
@@ -22,5 +23,17 @@ std::optional<RuleOrigin> rule_origin(int rule_id);
 // A rule's file and line: its origin's when it has one, else its source_location's.
 std::string rule_file(const Rule& r);
 int64_t rule_line(const Rule& r);
+
+// The Python line that started a graph_rewrite on this thread (the pass's std::source_location names the
+// binding's C++ line): set by the binding for the call, asked by listeners for the pass of that name.
+class PassCallSite {
+public:
+  PassCallSite(std::string pass_name, std::string file, int64_t line);
+  ~PassCallSite();
+  PassCallSite(const PassCallSite&) = delete;
+  PassCallSite& operator=(const PassCallSite&) = delete;
+  // The file and line of the innermost call site on this thread for a pass named `pass_name`, if any.
+  static const RuleOrigin* find(const std::string& pass_name);
+};
 
 } // namespace loupe

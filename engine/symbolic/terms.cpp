@@ -1,6 +1,7 @@
 #include "symbolic/terms.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "symbolic/linear.h"
 #include "symbolic/rule_util.h"
@@ -128,8 +129,11 @@ bool recombine_divmod(Linear& l) {
   return any;
 }
 
-// Hermite's identity: (B+k)//c + (B+k+1)//c + ... + (B+k+c-1)//c == B + k for c > 0 (unrolled loops
-// produce such runs: x//4 + (x+1)//4 + (x+2)//4 + (x+3)//4 -> x).
+// Hermite's identity: B//c + (B+1)//c + ... + (B+c-1)//c == B for c > 0 (unrolled loops produce such
+// runs: x//4 + (x+1)//4 + (x+2)//4 + (x+3)//4 -> x). A term's offset counts by its residue mod c, the
+// rest of it leaving the quotient ((B+k)//c == (B+k%c)//c + k//c), and a residue without a term is
+// allowed when its quotient is one constant over B's range (the term was folded away already:
+// gidx//4 for gidx in [0, 3]).
 bool fold_unrolled_divs(Linear& l) {
   struct Div {
     size_t index;
@@ -146,23 +150,39 @@ bool fold_unrolled_divs(Linear& l) {
   }
   for (const Div& first : divs) {
     I c = l.terms[first.index].base->src[1]->const_int(), m = l.terms[first.index].coeff;
-    if (c > static_cast<I>(divs.size())) continue;
-    // the run starting at this term's offset: every offset k..k+c-1 with the same base, divisor, coefficient
-    std::vector<size_t> run;
-    for (I k = first.offset; k < first.offset + c; k++) {
-      auto it = std::find_if(divs.begin(), divs.end(), [&](const Div& d) {
-        const Term& t = l.terms[d.index];
-        return d.base == first.base && d.offset == k && t.coeff == m && t.base->src[1]->const_int() == c;
-      });
-      if (it == divs.end()) break;
-      run.push_back(it->index);
+    if (c > 64) continue;  // a run is as long as its divisor: unrolled loops are short
+    // one term per residue mod c: same base, divisor and coefficient
+    std::vector<std::optional<Div>> by_residue(static_cast<size_t>(c));
+    size_t present = 0;
+    for (const Div& d : divs) {
+      const Term& t = l.terms[d.index];
+      if (d.base != first.base || t.coeff != m || t.base->src[1]->const_int() != c) continue;
+      auto& slot = by_residue[static_cast<size_t>(floor_mod(d.offset, c))];
+      if (!slot) slot = d, present++;
     }
-    if (static_cast<I>(run.size()) != c) continue;
+    if (present < 2) continue;
+    // sum of the present terms == B - (missing residues' constant quotients) + sum of offset // c
+    I constant = 0;
+    bool whole = true;
+    for (I r = 0; r < c && whole; r++) {
+      const auto& slot = by_residue[static_cast<size_t>(r)];
+      if (slot) {
+        constant += floor_div(slot->offset, c);
+        continue;
+      }
+      I lo = floor_div(first.base->vmin() + r, c), hi = floor_div(first.base->vmax() + r, c);
+      whole = lo == hi;
+      constant -= lo;
+    }
+    if (!whole) continue;
     Linear rest;
     rest.dtype = l.dtype;
-    rest.constant = l.constant + first.offset * m;
-    for (size_t k = 0; k < l.terms.size(); k++)
-      if (std::find(run.begin(), run.end(), k) == run.end()) rest.terms.push_back(l.terms[k]);
+    rest.constant = l.constant + constant * m;
+    for (size_t k = 0; k < l.terms.size(); k++) {
+      bool in_run = false;
+      for (const auto& slot : by_residue) in_run = in_run || (slot && slot->index == k);
+      if (!in_run) rest.terms.push_back(l.terms[k]);
+    }
     add_scaled(rest, first.base, m);
     combine(rest);
     l = std::move(rest);

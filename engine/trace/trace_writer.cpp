@@ -414,8 +414,10 @@ void TraceWriter::pass_begin(const PassInfo& pass, const UOpPtr& root) {
     int64_t input = ensure_node(root.get());
     int64_t ctx = context_for_pass(), id = next_pass_id_++, now = now_ns();
     int64_t parent = stack.empty() ? -1 : stack.back().id;
-    enqueue([this, id, ctx, parent, name = pass.name, file = std::string(pass.location.file_name()),
-             line = int64_t(pass.location.line()), bottom_up = int64_t(pass.bottom_up), depth = int64_t(pass.depth),
+    // a pass started from Python is located at the Python line that started it (rewrite/rule_origin.h)
+    const RuleOrigin* site = PassCallSite::find(pass.name);
+    enqueue([this, id, ctx, parent, name = pass.name, file = site ? site->file : std::string(pass.location.file_name()),
+             line = site ? site->line : int64_t(pass.location.line()), bottom_up = int64_t(pass.bottom_up), depth = int64_t(pass.depth),
              input, now] {
       ins_pass_.bind(1, id).bind(2, ctx);
       if (parent < 0) ins_pass_.bind_null(3);

@@ -160,6 +160,8 @@ def test_a_python_rule_is_traced_with_its_file_line_and_text(tmp_path):
   fired = [n for (n,) in db.execute("SELECT r.name FROM matches m JOIN rules r ON r.id = m.rule_id JOIN passes p ON p.id = m.pass_id "
                                      "WHERE p.name = 'xor with symbolic' ORDER BY m.idx")]
   assert "rules.py:5" in fired
+  # the pass is located at the Python line that started it
+  assert db.execute("SELECT file, line FROM passes WHERE name = 'xor with symbolic'").fetchone() == (str(program), 9)
 
 
 def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):
@@ -202,7 +204,7 @@ for op in Ops:
     for src in ((), (a,), (a, a), (a, f, a), (f, f)):
       for arg in (None, 1, "x", (1, 2)):
         try: u = UOp(op, dt, src, arg)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, NotImplementedError):
           refused += 1
           continue
         built += 1
@@ -223,3 +225,94 @@ def test_malformed_nodes_are_exceptions_not_crashes():
   assert built > 1000 and refused > 1000
   with pytest.raises(ValueError, match="takes 2 sources"): UOp(Ops.ADD, dtypes.int, (Variable("a", 0, 1),))
   with pytest.raises(TypeError, match="CONST"): UOp(Ops.CONST, dtypes.int, arg="x")
+
+
+def test_a_matcher_and_what_its_callbacks_close_over_are_freed_with_it():
+  import gc
+  import weakref
+  class Held: pass
+  held = Held()
+  alive = weakref.ref(held)
+  def make(h): return PatternMatcher([(UPat(Ops.ADD, name="x"), lambda x: None if h else x)])
+  pm = make(held) + sym
+  del held
+  assert graph_rewrite(Variable("a", 0, 3) + 0, pm) is Variable("a", 0, 3)
+  assert alive() is not None
+  del pm, make
+  gc.collect()
+  assert alive() is None
+
+
+def test_a_tinygrad_name_without_meaning_in_loupe_says_why():
+  with pytest.raises(ImportError, match="TRACK_MATCH_STATS has no meaning in Loupe"):
+    from tinygrad.ops import TRACK_MATCH_STATS  # noqa: F401
+  import tinygrad.ops
+  assert not hasattr(tinygrad.ops, "no_such_name")
+
+
+def test_an_int_pattern_joined_to_sym_matches_int_nodes():
+  # with the symbolic rules, int32 nodes are rewritten as the engine's index dtype and given back as int32
+  double_to_shift = PatternMatcher([(UPat(Ops.MUL, dtypes.int, src=(UPat.var("x"), UPat.cvar("c"))),
+                                     lambda x, c: x << 1 if c.arg == 2 else None)])
+  a = Variable("a", 0, 10)
+  out = graph_rewrite((a + 0) * 2, sym + double_to_shift)
+  assert out is a << 1 and out.dtype == dtypes.int
+
+
+def test_unrolled_floor_divisions_fold_with_offsets_and_folded_terms():
+  # Hermite's identity by residues: offsets past the divisor, and a term already folded to 0 (gidx//4 on [0, 3])
+  g = Variable("gidx", 0, 2559)
+  assert (g // 4 + (g + 2559) // 4 + (g + 2561) // 4 + (g + 2562) // 4).simplify().render() == "(gidx+1919)"  # 0 + 639 + 640 + 640
+  small = Variable("gidx", 0, 3)
+  assert ((small + 2) // 4 + (small + 3) // 4 + (small + 1) // 4).simplify() is small
+  # not a whole run, and the missing residue's quotient varies over the range: left as it is
+  wide = Variable("y", 0, 8)
+  assert ((wide + 2) // 4 + (wide + 3) // 4 + (wide + 1) // 4).simplify().op is Ops.ADD
+
+
+def test_float_of_constant_arithmetic():
+  assert float(9 / UOp.const(dtypes.float, 4)) == 2.25  # the simplifier leaves 9.0*0.25 for contraction
+  assert int(UOp.const(dtypes.int, 7) // 2) == 3
+  with pytest.raises(ValueError, match="single number"): int(Variable("a", 0, 3) + 1)
+
+
+def test_why_not_explains_a_python_rule():
+  xor = PatternMatcher([(UPat(Ops.XOR, src=[UPat.var("y"), UPat(Ops.XOR, src=[UPat.var("y"), UPat.var("x")])]), lambda y, x: x),
+                        (UPat(Ops.XOR, name="z"), lambda z: None)])
+  a, b, c = (Variable(n, 0, 15) for n in "abc")
+  first, second = xor.explain(a ^ (b ^ c))
+  assert first["verdict"] == "no match" and "'y' is already bound" in first["reason"]
+  assert first["file"].endswith("test_ops_module.py") and first["line"] > 0
+  assert second["verdict"] == "declined"
+  fires = xor.explain(a ^ (a ^ c))[0]
+  assert fires["verdict"] == "fires" and fires["replacement"] is c
+
+
+def test_vector_helpers():
+  from tinygrad.ops import exec_alu
+  v = UOp(Ops.VECTORIZE, dtypes.int.vec(2), (UOp.const(dtypes.int, 1), UOp.const(dtypes.int, 2)))
+  assert v.gep((0, 1)) is v and v.gep(1) is UOp.const(dtypes.int, 2)
+  assert exec_alu(Ops.ADD, dtypes.int.vec(2), [(1, 2), (3, 4)]) == (4, 6)
+
+
+def test_validity_and_tinygrad_ranges():
+  from tinygrad.codegen.symbolic import simplify_valid, uop_given_valid
+  a = Variable("a", 0, 10)
+  assert simplify_valid((a < 5) & (a < 3)) is (a < 3)
+  assert uop_given_valid(a < 3, a // 4) is UOp.const(dtypes.int, 0)
+  r = UOp(Ops.RANGE, dtypes.int, (UOp.const(dtypes.int, 0), UOp.const(dtypes.int, 8)), 0)  # tinygrad's (start, end)
+  assert (r.vmin, r.vmax) == (0, 7) and len(r.src) == 1
+  with pytest.raises(NotImplementedError, match="RANGE"):
+    UOp(Ops.RANGE, dtypes.int, (UOp.const(dtypes.int, 2), UOp.const(dtypes.int, 8)), 0)
+
+
+def test_tinygrad_div_and_mod_keep_their_ops_through_sym():
+  a = Variable("a", 0, 100)
+  out = graph_rewrite(((a + 0) * 2) // 4 + (a % 8) * 0, sym)
+  assert out.op is Ops.IDIV and out.render(simplify=False) == "(a//2)"
+  # a user's rule for IDIV joined to sym sees tinygrad's // (the engine folds it as a floor division)
+  halve = PatternMatcher([(UPat(Ops.IDIV, src=(UPat.var("x"), UPat.cvar("c"))), lambda x, c: x >> 1 if c.arg == 2 else None)])
+  assert graph_rewrite((a + 0) // 2, sym + halve) is a >> 1
+  # a graph with the engine's own floor ops keeps them
+  fd = UOp(Ops.FLOORDIV, dtypes.int, (a * 2, UOp.const(dtypes.int, 4)))
+  assert graph_rewrite(fd, sym).op is Ops.FLOORDIV

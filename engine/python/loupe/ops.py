@@ -132,6 +132,11 @@ Variable = UOp
 def _uop_new(cls, op: Ops, dtype: DType = dtypes.void, src: tuple = tuple(), arg: Any = None):
   if op is Ops.DEFINE_VAR and isinstance(arg, tuple) and len(arg) == 3 and isinstance(arg[1], bool) and isinstance(arg[2], bool):
     arg = (arg[0], int(arg[1]), int(arg[2]))  # a bool variable's bounds: the engine keeps integer bounds
+  if op is Ops.RANGE and len(src) == 2:
+    # tinygrad's RANGE(start, end); the engine's counts from 0: RANGE(end)
+    if not (src[0].op is Ops.CONST and src[0].arg == 0):
+      raise NotImplementedError("a RANGE that does not start at 0 has no meaning in Loupe (its RANGE counts from 0 to its one source)")
+    src = src[1:]
   if op is Ops.SPECIAL and isinstance(arg, tuple) and len(arg) == 2 and not src:
     # tinygrad's SPECIAL(arg=(name, size)); the engine's is SPECIAL(size) named by its arg
     return UOp._make(op, dtype, (sint_to_uop(arg[1], dtype),), arg[0])
@@ -144,19 +149,18 @@ for _name, _fn in vars(MathTrait).items():
   if callable(_fn): setattr(UOp, _name, _fn)
 
 
+# These put a function on the UOp class; the module-level name they leave (None) is removed below, so a
+# method named `range` or `vars` does not hide the builtin.
 def _uop_method(fn):
   setattr(UOp, fn.__name__, fn)
-  return fn
 
 
 def _uop_static(fn):
   setattr(UOp, fn.__name__, staticmethod(fn))
-  return fn
 
 
 def _uop_property(fn):
   setattr(UOp, fn.__name__, property(fn))
-  return fn
 
 
 @_uop_method
@@ -338,9 +342,23 @@ def simplify(self):
 def ssimplify(self): return ret.arg if (ret := self.simplify()).op is Ops.CONST else ret
 
 
+def _const_value(u: UOp, done: dict):
+  """The value of a graph of constants and ALU ops, computed with the engine's constant folding (None when
+  it holds anything else). The simplifier leaves some float constant arithmetic for the compiler's
+  contraction (9.0*0.25 stays a product), which float(u) still evaluates."""
+  if u in done: return done[u]
+  if u.op is Ops.CONST: v = u.arg
+  elif u.op in GroupOp.ALU and all((x := _const_value(s, done)) is not None for s in u.src):
+    v = exec_alu(u.op, u.dtype, [done[s] for s in u.src])
+  else: v = None
+  done[u] = v
+  return v
+
+
 def _eval(self, dts, expected_type):
   if self.dtype not in dts and self.dtype.scalar() not in dts: raise AssertionError(f"eval with wrong dtype {self}")
   vmin, vmax = (simple := self.simplify())._min_max
+  if vmin != vmax and (v := _const_value(simple, {})) is not None: vmin = vmax = v
   if vmin != vmax: raise ValueError(f"eval failed to be a single number, range is {vmin} to {vmax} in {simple.render()}")
   if not isinstance(vmin, expected_type): raise AssertionError(f"vmin is wrong dtype {type(vmin)} != {expected_type}")
   return vmin
@@ -397,6 +415,12 @@ def sym_infer(self, var_vals: dict):
   return fxn(**{k.arg[0]: v for k, v in var_vals.items() if k.arg[0] in names})
 
 
+# the names the decorators above left bound to None (they live on the UOp class): gone, so that `range`
+# and `vars` are the builtins again in this module
+for _name in [n for n, v in list(globals().items()) if v is None and not n.startswith("__") and hasattr(UOp, n)]:
+  del globals()[_name]
+
+
 def resolve(x, default: bool = True):
   """A bool UOp's value when the simplifier proves it, else `default` (plain bools pass through)."""
   if isinstance(x, bool): return x
@@ -447,6 +471,9 @@ def get_location() -> tuple[str, int]:
   # the first frame outside this module and the pattern's own helpers
   while frm.f_back is not None and frm.f_code.co_filename == __file__: frm = frm.f_back
   return frm.f_code.co_filename, frm.f_lineno
+
+
+_INDEX_DTYPE = _loupe.dtype_named("weakint")
 
 
 class UPat(MathTrait):
@@ -529,6 +556,12 @@ class UPat(MathTrait):
       options = [list(c) for c in itertools.product(*[s._native_alternatives() for s in src])]
     ops = None if self.op is None else list(self.op)
     dts = None if self.dtype is None else list(self.dtype)
+    # a rewrite with the engine's symbolic rules sees int32 nodes as the engine's index dtype (see
+    # graph_rewrite): a pattern for int32 matches those too
+    if dts is not None and dtypes.int32 in dts: dts.append(_INDEX_DTYPE)
+    # and sees tinygrad's // and % as the floor ops
+    if ops is not None:
+      ops += [f for t, f in ((Ops.IDIV, Ops.FLOORDIV), (Ops.MOD, Ops.FLOORMOD)) if t in ops and f not in ops]
     self._natives = [_loupe._upat(ops, dts, kind, o, self.arg, self.name, self.allowed_len == -1 and src is not None and not isinstance(src, UPat))
                      for o in options]
     return self._natives
@@ -588,8 +621,9 @@ def _rule_text(p: UPat, fxn) -> str:
 class PatternMatcher:
   """Rules (UPat, callback) in order: the first callback that returns a UOp wins. Built into an engine rule
   set on first use; `+` joins matchers (and Loupe's own rule sets, e.g. `symbolic + PatternMatcher([...])`)."""
-  def __init__(self, patterns: list, _native=None, _index_math=False):
+  def __init__(self, patterns: list, _native=None, _index_math=False, _keep=()):
     self.patterns = list(patterns)
+    self._keep = list(_keep)  # what keeps the engine rules' Python callbacks alive (the rules hold them weakly)
     # holds the engine's symbolic rules, which fold integer math in the engine's index dtype: a rewrite
     # with it reads int32 nodes as index math and gives them back as int32 (tinygrad's int symbolic)
     self._index_math = _index_math
@@ -607,13 +641,21 @@ class PatternMatcher:
         name = _rule_name(p, fxn)
         text = _rule_text(p, fxn)
         for n in p._native_alternatives(): rules.append((n, fxn, _takes_ctx(fxn), name, file, line, text))
-      self._built = _loupe._pattern_matcher(rules)
+      self._built, keep = _loupe._pattern_matcher(rules)
+      self._keep.append(keep)
     return self._built
 
   def __add__(self, more: PatternMatcher) -> PatternMatcher:
-    return PatternMatcher(self.patterns + more.patterns, self._native() + more._native(), self._index_math or more._index_math)
+    return PatternMatcher(self.patterns + more.patterns, self._native() + more._native(), self._index_math or more._index_math,
+                          self._keep + more._keep)
 
   def __len__(self): return len(self._native())
+
+  def explain(self, uop, run_callbacks: bool = True) -> list:
+    """Why each rule tried on `uop` fires or not (the engine's Why not?): one dict per rule, in order, with
+    its name, file, line, verdict (fires, declined, no match, shadowed, not run) and the reason (where
+    the pattern stopped matching). Callbacks run with no ctx."""
+    return self._native().explain(uop, run_callbacks)
 
   def rewrite(self, uop, ctx=None):
     """The first rule's replacement of `uop` itself (no traversal), or None."""
@@ -631,21 +673,31 @@ symbolic = _trunc_to_floor + engine_rules("symbolic")
 symbolic_flat = _trunc_to_floor + engine_rules("symbolic_flat")
 
 
-def _caller_name(depth: int = 2) -> str:
+def _caller(depth: int = 2) -> tuple:
+  """The file and line of the first frame outside Loupe's Python package (the user's call)."""
   frm = sys._getframe(depth)
-  return f"{frm.f_code.co_filename.rsplit('/', 1)[-1]}:{frm.f_lineno}"
+  here = __file__.rsplit("/", 1)[0]
+  while frm.f_back is not None and frm.f_code.co_filename.startswith(here): frm = frm.f_back
+  return frm.f_code.co_filename, frm.f_lineno
 
 
 def graph_rewrite(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None):
-  """The engine's graph_rewrite of `sink` with `pm` (a pass a recording trace shows under `name`, by default
-  the caller's file:line). A callback's exception propagates unchanged, and the engine stays usable."""
-  if not pm._index_math: return _loupe._graph_rewrite(sink, pm._native(), ctx, bottom_up, name or _caller_name())
-  out = _loupe._graph_rewrite(_loupe._as_index_math(sink, True), pm._native(), ctx, bottom_up, name or _caller_name())
-  return _loupe._as_index_math(out, False)
+  """The engine's graph_rewrite of `sink` with `pm`: a pass a recording trace shows under `name` (by default
+  the caller's file:line), located at the caller's line. A callback's exception propagates unchanged, and
+  the engine stays usable."""
+  file, line = _caller()
+  name = name or f"{file.rsplit('/', 1)[-1]}:{line}"
+  if not pm._index_math: return _loupe._graph_rewrite(sink, pm._native(), ctx, bottom_up, name, file, line)
+  # the symbolic rules fold int32 as the engine's index math, and tinygrad's // and % as floor ops: a graph
+  # built with tinygrad's ops (no floor ops of its own) gets int32 and IDIV/MOD back, as tinygrad's would
+  tinygrad_ops = not _loupe._has_floor_ops(sink)
+  out = _loupe._graph_rewrite(_loupe._as_index_math(sink, True), pm._native(), ctx, bottom_up, name, file, line)
+  return _loupe._as_index_math(out, False, tinygrad_ops)
 
 
 def graph_rewrite_map(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=None) -> dict:
-  return _loupe._graph_rewrite_map(sink, pm._native(), ctx, bottom_up, name or _caller_name())
+  file, line = _caller()
+  return _loupe._graph_rewrite_map(sink, pm._native(), ctx, bottom_up, name or f"{file.rsplit('/', 1)[-1]}:{line}", file, line)
 
 
 # tinygrad's substitution rule set: graph_rewrite(x, _substitute, ctx={old: new}, bottom_up=True)
@@ -665,3 +717,21 @@ def track_rewrites(named=False):
 __all__ = ["Ops", "GroupOp", "UOp", "UPat", "UPatAny", "PatternMatcher", "graph_rewrite", "graph_rewrite_map", "Variable", "sint",
            "resolve", "smax", "smin", "ssimplify", "sym_infer", "symbolic", "symbolic_simple", "symbolic_flat", "track_rewrites",
            "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait", "exec_alu"]
+
+# tinygrad.ops names with no meaning in Loupe: importing one says why, rather than a silent stand-in
+_NOT_IN_LOUPE = {
+  "TRACK_MATCH_STATS": "Loupe records every rewrite while a trace records (loupe-cli run --trace, VIZ=1, LOUPE_TRACE)",
+  "TrackedPatternMatcher": "every PatternMatcher is observed by Loupe's traces; there is no separate tracked kind",
+  "TrackedGraphRewrite": "a trace's passes (engine/trace) hold what tinygrad's TrackedGraphRewrite does",
+  "tracked_keys": "a trace's contexts (engine/trace) hold what tinygrad's tracked_keys does",
+  "tracked_ctxs": "a trace's passes (engine/trace) hold what tinygrad's tracked_ctxs does",
+  "launch_viz": "Loupe's viewer is the Loupe app (VIZ=1 opens it at exit)",
+  "match_stats": "the rule profiler of a trace (loupe-cli trace FILE --rules) holds the match statistics",
+  "buffers": "Loupe keeps device buffers in its engine, not in a table keyed by UOps",
+  "all_metadata": "Loupe keeps each node's provenance in the engine (a Tensor op's file:line), not in a table keyed by UOps",
+}
+
+
+def __getattr__(name: str):
+  if name in _NOT_IN_LOUPE: raise ImportError(f"tinygrad.ops.{name} has no meaning in Loupe: {_NOT_IN_LOUPE[name]}")
+  raise AttributeError(f"module 'tinygrad.ops' (Loupe) has no attribute '{name}'")

@@ -7,6 +7,7 @@
 #include "codegen/linearizer.h"
 #include "common.h"
 #include "rewrite/graph_rewrite.h"
+#include "rewrite/match_explain.h"
 #include "rewrite/rule_origin.h"
 #include "symbolic/symbolic.h"
 #include "uop_binding.h"
@@ -42,8 +43,13 @@ struct PythonRule {
 // Calls the Python callback with the captures as keyword arguments (and ctx when it takes one). An
 // exception it raises travels through the engine's rewrite as py::error_already_set and reaches the
 // caller of graph_rewrite unchanged, traceback included.
-RuleFn python_rule_fn(std::shared_ptr<const PythonRule> r) {
-  return [r = std::move(r)](const Match& m) -> UOpPtr {
+// The rule holds its callback weakly: the engine's rule registry keeps every rule for good (traces refer
+// to rules by id), and must not keep the user's callables, and what they close over, alive with it. The
+// Python PatternMatcher holds them; a rule whose matcher is gone declines.
+RuleFn python_rule_fn(const std::shared_ptr<const PythonRule>& strong) {
+  return [weak = std::weak_ptr<const PythonRule>(strong)](const Match& m) -> UOpPtr {
+    std::shared_ptr<const PythonRule> r = weak.lock();
+    if (!r) return nullptr;
     py::dict kwargs;
     for (const std::string& n : r->names)
       if (m.has(n)) kwargs[py::str(n)] = uop_to_py(m[n]);
@@ -118,17 +124,21 @@ using SharedMatcher = std::shared_ptr<PatternMatcher>;
 // (symbolic) apply to its index dtype only, where a value cannot overflow; tinygrad's symbolic math is on
 // int32 and ignores overflow. Reading tinygrad's int32 expressions as index math for the rewrite, and
 // back after, gives them tinygrad's folding.
-UOpPtr retype(const UOpPtr& root, DType from, DType to) {
+UOpPtr retype(const UOpPtr& root, DType from, DType to, bool floor_to_trunc = false) {
   FlatPtrMap<const UOp*, UOpPtr> done;
+  auto op_of = [&](Ops o) {
+    if (!floor_to_trunc) return o;
+    return o == Ops::FLOORDIV ? Ops::IDIV : o == Ops::FLOORMOD ? Ops::MOD : o;
+  };
   for (const UOp* n : root->toposort()) {
     UOpList src;
-    bool changed = n->dtype == from;
+    bool changed = n->dtype == from || op_of(n->op) != n->op;
     for (const UOpPtr& s : n->src) {
       const UOpPtr& r = *done.find(s.get());
       changed = changed || r != s;
       src.push_back(r);
     }
-    done[n] = changed ? UOp::make(n->op, n->dtype == from ? to : n->dtype, std::move(src), n->arg) : n->ptr();
+    done[n] = changed ? UOp::make(op_of(n->op), n->dtype == from ? to : n->dtype, std::move(src), n->arg) : n->ptr();
   }
   return *done.find(root.get());
 }
@@ -157,6 +167,25 @@ void bind_rewrite(py::module_& m) {
              return names;
            })
       .def(
+          "explain",
+          [](const PatternMatcher& pm, py::handle u, bool run_callbacks) {
+            UOpPtr node = uop_from_py(u);
+            CtxScope scope(py::none());
+            py::list out;
+            for (const RuleVerdict& v : explain_rules(pm, node, run_callbacks)) {
+              py::dict d;
+              d["rule"] = v.rule->name;
+              d["file"] = rule_file(*v.rule);
+              d["line"] = rule_line(*v.rule);
+              d["verdict"] = verdict_name(v.kind);
+              d["reason"] = v.reason;
+              d["replacement"] = uop_to_py(v.replacement);
+              out.append(d);
+            }
+            return out;
+          },
+          py::arg("uop"), py::arg("run_callbacks") = true)
+      .def(
           "rewrite",
           [](const PatternMatcher& pm, py::handle u, py::handle ctx) {
             UOpPtr node = uop_from_py(u);
@@ -171,15 +200,19 @@ void bind_rewrite(py::module_& m) {
   using PyRuleSpec = std::tuple<UPat, py::object, bool, std::string, std::string, int64_t, std::string>;
   m.def("_pattern_matcher", [](const std::vector<PyRuleSpec>& rules) {
     std::vector<Rule> built;
+    auto* callbacks = new std::vector<std::shared_ptr<const PythonRule>>();
+    // the callbacks live as long as this capsule, which the Python PatternMatcher (and any sum of it) holds
+    py::capsule keep(callbacks, [](void* p) { delete static_cast<std::vector<std::shared_ptr<const PythonRule>>*>(p); });
     for (const auto& [pat, fn, has_ctx, name, file, line, text] : rules) {
       auto r = std::make_shared<PythonRule>();
       r->fn = fn;
       r->has_ctx = has_ctx;
       collect_names(*pat.node, r->names);
-      built.push_back(rule(name, pat, python_rule_fn(std::move(r))));
+      callbacks->push_back(r);
+      built.push_back(rule(name, pat, python_rule_fn(r)));
       set_rule_origin(built.back().id, RuleOrigin{file, line, text});
     }
-    return std::make_shared<PatternMatcher>(std::move(built));
+    return py::make_tuple(std::make_shared<PatternMatcher>(std::move(built)), keep);
   });
 
   // The engine's own rule sets, by name.
@@ -193,17 +226,22 @@ void bind_rewrite(py::module_& m) {
 
   m.def(
       "_graph_rewrite",
-      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name) {
+      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name, std::string file,
+         int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
+        PassCallSite site(name, file, line);
         return uop_to_py(graph_rewrite(root, pm, {.bottom_up = bottom_up, .name = std::move(name)}));
       },
-      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"));
+      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
+      py::arg("line") = 0);
   m.def(
       "_graph_rewrite_map",
-      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name) {
+      [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name, std::string file,
+         int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
+        PassCallSite site(name, file, line);
         UOpMap<UOpPtr> map = graph_rewrite_map(root, pm, {.bottom_up = bottom_up, .name = std::move(name)});
         py::dict out;
         for (const UOp* n : root->toposort()) {
@@ -212,15 +250,30 @@ void bind_rewrite(py::module_& m) {
         }
         return out;
       },
-      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"));
+      py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
+      py::arg("line") = 0);
   m.def("_substitute", [](py::handle root, py::dict replacements) {
     UOpMap<UOpPtr> table;
     for (auto [k, v] : replacements) table[uop_from_py(k)] = uop_from_py(v);
     return uop_to_py(substitute(uop_from_py(root), table));
   });
-  m.def("_as_index_math", [](py::handle u, bool to_index) {
-    return uop_to_py(to_index ? retype(uop_from_py(u), dtypes::int32, dtypes::index) : retype(uop_from_py(u), dtypes::index, dtypes::int32));
+  // to_index: int32 nodes become index nodes; else back, and with floor_to_trunc the floor ops the
+  // simplifier left become tinygrad's IDIV/MOD again (for a graph that had no floor ops of its own)
+  m.def(
+      "_as_index_math",
+      [](py::handle u, bool to_index, bool floor_to_trunc) {
+        return uop_to_py(to_index ? retype(uop_from_py(u), dtypes::int32, dtypes::index)
+                                  : retype(uop_from_py(u), dtypes::index, dtypes::int32, floor_to_trunc));
+      },
+      py::arg("u"), py::arg("to_index"), py::arg("floor_to_trunc") = false);
+  m.def("_has_floor_ops", [](py::handle u) {
+    for (const UOp* n : uop_from_py(u)->toposort())
+      if (n->op == Ops::FLOORDIV || n->op == Ops::FLOORMOD) return true;
+    return false;
   });
+  // validity (symbolic/symbolic.h): a gate's clauses simplified given each other, and an expression given a gate
+  m.def("_simplify_valid", [](py::handle valid) { return uop_to_py(simplify_valid(uop_from_py(valid))); });
+  m.def("_uop_given_valid", [](py::handle valid, py::handle u) { return uop_to_py(uop_given_valid(uop_from_py(valid), uop_from_py(u))); });
   m.def("_linearize", [](py::handle sink) {
     py::list out;
     for (const UOpPtr& u : linearize(uop_from_py(sink))) out.append(uop_to_py(u));
