@@ -227,7 +227,7 @@ void JitCapture::Recorder::report(CapturedStep& s, const PlannedMemory& m, const
 }
 
 JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recorder>()) {
-  if (ExecListenerScope::current()) throw RuntimeError("TinyJit inside another TinyJit's capture is not supported");
+  if (ExecListenerScope::current()) throw RuntimeError("having TinyJit inside another TinyJit is not supported (a TinyJit called while another one captures its step)");
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);

@@ -68,9 +68,11 @@ std::string canonical_device_name(const std::string& name) {
   if (base.empty() || !std::all_of(base.begin(), base.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; }))
     throw Error(cat("bad device name '", name, "' (known devices: ", known_list(), ")"));
   std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::toupper(c); });
-  // tinygrad's names for the same devices (v0.10.2 calls the C backend CLANG, OpenCL GPU)
+  // tinygrad's names for the same devices (v0.10.2 calls the C backend CLANG, OpenCL GPU, and its
+  // interpreted device PYTHON: Loupe's is INTERP)
   if (base == "CLANG") base = "CPU";
   else if (base == "GPU") base = "OPENCL";
+  else if (base == "PYTHON") base = "INTERP";
   if (colon == std::string::npos) return base;
   std::string idx = name.substr(colon + 1);
   if (idx.empty() || idx.size() > 4 || !std::all_of(idx.begin(), idx.end(), [](char c) { return std::isdigit((unsigned char)c); }))

@@ -54,6 +54,9 @@ GraphKey graph_key(const UOpList& outputs) {
   const Options& o = options();
   top.str(o.device);  // the home device of device-less values, and per-device kernel shapes
   top.i64(o.threads);
+  // weak constants (Python scalars) take the default dtypes when scheduled: a schedule made under
+  // another default_float allocates and reads its buffers in that dtype
+  top.u64(uint64_t(dtypes::default_float().scalar_type) | uint64_t(dtypes::default_int().scalar_type) << 8);
   for (const UOpPtr& out : outputs) {
     for (const UOp* n : out->toposort()) {
       if (memo.count(n)) continue;

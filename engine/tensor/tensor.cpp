@@ -67,14 +67,14 @@ UOpPtr const_uop(DType dtype, const ConstVal& c) {
 void flatten_nested(const Nested& n, size_t depth, Shape& shape, std::vector<ConstVal>& out, bool& shape_set) {
   if (auto c = std::get_if<ConstVal>(&n.v)) {
     if (!shape_set) shape_set = true, shape.resize(depth);
-    else if (shape.size() != depth) throw Error("Tensor(): nested lists are ragged (mixed depths)");
+    else if (shape.size() != depth) throw ValueError("Tensor(): nested lists are ragged (mixed depths)");
     out.push_back(*c);
     return;
   }
   const auto& list = std::get<std::vector<Nested>>(n.v);
   if (!shape_set && shape.size() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
   else if (depth >= shape.size() || shape[depth] != static_cast<int64_t>(list.size()))
-    throw Error(loupe::cat("Tensor(): nested lists are ragged at depth ", depth));
+    throw ValueError(loupe::cat("Tensor(): nested lists are ragged at depth ", depth));
   if (list.empty() && !shape_set) {
     shape_set = true;
     shape.resize(depth + 1);

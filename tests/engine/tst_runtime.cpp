@@ -512,6 +512,7 @@ private slots:
     QCOMPARE(canonical_device_name("cpu"), std::string("CPU"));
     QCOMPARE(canonical_device_name("cpu:0"), std::string("CPU"));
     QCOMPARE(canonical_device_name("cuda:1"), std::string("CUDA:1"));
+    QCOMPARE(canonical_device_name("python"), std::string("INTERP"));  // tinygrad's name for the interpreter
     QVERIFY(&get_device("cpu") == &get_device("CPU:0"));
     QCOMPARE(get_device("CPU").name(), std::string("CPU"));
     QCOMPARE(get_device("CPU").renderer().caps().device, std::string("CPU"));

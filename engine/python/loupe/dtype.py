@@ -10,7 +10,27 @@ from loupe._loupe import DType
 
 ConstType = Union[float, int, bool]
 DTypeLike = Union[str, DType]
-PtrDType = DType
+
+
+class _PtrDTypeCheck(type):
+  """isinstance(d, PtrDType) holds for the engine's pointer dtypes (``dtypes.float.ptr()``)."""
+  def __instancecheck__(cls, obj) -> bool: return isinstance(obj, DType) and _loupe.dtype_is_ptr(obj)
+
+
+class PtrDType(metaclass=_PtrDTypeCheck):
+  """tinygrad's pointer dtype: in Loupe a DType made by ``.ptr(size)``; build one that way."""
+  def __new__(cls, *args, **kwargs):
+    raise TypeError("PtrDType(...): make a pointer dtype with dtype.ptr(size, local) (Loupe's DType carries it)")
+
+
+class _NoImages(type):
+  def __instancecheck__(cls, obj) -> bool: return False  # no DType of Loupe's is an image
+
+
+class ImageDType(metaclass=_NoImages):
+  """tinygrad's image dtype (OpenCL images for Qualcomm GPUs): Loupe has no image buffers."""
+  def __new__(cls, *args, **kwargs):
+    raise NotImplementedError("ImageDType: Loupe has no image buffers (tinygrad's IMAGE for Qualcomm GPUs)")
 
 
 def _named(name: str) -> DType:
@@ -98,6 +118,18 @@ class dtypes(metaclass=_DefaultDTypes):
   @staticmethod
   def fields() -> dict[str, DType]: return DTYPES_DICT
 
+  @staticmethod
+  def imagef(shp: tuple) -> DType: return ImageDType(shp)
+  @staticmethod
+  def imageh(shp: tuple) -> DType: return ImageDType(shp)
+
+
+# DEFAULT_FLOAT=HALF (any float dtype's name) sets dtypes.default_float for the process, as in tinygrad
+if (_env_default_float := __import__("os").getenv("DEFAULT_FLOAT", "")):
+  _named_float = getattr(dtypes, _env_default_float.lower(), None)
+  if not isinstance(_named_float, DType) or not dtypes.is_float(_named_float):
+    raise ValueError(f"DEFAULT_FLOAT={_env_default_float}: not a float dtype's name (half, float, double, bfloat16, ...)")
+  dtypes.default_float = _named_float
 
 DTYPES_DICT = {k: v for k, v in dtypes.__dict__.items() if isinstance(v, DType) and not k.startswith(("default", "void"))}
 INVERSE_DTYPES_DICT = {**{v.name: k for k, v in DTYPES_DICT.items()}, "void": "void"}
@@ -130,6 +162,22 @@ def _from_np_dtype(npdtype) -> DType:
   return dtypes.fields()[np.dtype(npdtype).name]
 
 
+def truncate_bf16(x: float) -> float:
+  """x as a bfloat16 holds it: float32 with its low 16 bits cleared, +-inf beyond bfloat16's range."""
+  import struct
+  max_bf16 = struct.unpack("<f", struct.pack("<I", 0x7F7F0000))[0]
+  if x > max_bf16 or x < -max_bf16: return math.copysign(math.inf, x)
+  bits = struct.unpack("<I", struct.pack("<f", x))[0]
+  return struct.unpack("<f", struct.pack("<I", bits & 0xFFFF0000))[0]
+
+
+def _truncate_int(bits: int, signed: bool):
+  def f(x: int) -> int:
+    x = int(x) & ((1 << bits) - 1)
+    return x - (1 << bits) if signed and x >= 1 << (bits - 1) else x
+  return f
+
+
 def truncate_fp16(x: float) -> float:
   import struct
   try:
@@ -138,5 +186,17 @@ def truncate_fp16(x: float) -> float:
     return math.copysign(math.inf, x)
 
 
-__all__ = ["DType", "PtrDType", "dtypes", "ConstType", "DTypeLike", "to_dtype", "least_upper_dtype", "least_upper_float",
+def _truncate_float32(x: float) -> float:
+  import struct
+  try:
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+  except OverflowError:
+    return math.copysign(math.inf, x)
+
+
+# the value a Python number becomes when stored as each dtype
+truncate = {dtypes.bool: bool, dtypes.float16: truncate_fp16, dtypes.bfloat16: truncate_bf16, dtypes.float32: _truncate_float32,
+            dtypes.float64: float, **{d: _truncate_int(8 * d.itemsize, d in dtypes.sints) for d in dtypes.ints}}
+
+__all__ = ["DType", "PtrDType", "ImageDType", "truncate", "truncate_fp16", "truncate_bf16", "dtypes", "ConstType", "DTypeLike", "to_dtype", "least_upper_dtype", "least_upper_float",
            "sum_acc_dtype", "DTYPES_DICT", "INVERSE_DTYPES_DICT"]

@@ -3,6 +3,8 @@ engine), GlobalCounters, Timing, and the small sequence utilities tinygrad progr
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import dataclasses
 import functools
 import itertools
 import math
@@ -86,6 +88,69 @@ IMAGE, WINO, CAPTURING, TRACEMETA = ContextVar("IMAGE", 0), ContextVar("WINO", 0
 TRANSCENDENTAL, FUSE_ARANGE, SPLIT_REDUCEOP = ContextVar("TRANSCENDENTAL", 1), ContextVar("FUSE_ARANGE", 0), ContextVar("SPLIT_REDUCEOP", 1)
 JIT, PROFILE, VIZ = ContextVar("JIT", 1), ContextVar("PROFILE", 0), ContextVar("VIZ", 0)
 CI = os.getenv("CI", "") != ""
+
+
+class _UnreadVar(ContextVar):
+  """A tinygrad switch Loupe's engine does not read: it holds tinygrad's default, and setting it to anything
+  else (Context(NAME=...), or the environment) is an error naming it rather than a switch that does nothing."""
+
+  def __init__(self, key: str, default_value: Any, why: str):
+    self.why, self.default = why, default_value
+    super().__init__(key, default_value)
+
+  @property
+  def value(self) -> Any:  # type: ignore[override]
+    return self.__dict__.get("_value", self.default)
+
+  @value.setter
+  def value(self, v: Any) -> None:
+    if v != self.default and "_value" in self.__dict__:
+      raise NotImplementedError(f"{self.key}={v!r}: Loupe's engine does not read {self.key} ({self.why})")
+    if v != self.default: print(f"loupe: {self.key}={v!r} in the environment has no effect ({self.why})", file=sys.stderr)
+    self.__dict__["_value"] = self.default
+
+
+# the rest of tinygrad v0.10.2's switches, each with what Loupe does instead
+USE_TC = _UnreadVar("TC", 1, "tensor cores are chosen by the kernel optimizer where the device has them")
+TC_SELECT, TC_OPT = _UnreadVar("TC_SELECT", -1, "one tensor core per device"), _UnreadVar("TC_OPT", 0, "one tensor core policy")
+AMX = _UnreadVar("AMX", 0, "no Apple AMX renderer")
+TC_SEARCH_OVER_SHAPE = _UnreadVar("TC_SEARCH_OVER_SHAPE", 1, "tensor cores are searched over the kernel's shape")
+FUSE_CONV_BW = _UnreadVar("FUSE_CONV_BW", 0, "the scheduler's fusion decisions are its own")
+RING = _UnreadVar("RING", 1, "no multi-device allreduce")
+PICKLE_BUFFERS = _UnreadVar("PICKLE_BUFFERS", 1, "tensors pickle their values")
+LRU = _UnreadVar("LRU", 1, "the allocator's reuse is the memory planner's")
+CACHELEVEL = _UnreadVar("CACHELEVEL", 2, "compiled kernels are cached on disk per device")
+IGNORE_BEAM_CACHE = _UnreadVar("IGNORE_BEAM_CACHE", 0, "BEAM results are cached with the kernels")
+DEVECTORIZE = _UnreadVar("DEVECTORIZE", 1, "the renderers choose vector widths per device")
+DONT_REALIZE_EXPAND = _UnreadVar("DONT_REALIZE_EXPAND", 0, "the scheduler's realize decisions are its own")
+
+
+@dataclasses.dataclass(frozen=True)
+class Metadata:
+  """The tensor op behind a kernel: its name, the user's line that called it, and whether it is part of a
+  backward pass (tinygrad's Metadata; Loupe's engine records the same per op, ir/metadata.h)."""
+  name: str
+  caller: str
+  backward: bool = False
+  def __hash__(self) -> int: return hash(self.name)
+  def __repr__(self) -> str: return str(self) + (f" - {self.caller}" if self.caller else "")
+  def __str__(self) -> str: return self.name + (" bw" if self.backward else "")
+
+
+# the op being called, as tinygrad's Tensor sets it (Loupe's native ops record their own: OpScope)
+_METADATA: contextvars.ContextVar[Optional[Metadata]] = contextvars.ContextVar("_METADATA", default=None)
+
+
+def mv_address(mv) -> int:
+  """The address of a writable memoryview's first byte (for Tensor.from_blob)."""
+  import ctypes
+  return ctypes.addressof(ctypes.c_char.from_buffer(mv))
+
+
+def to_char_p_p(options: list, to_type=None):
+  import ctypes
+  to_type = to_type or ctypes.c_char
+  return (ctypes.POINTER(to_type) * len(options))(*[ctypes.cast(ctypes.create_string_buffer(o), ctypes.POINTER(to_type)) for o in options])
 
 
 class _Counters(type):

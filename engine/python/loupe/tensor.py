@@ -8,6 +8,7 @@ from typing import Optional
 from loupe import _loupe
 from loupe._loupe import Tensor
 from loupe.device import Device  # noqa: F401  (tinygrad's tensor module holds Device too: from tinygrad.tensor import Device)
+from loupe.engine.schedule import tensor_schedule as _tensor_schedule, tensor_schedule_with_vars as _tensor_schedule_with_vars
 from loupe.dtype import ConstType, DType, DTypeLike, _from_np_dtype, _to_np_dtype, dtypes, least_upper_dtype, least_upper_float
 
 
@@ -70,6 +71,43 @@ Tensor.multinomial = _multinomial
 Tensor.shard = _unsupported("shard (multi-device tensors)")
 Tensor.shard_ = _unsupported("shard_ (multi-device tensors)")
 Tensor.from_url = staticmethod(_from_url)
+# copy.deepcopy(t): a new tensor with t's values (its own buffer), requires_grad kept, as tinygrad's
+Tensor.__deepcopy__ = lambda self, memo: self.clone()
+Tensor.schedule = _tensor_schedule
+Tensor.schedule_with_vars = _tensor_schedule_with_vars
 Tensor.__module__ = "loupe.tensor"
+# tinygrad's Tensor.lazydata: the engine node the tensor stands for now (a tinygrad.ops UOp), with the
+# tensor-level facts tinygrad's tests read from it: the op that made it and its buffers' device
+Tensor.lazydata = property(lambda self: _loupe._tensor_uop(self))
+
+
+def _uop_metadata(u):
+  from loupe.helpers import Metadata
+  md = _loupe._uop_metadata(u)
+  return None if md is None else Metadata(md[0], f"{md[1]}:{md[2]}::{md[3]}" if md[1] else "")
+
+
+def _uop_device(u):
+  d = _loupe._uop_device(u)
+  if d is None: raise AttributeError(f"{u.op} reads no buffer: it has no device")
+  return d
+
+
+_node_buffers: dict = {}  # one Buffer object per BUFFER node (tinygrad compares them by identity)
+
+
+def _uop_buffer(u):
+  """The storage of a BUFFER node (tinygrad's UOp.buffer); other nodes have none until realized."""
+  from loupe.device import Buffer
+  if u.op.name != "BUFFER": raise AttributeError(f"{u.op} has no buffer: only a realized tensor's BUFFER node has one (use .base of a realized tensor)")
+  if u not in _node_buffers: _node_buffers[u] = Buffer._of_node(u)
+  return _node_buffers[u]
+
+
+if not hasattr(_loupe.UOp, "metadata"): _loupe.UOp.metadata = property(_uop_metadata)
+if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe._uop_base(u))
+if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
+if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
+if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

@@ -96,6 +96,7 @@ void bind_dtype(py::module_& m) {
     return *d;
   });
   m.def("dtype_short_name", [](DType d) { return d.short_name(); });
+  m.def("dtype_is_ptr", [](DType d) { return d.is_ptr; });
   m.def("least_upper_dtype", [](py::args ds) {
     std::vector<DType> v;
     for (py::handle h : ds) v.push_back(to_dtype_required(h, "least_upper_dtype"));

@@ -9,6 +9,9 @@
 
 namespace loupe::python {
 void set_package_dirs(const std::vector<std::string>& dirs);  // provenance.cpp
+void bind_shape(py::module_& m);                              // bind_shape.cpp: View, ShapeTracker
+void bind_schedule(py::module_& m);                           // bind_schedule.cpp: Tensor.schedule()
+void bind_kernel(py::module_& m);                             // bind_kernel.cpp: Kernel, Opt, OptOps
 
 namespace {
 // The folder this extension module was loaded from (loupe/), found from one of its own symbols:
@@ -40,4 +43,7 @@ PYBIND11_MODULE(_loupe, m) {
   bind_uop(m);
   bind_rewrite(m);
   bind_nn(m);
+  bind_shape(m);
+  bind_schedule(m);
+  bind_kernel(m);
 }

@@ -14,6 +14,11 @@ for _name in ("tensor", "dtype", "device", "helpers", "nn", "nn.optim", "nn.stat
 helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtype, loupe.tensor, loupe.engine
 ops, codegen = loupe.ops, loupe.codegen
 from loupe.ops import UOp  # noqa: E402
+# the compiler's modules (issue 44): shape tracking, scheduling, kernels, renderers, the interpreted device
+for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "codegen.kernel", "codegen.lowerer",
+              "renderer", "runtime", "runtime.ops_python",
+              "runtime.support", "runtime.support.compiler_cuda"):
+  sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 
 Variable = UOp.variable
 

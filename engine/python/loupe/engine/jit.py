@@ -10,8 +10,9 @@ import functools
 from typing import Any, Callable, Generic, TypeVar
 
 from loupe import _loupe
-from loupe.helpers import getenv
+from loupe.helpers import JIT
 from loupe.tensor import Tensor
+from loupe.engine.realize import Runner
 
 ReturnType = TypeVar("ReturnType")
 
@@ -48,9 +49,10 @@ class JitBuffer:
   def __repr__(self) -> str: return f"<buf real:True device:{self.device} size:{self.size} dtype:{self.dtype}>"
 
 
-class JitProgram:
+class JitProgram(Runner):
   """What a captured item runs: a kernel (its name, launch sizes and estimates) or a copy."""
   def __init__(self, item: dict):
+    self.device = item.get("device", "")
     self.name = self.display_name = item["name"]
     self.is_copy = item["kind"] == "copy"
     self.global_size, self.local_size = list(item["global_size"]), list(item["local_size"])
@@ -90,6 +92,8 @@ class CapturedJit:
 
 class TinyJit(Generic[ReturnType]):
   def __init__(self, fxn: Callable[..., ReturnType], captured: Any = None, prune: bool = False):
+    # prune=True: tinygrad drops kernels that read no input from the replay; Loupe replays them all (the
+    # results are the same, the replay runs those kernels again)
     self.fxn, self.captured, self.cnt = fxn, captured, 0
     self._ret: Any = None
     functools.update_wrapper(self, fxn)
@@ -107,7 +111,8 @@ class TinyJit(Generic[ReturnType]):
 
   def __call__(self, *args: Any, **kwargs: Any) -> ReturnType:
     inputs = _tensors_in(args, kwargs)
-    if not getenv("JIT", 1) or self.cnt == 0:
+    if len({id(t) for t in inputs}) != len(inputs): raise AssertionError("duplicate inputs to JIT: the same tensor passed twice")
+    if not JIT.value or self.cnt == 0:
       # call 1 (or JIT=0): the function as it is, inputs and outputs realized as the capture will have them
       if inputs: inputs[0].realize(*inputs[1:])
       ret = self.fxn(*args, **kwargs)

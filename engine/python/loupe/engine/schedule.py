@@ -1,0 +1,63 @@
+"""tinygrad.engine.schedule: ScheduleItem and Tensor.schedule(). The schedule is the engine's own, the one a
+realize of the same tensors runs (it is cached): items carry their kernel AST, buffers and the tensor ops
+fused into them. run_schedule (tinygrad.engine.realize) runs a schedule Tensor.schedule() made, whole."""
+from __future__ import annotations
+
+from typing import Any
+
+from loupe import _loupe
+from loupe.helpers import Metadata
+
+
+class ScheduleItem:
+  """One kernel or copy: ast (SINK of STOREs, or COPY), bufs (bufs[0] is written), metadata (the tensor ops)."""
+
+  def __init__(self, native: Any, owner: "_ScheduledTensors"):
+    self._native, self._owner = native, owner
+
+  @property
+  def ast(self): return self._native.ast
+
+  @property
+  def bufs(self) -> tuple: return tuple(self._native.buffer_nodes)
+
+  @property
+  def outputs(self) -> tuple: return self.bufs[:1]
+
+  @property
+  def inputs(self) -> tuple: return self.bufs[1:]
+
+  @property
+  def metadata(self) -> tuple[Metadata, ...]:
+    return tuple(Metadata(op, f"{file}:{line}::{function}" if file else "") for op, file, line, function in self._native.metadata)
+
+  def __repr__(self) -> str: return repr(self._native)
+
+
+class _ScheduledTensors:
+  """The tensors a schedule was made for: running the schedule realizes them (the engine then runs these items)."""
+
+  def __init__(self, tensors: list):
+    self.tensors, self.ran = tensors, False
+
+
+def tensor_schedule(self, *lst) -> list[ScheduleItem]:
+  """Tensor.schedule(*others): the kernels realizing this tensor (and others) would run, not run yet."""
+  tensors = [self, *lst]
+  owner = _ScheduledTensors(tensors)
+  items = [ScheduleItem(s, owner) for s in _loupe.schedule_tensors(tensors)]
+  owner.items = items
+  return items
+
+
+def tensor_schedule_with_vars(self, *lst) -> tuple[list[ScheduleItem], dict]:
+  """Tensor.schedule_with_vars(*others): the schedule, and the values of its symbolic variables (Loupe's
+  schedules hold their variables bound, so that dict is empty)."""
+  return tensor_schedule(self, *lst), {}
+
+
+def create_schedule_with_vars(*args, **kwargs):
+  raise NotImplementedError("create_schedule_with_vars: Loupe schedules tensors, not a SINK of UOps: use Tensor.schedule()")
+
+
+__all__ = ["ScheduleItem", "create_schedule_with_vars"]

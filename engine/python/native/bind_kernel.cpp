@@ -1,0 +1,111 @@
+// tinygrad.codegen.kernel over the engine's Kernel (codegen/kernel.h): a schedule item's AST as an
+// iteration space, optimizations applied by hand (Opt, OptOps; a KernelOptError where one does not
+// apply), and the rest of the pipeline to rendered source for a device (to_program).
+#include "codegen/pipeline.h"
+#include "common.h"
+#include "runtime/device.h"
+#include "schedule/schedule.h"
+#include "uop_binding.h"
+
+namespace loupe::python {
+
+namespace {
+
+// A Kernel with the AST and device it was made for (the renderer decides the target's abilities).
+struct PyKernel {
+  UOpPtr ast;
+  std::string device;
+  Kernel k;
+};
+
+// The AST: a Python UOp (through the UOp binding), or a schedule item (Loupe's: si, or its native item).
+UOpPtr ast_of(py::handle h) {
+  py::object native = py::reinterpret_borrow<py::object>(h);
+  if (py::hasattr(h, "_native")) native = h.attr("_native");
+  if (py::isinstance<ScheduleItem>(native)) return native.cast<const ScheduleItem&>().ast;
+  if (is_uop(h)) return uop_from_py(h);
+  throw py::type_error("Kernel: expected a kernel AST (a UOp, or a ScheduleItem from Tensor.schedule()), got " +
+                       py::repr(h).cast<std::string>());
+}
+
+// opts=: a device name, an object naming one (.device: tinygrad's Renderer, Loupe's renderer handles), or None.
+std::string device_of(py::handle opts) {
+  if (opts.is_none()) return default_device();
+  if (py::isinstance<py::str>(opts)) return canonical_device_name(opts.cast<std::string>());
+  if (py::hasattr(opts, "device")) return canonical_device_name(py::str(opts.attr("device")).cast<std::string>());
+  throw py::type_error("Kernel: opts must be a renderer or a device name, got " + py::repr(opts).cast<std::string>());
+}
+
+py::tuple ints_tuple(const std::vector<int64_t>& xs) {
+  py::tuple t(xs.size());
+  for (size_t i = 0; i < xs.size(); i++) t[i] = py::int_(xs[i]);
+  return t;
+}
+
+} // namespace
+
+void bind_kernel(py::module_& m) {
+  py::enum_<OptOp> ops(m, "OptOps", "tinygrad's optimization kinds (and Loupe's STAGE)");
+  for (OptOp op : kAllOptOps) ops.value(opt_op_name(op), op);
+
+  py::class_<Opt>(m, "Opt", "One optimization: op, axis, arg (tinygrad.codegen.kernel.Opt)")
+      .def(py::init([](OptOp op, py::object axis, py::object arg) {
+             return Opt{op, axis.is_none() ? 0 : axis.cast<int64_t>(), arg.is_none() ? 0 : arg.cast<int64_t>()};
+           }),
+           py::arg("op"), py::arg("axis") = py::none(), py::arg("arg") = py::none())
+      .def_readonly("op", &Opt::op)
+      .def_readonly("axis", &Opt::axis)
+      .def_readonly("arg", &Opt::arg)
+      .def("__repr__", &Opt::str)
+      .def("__eq__", [](const Opt& a, py::handle b) { return py::isinstance<Opt>(b) && a == b.cast<const Opt&>(); })
+      .def("__hash__", [](const Opt& o) { return py::hash(py::make_tuple(int(o.op), o.axis, o.arg)); });
+
+  // an opt that does not apply: tinygrad's KernelOptError (a RuntimeError)
+  py::register_exception<KernelOptError>(m, "KernelOptError", PyExc_RuntimeError);
+
+  py::class_<PyKernel>(m, "Kernel", "A kernel AST as an iteration space, optimized by hand (tinygrad.codegen.kernel.Kernel)")
+      .def(py::init([](py::handle ast, py::handle opts) {
+             UOpPtr a = ast_of(ast);
+             if (a->op != Ops::SINK) throw py::value_error("Kernel: the AST of a copy has no kernel (its op is " + std::string(op_name(a->op)) + ")");
+             std::string dev = device_of(opts);
+             return PyKernel{a, dev, kernel_for(a, get_device(dev).renderer())};
+           }),
+           py::arg("ast"), py::arg("opts") = py::none())
+      .def_property_readonly("device", [](const PyKernel& k) { return k.device; })
+      .def("apply_opt", [](PyKernel& k, const Opt& o) { k.k.apply_opt(o); }, py::arg("opt"))
+      .def("apply_opts", [](PyKernel& k, const std::vector<Opt>& os) { k.k.apply_opts(os); }, py::arg("opts"))
+      .def("hand_coded_optimizations", [](PyKernel& k) { k.k.hand_coded_optimizations(); return k.k.applied_opts(); })
+      .def_property_readonly("applied_opts", [](const PyKernel& k) { return k.k.applied_opts(); })
+      .def_property_readonly("full_shape", [](const PyKernel& k) { return ints_tuple(k.k.full_shape()); })
+      .def_property_readonly("output_shape", [](const PyKernel& k) { return ints_tuple(k.k.output_shape()); })
+      .def_property_readonly("shape_len", [](const PyKernel& k) { return k.k.shape_len(); })
+      .def_property_readonly("first_reduce", [](const PyKernel& k) { return k.k.first_reduce(); })
+      .def_property_readonly("first_upcast", [](const PyKernel& k) { return k.k.first_upcast(); })
+      .def_property_readonly("upcasted", [](const PyKernel& k) { return k.k.upcasted(); })
+      .def_property_readonly("local_dims", [](const PyKernel& k) { return k.k.local_dims(); })
+      .def_property_readonly("global_dims", [](const PyKernel& k) { return k.k.global_dims(); })
+      .def_property_readonly("group_for_reduces", [](const PyKernel& k) { return k.k.group_for_reduces(); })
+      .def_property_readonly("sts", [](const PyKernel& k) { return k.k.sts(); })
+      .def_property_readonly("name", [](const PyKernel& k) { return k.k.name(); })
+      .def_property_readonly("axis_types", [](const PyKernel& k) {
+        py::list out;
+        for (AxisKind a : k.k.axis_kinds()) out.append(axis_kind_name(a));
+        return out;
+      })
+      // The rest of the pipeline for the kernel as optimized: (name, source, global size, local size, opts)
+      .def("render", [](const PyKernel& k) {
+        KernelPlan plan = plan_from_kernel(k.k, k.ast, get_device(k.device).renderer());
+        py::dict d;
+        d["name"] = plan.rendered.name;
+        d["device"] = plan.rendered.device;
+        d["src"] = plan.rendered.source;
+        d["global_size"] = py::make_tuple(plan.rendered.global[0], plan.rendered.global[1], plan.rendered.global[2]);
+        d["local_size"] = py::make_tuple(plan.rendered.local[0], plan.rendered.local[1], plan.rendered.local[2]);
+        d["applied_opts"] = plan.applied_opts;
+        d["ops"] = plan.estimates.ops;
+        d["mem"] = plan.estimates.mem;
+        return d;
+      });
+}
+
+} // namespace loupe::python

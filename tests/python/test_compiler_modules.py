@@ -1,0 +1,156 @@
+"""tinygrad's compiler modules over Loupe: Tensor.schedule() and run_schedule (tinygrad.engine.schedule /
+realize), Kernel with Opt/OptOps applied by hand and rendered (tinygrad.codegen.kernel), and the dtype and
+helpers names tinygrad's tests import."""
+import numpy as np
+import pytest
+
+from tinygrad import Tensor, dtypes
+from tinygrad.codegen.kernel import Kernel, KernelOptError, Opt, OptOps
+from tinygrad.engine.realize import CompiledRunner, Runner, lower_schedule_item, run_schedule
+from tinygrad.engine.schedule import ScheduleItem
+from tinygrad.helpers import DEVECTORIZE, Context, Metadata, _METADATA, mv_address
+from tinygrad.dtype import ImageDType, PtrDType, truncate, truncate_bf16, truncate_fp16
+
+
+def test_schedule_then_run_schedule():
+  a, b = Tensor([[1.0, 2.0], [3.0, 4.0]]), Tensor([[5.0, 6.0], [7.0, 8.0]])
+  c = (a @ b).relu()
+  sched = c.schedule()
+  assert len(sched) >= 1 and all(isinstance(si, ScheduleItem) for si in sched)
+  assert any(m.name == "__matmul__" for si in sched for m in si.metadata)
+  assert all(isinstance(m, Metadata) for si in sched for m in si.metadata)
+  run_schedule(sched)
+  np.testing.assert_allclose(c.numpy(), np.array([[19.0, 22.0], [43.0, 50.0]]))
+  with pytest.raises(ValueError, match="already ran"):
+    run_schedule(sched)
+
+
+def test_run_schedule_refuses_part_of_a_schedule():
+  x = Tensor.arange(8).reshape(2, 4)
+  y = (x + 1).contiguous().sum(1)
+  sched = y.schedule()
+  if len(sched) < 2: pytest.skip("one kernel: nothing to cut")
+  with pytest.raises(ValueError, match="whole"):
+    run_schedule(sched[1:])
+  with pytest.raises(NotImplementedError, match="lower_schedule_item"):
+    lower_schedule_item(sched[0])
+
+
+def test_kernel_opts_by_hand_and_render():
+  a, b = Tensor.rand(16, 16), Tensor.rand(16, 16)
+  si = (a @ b).schedule()[-1]
+  k = Kernel(si, opts="CPU")
+  assert k.full_shape == (16, 16, 16) and k.first_reduce == 2
+  k.apply_opt(Opt(OptOps.UPCAST, 0, 4))
+  k.apply_opt(Opt(OptOps.UNROLL, 0, 4))
+  assert k.applied_opts == [Opt(OptOps.UPCAST, 0, 4), Opt(OptOps.UNROLL, 0, 4)]
+  prg = k.to_program()
+  assert prg.device == "CPU" and prg.name.startswith("r_") and "acc3" in prg.src
+  with pytest.raises(KernelOptError):
+    k.apply_opt(Opt(OptOps.UPCAST, 0, 7))  # 7 does not divide the axis
+  assert len(k.sts) >= 3 and k.sts[0].shape == k.output_shape or len(k.sts[0].shape) == k.shape_len
+  with pytest.raises(TypeError, match="Kernel"):
+    Kernel(42)
+
+
+def test_jit_cache_items_are_runners():
+  from tinygrad import TinyJit
+  @TinyJit
+  def f(x): return (x * 2).realize()
+  for _ in range(3): f(Tensor.rand(4))
+  assert f.jit_cache and all(isinstance(ei.prg, Runner) for ei in f.jit_cache)
+  assert issubclass(CompiledRunner, Runner)
+
+
+def test_dtype_names():
+  assert isinstance(dtypes.float.ptr(16), PtrDType) and not isinstance(dtypes.float, PtrDType)
+  assert not isinstance(dtypes.float, ImageDType)
+  with pytest.raises(NotImplementedError, match="image"):
+    dtypes.imagef((4, 4))
+  assert truncate_bf16(1.0 + 2 ** -10) == 1.0 and truncate_bf16(1e39) == float("inf")
+  assert truncate_fp16(65520.0) == float("inf")
+  assert truncate[dtypes.int8](200) == -56 and truncate[dtypes.uint16](-1) == 65535
+
+
+def test_helpers_names():
+  assert _METADATA.get() is None
+  buf = bytearray(8)
+  assert mv_address(memoryview(buf)) > 0
+  with Context(DEVECTORIZE=1): pass
+  with pytest.raises(NotImplementedError, match="DEVECTORIZE"):
+    with Context(DEVECTORIZE=0): pass
+  assert DEVECTORIZE.value == 1
+
+
+def test_python_device_is_the_interpreter():
+  from tinygrad import Device
+  from tinygrad.runtime.ops_python import PythonProgram, PythonRenderer
+  t = Tensor([1.0, 2.0, 3.0], device="PYTHON") * 2
+  assert t.device == "INTERP" and t.tolist() == [2.0, 4.0, 6.0]
+  assert Device.canonicalize("python") == "INTERP"
+  si = (Tensor.rand(4, 4) + 1).schedule()[-1]
+  prg = Kernel(si, opts=PythonRenderer()).to_program()
+  assert prg.device == "INTERP" and "LOAD" in prg.src
+  with pytest.raises(NotImplementedError, match="INTERP"):
+    PythonProgram("run", b"")
+
+
+def test_device_buffer_roundtrip():
+  import numpy as np
+  from tinygrad.device import Buffer
+  b = Buffer("CPU", 4, dtypes.int32)
+  assert not b.is_allocated() and b.nbytes == 16
+  b.copyin(memoryview(np.array([1, -2, 3, 4], dtype=np.int32).tobytes()))
+  assert b.is_allocated() and b.numpy().tolist() == [1, -2, 3, 4]
+  out = bytearray(16)
+  b.copyout(memoryview(out))
+  assert np.frombuffer(out, dtype=np.int32).tolist() == [1, -2, 3, 4]
+  with pytest.raises(ValueError, match="copyin"):
+    b.copyin(memoryview(b"123"))
+  assert Buffer("CPU", 2, dtypes.float, initial_value=np.array([0.5, 2], dtype=np.float32).tobytes()).numpy().tolist() == [0.5, 2.0]
+
+
+def test_lazydata_is_the_engine_node_with_its_op_and_device():
+  from tinygrad.ops import UOp
+  x, W = Tensor.rand(3, requires_grad=True), Tensor.rand(3, 3, requires_grad=True)
+  out = x.matmul(W)
+  assert isinstance(out.lazydata, UOp) and out.lazydata is out.lazydata
+  assert out.lazydata.metadata.name == "matmul"
+  si = out.schedule()[-1]
+  assert si.ast.op.name == "SINK" and si.bufs[0].device == "CPU"
+  assert Tensor(3).lazydata.metadata is None or Tensor(3).lazydata.metadata.name
+
+
+def test_lazydata_base_buffer_and_st():
+  a = Tensor.rand(16, 16).realize()
+  b = a.clone().realize()
+  assert a.lazydata.base.op.name == "BUFFER"
+  assert a.lazydata.base.buffer is a.lazydata.base.buffer and a.lazydata.base.buffer is not b.lazydata.base.buffer
+  np.testing.assert_allclose(a.lazydata.base.buffer.numpy(), a.numpy().reshape(-1))
+  assert Tensor.empty(3, 2, 0).lazydata.st.real_strides() == (0, 0, 0)
+  x = Tensor.empty(4, 1).expand(4, 5).permute(1, 0)
+  assert x.lazydata.st.shape == (5, 4) and x.lazydata.st.real_strides() == (0, 1)
+  with pytest.raises(AttributeError, match="buffer"):
+    (Tensor.rand(3) + 1).lazydata.buffer
+
+
+def test_tinyjit_follows_context_jit_and_refuses_duplicate_inputs():
+  from tinygrad import TinyJit
+  from tinygrad.helpers import Context
+  @TinyJit
+  def add(a, b): return (a + b).realize()
+  with Context(JIT=0):
+    for i in range(4): assert add(Tensor([i]), Tensor([i])).item() == 2 * i
+  assert add.jit_cache == []
+  x = Tensor.rand(3)
+  with pytest.raises(AssertionError, match="duplicate"):
+    add(x, x)
+
+
+def test_deepcopy_is_an_independent_tensor():
+  import copy
+  a = Tensor([1.0, 2.0], requires_grad=True)
+  b = copy.deepcopy(a)
+  assert b is not a and b.requires_grad and b.tolist() == [1.0, 2.0]
+  b.assign(Tensor([5.0, 6.0])).realize()
+  assert a.tolist() == [1.0, 2.0] and b.tolist() == [5.0, 6.0]
