@@ -640,14 +640,20 @@ void MainWindow::updateStatus() {
   if (st.match) where << QString::fromStdString(st.match->rule_name);
   position_->setText(where.join(QStringLiteral("  ›  ")));
   // The run's settings (script, DEVICE, NOOPT, BEAM) when the trace recorded them.
-  QStringList run;
+  // The bar shows the program, the device and the settings that are not off; the tooltip all of them.
+  QStringList run, all;
   for (const auto& [key, value] : t.runInfo) {
-    if (key == "script") continue;
-    if (key == "script_path") run.prepend(QFileInfo(QString::fromStdString(value)).fileName());
-    else run << QStringLiteral("%1=%2").arg(QString::fromStdString(key), QString::fromStdString(value));
+    if (key == "script") continue;  // the program's text: the Script panel's
+    const QString k = QString::fromStdString(key), v = QString::fromStdString(value);
+    all << QStringLiteral("%1 = %2").arg(k, v);
+    if (key == "script_path") run.prepend(QFileInfo(v).fileName());
+    else if (key == "DEVICE" || (key != "script_sha256" && key != "CWD" && !v.isEmpty() && v != QLatin1String("0") &&
+                                 v != QLatin1String("[]")))
+      run << QStringLiteral("%1=%2").arg(k, v);
   }
   if (!t.finished) run << tr("recording…");
   counts_->setText(run.join(QStringLiteral(" · ")));
+  counts_->setToolTip(all.join(QLatin1Char('\n')));
 }
 
 // ---- keyboard stepping ----

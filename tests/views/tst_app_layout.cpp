@@ -60,6 +60,14 @@ class TestAppLayout : public QObject {
   static void waitLoaded(MainWindow& w, const QString& path) {
     QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
   }
+  // Shows the window at this size (the settings of a fresh install) and opens the trace in it.
+  static void showWithTrace(MainWindow& w, QSize size, const QString& path) {
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(path);
+    waitLoaded(w, path);
+  }
   static QList<DockGeometry> docks(MainWindow& w) {
     QList<DockGeometry> out;
     for (QDockWidget* d : w.findChildren<QDockWidget*>())
@@ -85,11 +93,7 @@ private Q_SLOTS:
   void noTextResizesAPanel() {
     QSettings().clear();
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(matmul_);
-    waitLoaded(w, matmul_);
+    showWithTrace(w, QSize(1800, 1100), matmul_);
     QTest::qWait(200);
     const QList<DockGeometry> before = docks(w);
     const QSize window = w.size();
@@ -122,11 +126,7 @@ private Q_SLOTS:
   void resetLayoutKeepsTheWindowSize() {
     QSettings().clear();
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(matmul_);
-    waitLoaded(w, matmul_);
+    showWithTrace(w, QSize(1800, 1100), matmul_);
     for (QDockWidget* d : w.findChildren<QDockWidget*>()) d->setFloating(false);
     w.resetLayout();
     QTest::qWait(300);
@@ -138,11 +138,7 @@ private Q_SLOTS:
   void aNewTraceStartsClean() {
     QSettings().clear();
     MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(matmul_);
-    waitLoaded(w, matmul_);
+    showWithTrace(w, QSize(1600, 1000), matmul_);
     QVERIFY(w.scriptPanel()->script().contains(QStringLiteral("Tensor.arange(256)")));
     QCOMPARE(w.scriptPanel()->scriptName(), QStringLiteral("example.py"));
     w.graphPanel()->find(QStringLiteral("MUL"));
@@ -169,11 +165,7 @@ private Q_SLOTS:
   void statusBarOfASchedulePass() {
     QSettings().clear();
     MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(matmul_);
-    waitLoaded(w, matmul_);
+    showWithTrace(w, QSize(1600, 1000), matmul_);
     Session* s = w.session();
     const TraceSnapshot& t = s->trace();
     QVERIFY(!t.kernels.empty());
@@ -196,11 +188,7 @@ private Q_SLOTS:
   void dropOnTheGraphOpens() {
     QSettings().clear();
     MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(matmul_);
-    waitLoaded(w, matmul_);
+    showWithTrace(w, QSize(1600, 1000), matmul_);
     QMimeData mime;
     mime.setUrls({QUrl::fromLocalFile(nested_)});
     QWidget* target = w.graphPanel()->view()->viewport();
@@ -223,11 +211,7 @@ private Q_SLOTS:
     }
     QSettings().clear();
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace);
-    waitLoaded(w, trace);
+    showWithTrace(w, QSize(1800, 1100), trace);
     Session* s = w.session();
     const TraceSnapshot& t = s->trace();
     // the kernel pass with the most matches, at its last step: the biggest graph a user steps through
@@ -240,14 +224,19 @@ private Q_SLOTS:
       }
     QVERIFY(biggest && schedule);
     GraphPanel* g = w.graphPanel();
-    s->selectPass(biggest->id, biggest->match_count);
-    QTRY_VERIFY_WITH_TIMEOUT(s->selection().pass == biggest->id && g->layoutState() != GraphPanel::LayoutState::Drawing &&
-                                 g->layoutState() != GraphPanel::LayoutState::Empty, 30000);
+    // the step shown (stepReady came and the panel took its graph), then the picture of it
+    auto showStep = [&](const loupe::TracePass* p) {
+      s->selectPass(p->id, p->match_count);
+      QTRY_VERIFY_WITH_TIMEOUT(s->currentStep().pass == p->id && s->currentStep().step == p->match_count, 30000);
+      QTest::qWait(100);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() != GraphPanel::LayoutState::Drawing && g->layoutState() != GraphPanel::LayoutState::Empty, 30000);
+    };
+    showStep(biggest);
     saveChecked(w.grab().toImage(), QStringLiteral("layout_biggest_pass_first"));
     QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
     saveChecked(w.grab().toImage(), QStringLiteral("layout_biggest_pass_refined"));
-    s->selectPass(schedule->id, schedule->match_count);
-    QTRY_VERIFY_WITH_TIMEOUT(s->selection().pass == schedule->id && g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    showStep(schedule);
+    QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
     saveChecked(w.grab().toImage(), QStringLiteral("layout_schedule_pass"));
     w.rewriteDetail()->tabs()->setCurrentWidget(w.rewriteDetail()->whyNot());
     QTest::qWait(300);

@@ -51,6 +51,7 @@
 #include "memory/memorypanel.h"
 #include "app/docksizes.h"
 #include "app/mainwindow.h"
+#include "panels/elidedlabel.h"
 #include "panels/whynotpanel.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"
@@ -312,7 +313,9 @@ private Q_SLOTS:
       QTRY_VERIFY(tree->hasFocus());
       auto breadcrumb = [&w] {
         QStringList texts;
-        for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) texts << l->text();
+        // the whole text of an elided label (its tooltip when the bar is too narrow)
+        for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+          texts << (qobject_cast<ElidedLabel*>(l) ? static_cast<ElidedLabel*>(l)->text() : l->text());
         return texts.join(QLatin1Char('\n'));
       };
       const int64_t from = s->selection().pass;

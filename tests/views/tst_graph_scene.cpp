@@ -463,6 +463,60 @@ private Q_SLOTS:
     QCOMPARE(panel.scene()->graph().collapsedNodes, 0);
   }
 
+  // One step, one picture: a step reached again from the other side (Left after Right) is drawn as
+  // it was the first time, not moved from its other neighbour.
+  void oneStepOnePicture() {
+    GraphPanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    Step s = makeStep(120, 5);
+    UOpPtr simpler = alu(Ops::MUL, {s.target, UOp::cnst(dtypes::float32, 0.5)});
+    UOpPtr after2 = graphfix::substitute(s.after, s.replacement, simpler);
+    auto first = std::make_shared<const GraphModel>(graphModelFromUOp(s.before));
+    auto second = std::make_shared<const GraphModel>(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    auto third = std::make_shared<const GraphModel>(graphModelFromStep({s.after, after2, s.replacement, simpler, {}}));
+    auto positions = [&] {
+      QHash<quint64, QPointF> out;
+      for (NodeItem* n : panel.scene()->nodeItems()) out.insert(panel.scene()->graph().nodes[n->drawIndex()].key, n->pos());
+      return out;
+    };
+    panel.setGraph(first);
+    QVERIFY(waitForFinal(panel));
+    panel.setGraph(second, GraphPanel::Transition::Step);
+    QVERIFY(drawn(panel));
+    const QHash<quint64, QPointF> seen = positions();
+    panel.setGraph(third, GraphPanel::Transition::Step);
+    QVERIFY(drawn(panel));
+    panel.setGraph(second, GraphPanel::Transition::Step);
+    QVERIFY(drawn(panel));
+    QCOMPARE(positions(), seen);
+  }
+
+  // A small graph opens whole, even when that is below the readable zoom (a tall chain in a short
+  // panel): no part of it hidden, no minimap over it.
+  void smallGraphOpensWhole() {
+    auto model = std::make_shared<GraphModel>();
+    for (quint64 id = 1; id <= 12; ++id) {
+      GraphModelNode n;
+      n.id = id;
+      n.op = id == 1 ? QStringLiteral("CONST") : QStringLiteral("EXP2");
+      if (id > 1) n.src = {id - 1};
+      model->nodes << n;
+    }
+    model->root = 12;
+    GraphPanel panel;
+    panel.resize(900, 520);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setGraph(model);
+    QTRY_VERIFY(panel.layoutState() != GraphPanel::LayoutState::Drawing);
+    QVERIFY2(panel.view()->zoom() < GraphView::readableZoom, "the chain must not fit at the readable zoom for this test");
+    const QRectF seen = panel.view()->mapToScene(panel.view()->viewport()->rect()).boundingRect();
+    QVERIFY(seen.adjusted(-1, -1, 1, 1).contains(panel.view()->contentRect()));
+    QTRY_VERIFY(!panel.minimap()->isVisible());
+  }
+
   void refineStepAndCancel() {
     GraphPanel panel;
     panel.resize(1000, 700);

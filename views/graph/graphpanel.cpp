@@ -304,7 +304,7 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
         kept = true;
       }
   keep_ = {};
-  if (!kept && (!step || !view_->userMoved())) view_->openOn(focusRect());
+  if (!kept && (!step || !view_->userMoved())) view_->openOn(focusRect(), isSmall());
   if (step) {
     // Keep the change in sight: scroll (only if needed) to the first node the step added.
     for (NodeItem* n : scene_->nodeItems())
@@ -359,7 +359,7 @@ void GraphPanel::onDotFinished(quint64 generation, const GraphLayout& layout) {
   rememberShown(layout);
   minimap_->setGraph(scene_->graph(), layout, scene_->style());
   if (NodeItem* n = anchorId ? scene_->itemForId(anchorId) : nullptr) view_->keepAt(n->sceneBoundingRect().center(), anchorAt);
-  else if (!view_->userMoved()) view_->openOn(focusRect());
+  else if (!view_->userMoved()) view_->openOn(focusRect(), isSmall());
   if (findCurrent_ >= 0) goToHit(findCurrent_);
   Q_EMIT layoutApplied(layout.kind);
   setState(LayoutState::Final);
@@ -374,6 +374,8 @@ void GraphPanel::rememberShown(const GraphLayout& layout) {
   }
   shownLayouts_.insert(layout.contentKey, layout);
 }
+
+bool GraphPanel::isSmall() const { return scene_->graph().nodes.size() <= kSmallGraphBoxes; }
 
 NodeItem* GraphPanel::nodeInSight() const {
   const QRectF seen = view_->mapToScene(view_->viewport()->rect()).boundingRect();

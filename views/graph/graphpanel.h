@@ -132,6 +132,9 @@ private:
   // The node the user looks at: the selected one when it is in sight, else the one nearest the
   // middle of the view; null when none is in sight.
   NodeItem* nodeInSight() const;
+  // A drawing of few boxes: it opens whole (GraphView::openOn).
+  static constexpr int kSmallGraphBoxes = 40;
+  bool isSmall() const;
   void setState(LayoutState s);
   // What a new drawing opens on: the nodes the step added and matched, else the root.
   QRectF focusRect() const;

@@ -60,9 +60,9 @@ void GraphView::fitAll() {
   Q_EMIT zoomChanged(zoom());
 }
 
-void GraphView::openOn(const QRectF& focus) {
+void GraphView::openOn(const QRectF& focus, bool small) {
   fitAll();
-  if (zoom() >= readableZoom || focus.isEmpty()) return;
+  if (zoom() >= readableZoom || focus.isEmpty() || (small && zoom() >= smallFitZoom)) return;
   setZoom(readableZoom);  // emits zoomChanged
   centerOn(focus.center());
   fitted_ = false;  // a resize keeps this scale

@@ -25,8 +25,10 @@ public:
   // Centres on a scene point; zooms in to a readable scale first when the text would be hidden.
   void focusOn(const QRectF& sceneRect);
   // How a new drawing opens: whole when it reads at that size, else at readableZoom centred on
-  // `focus` (what the step changed, or the root), the rest left to the minimap.
-  void openOn(const QRectF& focus);
+  // `focus` (what the step changed, or the root), the rest left to the minimap. A small drawing
+  // (`small`: a few dozen boxes) opens whole down to smallFitZoom: clipping it would hide most of it
+  // behind the minimap for little gain in size.
+  void openOn(const QRectF& focus, bool small = false);
   // Centres on a scene point at the user's request (the minimap).
   void panTo(const QPointF& scenePoint);
   // Scrolls so that the scene point shows at this viewport point (a node kept in place while the
@@ -38,6 +40,7 @@ public:
   static constexpr qreal minZoom = 0.01, maxZoom = 8;
   // The smallest zoom at which labels read comfortably: 12 px titles drawn at 9 px.
   static constexpr qreal readableZoom = 0.75;
+  static constexpr qreal smallFitZoom = 0.4;
 
 Q_SIGNALS:
   void navigateRequested(loupe::views::GraphView::Navigation where);

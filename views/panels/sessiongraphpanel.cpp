@@ -68,7 +68,13 @@ void SessionGraphPanel::showStep() {
   setGraph(st.model, stepping ? Transition::Step : Transition::Fresh);
   shownPass_ = st.pass;
   shownStep_ = st.step;
-  if (std::exchange(kernelsPending_, false) && hasKernelRoots()) toggleKernels();
+  const bool byKernel = !drawOptions().anchors.isEmpty();
+  if (std::exchange(kernelsPending_, false) && hasKernelRoots()) {
+    if (!byKernel) toggleKernels();
+  } else if (!stepping && !byKernel && hasKernelRoots() && st.model->nodes.size() >= kByKernelNodes) {
+    // a big schedule graph is a tower no one reads node by node: at first sight, its kernels (K: every node)
+    toggleKernels();
+  }
   if (session_->selection().node) {
     syncingNode_ = true;
     selectNode(session_->selection().node);

@@ -13,6 +13,8 @@ class Session;
 class SessionGraphPanel : public GraphPanel {
   Q_OBJECT
 public:
+  // A schedule graph of this many nodes opens drawn by kernel.
+  static constexpr int kByKernelNodes = 200;
   explicit SessionGraphPanel(Session* session, QWidget* parent = nullptr);
   // Draws the current step again (e.g. after a palette change: colours are chosen when drawing).
   void redraw();
