@@ -185,11 +185,37 @@ std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::op
 Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   std::vector<const UOp*> order = uop()->toposort();
   std::unordered_set<const UOp*> in_graph(order.begin(), order.end());
+  auto states = live_tensor_states();
+  // requires_grad as tinygrad derives it for a tensor an op made: true when a source's is, false when
+  // every source's is, else unset. A tensor's own setting wins; nodes no live tensor holds (constants,
+  // the ops inside one tensor op) pass their sources' on; a node that reaches none is unset.
+  enum class Need { None, Unset, False, True };
+  std::unordered_map<const UOp*, Need> own;
+  for (auto& st : states)
+    if (in_graph.count(st->uop.get()) && st->requires_grad) {
+      Need& n = own[st->uop.get()];
+      n = std::max(n, *st->requires_grad ? Need::True : Need::False);
+    }
+  std::unordered_map<const UOp*, Need> need;
+  for (const UOp* u : order) {
+    Need n = Need::None;
+    if (auto it = own.find(u); it != own.end()) n = it->second;
+    else
+      for (const UOpPtr& s : u->src) {
+        Need m = need[s.get()];
+        if (m == Need::True || n == Need::True) n = Need::True;
+        else if (m == Need::Unset || n == Need::Unset) n = Need::Unset;
+        else if (m == Need::False) n = Need::False;
+      }
+    need[u] = n;
+  }
   std::vector<Tensor> targets;
-  for (auto& st : live_tensor_states()) {
+  for (auto& st : states) {
     Tensor t(FromState{}, st);
-    // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar
-    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak() && st->requires_grad != false)
+    // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar,
+    // nor one that requires no gradient (set so, or made only from such tensors)
+    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak() && st->requires_grad != false &&
+        need[st->uop.get()] != Need::False)
       targets.push_back(t);
   }
   std::vector<Tensor> grads = this->gradient(targets, gradient);
