@@ -184,3 +184,13 @@ def test_capturing_0_leaves_work_out_of_the_capture():
   jit = TinyJit(f)
   for i in range(4): np.testing.assert_allclose(jit(Tensor([float(i)])).numpy(), [i + 1.0])
   assert len(jit.captured.jit_cache) == 1
+
+
+def test_copies_to_a_second_cpu_device_replay():
+  # CPU:1 is another host device (tinygrad's CPU:N): copies to it are captured and replayed
+  step = TinyJit(lambda a: (a.to("CPU:1") * 2).realize())
+  for i in range(4):
+    a = Tensor.rand(8).realize()
+    out = step(a)
+    assert out.device == "CPU:1"
+    np.testing.assert_allclose(out.numpy(), a.numpy() * 2, rtol=1e-6)
