@@ -5,6 +5,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "ir/metadata.h"
 #include "schedule/lazy_shape.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
@@ -134,11 +135,18 @@ Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
   throw Error(loupe::cat("no gradient rule for ", op_name(u->op)));
 }
 
+// The record of a gradient of a node made by `id`'s op (0 for a node no op recorded).
+uint32_t backward_of(uint32_t id) {
+  if (id == 0) return 0;
+  Metadata m = metadata_of(id);
+  if (m.backward) return id;
+  m.backward = true;
+  return intern_metadata(m);
+}
+
 } // namespace
 
 std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
-  if (!dtype().is_float() || std::any_of(targets.begin(), targets.end(), [](const Tensor& t) { return !t.dtype().is_float(); }))
-    throw Error("only float Tensors have gradient");
   if (!gradient) {
     if (numel() != 1 || ndim() != 0)
       throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
@@ -165,6 +173,8 @@ std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::op
     if (!on_path[t0]) continue;
     auto g = grads.find(t0);
     if (g == grads.end()) continue;
+    // the gradient's nodes name the op they differentiate, marked backward (tinygrad's "relu bw")
+    MetadataScope provenance(backward_of(t0->metadata()), true);
     Grads local = op_gradient(t0->ptr(), g->second, shapes);
     for (size_t i = 0; i < t0->src.size() && i < local.size(); i++) {
       if (!local[i]) continue;
@@ -214,8 +224,10 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
     Tensor t(FromState{}, st);
     // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar,
     // nor one that requires no gradient (set so, or made only from such tensors)
-    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak() && st->requires_grad != false &&
-        need[st->uop.get()] != Need::False)
+    // (any dtype when asked for by requires_grad=True, as tinygrad: an int tensor's gradient is an int tensor)
+    bool asked = st->requires_grad == true;
+    if (in_graph.count(st->uop.get()) && !t.dtype().is_weak() && st->requires_grad != false && need[st->uop.get()] != Need::False &&
+        (asked || t.dtype().is_float()))
       targets.push_back(t);
   }
   std::vector<Tensor> grads = this->gradient(targets, gradient);

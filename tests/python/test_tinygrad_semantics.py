@@ -303,4 +303,15 @@ def test_clone_carries_the_gradient():
 def test_float16_from_python_floats_rounds_once():
   # 65519.999 rounds to the largest half, as numpy does; via float32 it would round twice, to inf
   data = [65504.0, 65519.0, 65519.999, 65520.0, -65519.999]
-  np.testing.assert_array_equal(Tensor(data, dtype=dtypes.float16).numpy(), np.array(data).astype(np.float16))
+  with np.errstate(over="ignore"):
+    np.testing.assert_array_equal(Tensor(data, dtype=dtypes.float16).numpy(), np.array(data).astype(np.float16))
+
+
+def test_an_int_tensor_asked_for_a_gradient_gets_one():
+  # tinygrad: requires_grad=True is honoured for any dtype; an int tensor's gradient is an int tensor
+  a = Tensor([1, 2], requires_grad=True)
+  b = Tensor([3, 4])
+  ((a * b).sum()).backward()
+  assert a.grad.dtype == dtypes.int32 and b.grad is None
+  np.testing.assert_array_equal(a.grad.numpy(), [3, 4])
+

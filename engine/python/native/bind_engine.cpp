@@ -237,7 +237,7 @@ void bind_provenance(py::module_& m) {
   m.def("op_calls", &OpScope::calls);
   m.def("metadata_of", [](uint32_t id) {
     const Metadata& md = metadata_of(id);
-    return py::make_tuple(md.op, md.file, md.line, md.function);
+    return py::make_tuple(md.op, md.file, md.line, md.function, md.backward);
   });
 }
 
