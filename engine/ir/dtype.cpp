@@ -227,6 +227,10 @@ DType least_upper_dtype(const std::vector<DType>& ds) {
     std::set_intersection(common.begin(), common.end(), a.begin(), a.end(), std::inserter(both, both.begin()));
     common = std::move(both);
   }
+  // weak types stand for Python numbers: two strong dtypes meet at a strong one (int64 and uint64 at
+  // float16, as tinygrad's lattice has it), never at a weak float that would become default_float
+  bool any_weak = std::any_of(ds.begin(), ds.end(), [](DType d) { return d.scalar().is_weak(); });
+  if (!any_weak) std::erase_if(common, [](Scalar s) { return DType(s).is_weak(); });
   LOUPE_ASSERT(!common.empty(), "no common dtype");
   DType best(*common.begin());
   for (Scalar s : common)

@@ -14,7 +14,8 @@ struct MetadataHash {
     size_t h = std::hash<std::string>()(m.op);
     h = h * 31 + std::hash<std::string>()(m.file);
     h = h * 31 + static_cast<size_t>(m.line);
-    return h * 31 + std::hash<std::string>()(m.function);
+    h = h * 31 + std::hash<std::string>()(m.function);
+    return h * 2 + (m.backward ? 1 : 0);
   }
 };
 
@@ -53,7 +54,7 @@ const Metadata& metadata_of(uint32_t id) {
 }
 
 std::string metadata_str(const Metadata& m) {
-  std::string s = m.op;
+  std::string s = m.op + (m.backward ? " bw" : "");
   if (!m.file.empty()) {
     s += " (" + m.file + ":" + std::to_string(m.line);
     if (!m.function.empty()) s += " in " + m.function;
@@ -62,8 +63,8 @@ std::string metadata_str(const Metadata& m) {
   return s;
 }
 
-MetadataScope::MetadataScope(uint32_t id) : previous_(current_id) {
-  if (current_id == 0) current_id = id;
+MetadataScope::MetadataScope(uint32_t id, bool innermost) : previous_(current_id) {
+  if (id != 0 && (current_id == 0 || innermost)) current_id = id;
 }
 
 MetadataScope::~MetadataScope() { current_id = previous_; }

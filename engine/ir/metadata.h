@@ -15,6 +15,7 @@ struct Metadata {
   std::string file;      // the caller's source file ("" when unknown)
   int line = 0;
   std::string function;  // the caller's function ("<module>" at top level)
+  bool backward = false;  // a gradient node: backward() made it for the node of `op` (tinygrad's "relu bw")
   bool operator==(const Metadata&) const = default;
 };
 
@@ -28,10 +29,11 @@ const Metadata& metadata_of(uint32_t id);
 std::string metadata_str(const Metadata& m);
 
 // The record tensors take while the scope lives (per thread). Nested scopes keep the outermost one:
-// the user's call, not the ops it is made of.
+// the user's call, not the ops it is made of; `innermost` overrides that (backward() names each gradient
+// by the op it differentiates, not by the backward call). id 0 changes nothing.
 class MetadataScope {
 public:
-  explicit MetadataScope(uint32_t id);
+  explicit MetadataScope(uint32_t id, bool innermost = false);
   ~MetadataScope();
   MetadataScope(const MetadataScope&) = delete;
   MetadataScope& operator=(const MetadataScope&) = delete;

@@ -1,6 +1,8 @@
 #include "jit/jit.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +21,12 @@
 namespace loupe {
 
 namespace {
+
+bool capturing_from_env() {
+  const char* v = std::getenv("CAPTURING");
+  return v == nullptr || *v == '\0' || std::atoi(v) != 0;
+}
+std::atomic<bool> capturing{capturing_from_env()};
 
 const BufferRef& ref_of(const UOpPtr& node) { return static_cast<const BufferRef&>(node->arg.as_object()); }
 
@@ -83,22 +91,32 @@ struct PlannedMemory {
 
 } // namespace
 
+bool jit_capturing() { return capturing.load(); }
+void set_jit_capturing(bool on) { capturing.store(on); }
+
 struct JitCapture::Recorder : ExecListener {
   std::vector<Tensor> inputs;
   std::vector<UOpPtr> input_buffers;  // their BUFFER nodes when the capture began (a step may assign an input)
   std::unordered_map<const void*, UOpPtr> before;  // every live tensor's graph when the capture began
   std::vector<Tensor> before_tensors;              // keeps them identifiable meanwhile
+  // random buffers that existed before the step (a rand tensor made earlier): their values are the
+  // tensor's, read as they are; only random numbers the step itself draws are drawn anew per replay
+  std::unordered_set<const UOp*> random_before;
+  std::vector<UOpPtr> random_before_nodes;  // keeps those nodes alive
+  bool drawn_in_step(const UOpPtr& n) const { return ref_of(n).state->refill && !random_before.count(n.get()); }
   std::vector<ExecItem> items;
   std::unique_ptr<ExecListenerScope> scope;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  void executed(const ExecItem& item) override { items.push_back(item); }
+  void executed(const ExecItem& item) override {
+    if (jit_capturing()) items.push_back(item);
+  }
 
   // The phases of JitCapture::finish (a nested class of JitCapture, so the step's internals are open to it).
   std::unordered_set<const UOp*> take_inputs(CapturedStep& s) const;
   std::unordered_set<const UOp*> sort_live_tensors(CapturedStep& s, const std::vector<Tensor>& live, const BufferUses& uses,
                                                    const std::unordered_set<const UOp*>& input_nodes,
                                                    const std::vector<Tensor>& outputs);
-  static PlannedMemory plan_internal_buffers(CapturedStep& s, const BufferUses& uses, const std::unordered_set<const UOp*>& kept,
+  PlannedMemory plan_internal_buffers(CapturedStep& s, const BufferUses& uses, const std::unordered_set<const UOp*>& kept,
                                              const std::unordered_set<const UOp*>& input_nodes);
   void report(CapturedStep& s, const PlannedMemory& m, const BufferUses& uses) const;
 };
@@ -151,7 +169,7 @@ PlannedMemory JitCapture::Recorder::plan_internal_buffers(CapturedStep& s, const
   std::unordered_map<const Buffer*, bool> internal_storage;
   for (size_t n = 0; n < nodes.size(); n++) {
     const auto& ref = ref_of(nodes[n]);
-    bool internal = uses.written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !ref.state->refill;
+    bool internal = uses.written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !drawn_in_step(nodes[n]);
     auto [it, fresh] = internal_storage.emplace(buffer_storage(nodes[n]).get(), internal);
     if (!fresh) it->second = it->second && internal;
   }
@@ -160,7 +178,7 @@ PlannedMemory JitCapture::Recorder::plan_internal_buffers(CapturedStep& s, const
   std::unordered_set<const Buffer*> persistent;
   for (size_t n = 0; n < nodes.size(); n++) {
     std::shared_ptr<Buffer> storage = buffer_storage(nodes[n]);
-    if (ref_of(nodes[n]).state->refill) s.refills_.push_back({nodes[n], storage});
+    if (drawn_in_step(nodes[n])) s.refills_.push_back({nodes[n], storage});
     if (!internal_storage.at(storage.get())) {
       if (persistent.insert(storage.get()).second) s.stats_.persistent_bytes += static_cast<int64_t>(storage->nbytes());
       continue;
@@ -238,12 +256,14 @@ JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recor
     rec_->before.emplace(t.identity(), t.uop());
     rec_->before_tensors.push_back(std::move(t));
   }
+  for (const UOp* b : reachable_buffers(rec_->before_tensors))
+    if (ref_of(b->ptr()).state->refill && rec_->random_before.insert(b).second) rec_->random_before_nodes.push_back(b->ptr());
   rec_->scope = std::make_unique<ExecListenerScope>(rec_.get());
 }
 
 JitCapture::~JitCapture() = default;
 
-std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
+std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs, bool prune) {
   std::vector<Tensor*> ptrs;
   for (Tensor& t : outputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
@@ -264,7 +284,26 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs) {
   for (size_t i = 0; i < s.inputs_.size(); i++)  // inputs the step assigns: moved like any updated tensor
     for (CapturedStep::Updated& u : s.updated_)
       if (u.tensor.identity() == s.inputs_[i].identity) u.input = static_cast<int>(i);
-  PlannedMemory memory = Recorder::plan_internal_buffers(s, uses, kept, input_nodes);
+  if (prune) {
+    // an item depends on the call when it reads (or writes) a buffer an input, a random draw, an updated
+    // tensor or a dependent item fills; the others computed the same values at capture as they would now
+    std::unordered_set<const UOp*> dependent(input_nodes);
+    for (const CapturedStep::Updated& u : s.updated_) dependent.insert({u.before.get(), u.after.get()});
+    std::vector<ExecItem> replayed;
+    for (ExecItem& e : s.items_) {
+      bool depends = false;
+      for (const UOpPtr& n : e.nodes) depends = depends || dependent.count(n.get()) || rec_->drawn_in_step(n);
+      if (!depends) {
+        kept.insert(e.nodes[0].get());  // its result stays allocated for the replayed items that read it
+        continue;
+      }
+      dependent.insert(e.nodes[0].get());
+      replayed.push_back(std::move(e));
+    }
+    s.items_ = std::move(replayed);
+    uses = buffer_uses(s.items_);
+  }
+  PlannedMemory memory = rec_->plan_internal_buffers(s, uses, kept, input_nodes);
   rec_->report(s, memory, uses);
   return step;
 }

@@ -46,6 +46,11 @@ struct JitStats {
 
 class CapturedStep;
 
+// CAPTURING (tinygrad's switch): while 0, what runs is not recorded by a capture in progress (work a
+// step does once, outside what its replays repeat). Process-wide, 1 by default.
+bool jit_capturing();
+void set_jit_capturing(bool on);
+
 // Records what this thread executes while it lives (the second call of a TinyJit).
 class JitCapture {
 public:
@@ -53,8 +58,10 @@ public:
   ~JitCapture();
   JitCapture(const JitCapture&) = delete;
   JitCapture& operator=(const JitCapture&) = delete;
-  // Realizes the outputs (in place), stops recording and works out the step.
-  std::shared_ptr<CapturedStep> finish(std::vector<Tensor>& outputs);
+  // Realizes the outputs (in place), stops recording and works out the step. prune: kernels and copies
+  // that depend on no input (nor on random numbers or a tensor the step updates) ran once at capture and
+  // are dropped from the replay, their results kept (tinygrad's TinyJit(prune=True)).
+  std::shared_ptr<CapturedStep> finish(std::vector<Tensor>& outputs, bool prune = false);
 
 private:
   struct Recorder;

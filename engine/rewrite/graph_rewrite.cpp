@@ -11,6 +11,11 @@
 namespace loupe {
 
 namespace {
+bool constant_node(const UOp& u) { return u.op == Ops::CONST || u.op == Ops::VCONST; }
+} // namespace
+
+
+namespace {
 
 thread_local int rewrite_depth = 0;
 
@@ -80,7 +85,7 @@ private:
   // The node again over new sources, keeping its provenance (ir/metadata.h).
   static UOpPtr rebuilt(const UOp& n, UOpList new_src) {
     UOpPtr r = UOp::make(n.op, n.dtype, std::move(new_src), n.arg);
-    r->set_metadata_once(n.metadata());
+    if (!constant_node(*r)) r->set_metadata_once(n.metadata());
     return r;
   }
 
@@ -90,7 +95,9 @@ private:
     CreationProvenance made_for(n->metadata());
     PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
     if (!r.replacement) return nullptr;
-    r.replacement->set_metadata_once(n->metadata());  // provenance survives the rewrite (ir/metadata.h)
+    // provenance survives the rewrite (ir/metadata.h), except on a constant it folds to: that node is
+    // shared by every later graph, where the provenance would name this op
+    if (!constant_node(*r.replacement)) r.replacement->set_metadata_once(n->metadata());
     if (++steps_ > opts_.step_limit)
       raise_internal(__FILE__, __LINE__,
                      cat("rewrite pass '", pass_.name, "' exceeded ", opts_.step_limit,

@@ -22,7 +22,7 @@ namespace {
 // static registrars, which a static library would drop).
 const std::vector<DeviceKind>& kinds() {
   static const std::vector<DeviceKind> table = {
-      DeviceKind{"CPU", 0, [] { return cpu_unavailable_reason(); },
+      DeviceKind{"CPU", 7, [] { return cpu_unavailable_reason(); },
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_cpu_device(canonical); }},
       DeviceKind{"OPENCL", 0, [] { return opencl_unavailable_reason(); },
                  [](const std::string& canonical) -> std::unique_ptr<Device> { return make_opencl_device(canonical); }},

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "ir/metadata.h"
 #include "schedule/lazy_shape.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
@@ -134,11 +135,18 @@ Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
   throw Error(loupe::cat("no gradient rule for ", op_name(u->op)));
 }
 
+// The record of a gradient of a node made by `id`'s op (0 for a node no op recorded).
+uint32_t backward_of(uint32_t id) {
+  if (id == 0) return 0;
+  Metadata m = metadata_of(id);
+  if (m.backward) return id;
+  m.backward = true;
+  return intern_metadata(m);
+}
+
 } // namespace
 
 std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
-  if (!dtype().is_float() || std::any_of(targets.begin(), targets.end(), [](const Tensor& t) { return !t.dtype().is_float(); }))
-    throw Error("only float Tensors have gradient");
   if (!gradient) {
     if (numel() != 1 || ndim() != 0)
       throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
@@ -165,6 +173,8 @@ std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::op
     if (!on_path[t0]) continue;
     auto g = grads.find(t0);
     if (g == grads.end()) continue;
+    // the gradient's nodes name the op they differentiate, marked backward (tinygrad's "relu bw")
+    MetadataScope provenance(backward_of(t0->metadata()), true);
     Grads local = op_gradient(t0->ptr(), g->second, shapes);
     for (size_t i = 0; i < t0->src.size() && i < local.size(); i++) {
       if (!local[i]) continue;
@@ -185,11 +195,39 @@ std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::op
 Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   std::vector<const UOp*> order = uop()->toposort();
   std::unordered_set<const UOp*> in_graph(order.begin(), order.end());
+  auto states = live_tensor_states();
+  // requires_grad as tinygrad derives it for a tensor an op made: true when a source's is, false when
+  // every source's is, else unset. A tensor's own setting wins; nodes no live tensor holds (constants,
+  // the ops inside one tensor op) pass their sources' on; a node that reaches none is unset.
+  enum class Need { None, Unset, False, True };
+  std::unordered_map<const UOp*, Need> own;
+  for (auto& st : states)
+    if (in_graph.count(st->uop.get()) && st->requires_grad) {
+      Need& n = own[st->uop.get()];
+      n = std::max(n, *st->requires_grad ? Need::True : Need::False);
+    }
+  std::unordered_map<const UOp*, Need> need;
+  for (const UOp* u : order) {
+    Need n = Need::None;
+    if (auto it = own.find(u); it != own.end()) n = it->second;
+    else
+      for (const UOpPtr& s : u->src) {
+        Need m = need[s.get()];
+        if (m == Need::True || n == Need::True) n = Need::True;
+        else if (m == Need::Unset || n == Need::Unset) n = Need::Unset;
+        else if (m == Need::False) n = Need::False;
+      }
+    need[u] = n;
+  }
   std::vector<Tensor> targets;
-  for (auto& st : live_tensor_states()) {
+  for (auto& st : states) {
     Tensor t(FromState{}, st);
-    // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar
-    if (in_graph.count(st->uop.get()) && t.dtype().is_float() && !t.dtype().is_weak() && st->requires_grad != false)
+    // like tinygrad: every strong floating-point tensor (Tensor.ones too), never a weak Python scalar,
+    // nor one that requires no gradient (set so, or made only from such tensors)
+    // (any dtype when asked for by requires_grad=True, as tinygrad: an int tensor's gradient is an int tensor)
+    bool asked = st->requires_grad == true;
+    if (in_graph.count(st->uop.get()) && !t.dtype().is_weak() && st->requires_grad != false && need[st->uop.get()] != Need::False &&
+        (asked || t.dtype().is_float()))
       targets.push_back(t);
   }
   std::vector<Tensor> grads = this->gradient(targets, gradient);

@@ -56,6 +56,23 @@ float bfloat16_to_float(uint16_t b) {
   return f;
 }
 
+namespace {
+
+// A double to half without rounding twice: the float in between is rounded to odd (truncated, its last
+// bit set when inexact), so 65519.999 rounds down to 65504 as numpy does, not up to 65520 and then inf.
+uint16_t double_to_half(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || static_cast<double>(f) == d) return float_to_half(f);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  x |= 1u;
+  std::memcpy(&f, &x, 4);
+  return float_to_half(f);
+}
+
+} // namespace
+
 void pack_value(DType dtype, double fv, int64_t iv, bool is_int, uint8_t* dst) {
   DType s = dtypes::strong(dtype.scalar());
   auto as_int = [&]() -> int64_t {
@@ -89,7 +106,7 @@ void pack_value(DType dtype, double fv, int64_t iv, bool is_int, uint8_t* dst) {
     return;
   }
   case Scalar::Float16: {
-    uint16_t v = float_to_half(static_cast<float>(as_float()));
+    uint16_t v = double_to_half(as_float());
     std::memcpy(dst, &v, 2);
     return;
   }

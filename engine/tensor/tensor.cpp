@@ -91,8 +91,25 @@ std::vector<std::weak_ptr<Tensor::State>> registry;
 size_t registry_prune_at = 1024;
 } // namespace
 
+namespace {
+// A constant seen through views (a tensor op's 0 or 1 broadcast to a shape): the same node serves every
+// later op of that shape, so it carries no op's provenance (it would name an earlier, unrelated call).
+bool constant_view(const UOp* u) {
+  while (true) {
+    switch (u->op) {
+    case Ops::CONST: return true;
+    case Ops::RESHAPE: case Ops::EXPAND: case Ops::PERMUTE: case Ops::PAD: case Ops::SHRINK: case Ops::FLIP: case Ops::CAST:
+      if (u->src.empty()) return false;
+      u = u->src[0].get();
+      break;
+    default: return false;
+    }
+  }
+}
+} // namespace
+
 void Tensor::init(UOpPtr uop, Shape shape) {
-  if (uint32_t meta = MetadataScope::current()) uop->set_metadata_once(meta);
+  if (uint32_t meta = MetadataScope::current(); meta && !constant_view(uop.get())) uop->set_metadata_once(meta);
   s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr, std::nullopt});
   std::lock_guard lock(registry_mutex);
   registry.push_back(s_);

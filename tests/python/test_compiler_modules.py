@@ -9,7 +9,7 @@ from tinygrad.codegen.kernel import Kernel, KernelOptError, Opt, OptOps
 from tinygrad.engine.realize import CompiledRunner, Runner, lower_schedule_item, run_schedule
 from tinygrad.engine.schedule import ScheduleItem
 from tinygrad.helpers import DEVECTORIZE, Context, Metadata, _METADATA, mv_address
-from tinygrad.dtype import ImageDType, PtrDType, truncate, truncate_bf16, truncate_fp16
+from tinygrad.dtype import ImageDType, PtrDType, least_upper_dtype, truncate, truncate_bf16, truncate_fp16
 
 
 def test_schedule_then_run_schedule():
@@ -65,8 +65,14 @@ def test_jit_cache_items_are_runners():
 def test_dtype_names():
   assert isinstance(dtypes.float.ptr(16), PtrDType) and not isinstance(dtypes.float, PtrDType)
   assert not isinstance(dtypes.float, ImageDType)
-  with pytest.raises(NotImplementedError, match="image"):
-    dtypes.imagef((4, 4))
+  # an image dtype is a value (compares, prints as tinygrad's); no tensor takes one
+  img = dtypes.imagef((1, 2, 4))
+  assert isinstance(img, ImageDType) and img == dtypes.imagef((1, 2, 4)) and img != dtypes.imageh((1, 2, 4))
+  assert str(img) == "dtypes.imagef((1, 2, 4))" and img.base == dtypes.float32 and img.ptr() is img
+  with pytest.raises(TypeError, match="ImageDType"):
+    Tensor([1.0], dtype=img)
+  # two strong dtypes meet at a strong one, as tinygrad v0.10.2's lattice has it
+  assert least_upper_dtype(dtypes.int64, dtypes.uint64) == dtypes.float16
   assert truncate_bf16(1.0 + 2 ** -10) == 1.0 and truncate_bf16(1e39) == float("inf")
   assert truncate_fp16(65520.0) == float("inf")
   assert truncate[dtypes.int8](200) == -56 and truncate[dtypes.uint16](-1) == 65535
@@ -154,3 +160,24 @@ def test_deepcopy_is_an_independent_tensor():
   assert b is not a and b.requires_grad and b.tolist() == [1.0, 2.0]
   b.assign(Tensor([5.0, 6.0])).realize()
   assert a.tolist() == [1.0, 2.0] and b.tolist() == [5.0, 6.0]
+
+
+def test_gradients_name_the_op_they_differentiate():
+  x = Tensor.rand(3, requires_grad=True).realize()
+  y = Tensor.rand(3, requires_grad=True).realize()
+  out = (x.relu() * y.sigmoid()).sum()
+  out.backward()
+  assert out.lazydata.metadata.name == "sum" and not out.lazydata.metadata.backward
+  assert x.grad.lazydata.metadata.name == "relu" and x.grad.lazydata.metadata.backward
+  assert y.grad.lazydata.metadata.name == "sigmoid" and y.grad.lazydata.metadata.backward
+  kernels = Tensor.schedule(out, x.grad, y.grad)
+  assert any(m.backward for si in kernels for m in si.metadata)
+
+
+def test_a_folded_constant_carries_no_earlier_ops_provenance():
+  # Tensor([]).sum() folds to the constant 0.0, a node later graphs share: a later relu's kernel names
+  # relu only, not that sum
+  assert Tensor([]).sum().numpy() == 0
+  x = Tensor.rand(3).realize()
+  names = [m.name for si in x.relu().schedule() for m in si.metadata]
+  assert names == ["relu"], names

@@ -152,3 +152,45 @@ def test_trace_records_captures_replays_buffers_and_the_plan(tmp_path):
   # replays write the shared allocations
   shared_written = db.execute(f"SELECT COUNT(*) FROM run_buffers WHERE writes = 1 AND buffer IN ({','.join(map(str, by_shared))})").fetchone()[0]
   assert shared_written > 0
+
+
+def test_a_random_tensor_made_before_the_step_keeps_its_values():
+  # only random numbers the step draws advance per replay; a rand tensor realized earlier is data
+  w = Tensor.rand(16).realize()
+  before = w.numpy().copy()
+  step = TinyJit(lambda x: ((w * 1).contiguous() + x).realize())
+  for _ in range(4):
+    out = step(Tensor.zeros(16).contiguous().realize())
+    np.testing.assert_array_equal(out.numpy(), before)
+  np.testing.assert_array_equal(w.numpy(), before)
+
+
+def test_prune_drops_kernels_that_read_no_input():
+  w = Tensor.rand(16).realize()
+  def f(x): return (w * 2).contiguous() + x
+  plain, pruned = TinyJit(f), TinyJit(f, prune=True)
+  for jit in (plain, pruned):
+    for _ in range(3):
+      a = Tensor.rand(16).realize()
+      np.testing.assert_allclose(jit(a).numpy(), w.numpy() * 2 + a.numpy(), rtol=1e-6)
+  assert len(plain.captured.jit_cache) == 2 and len(pruned.captured.jit_cache) == 1
+
+
+def test_capturing_0_leaves_work_out_of_the_capture():
+  from loupe.helpers import Context
+  def f(a):
+    with Context(CAPTURING=0): Tensor.zeros(4, 4).contiguous().realize()
+    return (a + 1).realize()
+  jit = TinyJit(f)
+  for i in range(4): np.testing.assert_allclose(jit(Tensor([float(i)])).numpy(), [i + 1.0])
+  assert len(jit.captured.jit_cache) == 1
+
+
+def test_copies_to_a_second_cpu_device_replay():
+  # CPU:1 is another host device (tinygrad's CPU:N): copies to it are captured and replayed
+  step = TinyJit(lambda a: (a.to("CPU:1") * 2).realize())
+  for i in range(4):
+    a = Tensor.rand(8).realize()
+    out = step(a)
+    assert out.device == "CPU:1"
+    np.testing.assert_allclose(out.numpy(), a.numpy() * 2, rtol=1e-6)

@@ -281,3 +281,37 @@ def test_rounding_ops_on_ints_and_bools_have_tinygrads_dtypes():
   # a bool with an int promotes to int even where the int is above what a bool holds
   assert b.minimum(2).dtype == dtypes.int32 and b.minimum(2).tolist() == [1, 0]
   assert Tensor(np.array([0, 200], np.uint8)).minimum(300).dtype == dtypes.uint8
+
+
+def test_backward_skips_tensors_made_only_from_tensors_that_need_no_gradient():
+  x, m = Tensor([[1.0, 2.0]], requires_grad=False), Tensor([[3.0, 4.0]], requires_grad=False)
+  W = Tensor([[1.0], [2.0]], requires_grad=True)
+  tmp = x.mul(m)
+  mm = tmp.matmul(W)
+  mm.relu().sum().backward()
+  assert x.grad is None and m.grad is None and tmp.grad is None
+  assert mm.grad is not None and W.grad is not None
+
+
+def test_clone_carries_the_gradient():
+  a = Tensor([1.0, 2.0], requires_grad=True)
+  (a * 3).sum().backward()
+  b = a.clone()
+  np.testing.assert_array_equal(b.grad.numpy(), [3.0, 3.0])
+
+
+def test_float16_from_python_floats_rounds_once():
+  # 65519.999 rounds to the largest half, as numpy does; via float32 it would round twice, to inf
+  data = [65504.0, 65519.0, 65519.999, 65520.0, -65519.999]
+  with np.errstate(over="ignore"):
+    np.testing.assert_array_equal(Tensor(data, dtype=dtypes.float16).numpy(), np.array(data).astype(np.float16))
+
+
+def test_an_int_tensor_asked_for_a_gradient_gets_one():
+  # tinygrad: requires_grad=True is honoured for any dtype; an int tensor's gradient is an int tensor
+  a = Tensor([1, 2], requires_grad=True)
+  b = Tensor([3, 4])
+  ((a * b).sum()).backward()
+  assert a.grad.dtype == dtypes.int32 and b.grad is None
+  np.testing.assert_array_equal(a.grad.numpy(), [3, 4])
+

@@ -2,6 +2,7 @@
 and the helpers tinygrad programs use (``dtypes.is_float``, ``dtypes.from_py``, ``least_upper_dtype``...)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Union
 
@@ -23,14 +24,30 @@ class PtrDType(metaclass=_PtrDTypeCheck):
     raise TypeError("PtrDType(...): make a pointer dtype with dtype.ptr(size, local) (Loupe's DType carries it)")
 
 
-class _NoImages(type):
-  def __instancecheck__(cls, obj) -> bool: return False  # no DType of Loupe's is an image
+@dataclasses.dataclass(frozen=True, eq=True)
+class ImageDType:
+  """tinygrad's image dtype (an OpenCL image of float4 texels, for Qualcomm GPUs), as a value: its name,
+  shape, texel base type and sizes compare and print as tinygrad's do. Loupe has no image buffers, so no
+  tensor or kernel takes one (using it as a tensor's dtype is an error naming it)."""
+  name: str
+  itemsize: int
+  shape: tuple
+  fmt: str
+  base: DType = dataclasses.field(default_factory=lambda: _named("float32"))
+  priority: int = 100
+  count: int = 1
+  local: bool = False
+  v: int = 1
 
-
-class ImageDType(metaclass=_NoImages):
-  """tinygrad's image dtype (OpenCL images for Qualcomm GPUs): Loupe has no image buffers."""
-  def __new__(cls, *args, **kwargs):
-    raise NotImplementedError("ImageDType: Loupe has no image buffers (tinygrad's IMAGE for Qualcomm GPUs)")
+  @property
+  def size(self) -> int: return math.prod(self.shape)
+  @property
+  def vcount(self) -> int: return self.v
+  def ptr(self, size: int = -1, local: bool = False) -> "ImageDType":
+    if local: raise ValueError("images can't be local")
+    return self  # an image is already what a kernel's pointer to it holds
+  def scalar(self) -> DType: return self.base.scalar()
+  def __repr__(self) -> str: return f"dtypes.{self.name}({self.shape})"
 
 
 def _named(name: str) -> DType:
@@ -119,9 +136,9 @@ class dtypes(metaclass=_DefaultDTypes):
   def fields() -> dict[str, DType]: return DTYPES_DICT
 
   @staticmethod
-  def imagef(shp: tuple) -> DType: return ImageDType(shp)
+  def imagef(shp: tuple) -> "ImageDType": return ImageDType("imagef", 4, tuple(shp), "f")
   @staticmethod
-  def imageh(shp: tuple) -> DType: return ImageDType(shp)
+  def imageh(shp: tuple) -> "ImageDType": return ImageDType("imageh", 2, tuple(shp), "e")
 
 
 # DEFAULT_FLOAT=HALF (any float dtype's name) sets dtypes.default_float for the process, as in tinygrad

@@ -84,7 +84,8 @@ class Context(contextlib.ContextDecorator):
 
 DEBUG, NOOPT, BEAM, THREADS = _EngineVar("DEBUG"), _EngineVar("NOOPT"), _EngineVar("BEAM"), _EngineVar("THREADS")
 COMPARE_NOOPT, NO_MEMORY_PLANNER, SCACHE = _EngineVar("COMPARE_NOOPT"), _EngineVar("NO_MEMORY_PLANNER"), _EngineVar("SCACHE")
-IMAGE, WINO, CAPTURING, TRACEMETA = ContextVar("IMAGE", 0), ContextVar("WINO", 0), ContextVar("CAPTURING", 1), ContextVar("TRACEMETA", 1)
+IMAGE, WINO, TRACEMETA = ContextVar("IMAGE", 0), ContextVar("WINO", 0), ContextVar("TRACEMETA", 1)
+CAPTURING = _EngineVar("CAPTURING")  # 0: a TinyJit capturing its step does not record what runs meanwhile
 TRANSCENDENTAL, FUSE_ARANGE, SPLIT_REDUCEOP = ContextVar("TRANSCENDENTAL", 1), ContextVar("FUSE_ARANGE", 0), ContextVar("SPLIT_REDUCEOP", 1)
 JIT, PROFILE, VIZ = ContextVar("JIT", 1), ContextVar("PROFILE", 0), ContextVar("VIZ", 0)
 CI = os.getenv("CI", "") != ""

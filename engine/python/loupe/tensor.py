@@ -84,7 +84,7 @@ Tensor.lazydata = property(lambda self: _loupe._tensor_uop(self))
 def _uop_metadata(u):
   from loupe.helpers import Metadata
   md = _loupe._uop_metadata(u)
-  return None if md is None else Metadata(md[0], f"{md[1]}:{md[2]}::{md[3]}" if md[1] else "")
+  return None if md is None else Metadata(md[0], f"{md[1]}:{md[2]}::{md[3]}" if md[1] else "", md[4])
 
 
 def _uop_device(u):

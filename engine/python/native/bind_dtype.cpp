@@ -53,7 +53,7 @@ py::object struct_fmt(DType d) {
 std::string dtype_repr(DType d) {
   std::string r = std::string("dtypes.") + repr_alias(d.scalar_type);
   if (d.count > 1) r += ".vec(" + std::to_string(d.count) + ")";
-  if (d.is_ptr) r += ".ptr()";
+  if (d.is_ptr) r += ".ptr(" + std::to_string(d.ptr_size) + (d.local ? ", local=True" : "") + ")";  // as tinygrad prints it
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "exec/noopt_compare.h"
 #include "exec/realize.h"
+#include "jit/jit.h"
 #include "nn/safetensors.h"
 #include "program/array_format.h"
 #include "program/eval_result.h"
@@ -38,6 +39,7 @@ py::object get_option(const std::string& name) {
   if (name == "NO_MEMORY_PLANNER") return py::int_(o.no_memory_planner ? 1 : 0);
   if (name == "SCACHE") return py::int_(o.schedule_cache ? 1 : 0);
   if (name == "JIT") return py::int_(o.jit);
+  if (name == "CAPTURING") return py::int_(jit_capturing() ? 1 : 0);
   return py::none();
 }
 
@@ -53,6 +55,7 @@ bool set_option(const std::string& name, py::handle v) {
   else if (name == "NO_MEMORY_PLANNER") o.no_memory_planner = v.cast<int>() != 0;
   else if (name == "SCACHE") o.schedule_cache = v.cast<int>() != 0;
   else if (name == "JIT") o.jit = v.cast<int>();
+  else if (name == "CAPTURING") set_jit_capturing(v.cast<int>() != 0);
   else return false;
   return true;
 }
@@ -234,7 +237,7 @@ void bind_provenance(py::module_& m) {
   m.def("op_calls", &OpScope::calls);
   m.def("metadata_of", [](uint32_t id) {
     const Metadata& md = metadata_of(id);
-    return py::make_tuple(md.op, md.file, md.line, md.function);
+    return py::make_tuple(md.op, md.file, md.line, md.function, md.backward);
   });
 }
 

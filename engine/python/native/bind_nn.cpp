@@ -85,7 +85,8 @@ void bind_nn(py::module_& m) {
       });
   py::class_<JitCapture>(m, "JitCapture")
       .def(py::init([](std::vector<Tensor> inputs) { return std::make_unique<JitCapture>(std::move(inputs)); }))
-      .def("finish", [](JitCapture& c, std::vector<Tensor> outputs) { return c.finish(outputs); });
+      .def("finish", [](JitCapture& c, std::vector<Tensor> outputs, bool prune) { return c.finish(outputs, prune); },
+           py::arg("outputs"), py::arg("prune") = false);
   m.def("make_optimizer", [](const std::string& kind, py::list params, py::list buffers, double lr, py::dict h) {
     auto out = std::make_unique<NativeOptimizer>();
     std::vector<Tensor*> ps = pointers(params, "optimizer params");

@@ -34,7 +34,7 @@ void bind_schedule(py::module_& m) {
         py::list out;
         for (uint32_t id : s.metadata) {
           const Metadata& md = metadata_of(id);
-          out.append(py::make_tuple(md.op, md.file, md.line, md.function));
+          out.append(py::make_tuple(md.op, md.file, md.line, md.function, md.backward));
         }
         return out;
       })
@@ -47,7 +47,7 @@ void bind_schedule(py::module_& m) {
     uint32_t id = uop_from_py(h)->metadata();
     if (!id) return py::none();
     const Metadata& md = metadata_of(id);
-    return py::make_tuple(md.op, md.file, md.line, md.function);
+    return py::make_tuple(md.op, md.file, md.line, md.function, md.backward);
   });
   m.def("_uop_device", [](py::handle h) -> py::object {
     for (const UOp* n : uop_from_py(h)->toposort())

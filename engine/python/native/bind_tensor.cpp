@@ -106,6 +106,7 @@ void bind_realization(TensorClass& cls) {
   def_op(cls, "clone", [](const Tensor& t) {
     Tensor c = t.contiguous();
     c.set_requires_grad(t.requires_grad());
+    if (std::optional<Tensor> g = t.grad()) c.set_grad(g->contiguous());  // tinygrad clones the gradient too
     return c;
   });
 }

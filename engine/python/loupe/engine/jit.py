@@ -92,9 +92,8 @@ class CapturedJit:
 
 class TinyJit(Generic[ReturnType]):
   def __init__(self, fxn: Callable[..., ReturnType], captured: Any = None, prune: bool = False):
-    # prune=True: tinygrad drops kernels that read no input from the replay; Loupe replays them all (the
-    # results are the same, the replay runs those kernels again)
-    self.fxn, self.captured, self.cnt = fxn, captured, 0
+    # prune=True: kernels that depend on no input run once, at capture, and are left out of the replays
+    self.fxn, self.captured, self.cnt, self.prune = fxn, captured, 0, prune
     self._ret: Any = None
     functools.update_wrapper(self, fxn)
 
@@ -121,7 +120,7 @@ class TinyJit(Generic[ReturnType]):
     elif self.cnt == 1:
       capture = _loupe.JitCapture(inputs)
       ret = self.fxn(*args, **kwargs)
-      self.captured = CapturedJit(capture.finish(_flat_outputs(ret)), ret)
+      self.captured = CapturedJit(capture.finish(_flat_outputs(ret), self.prune), ret)
       self._ret = ret
     else:
       ret = _with_outputs(self._ret, self.captured.replay(inputs))

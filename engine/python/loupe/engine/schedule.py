@@ -29,7 +29,8 @@ class ScheduleItem:
 
   @property
   def metadata(self) -> tuple[Metadata, ...]:
-    return tuple(Metadata(op, f"{file}:{line}::{function}" if file else "") for op, file, line, function in self._native.metadata)
+    return tuple(Metadata(op, f"{file}:{line}::{function}" if file else "", backward)
+                 for op, file, line, function, backward in self._native.metadata)
 
   def __repr__(self) -> str: return repr(self._native)
 
