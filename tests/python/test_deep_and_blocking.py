@@ -1,0 +1,147 @@
+"""Issue 51's regressions outside traces: graphs deeper than a thread's stack, kernels whose chained ops nest
+past what a C compiler parses, files that never end or block (devices, FIFOs), and Ctrl-C inside one long
+kernel. Each program runs in a child process, so a crash is a failure here, not the end of the suite."""
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from loupe import Tensor
+from loupe.nn.state import safe_load, safe_load_metadata, safe_save
+
+
+def run(program: str, timeout: float = 600) -> subprocess.CompletedProcess:
+  return subprocess.run([sys.executable, "-c", textwrap.dedent(program)], capture_output=True, text=True, timeout=timeout)
+
+
+# ---- deep graphs: tinygrad raises RecursionError; Loupe computes them ----
+def test_ten_thousand_chained_elementwise_ops_compute():
+  p = run("""
+    import numpy as np
+    from tinygrad import Tensor
+    x, v = Tensor([1.0, 2.0]), np.array([1.0, 2.0], np.float32)
+    for _ in range(10000):
+      x = x * 1.0001 + .5
+      v = (v * np.float32(1.0001) + np.float32(.5)).astype(np.float32)
+    got = x.numpy()
+    assert np.allclose(got, v, rtol=1e-3), (got, v)
+    print("ok", got)
+  """)
+  assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-3000:]
+
+
+def test_matmul_tanh_layers_compute_past_the_thread_stack():
+  # 1,500 layers overflowed the default 8 MiB stack; a 1 MiB stack overflowed at ~150 layers. 400 layers
+  # with a 1 MiB main-thread stack take seconds (1,500 take minutes: the scheduler's veto loop).
+  p = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+    import numpy as np
+    from tinygrad import Tensor
+    g = np.random.default_rng(0)
+    w = (g.standard_normal((8, 8)) * 0.4).astype(np.float32)
+    v = np.ones((2, 8), np.float32)
+    x, wt = Tensor(v), Tensor(w)
+    for _ in range(400):
+      x = (x @ wt).tanh()
+      v = np.tanh(v @ w)
+    got = x.numpy()
+    assert np.allclose(got, v, rtol=1e-3, atol=1e-4), (got, v)
+    print("ok")
+  """)], capture_output=True, text=True, timeout=600,
+                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (1 << 20, resource.RLIM_INFINITY)))
+  assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-3000:]
+
+
+def test_a_deep_graph_backward_computes():
+  p = run("""
+    import numpy as np
+    from tinygrad import Tensor
+    x = Tensor([0.5, 1.5], requires_grad=True)
+    y = x
+    for _ in range(5000): y = y * 1.0001
+    y.sum().backward()
+    assert np.allclose(x.grad.numpy(), 1.0001 ** 5000, rtol=1e-3), x.grad.numpy()
+    print("ok")
+  """)
+  assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-3000:]
+
+
+@pytest.mark.parametrize("depth", [130, 400])
+def test_a_long_chain_in_one_kernel_compiles(depth):
+  # clang stops at 256 nested brackets: the renderer names intermediate values before that depth
+  x, v = Tensor([1.0, -2.0, 3.0]), np.array([1.0, -2.0, 3.0], np.float32)
+  for i in range(depth):
+    x = (x * 0.999 + 0.001).maximum(x * 0.5) if i % 2 else x.sin() * 0.5 + 0.25
+    v = np.maximum(v * np.float32(0.999) + np.float32(0.001), v * np.float32(0.5)) if i % 2 else np.sin(v) * np.float32(0.5) + np.float32(0.25)
+  assert np.allclose(x.numpy(), v, rtol=1e-4, atol=1e-6)
+
+
+# ---- files that never end or block ----
+def test_safe_load_refuses_devices_and_folders(tmp_path):
+  for path, what in (("/dev/zero", "character device"), ("/dev/null", "character device"), (str(tmp_path), "directory")):
+    with pytest.raises(ValueError, match=what):
+      safe_load(path)
+    with pytest.raises(ValueError, match=what):
+      safe_load_metadata(path)
+  with pytest.raises(ValueError, match="no such file"):
+    safe_load(str(tmp_path / "missing.safetensors"))
+  with pytest.raises(ValueError, match="character device"):
+    Tensor(__import__("pathlib").Path("/dev/zero"))
+
+
+def test_safe_load_refuses_a_fifo_at_once(tmp_path):
+  # opening a FIFO waits for a writer: it is opened without waiting and refused (no writer ever comes here)
+  fifo = tmp_path / "pipe"
+  os.mkfifo(fifo)
+  t0 = time.monotonic()
+  with pytest.raises(ValueError, match="FIFO"):
+    safe_load(str(fifo))
+  with pytest.raises(ValueError, match="FIFO"):
+    Tensor(__import__("pathlib").Path(fifo))
+  assert time.monotonic() - t0 < 5
+
+
+def test_safe_load_still_reads_a_real_file(tmp_path):
+  path = str(tmp_path / "w.safetensors")
+  safe_save({"a": Tensor([[1.0, 2.0], [3.0, 4.0]]), "b": Tensor([7, 8], dtype="int32")}, path)
+  loaded = safe_load(path)
+  assert loaded["a"].tolist() == [[1.0, 2.0], [3.0, 4.0]] and loaded["b"].tolist() == [7, 8]
+  _, header_len, header = safe_load_metadata(path)
+  assert header_len > 0 and set(header) >= {"a", "b"}
+
+
+# ---- Ctrl-C inside one long kernel ----
+def test_ctrl_c_stops_one_long_kernel_promptly():
+  program = textwrap.dedent("""
+    import sys, time
+    from loupe import Tensor
+    x = Tensor.ones(1 << 25).contiguous().realize()
+    y = x
+    for i in range(20): y = (y * 1.0001).sin() + 0.5  # one elementwise kernel: compiles in a second or two, runs ~10 s
+    print("ready", flush=True)
+    try:
+      y.realize()
+      print("finished", flush=True)
+    except KeyboardInterrupt:
+      print("interrupted", time.monotonic(), flush=True)
+      print((Tensor.arange(3) + 1).tolist(), flush=True)  # the engine still works afterwards
+      sys.exit(7)
+  """)
+  p = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  assert p.stdout.readline().strip() == "ready"
+  time.sleep(5.0)  # compiled by now, and inside the launch
+  sent = time.monotonic()
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=120)
+  assert p.returncode == 7, out + err[-2000:]
+  lines = out.splitlines()
+  stopped = float(next(l for l in lines if l.startswith("interrupted")).split()[1])
+  assert "finished" not in out
+  assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
+  assert "[1, 2, 3]" in out
