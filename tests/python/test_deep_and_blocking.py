@@ -145,3 +145,18 @@ def test_ctrl_c_stops_one_long_kernel_promptly():
   assert "finished" not in out
   assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
   assert "[1, 2, 3]" in out
+
+
+# ---- sizes whose bytes do not fit in 64 bits ----
+@pytest.mark.parametrize("make", ["Tensor.ones(2**62)", "Tensor.zeros(2**61, 2)", "Tensor.arange(2**62)", "Tensor.full((2**62,), 1.5)",
+                                  "Tensor.empty(2**62)"])
+def test_a_buffer_too_big_to_address_is_a_clear_error(make):
+  # 2**62 float32s are 2**64 bytes: the count wrapped to 0 and the kernel wrote past a tiny buffer (segfault)
+  p = run(f"""
+    from tinygrad import Tensor
+    try:
+      {make}.numpy()
+    except RuntimeError as e:
+      print("refused:", e)
+  """, timeout=120)
+  assert p.returncode == 0 and "more bytes than memory can address" in p.stdout, p.stdout + p.stderr[-2000:]
