@@ -1,7 +1,6 @@
 #include "nn/safetensors.h"
 
 #include <cstring>
-#include <fstream>
 
 #include "ir/buffer_ref.h"
 #include "support/error.h"
@@ -179,10 +178,7 @@ json::Value safe_metadata(const std::vector<uint8_t>& bytes, const std::string& 
 
 void safe_save(const StateDict& tensors, const std::string& path, const std::optional<json::Value>& metadata) {
   std::vector<uint8_t> bytes = safe_encode(tensors, metadata);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(loupe::cat("safetensors file '", path, "': cannot open it for writing"));
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) throw Error(loupe::cat("safetensors file '", path, "': writing failed"));
+  write_regular_file(path, bytes, "safetensors file");
 }
 
 StateDict safe_load(const std::string& path) { return safe_decode(read_regular_file(path, "safetensors file"), path); }

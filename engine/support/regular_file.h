@@ -12,4 +12,8 @@ namespace loupe {
 // devices, FIFOs and sockets are a ValueError-kind Error; a read failure a RuntimeError-kind one.
 std::vector<uint8_t> read_regular_file(const std::string& path, const std::string& what);
 
+// Writes `bytes` to `path` (created or truncated). A FIFO or a socket there is refused (opening a FIFO
+// for writing would wait for a reader), as is a folder; a device such as /dev/null is written to.
+void write_regular_file(const std::string& path, const std::vector<uint8_t>& bytes, const std::string& what);
+
 } // namespace loupe

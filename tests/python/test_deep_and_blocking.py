@@ -107,6 +107,19 @@ def test_safe_load_refuses_a_fifo_at_once(tmp_path):
   assert time.monotonic() - t0 < 5
 
 
+def test_safe_save_refuses_a_fifo_at_once(tmp_path):
+  # opening a FIFO for writing waits for a reader, holding the GIL: refused instead
+  fifo = tmp_path / "out"
+  os.mkfifo(fifo)
+  t0 = time.monotonic()
+  with pytest.raises(ValueError, match="FIFO"):
+    safe_save({"a": Tensor([1.0])}, str(fifo))
+  assert time.monotonic() - t0 < 5
+  with pytest.raises(ValueError, match="cannot open it for writing"):
+    safe_save({"a": Tensor([1.0])}, str(tmp_path))
+  safe_save({"a": Tensor([1.0])}, "/dev/null")  # a device that takes anything is still written to
+
+
 def test_safe_load_still_reads_a_real_file(tmp_path):
   path = str(tmp_path / "w.safetensors")
   safe_save({"a": Tensor([[1.0, 2.0], [3.0, 4.0]]), "b": Tensor([7, 8], dtype="int32")}, path)
@@ -121,9 +134,8 @@ def test_ctrl_c_stops_one_long_kernel_promptly():
   program = textwrap.dedent("""
     import sys, time
     from loupe import Tensor
-    x = Tensor.ones(1 << 25).contiguous().realize()
-    y = x
-    for i in range(20): y = (y * 1.0001).sin() + 0.5  # one elementwise kernel: compiles in a second or two, runs ~10 s
+    a = Tensor.ones(8192, 8192).contiguous().realize()
+    y = a @ a  # one kernel: compiles in well under a second, runs 10+ s on a few cores
     print("ready", flush=True)
     try:
       y.realize()
@@ -135,7 +147,7 @@ def test_ctrl_c_stops_one_long_kernel_promptly():
   """)
   p = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
   assert p.stdout.readline().strip() == "ready"
-  time.sleep(5.0)  # compiled by now, and inside the launch
+  time.sleep(4.0)  # compiled by now, and inside the launch
   sent = time.monotonic()
   p.send_signal(signal.SIGINT)
   out, err = p.communicate(timeout=120)
@@ -143,7 +155,7 @@ def test_ctrl_c_stops_one_long_kernel_promptly():
   lines = out.splitlines()
   stopped = float(next(l for l in lines if l.startswith("interrupted")).split()[1])
   assert "finished" not in out
-  assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
+  assert stopped - sent < 2.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
   assert "[1, 2, 3]" in out
 
 

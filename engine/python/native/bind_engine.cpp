@@ -224,7 +224,9 @@ void bind_safetensors(py::module_& m) {
   m.def("safe_save", [](const py::dict& tensors, const std::string& path, py::object metadata) {
     std::optional<json::Value> meta;
     if (!metadata.is_none()) meta = json::parse(py::module_::import("json").attr("dumps")(metadata).cast<std::string>());
-    nn::safe_save(state_dict_of(tensors), path, meta);
+    std::vector<uint8_t> bytes = nn::safe_encode(state_dict_of(tensors), meta);  // realizes: keeps the GIL
+    py::gil_scoped_release nogil;  // the write may be slow (a network disk): other threads run meanwhile
+    write_regular_file(path, bytes, "safetensors file");
   }, py::arg("tensors"), py::arg("path"), py::arg("metadata") = py::none());
   m.def("safe_load_metadata", [](const std::string& path) {
     std::vector<uint8_t> bytes;
