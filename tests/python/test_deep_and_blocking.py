@@ -172,3 +172,36 @@ def test_a_buffer_too_big_to_address_is_a_clear_error(make):
       print("refused:", e)
   """, timeout=120)
   assert p.returncode == 0 and "more bytes than memory can address" in p.stdout, p.stdout + p.stderr[-2000:]
+
+
+def test_ctrl_c_stops_compiling_many_kernels_promptly():
+  # 300 kernels compile ahead of the first launch (tens of seconds): Ctrl-C drops the ones not started
+  program = textwrap.dedent("""
+    import random, sys, time
+    from loupe import Tensor
+    salt = random.random()  # kernels no earlier run compiled
+    x = Tensor.ones(64).contiguous().realize()
+    ys = []
+    for i in range(300):
+      y = x
+      for j in range(4): y = (y * (1.0 + salt + i / 1000.0)).sin()
+      ys.append(y)
+    print("ready", flush=True)
+    try:
+      ys[0].realize(*ys[1:])
+      print("finished", flush=True)
+    except KeyboardInterrupt:
+      print("interrupted", time.monotonic(), flush=True)
+      print((Tensor.arange(3) + 1).tolist(), flush=True)
+      sys.exit(7)
+  """)
+  p = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  assert p.stdout.readline().strip() == "ready"
+  time.sleep(3.0)
+  sent = time.monotonic()
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=300)
+  assert p.returncode == 7 and "finished" not in out, out + err[-2000:]
+  stopped = float(next(l for l in out.splitlines() if l.startswith("interrupted")).split()[1])
+  assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
+  assert "[1, 2, 3]" in out

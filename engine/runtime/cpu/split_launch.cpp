@@ -39,16 +39,7 @@ double SplitLaunch::launch(const RenderedKernel& k, int64_t global0, const std::
     per_thread = static_cast<int>(std::clamp(std::ceil(cpu_seconds / kMaxChunkSeconds), 4.0, 65536.0));
   }
   std::exception_ptr interrupted;
-  std::function<bool()> stop = [&] {
-    try {
-      check_interrupt();
-      return false;
-    } catch (...) {
-      interrupted = std::current_exception();
-      return true;
-    }
-  };
-  int ran_on = pool->parallel_for(end, plan_chunks(end, pool->threads(), min_chunk, per_thread), chunk, stop);
+  int ran_on = pool->parallel_for(end, plan_chunks(end, pool->threads(), min_chunk, per_thread), chunk, interrupt_stop(interrupted));
   if (interrupted) std::rethrow_exception(interrupted);  // the kernel's output is incomplete: nothing is timed
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_per_iteration_.store(seconds * std::max(ran_on, 1) / static_cast<double>(end), std::memory_order_relaxed);

@@ -132,6 +132,18 @@ int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void
   return job->participants.load();
 }
 
+std::function<bool()> interrupt_stop(std::exception_ptr& caught) {
+  return [&caught] {
+    try {
+      check_interrupt();
+      return false;
+    } catch (...) {
+      caught = std::current_exception();
+      return true;
+    }
+  };
+}
+
 int cpu_thread_count() {
   int t = options().threads;
   if (t < 0) throw Error(cat("THREADS must be 0 (every core) or a positive number of threads, got ", t));

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,6 +62,10 @@ private:
   std::mutex launch_mutex_;         // one launch at a time uses the workers
   std::atomic<int64_t> launches_{0}, inline_launches_{0};
 };
+
+// A stop question for parallel_for: whether Ctrl-C is pending (check_interrupt()); what that threw is
+// kept in `caught`, for the caller to rethrow once the launch has returned.
+std::function<bool()> interrupt_stop(std::exception_ptr& caught);
 
 // The number of threads a CPU launch uses: Options::threads (THREADS), 0 meaning every core.
 int cpu_thread_count();
