@@ -39,6 +39,7 @@ def case_data(rng):
   if pick == 1:
     n = rng.choice(["2**62", "10**15", "-1", "2**63", "2**40"])
     how = rng.choice(["Tensor.empty({n})", "Tensor.ones({n})", "Tensor.zeros({n}, 2)", "Tensor.full(({n},), 1.5)", "Tensor.arange({n})"])
+    if n == "-1" and "arange" in how: return "result = Tensor.arange(-1).numpy()\nexpected = np.arange(-1, dtype=np.int32)"  # empty, as range(-1)
     return f"EXPECT_ERROR = True\nresult = {how.format(n=n)}.realize().numpy()"
   if pick == 2:
     nested = rng.choice(["[[[1, 2], [3, 4]], [[5, 6], [7]]]", "[1, [2, 3]]", "[[1, 2], 3]", "[None, 1]", "['a', 'b']",
@@ -88,8 +89,8 @@ def case_movement(rng):
     return f"x = {d}\nexpected = x.transpose({tuple(order)!r})\nresult = Tensor(x).permute({tuple(order)!r}).numpy()"
   if pick == 2:  # expand
     target = tuple(rng.choice([s, s * rng.randint(2, 3)]) if s == 1 else s for s in shape)
-    if rng.random() < 0.4:
-      target = tuple(s + 1 for s in shape)
+    if rng.random() < 0.4 and any(s > 1 for s in shape):  # a dimension other than 1 changed
+      target = tuple(s + 1 if s > 1 else s for s in shape)
       return f"EXPECT_ERROR = True\nx = {d}\nresult = Tensor(x).expand({target!r}).numpy()"
     return f"x = {d}\nexpected = np.broadcast_to(x, {target!r})\nresult = Tensor(x).expand({target!r}).numpy()"
   if pick == 3:  # pad

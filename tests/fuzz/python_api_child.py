@@ -19,11 +19,12 @@ SCRATCH = tempfile.mkdtemp(prefix="loupe-apifuzz-")
 
 
 def _specials(a, seed):
-  """Some elements of a replaced by nan, +-inf, -0.0, huge and tiny values."""
+  """Some elements of a replaced by nan, +-inf, -0.0, a denormal and 0 (no huge finite values: a sum of
+  1e30 and -1e30 among small numbers depends on the order it is added in)."""
   g = np.random.default_rng(seed)
   flat = a.reshape(-1).copy()
   for i in range(flat.size):
-    if g.random() < 0.4: flat[i] = g.choice([np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30, 1e-40, 0.0])
+    if g.random() < 0.4: flat[i] = g.choice([np.nan, np.inf, -np.inf, -0.0, 1e-40, 0.0])
   return flat.reshape(a.shape)
 
 

@@ -217,3 +217,11 @@ def test_ctrl_c_stops_compiling_many_kernels_promptly():
   stopped = float(next(l for l in out.splitlines() if l.startswith("interrupted")).split()[1])
   assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
   assert "[1, 2, 3]" in out
+
+
+def test_arange_past_int64_is_a_clear_error():
+  # 2**63 was read as the uint64's bits, -2**63: an empty tensor, silently (found by the API fuzz campaign)
+  for args in ((2**63,), (0, 2**64 - 1), (0, 10, 2**63), (-(2**63) - 1, 0)):
+    with pytest.raises(ValueError, match="outside int64"):
+      Tensor.arange(*args)
+  assert Tensor.arange(-1).numpy().shape == (0,)  # an empty range is still one, as range(-1)
