@@ -271,7 +271,8 @@ private:
   // does; beyond this budget of recomputed elements the reduce gets its own kernel.
   static constexpr int64_t kRecomputeBudget = 1 << 16;
   bool recompute_fits(const UOp* reduce, int64_t factor) {
-    return factor <= 1 || factor * numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget;
+    const int64_t n = numel(shapes_.of(reduce->src[0]));  // factor * n <= budget, without overflowing
+    return factor <= 1 || n == 0 || factor <= kRecomputeBudget / n;
   }
   // A contraction (a sum of products of two operands broadcast along different axes: a matmul, a
   // convolution) nested into another kernel runs as a plain loop per element there, without the
@@ -317,7 +318,9 @@ private:
   // in a kernel of its own the reduce is spread over work-groups). Beyond this budget per element the
   // reduce gets its own kernel.
   bool thread_work_fits(const UOp* reduce, int64_t kernel_elements) {
-    return numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget * std::max<int64_t>(1, kernel_elements);
+    int64_t allowed;
+    if (__builtin_mul_overflow(kRecomputeBudget, std::max<int64_t>(1, kernel_elements), &allowed)) return true;
+    return numel(shapes_.of(reduce->src[0])) <= allowed;
   }
 
   // ---- devices ----

@@ -42,6 +42,8 @@ def limits():
 def run_batch(cases):
   """Runs cases [(id, kind, source)] in one child: ({id: (outcome, detail)}, the id it died or hung on, how)."""
   env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+  if SANITIZED:  # a huge allocation is refused with an error, as without ASan (whose default is to abort)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS", ""), "allocator_may_return_null=1"]))
   p = subprocess.Popen([sys.executable, CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=env, preexec_fn=limits)
   p.stdin.write(json.dumps(cases).encode())
