@@ -82,7 +82,7 @@ def run_batch(cases):
   p.stderr.close()
   stderr = b"".join(err).decode("utf-8", "replace")
   if hung: return results, running, f"no answer within {CASE_TIME_LIMIT} s"
-  if "AddressSanitizer" in stderr or "runtime error:" in stderr:
+  if "ERROR: AddressSanitizer" in stderr or "runtime error:" in stderr:  # (its WARNINGs are not findings)
     return results, running if running is not None else -1, "a sanitizer report: " + stderr[-1500:]
   if p.returncode != 0: return results, running, f"exit {p.returncode}: {stderr[-1500:]}"
   return results, None, ""
@@ -109,7 +109,9 @@ class Campaign:
       for cid, (outcome, detail) in results.items():
         self.note(by_id[cid], outcome, detail)
       if culprit is None: continue
-      if culprit == -1:  # a sanitizer report after the last case: the batch is named
+      if culprit == -1:  # a sanitizer report after the last case answered: named on the batch's last case
+        self.counts[results[batch[-1][0]][0]] -= 1
+        self.counts["cases"] -= 1
         self.note(batch[-1], "crash", how)
         continue
       alone, again, how_alone = run_batch([by_id[culprit]])  # confirm, alone in a fresh child
