@@ -1,11 +1,24 @@
 #include "codegen/estimates.h"
 
+#include <cstdint>
 #include <map>
 #include <vector>
 
 #include "support/flat_ptr_map.h"
 
 namespace loupe {
+
+namespace {
+// a kernel over 2**62 elements has estimates past int64: saturated (they only rank and report)
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? (((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX) : r;
+}
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+}
+} // namespace
 
 Estimates estimate_linear(const UOpList& linear) {
   Estimates e;
@@ -40,7 +53,7 @@ Estimates estimate_linear(const UOpList& linear) {
     case Ops::RANGE: {
       int64_t n = u->src[0]->op == Ops::CONST ? u->src[0]->const_int() : 1;
       loops.push_back(n);
-      mult *= n;
+      mult = sat_mul(mult, n);
       break;
     }
     case Ops::ENDRANGE:
@@ -50,13 +63,13 @@ Estimates estimate_linear(const UOpList& linear) {
       }
       break;
     case Ops::SPECIAL:
-      if (!u->src.empty() && u->src[0]->op == Ops::CONST) mult *= u->src[0]->const_int();
+      if (!u->src.empty() && u->src[0]->op == Ops::CONST) mult = sat_mul(mult, u->src[0]->const_int());
       break;
-    case Ops::LOAD: e.lds += u->dtype.itemsize() * mult; break;
-    case Ops::STORE: e.lds += u->src[1]->dtype.itemsize() * mult; break;
+    case Ops::LOAD: e.lds = sat_add(e.lds, sat_mul(u->dtype.itemsize(), mult)); break;
+    case Ops::STORE: e.lds = sat_add(e.lds, sat_mul(u->src[1]->dtype.itemsize(), mult)); break;
     case Ops::ASYNC_COPY: e.lds += 2 * u->arg.as_int() * u->src[0]->dtype.base().scalar().itemsize() * mult; break;  // read + write
     case Ops::DEFINE_GLOBAL:
-      touched[u->arg.as_int()] = u->dtype.base().itemsize() * std::max<int64_t>(u->dtype.ptr_size, 0);
+      touched[u->arg.as_int()] = sat_mul(u->dtype.base().itemsize(), std::max<int64_t>(u->dtype.ptr_size, 0));
       break;
     case Ops::WMMA: e.ops += mult * 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
     default:

@@ -246,6 +246,7 @@ void compile_ahead(const Schedule& schedule) {
   }
   if (fresh.empty()) return;
   const int64_t n = int64_t(fresh.size());
+  std::exception_ptr interrupted;  // Ctrl-C between compiles: the ones not started are dropped
   cpu_thread_pool()->parallel_for(n, ChunkPlan{1, n}, [&](int64_t start, int64_t end) {
     for (int64_t i = start; i < end; i++) {
       Fresh& f = fresh[size_t(i)];
@@ -255,7 +256,8 @@ void compile_ahead(const Schedule& schedule) {
         f.error = std::current_exception();
       }
     }
-  });
+  }, interrupt_stop(interrupted));
+  if (interrupted) std::rethrow_exception(interrupted);
   for (Fresh& f : fresh) {
     if (f.error) std::rethrow_exception(f.error);
     remember_kernel(f.key, f.kernel);

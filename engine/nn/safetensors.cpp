@@ -1,13 +1,11 @@
 #include "nn/safetensors.h"
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "ir/buffer_ref.h"
 #include "support/error.h"
 #include "support/options.h"
+#include "support/regular_file.h"
 #include "tensor/host_data.h"
 
 namespace loupe::nn {
@@ -117,15 +115,6 @@ StateDict decode(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(loupe::cat("safetensors file '", path, "': is a directory, not a file"));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(loupe::cat("safetensors file '", path, "': cannot open it for reading"));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
 } // namespace
 
 std::vector<uint8_t> safe_encode(const StateDict& tensors, const std::optional<json::Value>& metadata) {
@@ -189,12 +178,9 @@ json::Value safe_metadata(const std::vector<uint8_t>& bytes, const std::string& 
 
 void safe_save(const StateDict& tensors, const std::string& path, const std::optional<json::Value>& metadata) {
   std::vector<uint8_t> bytes = safe_encode(tensors, metadata);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(loupe::cat("safetensors file '", path, "': cannot open it for writing"));
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) throw Error(loupe::cat("safetensors file '", path, "': writing failed"));
+  write_regular_file(path, bytes, "safetensors file");
 }
 
-StateDict safe_load(const std::string& path) { return safe_decode(read_file(path), path); }
+StateDict safe_load(const std::string& path) { return safe_decode(read_regular_file(path, "safetensors file"), path); }
 
 } // namespace loupe::nn

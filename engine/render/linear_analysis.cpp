@@ -1,5 +1,6 @@
 #include "render/linear_analysis.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,7 @@ FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<b
     int children = 0;       // uses by listed nodes
     int consumer_pos = 0;   // position of the last use
     bool must_name = false;
+    int nesting = 0;        // parentheses an inlined expression opens inside itself (0: named)
     std::vector<const UOp*> acc_reads;  // accumulators an inlined expression reads
   };
   size_t nodes = uops.size();
@@ -95,13 +97,19 @@ FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<b
   for (const UOpPtr& up : uops) {
     const UOp* u = up.get();
     std::vector<const UOp*> reads;
+    int nesting = 0;
     for (const UOpPtr& s : u->src) {
       if (s->op == Ops::DEFINE_ACC) reads.push_back(s.get());
-      else if (inlined.contains(s.get())) reads.insert(reads.end(), use[s.get()].acc_reads.begin(), use[s.get()].acc_reads.end());
+      else if (inlined.contains(s.get())) {
+        reads.insert(reads.end(), use[s.get()].acc_reads.begin(), use[s.get()].acc_reads.end());
+        nesting = std::max(nesting, use[s.get()].nesting + 1);
+      }
     }
     Use& uu = use[u];
     bool always = u->op == Ops::CONST || u->op == Ops::VCONST || u->op == Ops::GEP || u->op == Ops::INDEX || u->op == Ops::NOOP;
-    bool candidate = is_value_op(u->op) && uu.children == 1 && !uu.must_name;
+    // a long chain of single-use values would nest past what a C compiler parses (clang stops at 256
+    // brackets): such a value is named instead, which restarts the nesting
+    bool candidate = is_value_op(u->op) && uu.children == 1 && !uu.must_name && nesting < kMaxInlineNesting;
     if (candidate)
       for (const UOp* acc : reads)
         if (const std::vector<int>* ps = assigns.find(acc))
@@ -109,6 +117,7 @@ FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<b
             if (p > uu.pos && p < uu.consumer_pos) candidate = false;
     if (always || candidate) {
       inlined.insert(u);
+      uu.nesting = nesting;
       uu.acc_reads = std::move(reads);
     }
   }

@@ -27,7 +27,9 @@ const UOp* splittable_outer_loop(const UOpList& uops);
 // The values written inline where they are used: constants, GEPs, INDEX and NOOP always; a value op
 // with a single use unless it must be named (a vector read lane by lane, which `read_lane_by_lane`
 // says of a consumer, or a vector of bools) or an accumulator it reads is assigned between its
-// position and its use (the inlined text would read the new value).
+// position and its use (the inlined text would read the new value), or it would nest more than
+// kMaxInlineNesting inlined values deep (a chain of ops then reads named intermediate values).
+constexpr int kMaxInlineNesting = 48;
 FlatPtrSet<const UOp*> inlined_values(const UOpList& uops, const std::function<bool(const UOp*)>& read_lane_by_lane);
 
 // The node whose C text stands for lane `lane` of u (-1: all of it), GEPs and inlined VECTORIZEs looked

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "observe/observer.h"
@@ -31,6 +32,9 @@ Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
   if (dtype.is_ptr || dtype.count != 1 || dtype.is_void() || dtype.is_weak())
     throw Error(cat("Buffer on ", device_->name(), ": dtype must be a concrete scalar, got ", dtype.name()));
   if (size < 0) throw Error(cat("Buffer on ", device_->name(), ": negative size ", size));
+  // the byte count must not wrap: 2**62 float32s would be a buffer of 0 bytes that kernels write past
+  if (size > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(dtype.itemsize()))
+    throw Error(cat("Buffer on ", device_->name(), ": ", size, " x ", dtype.short_name(), " is more bytes than memory can address"));
   nbytes_ = static_cast<size_t>(size) * static_cast<size_t>(dtype.itemsize());
 }
 

@@ -1,6 +1,7 @@
 #include "schedule/kernel_ast.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -185,6 +186,12 @@ private:
   struct Placement {
     int64_t runs = 1, factor = 1;
   };
+  // runs multiply with every level of nesting: a deep chain of nested reduces passes int64 (saturated:
+  // far over any budget either way)
+  static int64_t sat_mul(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+  }
   Placement placement(const ShapeTracker& ctx, int64_t distinct, const UOp* reduce) const {
     const sints& shape = ctx.shape();
     UOpList ranges;
@@ -197,19 +204,19 @@ private:
     std::vector<int64_t> loops = loop_axes(shape.size());
     int64_t factor = 1, pending = 1, iterations = 1, around = 1;
     for (int64_t a : loops) {
-      iterations *= shape[a].as_int();
+      iterations = sat_mul(iterations, shape[a].as_int());
       if (used.count(ranges[a].get())) {
-        factor *= pending;
+        factor = sat_mul(factor, pending);
         pending = 1;
         around = iterations;
       } else {
-        pending *= shape[a].as_int();
+        pending = sat_mul(pending, shape[a].as_int());
       }
     }
     if (nested_.threads_per_element && !space_) {
       factor = 1;
       for (size_t a = 0; a < shape.size(); a++)
-        if (!used.count(ranges[a].get())) factor *= shape[a].as_int();
+        if (!used.count(ranges[a].get())) factor = sat_mul(factor, shape[a].as_int());
       around = iterations;
       if (nested_.row_groups && reduced_by_row_groups(shape, used, ranges, reduce)) {  // once per row, by the row's group
         factor = 1;
@@ -217,7 +224,7 @@ private:
       }
     }
     Placement p;
-    p.runs = around * runs_;
+    p.runs = sat_mul(around, runs_);
     p.factor = std::max(factor, distinct > 0 ? p.runs / distinct : 1);
     return p;
   }

@@ -167,13 +167,20 @@ private:
     settle_reduces(order);
   }
 
-  // Reduces that cannot fuse into their consumers are realized; repeat until nothing changes.
+  // Reduces that cannot fuse into their consumers are realized; repeat until nothing changes. A reduce
+  // fuses into the one kernel that consumes it, also when that kernel reads it broadcast or inside
+  // another reduce (it becomes a nested loop there, see kernel_ast.h). Read by several kernels, it is
+  // realized once instead of being computed in each.
   void settle_reduces(const std::vector<const UOp*>& order) {
     for (bool changed = true; changed;) {
       changed = false;
+      // Realizing a reduce changes only what the nodes before it in `order` reach (they are below it),
+      // never what a later reduce of this pass reaches: one reach table per pass gives the answers a
+      // walk per reduce would (that walk made a 1,500-layer network quadratic in its depth, per pass).
+      std::unordered_map<const UOp*, RealizedReach> reach = realized_reach(order);
       for (const UOp* u : order) {
         if (u->op != Ops::REDUCE_AXIS || realized_.count(u)) continue;
-        if (reduce_must_realize(u)) {
+        if (reach[u].second) {
           realized_.insert(u);
           changed = true;
         }
@@ -181,22 +188,34 @@ private:
     }
   }
 
-  // A reduce fuses into the one kernel that consumes it, also when that kernel reads it broadcast or
-  // inside another reduce (it becomes a nested loop there, see kernel_ast.h). Read by several kernels,
-  // it is realized once instead of being computed in each.
-  bool reduce_must_realize(const UOp* r) {
-    std::unordered_set<const UOp*> roots, seen;
-    std::function<void(const UOp*)> up = [&](const UOp* n) {
-      if (!seen.insert(n).second) return;
-      if (realized_.count(n)) {
-        roots.insert(n);
-        return;
+  // Up to two of the realized nodes a node's value reaches, going up through consumers that are not
+  // realized (a reduce reaching two must realize: two kernels read it).
+  struct RealizedReach {
+    const UOp* first = nullptr;
+    const UOp* second = nullptr;
+    void add(const UOp* x) {
+      if (!x || x == first || x == second || second) return;
+      (first ? second : first) = x;
+    }
+  };
+
+  std::unordered_map<const UOp*, RealizedReach> realized_reach(const std::vector<const UOp*>& order) {
+    std::unordered_map<const UOp*, RealizedReach> reach(order.size());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers first
+      RealizedReach r;
+      for (const UOp* c : children_[*it]) {
+        if (c->op == Ops::SINK) continue;
+        if (realized_.count(c)) {
+          r.add(c);
+        } else {
+          const RealizedReach& above = reach[c];
+          r.add(above.first);
+          r.add(above.second);
+        }
       }
-      for (const UOp* c : children_[n])
-        if (c->op != Ops::SINK) up(c);
-    };
-    up(r);
-    return roots.size() > 1;
+      reach[*it] = r;
+    }
+    return reach;
   }
 
   // Where a reduce that gets a kernel of its own is stored: at the end of the elementwise ops that
@@ -252,7 +271,8 @@ private:
   // does; beyond this budget of recomputed elements the reduce gets its own kernel.
   static constexpr int64_t kRecomputeBudget = 1 << 16;
   bool recompute_fits(const UOp* reduce, int64_t factor) {
-    return factor <= 1 || factor * numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget;
+    const int64_t n = numel(shapes_.of(reduce->src[0]));  // factor * n <= budget, without overflowing
+    return factor <= 1 || n == 0 || factor <= kRecomputeBudget / n;
   }
   // A contraction (a sum of products of two operands broadcast along different axes: a matmul, a
   // convolution) nested into another kernel runs as a plain loop per element there, without the
@@ -298,7 +318,9 @@ private:
   // in a kernel of its own the reduce is spread over work-groups). Beyond this budget per element the
   // reduce gets its own kernel.
   bool thread_work_fits(const UOp* reduce, int64_t kernel_elements) {
-    return numel(shapes_.of(reduce->src[0])) <= kRecomputeBudget * std::max<int64_t>(1, kernel_elements);
+    int64_t allowed;
+    if (__builtin_mul_overflow(kRecomputeBudget, std::max<int64_t>(1, kernel_elements), &allowed)) return true;
+    return numel(shapes_.of(reduce->src[0])) <= allowed;
   }
 
   // ---- devices ----

@@ -7,6 +7,7 @@
 #include "observe/observer.h"
 #include "runtime/buffer.h"
 #include "schedule/schedule_cache.h"
+#include "support/deep_stack.h"
 #include "support/error.h"
 #include "tensor/host_data.h"
 #include "tensor/tensor.h"
@@ -19,23 +20,26 @@ Tensor& Tensor::realize() {
 }
 
 void Tensor::realize_all(std::vector<Tensor*> tensors) {
-  std::vector<Tensor> assigned = pending_assigns(tensors);  // writes these read or made through a view happen now
-  for (Tensor& t : assigned) tensors.push_back(&t);
-  UOpList outs;
-  for (Tensor* t : tensors) outs.push_back(t->uop());
-  Schedule s;
-  {
-    ObservedContext ctx("schedule", "schedule");
-    s = cached_schedule(outs, device_schedule_options());
-    if (ExecutionObserver* o = execution_observer()) {
-      std::vector<ScheduleRoot> roots;
-      for (const ScheduleItem& item : s.items)
-        if (item.root) roots.push_back({item.root, item.ast->op == Ops::COPY ? std::string() : item.ast->key().hex()});
-      if (!roots.empty()) o->record_schedule_roots(roots);
+  // scheduling, lowering and rendering recurse as deep as the graph is (support/deep_stack.h)
+  run_on_deep_stack([&] {
+    std::vector<Tensor> assigned = pending_assigns(tensors);  // writes these read or made through a view happen now
+    for (Tensor& t : assigned) tensors.push_back(&t);
+    UOpList outs;
+    for (Tensor* t : tensors) outs.push_back(t->uop());
+    Schedule s;
+    {
+      ObservedContext ctx("schedule", "schedule");
+      s = cached_schedule(outs, device_schedule_options());
+      if (ExecutionObserver* o = execution_observer()) {
+        std::vector<ScheduleRoot> roots;
+        for (const ScheduleItem& item : s.items)
+          if (item.root) roots.push_back({item.root, item.ast->op == Ops::COPY ? std::string() : item.ast->key().hex()});
+        if (!roots.empty()) o->record_schedule_roots(roots);
+      }
     }
-  }
-  run_schedule(s);
-  for (size_t i = 0; i < tensors.size(); i++) tensors[i]->set_uop(s.outputs[i]);
+    run_schedule(s);
+    for (size_t i = 0; i < tensors.size(); i++) tensors[i]->set_uop(s.outputs[i]);
+  });
 }
 
 

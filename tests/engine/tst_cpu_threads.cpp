@@ -146,6 +146,31 @@ private slots:
     QCOMPARE(pool.launches(), int64_t(1));
   }
 
+  // Ctrl-C inside a long launch: the caller's stop question cancels every chunk not yet started, on the
+  // pool and inline (one thread), and the launch returns once the running chunks have finished.
+  void stop_cancels_the_chunks_not_started_data() {
+    QTest::addColumn<int>("threads");
+    QTest::newRow("pool") << 2;
+    QTest::newRow("inline") << 1;
+  }
+  void stop_cancels_the_chunks_not_started() {
+    QFETCH(int, threads);
+    ThreadPool pool(threads);
+    std::atomic<int64_t> ran{0};
+    int asked = 0;
+    pool.parallel_for(1000, {1, 1000}, [&](int64_t s, int64_t e) {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a second in all, unstopped
+                        ran += e - s;
+                      },
+                      [&] { return ++asked > 3; });  // the caller takes three chunks, then stops
+    QVERIFY2(ran.load() < 1000, qPrintable(QString("all %1 iterations ran").arg(ran.load())));
+    QVERIFY(ran.load() >= 3);
+    // the pool is usable afterwards, all of it
+    std::atomic<int64_t> total{0};
+    pool.parallel_for(1000, {10, 100}, [&](int64_t s, int64_t e) { total += e - s; });
+    QCOMPARE(total.load(), int64_t(1000));
+  }
+
   void nested_launch_runs_inline() {
     ThreadPool pool(2);
     std::atomic<int64_t> total{0};

@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "support/json.h"
 #include "support/options.h"
+#include "support/regular_file.h"
 #include "trace/trace_session.h"
 
 namespace loupe::python {
@@ -202,10 +203,24 @@ void bind_run_and_eval(py::module_& m) {
 }
 
 void bind_safetensors(py::module_& m) {
+  // the file is read without the GIL: other Python threads run meanwhile (a slow disk, a big file)
   m.def("safe_load", [](const std::string& path) {
+    std::vector<uint8_t> bytes;
+    {
+      py::gil_scoped_release nogil;
+      bytes = read_regular_file(path, "safetensors file");
+    }
     py::dict out;
-    for (auto& [name, t] : nn::safe_load(path)) out[py::str(name)] = py::cast(t);
+    for (auto& [name, t] : nn::safe_decode(bytes, path)) out[py::str(name)] = py::cast(t);
     return out;
+  });
+  m.def("read_regular_file", [](const std::string& path) {  // safe_load_metadata's bytes, bounded as safe_load's
+    std::vector<uint8_t> bytes;
+    {
+      py::gil_scoped_release nogil;
+      bytes = read_regular_file(path, "safetensors file");
+    }
+    return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   });
   m.def("safe_decode", [](const py::bytes& data) {
     std::string_view v = data;
@@ -216,17 +231,15 @@ void bind_safetensors(py::module_& m) {
   m.def("safe_save", [](const py::dict& tensors, const std::string& path, py::object metadata) {
     std::optional<json::Value> meta;
     if (!metadata.is_none()) meta = json::parse(py::module_::import("json").attr("dumps")(metadata).cast<std::string>());
-    nn::safe_save(state_dict_of(tensors), path, meta);
+    std::vector<uint8_t> bytes = nn::safe_encode(state_dict_of(tensors), meta);  // realizes: keeps the GIL
+    py::gil_scoped_release nogil;  // the write may be slow (a network disk): other threads run meanwhile
+    write_regular_file(path, bytes, "safetensors file");
   }, py::arg("tensors"), py::arg("path"), py::arg("metadata") = py::none());
   m.def("safe_load_metadata", [](const std::string& path) {
     std::vector<uint8_t> bytes;
     {
-      FILE* f = std::fopen(path.c_str(), "rb");
-      if (!f) throw Error(cat("safe_load_metadata: cannot open '", path, "'"));
-      uint8_t buf[65536];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-      std::fclose(f);
+      py::gil_scoped_release nogil;
+      bytes = read_regular_file(path, "safetensors file");
     }
     return py::module_::import("json").attr("loads")(json::Value(nn::safe_metadata(bytes, path)).dump());
   });

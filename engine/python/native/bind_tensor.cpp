@@ -148,9 +148,19 @@ void bind_creation(TensorClass& cls) {
     return place(Tensor::full(s, to_const(fill_value, "full: argument 'fill_value'"), to_dtype(dtype, "full")), device, requires_grad);
   }, py::arg("shape"), py::arg("fill_value"), CREATION_KW);
   def_static_op(cls, "arange", [](py::object start, py::object stop, py::object step, py::object device, py::object dtype, py::object requires_grad) {
+    // a Python int past int64 would be read as a uint64's bits (2**63 as -2**63: an empty range, silently)
+    auto bound = [](py::handle h, const char* what) {
+      if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+        int overflow = 0;
+        PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+        if (overflow)
+          throw ValueError(cat(what, ": ", py::str(h).cast<std::string>(), " is outside int64: the range would have more elements than memory can address"));
+      }
+      return to_const(h, what);
+    };
     std::optional<ConstVal> stop_v;
-    if (!stop.is_none()) stop_v = to_const(stop, "arange: argument 'stop'");
-    return place(Tensor::arange(to_const(start, "arange: argument 'start'"), stop_v, to_const(step, "arange: argument 'step'"),
+    if (!stop.is_none()) stop_v = bound(stop, "arange: argument 'stop'");
+    return place(Tensor::arange(bound(start, "arange: argument 'start'"), stop_v, bound(step, "arange: argument 'step'"),
                                 to_dtype(dtype, "arange")), device, requires_grad);
   }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1, CREATION_KW);
   def_static_op(cls, "linspace", [](py::object start, py::object stop, py::object steps, py::object device, py::object dtype, py::object requires_grad) {

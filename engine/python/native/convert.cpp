@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "support/error.h"
+#include "support/regular_file.h"
 #include "tensor/host_data.h"
 
 namespace loupe::python {
@@ -36,10 +37,11 @@ Tensor tensor_from_file(const std::string& path) {
     PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", path, "'").c_str());
     throw py::error_already_set();
   }
-  if (!std::filesystem::is_regular_file(st)) throw ValueError(cat("Tensor: '", path, "' is not a regular file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValueError(cat("Tensor: cannot read '", path, "'"));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes;
+  {
+    py::gil_scoped_release nogil;  // a big file or a slow disk: other Python threads run meanwhile
+    bytes = read_regular_file(path, "Tensor: file");
+  }
   int64_t n = static_cast<int64_t>(bytes.size());
   return Tensor::from_bytes({n}, dtypes::uint8, std::move(bytes));
 }

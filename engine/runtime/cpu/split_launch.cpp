@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 
 #include "runtime/cpu/thread_pool.h"
 #include "support/error.h"
@@ -31,7 +32,15 @@ double SplitLaunch::launch(const RenderedKernel& k, int64_t global0, const std::
   std::shared_ptr<ThreadPool> pool = cpu_thread_pool();
   double per_iteration = seconds_per_iteration_.load(std::memory_order_relaxed);
   int64_t min_chunk = per_iteration > 0 ? static_cast<int64_t>(std::ceil(kMinChunkSeconds / per_iteration)) : untimed_min_chunk(k);
-  int ran_on = pool->parallel_for(end, plan_chunks(end, pool->threads(), min_chunk), chunk);
+  // enough chunks that none runs much past kMaxChunkSeconds: Ctrl-C is looked at between them
+  int per_thread = kUntimedChunksPerThread;
+  if (per_iteration > 0) {
+    double cpu_seconds = per_iteration * static_cast<double>(end) / pool->threads();
+    per_thread = static_cast<int>(std::clamp(std::ceil(cpu_seconds / kMaxChunkSeconds), 4.0, 65536.0));
+  }
+  std::exception_ptr interrupted;
+  int ran_on = pool->parallel_for(end, plan_chunks(end, pool->threads(), min_chunk, per_thread), chunk, interrupt_stop(interrupted));
+  if (interrupted) std::rethrow_exception(interrupted);  // the kernel's output is incomplete: nothing is timed
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_per_iteration_.store(seconds * std::max(ran_on, 1) / static_cast<double>(end), std::memory_order_relaxed);
   return seconds;

@@ -16,6 +16,10 @@ class SplitLaunch {
 public:
   static constexpr double kMinChunkSeconds = 20e-6;
   static constexpr int64_t kMinChunkElements = 32768;
+  // A chunk of a long launch runs about this long at most, so an interrupt (Ctrl-C) waits no longer;
+  // before a kernel is timed its launch has up to this many chunks per thread.
+  static constexpr double kMaxChunkSeconds = 0.05;
+  static constexpr int kUntimedChunksPerThread = 64;
 
   // Runs k and returns the seconds of the whole launch. A split kernel runs iterations [0, global0) of its
   // outer loop as chunks on the pool (`chunk(start, stop)` runs one; global0 beyond the loop's extent is an

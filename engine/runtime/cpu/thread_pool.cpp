@@ -50,8 +50,24 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::work_on(Job& job) {
+// No chunk not yet claimed will start: they count as done, so the caller's wait ends when the ones
+// running now have finished.
+void ThreadPool::cancel_rest(Job& job) {
+  int64_t claimed = job.next.exchange(job.chunks, std::memory_order_relaxed);
+  if (claimed >= job.chunks) return;
+  int64_t skipped = job.chunks - claimed;
+  if (job.done.fetch_add(skipped, std::memory_order_acq_rel) + skipped == job.chunks) {
+    std::lock_guard lock(job.mutex);
+    job.finished.notify_all();
+  }
+}
+
+void ThreadPool::work_on(Job& job, const std::function<bool()>* stop) {
   for (bool first = true;; first = false) {
+    if (stop && (*stop)()) {
+      cancel_rest(job);
+      return;
+    }
     int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
     if (c >= job.chunks) return;
     if (first) job.participants++;
@@ -79,12 +95,17 @@ void ThreadPool::worker_main() {
   }
 }
 
-int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void(int64_t, int64_t)>& fn) {
+int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void(int64_t, int64_t)>& fn,
+                             const std::function<bool()>& stop) {
   if (n <= 0) return 0;
   std::unique_lock launch(launch_mutex_, std::try_to_lock);
   if (workers_.empty() || plan.chunks <= 1 || !launch.owns_lock()) {
     if (!workers_.empty() && plan.chunks > 1) inline_launches_++;  // busy: correct, just not parallel
-    fn(0, n);
+    if (!stop || plan.chunks <= 1 || plan.size <= 0) {
+      fn(0, n);
+      return 1;
+    }
+    for (int64_t start = 0; start < n && !stop(); start += plan.size) fn(start, std::min(n, start + plan.size));  // in order, stoppable
     return 1;
   }
   launches_++;
@@ -99,7 +120,7 @@ int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void
     generation_++;
   }
   wake_.notify_all();
-  work_on(*job);
+  work_on(*job, stop ? &stop : nullptr);
   // Spin briefly (the others usually finish their last chunk about now), then sleep.
   for (int spin = 0; spin < 1000 && job->done.load(std::memory_order_acquire) < job->chunks; spin++) cpu_relax();
   {
@@ -109,6 +130,18 @@ int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void
   std::lock_guard lock(mutex_);
   if (job_ == job) job_.reset();
   return job->participants.load();
+}
+
+std::function<bool()> interrupt_stop(std::exception_ptr& caught) {
+  return [&caught] {
+    try {
+      check_interrupt();
+      return false;
+    } catch (...) {
+      caught = std::current_exception();
+      return true;
+    }
+  };
 }
 
 int cpu_thread_count() {

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,8 +38,11 @@ public:
   // Calls fn(start, end) for the chunks of `plan` covering [0, n), on the pool's threads, and returns
   // when all have finished. Chunks are disjoint and handed out in order. If the pool is already busy
   // (a launch from another thread, or from inside a chunk) the whole range runs on the caller, in order.
-  // `fn` must not throw. Returns how many threads ran at least one chunk.
-  int parallel_for(int64_t n, ChunkPlan plan, const std::function<void(int64_t, int64_t)>& fn);
+  // `fn` must not throw. `stop`, if given, is asked on the calling thread before each chunk it takes:
+  // true cancels every chunk not yet started (those running finish) and the call returns early.
+  // Returns how many threads ran at least one chunk.
+  int parallel_for(int64_t n, ChunkPlan plan, const std::function<void(int64_t, int64_t)>& fn,
+                   const std::function<bool()>& stop = nullptr);
 
   int64_t launches() const { return launches_; }           // parallel_for calls that used the workers
   int64_t inline_launches() const { return inline_launches_; } // that ran whole on the caller
@@ -46,7 +50,8 @@ public:
 private:
   struct Job;
   void worker_main();
-  static void work_on(Job& job);
+  static void work_on(Job& job, const std::function<bool()>* stop = nullptr);
+  static void cancel_rest(Job& job);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;                // guards job_, generation_, stop_
@@ -57,6 +62,10 @@ private:
   std::mutex launch_mutex_;         // one launch at a time uses the workers
   std::atomic<int64_t> launches_{0}, inline_launches_{0};
 };
+
+// A stop question for parallel_for: whether Ctrl-C is pending (check_interrupt()); what that threw is
+// kept in `caught`, for the caller to rethrow once the launch has returned.
+std::function<bool()> interrupt_stop(std::exception_ptr& caught);
 
 // The number of threads a CPU launch uses: Options::threads (THREADS), 0 meaning every core.
 int cpu_thread_count();

@@ -62,8 +62,12 @@ def safe_save(tensors: dict[str, Tensor], fn: Union[str, os.PathLike], metadata:
 
 def safe_load_metadata(fn: Union[str, os.PathLike, Tensor]) -> tuple[Tensor, int, dict[str, Any]]:
   """(the file's bytes as a uint8 tensor, the header's length, the parsed header)."""
-  data = fn.numpy().tobytes() if isinstance(fn, Tensor) else open(os.fspath(fn), "rb").read()
+  # a path is read natively: only a regular file, as safe_load (a device or a FIFO would never end)
+  data = fn.numpy().tobytes() if isinstance(fn, Tensor) else _loupe.read_regular_file(os.fspath(fn))
+  if len(data) < 8: raise ValueError(f"safe_load_metadata: {len(data)} bytes, shorter than the 8-byte header length")
   (header_len,) = struct.unpack("<Q", data[:8])
+  if header_len > len(data) - 8:
+    raise ValueError(f"safe_load_metadata: the header length {header_len} runs past the end of the data ({len(data)} bytes)")
   return Tensor(data), header_len, json.loads(data[8:8 + header_len])
 
 
