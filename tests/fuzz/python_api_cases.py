@@ -224,8 +224,9 @@ def case_backward(rng):
   pick = rng.randrange(4)
   if pick == 0:
     return f"EXPECT_ERROR = True\nx = Tensor({d}, requires_grad=True)\n(x * 2).backward()\nresult = x.grad.numpy()"
-  if pick == 1:
-    return f"EXPECT_ERROR = True\nx = Tensor({d}.astype(np.int32))\nx.sum().backward()\nresult = x.grad.numpy()"
+  if pick == 1:  # an integer leaf gets an integer gradient (tinygrad)
+    return (f"x = {d}.astype(np.int32)\nxt = Tensor(x, requires_grad=True)\nxt.sum().backward()\nresult = xt.grad.numpy()\n"
+            "expected = np.ones_like(x)")
   if pick == 2:  # explicit gradient of the wrong shape
     return f"EXPECT_ERROR = True\nx = Tensor({d}, requires_grad=True)\n(x * 2).backward(Tensor.ones(7, 7))\nresult = x.grad.numpy()"
   fn, grad = rng.choice([("(x * x).sum()", "2 * x"), ("(x * 3 + 1).sum()", "np.full_like(x, 3)"), ("x.relu().sum()", "(x > 0).astype(np.float32)"),
