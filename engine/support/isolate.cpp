@@ -11,7 +11,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "support/error.h"
 
@@ -21,27 +20,6 @@ namespace {
 
 constexpr size_t kMaxStderr = 16 << 10;  // what is kept of the child's complaints
 constexpr int kExitedEarly = 86;          // the body called exit() (LLVM's fatal errors do)
-
-bool asan_build() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
-uint64_t virtual_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t pages = 0;
-  statm >> pages;
-  return pages * uint64_t(sysconf(_SC_PAGESIZE));
-}
 
 void write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -108,7 +86,7 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
     ::close(result_pipe[1]);
     throw Error(cat(what, ": cannot make a pipe: ", std::strerror(errno)));
   }
-  const uint64_t as_limit = limits.memory_bytes && !asan_build() ? virtual_bytes() + limits.memory_bytes : 0;
+  const uint64_t as_limit = address_space_limit(limits);
   pid_t pid = fork();
   if (pid < 0) {
     for (int fd : {result_pipe[0], result_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);

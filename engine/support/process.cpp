@@ -83,6 +83,10 @@ bool under_address_sanitizer() {
 
 } // namespace
 
+uint64_t address_space_limit(const ProcessLimits& limits) {
+  return limits.memory_bytes && !under_address_sanitizer() ? own_virtual_bytes() + limits.memory_bytes : 0;
+}
+
 // Between fork and exec only async-signal-safe calls: the rlimits are set here, not by posix_spawn.
 ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path& log, const ProcessLimits& limits) {
   ProcessOutcome out;
@@ -94,7 +98,7 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path&
     out.status = -1;
     return out;
   }
-  const uint64_t as_limit = limits.memory_bytes && !under_address_sanitizer() ? own_virtual_bytes() + limits.memory_bytes : 0;
+  const uint64_t as_limit = address_space_limit(limits);
   const rlim_t cpu = limits.seconds > 0 ? rlim_t(limits.seconds) + 2 : 0;
   pid_t pid = fork();
   if (pid < 0) {

@@ -25,6 +25,10 @@ struct ProcessLimits {
   bool any() const { return seconds > 0 || file_bytes > 0 || memory_bytes > 0; }
 };
 
+// The address-space limit (RLIMIT_AS) for a child that runs under `limits`: this process's current size
+// plus their memory budget; 0 (none) without one, and under AddressSanitizer, whose shadow memory needs more.
+uint64_t address_space_limit(const ProcessLimits& limits);
+
 // How a limited run ended, for the caller's message.
 struct ProcessOutcome {
   int status = 0;          // exit status; 128 + signal when killed; -1 when it could not start
