@@ -231,7 +231,7 @@ std::vector<TraceContext> TraceReader::contexts() {
       " (SELECT COUNT(*) FROM passes p WHERE p.context_id = c.id),"
       " (SELECT COALESCE(SUM(COALESCE(p.match_count, (SELECT COUNT(*) FROM matches m WHERE m.pass_id = p.id))), 0)"
       "  FROM passes p WHERE p.context_id = c.id), c.name"
-      " FROM contexts c ORDER BY c.id"));
+      " FROM contexts c" LOUPE_SQL_KERNEL_NAMES "ORDER BY c.id"));
   while (st.step()) {
     TraceContext c;
     c.id = st.int64(0);

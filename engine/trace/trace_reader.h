@@ -20,8 +20,13 @@ namespace loupe {
 
 // SQL for the name a context is shown under (the contexts table as `c`): a kernel's context by the name
 // the kernel ran under (its opts applied), every other by its recorded name. One kernel, one name, in
-// every listing, search and panel; the name it was planned under stays findable.
-#define LOUPE_SQL_CONTEXT_NAME "COALESCE((SELECT kn.name FROM kernels kn WHERE kn.context_id = c.id ORDER BY kn.id LIMIT 1), c.name)"
+// every listing, search and panel; the name it was planned under stays findable. A query that selects
+// LOUPE_SQL_CONTEXT_NAME joins LOUPE_SQL_KERNEL_NAMES right after `contexts c`: the kernels are grouped
+// once (the kernels table has no index by context, so a lookup per context row would scan it each time).
+#define LOUPE_SQL_KERNEL_NAMES \
+  " LEFT JOIN (SELECT context_id AS kn_context, name AS kn_name, MIN(id) FROM kernels GROUP BY context_id) kn" \
+  " ON kn.kn_context = c.id "
+#define LOUPE_SQL_CONTEXT_NAME "COALESCE(kn.kn_name, c.name)"
 
 struct TraceContext {
   int64_t id = 0;

@@ -98,7 +98,7 @@ void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int lim
   };
   if (trace_schema::has_table(db, "kernel_provenance"))
     run("SELECT k.context_id, " LOUPE_SQL_CONTEXT_NAME ", NULL, NULL, 0, k.id, k.name, 'computes ' || group_concat(DISTINCT kp.op)"
-        " FROM kernel_provenance kp JOIN kernels k ON k.id = kp.kernel_id LEFT JOIN contexts c ON c.id = k.context_id"
+        " FROM kernel_provenance kp JOIN kernels k ON k.id = kp.kernel_id LEFT JOIN contexts c ON c.id = k.context_id " LOUPE_SQL_KERNEL_NAMES
         " WHERE (kp.file = ?1 OR kp.file LIKE ?2 ESCAPE '\\') AND kp.line = ?3"
         " GROUP BY k.id ORDER BY k.id LIMIT ?4",
         Kind::Source);
@@ -110,7 +110,7 @@ void search_source_line(TraceReader& reader, const SourceLineSpec& spec, int lim
         " SELECT f.ctx, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, f.k % 4294967296 + 1, NULL,"
         " " LOUPE_SQL_CONTEXT_NAME " || ': ' || f.n || (CASE WHEN f.n = 1 THEN ' rewrite' ELSE ' rewrites' END) || ' built its nodes',"
         " 'the first by ' || r.name || ' in ' || p.name"
-        " FROM made f JOIN contexts c ON c.id = f.ctx JOIN passes p ON p.id = f.k / 4294967296"
+        " FROM made f JOIN contexts c ON c.id = f.ctx " LOUPE_SQL_KERNEL_NAMES " JOIN passes p ON p.id = f.k / 4294967296"
         " JOIN matches m ON m.pass_id = p.id AND m.idx = f.k % 4294967296 JOIN rules r ON r.id = m.rule_id"
         " ORDER BY f.k LIMIT ?4",
         Kind::Source);
@@ -127,13 +127,13 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
   collect(db, Kind::Kernel,
           "SELECT k.context_id, " LOUPE_SQL_CONTEXT_NAME ", NULL, NULL, 0, k.id, k.name,"
           " k.device || ' · ' || k.opts || CASE WHEN c.name <> k.name THEN ' · planned as ' || c.name ELSE '' END"
-          " FROM kernels k LEFT JOIN contexts c ON c.id = k.context_id"
+          " FROM kernels k LEFT JOIN contexts c ON c.id = k.context_id " LOUPE_SQL_KERNEL_NAMES
           " WHERE k.name LIKE ?1 ESCAPE '\\' OR c.name LIKE ?1 ESCAPE '\\' ORDER BY k.id LIMIT ?2",
           pattern, limit, out);
   collect(db, Kind::Pass,
           "SELECT p.context_id, " LOUPE_SQL_CONTEXT_NAME ", p.id, p.name, 0, NULL, p.name,"
           " COALESCE(p.match_count, 0) || ' matches', p.file, p.line"
-          " FROM passes p JOIN contexts c ON c.id = p.context_id"
+          " FROM passes p JOIN contexts c ON c.id = p.context_id " LOUPE_SQL_KERNEL_NAMES
           " WHERE p.name LIKE ?1 ESCAPE '\\' ORDER BY p.id LIMIT ?2",
           pattern, limit, out);
   // A rule leads to its first firing (one scan of the matches for all the rules found).
@@ -145,7 +145,7 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
           " r.name,"
           " CASE WHEN f.k IS NULL THEN 'never fired' ELSE r.matches || ' matches; the first one' END, r.file, r.line"
           " FROM rules r LEFT JOIN first f ON f.rule_id = r.id LEFT JOIN passes p ON p.id = f.k / 4294967296"
-          " LEFT JOIN contexts c ON c.id = p.context_id"
+          " LEFT JOIN contexts c ON c.id = p.context_id " LOUPE_SQL_KERNEL_NAMES
           " WHERE r.id IN (SELECT id FROM hit) ORDER BY r.id LIMIT ?2",
           pattern, limit, out);
   // Nodes, where a rewrite first made them and where one first replaced them.
@@ -159,7 +159,7 @@ TraceSearchResult search_trace(TraceReader& reader, const std::string& text, int
         " u.op || ' ' || u.dtype || CASE WHEN u.arg = 'None' THEN '' ELSE ' ' || u.arg END,",
         std::string(side) == "after_id" ? "'made by '" : "'replaced by '", " || r.name"
         " FROM first f JOIN uops u ON u.id = f.node JOIN passes p ON p.id = f.k / 4294967296"
-        " JOIN contexts c ON c.id = p.context_id"
+        " JOIN contexts c ON c.id = p.context_id " LOUPE_SQL_KERNEL_NAMES
         " JOIN matches m ON m.pass_id = p.id AND m.idx = f.k % 4294967296 JOIN rules r ON r.id = m.rule_id"
         " ORDER BY f.k");
     collect(db, Kind::Node, sql.c_str(), pattern, limit, out);
