@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/uop.h"
@@ -21,6 +22,9 @@ struct ScheduleItem {
   UOpList bufs;  // tensor-level BUFFER nodes; bufs[i] is DEFINE_GLOBAL i (0: the output)
   std::vector<uint32_t> metadata;  // the tensor ops fused into it (ir/metadata.h), first seen first
   UOpPtr root;  // the tensor-level node it realizes, in the scheduler's graph (null from the schedule cache)
+  // Symbolic shapes: the values of this run's variables. The AST holds only unbound DEFINE_VARs (its kernel
+  // is the same for every value); each pair is one of them and the value it was bound to.
+  std::vector<std::pair<UOpPtr, int64_t>> var_vals;
 };
 
 struct Schedule {
