@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "exec/pass_rules.h"
+#include "exec/recorded_rules.h"
 #include "ir/print.h"
 #include "support/error.h"
+#include "rewrite/rule_origin.h"
 #include "support/source_path.h"
 
 namespace loupe {
@@ -15,27 +17,39 @@ std::vector<std::string> fired_rules(const std::vector<TraceMatch>& matches) {
   return fired;
 }
 
-WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
-                     const UOpPtr& node) {
+namespace {
+WhyNotReport explain_with(const PassRules& rules, const std::string& pass_name, const std::string& device, const UOpPtr& node) {
   WhyNotReport rep;
   rep.pass_name = pass_name;
   rep.node = node;
   rep.device = device;
+  rep.rule_set = rules.rule_set;
+  rep.callbacks_run = rules.callbacks_runnable;
+  rep.rules_in_set = rules.matcher->rules().size();
+  rep.verdicts = explain_rules(*rules.matcher, node, rules.callbacks_runnable);
+  return rep;
+}
+} // namespace
+
+WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
+                     const UOpPtr& node) {
   std::string why;
   std::optional<PassRules> rules = pass_rules(pass_name, device, fired, &why);
   if (!rules) throw Error(cat("cannot say why for pass '", pass_name, "': ", why));
-  rep.rule_set = rules->rule_set;
-  rep.callbacks_run = rules->callbacks_runnable;
-  rep.rules_in_set = rules->matcher->rules().size();
-  rep.verdicts = explain_rules(*rules->matcher, node, rules->callbacks_runnable);
-  return rep;
+  return explain_with(*rules, pass_name, device, node);
+}
+
+WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const std::string& device, const std::vector<std::string>& fired,
+                     const UOpPtr& node) {
+  if (std::optional<PassRules> recorded = recorded_pass_rules(reader, pass.id)) return explain_with(*recorded, pass.name, device, node);
+  return why_not(pass.name, device, fired, node);
 }
 
 WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node) {
   std::string device = "CPU";
   for (const TraceKernel& k : reader.kernels())
     if (k.context_id == pass.context_id) device = k.device;
-  return why_not(pass.name, device, fired_rules(reader.matches(pass.id)), node);
+  return why_not(reader, pass, device, fired_rules(reader.matches(pass.id)), node);
 }
 
 std::string format_why_not(const WhyNotReport& rep) {
@@ -46,7 +60,7 @@ std::string format_why_not(const WhyNotReport& rep) {
   for (const RuleVerdict& v : rep.verdicts) {
     std::string verdict = verdict_name(v.kind);
     verdict.resize(std::max<size_t>(verdict.size() + 1, 12), ' ');
-    s += cat("  ", verdict, v.rule->name, "  ", repo_relative_path(v.rule->location.file_name()), ":", v.rule->location.line(),
+    s += cat("  ", verdict, v.rule->name, "  ", repo_relative_path(rule_file(*v.rule)), ":", rule_line(*v.rule),
              "\n      ", v.reason, "\n");
   }
   if (rep.verdicts.empty()) s += "  no rule of this set is indexed under this op and dtype\n";

@@ -22,8 +22,12 @@ struct WhyNotReport {
 // name (fired_rules); `device`: the kernel's.
 WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
                      const UOpPtr& node);
-// The same for a pass of a trace (its kernel's device and recorded rewrites read from it).
+// The same for a pass of a trace (its kernel's device and recorded rewrites read from it). A pass started
+// from Python is explained with the rule set the trace recorded for it (exec/recorded_rules.h).
 WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node);
+// The same with the device and fired rules already known (the app has them at hand).
+WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const std::string& device, const std::vector<std::string>& fired,
+                     const UOpPtr& node);
 std::vector<std::string> fired_rules(const std::vector<TraceMatch>& matches);
 
 // The report as text, one rule per line with its verdict and file:line.

@@ -47,6 +47,8 @@ public:
       if (!ok) return fail(cat("dtype is ", u->dtype.short_name(), ", the pattern wants ", want));
     }
     if (p.arg && !(*p.arg == u->arg)) return fail(cat("arg is ", u->arg.str(), ", the pattern wants ", p.arg->str()));
+    if (p.number && !UPat::arg_is_number(*u, *p.number))
+      return fail(cat("arg is ", u->arg.str(), ", the pattern wants ", UPat::number_str(*p.number)));
     if (p.pred && !p.pred(*u)) return fail("the pattern's condition on it is false");
     size_t mark = caps_.size();
     if (!p.name.empty()) {
@@ -147,13 +149,16 @@ std::vector<RuleVerdict> explain_rules(const PatternMatcher& pm, const UOpPtr& u
     UOpPtr replacement;
     e.node(*r.pattern.node, u, "", [&] {
       matched = true;
-      if (!run_callbacks) return true;
+      if (!run_callbacks || !r.fn) return true;
       replacement = r.fn(Match(u, e.captures(), nullptr));
       return replacement != nullptr;
     });
     if (!matched) {
       v.kind = RuleVerdict::Kind::NoMatch;
       v.reason = e.best().empty() ? "no binding of its captures fits" : e.best();
+    } else if (!r.fn) {
+      v.kind = RuleVerdict::Kind::NotRun;
+      v.reason = "the pattern matches; its callback is code of the program that recorded the trace and is not re-run here";
     } else if (!run_callbacks) {
       v.kind = RuleVerdict::Kind::NotRun;
       v.reason = "the pattern matches; its callback needs the pass's own state and is not re-run here";

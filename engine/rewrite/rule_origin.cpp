@@ -42,19 +42,29 @@ int64_t rule_line(const Rule& r) {
 }
 
 namespace {
-// (pass name, where): innermost last
-thread_local std::vector<std::pair<std::string, RuleOrigin>> call_sites;
+struct CallSite {
+  std::string pass_name;
+  RuleOrigin where;
+  const PatternMatcher* matcher;
+};
+thread_local std::vector<CallSite> call_sites;  // innermost last
 } // namespace
 
-PassCallSite::PassCallSite(std::string pass_name, std::string file, int64_t line) {
-  call_sites.emplace_back(std::move(pass_name), RuleOrigin{std::move(file), line, ""});
+PassCallSite::PassCallSite(std::string pass_name, std::string file, int64_t line, const PatternMatcher* matcher) {
+  call_sites.push_back({std::move(pass_name), RuleOrigin{std::move(file), line, ""}, matcher});
 }
 
 PassCallSite::~PassCallSite() { call_sites.pop_back(); }
 
 const RuleOrigin* PassCallSite::find(const std::string& pass_name) {
   for (auto it = call_sites.rbegin(); it != call_sites.rend(); ++it)
-    if (it->first == pass_name) return &it->second;
+    if (it->pass_name == pass_name) return &it->where;
+  return nullptr;
+}
+
+const PatternMatcher* PassCallSite::matcher(const std::string& pass_name) {
+  for (auto it = call_sites.rbegin(); it != call_sites.rend(); ++it)
+    if (it->pass_name == pass_name) return it->matcher;
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
 #include "rewrite/upat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "support/error.h"
@@ -37,6 +38,8 @@ UPat modify(const UPat& p, const std::function<void(UPat::Node&)>& f) {
 }
 } // namespace
 
+UPat UPat::from_node(Node n) { return make(std::move(n)); }
+
 UPat UPat::any(std::string name) { return var(std::move(name)); }
 
 UPat UPat::var(std::string name, std::vector<DType> dts) {
@@ -57,7 +60,7 @@ UPat UPat::cvar(std::string name, std::vector<DType> dts) {
 UPat UPat::cnst(double value) {
   Node n;
   n.ops = OpSet{Ops::CONST};
-  n.pred = [value](const UOp& u) { return u.const_value() == value; };
+  n.number = value;
   return make(std::move(n));
 }
 
@@ -88,6 +91,18 @@ UPat UPat::alu(Ops o, std::vector<UPat> src) {
 UPat UPat::named(std::string name) const { return modify(*this, [&](Node& n) { n.name = std::move(name); }); }
 UPat UPat::dtypes(std::vector<DType> dts) const { return modify(*this, [&](Node& n) { n.dtypes = std::move(dts); }); }
 UPat UPat::arg(Arg a) const { return modify(*this, [&](Node& n) { n.arg = std::move(a); }); }
+UPat UPat::number(double v) const { return modify(*this, [&](Node& n) { n.number = v; }); }
+
+bool UPat::arg_is_number(const UOp& u, double v) {
+  if (!u.arg.is_number()) return false;
+  return (u.op == Ops::CONST ? u.const_value() : u.arg.as_double()) == v;
+}
+
+std::string UPat::number_str(double v) {
+  bool integral = std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 1e15;
+  return integral ? Arg(static_cast<int64_t>(v)).str() : Arg(v).str();
+}
+
 UPat UPat::pred(Predicate p) const {
   return modify(*this, [&](Node& n) {
     if (n.pred) {
@@ -177,6 +192,7 @@ bool match_node(const UPat::Node& p, const UOpPtr& u, Captures& caps, Continuati
     if (!ok) return false;
   }
   if (p.arg && !(*p.arg == u->arg)) return false;
+  if (p.number && !UPat::arg_is_number(*u, *p.number)) return false;
   if (p.pred && !p.pred(*u)) return false;
   size_t mark = caps.size();
   if (!p.name.empty()) {
@@ -229,6 +245,7 @@ std::string UPat::str() const {
   if (!n.name.empty()) parts.push_back("name='" + n.name + "'");
   if (!n.dtypes.empty()) parts.push_back("dtype=" + n.dtypes[0].short_name() + (n.dtypes.size() > 1 ? "..." : ""));
   if (n.arg) parts.push_back("arg=" + n.arg->str());
+  if (n.number) parts.push_back("arg=" + number_str(*n.number));
   if (n.kind == SrcKind::Ordered || n.kind == SrcKind::Permuted) {
     std::string src = n.kind == SrcKind::Permuted ? "[" : "(";
     for (size_t i = 0; i < n.src.size(); i++) src += (i ? ", " : "") + n.src[i].str();

@@ -80,6 +80,7 @@ public:
   UPat named(std::string name) const;
   UPat dtypes(std::vector<DType> dts) const;
   UPat arg(Arg a) const;
+  UPat number(double v) const;    // the node's arg is a number equal to v (a CONST's value; bools as 0/1)
   UPat pred(Predicate p) const;   // extra condition on the node itself
   UPat only(uint8_t classes) const;  // the node's dtype is of these DTypeClasses
   UPat permuted() const;          // the sources match in any order
@@ -93,16 +94,23 @@ public:
   const OpSet& early_reject() const;
   const OpSet* sources_within() const;  // null if a source may be any op
   uint8_t root_classes() const;
+  // Whether the node's arg is a number equal to v (CONST values as UOp::const_value reads them).
+  static bool arg_is_number(const UOp& u, double v);
+  static std::string number_str(double v);  // "0", "2.5"
   std::string str() const;        // a readable form for the app's rule view
 
   struct Node;
   std::shared_ptr<const Node> node;
+  // A pattern from a node whose own fields are set (ops, dtypes, arg, name, kind, src, ...); the fields
+  // derived from them for fast matching are filled in here (for decoders of recorded patterns).
+  static UPat from_node(Node n);
 };
 
 struct UPat::Node {
   std::optional<OpSet> ops;
   std::vector<DType> dtypes;
   std::optional<Arg> arg;
+  std::optional<double> number;  // the arg is a number equal to this (data, unlike pred: a trace can record it)
   std::string name;
   Predicate pred;
   SrcKind kind = SrcKind::Any;

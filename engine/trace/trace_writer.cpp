@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "rewrite/pattern_matcher.h"
 #include "rewrite/rule_origin.h"
 #include "rewrite/rule_source.h"
 #include "support/options.h"
@@ -20,6 +21,7 @@
 #include "support/sha256.h"
 #include "trace/schema.h"
 #include "trace/trace_trust.h"
+#include "trace/upat_codec.h"
 
 namespace loupe {
 
@@ -86,6 +88,9 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   end_pass_ = db.prepare("UPDATE passes SET result_id = ?, match_count = ?, end_ns = ? WHERE id = ?");
   ins_rule_ = db.prepare("INSERT INTO rules(id, name, file, line) VALUES (?,?,?,?)");
   ins_rule_source_ = db.prepare("INSERT INTO rule_sources(rule_id, text) VALUES (?,?)");
+  ins_rule_pattern_ = db.prepare("INSERT INTO rule_patterns(rule_id, pattern) VALUES (?,?)");
+  ins_rule_set_ = db.prepare("INSERT INTO rule_sets(id, rules) VALUES (?,?)");
+  ins_pass_rule_set_ = db.prepare("INSERT INTO pass_rule_sets(pass_id, rule_set_id) VALUES (?,?)");
   upd_rule_ = db.prepare("UPDATE rules SET matches = ?, match_ns = ?, attempts = ?, attempt_ns = ? WHERE id = ?");
   ins_context_ = db.prepare("INSERT INTO contexts(id, parent_id, kind, name, start_ns) VALUES (?,?,?,?,?)");
   end_context_ = db.prepare("UPDATE contexts SET end_ns = ? WHERE id = ?");
@@ -150,11 +155,18 @@ TraceWriter::~TraceWriter() {
   if (failed_) return;
   try {
     db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");  // a finished trace is one self-contained file
+  } catch (const std::exception& e) {
+    std::cerr << "loupe: could not finish the trace " << path_ << ": " << e.what() << "\n";
+    return;
+  }
+  try {
     // ... in rollback-journal mode: nothing beside it, and readable from a read-only folder. A viewer
-    // that has it open keeps it in WAL mode (the switch needs the file to itself); readers cope with both.
+    // that has it open keeps it in WAL mode (the switch needs the file to itself); readers cope with both,
+    // so a refused switch is no failure and says nothing (it used to end a script's output in the app).
     db_->set_busy_timeout(0);
     db_->query_text("PRAGMA journal_mode=DELETE");
   } catch (const std::exception& e) {
+    if (std::string(e.what()).find("locked") != std::string::npos || std::string(e.what()).find("busy") != std::string::npos) return;
     std::cerr << "loupe: could not finish the trace " << path_ << ": " << e.what() << "\n";
   }
 }
@@ -425,7 +437,26 @@ void TraceWriter::pass_begin(const PassInfo& pass, const UOpPtr& root) {
       ins_pass_.bind(4, name).bind(5, file).bind(6, line).bind(7, bottom_up).bind(8, depth).bind(9, input).bind(10, now).run();
     });
     stack.push_back({id, pass.depth});
+    if (const PatternMatcher* pm = PassCallSite::matcher(pass.name)) record_rule_set(id, *pm);
   });
+}
+
+void TraceWriter::record_rule_set(int64_t pass_id, const PatternMatcher& pm) {
+  std::vector<int64_t> ids;
+  ids.reserve(pm.rules().size());
+  for (const Rule& r : pm.rules()) {
+    int64_t id = rule_stats(r).id;
+    ids.push_back(id);
+    // every rule's pattern, the engine's own included: a reader without this build's rules (or without the
+    // Python module's) still tries them
+    if (patterns_written_.insert(id).second)
+      enqueue([this, id, pattern = encode_upat(r.pattern)] { ins_rule_pattern_.bind(1, id).bind(2, pattern).run(); });
+  }
+  std::string text = encode_ids(ids);
+  auto [it, fresh] = rule_sets_.try_emplace(text, int64_t(rule_sets_.size()) + 1);
+  int64_t set_id = it->second;
+  if (fresh) enqueue([this, set_id, text] { ins_rule_set_.bind(1, set_id).bind(2, text).run(); });
+  enqueue([this, pass_id, set_id] { ins_pass_rule_set_.bind(1, pass_id).bind(2, set_id).run(); });
 }
 
 TraceWriter::RuleStats& TraceWriter::rule_stats(const Rule& rule) {

@@ -39,6 +39,8 @@
 
 namespace loupe {
 
+class PatternMatcher;
+
 struct TraceWriterOptions {
   int commit_interval_ms = 100;  // background commit period (bounds what a crash can lose)
   int min_commit_ms = 10;        // pass-end commits are skipped if the last one is more recent
@@ -172,6 +174,12 @@ private:
   std::unordered_map<std::thread::id, std::vector<OpenPass>> passes_;
   std::unordered_map<int64_t, RuleStats> rules_by_engine_id_;
   std::unordered_map<std::string, RuleStats> rules_by_location_;  // rules without a registry id
+  // A pass started from Python records its rule set (rewrite/rule_origin.h's PassCallSite) once per
+  // distinct set, with each rule's pattern, so Why not? can try rules that never fired after the program.
+  void record_rule_set(int64_t pass_id, const PatternMatcher& pm);
+  std::unordered_map<std::string, int64_t> rule_sets_;  // the set's rule ids as text -> rule_sets.id
+  std::set<int64_t> patterns_written_;
+  SqliteStmt ins_rule_pattern_, ins_rule_set_, ins_pass_rule_set_;
   std::chrono::steady_clock::time_point last_commit_request_;
   std::set<std::string> run_devices_, peak_devices_;
   std::set<int64_t> inputs_kept_;  // kernels whose inputs (or their digest) are kept

@@ -9,6 +9,7 @@
 #include "exec/pass_rules.h"
 #include "exec/why_not.h"
 #include "rewrite/match_explain.h"
+#include "rewrite/rule_origin.h"
 #include "support/error.h"
 #include "support/source_path.h"
 #include "symbolic/symbolic.h"
@@ -16,6 +17,7 @@
 #include "trace/graph_at_step.h"
 #include "trace/trace_session.h"
 #include "trace/trace_writer.h"
+#include "trace/upat_codec.h"
 
 using namespace loupe;
 
@@ -41,6 +43,7 @@ private slots:
     QTest::newRow("capture") << 4 << "'x' is already bound to another node";
     QTest::newRow("sources") << 5 << "has 2 sources, the pattern wants 3";
     QTest::newRow("matches") << 6 << "";
+    QTest::newRow("number") << 7 << "src[1] (CONST weakint 2): arg is 2, the pattern wants 1";
   }
   void mismatchReasons() {
     QFETCH(int, which);
@@ -51,10 +54,11 @@ private slots:
         {UPat::op(Ops::ADD, {UPat::var("x"), UPat::op(Ops::MUL, {UPat::var(), UPat::var()})}), a + (a + b)},
         {UPat::op(Ops::ADD).dtypes({dtypes::float32}), UOp::cnst(dtypes::int32, int64_t(1)) + i3},
         {UPat::cvar().arg(Arg(int64_t(4))), i3},
-        {UPat::var("x") * 1, a * 2},
+        {UPat::cvar().pred([](const UOp& u) { return u.const_value() > 5; }), i3},
         {UPat::var("x") + UPat::var("x"), a + b},
         {UPat::op(Ops::ADD, {UPat::var(), UPat::var(), UPat::var()}), UOp::make(Ops::ADD, dtypes::int32, UOpList{i3, i3})},
         {UPat::var("x") + UPat::var("x"), a + a},
+        {UPat::var("x") * 1, a * 2},
     };
     const auto& [pat, node] = cases[size_t(which)];
     std::string got = explain_mismatch(pat, node);
@@ -78,7 +82,7 @@ private slots:
     std::vector<RuleVerdict> miss = explain_rules(symbolic(), x * 2, true);
     one = verdict_of(miss, "mul_one");
     QVERIFY(one && one->kind == RuleVerdict::Kind::NoMatch);
-    QVERIFY2(one->reason.find("src[1] (CONST") != std::string::npos && one->reason.find("condition") != std::string::npos, one->reason.c_str());
+    QVERIFY2(one->reason.find("src[1] (CONST") != std::string::npos && one->reason.find("the pattern wants 1") != std::string::npos, one->reason.c_str());
     for (const RuleVerdict& v : miss) QVERIFY(v.kind != RuleVerdict::Kind::Shadowed);
   }
 
@@ -122,6 +126,111 @@ private slots:
     }
     qInfo("%d recorded rewrites in %d passes fire again", checked, passes);
     QVERIFY2(checked >= 10 && passes >= 2, qPrintable(QStringLiteral("%1 rewrites in %2 passes").arg(checked).arg(passes)));
+  }
+
+  // Patterns as a trace records them: every symbolic rule without a C++ condition decodes to a pattern that
+  // prints the same, encodes the same and matches the same nodes.
+  void recordedPatternsRoundTrip() {
+    auto a = UOp::variable("a", 0, 10), b = UOp::variable("b", -4, 4);
+    UOpList nodes;
+    for (const UOpPtr& e : {a * 1, a + 0, (a + b) * 2, alu(Ops::XOR, {a, alu(Ops::XOR, {a, b})}), floordiv(a, 1), floormod(a + b, 3), where(lt(a, b), a, b)})
+      for (const UOp* n : e->toposort()) nodes.push_back(n->ptr());
+    int decoded = 0, conditional = 0;
+    for (const Rule& r : symbolic().rules()) {
+      const std::string text = encode_upat(r.pattern);
+      if (upat_has_condition(r.pattern)) {
+        conditional++;
+        QVERIFY_THROWS_EXCEPTION(Error, decode_upat(text));
+        continue;
+      }
+      UPat back = decode_upat(text);
+      QCOMPARE(QString::fromStdString(back.str()), QString::fromStdString(r.pattern.str()));
+      QCOMPARE(QString::fromStdString(encode_upat(back)), QString::fromStdString(text));
+      for (const UOpPtr& n : nodes) QCOMPARE(explain_mismatch(back, n).empty(), explain_mismatch(r.pattern, n).empty());
+      decoded++;
+    }
+    qInfo("%d symbolic patterns round-trip, %d have C++ conditions", decoded, conditional);
+    QVERIFY(decoded >= 20);
+  }
+
+  void malformedPatternsAreNamed_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("op") << R"({"ops": ["FOO"]})" << "ops: no op named 'FOO'";
+    QTest::newRow("nested op") << R"({"ops": ["ADD"], "kind": "ordered", "src": [{"ops": null}, {"ops": [3]}]})" << "src[1].ops";
+    QTest::newRow("kind") << R"({"kind": "sideways"})" << "'sideways' is none of";
+    QTest::newRow("repeated") << R"({"ops": ["ADD"], "kind": "repeated", "src": []})" << "a repeated source is one pattern";
+    QTest::newRow("condition") << R"({"ops": ["CONST"], "condition": true})" << "C++ condition";
+    QTest::newRow("classes") << R"({"classes": 99})" << "not a set of dtype classes";
+    QTest::newRow("dtype") << R"({"dtypes": ["float33"]})" << "float33";
+    QTest::newRow("json") << R"({"ops": [)" << "JSON";
+    QString deep = R"({"ops": null})";
+    for (int i = 0; i < 80; i++) deep = QStringLiteral(R"({"ops": ["ADD"], "kind": "ordered", "src": [%1]})").arg(deep);
+    QTest::newRow("depth") << deep << "nested deeper than";
+  }
+  void malformedPatternsAreNamed() {
+    QFETCH(QString, text);
+    QFETCH(QString, error);
+    try {
+      (void)decode_upat(text.toStdString());
+      QFAIL("expected an error");
+    } catch (const Error& e) {
+      QVERIFY2(QString::fromUtf8(e.what()).contains(error), e.what());
+    }
+  }
+
+  // A pass started from Python records its rule set: Why not? after the program tries every rule of it,
+  // the user's (no callback in the trace: a match is reported, not run) and the engine's symbolic ones
+  // (re-run), also the rules that never fired.
+  void pythonRuleSetIsRecorded() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("python.loupe").toStdString();
+    Rule xor_cancel = rule("xor_rule.py:14", UPat::op(Ops::XOR, {UPat::var("y"), UPat::op(Ops::XOR, {UPat::var("y"), UPat::var("x")}).permuted()}).permuted(),
+                           [](const Match& m) { return m["x"]; });
+    set_rule_origin(xor_cancel.id, RuleOrigin{"/home/user/xor_rule.py", 14, "(UPat(Ops.XOR, ...), lambda y, x: x)"});
+    Rule never = rule("xor_rule.py:15", UPat::op(Ops::AND, {UPat::var("z"), UPat::cvar("c").number(0)}).permuted(), [](const Match& m) { return m["c"]; });
+    set_rule_origin(never.id, RuleOrigin{"/home/user/xor_rule.py", 15, "(UPat(Ops.AND, ...), lambda z, c: c)"});
+    const PatternMatcher pm = symbolic() + PatternMatcher({xor_cancel, never});
+    auto a = UOp::variable("a", 0, 15), b = UOp::variable("b", 0, 15), c = UOp::variable("c", 0, 15);
+    {
+      TraceWriter w(path);
+      ListenerScope scope(&w);
+      PassCallSite site("user pass", "/home/user/xor_rule.py", 30, &pm);
+      graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, {alu(Ops::XOR, {a, alu(Ops::XOR, {b, c})}), alu(Ops::XOR, {a, alu(Ops::XOR, {a, b})}) * 1}), pm, {.name = "user pass"});
+    }
+    TraceReader r(path);
+    std::optional<TracePass> user;
+    for (const TraceContext& ctx : r.contexts())
+      for (const TracePass& p : r.passes(ctx.id))
+        if (p.name == "user pass") user = p;
+    QVERIFY(user);
+    WhyNotReport miss = why_not(r, *user, alu(Ops::XOR, {a, alu(Ops::XOR, {b, c})}));
+    QVERIFY2(miss.rule_set.find("2 written in Python") != std::string::npos, miss.rule_set.c_str());
+    QCOMPARE(miss.rules_in_set, pm.rules().size());
+    const RuleVerdict* v = verdict_of(miss.verdicts, "xor_rule.py:14");
+    QVERIFY(v);
+    QCOMPARE(v->kind, RuleVerdict::Kind::NoMatch);
+    QCOMPARE(QString::fromStdString(rule_file(*v->rule)), QStringLiteral("/home/user/xor_rule.py"));
+    QCOMPARE(rule_line(*v->rule), int64_t(14));
+    const std::string text = format_why_not(miss);
+    QVERIFY2(text.find("xor_rule.py:14") != std::string::npos && text.find("no match") != std::string::npos, text.c_str());
+    WhyNotReport hit = why_not(r, *user, alu(Ops::XOR, {a, alu(Ops::XOR, {a, b})}));
+    v = verdict_of(hit.verdicts, "xor_rule.py:14");
+    QVERIFY(v);
+    QCOMPARE(v->kind, RuleVerdict::Kind::NotRun);
+    QVERIFY2(v->reason.find("not re-run") != std::string::npos, v->reason.c_str());
+    // the symbolic rules run again: x*1 fires mul_one
+    auto x = alu(Ops::XOR, {a, alu(Ops::XOR, {a, b})}) * 1;
+    WhyNotReport sym = why_not(r, *user, x);
+    const RuleVerdict* mul_one = verdict_of(sym.verdicts, "mul_one");
+    QVERIFY(mul_one);
+    QCOMPARE(mul_one->kind, RuleVerdict::Kind::Fires);
+    // a rule that never fired is tried too
+    WhyNotReport and_zero = why_not(r, *user, UOp::make(Ops::AND, a->dtype, {a, UOp::cnst(a->dtype, int64_t(1))}));
+    v = verdict_of(and_zero.verdicts, "xor_rule.py:15");
+    QVERIFY(v);
+    QCOMPARE(v->kind, RuleVerdict::Kind::NoMatch);
+    QVERIFY2(v->reason.find("the pattern wants 0") != std::string::npos, v->reason.c_str());
   }
 
   // A pass whose recorded rules this build's rule set lacks is a trace of another version: said so.

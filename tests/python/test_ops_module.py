@@ -180,6 +180,41 @@ def test_the_xor_rule_example_runs_traced_through_loupe_cli(tmp_path):
   assert fired == 3  # every expression but the one without a shared operand
 
 
+def test_why_not_explains_a_python_rule_from_the_trace(tmp_path):
+  """After the program has ended, Why not? (here `loupe-cli trace --why`, the app's panel asks the same) tries
+  every rule of the Python PatternMatcher the pass used: the user's XOR rule, where its pattern stopped on
+  `a ^ (b ^ c)`, and that it matches `a ^ (a ^ b)` (its Python callback is not in the trace, so not re-run)."""
+  import os
+  import sqlite3
+  import subprocess
+  src = os.environ.get("LOUPE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+  cli = os.environ.get("LOUPE_CLI", "loupe-cli")
+  trace = tmp_path / "xor.loupe"
+  p = subprocess.run([cli, "run", os.path.join(src, "resources", "examples", "xor_rule.py"), "--trace", str(trace)], capture_output=True,
+                     text=True, timeout=300)
+  assert p.returncode == 0, p.stderr[-2000:]
+  db = sqlite3.connect(str(trace))
+
+  def why(pass_name):
+    ctx, pass_id, key = db.execute("SELECT p.context_id, p.id, u.key FROM passes p JOIN uops u ON u.id = p.input_id WHERE p.name = ?",
+                                   (pass_name,)).fetchone()
+    index = db.execute("SELECT count(*) FROM passes WHERE context_id = ? AND id < ?", (ctx, pass_id)).fetchone()[0]
+    out = subprocess.run([cli, "trace", str(trace), "--why", str(ctx), str(index), "0", "%" + key[:16]], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+  miss = why("a ^ (b ^ c)  (no shared operand)")
+  assert "written in Python" in miss
+  line = next(i for i, l in enumerate(miss.splitlines()) if "xor_rule.py:14" in l and "resources/examples/xor_rule.py:14" in l)
+  assert miss.splitlines()[line].split()[0] == "no"  # "no match"
+  assert "src[" in miss.splitlines()[line + 1]  # where the pattern stopped
+  hit = why("a ^ (a ^ b)")
+  line = next(l for l in hit.splitlines() if "xor_rule.py:14" in l)
+  assert line.split()[0] == "matches", hit
+  assert "not re-run" in hit
+
+
 def test_exec_alu_and_substitute():
   from tinygrad.ops import _substitute, exec_alu
   assert exec_alu(Ops.ADD, dtypes.int, [2**31 - 1, 1]) == -2**31  # int32 wraps

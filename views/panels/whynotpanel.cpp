@@ -5,6 +5,7 @@
 
 #include "ir/print.h"
 #include "session/session.h"
+#include "rewrite/rule_origin.h"
 #include "support/source_path.h"
 
 namespace loupe::views {
@@ -73,7 +74,8 @@ void WhyNotPanel::refresh() {
   const QString nodeText = html(loupe::uop_label(*node_));
   loupe::WhyNotReport rep;
   try {
-    rep = loupe::why_not(pass->name, device, st.firedRules, node_);
+    rep = session_->reader() ? loupe::why_not(*session_->reader(), *pass, device, st.firedRules, node_)
+                             : loupe::why_not(pass->name, device, st.firedRules, node_);
   } catch (const std::exception& e) {
     view_->setHtml(QStringLiteral("<p><b>%1</b></p><p style='color:gray'>%2</p>").arg(nodeText, QString::fromUtf8(e.what()).toHtmlEscaped()));
     return;
@@ -93,7 +95,7 @@ void WhyNotPanel::refresh() {
   if (rep.verdicts.empty()) doc += tr("<p>No rule of this set is indexed under this op and dtype.</p>");
   doc += QStringLiteral("<table cellspacing='0' cellpadding='3'>");
   for (const loupe::RuleVerdict& v : rep.verdicts) {
-    const QString where = QStringLiteral("%1:%2").arg(html(loupe::repo_relative_path(v.rule->location.file_name()))).arg(v.rule->location.line());
+    const QString where = QStringLiteral("%1:%2").arg(html(loupe::repo_relative_path(loupe::rule_file(*v.rule)))).arg(loupe::rule_line(*v.rule));
     doc += QStringLiteral("<tr><td style='white-space:nowrap'><b style='color:%1'>%2</b></td><td><b>%3</b> "
                           "<span style='color:%4'>%5</span><br>%6</td></tr>")
                .arg(verdictColour(v.kind, dark), QString::fromLatin1(loupe::verdict_name(v.kind)), html(v.rule->name), muted, where,

@@ -90,8 +90,7 @@ UPat make_pattern(std::optional<std::vector<py::handle>> ops, std::optional<std:
   if (!arg.is_none()) {
     bool number = PyLong_CheckExact(arg.ptr()) || PyFloat_CheckExact(arg.ptr()) || PyBool_Check(arg.ptr());
     if (number) {
-      double v = arg.cast<double>();
-      p = p.pred([v](const UOp& u) { return u.arg.is_number() && u.arg.as_double() == v; });
+      p = p.number(arg.cast<double>());
     } else {
       p = p.arg(arg_from_py(arg));
     }
@@ -230,7 +229,7 @@ void bind_rewrite(py::module_& m) {
          int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
-        PassCallSite site(name, file, line);
+        PassCallSite site(name, file, line, &pm);
         return uop_to_py(graph_rewrite(root, pm, {.bottom_up = bottom_up, .name = std::move(name)}));
       },
       py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
@@ -241,7 +240,7 @@ void bind_rewrite(py::module_& m) {
          int64_t line) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
-        PassCallSite site(name, file, line);
+        PassCallSite site(name, file, line, &pm);
         UOpMap<UOpPtr> map = graph_rewrite_map(root, pm, {.bottom_up = bottom_up, .name = std::move(name)});
         py::dict out;
         for (const UOp* n : root->toposort()) {
