@@ -19,8 +19,15 @@
 #include "shape/shapetrackeradapter.h"
 #include "shape/shapetrackerview.h"
 #include "shape/shapeviewsmodel.h"
+#include "support/error.h"
 
 using loupe::ShapeTracker;
+namespace dtypes = loupe::dtypes;
+using loupe::Ops;
+using loupe::sint;
+using loupe::UOp;
+using loupe::UOpPtr;
+using loupe::to_ints;
 
 namespace {
 
@@ -118,6 +125,47 @@ private Q_SLOTS:
     QCOMPARE(cell(0, ShapeViewsModel::OffsetColumn), QString("-13"));
     model.setInput(nullptr);
     QCOMPARE(model.rowCount(), 0);
+  }
+
+  // A symbolic tracker (a KV cache's read: rows 0..i of an (8, 4) buffer, padded by i columns, permuted)
+  // shown under every value of its variable: its numbers and its element mapping are those of the same
+  // movements made with that value, the views table shows the symbolic form beside the value, and the
+  // expressions stay symbolic.
+  void symbolicTrackerUnderEveryValue() {
+    const UOpPtr i = UOp::variable("i", 0, 6);
+    auto build = [](const sint& n) {
+      return ShapeTracker::from_shape(std::vector<int64_t>{8, 4}).shrink({{0, n + 1}, {0, 4}}).pad({{0, 0}, {n, 1}}).permute({1, 0});
+    };
+    const ShapeTracker sym = build(sint(i));
+    for (int64_t v = 0; v <= 6; v++) {
+      const ShapeTrackerInput in = shapeTrackerInput(sym, {}, int64_t(1) << 20, {{"i", v}});
+      const ShapeTracker concrete = build(sint(v));
+      QCOMPARE(in.shape, to_ints(concrete.shape()));
+      QCOMPARE(in.mapping, concrete.mapping());
+      QCOMPARE(in.variables.size(), size_t(1));
+      QCOMPARE(in.variables[0].value, v);
+      QVERIFY(in.symbolicIndex && in.index);
+      // the bound index/valid expressions give the mapping too (what the grid evaluates past maxMapping)
+      const ShapeTrackerInput lazy = shapeTrackerInput(sym, {}, 0, {{"i", v}});
+      QVERIFY(lazy.mapping.empty());
+      ShapeOffsets offsets(std::make_shared<const ShapeTrackerInput>(lazy));
+      std::vector<int64_t> idx(2, 0);
+      for (idx[0] = 0; idx[0] < in.shape[0]; idx[0]++)
+        for (idx[1] = 0; idx[1] < in.shape[1]; idx[1]++)
+          QCOMPARE(offsets.evaluate(idx[0] * in.shape[1] + idx[1], idx), concrete.offset_of(idx));
+    }
+    ShapeViewsModel model;
+    model.setInput(std::make_shared<const ShapeTrackerInput>(shapeTrackerInput(sym, {}, int64_t(1) << 20, {{"i", 3}})));
+    const QString shape = model.index(model.rowCount() - 1, ShapeViewsModel::ShapeColumn).data().toString();
+    QVERIFY2(shape.contains(QLatin1String("i")) && shape.endsWith(QLatin1String("= (8, 4)")), qPrintable(shape));
+    // no value given: the variable's largest (what kernels are planned for); a bound variable: its value
+    QCOMPARE(shapeTrackerInput(sym).variables.at(0).value, int64_t(6));
+    const UOpPtr two = UOp::make(Ops::BIND, dtypes::index, {i, UOp::cnst(dtypes::index, int64_t(2))});
+    const ShapeTracker bound = build(sint(two));
+    const ShapeTrackerInput b = shapeTrackerInput(bound);
+    QVERIFY(b.variables.at(0).bound);
+    QCOMPARE(b.mapping, build(sint(2)).mapping());
+    QVERIFY_THROWS_EXCEPTION(loupe::Error, shapeTrackerInput(sym, {}, 1, {{"i", 7}}));
   }
 
   // Differential over the whole corpus: the adapter's mapping is tinygrad's, and the offsets the

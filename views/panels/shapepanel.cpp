@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
@@ -32,10 +33,16 @@ ShapePanel::ShapePanel(Session* session, QWidget* parent) : QWidget(parent), ses
   lay->setContentsMargins(4, 4, 4, 4);
   lay->setSpacing(3);
   lay->addLayout(bar);
+  varsBar_ = new QWidget(this);
+  varsLayout_ = new QHBoxLayout(varsBar_);
+  varsLayout_->setContentsMargins(0, 0, 0, 0);
+  varsBar_->hide();
+  lay->addWidget(varsBar_);
   lay->addWidget(view_, 1);
   connect(chooser_, &QComboBox::currentIndexChanged, this, &ShapePanel::showChoice);
   connect(session_, &Session::kernelChanged, this, [this] {
     node_.reset();
+    binding_.clear();
     refresh();
   });
   connect(session_, &Session::loaded, this, &ShapePanel::refresh);
@@ -85,8 +92,7 @@ void ShapePanel::showChoice(int index) {
   try {
     if (which < 0 && node_) {
       const loupe::ShapeTracker* st = nodeShapeTracker(node_);
-      view_->setInput(shapeTrackerInput(*st, QString::fromStdString(loupe::uop_label(*node_, 40))));
-      note_->setText(QString());
+      showTracker(*st, QString::fromStdString(loupe::uop_label(*node_, 40)));
       return;
     }
     if (!kernel_ || which >= int(kernel_->buffers.size())) return;
@@ -97,14 +103,73 @@ void ShapePanel::showChoice(int index) {
       return;
     }
     const loupe::ShapeTracker st = loupe::ShapeTracker::decode(b.st_code);
-    view_->setInput(shapeTrackerInput(
-        st, QStringLiteral("%1 · %2 %3").arg(QString::fromStdString(kernel_->name), QString::fromStdString(b.access),
-                                             QString::fromStdString(b.name))));
+    showTracker(st, QStringLiteral("%1 · %2 %3").arg(QString::fromStdString(kernel_->name), QString::fromStdString(b.access),
+                                                      QString::fromStdString(b.name)));
+  } catch (const std::exception& e) {
+    view_->clear();
+    shown_.reset();
+    rebuildVariableControls();
+    note_->setText(tr("cannot show this ShapeTracker: %1").arg(QString::fromStdString(e.what())));
+  }
+}
+
+void ShapePanel::showTracker(const loupe::ShapeTracker& st, const QString& title) {
+  shown_ = st;
+  shownTitle_ = title;
+  try {
+    view_->setInput(shapeTrackerInput(st, title, int64_t(1) << 20, binding_));
     note_->setText(QString());
   } catch (const std::exception& e) {
     view_->clear();
     note_->setText(tr("cannot show this ShapeTracker: %1").arg(QString::fromStdString(e.what())));
   }
+  rebuildVariableControls();
+}
+
+void ShapePanel::rebuildVariableControls() {
+  const ShapeTrackerInput* in = view_->input();
+  const std::vector<ShapeVariable> vars = in && shown_ ? in->variables : std::vector<ShapeVariable>{};
+  // the same variables as shown: only their values change (the spin box being edited stays)
+  QList<QSpinBox*> spins = varsBar_->findChildren<QSpinBox*>();
+  bool same = spins.size() == int(vars.size());
+  for (int i = 0; same && i < spins.size(); i++) same = spins[i]->objectName() == vars[size_t(i)].name;
+  if (same) {
+    for (int i = 0; i < spins.size(); i++) {
+      const QSignalBlocker block(spins[i]);
+      spins[i]->setValue(int(vars[size_t(i)].value));
+    }
+    varsBar_->setVisible(!vars.empty());
+    return;
+  }
+  while (QLayoutItem* item = varsLayout_->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  if (!vars.empty()) varsLayout_->addWidget(new QLabel(tr("Variables:"), varsBar_));
+  for (const ShapeVariable& v : vars) {
+    varsLayout_->addWidget(new QLabel(v.name + QStringLiteral(" ="), varsBar_));
+    auto* spin = new QSpinBox(varsBar_);
+    spin->setObjectName(v.name);
+    spin->setRange(int(v.min), int(v.max));
+    spin->setValue(int(v.value));
+    spin->setToolTip(tr("The view under %1 = this value (%2..%3)%4").arg(v.name).arg(v.min).arg(v.max)
+                         .arg(v.bound ? tr("; the tracker binds it to %1").arg(v.value) : QString()));
+    connect(spin, &QSpinBox::valueChanged, this, [this, name = v.name](int value) { setVariable(name, value); });
+    varsLayout_->addWidget(spin);
+  }
+  varsLayout_->addStretch(1);
+  varsBar_->setVisible(!vars.empty());
+}
+
+bool ShapePanel::setVariable(const QString& name, int64_t value) {
+  const ShapeTrackerInput* in = view_->input();
+  if (!shown_ || !in) return false;
+  const bool known = std::any_of(in->variables.begin(), in->variables.end(), [&](const ShapeVariable& v) { return v.name == name; });
+  if (!known) return false;
+  binding_[name.toStdString()] = value;
+  const loupe::ShapeTracker st = *shown_;
+  showTracker(st, shownTitle_);
+  return true;
 }
 
 } // namespace loupe::views

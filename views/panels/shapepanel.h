@@ -2,12 +2,16 @@
 // buffer accesses, or the node the inspector sent.
 #pragma once
 #include <QWidget>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "ir/uop.h"
+#include "shape/shapetracker.h"
 #include "trace/trace_reader.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class ShapeTrackerView;
 
@@ -24,9 +28,17 @@ public:
   // Shows a node's ShapeTracker (it is added to the chooser as "selected node").
   bool showNode(const loupe::UOpPtr& node);
 
+  // A symbolic tracker's variables: one spin box each, the value the view is shown under.
+  QWidget* variablesBar() const { return varsBar_; }
+  // Shows the tracker under this value of a variable (as its spin box does); false for an unknown name.
+  bool setVariable(const QString& name, int64_t value);
+
 private:
   void refresh();
   void showChoice(int index);
+  // Shows `st` under binding_ (values the user chose; the others as shapeTrackerInput picks them).
+  void showTracker(const loupe::ShapeTracker& st, const QString& title);
+  void rebuildVariableControls();
 
   Session* session_;
   QComboBox* chooser_;
@@ -34,6 +46,11 @@ private:
   ShapeTrackerView* view_;
   std::optional<loupe::TraceKernel> kernel_;
   loupe::UOpPtr node_;
+  std::optional<loupe::ShapeTracker> shown_;
+  QString shownTitle_;
+  std::map<std::string, int64_t> binding_;
+  QWidget* varsBar_;
+  QHBoxLayout* varsLayout_;
 };
 
 } // namespace loupe::views

@@ -17,6 +17,16 @@ struct ShapeViewInfo {
   int64_t offset = 0;
   std::vector<std::pair<int64_t, int64_t>> mask; // half-open [lo, hi) per dim; empty = no mask
   bool contiguous = false;
+  // A symbolic view's own forms ("(3, i)", "i*4", ...): set where the entry depends on a variable. The
+  // numbers above are then its values under the input's variables.
+  QString shapeText, stridesText, offsetText, maskText;
+};
+
+// A variable of a symbolic ShapeTracker and the value the input shows it at.
+struct ShapeVariable {
+  QString name;
+  int64_t min = 0, max = 0, value = 0;
+  bool bound = false;  // the tracker itself binds it (a BIND), and value is that binding
 };
 
 struct ShapeTrackerInput {
@@ -28,6 +38,10 @@ struct ShapeTrackerInput {
   // Optional ground truth: for each element in row-major order the offset it reads, -1 for padding.
   // Empty: offsets are evaluated from index/valid (only for the cells on screen).
   std::vector<int64_t> mapping;
+  // Symbolic trackers: their variables (the numbers above are under these values) and the index and
+  // valid expressions before the values were put in (index/valid then are the bound ones).
+  std::vector<ShapeVariable> variables;
+  loupe::UOpPtr symbolicIndex, symbolicValid;
 };
 
 int64_t elementCount(const std::vector<int64_t>& shape);                  // product; 1 for rank 0

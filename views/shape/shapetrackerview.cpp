@@ -1,5 +1,7 @@
 #include "shape/shapetrackerview.h"
 
+#include <QStringList>
+
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHeaderView>
@@ -213,9 +215,19 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
     if (s.size() > 600) s = s.left(599) + QStringLiteral("…");
     return s.toHtmlEscaped();
   };
-  m_expressions->setText(
+  QString expressions =
       tr("<span style='color:%1'>index</span> <tt>%2</tt><br><span style='color:%1'>valid</span> <tt>%3</tt>")
-          .arg(muted, expr(m_input->index, tr("(not recorded)")), expr(m_input->valid, QStringLiteral("True"))));
+          .arg(muted, expr(m_input->symbolicIndex ? m_input->symbolicIndex : m_input->index, tr("(not recorded)")),
+               expr(m_input->symbolicIndex ? m_input->symbolicValid : m_input->valid, QStringLiteral("True")));
+  if (!m_input->variables.empty()) {
+    // the grid and the numbers are the view under one value per variable
+    QStringList values;
+    for (const ShapeVariable& v : m_input->variables)
+      values << tr("%1 = %2 <span style='color:%3'>(%4..%5%6)</span>")
+                    .arg(v.name.toHtmlEscaped()).arg(v.value).arg(muted).arg(v.min).arg(v.max).arg(v.bound ? tr(", bound") : QString());
+    expressions += tr("<br><span style='color:%1'>under</span> %2").arg(muted, values.join(QStringLiteral(", ")));
+  }
+  m_expressions->setText(expressions);
   m_legend->setRange(m_grid->colourLow(), m_grid->colourHigh(), m_offsets->hasMapping() || m_offsets->canEvaluate());
   rebuildAxisControls();
   describeHover({});

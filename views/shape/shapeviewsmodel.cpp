@@ -3,6 +3,10 @@
 #include <QFont>
 #include <QFontDatabase>
 
+namespace {
+QString symbolic(const QString& form, const QString& value) { return form.isEmpty() ? value : form + QStringLiteral(" = ") + value; }
+} // namespace
+
 ShapeViewsModel::ShapeViewsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ShapeViewsModel::setInput(std::shared_ptr<const ShapeTrackerInput> input) {
@@ -30,14 +34,15 @@ QVariant ShapeViewsModel::data(const QModelIndex& index, int role) const {
              : index.row() == 0     ? tr("%1 (buffer)").arg(index.row())
              : index.row() == n - 1 ? tr("%1 (logical)").arg(index.row())
                                     : QString::number(index.row());
+    // a symbolic entry shows its own form and its value under the input's variables
     case ShapeColumn:
-      return formatTuple(v.shape);
+      return symbolic(v.shapeText, formatTuple(v.shape));
     case StridesColumn:
-      return formatTuple(v.strides);
+      return symbolic(v.stridesText, formatTuple(v.strides));
     case OffsetColumn:
-      return QString::number(v.offset);
+      return symbolic(v.offsetText, QString::number(v.offset));
     case MaskColumn:
-      return formatMask(v.mask);
+      return symbolic(v.maskText, formatMask(v.mask));
     case ContiguousColumn:
       return v.contiguous ? tr("yes") : tr("no");
     }
