@@ -7,13 +7,17 @@
 // LOUPE_UPDATE_GOLDEN=1 rewrites the golden files from the current output.
 #include <QtTest>
 
+#include "cli_process.h"
+
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "exec/exec_item.h"
+#include "exec/kernel_stepper.h"
 #include "exec/realize.h"
 #include "ir/eval.h"
 #include "render/c_renderer.h"
@@ -27,7 +31,10 @@
 #include "schedule/schedule.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
+#include "support/options.h"
 #include "tensor/tensor.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_session.h"
 
 using namespace loupe;
 
@@ -184,7 +191,7 @@ private slots:
   void differential_data() {
     QTest::addColumn<QString>("device");
     QTest::addColumn<bool>("noopt");
-    for (const char* d : {"CPU", "LLVM", "INTERP"})
+    for (const char* d : {"CPU", "LLVM", "INTERP", "OPENCL"})
       for (bool noopt : {false, true}) QTest::newRow(cat(d, noopt ? " NOOPT" : " opts").c_str()) << d << noopt;
   }
   void differential() {
@@ -366,6 +373,106 @@ private slots:
     Schedule s;
     s.items.push_back(ScheduleItem{c.ast(sint(kI), sint(kJ)), bufs, {}, nullptr, {{kI, 0}}});
     QVERIFY_THROWS_EXCEPTION(Error, run_schedule(s));
+  }
+
+  // BEAM searches a symbolic kernel once (candidates timed with i at the middle of its range) and its
+  // choice, compiled once, is right for every value.
+  void beam_is_right_for_every_value() {
+    QTemporaryDir cache;
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+    struct BeamScope {
+      Options saved = options();
+      BeamScope() {
+        options().beam = 2;
+        options().noopt = false;
+      }
+      ~BeamScope() { options() = saved; }
+    } beam;
+    clear_kernel_cache();
+    const int searches = beam_searches_run();
+    const Case c = cases()[1];
+    UOpList bufs;
+    for (size_t b = 0; b < c.sizes.size(); b++) {
+      Tensor t = Tensor::empty({c.sizes[b]});
+      t.realize();
+      bufs.push_back(realized_buffer(t.uop()));
+      if (b > 0) buffer_storage(bufs.back())->write(inputs_for(c.sizes[b], int64_t(b)));
+    }
+    std::vector<float> a = inputs_for(40, 1), b = inputs_for(40, 2);
+    for (int64_t i = 1; i <= 10; i++) {
+      Schedule s;
+      s.items.push_back(ScheduleItem{c.ast(sint(kI), sint(kJ)), bufs, {}, nullptr, {{kI, i}}});
+      run_schedule(s);
+      std::vector<float> out = buffer_storage(bufs[0])->read<float>();
+      for (int64_t r = 0; r < 4; r++) {
+        float want = 0;
+        for (int64_t k = 0; k < i; k++) want += a[size_t(r * 10 + k)] * b[size_t(k * 4 + r)];
+        QCOMPARE(out[size_t(r)], want);
+      }
+    }
+    QCOMPARE(beam_searches_run(), searches + 1);
+  }
+
+  // A trace records the kernel once, with its DEFINE_VAR, and each run's values (run_vars); the
+  // reader gives them per event.
+  void trace_records_each_runs_values() {
+    clear_kernel_cache();
+    const Case c = cases()[1];
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("symbolic.loupe").toStdString();
+    TraceSession::start(path);
+    {
+      UOpList bufs;
+      for (int64_t size : c.sizes) {
+        Tensor t = Tensor::empty({size});
+        t.realize();
+        bufs.push_back(realized_buffer(t.uop()));
+      }
+      for (int64_t i : {3, 7, 3}) {
+        Schedule s;
+        s.items.push_back(ScheduleItem{c.ast(sint(kI), sint(kJ)), bufs, {}, nullptr, {{kI, i}}});
+        run_schedule(s);
+      }
+    }
+    TraceSession::finish();
+    TraceReader r(path);
+    std::vector<std::vector<std::pair<std::string, int64_t>>> runs;
+    for (const TraceEvent& e : r.profile())
+      if (e.kind == "kernel") runs.push_back(e.var_vals);
+    using Vals = std::vector<std::pair<std::string, int64_t>>;
+    QCOMPARE(runs, (std::vector<Vals>{Vals{{"i", 3}}, Vals{{"i", 7}}, Vals{{"i", 3}}}));
+    std::vector<TraceKernel> kernels = r.kernels();
+    QCOMPARE(kernels.size(), size_t(1));  // planned and compiled once
+    // (the DEFINE_VAR lives in the views' ShapeTrackers, as tinygrad's ast.variables() finds it)
+    UOpList vars;
+    for (const UOp* u : r.node(kernels[0].ast_id)->toposort())
+      if (u->op == Ops::VIEW)
+        for (const UOpPtr& v : u->arg.object<ShapeTracker>()->vars()) vars.push_back(v);
+    QVERIFY(!vars.empty());
+    QCOMPARE(vars[0], kI);
+    // Step kernel takes the first run's values (its inputs are that run's), or the ones asked for
+    StepRequest req;
+    req.element = 2;
+    KernelStepping stepped = step_trace_kernel(r, kernels[0].id, req, StepVariant{});
+    QVERIFY(!stepped.steps.empty());
+    size_t loads_at_3 = 0;
+    for (const SteppedUOp& st : stepped.steps) loads_at_3 += stepped.program[size_t(st.uop)]->op == Ops::LOAD;
+    req.vars = {{"i", 7}};
+    size_t loads_at_7 = 0;
+    KernelStepping at_7 = step_trace_kernel(r, kernels[0].id, req, StepVariant{});
+    for (const SteppedUOp& st : at_7.steps) loads_at_7 += at_7.program[size_t(st.uop)]->op == Ops::LOAD;
+    QCOMPARE(loads_at_7 * 3, loads_at_3 * 7);  // two loads per step of the symbolic loop
+    req.vars = {{"i", 12}};
+    QVERIFY_THROWS_EXCEPTION(Error, step_trace_kernel(r, kernels[0].id, req, StepVariant{}));
+    // loupe-cli lists the kernel's variables, and each run's values in the profile
+    if (qEnvironmentVariableIsEmpty("LOUPE_CLI")) QSKIP("LOUPE_CLI not set");
+    const QString file = QString::fromStdString(path);
+    testing::CliResult k = testing::run_cli({"trace", file, "--kernel", QString::fromStdString(kernels[0].name)});
+    QCOMPARE(k.code, 0);
+    QVERIFY2(k.out.contains("variables: i in [1, 10]"), qPrintable(k.out));
+    testing::CliResult p = testing::run_cli({"trace", file, "--profile", "--json"});
+    QCOMPARE(p.code, 0);
+    QVERIFY2(p.out.contains("\"var_vals\": {\"i\": 7}"), qPrintable(p.out));
   }
 };
 
