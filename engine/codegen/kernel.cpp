@@ -230,18 +230,21 @@ void Kernel::simplify_merge_adjacent() {
       nullptr);
 }
 
-std::string Kernel::base_name() const {
-  std::string n = has_reduce() || has_nested_ ? "r" : "E";
-  for (const sint& s : sym_full_shape()) {
+namespace {
+// "r_16_16_4": the kind and the axis extents; a symbolic one rendered, for a C identifier with other
+// characters as two hex digits (tinygrad's to_function_name).
+std::string shape_name(bool reduces, const sints& shape, bool identifier) {
+  std::string n = reduces ? "r" : "E";
+  for (const sint& s : shape) {
     n += "_";
     if (s.is_int()) {
       n += std::to_string(s.as_int());
       continue;
     }
-    // a C identifier: other characters as two hex digits (tinygrad's to_function_name)
     for (char c : s.str()) {
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') n += c;
-      else {
+      if (!identifier || std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        n += c;
+      } else {
         char hex[3];
         std::snprintf(hex, sizeof hex, "%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
         n += hex;
@@ -250,6 +253,9 @@ std::string Kernel::base_name() const {
   }
   return n;
 }
+} // namespace
+
+std::string Kernel::base_name() const { return shape_name(has_reduce() || has_nested_, sym_full_shape(), true); }
 
 std::string Kernel::name() const {
   static std::mutex mutex;
@@ -261,6 +267,13 @@ std::string Kernel::name() const {
     if (keys[i] == ast_->key()) return i == 0 ? base : base + "n" + std::to_string(i);
   keys.push_back(ast_->key());
   return keys.size() == 1 ? base : base + "n" + std::to_string(keys.size() - 1);
+}
+
+std::string Kernel::display_name() const {
+  if (all_int(sym_full_shape())) return name();
+  // the unique suffix name() gave this AST, after the shape as written
+  const std::string fn = name(), base = base_name();
+  return shape_name(has_reduce() || has_nested_, sym_full_shape(), false) + fn.substr(base.size());
 }
 
 UOpPtr Kernel::optimized_ast() const {

@@ -131,6 +131,9 @@ public:
   // a C identifier cannot hold are spelled as their hex codes, as tinygrad's function names do.
   std::string name() const;
   std::string base_name() const;
+  // The name as tinygrad's DEBUG=2 line shows it: symbolic extents as written ("E_(i+1)" for the
+  // function E_28i2B129); the same as name() for concrete kernels.
+  std::string display_name() const;
 
   // The AST with every view replaced by this kernel's (permuted/reshaped) trackers, reduce axes
   // updated, and SINK.arg = (name, local_dims, upcasted, dont_use_locals).

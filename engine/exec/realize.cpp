@@ -294,13 +294,18 @@ namespace {
 // Symbolic shapes: the schedule item's variable values by name.
 VarValues named_var_vals(const ScheduleItem& item) {
   VarValues out;
-  for (const auto& [var, value] : item.var_vals) out[var->var_name()] = value;
+  for (const auto& [var, value] : item.var_vals) {
+    // (a BIND names its DEFINE_VAR)
+    const UOp* v = var->op == Ops::BIND && !var->src.empty() ? var->src[0].get() : var.get();
+    if (v->op != Ops::DEFINE_VAR) throw Error(cat("a schedule item binds ", op_name(v->op), ", not a variable"));
+    out[v->var_name()] = value;
+  }
   return out;
 }
 
 ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::vector<std::shared_ptr<Buffer>> storages) {
   ExecItem e;
-  e.name = ck.plan.name;
+  e.name = ck.plan.display_name;  // (DEBUG=2 and the trace's runs: tinygrad's display name)
   e.program = ck.program;
   const RenderedKernel& rk = ck.plan.rendered;
   for (const BufferParam& p : rk.buffers) e.params.push_back(p.index);
