@@ -90,6 +90,17 @@ std::vector<Case> cases() {
          ShapeTracker padded = shape({10}).shrink({rng(0, smin(i, 8))}).pad({rng(0, 8 - smin(i, 8))});
          return store_sink(8, shape({8}), load(1, 20, window) + load(2, 10, padded) * fconst(3));
        }},
+      // a nested reduce over the symbolic axis (softmax's first step fused in one kernel): each
+      // element minus its row's max over the first i columns
+      {"nested_reduce", {30, 30}, false,
+       [](const sint& i, const sint&) {
+         ShapeTracker in = shape({3, 10}).shrink({rng(0, 3), rng(0, i)});
+         UOpPtr x = load(1, 30, in);
+         ShapeTracker row = shape({3, 1}).expand({sint(3), i});  // the reduce's output read along the row
+         UOpPtr mx = UOp::make(Ops::REDUCE_AXIS, dtypes::float32, {x, row.to_uop()}, Arg(Arg::Tuple{Arg(Ops::MAX), Arg::ints({1})}));
+         UOpPtr minus_one = UOp::make(Ops::CONST, dtypes::float32, {shape({1, 1}).expand({sint(3), i}).to_uop()}, Arg(-1.0));
+         return store_sink(30, shape({3, i}), x + mx * minus_one);
+       }},
       // two variables: out[r, c] = sum over k < j of a[r, k] * b[k, c] for an (i, 4) output of
       // i rows, then added to a bias row: a (i x j) @ (j x 4) matmul
       {"two_variables", {40, 40, 16, 4}, true,
@@ -159,7 +170,7 @@ private slots:
     QCOMPARE(r.base_name(), std::string("r_4_i"));
     QCOMPARE(r.first_reduce(), size_t(1));
     QCOMPARE(r.axis_kinds()[1], AxisKind::Reduce);
-    Kernel two(cases()[3].ast(sint(kI), sint(kJ)));
+    Kernel two(cases()[4].ast(sint(kI), sint(kJ)));
     QCOMPARE(two.base_name(), std::string("r_i_4_j"));
     QCOMPARE(two.vars().size(), size_t(2));
     QCOMPARE(two.vars()[0]->var_name(), std::string("i"));
@@ -191,7 +202,7 @@ private slots:
     CUDARenderer cuda;
     Kernel g = kernel_for(cases()[1].ast(sint(kI), sint(kJ)), cuda);
     QVERIFY_THROWS_EXCEPTION(KernelOptError, g.apply_opt({OptOp::GROUPTOP, 0, 2}));
-    Kernel l = kernel_for(cases()[3].ast(sint(kI), sint(kJ)), cuda);
+    Kernel l = kernel_for(cases()[4].ast(sint(kI), sint(kJ)), cuda);
     QVERIFY_THROWS_EXCEPTION(KernelOptError, l.apply_opt({OptOp::LOCAL, 0, 2}));
     l.apply_opt({OptOp::LOCAL, 1, 4});
   }
@@ -252,7 +263,7 @@ private slots:
   // emulating the CUDA target runs every case that way, with opts (LOCAL, GROUP) and without.
   void symbolic_launch_sizes() {
     CUDARenderer cuda;
-    KernelPlan plan = plan_kernel(cases()[3].ast(sint(kI), sint(kJ)), cuda, true);
+    KernelPlan plan = plan_kernel(cases()[4].ast(sint(kI), sint(kJ)), cuda, true);
     const RenderedKernel& rk = plan.rendered;
     int symbolic = 0;
     for (size_t d = 0; d < 3; d++)
@@ -281,7 +292,7 @@ private slots:
   // value's, evaluated at launch.
   void split_loop_over_a_variable() {
     Device& cpu = get_device("CPU");
-    KernelPlan plan = plan_kernel(cases()[3].ast(sint(kI), sint(kJ)), cpu.renderer(), true);
+    KernelPlan plan = plan_kernel(cases()[4].ast(sint(kI), sint(kJ)), cpu.renderer(), true);
     QVERIFY(plan.rendered.split_loop);
     QVERIFY(plan.rendered.global_sym[0] != nullptr);
     std::shared_ptr<Program> prg = cpu.compile(plan.rendered);
