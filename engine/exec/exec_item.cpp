@@ -104,10 +104,10 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   int64_t flops = item.flops, mem = item.mem, lds = item.lds;
   if (!rk.vars.empty()) {
     global = item.program->launch_global(values);  // (range-checks the values)
-    if (item.linear && values != item.var_vals) {
+    if (item.estimates_by_vars && values != item.var_vals) {
       VarValues named;
       for (size_t i = 0; i < values.size(); i++) named[rk.vars[i].name] = values[i];
-      Estimates e = estimate_linear(*item.linear, &named);
+      Estimates e = item.estimates_by_vars->at(&named);
       flops = e.ops, mem = e.mem, lds = e.lds;
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/estimates.h"
 #include "ir/eval.h"
 #include "ir/uop.h"
 #include "runtime/program.h"
@@ -27,10 +28,10 @@ struct ExecItem {
   UOpList nodes;                                 // the tensor-level BUFFER node of each buffer
   int64_t flops = 0, mem = 0, lds = 0;           // the kernel's estimates (at var_vals when it has variables)
   // Symbolic shapes: the values of the kernel's variables for this run, in program->kernel().vars order
-  // (by name), and the linearized kernel that estimates its cost at other values. execute() can be given
-  // other values by name (a TinyJit replay): the compiled kernel is the same for all of them.
+  // (by name), and its estimates at other values. execute() can be given other values by name (a
+  // TinyJit replay): the compiled kernel is the same for all of them.
   std::vector<int64_t> var_vals;
-  std::shared_ptr<const UOpList> linear;
+  std::shared_ptr<const EstimatesByVars> estimates_by_vars;
   int64_t trace_kernel_id = -1;
   std::vector<uint32_t> metadata;                // the tensor ops it computes (ir/metadata.h)
 };

@@ -41,7 +41,7 @@ struct CompiledKernel {
   int64_t trace_kernel_id = -1;
   bool noopt_compared = false;  // COMPARE_NOOPT: its NOOPT version was timed
   std::vector<BeamCandidate> beam;  // BEAM's candidates (a search that ran, not a cached choice)
-  std::shared_ptr<const UOpList> linear;  // a kernel with variables: its costs at each run's values
+  std::shared_ptr<const EstimatesByVars> estimates_by_vars;  // a kernel with variables: its costs at each run's values
 };
 
 std::mutex cache_mutex;
@@ -205,7 +205,7 @@ std::shared_ptr<CompiledKernel> plan_item(const ScheduleItem& item, Device& dev)
     if (observer || options().compare_noopt) plan_noopt(*ck, dev);
     if (observer) record_kernel(*observer, *ck, dev.name(), item);
   }
-  if (!ck->plan.rendered.vars.empty()) ck->linear = std::make_shared<const UOpList>(ck->plan.linear);
+  if (!ck->plan.rendered.vars.empty()) ck->estimates_by_vars = std::make_shared<const EstimatesByVars>(ck->plan.linear);
   int debug = options().debug;
   if (debug >= 3) {
     std::cout << ck->plan.name << "\n";
@@ -319,9 +319,11 @@ ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::ve
     const VarValues named = named_var_vals(item);
     e.var_vals = kernel_var_values(rk, named);
     e.global = ck.program->launch_global(e.var_vals);  // (range-checks them)
-    e.linear = ck.linear;
-    Estimates at = estimate_linear(ck.plan.linear, &named);
-    e.flops = at.ops, e.mem = at.mem, e.lds = at.lds;
+    e.estimates_by_vars = ck.estimates_by_vars;
+    if (e.estimates_by_vars) {
+      Estimates at = e.estimates_by_vars->at(&named);
+      e.flops = at.ops, e.mem = at.mem, e.lds = at.lds;
+    }
   }
   e.trace_kernel_id = ck.trace_kernel_id;
   e.metadata = item.metadata;
