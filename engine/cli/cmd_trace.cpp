@@ -16,6 +16,7 @@
 //                                              where they part; --diverge-target T: as it ran and for T)
 // CTX is a context id as listed, PASS the pass's index within it, STEP 0..matches. --json prints one
 // JSON object instead of text. --no-check skips the page check done on open (faster, less strict).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -28,6 +29,7 @@
 #include "cli/trace_step.h"
 #include "exec/why_not.h"
 #include "ir/print.h"
+#include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/json.h"
 #include "support/source_path.h"
@@ -379,6 +381,31 @@ int match(TraceReader& r, const Request& req) {
   return 0;
 }
 
+// A kernel's variables (symbolic shapes): the DEFINE_VARs of its AST, by name, with their ranges.
+struct KernelVar {
+  std::string name;
+  int64_t min, max;
+};
+std::vector<KernelVar> kernel_vars(TraceReader& r, const TraceKernel& k) {
+  std::vector<KernelVar> out;
+  if (k.ast_id < 0) return out;
+  UOpPtr ast = r.node(k.ast_id);
+  if (!ast) return out;
+  // they live in the views' ShapeTrackers (tinygrad's ast.variables())
+  for (const UOp* u : ast->toposort()) {
+    const auto* st = u->op == Ops::VIEW ? u->arg.object<ShapeTracker>() : nullptr;
+    if (!st) continue;
+    for (const UOpPtr& v : st->vars())
+      if (v->op == Ops::DEFINE_VAR && v->arg.is_tuple() && v->arg.as_tuple().size() == 3) {
+        const auto& t = v->arg.as_tuple();
+        out.push_back({t[0].as_string(), t[1].as_int(), t[2].as_int()});
+      }
+  }
+  std::sort(out.begin(), out.end(), [](const KernelVar& a, const KernelVar& b) { return a.name < b.name; });
+  out.erase(std::unique(out.begin(), out.end(), [](const KernelVar& a, const KernelVar& b) { return a.name == b.name; }), out.end());
+  return out;
+}
+
 int kernel(TraceReader& r, const Request& req) {
   std::vector<int64_t> ids = r.kernels_named(req.kernel);
   if (ids.empty() && !req.kernel.empty() && std::isdigit(static_cast<unsigned char>(req.kernel[0]))) {
@@ -390,8 +417,18 @@ int kernel(TraceReader& r, const Request& req) {
   json::Value all = json::Value::array();
   for (int64_t id : ids) {
     TraceKernel k = r.kernel(id);
+    const std::vector<KernelVar> vars = kernel_vars(r, k);
     if (req.json) {
       json::Value o = kernel_identity_json(k.id, k.name, k.device, k.opts);
+      json::Value vs = json::Value::array();
+      for (const KernelVar& v : vars) {
+        json::Value vo = json::Value::object();
+        vo.set("name", v.name);
+        vo.set("min", v.min);
+        vo.set("max", v.max);
+        vs.push_back(std::move(vo));
+      }
+      o.set("variables", std::move(vs));
       o.set("global_size", json::Value::ints(k.global_size));
       o.set("local_size", json::Value::ints(k.local_size));
       o.set("flops", k.flops);
@@ -440,6 +477,11 @@ int kernel(TraceReader& r, const Request& req) {
     std::cout << (k.opts.empty() ? "(none)" : "") << "\n  global " << json::Value::ints(k.global_size).dump()
               << "  local " << json::Value::ints(k.local_size).dump() << "\n  estimates: " << k.flops << " flops, "
               << k.lds << " bytes loaded/stored, " << k.mem << " bytes of unique memory\n";
+    if (!vars.empty()) {
+      std::cout << "  variables:";
+      for (const KernelVar& v : vars) std::cout << " " << v.name << " in [" << v.min << ", " << v.max << "]";
+      std::cout << "\n";
+    }
     for (const BufferAccess& b : k.buffers)
       std::cout << "  buffer " << b.index << " " << b.name << " (" << b.access << ", " << b.dtype << "): " << b.st_text << "\n";
     if (!k.beam.empty()) {
@@ -511,6 +553,11 @@ int profile(TraceReader& r, const Request& req) {
     o.set("lds", e.lds);
     o.set("bytes", e.bytes);
     if (!e.peer.empty()) o.set("from", e.peer);
+    if (!e.var_vals.empty()) {  // a kernel with symbolic shapes: this run's values
+      json::Value vs = json::Value::object();
+      for (const auto& [name, value] : e.var_vals) vs.set(name, value);
+      o.set("var_vals", std::move(vs));
+    }
     a.push_back(std::move(o));
   }
   json::Value peaks = json::Value::array();

@@ -1,5 +1,6 @@
 #include "codegen/estimates.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -20,8 +21,7 @@ int64_t sat_add(int64_t a, int64_t b) {
 }
 } // namespace
 
-Estimates estimate_linear(const UOpList& linear) {
-  Estimates e;
+EstimatesByVars::EstimatesByVars(const UOpList& linear) {
   // nodes that only compute addresses or gates do not count as work (a node in the set has its whole
   // graph in it: one walk over the union, not one per address)
   FlatPtrSet<const UOp*> addressing(linear.size());
@@ -45,39 +45,65 @@ Estimates estimate_linear(const UOpList& linear) {
       }
     }
   }
-  int64_t mult = 1;
-  std::vector<int64_t> loops;
+  nests_.emplace_back();
+  size_t cur = 0;
+  std::vector<size_t> open;  // the nest each open loop was entered from
+  auto enter = [&](const UOpPtr& extent) {
+    Nest inner;
+    inner.extents = nests_[cur].extents;
+    inner.extents.push_back(extent);
+    nests_.push_back(std::move(inner));
+    cur = nests_.size() - 1;
+  };
   std::map<int64_t, int64_t> touched;  // DEFINE_GLOBAL index -> bytes
   for (const UOpPtr& u : linear) {
+    Nest& n = nests_[cur];
     switch (u->op) {
-    case Ops::RANGE: {
-      int64_t n = u->src[0]->op == Ops::CONST ? u->src[0]->const_int() : 1;
-      loops.push_back(n);
-      mult = sat_mul(mult, n);
+    case Ops::RANGE:
+      open.push_back(cur);
+      enter(u->src[0]);
       break;
-    }
     case Ops::ENDRANGE:
-      if (!loops.empty()) {
-        mult /= std::max<int64_t>(loops.back(), 1);
-        loops.pop_back();
+      if (!open.empty()) {
+        cur = open.back();
+        open.pop_back();
       }
       break;
-    case Ops::SPECIAL:
-      if (!u->src.empty() && u->src[0]->op == Ops::CONST) mult = sat_mul(mult, u->src[0]->const_int());
+    case Ops::SPECIAL:  // a launch id: everything after it runs once per id
+      if (!u->src.empty()) enter(u->src[0]);
       break;
-    case Ops::LOAD: e.lds = sat_add(e.lds, sat_mul(u->dtype.itemsize(), mult)); break;
-    case Ops::STORE: e.lds = sat_add(e.lds, sat_mul(u->src[1]->dtype.itemsize(), mult)); break;
-    case Ops::ASYNC_COPY: e.lds += 2 * u->arg.as_int() * u->src[0]->dtype.base().scalar().itemsize() * mult; break;  // read + write
+    case Ops::LOAD: n.lds = sat_add(n.lds, u->dtype.itemsize()); break;
+    case Ops::STORE: n.lds = sat_add(n.lds, u->src[1]->dtype.itemsize()); break;
+    case Ops::ASYNC_COPY: n.lds += 2 * u->arg.as_int() * u->src[0]->dtype.base().scalar().itemsize(); break;  // read + write
     case Ops::DEFINE_GLOBAL:
       touched[u->arg.as_int()] = sat_mul(u->dtype.base().itemsize(), std::max<int64_t>(u->dtype.ptr_size, 0));
       break;
-    case Ops::WMMA: e.ops += mult * 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
+    case Ops::WMMA: n.ops += 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
     default:
-      if (is_alu(u->op) && !addressing.contains(u.get())) e.ops += mult * (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
+      if (is_alu(u->op) && !addressing.contains(u.get())) n.ops += (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
     }
   }
-  for (auto& [i, b] : touched) e.mem += b;
+  for (auto& [i, b] : touched) mem_ += b;
+  std::erase_if(nests_, [](const Nest& n) { return n.ops == 0 && n.lds == 0; });
+}
+
+Estimates EstimatesByVars::at(const VarValues* vars) const {
+  auto extent = [&](const UOp* size) -> int64_t {
+    if (size->op == Ops::CONST) return size->const_int();
+    if (vars) return eval_int(size->ptr(), *vars);
+    return static_cast<int64_t>(std::min<__int128>(size->vmax(), INT64_MAX));
+  };
+  Estimates e;
+  e.mem = mem_;
+  for (const Nest& n : nests_) {
+    int64_t iterations = 1;  // (a loop of 0 iterations: what it holds never runs)
+    for (const UOpPtr& x : n.extents) iterations = sat_mul(iterations, std::max<int64_t>(extent(x.get()), 0));
+    e.ops = sat_add(e.ops, sat_mul(iterations, n.ops));
+    e.lds = sat_add(e.lds, sat_mul(iterations, n.lds));
+  }
   return e;
 }
+
+Estimates estimate_linear(const UOpList& linear, const VarValues* vars) { return EstimatesByVars(linear).at(vars); }
 
 } // namespace loupe

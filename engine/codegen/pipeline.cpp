@@ -65,6 +65,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   const RendererCaps& caps = renderer.caps();
   for (const Opt& o : k.applied_opts()) plan.applied_opts.push_back(o.str());
   plan.name = k.name();
+  plan.display_name = k.display_name();
   plan.full_shape = k.full_shape();
   plan.axes = k.axis_kinds();
   plan.dont_use_locals = k.dont_use_locals();

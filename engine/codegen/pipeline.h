@@ -13,6 +13,7 @@ namespace loupe {
 
 struct KernelPlan {
   std::string name;
+  std::string display_name;  // as DEBUG=2 prints it (Kernel::display_name: symbolic extents as written)
   UOpPtr ast;                      // as scheduled
   UOpPtr optimized_ast;            // with the kernel's views and axis info
   std::vector<int64_t> full_shape;

@@ -139,10 +139,18 @@ KernelStepping step_program(const LinearProgram& program, std::vector<std::strin
   int64_t elements = static_cast<int64_t>(buffers[out_pos].size()) / std::max(1, dt.itemsize());
   if (request.element < 0 || request.element >= elements)
     throw Error(cat("element ", request.element, " is outside data", output, " of ", program.name(), " (", elements, " elements)"));
+  // a grid size over the kernel's variables: at these values
+  LaunchDims global = program.global();
+  if (vars.size() == program.vars().size()) {
+    VarValues named;
+    for (size_t i = 0; i < vars.size(); i++) named[program.vars()[i].name] = vars[i];
+    for (size_t d = 0; d < 3; d++)
+      if (program.global_sym()[d]) global[d] = eval_int(program.global_sym()[d], named);
+  }
   auto run_on_copy = [&](interp::ExecutionWatcher& w, std::vector<std::string>& bufs) {
     std::vector<void*> ptrs;
     for (std::string& b : bufs) ptrs.push_back(b.data());
-    program.run(ptrs, vars, program.global(), program.local(), &w);
+    program.run(ptrs, vars, global, program.local(), &w);
   };
   StoreFinder finder(program, output, request.element);
   std::vector<std::string> first = buffers;
@@ -224,10 +232,27 @@ KernelStepping step_trace_kernel(TraceReader& reader, int64_t kernel_id, const S
                     " TRACE_INPUTS=<bytes> set higher"));
   TraceKernelProgram planned = plan_trace_kernel(reader, kernel_id, variant);
   LinearProgram program(planned.plan.name, planned.plan.linear, planned.spelled_as);
-  // Loupe's runtime binds no symbolic variables (tinygrad's Variable is not supported), so no recorded
-  // kernel has any; a trace from elsewhere that had them would need their values.
-  if (!program.vars().empty()) throw Error(cat(planned.plan.name, " has symbolic variables; the trace does not keep their values"));
-  KernelStepping s = step_program(program, std::move(inputs), request);
+  // symbolic shapes: the values asked for, else those of the first recorded run (the inputs are its)
+  std::vector<int64_t> vars;
+  if (!program.vars().empty()) {
+    VarValues recorded;
+    for (const TraceEvent& e : reader.profile())
+      if (e.kind == "kernel" && e.kernel_id == kernel_id && !e.var_vals.empty()) {
+        for (const auto& [name, value] : e.var_vals) recorded[name] = value;
+        break;
+      }
+    for (const VarParam& v : program.vars()) {
+      auto asked = request.vars.find(v.name);
+      auto ran = recorded.find(v.name);
+      if (asked != request.vars.end()) vars.push_back(asked->second);
+      else if (ran != recorded.end()) vars.push_back(ran->second);
+      else throw Error(cat(planned.plan.name, " takes the variable ", v.name, " in [", v.min, ", ", v.max,
+                           "]; the trace recorded no value for it: give one"));
+      if (vars.back() < v.min || vars.back() > v.max)
+        throw Error(cat(planned.plan.name, ": variable ", v.name, " = ", vars.back(), " is outside [", v.min, ", ", v.max, "]"));
+    }
+  }
+  KernelStepping s = step_program(program, std::move(inputs), request, vars);
   s.variant = std::move(planned.variant);
   s.noopt = variant.noopt;
   s.other_target = planned.other_target;

@@ -57,6 +57,9 @@ struct StepRequest {
   int output = -1;          // DEFINE_GLOBAL index to step (-1: the first buffer the kernel writes)
   int64_t element = 0;
   size_t max_steps = 200000;
+  // A kernel with symbolic shapes: its variables' values by name; one not given takes the value of the
+  // kernel's first recorded run (whose inputs the trace kept).
+  VarValues vars;
 };
 
 // Runs `program` on a copy of `buffers` (bytes per parameter, in parameter order) and records the work

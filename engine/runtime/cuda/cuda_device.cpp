@@ -235,6 +235,13 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
 }
 
 std::unique_ptr<LaunchGraph> CUDADevice::make_graph(const std::vector<GraphLaunch>& launches, std::string* why) {
+  // a kernel with symbolic shapes takes new variable values (and launch sizes) each replay, which a
+  // graph's fixed launches do not: such a step launches kernel by kernel
+  for (const GraphLaunch& l : launches)
+    if (!l.program->kernel().vars.empty()) {
+      if (why) *why = cat("kernel ", l.program->kernel().name, " takes symbolic variables, whose values change per replay");
+      return nullptr;
+    }
   std::string reason;
   const GraphApi* api = graph_api(&reason);
   if (api) {
