@@ -30,10 +30,13 @@ struct TemplateItem {
   UOpPtr ast;  // kernel ASTs name no buffers (DEFINE_GLOBAL i is bufs[i]), so they are shared as they are
   std::vector<Slot> bufs;
   std::vector<uint32_t> metadata;
+  // a graph's bound Variables are part of its key (their values hash with the movement args that hold
+  // them), so an entry's values are those of every graph that finds it
+  std::vector<std::pair<UOpPtr, int64_t>> var_vals;
 };
 struct TemplateOutput {
   Slot buffer;
-  std::optional<std::vector<int64_t>> reshape;  // RESHAPE(buffer) to this shape, else the buffer itself
+  std::optional<Arg> reshape;  // RESHAPE(buffer) to this shape (symbolic dims too), else the buffer itself
 };
 struct Template {
   std::vector<TemplateItem> items;
@@ -99,13 +102,13 @@ std::optional<Template> make_template(const Schedule& s, const std::vector<UOpPt
     return it->second;
   };
   for (const ScheduleItem& item : s.items) {
-    TemplateItem ti{item.ast, {}, item.metadata};
+    TemplateItem ti{item.ast, {}, item.metadata, item.var_vals};
     for (const UOpPtr& b : item.bufs) ti.bufs.push_back(slot_of(b));
     t.items.push_back(std::move(ti));
   }
   for (const UOpPtr& out : s.outputs) {
     if (out->op == Ops::BUFFER) t.outputs.push_back({slot_of(out), std::nullopt});
-    else if (out->op == Ops::RESHAPE && out->src[0]->op == Ops::BUFFER) t.outputs.push_back({slot_of(out->src[0]), out->arg.as_ints()});
+    else if (out->op == Ops::RESHAPE && out->src[0]->op == Ops::BUFFER) t.outputs.push_back({slot_of(out->src[0]), out->arg});
     else return std::nullopt;
   }
   return t;
@@ -120,13 +123,13 @@ Schedule instantiate(const Template& t, const std::vector<UOpPtr>& inputs) {
   auto node = [&](Slot s) { return s.input >= 0 ? inputs[static_cast<size_t>(s.input)] : fresh[static_cast<size_t>(s.fresh)]; };
   Schedule s;
   for (const TemplateItem& ti : t.items) {
-    ScheduleItem item{ti.ast, {}, ti.metadata};
+    ScheduleItem item{ti.ast, {}, ti.metadata, nullptr, ti.var_vals};
     for (Slot b : ti.bufs) item.bufs.push_back(node(b));
     s.items.push_back(std::move(item));
   }
   for (const TemplateOutput& o : t.outputs) {
     UOpPtr b = node(o.buffer);
-    s.outputs.push_back(o.reshape ? UOp::make(Ops::RESHAPE, b->dtype, {b}, Arg::ints(*o.reshape)) : b);
+    s.outputs.push_back(o.reshape ? UOp::make(Ops::RESHAPE, b->dtype, {b}, *o.reshape) : b);
   }
   return s;
 }

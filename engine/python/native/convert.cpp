@@ -1,10 +1,12 @@
 #include "convert.h"
+#include "uop_binding.h"
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 
+#include "ir/print.h"
 #include "support/error.h"
 #include "support/regular_file.h"
 #include "tensor/host_data.h"
@@ -156,6 +158,14 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
   if (data.is_none()) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
   if (is_tensor(data)) throw TypeError("Tensor: data is a Tensor already (use .clone() or .detach() for a copy)");
   if (py::isinstance<py::array>(data)) return tensor_from_numpy(py::reinterpret_borrow<py::array>(data), dtype);
+  if (is_uop(data)) {  // Tensor(var.bind(3)): the bound value, one kernel for every value (tinygrad's BIND tensor)
+    UOpPtr u = uop_from_py(data);
+    bool bound = false;
+    for (const UOp* x : u->toposort()) bound = bound || x->op == Ops::BIND;
+    if (!u->dtype.is_int() || !bound)
+      throw TypeError(cat("Tensor: can't create a tensor from the UOp ", render_expr(u), " (a bound Variable or an expression of them)"));
+    return Tensor::from_sint(sint(u), dtype.value_or(dtypes::int32));
+  }
   if (is_scalar(data)) {
     if (!PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) && !PyFloat_Check(data.ptr()))
       return tensor_from_numpy(py::array(numpy().attr("asarray")(data)), dtype);
@@ -209,6 +219,35 @@ std::vector<int64_t> to_ints(py::handle h, const char* what) {
     return out;
   }
   return {to_int(h, what)};
+}
+
+sint to_sint(py::handle h, const char* what) {
+  if (is_uop(h)) {
+    UOpPtr u = uop_from_py(h);
+    if (!u->dtype.is_int()) throw TypeError(cat(what, ": a symbolic dimension must be an integer UOp, got ", u->dtype.name()));
+    return sint(u);
+  }
+  return to_int(h, what);
+}
+
+sints sints_of(py::handle h, const char* what) {
+  if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
+    sints out;
+    for (py::handle x : h) out.push_back(to_sint(x, what));
+    return out;
+  }
+  return {to_sint(h, what)};
+}
+
+sints sints_from_args(const py::args& args, const char* what) {
+  if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0]))) return sints_of(args[0], what);
+  sints out;
+  for (py::handle x : args) {
+    if (py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x))
+      throw ValueError(cat(what, ": a shape is either the sizes f(2, 3) or one sequence f((2, 3)), not both"));
+    out.push_back(to_sint(x, what));
+  }
+  return out;
 }
 
 std::vector<int64_t> ints_from_args(const py::args& args, const char* what) {
@@ -273,6 +312,12 @@ DType user_dtype(const Tensor& t) { return dtypes::strong(t.dtype()); }
 py::tuple shape_tuple(const Shape& s) {
   py::tuple out(s.size());
   for (size_t i = 0; i < s.size(); i++) out[i] = py::int_(s[i]);
+  return out;
+}
+
+py::tuple shape_tuple(const sints& s) {
+  py::tuple out(s.size());
+  for (size_t i = 0; i < s.size(); i++) out[i] = s[i].is_int() ? py::object(py::int_(s[i].as_int())) : uop_to_py(s[i].sym());
   return out;
 }
 
