@@ -110,7 +110,8 @@ bool constant_view(const UOp* u) {
 
 void Tensor::init(UOpPtr uop, sints shape) {
   if (uint32_t meta = MetadataScope::current(); meta && !constant_view(uop.get())) uop->set_metadata_once(meta);
-  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr, std::nullopt});
+  Shape concrete = all_int(shape) ? to_ints(shape) : Shape{};
+  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), std::move(concrete), nullptr, std::nullopt});
   std::lock_guard lock(registry_mutex);
   registry.push_back(s_);
   if (registry.size() >= registry_prune_at) {
@@ -176,11 +177,11 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
 Tensor Tensor::from_uop(UOpPtr uop, Shape shape) { return Tensor(std::move(uop), std::move(shape)); }
 Tensor Tensor::from_uop_sym(UOpPtr uop, sints shape) { return Tensor(std::move(uop), std::move(shape)); }
 
-Shape Tensor::shape() const {
-  if (!all_int(s_->shape))
+const Shape& Tensor::shape() const {
+  if (s_->concrete.size() != s_->shape.size())
     throw Error(loupe::cat("this operation needs a concrete shape; the tensor's shape ", shape_str(s_->shape),
                            " has a symbolic dimension (a Variable)"));
-  return to_ints(s_->shape);
+  return s_->concrete;
 }
 
 Tensor Tensor::from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes) {

@@ -128,7 +128,7 @@ public:
   // ---- properties ----
   // The concrete shape: a loupe::Error naming the symbolic shape where a dim is a Variable's expression
   // (an op that has no symbolic form reaches it and stops with that error).
-  Shape shape() const;
+  const Shape& shape() const;
   const sints& sshape() const { return s_->shape; }  // dims as sints: symbolic ones hold bound Variables
   bool symbolic() const { return !all_int(s_->shape); }
   DType dtype() const { return s_->uop->dtype; }
@@ -433,6 +433,7 @@ public:
   struct State {
     UOpPtr uop;
     sints shape;
+    Shape concrete;  // shape as ints when no dim is symbolic (what shape() returns)
     std::shared_ptr<State> grad;
     std::optional<bool> requires_grad;  // unset: backward() decides by dtype; false: never a target
     std::shared_ptr<const ViewOrigin> view;  // set on a view

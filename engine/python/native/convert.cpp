@@ -14,6 +14,25 @@
 namespace loupe::python {
 
 namespace {
+// The same expression with its integer nodes in another dtype. Python's Variables are int32 (tinygrad's
+// dtypes.int); the engine's shape arithmetic is in the index dtype, and the two must not mix in one
+// expression (i + 2 built from both would be two nodes that never compare equal).
+UOpPtr retyped(const UOpPtr& u, DType to, UOpMap<UOpPtr>& memo) {
+  if (auto it = memo.find(u); it != memo.end()) return it->second;
+  UOpList src;
+  for (const UOpPtr& x : u->src) src.push_back(retyped(x, to, memo));
+  UOpPtr out = u->dtype.is_int() && u->dtype != to ? UOp::make(u->op, to, std::move(src), u->arg)
+                                                    : (src == u->src ? u : UOp::make(u->op, u->dtype, std::move(src), u->arg));
+  memo.emplace(u, out);
+  return out;
+}
+UOpPtr retyped(const UOpPtr& u, DType to) {
+  UOpMap<UOpPtr> memo;
+  return retyped(u, to, memo);
+}
+} // namespace
+
+namespace {
 
 py::module_& numpy() {
   static py::module_* np = new py::module_(py::module_::import("numpy"));
@@ -164,7 +183,7 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
     for (const UOp* x : u->toposort()) bound = bound || x->op == Ops::BIND;
     if (!u->dtype.is_int() || !bound)
       throw TypeError(cat("Tensor: can't create a tensor from the UOp ", render_expr(u), " (a bound Variable or an expression of them)"));
-    return Tensor::from_sint(sint(u), dtype.value_or(dtypes::int32));
+    return Tensor::from_sint(sint(retyped(u, dtypes::index)), dtype.value_or(dtypes::int32));
   }
   if (is_scalar(data)) {
     if (!PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) && !PyFloat_Check(data.ptr()))
@@ -221,11 +240,14 @@ std::vector<int64_t> to_ints(py::handle h, const char* what) {
   return {to_int(h, what)};
 }
 
+
+py::object sym_to_py(const UOpPtr& u) { return uop_to_py(retyped(u, dtypes::int32)); }
+
 sint to_sint(py::handle h, const char* what) {
   if (is_uop(h)) {
     UOpPtr u = uop_from_py(h);
     if (!u->dtype.is_int()) throw TypeError(cat(what, ": a symbolic dimension must be an integer UOp, got ", u->dtype.name()));
-    return sint(u);
+    return sint(retyped(u, dtypes::index));
   }
   return to_int(h, what);
 }
@@ -317,7 +339,7 @@ py::tuple shape_tuple(const Shape& s) {
 
 py::tuple shape_tuple(const sints& s) {
   py::tuple out(s.size());
-  for (size_t i = 0; i < s.size(); i++) out[i] = s[i].is_int() ? py::object(py::int_(s[i].as_int())) : uop_to_py(s[i].sym());
+  for (size_t i = 0; i < s.size(); i++) out[i] = s[i].is_int() ? py::object(py::int_(s[i].as_int())) : uop_to_py(retyped(s[i].sym(), dtypes::int32));
   return out;
 }
 

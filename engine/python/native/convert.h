@@ -24,7 +24,10 @@ Tensor tensor_from_numpy(py::array a, std::optional<DType> dtype);
 int64_t to_int(py::handle h, const char* what);
 // An int, or a tinygrad.ops UOp (a bound Variable, or an expression of them) as a symbolic dim.
 sint to_sint(py::handle h, const char* what);
-sints sints_of(py::handle h, const char* what);  // an int/UOp or a sequence of them
+sints sints_of(py::handle h, const char* what);
+// A symbolic expression (or Variable) of the engine's shapes as Python sees it: in int32, tinygrad's
+// dtypes.int, so that it is the very UOp the user's Variable made.
+py::object sym_to_py(const UOpPtr& u);  // an int/UOp or a sequence of them
 sints sints_from_args(const py::args& args, const char* what);  // f(2, i) or f((2, i))
 std::optional<int64_t> to_opt_int(py::handle h, const char* what);
 std::vector<int64_t> to_ints(py::handle h, const char* what);  // an int or a sequence of ints
