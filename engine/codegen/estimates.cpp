@@ -1,5 +1,6 @@
 #include "codegen/estimates.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -20,8 +21,13 @@ int64_t sat_add(int64_t a, int64_t b) {
 }
 } // namespace
 
-Estimates estimate_linear(const UOpList& linear) {
+Estimates estimate_linear(const UOpList& linear, const VarValues* vars) {
   Estimates e;
+  auto extent = [&](const UOp* size) -> int64_t {
+    if (size->op == Ops::CONST) return size->const_int();
+    if (vars) return eval_int(size->ptr(), *vars);
+    return static_cast<int64_t>(std::min<__int128>(size->vmax(), INT64_MAX));
+  };
   // nodes that only compute addresses or gates do not count as work (a node in the set has its whole
   // graph in it: one walk over the union, not one per address)
   FlatPtrSet<const UOp*> addressing(linear.size());
@@ -51,19 +57,18 @@ Estimates estimate_linear(const UOpList& linear) {
   for (const UOpPtr& u : linear) {
     switch (u->op) {
     case Ops::RANGE: {
-      int64_t n = u->src[0]->op == Ops::CONST ? u->src[0]->const_int() : 1;
-      loops.push_back(n);
-      mult = sat_mul(mult, n);
+      loops.push_back(mult);  // restored at its end (a loop of 0 iterations leaves no trace of its size)
+      mult = sat_mul(mult, std::max<int64_t>(extent(u->src[0].get()), 0));
       break;
     }
     case Ops::ENDRANGE:
       if (!loops.empty()) {
-        mult /= std::max<int64_t>(loops.back(), 1);
+        mult = loops.back();
         loops.pop_back();
       }
       break;
     case Ops::SPECIAL:
-      if (!u->src.empty() && u->src[0]->op == Ops::CONST) mult = sat_mul(mult, u->src[0]->const_int());
+      if (!u->src.empty()) mult = sat_mul(mult, std::max<int64_t>(extent(u->src[0].get()), 0));
       break;
     case Ops::LOAD: e.lds = sat_add(e.lds, sat_mul(u->dtype.itemsize(), mult)); break;
     case Ops::STORE: e.lds = sat_add(e.lds, sat_mul(u->src[1]->dtype.itemsize(), mult)); break;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/eval.h"
 #include "ir/uop.h"
 
 namespace loupe {
@@ -14,7 +15,9 @@ struct Estimates {
   int64_t mem = 0;  // bytes of distinct buffer memory touched
 };
 
-// From a linearized kernel: loops multiply the counts of what they contain.
-Estimates estimate_linear(const UOpList& linear);
+// From a linearized kernel: loops multiply the counts of what they contain. A loop or grid size over
+// the kernel's variables counts at their values in `vars`, or without them at its largest value (what
+// the planner and BEAM compare kernels by).
+Estimates estimate_linear(const UOpList& linear, const VarValues* vars = nullptr);
 
 } // namespace loupe

@@ -149,7 +149,7 @@ private:
       for (int64_t sz : outputs <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
         bool divides = true;
         for (const ShapeTracker& st : k_.sts_) {
-          int64_t n = st.shape()[k_.first_reduce()].as_int();
+          int64_t n = st.shape()[k_.first_reduce()].vmax();  // (a symbolic extent: GROUPTOP refuses it)
           divides = divides && (n % sz == 0 || n == 1);
         }
         if (divides && try_opt({OptOp::GROUPTOP, 0, sz})) break;

@@ -1,5 +1,7 @@
 #include "codegen/kernel.h"
 
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -59,7 +61,6 @@ const UOpPtr& view_src(const UOp* u) {
   LOUPE_ASSERT(false, "no view on ", op_name(u->op));
   return u->src[0];
 }
-int64_t as_int(const sint& s) { return s.as_int(); }
 } // namespace
 
 Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(target) {
@@ -90,47 +91,60 @@ Kernel::Kernel(UOpPtr ast, KernelTarget target) : ast_(std::move(ast)), target_(
     sts_.push_back(ShapeTracker::from_shape(full));
   }
   // move the reduce axes to the end
-  std::vector<int64_t> fs = full_shape(), os = output_shape(), perm;
+  const sints &fs = sym_full_shape(), &os = sym_output_shape();
+  std::vector<int64_t> perm;
   for (size_t i = 0; i < fs.size(); i++)
     if (fs[i] == os[i]) perm.push_back(static_cast<int64_t>(i));
   for (size_t i = 0; i < fs.size(); i++)
-    if (fs[i] != os[i]) perm.push_back(static_cast<int64_t>(i));
+    if (!(fs[i] == os[i])) perm.push_back(static_cast<int64_t>(i));
   reshape_and_permute(nullptr, &perm);
   simplify_ones();
   simplify_merge_adjacent();
 }
 
-std::vector<int64_t> Kernel::full_shape() const {
+const sints& Kernel::sym_full_shape() const {
   // the iteration space: the (first) reduce's input, else the output
-  const ShapeTracker& st = reduceops_.empty() ? sts_[0] : sts_[bufs_.size() + 1];
+  return (reduceops_.empty() ? sts_[0] : sts_[bufs_.size() + 1]).shape();
+}
+
+std::vector<int64_t> Kernel::full_shape() const {
   std::vector<int64_t> out;
-  for (const sint& s : st.shape()) out.push_back(as_int(s));
+  for (const sint& s : sym_full_shape()) out.push_back(s.vmax());
   return out;
 }
 
 std::vector<int64_t> Kernel::output_shape() const {
   std::vector<int64_t> out;
-  for (const sint& s : sts_[0].shape()) out.push_back(as_int(s));
+  for (const sint& s : sym_output_shape()) out.push_back(s.vmax());
+  return out;
+}
+
+UOpList Kernel::vars() const {
+  UOpList out;
+  for (const ShapeTracker& st : sts_)
+    for (const UOpPtr& v : st.vars())
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  std::sort(out.begin(), out.end(), [](const UOpPtr& a, const UOpPtr& b) { return a->var_name() < b->var_name(); });
   return out;
 }
 
 size_t Kernel::first_reduce() const {
-  std::vector<int64_t> fs = full_shape(), os = output_shape();
+  const sints &fs = sym_full_shape(), &os = sym_output_shape();
   for (size_t i = 0; i < first_upcast() && i < fs.size(); i++)
-    if (fs[i] != os[i]) return i;
+    if (!(fs[i] == os[i])) return i;
   return first_upcast();
 }
 
 std::vector<AxisKind> Kernel::axis_kinds() const {
   std::vector<AxisKind> kinds;
   size_t fr = first_reduce(), fu = first_upcast();
-  std::vector<int64_t> fs = full_shape(), os = output_shape();
+  const sints &fs = sym_full_shape(), &os = sym_output_shape();
   for (size_t i = 0; i < shape_len(); i++) {
     if (i < fr - local_dims_) kinds.push_back(AxisKind::Global);
     else if (i < fr) kinds.push_back(AxisKind::Local);
     else if (i < fr + group_for_reduces_) kinds.push_back(AxisKind::GroupReduce);
     else if (i < fu) kinds.push_back(AxisKind::Reduce);
-    else kinds.push_back(fs[i] != os[i] ? AxisKind::Unroll : AxisKind::Upcast);
+    else kinds.push_back(!(fs[i] == os[i]) ? AxisKind::Unroll : AxisKind::Upcast);
   }
   return kinds;
 }
@@ -145,7 +159,7 @@ void Kernel::reshape_and_permute(const std::function<sints(const sints&)>& new_s
 
 void Kernel::simplify_ones() {
   if (shape_len() == 0) return;
-  std::vector<int64_t> fs = full_shape();
+  const sints fs = sym_full_shape();
   std::vector<bool> ones(fs.size());
   bool any = false;
   for (size_t i = 0; i < fs.size(); i++) any = any || (ones[i] = fs[i] == 1);
@@ -174,23 +188,24 @@ void Kernel::simplify_merge_adjacent() {
     shapes.push_back(st.shape());
     strides.push_back(st.real_strides());
   }
-  // groups[k] = axes merged into new axis k
+  // groups[k] = axes merged into new axis k. Axis i joins the one before it when, in every tracker, the
+  // stride before is this axis's size times its stride (or both broadcast); with symbolic sizes the
+  // products are compared as simplified expressions (structurally, as tinygrad compares them).
   std::vector<std::vector<size_t>> groups{{0}};
-  std::vector<std::optional<int64_t>> last(sts_.size());
-  for (size_t j = 0; j < sts_.size(); j++)
-    last[j] = strides[j][0] ? std::optional<int64_t>(strides[j][0]->is_int() ? strides[j][0]->as_int() : -1) : std::nullopt;
+  std::vector<std::optional<sint>> last(sts_.size());
+  for (size_t j = 0; j < sts_.size(); j++) last[j] = strides[j][0];
   for (size_t i = 1; i < shape_len(); i++) {
     bool mergeable = i != fr;
-    std::vector<std::optional<int64_t>> merged(sts_.size());
+    std::vector<std::optional<sint>> merged(sts_.size());
     for (size_t j = 0; j < sts_.size() && mergeable; j++) {
       const auto& st = strides[j][i];
-      if (!st || !st->is_int() || !last[j]) {
+      if (!st || !last[j]) {
         mergeable = false;
         break;
       }
-      int64_t si = as_int(shapes[j][i]), sti = st->as_int(), l = *last[j];
-      if (sti != 0 && l == si * sti) merged[j] = sti;
-      else if (sti == 0 && l == 0) merged[j] = 0;
+      const sint& l = *last[j];
+      if (!(*st == 0) && l == shapes[j][i] * *st) merged[j] = *st;
+      else if (*st == 0 && l == 0) merged[j] = sint(0);
       else mergeable = false;
     }
     if (mergeable) {
@@ -198,10 +213,7 @@ void Kernel::simplify_merge_adjacent() {
       last = merged;
     } else {
       groups.push_back({i});
-      for (size_t j = 0; j < sts_.size(); j++) {
-        const auto& st = strides[j][i];
-        last[j] = st && st->is_int() ? std::optional<int64_t>(st->as_int()) : std::nullopt;
-      }
+      for (size_t j = 0; j < sts_.size(); j++) last[j] = strides[j][i];
     }
   }
   if (groups.size() == shape_len()) return;
@@ -220,7 +232,22 @@ void Kernel::simplify_merge_adjacent() {
 
 std::string Kernel::base_name() const {
   std::string n = has_reduce() || has_nested_ ? "r" : "E";
-  for (int64_t s : full_shape()) n += "_" + std::to_string(s);
+  for (const sint& s : sym_full_shape()) {
+    n += "_";
+    if (s.is_int()) {
+      n += std::to_string(s.as_int());
+      continue;
+    }
+    // a C identifier: other characters as two hex digits (tinygrad's to_function_name)
+    for (char c : s.str()) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') n += c;
+      else {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        n += hex;
+      }
+    }
+  }
   return n;
 }
 

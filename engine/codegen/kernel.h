@@ -108,8 +108,17 @@ public:
 
   const UOpPtr& ast() const { return ast_; }
   size_t shape_len() const { return sts_.empty() ? 0 : sts_[0].ndim(); }
-  std::vector<int64_t> full_shape() const;    // the iteration space (largest extent per axis)
-  std::vector<int64_t> output_shape() const;  // the STORE's shape (1 on reduce axes)
+  // The iteration space with each symbolic extent at its largest value: what the opts and heuristics
+  // plan for (tinygrad resolves such comparisons the same way). Indexing and loop bounds use
+  // sym_full_shape, whose symbolic extents are expressions over the kernel's DEFINE_VARs.
+  std::vector<int64_t> full_shape() const;
+  std::vector<int64_t> output_shape() const;  // the STORE's shape (1 on reduce axes), symbolic at the max
+  const sints& sym_full_shape() const;
+  const sints& sym_output_shape() const { return sts_[0].shape(); }
+  bool axis_is_symbolic(size_t axis) const { return !sym_full_shape().at(axis).is_int(); }
+  bool has_symbolic_axis() const { return !all_int(sym_full_shape()); }
+  // The kernel's variables (unbound DEFINE_VARs of its views), ordered by name as its parameters are.
+  UOpList vars() const;
   size_t first_reduce() const;                // first axis where output and full shape differ
   size_t first_upcast() const { return shape_len() - upcasted_; }
   size_t global_dims() const { return first_reduce() - local_dims_; }
@@ -118,7 +127,8 @@ public:
   std::vector<AxisKind> axis_kinds() const;
 
   // tinygrad-style name: "r_" or "E_" and the axis sizes ("r_16_16_4"); unique per distinct AST
-  // in this process ("r_16_16_4n1").
+  // in this process ("r_16_16_4n1"). A symbolic extent is its rendered expression ("E_3_i"); characters
+  // a C identifier cannot hold are spelled as their hex codes, as tinygrad's function names do.
   std::string name() const;
   std::string base_name() const;
 

@@ -117,6 +117,9 @@ void Kernel::apply_opt(const Opt& opt) {
   if (opt.op == OptOp::SWAP) {
     check(opt.axis < opt.arg && opt.arg < static_cast<int64_t>(global_dims()), opt, "SWAP needs two global axes");
   } else if (opt.op != OptOp::NOLOCALS) {
+    // a symbolic extent has no amount that divides it for every value of its variables (tinygrad refuses
+    // these the same way); its loop stays a loop
+    check(!axis_is_symbolic(axis), opt, cat("axis ", axis, " has the symbolic extent ", sym_full_shape()[axis].str()));
     amt = opt.arg != 0 ? opt.arg : fs[axis];
     check(amt != 1, opt, "an amount of 1 is meaningless");
     check(amt > 0 && fs[axis] > 0, opt, "an empty axis cannot be split");
@@ -189,6 +192,7 @@ void Kernel::apply_opt(const Opt& opt) {
     break;
   }
   case OptOp::PADTO: {
+    check(vars().empty(), opt, "does not work with symbolic shapes");
     check(axis < first_upcast(), opt, "cannot pad an upcast axis");
     int64_t padded = (fs[axis] + amt - 1) / amt * amt;
     check(padded - fs[axis] < fs[axis] * 4, opt, "pads more than 4x");
@@ -204,7 +208,7 @@ void Kernel::apply_opt(const Opt& opt) {
     const bool output_axis = axis < first_reduce() && !has_nested_;
     for (size_t i = 0; i < sts_.size(); i++) {
       ShapeTracker& st = sts_[i];
-      if (st.shape()[axis].as_int() == 1) continue;
+      if (st.shape()[axis] == 1) continue;
       if (output_axis && i < bufs_.size() && bufs_[i]->op == Ops::LOAD && !bufs_[i]->src.empty()) {
         if (auto grown = st.extended(axis, padded, bufs_[i]->src[0]->dtype.ptr_size)) {
           st = *grown;

@@ -146,6 +146,34 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 
 namespace {
 
+// Grid dims where some extent is symbolic: merged (neighbours first, as launch_indices merges) until
+// they fit at their largest; each launch dim's size is then an expression the runtime evaluates at
+// launch. A symbolic dim cannot be split into factors, so one over the limit at its largest is an error.
+UOpList symbolic_launch_indices(const std::string& prefix, sints dims, const std::array<int64_t, 3>& max) {
+  std::reverse(dims.begin(), dims.end());  // the innermost axis is x
+  std::vector<int64_t> largest;
+  for (const sint& d : dims) largest.push_back(d.vmax());
+  std::optional<std::vector<DimGroup>> merged = merge_dims(largest, max, false);
+  if (!merged)
+    throw Error(cat("cannot fit the launch dims ", shape_str(dims), " (at most ", shape_str(largest), ") with prefix ", prefix,
+                    " into the device limits: a symbolic dim cannot be split"));
+  UOpList out;
+  for (size_t i = 0; i < merged->size(); i++) {
+    const DimGroup& grp = (*merged)[i];
+    sint size = 1;
+    for (size_t d = grp.first; d <= grp.last; d++) size = size * dims[d];
+    UOpPtr idx = UOp::make(Ops::SPECIAL, dtypes::index, {size.uop()}, Arg(prefix + std::to_string(i)));
+    // each launch dim covers its group of adjacent original dims, the first one fastest
+    for (size_t d = grp.first; d < grp.last; d++) {
+      out.push_back(dims[d] == 1 ? UOp::cnst_int(dtypes::index, 0) : floormod(idx, dims[d].uop()));
+      idx = dims[d] == 1 ? idx : floordiv(idx, dims[d].uop());
+    }
+    out.push_back(dims[grp.last] == 1 ? UOp::cnst_int(dtypes::index, 0) : idx);
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 const PatternMatcher& lowerer_rules() {
   static const PatternMatcher pm{
       rule("lower_store", UPat::op(Ops::STORE, {UPat::var("buf"), UPat::op_any_src(Ops::VIEW, "view"), UPat::var("val")}),
@@ -271,8 +299,9 @@ struct NestedIndex {
   UOpList loops, idxs;
   std::vector<std::pair<const UOp*, bool>> unrolled;  // (loop, its lanes computed as vectors)
 };
-NestedIndex nested_index(const std::vector<int64_t>& in, const std::function<bool(size_t)>& reduced, const UOpList& coords,
-                         size_t shared_dim, const RowLanes& lanes, NestedLowering& nested, bool unroll) {
+// `in` holds the extents at their largest; `sym_in` the extents themselves (a symbolic one only loops).
+NestedIndex nested_index(const std::vector<int64_t>& in, const sints& sym_in, const std::function<bool(size_t)>& reduced,
+                         const UOpList& coords, size_t shared_dim, const RowLanes& lanes, NestedLowering& nested, bool unroll) {
   NestedIndex out;
   auto unrolled = [&](const UOpPtr& r, bool as_vector) { out.unrolled.emplace_back(r.get(), as_vector); };
   for (size_t d = 0; d < in.size(); d++) {
@@ -297,19 +326,19 @@ NestedIndex nested_index(const std::vector<int64_t>& in, const std::function<boo
       out.idxs.push_back(element);
       continue;
     }
-    if (!reduced(d) || in[d] <= 1) {
+    if (!reduced(d) || (sym_in[d].is_int() && in[d] <= 1)) {
       out.idxs.push_back(coords[d]);
       continue;
     }
     const int64_t u = nested.unroll;
-    if (unroll && d + 1 == in.size() && u > 1 && in[d] % u == 0 && in[d] > u) {
+    if (sym_in[d].is_int() && unroll && d + 1 == in.size() && u > 1 && in[d] % u == 0 && in[d] > u) {
       UOpPtr steps = UOp::range(in[d] / u, nested.next_range++), lane = UOp::range(u, nested.next_range++);
       unrolled(lane, true);
       out.loops.insert(out.loops.end(), {steps, lane});
       out.idxs.push_back(steps * u + lane);
       continue;
     }
-    out.loops.push_back(UOp::range(in[d], nested.next_range++));
+    out.loops.push_back(UOp::make(Ops::RANGE, dtypes::index, {sym_in[d].uop()}, Arg(nested.next_range++)));
     out.idxs.push_back(out.loops.back());
   }
   return out;
@@ -329,25 +358,27 @@ bool reads_in_a_reduce(const UOpPtr& x, const std::vector<std::pair<const UOp*, 
 UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested) {
   CreationProvenance made_for(red->metadata());  // its loop, accumulator and index trace back to the reduce
   auto [flat, valid] = view_st(red->src[1]).to_indexed(outer.idxs);
-  std::vector<int64_t> in;
+  std::vector<int64_t> in;  // the input's extents at their largest (symbolic ones: sym_in)
+  sints sym_in;
   for (const UOp* x : kernel_scope_toposort(red->src[0]))
     if (x->op == Ops::VIEW) {
-      for (const sint& d : view_st(x->ptr()).shape()) in.push_back(d.as_int());
+      sym_in = view_st(x->ptr()).shape();
+      for (const sint& d : sym_in) in.push_back(d.vmax());
       break;
     }
   std::vector<int64_t> axes = red->arg.as_tuple()[1].as_ints();
   auto reduced = [&](size_t d) { return std::find(axes.begin(), axes.end(), int64_t(d)) != axes.end(); };
   // the output is contiguous: its coordinates from the flat index, row-major
   UOpList coords(in.size());
-  int64_t stride = 1;
+  sint stride = 1;
   for (size_t d = in.size(); d-- > 0;) {
-    if (reduced(d) || in[d] == 1) {
+    if (reduced(d) || sym_in[d] == 1) {
       coords[d] = UOp::cnst_int(dtypes::index, 0);
       continue;
     }
-    UOpPtr c = stride == 1 ? flat : floordiv(flat, stride);
-    coords[d] = floormod(c, in[d]);  // also keeps masked (padding) positions inside the buffer
-    stride *= in[d];
+    UOpPtr c = stride == 1 ? flat : floordiv(flat, stride.uop());
+    coords[d] = floormod(c, sym_in[d].uop());  // also keeps masked (padding) positions inside the buffer
+    stride = stride * sym_in[d];
   }
   UOpPtr packed = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, coords), symbolic(), {.name = "nested reduce index"});
   coords = packed->src;
@@ -366,7 +397,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       lanes = row_lanes(*nested.kernel, packed);
       for (size_t d = in.size(); d-- > 0;)
         if (reduced(d) && in[d] > 1) {
-          if (lanes.count > 1 && in[d] % lanes.count == 0) shared_dim = d;
+          if (lanes.count > 1 && sym_in[d].is_int() && in[d] % lanes.count == 0) shared_dim = d;
           break;
         }
     }
@@ -374,7 +405,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     UOpList upcast;
     for (const UOpPtr& r : outer.upcast_ranges)
       if (uses(packed, r.get())) upcast.push_back(r);
-    NestedIndex index = nested_index(in, reduced, coords, shared_dim, lanes, nested, true);
+    NestedIndex index = nested_index(in, sym_in, reduced, coords, shared_dim, lanes, nested, true);
     // (with unrolled lanes, what lowering the inside adds is kept to restore if it is lowered again
     // without them: the unroll sets hold raw pointers, so nothing lowered and dropped may stay in them)
     struct Before {
@@ -405,14 +436,14 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       nested.done = std::move(before->done);
       *nested.lanes = std::move(before->lanes);
       if (nested.kernel) nested.kernel->temp_count = before->temps, nested.kernel->shared_used = before->shared;
-      index = nested_index(in, reduced, coords, shared_dim, lanes, nested, false);
+      index = nested_index(in, sym_in, reduced, coords, shared_dim, lanes, nested, false);
       x = lower_inside();
     }
     UOpList& loops = index.loops;
     outer.acc_count = inner.acc_count;
     Ops op = red->arg.as_tuple()[0].as_op();
     bool empty = false;
-    for (size_t d = 0; d < in.size(); d++) empty = empty || (reduced(d) && in[d] == 0);
+    for (size_t d = 0; d < in.size(); d++) empty = empty || (reduced(d) && sym_in[d] == 0);
     if (empty || loops.empty()) {
       value = empty ? reduce_identity(op, red->dtype) : x;
     } else {
@@ -511,12 +542,15 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   LowerContext ctx;
   ExpandAxes& expand = lowered.lanes;
   std::vector<int64_t> fs = k.full_shape();
+  // loops end at the extents themselves: a symbolic one is an expression over the kernel's variables
+  // (only whole loops and grid axes are symbolic: the opts refuse to split them)
+  const sints& sym_fs = k.sym_full_shape();
   std::vector<AxisKind> kinds = k.axis_kinds();
   ctx.full_shape = fs;
   ctx.shared_max = k.target().shared_max;
   bool gpu = k.target().has_local;
   for (size_t i = 0; i < fs.size(); i++) {
-    UOpPtr r = UOp::range(fs[i], static_cast<int64_t>(i));
+    UOpPtr r = UOp::make(Ops::RANGE, dtypes::index, {sym_fs[i].uop()}, Arg(static_cast<int64_t>(i)));
     ctx.idxs.push_back(r);
     if (kinds[i] == AxisKind::Upcast) {
       ctx.upcast_ranges.push_back(r);
@@ -528,7 +562,9 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
     // global axes -> gidx (innermost axis first, so it is x), local and group axes -> lidx; NOLOCALS -> idx
     size_t gd = k.global_dims(), fr = k.first_reduce(), gfr = k.group_for_reduces();
     std::vector<int64_t> globals(fs.begin(), fs.begin() + gd), locals(fs.begin() + gd, fs.begin() + fr + gfr);
-    UOpList g = launch_indices(k.dont_use_locals() ? "idx" : "gidx", globals, limits.global_max, true);
+    const sints sym_globals(sym_fs.begin(), sym_fs.begin() + gd);
+    UOpList g = all_int(sym_globals) ? launch_indices(k.dont_use_locals() ? "idx" : "gidx", globals, limits.global_max, true)
+                                     : symbolic_launch_indices(k.dont_use_locals() ? "idx" : "gidx", sym_globals, limits.global_max);
     // a TC kernel's lanes stay plain ids: its warp axes are the ones to merge
     UOpList l = launch_indices("lidx", locals, limits.local_max, false, k.tensor_core().has_value());
     for (size_t i = 0; i < g.size(); i++) ctx.idxs[i] = g[i];

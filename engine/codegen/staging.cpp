@@ -79,6 +79,7 @@ void Kernel::apply_stage(const Opt& opt) {
   if (!target_.has_local || !target_.has_shared || dont_use_locals_) fail("STAGE needs work-groups with shared memory");
   if (reduceops_.size() != 1 || has_nested_ || group_for_reduces_ > 0) fail("STAGE needs exactly one reduce, not grouped");
   if (reduceops_[0]->arg.as_tuple()[0].as_op() != Ops::ADD) fail("STAGE needs a sum of products");
+  if (has_symbolic_axis()) fail("the kernel has a symbolic axis (its tiles are planned for fixed extents)");
   std::optional<std::array<const UOp*, 2>> loads = product_loads(reduceops_[0]);
   if (!loads) fail("STAGE needs a sum of products of two loads");
   const StagingUse before = staging_;

@@ -61,6 +61,7 @@ void Kernel::apply_tensor_core(const Opt& opt) {
     std::optional<int64_t> st = stride_of(b, axis);
     return !st || *st != 0;
   };
+  if (has_symbolic_axis()) fail("the kernel has a symbolic axis");
   std::vector<int64_t> fs = full_shape();
   size_t fr = first_reduce(), fu = first_upcast();
   struct Choice {

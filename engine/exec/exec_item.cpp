@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "codegen/estimates.h"
 #include "ir/metadata.h"
 #include "observe/observer.h"
 #include "runtime/allocator.h"
@@ -74,9 +75,42 @@ ExecListenerScope::ExecListenerScope(ExecListener* l) : previous_(listener) { li
 ExecListenerScope::~ExecListenerScope() { listener = previous_; }
 ExecListener* ExecListenerScope::current() { return listener; }
 
-double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers) {
+std::vector<int64_t> kernel_var_values(const RenderedKernel& kernel, const VarValues& values) {
+  std::vector<int64_t> out;
+  for (const VarParam& v : kernel.vars) {
+    auto it = values.find(v.name);
+    if (it == values.end()) throw Error(cat("kernel ", kernel.name, " takes the variable ", v.name, ", which has no value"));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers, const VarValues* vars) {
   if (item.kind == ExecItem::Kind::Copy) return run_copy(buffers);
   auto& counters = global_counters();
+  // symbolic shapes: this run's values (the item's, or a replay's by name), its launch sizes and costs
+  const RenderedKernel& rk = item.program->kernel();
+  std::vector<int64_t> values = item.var_vals;
+  if (vars && !rk.vars.empty()) {
+    values.resize(rk.vars.size(), 0);
+    for (size_t i = 0; i < rk.vars.size(); i++) {
+      auto it = vars->find(rk.vars[i].name);
+      if (it != vars->end()) values[i] = it->second;
+      else if (i >= item.var_vals.size())
+        throw Error(cat("kernel ", rk.name, " takes the variable ", rk.vars[i].name, ", which has no value"));
+    }
+  }
+  LaunchDims global = item.global;
+  int64_t flops = item.flops, mem = item.mem, lds = item.lds;
+  if (!rk.vars.empty()) {
+    global = item.program->launch_global(values);  // (range-checks the values)
+    if (item.linear && values != item.var_vals) {
+      VarValues named;
+      for (size_t i = 0; i < values.size(); i++) named[rk.vars[i].name] = values[i];
+      Estimates e = estimate_linear(*item.linear, &named);
+      flops = e.ops, mem = e.mem, lds = e.lds;
+    }
+  }
   const int debug = options().debug;
   ExecutionObserver* observer = execution_observer();
   std::vector<void*> handles;
@@ -84,11 +118,11 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   for (int p : item.params) handles.push_back(buffers.at(p)->handle());
   if (observer && item.trace_kernel_id >= 0) keep_inputs(*observer, item, buffers);
   int64_t start_ns = observer ? observer->now_ns() : 0;
-  double seconds = item.program->run(handles, {}, item.global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
+  double seconds = item.program->run(handles, values, global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
   buffers[0]->wrote();
   counters.kernel_count++;
-  counters.global_ops += item.flops;
-  counters.global_mem += item.mem;
+  counters.global_ops += flops;
+  counters.global_mem += mem;
   counters.time_sum_ns += static_cast<int64_t>(seconds * 1e9);
   Device& dev = buffers.at(0)->device();
   if (observer) {
@@ -98,9 +132,10 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
     run.kernel_id = item.trace_kernel_id;
     run.start_ns = start_ns;
     run.duration_ns = static_cast<int64_t>(seconds * 1e9);
-    run.flops = item.flops;
-    run.mem = item.mem;
-    run.lds = item.lds;
+    run.flops = flops;
+    run.mem = mem;
+    run.lds = lds;
+    for (size_t i = 0; i < values.size() && i < rk.vars.size(); i++) run.var_vals.emplace_back(rk.vars[i].name, values[i]);
     run.args = static_cast<int>(buffers.size());
     run.writes.push_back(static_cast<int64_t>(buffers[0]->id()));
     for (size_t k = 1; k < buffers.size(); k++) run.reads.push_back(static_cast<int64_t>(buffers[k]->id()));
@@ -108,7 +143,7 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   }
   if (debug >= 2)
     std::cout << debug_line(dev.name(), counters.kernel_count, item.name, buffers.size(), seconds, counters.time_sum_ns / 1e9,
-                            item.flops, item.mem, item.lds, dev.allocator().used_bytes())
+                            flops, mem, lds, dev.allocator().used_bytes())
               << ops_suffix(item.metadata) << "\n";
   return seconds;
 }

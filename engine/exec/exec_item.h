@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/eval.h"
 #include "ir/uop.h"
 #include "runtime/program.h"
 
@@ -24,7 +25,12 @@ struct ExecItem {
   LaunchDims global{1, 1, 1}, local{1, 1, 1};
   std::vector<std::shared_ptr<Buffer>> buffers;  // [0] is written, the others are read (copies: [1] -> [0])
   UOpList nodes;                                 // the tensor-level BUFFER node of each buffer
-  int64_t flops = 0, mem = 0, lds = 0;           // the kernel's estimates
+  int64_t flops = 0, mem = 0, lds = 0;           // the kernel's estimates (at var_vals when it has variables)
+  // Symbolic shapes: the values of the kernel's variables for this run, in program->kernel().vars order
+  // (by name), and the linearized kernel that estimates its cost at other values. execute() can be given
+  // other values by name (a TinyJit replay): the compiled kernel is the same for all of them.
+  std::vector<int64_t> var_vals;
+  std::shared_ptr<const UOpList> linear;
   int64_t trace_kernel_id = -1;
   std::vector<uint32_t> metadata;                // the tensor ops it computes (ir/metadata.h)
 };
@@ -36,8 +42,14 @@ struct InputsCaptured : std::exception {
 };
 
 // Runs the item on `buffers` (its own, or others of the same sizes in the same order), counts it, prints
-// its DEBUG=2 line and records the run in the trace. Returns the measured seconds.
-double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers);
+// its DEBUG=2 line and records the run in the trace (with its variables' values). Returns the measured
+// seconds. `vars`, when given, overrides the item's variable values by name (a name the kernel does not
+// take is ignored); a value outside a variable's [min, max] is a loupe::Error naming it.
+double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>& buffers, const VarValues* vars = nullptr);
+
+// The values for a kernel's variables (kernel.vars order) from values by name; a variable missing
+// from `values` is a loupe::Error naming it and the kernel.
+std::vector<int64_t> kernel_var_values(const RenderedKernel& kernel, const VarValues& values);
 
 // The DEBUG=2 line of one kernel run (reference map §13).
 std::string debug_line(const std::string& device, int64_t count, const std::string& name, size_t nargs,

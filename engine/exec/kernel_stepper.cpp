@@ -139,10 +139,18 @@ KernelStepping step_program(const LinearProgram& program, std::vector<std::strin
   int64_t elements = static_cast<int64_t>(buffers[out_pos].size()) / std::max(1, dt.itemsize());
   if (request.element < 0 || request.element >= elements)
     throw Error(cat("element ", request.element, " is outside data", output, " of ", program.name(), " (", elements, " elements)"));
+  // a grid size over the kernel's variables: at these values
+  LaunchDims global = program.global();
+  if (vars.size() == program.vars().size()) {
+    VarValues named;
+    for (size_t i = 0; i < vars.size(); i++) named[program.vars()[i].name] = vars[i];
+    for (size_t d = 0; d < 3; d++)
+      if (program.global_sym()[d]) global[d] = eval_int(program.global_sym()[d], named);
+  }
   auto run_on_copy = [&](interp::ExecutionWatcher& w, std::vector<std::string>& bufs) {
     std::vector<void*> ptrs;
     for (std::string& b : bufs) ptrs.push_back(b.data());
-    program.run(ptrs, vars, program.global(), program.local(), &w);
+    program.run(ptrs, vars, global, program.local(), &w);
   };
   StoreFinder finder(program, output, request.element);
   std::vector<std::string> first = buffers;

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "exec/exec_item.h"
 #include "observe/observer.h"
 #include "runtime/buffer.h"
 #include "runtime/device.h"
@@ -48,14 +49,17 @@ struct Timing {
   double seconds = 0;    // the best run
 };
 
-Timing time_best(Program& program, const RenderedKernel& kernel, const std::vector<std::shared_ptr<Buffer>>& buffers) {
+Timing time_best(Program& program, const RenderedKernel& kernel, const std::vector<std::shared_ptr<Buffer>>& buffers,
+                 const VarValues& vars) {
+  const std::vector<int64_t> values = kernel_var_values(kernel, vars);  // (each plan orders its own)
+  const LaunchDims global = program.launch_global(values);
   std::vector<std::shared_ptr<Buffer>> scratch;
   std::vector<void*> handles = handles_for(kernel, buffers, scratch);
   ExecutionObserver* observer = execution_observer();
   Timing t;
   t.start_ns = observer ? observer->now_ns() : 0;
   for (int i = 0; i < kTimedRuns; i++) {
-    double s = program.run(handles, {}, kernel.global, kernel.local, true);
+    double s = program.run(handles, values, global, kernel.local, true);
     t.seconds = i == 0 ? s : std::min(t.seconds, s);
   }
   return t;
@@ -79,10 +83,11 @@ void record(ExecutionObserver& observer, const std::string& device, const Kernel
 } // namespace
 
 NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, const KernelPlan& noopt, Device& dev,
-                                   const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id) {
+                                   const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id,
+                                   const VarValues& vars) {
   std::shared_ptr<Program> noopt_program = dev.compile(noopt.rendered);
-  Timing opt_time = time_best(opt_program, opt.rendered, buffers);
-  Timing noopt_time = time_best(*noopt_program, noopt.rendered, buffers);
+  Timing opt_time = time_best(opt_program, opt.rendered, buffers, vars);
+  Timing noopt_time = time_best(*noopt_program, noopt.rendered, buffers, vars);
 
   NooptComparison c;
   c.device = dev.name();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/pipeline.h"
+#include "ir/eval.h"
 
 namespace loupe {
 
@@ -27,9 +28,11 @@ struct NooptComparison {
 
 // Compiles `noopt` (the NOOPT plan of the same kernel), then times `opt_program` and it with `buffers`
 // (one per DEFINE_GLOBAL, as the optimized run had them; writable ones are replaced by scratch
-// copies). Records the two timings for `trace_kernel_id` when a trace is being written.
+// copies) and the values of the kernel's variables by name (symbolic shapes). Records the two timings
+// for `trace_kernel_id` when a trace is being written.
 NooptComparison compare_with_noopt(const KernelPlan& opt, Program& opt_program, const KernelPlan& noopt, Device& dev,
-                                   const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id);
+                                   const std::vector<std::shared_ptr<Buffer>>& buffers, int64_t trace_kernel_id,
+                                   const VarValues& vars = {});
 
 // A header line (names, opts, both timings, the speed-up) and the two sources in columns of
 // `column_width` characters (longer lines are cut with a '>' marker), optimized on the left.

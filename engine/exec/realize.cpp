@@ -41,6 +41,7 @@ struct CompiledKernel {
   int64_t trace_kernel_id = -1;
   bool noopt_compared = false;  // COMPARE_NOOPT: its NOOPT version was timed
   std::vector<BeamCandidate> beam;  // BEAM's candidates (a search that ran, not a cached choice)
+  std::shared_ptr<const UOpList> linear;  // a kernel with variables: its costs at each run's values
 };
 
 std::mutex cache_mutex;
@@ -132,8 +133,13 @@ struct BeamDeviceTimer {
         }
         handles.push_back(b->handle());
       }
-      double t = program->run(handles, {}, rk.global, rk.local, true);
-      for (int i = 1; i < 3 && t < 4 * best; i++) t = std::min(t, program->run(handles, {}, rk.global, rk.local, true));
+      // symbolic shapes: timed with each variable at the middle of its range, as tinygrad's BEAM does
+      // (every candidate is correct for every value: the opts refuse to split a symbolic axis)
+      std::vector<int64_t> vars;
+      for (const VarParam& v : rk.vars) vars.push_back(v.min + (v.max - v.min) / 2);
+      const LaunchDims global = program->launch_global(vars);
+      double t = program->run(handles, vars, global, rk.local, true);
+      for (int i = 1; i < 3 && t < 4 * best; i++) t = std::min(t, program->run(handles, vars, global, rk.local, true));
       best = std::min(best, t);
       return t;
     } catch (const Error& e) {
@@ -199,6 +205,7 @@ std::shared_ptr<CompiledKernel> plan_item(const ScheduleItem& item, Device& dev)
     if (observer || options().compare_noopt) plan_noopt(*ck, dev);
     if (observer) record_kernel(*observer, *ck, dev.name(), item);
   }
+  if (!ck->plan.rendered.vars.empty()) ck->linear = std::make_shared<const UOpList>(ck->plan.linear);
   int debug = options().debug;
   if (debug >= 3) {
     std::cout << ck->plan.name << "\n";
@@ -284,6 +291,13 @@ std::shared_ptr<Buffer> buffer_storage(const UOpPtr& node) {
 
 namespace {
 // The schedule item as the runtime executes it: the compiled kernel's program with the item's buffers.
+// Symbolic shapes: the schedule item's variable values by name.
+VarValues named_var_vals(const ScheduleItem& item) {
+  VarValues out;
+  for (const auto& [var, value] : item.var_vals) out[var->var_name()] = value;
+  return out;
+}
+
 ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::vector<std::shared_ptr<Buffer>> storages) {
   ExecItem e;
   e.name = ck.plan.name;
@@ -296,6 +310,14 @@ ExecItem kernel_item(const ScheduleItem& item, const CompiledKernel& ck, std::ve
   e.flops = ck.plan.estimates.ops;
   e.mem = ck.plan.estimates.mem;
   e.lds = ck.plan.estimates.lds;
+  if (!rk.vars.empty()) {  // this run's values, its launch sizes and its costs at them
+    const VarValues named = named_var_vals(item);
+    e.var_vals = kernel_var_values(rk, named);
+    e.global = ck.program->launch_global(e.var_vals);  // (range-checks them)
+    e.linear = ck.linear;
+    Estimates at = estimate_linear(ck.plan.linear, &named);
+    e.flops = at.ops, e.mem = at.mem, e.lds = at.lds;
+  }
   e.trace_kernel_id = ck.trace_kernel_id;
   e.metadata = item.metadata;
   e.nodes = item.bufs;
@@ -400,7 +422,7 @@ void run_schedule(const Schedule& schedule) {
         note_kernel_without_opts();
       } else {
         plan_noopt(*ck, dev);
-        compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, e.buffers, ck->trace_kernel_id);
+        compare_with_noopt(ck->plan, *ck->program, *ck->noopt_plan, dev, e.buffers, ck->trace_kernel_id, named_var_vals(item));
       }
     }
   }

@@ -105,6 +105,8 @@ struct KernelRun {
   std::string kind = "kernel";
   std::vector<int64_t> writes = {}, reads = {};  // the runtime buffers it wrote and read (Buffer::id)
   std::vector<MemoryShare> plan = {};            // jit_capture: the memory planner's sharing
+  // kernel runs of a kernel with symbolic shapes: each variable's value in this run, in parameter order
+  std::vector<std::pair<std::string, int64_t>> var_vals = {};
 };
 
 // What a kernel's buffers held just before its first recorded run (parameter order, raw bytes), so a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ir/print.h"
 #include "ir/shared_memory_ops.h"
 #include "render/cstyle_writer.h"
 
@@ -143,13 +144,21 @@ void KernelWriter::render_definition(const UOp* u) {
   case Ops::SPECIAL: {
     std::string name = u->arg.is_string() ? u->arg.as_string() : u->arg.as_tuple().at(0).as_string();
     const UOp* size = u->src.at(0).get();
-    if (size->op != Ops::CONST) fail(u, "symbolic launch sizes are not supported yet");
     int dim = name.back() - '0';
     if (dim < 0 || dim > 2) fail(u, "SPECIAL name must end in 0, 1 or 2");
-    (name[0] == 'l' ? out_.local : out_.global)[dim] = size->const_int();
+    std::string shown;
+    if (size->op == Ops::CONST) {
+      (name[0] == 'l' ? out_.local : out_.global)[dim] = size->const_int();
+      shown = std::to_string(size->const_int());
+    } else {
+      // a grid size over the kernel's variables: the runtime evaluates it at launch
+      if (name[0] == 'l') fail(u, "a work-group size must be a constant");
+      out_.global[dim] = static_cast<int64_t>(size->vmax());
+      out_.global_sym[static_cast<size_t>(dim)] = size->ptr();
+      shown = render_expr(size->ptr());
+    }
     set_text(u, name);
-    emit(R.type_name(rtype(u)) + " " + name + " = " + R.special_expr(name) + "; /* " + std::to_string(size->const_int()) +
-         " */");
+    emit(R.type_name(rtype(u)) + " " + name + " = " + R.special_expr(name) + "; /* " + shown + " */");
     return;
   }
   default: {  // DEFINE_LOCAL
@@ -175,7 +184,9 @@ void KernelWriter::render_control(const UOp* u) {
     std::string T = R.type_name(t);
     if (u == split_range_) {
       out_.split_loop = true;
-      out_.global = {u->src[0]->const_int(), 1, 1};
+      const UOp* end = u->src[0].get();
+      out_.global = {end->op == Ops::CONST ? end->const_int() : static_cast<int64_t>(end->vmax()), 1, 1};
+      if (end->op != Ops::CONST) out_.global_sym[0] = end->ptr();  // evaluated at launch
       emit("for (" + T + " " + name + " = loop_start; " + name + " < loop_end; " + name + "++) {");
     } else {
       emit("for (" + T + " " + name + " = 0; " + name + " < " + conv(operand(u->src.at(0).get()), t) + "; " + name +

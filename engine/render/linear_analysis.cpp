@@ -41,7 +41,9 @@ const UOp* splittable_outer_loop(const UOpList& uops) {
                     op == Ops::NAME || is_value_op(op) || op == Ops::GEP || op == Ops::NOOP;
     if (!harmless) return nullptr;
   }
-  if (!range || range->src.empty() || range->src[0]->op != Ops::CONST) return nullptr;
+  // (an end over the kernel's variables is evaluated at each launch: the outermost loop's end can
+  // only be computed from them)
+  if (!range || range->src.empty()) return nullptr;
   size_t end = uops.size();
   while (end > 0 && uops[end - 1]->op == Ops::SINK) end--;
   if (end == 0 || uops[end - 1]->op != Ops::ENDRANGE || uops[end - 1]->src[0].get() != range) return nullptr;

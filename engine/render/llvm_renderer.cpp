@@ -243,7 +243,9 @@ void IrWriter::render_control(const UOp* u) {
     std::string start = "0", end;
     if (u == split_range_) {
       out_.split_loop = true;
-      out_.global = {u->src[0]->const_int(), 1, 1};
+      const UOp* extent = u->src[0].get();
+      out_.global = {extent->op == Ops::CONST ? extent->const_int() : static_cast<int64_t>(extent->vmax()), 1, 1};
+      if (extent->op != Ops::CONST) out_.global_sym[0] = extent->ptr();  // evaluated at launch
       start = "%loop_start";
       end = "%loop_end";
     } else {

@@ -66,6 +66,10 @@ struct RenderedKernel {
   std::vector<VarParam> vars;       // in parameter order
   std::array<int64_t, 3> global{1, 1, 1};
   std::array<int64_t, 3> local{1, 1, 1};
+  // Global sizes that depend on the kernel's variables (a symbolic grid axis, or a split_loop kernel's
+  // outer loop over a symbolic extent): the expression over its DEFINE_VARs, evaluated at each launch
+  // (Program::launch_global); global[i] then holds its largest value. Null where global[i] is exact.
+  std::array<UOpPtr, 3> global_sym{};
   bool split_loop = false;          // takes [start, end) of its outer loop (RendererCaps::splits_outer_loop)
   // The linearized program itself, kept by renderers of devices that run it directly (INTERP).
   std::shared_ptr<const UOpList> program;

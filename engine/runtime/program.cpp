@@ -1,5 +1,6 @@
 #include "runtime/program.h"
 
+#include "ir/eval.h"
 #include "runtime/buffer.h"
 #include "runtime/device.h"
 #include "support/error.h"
@@ -17,6 +18,17 @@ void Program::check_args(size_t nbufs, const std::vector<int64_t>& vars) const {
       throw Error(cat("kernel ", kernel_.name, ": variable ", v.name, " = ", vars[i], " is outside [", v.min, ", ",
                       v.max, "]"));
   }
+}
+
+LaunchDims Program::launch_global(const std::vector<int64_t>& vars) const {
+  LaunchDims g = kernel_.global;
+  if (!kernel_.global_sym[0] && !kernel_.global_sym[1] && !kernel_.global_sym[2]) return g;
+  check_args(kernel_.buffers.size(), vars);
+  VarValues values;
+  for (size_t i = 0; i < vars.size(); i++) values[kernel_.vars[i].name] = vars[i];
+  for (size_t d = 0; d < 3; d++)
+    if (kernel_.global_sym[d]) g[d] = eval_int(kernel_.global_sym[d], values);
+  return g;
 }
 
 double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>& vars, bool wait) {
@@ -37,7 +49,7 @@ double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>
     handles.push_back(b->handle());
     if (p.is_mutable) b->wrote();
   }
-  return run(handles, vars, kernel_.global, kernel_.local, wait);
+  return run(handles, vars, launch_global(vars), kernel_.local, wait);
 }
 
 } // namespace loupe

@@ -24,8 +24,12 @@ public:
   virtual double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
                      const LaunchDims& local, bool wait = true) = 0;
 
+  // The global launch sizes for these variable values (in kernel().vars order): kernel().global with
+  // each symbolic size (RenderedKernel::global_sym) evaluated. The values are range-checked first.
+  LaunchDims launch_global(const std::vector<int64_t>& vars) const;
+
   // Runs with Buffers (checked against the parameters: device, dtype, size; allocated on demand) and
-  // the kernel's own launch sizes.
+  // the kernel's launch sizes for these variable values.
   double run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>& vars = {}, bool wait = true);
 
 protected:

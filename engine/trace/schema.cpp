@@ -86,6 +86,10 @@ const std::vector<Table>& tables() {
        "CREATE TABLE run_buffers(event_id INTEGER NOT NULL, buffer INTEGER NOT NULL, writes INTEGER NOT NULL);"
        "CREATE INDEX run_buffers_by_buffer ON run_buffers(buffer)",
        {"event_id", "buffer", "writes"}, true},
+      {"run_vars",
+       "CREATE TABLE run_vars(event_id INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL,"
+       " PRIMARY KEY(event_id, idx)) WITHOUT ROWID",
+       {"event_id", "idx", "name", "value"}, true},
       {"rule_sources",
        "CREATE TABLE rule_sources(rule_id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
        {"rule_id", "text"}, true},

@@ -166,6 +166,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
   has_run_buffers_ = trace_schema::has_table(*db_, "run_buffers");
+  has_run_vars_ = trace_schema::has_table(*db_, "run_vars");
   has_memory_plan_ = trace_schema::has_table(*db_, "memory_plan");
   has_rule_sources_ = trace_schema::has_table(*db_, "rule_sources");
   has_node_metadata_ = trace_schema::has_table(*db_, "uop_metadata") && trace_schema::has_table(*db_, "metadata_records");
@@ -627,6 +628,11 @@ std::vector<TraceEvent> TraceReader::profile() {
       if (it == at.end()) continue;
       (rb.int64(2) ? out[it->second].writes : out[it->second].reads).push_back(rb.int64(1));
     }
+  }
+  if (has_run_vars_) {
+    Query rv(cached("SELECT event_id, name, value FROM run_vars ORDER BY event_id, idx"));
+    while (rv.step())
+      if (auto it = at.find(rv.int64(0)); it != at.end()) out[it->second].var_vals.emplace_back(rv.text(1), rv.int64(2));
   }
   if (has_memory_plan_) {
     Query mp(cached("SELECT event_id, buffer, shared, first_kernel, last_kernel FROM memory_plan ORDER BY rowid"));

@@ -97,6 +97,9 @@ struct TraceEvent {
   int64_t args = 0;
   std::vector<int64_t> writes, reads;  // kernel runs: the buffers (Buffer ids) written and read
   std::vector<MemoryShare> plan;       // jit_capture: the memory planner's sharing
+  // kernel runs of a kernel with symbolic shapes: its variables' values in this run, in parameter
+  // order (empty for other kernels and in traces from before run_vars)
+  std::vector<std::pair<std::string, int64_t>> var_vals;
 };
 
 // The stored form of a node, for display when it cannot be rebuilt.
@@ -191,6 +194,7 @@ private:
   // The kernels table with kernel_info's columns: every kernel, or only the one with id `only` (>= 0).
   std::vector<TraceKernel> read_kernels(int64_t only);
   bool has_info_ = false;        // kernel_info (optional, as above)
+  bool has_run_vars_ = false;     // run_vars (optional)
   bool has_run_buffers_ = false;  // run_buffers (optional, likewise)
   bool has_memory_plan_ = false;  // memory_plan (optional, likewise)
   bool has_rule_sources_ = false;  // rule_sources (optional, likewise)

@@ -109,6 +109,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT INTO profile(kind, device, name, kernel_id, start_ns, duration_ns, flops, mem, lds, bytes, buffer, peer,"
       " args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   ins_run_buffer_ = db.prepare("INSERT INTO run_buffers(event_id, buffer, writes) VALUES (?,?,?)");
+  ins_run_var_ = db.prepare("INSERT INTO run_vars(event_id, idx, name, value) VALUES (?,?,?,?)");
   ins_plan_ = db.prepare("INSERT INTO memory_plan(event_id, buffer, shared, first_kernel, last_kernel) VALUES (?,?,?,?,?)");
   ins_peaks_ = db.prepare("INSERT OR REPLACE INTO peaks(device, peak_gflops, bandwidth_gbs) VALUES (?,?,?)");
   ins_run_ = db.prepare("INSERT OR REPLACE INTO run_info(key, value) VALUES (?,?)");
@@ -564,12 +565,14 @@ void TraceWriter::enqueue_profile(ProfileRow row) {
     else st.bind_null(4);
     st.bind(5, row.start_ns).bind(6, row.duration_ns).bind(7, row.flops).bind(8, row.mem).bind(9, row.lds);
     st.bind(10, row.bytes).bind(11, row.buffer).bind(12, row.peer).bind(13, row.args).run();
-    if (row.writes.empty() && row.reads.empty() && row.plan.empty()) return;
+    if (row.writes.empty() && row.reads.empty() && row.plan.empty() && row.var_vals.empty()) return;
     int64_t event = db_->last_insert_rowid();
     for (int64_t b : row.writes) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(1)).run();
     for (int64_t b : row.reads) ins_run_buffer_.bind(1, event).bind(2, b).bind(3, int64_t(0)).run();
     for (const MemoryShare& m : row.plan)
       ins_plan_.bind(1, event).bind(2, m.buffer).bind(3, m.shared).bind(4, m.first_kernel).bind(5, m.last_kernel).run();
+    for (size_t i = 0; i < row.var_vals.size(); i++)
+      ins_run_var_.bind(1, event).bind(2, int64_t(i)).bind(3, row.var_vals[i].first).bind(4, row.var_vals[i].second).run();
   });
 }
 
@@ -580,7 +583,7 @@ void TraceWriter::record_kernel_run(const KernelRun& r) {
   }
   guarded([&] {
     enqueue_profile({r.kind, r.device, r.name, r.kernel_id, r.start_ns, r.duration_ns, r.flops, r.mem, r.lds, 0, -1,
-                     "", r.args, r.writes, r.reads, r.plan});
+                     "", r.args, r.writes, r.reads, r.plan, r.var_vals});
   });
 }
 

@@ -133,6 +133,7 @@ private:
     int64_t args;
     std::vector<int64_t> writes = {}, reads = {};  // run_buffers rows
     std::vector<MemoryShare> plan = {};            // memory_plan rows
+    std::vector<std::pair<std::string, int64_t>> var_vals = {};  // run_vars rows
   };
   static constexpr size_t kMaxQueued = size_t(1) << 18;  // queued rows before producers wait
 
@@ -189,7 +190,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_node_metadata_, ins_metadata_record_, ins_tensor_call_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_run_var_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_;
   std::thread store_thread_;
 };
 

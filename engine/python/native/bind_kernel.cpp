@@ -36,9 +36,9 @@ std::string device_of(py::handle opts) {
   throw py::type_error("Kernel: opts must be a renderer or a device name, got " + py::repr(opts).cast<std::string>());
 }
 
-py::tuple ints_tuple(const std::vector<int64_t>& xs) {
+py::tuple shape_tuple(const sints& xs) {
   py::tuple t(xs.size());
-  for (size_t i = 0; i < xs.size(); i++) t[i] = py::int_(xs[i]);
+  for (size_t i = 0; i < xs.size(); i++) t[i] = xs[i].is_int() ? py::object(py::int_(xs[i].as_int())) : uop_to_py(xs[i].sym());
   return t;
 }
 
@@ -76,8 +76,9 @@ void bind_kernel(py::module_& m) {
       .def("apply_opts", [](PyKernel& k, const std::vector<Opt>& os) { k.k.apply_opts(os); }, py::arg("opts"))
       .def("hand_coded_optimizations", [](PyKernel& k) { k.k.hand_coded_optimizations(); return k.k.applied_opts(); })
       .def_property_readonly("applied_opts", [](const PyKernel& k) { return k.k.applied_opts(); })
-      .def_property_readonly("full_shape", [](const PyKernel& k) { return ints_tuple(k.k.full_shape()); })
-      .def_property_readonly("output_shape", [](const PyKernel& k) { return ints_tuple(k.k.output_shape()); })
+      // (symbolic extents as their expressions, as tinygrad's)
+      .def_property_readonly("full_shape", [](const PyKernel& k) { return shape_tuple(k.k.sym_full_shape()); })
+      .def_property_readonly("output_shape", [](const PyKernel& k) { return shape_tuple(k.k.sym_output_shape()); })
       .def_property_readonly("shape_len", [](const PyKernel& k) { return k.k.shape_len(); })
       .def_property_readonly("first_reduce", [](const PyKernel& k) { return k.k.first_reduce(); })
       .def_property_readonly("first_upcast", [](const PyKernel& k) { return k.k.first_upcast(); })

@@ -69,6 +69,7 @@ RenderedKernel InterpRenderer::render(const std::string& name, const UOpList& uo
   k.buffers = decoded.buffers();
   k.vars = decoded.vars();
   k.global = decoded.global();
+  k.global_sym = decoded.global_sym();
   k.local = decoded.local();
   k.program = std::make_shared<const UOpList>(uops);
   k.uop_lines.resize(uops.size());

@@ -183,10 +183,17 @@ LinearProgram::LinearProgram(std::string name, const UOpList& uops, const Render
       std::string n = u->var_name();
       in.special_kind = n[0] == 'g' ? 'g' : n[0] == 'l' ? 'l' : 'i';
       in.special_dim = n.back() - '0';
-      if (in.special_dim < 0 || in.special_dim > 2 || u->src.empty() || u->src[0]->op != Ops::CONST) fail(u, "a launch id needs a constant size");
-      int64_t size = u->src[0]->arg.as_int();
-      if (in.special_kind == 'l') local_[static_cast<size_t>(in.special_dim)] = size;
-      else global_[static_cast<size_t>(in.special_dim)] = size;
+      if (in.special_dim < 0 || in.special_dim > 2 || u->src.empty()) fail(u, "a launch id needs its size");
+      const UOp* size = u->src[0].get();
+      if (size->op != Ops::CONST) {  // a grid size over the kernel's variables, evaluated at launch
+        if (in.special_kind == 'l') fail(u, "a work-group size must be a constant");
+        global_[static_cast<size_t>(in.special_dim)] = static_cast<int64_t>(size->vmax());
+        global_sym_[static_cast<size_t>(in.special_dim)] = size->ptr();
+      } else if (in.special_kind == 'l') {
+        local_[static_cast<size_t>(in.special_dim)] = size->arg.as_int();
+      } else {
+        global_[static_cast<size_t>(in.special_dim)] = size->arg.as_int();
+      }
       break;
     }
     case Ops::DEFINE_VAR: {

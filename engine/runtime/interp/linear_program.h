@@ -67,8 +67,10 @@ public:
 
   const std::string& name() const { return name_; }
   const UOpList& uops() const { return uops_; }
-  // Launch sizes the SPECIALs ask for (1s for a CPU-style kernel).
+  // Launch sizes the SPECIALs ask for (1s for a CPU-style kernel); a grid size over the kernel's
+  // variables is at its largest in global() and its expression in global_sym().
   const LaunchDims& global() const { return global_; }
+  const std::array<UOpPtr, 3>& global_sym() const { return global_sym_; }
   const LaunchDims& local() const { return local_; }
   // The buffers in parameter order (DEFINE_GLOBAL index ascending), as RenderedKernel lists them.
   const std::vector<BufferParam>& buffers() const { return buffers_; }
@@ -107,6 +109,7 @@ private:
   std::vector<int64_t> local_sizes_;  // elements of each local temp
   std::vector<DType> local_dtypes_;
   LaunchDims global_{1, 1, 1}, local_{1, 1, 1};
+  std::array<UOpPtr, 3> global_sym_{};
   bool needs_sync_ = false;  // BARRIER or a warp op: items of a group run in step
 };
 

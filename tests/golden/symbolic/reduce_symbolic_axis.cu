@@ -1,0 +1,10 @@
+extern "C" __global__ void __launch_bounds__(1) r_4_i(float* data0, const float* data1, const float* data2, const int i) {
+  int gidx0 = blockIdx.x; /* 4 */
+  float acc0 = 0.0f;
+  for (int ridx1 = 0; ridx1 < i; ridx1++) {
+    float val0 = *(data1+(gidx0*10)+ridx1);
+    float val1 = *(data2+gidx0+(ridx1*4));
+    acc0 = fmaf(val0, val1, acc0);
+  }
+  *(data0+gidx0) = acc0;
+}
