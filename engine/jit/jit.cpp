@@ -375,14 +375,10 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs, const VarVa
     std::vector<uint8_t> bytes = ref_of(node).state->refill();
     mapped(storage)->copyin(bytes.data(), bytes.size());
   }
-  // Each kernel runs with this call's values. (Until the runtime takes a launch's values from the
-  // caller, a replay with values other than the capture's is refused rather than run with the old ones.)
+  // Each kernel runs with this call's values (by name; the runtime range-checks them): the captured
+  // kernels are the same for every value.
   auto run_with_vars = [&](const ExecItem& e, const std::vector<std::shared_ptr<Buffer>>& bufs, const VarValues& values) {
-    for (const auto& [name, v] : values)
-      if (auto it = captured_vars_.find(name); it != captured_vars_.end() && it->second != v)
-        throw NotImplementedError(cat("TinyJit replay with ", name, "=", v, " (captured with ", it->second,
-                                      "): this build's runtime cannot pass other values to a captured kernel"));
-    execute(e, bufs);
+    execute(e, bufs, values.empty() ? nullptr : &values);
   };
   // a step with Variables runs kernel by kernel, each launch given the call's values
   if (!vars.empty() || !run_as_graph(mapped)) {
