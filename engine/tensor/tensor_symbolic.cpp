@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 
+#include "schedule/lazy_shape.h"
+#include "shape/shapetracker.h"
 #include "shape/sint_arg.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
@@ -25,6 +27,17 @@ std::optional<int64_t> bound_numel(const sints& s) {
 }
 
 bool negative(const sint& x) { return x.is_int() ? x.as_int() < 0 : x.vmax() < 0; }
+
+// The view a tensor-level graph shows its base through: its chain of movement ops over the base's shape.
+ShapeTracker tracker_of(const UOpPtr& u) {
+  UOpList chain;
+  UOpPtr x = u;
+  while (op_in(x->op, kMovement)) chain.push_back(x), x = x->src[0];
+  ShapeMemo shapes;
+  ShapeTracker st = x->op == Ops::VIEW ? *x->arg.object<ShapeTracker>() : ShapeTracker::from_shape(shapes.of(x));
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
+  return st;
+}
 
 } // namespace
 
@@ -54,6 +67,15 @@ Tensor Tensor::reshape_sym(const sints& new_shape_in) const {
     throw ValueError(loupe::cat("cannot reshape ", shape_str(old), " (", *a, " elements) to ", shape_str(new_shape), " (", *b,
                                 " elements)"));
   if (new_shape == old) return *this;
+  // as tinygrad, a symbolic shape is checked against the tensor's view when the reshape is made: a
+  // non-contiguous view only takes one that names its own dims
+  if (all_int(old) && !all_int(new_shape)) {
+    try {
+      tracker_of(uop()).reshape(new_shape);
+    } catch (const Error& e) {
+      throw ValueError(e.what());
+    }
+  }
   return view(Ops::RESHAPE, sints_to_arg(new_shape), new_shape);
 }
 
@@ -89,8 +111,11 @@ Tensor Tensor::shrink_sym(const SymPadSpec& arg) const {
   bool identity = true;
   for (int64_t i = 0; i < ndim(); i++) {
     auto p = arg[i].value_or(std::pair<sint, sint>{0, old[i]});
-    // a bound outside the dim for some value of its Variables is refused (checked by range analysis)
-    if (resolve_lt(p.first, 0, false) || resolve_lt(old[i], p.second, false) || resolve_lt(p.second, p.first, false))
+    // bounds are checked at the Variables' bound values (tinygrad lets a bound pass the dim at other
+    // values: shrink((i, i+2)) of 11 with i up to 10), and refused where no value could fit
+    std::optional<int64_t> b = bound_numel({p.first}), e = bound_numel({p.second}), n = bound_numel({old[i]});
+    const bool outside_now = b && e && n && (*b < 0 || *e > *n || *b > *e);
+    if (outside_now || resolve_lt(p.first, 0, false) || resolve_lt(old[i], p.second, false) || resolve_lt(p.second, p.first, false))
       throw Error(loupe::cat("shrink of shape ", shape_str(old), ": range [", p.first.str(), ", ", p.second.str(), ") on dimension ", i,
                              " is out of bounds"));
     identity = identity && p.first == 0 && p.second == old[i];

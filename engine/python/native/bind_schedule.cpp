@@ -76,7 +76,7 @@ void bind_schedule(py::module_& m) {
     ShapeMemo shapes;
     ShapeTracker st = u->op == Ops::VIEW ? *u->arg.object<ShapeTracker>() : ShapeTracker::from_shape(shapes.of(u));
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
-    return st;
+    return st_for_python(st);
   });
   // A realized BUFFER node's bytes (tinygrad's Buffer.as_buffer), read back from its storage.
   m.def("_buffer_node_bytes", [](py::handle h) {

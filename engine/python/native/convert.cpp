@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/print.h"
+#include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/regular_file.h"
 #include "tensor/host_data.h"
@@ -242,6 +243,27 @@ std::vector<int64_t> to_ints(py::handle h, const char* what) {
 
 
 py::object sym_to_py(const UOpPtr& u) { return uop_to_py(retyped(u, dtypes::int32)); }
+
+ShapeTracker st_for_python(const ShapeTracker& st) {
+  UOpMap<UOpPtr> memo;
+  auto conv = [&](const sint& x) { return x.is_int() ? x : sint(retyped(x.sym(), dtypes::int32, memo)); };
+  auto convs = [&](const sints& xs) {
+    sints out;
+    for (const sint& x : xs) out.push_back(conv(x));
+    return out;
+  };
+  std::vector<View> views;
+  for (const View& v : st.views()) {
+    View w = v;  // the same fields (no canonicalization: only the dtype of its expressions changes)
+    w.shape = convs(v.shape);
+    w.strides = convs(v.strides);
+    w.offset = conv(v.offset);
+    if (v.mask)
+      for (auto& [b, e] : *w.mask) b = conv(b), e = conv(e);
+    views.push_back(std::move(w));
+  }
+  return ShapeTracker(std::move(views));
+}
 
 sint to_sint(py::handle h, const char* what) {
   if (is_uop(h)) {

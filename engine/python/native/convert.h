@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common.h"
+#include "shape/shapetracker.h"
 
 namespace loupe::python {
 
@@ -27,7 +28,9 @@ sint to_sint(py::handle h, const char* what);
 sints sints_of(py::handle h, const char* what);
 // A symbolic expression (or Variable) of the engine's shapes as Python sees it: in int32, tinygrad's
 // dtypes.int, so that it is the very UOp the user's Variable made.
-py::object sym_to_py(const UOpPtr& u);  // an int/UOp or a sequence of them
+py::object sym_to_py(const UOpPtr& u);
+// A tensor-level ShapeTracker as Python sees it: its symbolic quantities in int32 (see sym_to_py).
+ShapeTracker st_for_python(const ShapeTracker& st);  // an int/UOp or a sequence of them
 sints sints_from_args(const py::args& args, const char* what);  // f(2, i) or f((2, i))
 std::optional<int64_t> to_opt_int(py::handle h, const char* what);
 std::vector<int64_t> to_ints(py::handle h, const char* what);  // an int or a sequence of ints
