@@ -212,3 +212,16 @@ def test_jit_shape_mismatch_is_an_assertion():
   vi = _var(7, 1, 10)
   with pytest.raises(AssertionError, match="args mismatch"):
     add(Tensor.rand(3, 7).reshape(3, vi), Tensor.rand(4, 7).reshape(4, vi))
+
+
+def test_schedule_cache_keys_on_the_unbound_graph():
+  # the same graph at another value of its Variable finds the cached schedule, with this call's values
+  from loupe import _loupe
+  cache = Tensor(np.arange(10, dtype=np.float32)).contiguous().realize()
+  sp0 = Variable("sp", 0, 8)
+  for p in range(0, 9):  # (one source line: the key holds the ops' provenance too)
+    hits = _loupe.schedule_cache_stats()["hits"]
+    w = (cache.shrink(((0, sp0.bind(p) + 1),)) * 3).realize()
+    assert _loupe.schedule_cache_stats()["hits"] == hits + (p > 0)
+    assert w.shape[0].vars() == {sp0.bind(p)}
+    np.testing.assert_allclose(w.reshape(p + 1).numpy(), np.arange(p + 1) * 3)
