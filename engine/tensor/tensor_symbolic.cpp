@@ -143,10 +143,12 @@ Tensor Tensor::pad_sym(const SymPadSpec& padding, ConstVal value) const {
     for (const auto& [b, e] : pos) concrete.push_back(std::pair<int64_t, int64_t>{b.as_int(), e.as_int()});
     return pad(concrete, value);
   }
-  for (const auto& [b, e] : pos)
-    if (resolve_lt(b, 0, true) || resolve_lt(e, 0, true))
-      throw Error(loupe::cat("pad of shape ", shape_str(old), ": a symbolic padding must be non-negative for every value of its Variables, got (",
-                             b.str(), ", ", e.str(), ")"));
+  // as tinygrad, a symbolic padding is taken where it may be non-negative; it must be at the bound values
+  for (const auto& [b, e] : pos) {
+    std::optional<int64_t> bv = bound_numel({b}), ev = bound_numel({e});
+    if (resolve_lt(b, 0, false) || resolve_lt(e, 0, false) || (bv && *bv < 0) || (ev && *ev < 0))
+      throw Error(loupe::cat("pad of shape ", shape_str(old), ": a symbolic padding must be non-negative, got (", b.str(), ", ", e.str(), ")"));
+  }
   if (!any) return *this;
   sints s;
   for (size_t i = 0; i < old.size(); i++) s.push_back(old[i] + pos[i].first + pos[i].second);

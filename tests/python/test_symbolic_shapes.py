@@ -108,6 +108,18 @@ def test_mean_and_var_divide_by_the_bound_count():
     if n > 1: np.testing.assert_allclose(t.var(0).numpy(), x.var(0, ddof=1), rtol=1e-4)
 
 
+def test_gradients_through_symbolic_views():
+  vi = _var(3, 1, 10)
+  a = Tensor.rand(2, 3, requires_grad=True)
+  (a.reshape(2, vi) * a.reshape(2, vi)).sum().backward()
+  np.testing.assert_allclose(a.grad.numpy(), 2 * a.numpy(), rtol=1e-6)
+  c = Tensor.rand(7, 11, requires_grad=True)
+  (c.shrink(((3, 5), (vi, vi + 2))) * 3).sum().backward()
+  g = np.zeros((7, 11), np.float32)
+  g[3:5, 3:5] = 3
+  np.testing.assert_allclose(c.grad.numpy(), g)
+
+
 def test_tensor_of_a_bound_variable():
   for n in (1, 4, 7):
     assert Tensor(_var(n)).item() == n
@@ -169,8 +181,11 @@ def test_dropout_on_a_symbolic_shape_is_a_value_error():
 
 def test_ops_that_need_concrete_dims_name_the_symbolic_shape():
   t = Tensor.rand(2, 3).reshape(2, _var(3))
+  assert t.numel().render() == "(i*2)" and t.numel().vars() == {_var(3)}
   with pytest.raises(Exception, match="symbolic"):
-    t.numel()
+    t.nbytes()
+  with pytest.raises(Exception, match="symbolic"):
+    t.tolist()
 
 
 def test_shrink_past_the_dim_at_the_bound_value_is_refused():

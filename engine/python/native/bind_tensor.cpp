@@ -64,13 +64,17 @@ void bind_properties(TensorClass& cls) {
           throw AssertionError(cat("grad shape must match tensor shape, ", shape_str(v.shape()), " != ", shape_str(t.shape())));
         t.set_grad(v);
       });
-  cls.def("numel", &Tensor::numel);
+  // a symbolic shape's count is the expression of its Variables (tinygrad's prod(shape))
+  cls.def("numel", [](const Tensor& t) -> py::object {
+    if (!t.symbolic()) return py::int_(t.numel());
+    return shape_tuple(sints{prod(t.sshape())})[0];
+  });
   cls.def("element_size", [](const Tensor& t) { return user_dtype(t).itemsize(); });
   cls.def("nbytes", [](const Tensor& t) { return t.numel() * user_dtype(t).itemsize(); });
   cls.def("is_floating_point", [](const Tensor& t) { return t.dtype().is_float(); });
   cls.def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return shape_tuple(t.shape());
-        return py::int_(t.shape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]);
+        if (dim.is_none()) return shape_tuple(t.sshape());
+        return shape_tuple(sints{t.sshape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]})[0];
       }, py::arg("dim") = py::none());
   cls.def("requires_grad_", [](Tensor& t, bool r) { t.set_requires_grad(r); return t; }, py::arg("requires_grad") = true);
 }
