@@ -240,3 +240,36 @@ def test_schedule_cache_keys_on_the_unbound_graph():
     assert _loupe.schedule_cache_stats()["hits"] == hits + (p > 0)
     assert w.shape[0].vars() == {sp0.bind(p)}
     np.testing.assert_allclose(w.reshape(p + 1).numpy(), np.arange(p + 1) * 3)
+
+
+class _CachedAttention:
+  """One attention head group with a KV cache, as a decoder runs it: the new token's key and value are
+  written at start_pos (an assign through a symbolic shrink) and the cache is read up to start_pos + 1."""
+  def __init__(self, dim: int, heads: int, max_context: int, w: np.ndarray):
+    self.dim, self.heads, self.hd = dim, heads, dim // heads
+    self.w = Tensor(w)
+    self.cache = Tensor.zeros(2, 1, max_context, heads, self.hd).contiguous().realize()
+
+  def __call__(self, x: Tensor, start_pos) -> Tensor:
+    q, k, v = [(x @ self.w[:, i * self.dim:(i + 1) * self.dim]).reshape(1, 1, self.heads, self.hd) for i in range(3)]
+    self.cache.shrink((None, None, (start_pos, start_pos + 1), None, None)).assign(Tensor.stack(k, v)).realize()
+    keys = self.cache[0].shrink((None, (0, start_pos + 1), None, None))
+    values = self.cache[1].shrink((None, (0, start_pos + 1), None, None))
+    out = q.transpose(1, 2).scaled_dot_product_attention(keys.transpose(1, 2), values.transpose(1, 2))
+    return out.transpose(1, 2).reshape(1, 1, self.dim)
+
+
+def test_kv_cache_decoder_under_jit_matches_the_unjitted_run():
+  rng = np.random.default_rng(0)
+  dim, heads, steps = 16, 2, 10
+  w = rng.standard_normal((dim, 3 * dim)).astype(np.float32) / 4
+  xs = [rng.standard_normal((1, 1, dim)).astype(np.float32) for _ in range(steps)]
+  plain, jitted = _CachedAttention(dim, heads, 32, w), _CachedAttention(dim, heads, 32, w)
+  step = TinyJit(lambda x, sp: jitted(x, sp).realize())
+  lengths = []
+  for p in range(steps):
+    want = plain(Tensor(xs[p]), Variable("start_pos", 0, 31).bind(p)).numpy()
+    got = step(Tensor(xs[p]), Variable("start_pos", 0, 31).bind(p)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"position {p}")
+    lengths.append(len(step.jit_cache))
+  assert lengths[1] > 0 and len(set(lengths[1:])) == 1  # captured once, replayed for every later position
