@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "exec/realize.h"
+#include "jit/jit_vars.h"
 #include "ir/buffer_ref.h"
 #include "observe/observer.h"
 #include "rewrite/graph_rewrite.h"
@@ -96,6 +97,7 @@ void set_jit_capturing(bool on) { capturing.store(on); }
 
 struct JitCapture::Recorder : ExecListener {
   std::vector<Tensor> inputs;
+  VarValues vars;  // the Variables' values of the captured call
   std::vector<UOpPtr> input_buffers;  // their BUFFER nodes when the capture began (a step may assign an input)
   std::unordered_map<const void*, UOpPtr> before;  // every live tensor's graph when the capture began
   std::vector<Tensor> before_tensors;              // keeps them identifiable meanwhile
@@ -128,7 +130,7 @@ std::unordered_set<const UOp*> JitCapture::Recorder::take_inputs(CapturedStep& s
     const Tensor& t = inputs[i];
     const UOpPtr& n = input_buffers[i];
     if (!input_nodes.insert(n.get()).second) throw AssertionError("TinyJit: duplicate inputs to JIT");
-    s.inputs_.push_back({buffer_storage(n), t.shape(), dtypes::strong(t.dtype()), ref_of(n).device, t.identity()});
+    s.inputs_.push_back({buffer_storage(n), unbound_shape(t.sshape()), dtypes::strong(t.dtype()), ref_of(n).device, t.identity()});
   }
   return input_nodes;
 }
@@ -244,12 +246,13 @@ void JitCapture::Recorder::report(CapturedStep& s, const PlannedMemory& m, const
   }
 }
 
-JitCapture::JitCapture(std::vector<Tensor> inputs) : rec_(std::make_unique<Recorder>()) {
+JitCapture::JitCapture(std::vector<Tensor> inputs, const VarValues& vars) : rec_(std::make_unique<Recorder>()) {
   if (ExecListenerScope::current()) throw RuntimeError("having TinyJit inside another TinyJit is not supported (a TinyJit called while another one captures its step)");
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
   Tensor::realize_assigned();  // the capture starts from every write done
+  rec_->vars = call_var_values(inputs, vars);
   rec_->inputs = std::move(inputs);
   for (const Tensor& t : rec_->inputs) rec_->input_buffers.push_back(realized_node(t, "an input"));
   for (Tensor& t : Tensor::live()) {
@@ -277,7 +280,8 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs, b
   if (s.items_.empty()) throw AssertionError("TinyJit: the function ran no kernels (didn't JIT anything!)");
 
   std::unordered_set<const UOp*> input_nodes = rec_->take_inputs(s);
-  for (const Tensor& t : outputs) s.outputs_.push_back({t.uop(), t.shape()});
+  for (const Tensor& t : outputs) s.outputs_.push_back({t.uop(), t.sshape()});
+  s.captured_vars_ = rec_->vars;
   BufferUses uses = buffer_uses(s.items_);
   std::vector<Tensor> live = Tensor::live();
   std::unordered_set<const UOp*> kept = rec_->sort_live_tensors(s, live, uses, input_nodes, outputs);
@@ -308,7 +312,7 @@ std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs, b
   return step;
 }
 
-std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
+std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs, const VarValues& var_args) {
   auto t0 = std::chrono::steady_clock::now();
   ExecutionObserver* observer = execution_observer();
   int64_t start_ns = observer ? observer->now_ns() : 0;
@@ -317,6 +321,9 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
   if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  const VarValues vars = call_var_values(inputs, var_args);
+  for (const auto& [name, v] : captured_vars_)
+    if (!vars.count(name)) throw AssertionError(cat("args mismatch in JIT: the Variable ", name, " was bound at capture, this call binds none"));
 
   std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> subst;
   for (const Bound& b : bound_) {
@@ -354,8 +361,8 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     const Input& want = inputs_[i];
     const Tensor& t = inputs[i];
     UOpPtr n = realized_buffer(t.uop());
-    if (!n || t.shape() != want.shape || dtypes::strong(t.dtype()) != want.dtype || ref_of(n).device != want.device)
-      throw AssertionError(cat("args mismatch in JIT: input ", i, " is ", shape_str(t.shape()), " ", dtypes::strong(t.dtype()).short_name(),
+    if (!n || unbound_shape(t.sshape()) != want.shape || dtypes::strong(t.dtype()) != want.dtype || ref_of(n).device != want.device)
+      throw AssertionError(cat("args mismatch in JIT: input ", i, " is ", shape_str(t.sshape()), " ", dtypes::strong(t.dtype()).short_name(),
                                " on ", n ? ref_of(n).device : t.device(), ", captured as ", shape_str(want.shape), " ",
                                want.dtype.short_name(), " on ", want.device));
     subst[want.storage.get()] = buffer_storage(n);
@@ -368,19 +375,26 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs) {
     std::vector<uint8_t> bytes = ref_of(node).state->refill();
     mapped(storage)->copyin(bytes.data(), bytes.size());
   }
-  if (!run_as_graph(mapped)) {
+  // Each kernel runs with this call's values (by name; the runtime range-checks them): the captured
+  // kernels are the same for every value.
+  auto run_with_vars = [&](const ExecItem& e, const std::vector<std::shared_ptr<Buffer>>& bufs, const VarValues& values) {
+    execute(e, bufs, values.empty() ? nullptr : &values);
+  };
+  // a step with Variables runs kernel by kernel, each launch given the call's values
+  if (!vars.empty() || !run_as_graph(mapped)) {
     std::vector<std::shared_ptr<Buffer>> bufs;
     for (const ExecItem& e : items_) {
       check_interrupt();
       bufs.clear();
       for (const std::shared_ptr<Buffer>& b : e.buffers) bufs.push_back(mapped(b));
-      execute(e, bufs);
+      run_with_vars(e, bufs, vars);
     }
   }
-  for (size_t i = 0; i < updated_.size(); i++) moved[i].replace(Tensor::from_uop(new_views[i], moved[i].shape()));
+  for (size_t i = 0; i < updated_.size(); i++)
+    moved[i].replace(Tensor::from_uop_sym(rebind_graph(new_views[i], vars), rebind(moved[i].sshape(), vars)));
   replays_++;
   std::vector<Tensor> out;
-  for (const Output& o : outputs_) out.push_back(Tensor::from_uop(o.view, o.shape));
+  for (const Output& o : outputs_) out.push_back(Tensor::from_uop_sym(rebind_graph(o.view, vars), rebind(o.shape, vars)));
   if (observer) {
     KernelRun ev;
     ev.kind = "jit_replay";

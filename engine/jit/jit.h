@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "exec/exec_item.h"
+#include "ir/eval.h"
 #include "runtime/launch_graph.h"
 #include "tensor/tensor.h"
 
@@ -54,7 +55,9 @@ void set_jit_capturing(bool on);
 // Records what this thread executes while it lives (the second call of a TinyJit).
 class JitCapture {
 public:
-  explicit JitCapture(std::vector<Tensor> inputs);  // realizes the inputs first
+  // Realizes the inputs first. vars: Variables passed to the step as arguments (by name), beside those
+  // bound in the inputs' shapes.
+  explicit JitCapture(std::vector<Tensor> inputs, const VarValues& vars = {});
   ~JitCapture();
   JitCapture(const JitCapture&) = delete;
   JitCapture& operator=(const JitCapture&) = delete;
@@ -71,8 +74,11 @@ private:
 class CapturedStep {
 public:
   // Runs the captured kernels on these inputs (realized here), moves the tensors the step updates to
-  // their new values and returns the outputs.
-  std::vector<Tensor> replay(std::vector<Tensor> inputs);
+  // their new values and returns the outputs. Symbolic shapes: the Variables take the values bound in
+  // the inputs' shapes and those in `vars` (Variables passed as arguments); the inputs must match the
+  // capture's shapes with their Variables unbound, the outputs' shapes hold the new values.
+  std::vector<Tensor> replay(std::vector<Tensor> inputs, const VarValues& vars = {});
+  const VarValues& captured_vars() const { return captured_vars_; }
   const JitStats& stats() const { return stats_; }
   const std::vector<ExecItem>& items() const { return items_; }
   int64_t replays() const { return replays_; }
@@ -87,7 +93,7 @@ private:
   friend class JitCapture;
   struct Input {
     std::shared_ptr<Buffer> storage;
-    Shape shape;
+    sints shape;  // with its Variables unbound
     DType dtype;
     std::string device;
     const void* identity = nullptr;  // the tensor captured with it
@@ -104,8 +110,9 @@ private:
   };
   struct Output {
     UOpPtr view;
-    Shape shape;
+    sints shape;
   };
+  VarValues captured_vars_;  // the Variables' values the step was captured with
   std::vector<ExecItem> items_;
   std::vector<Input> inputs_;
   std::vector<Bound> bound_;

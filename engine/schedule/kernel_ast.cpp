@@ -17,7 +17,7 @@ namespace loupe {
 
 namespace {
 
-sints to_sints_shape(const Shape& s) { return sints(s.begin(), s.end()); }
+const sints& to_sints_shape(const sints& s) { return s; }
 
 bool has_mask(const ShapeTracker& st) {
   for (const View& v : st.views())
@@ -101,7 +101,7 @@ private:
       return UOp::make(Ops::WHERE, v->dtype, {valid, v, UOp::cnst(v->dtype, 0)});
     }
     case Ops::REDUCE_AXIS: {
-      const Shape& in = shapes_.of(n->src[0]);
+      const sints& in = shapes_.of(n->src[0]);
       const bool own_loops = is_kernel_reduce(n, ctx);
       // (placed in the enclosing space, before this reduce's own space is entered)
       Placement at = own_loops ? Placement{} : placement(ctx, numel(shapes_.of(n)), n.get());
@@ -118,6 +118,9 @@ private:
       if (!vetoed_ && nested_.on_nested && !nested_.on_nested(n.get(), at.factor)) vetoed_ = n.get();
       return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
+    // a Variable's value read as a number (a mean's symbolic count): unbound with the views' Variables
+    case Ops::BIND:
+    case Ops::DEFINE_VAR: return n;
     case Ops::CONTIGUOUS:
     case Ops::DETACH:
     case Ops::CONTIGUOUS_BACKWARD: return build(n->src[0], ctx);
@@ -167,13 +170,15 @@ private:
                              const UOp* reduce) const {
     if (shape.empty() || used.count(ranges.back().get())) return false;
     for (size_t a = 0; a + 1 < shape.size(); a++)
-      if (!used.count(ranges[a].get()) && shape[a].as_int() > 1) return false;
+      if (!used.count(ranges[a].get()) && shape[a].vmax() > 1) return false;
+    if (!shape.back().is_int()) return false;
     const int64_t lanes = cooperative_row_lanes(shape.back().as_int());
     const Arg::Tuple& axes = reduce->arg.as_tuple()[1].as_tuple();
     if (lanes == 0 || axes.empty()) return false;
     int64_t last = 0;
     for (const Arg& a : axes) last = std::max(last, a.as_int());
-    return shapes_.of(reduce->src[0]).at(static_cast<size_t>(last)) % lanes == 0;
+    const sint& d = shapes_.of(reduce->src[0]).at(static_cast<size_t>(last));
+    return d.is_int() && d.as_int() % lanes == 0;
   }
 
   // Where a nested reduce read through ctx runs: `runs`, how often its loop is entered, is the
@@ -195,7 +200,8 @@ private:
   Placement placement(const ShapeTracker& ctx, int64_t distinct, const UOp* reduce) const {
     const sints& shape = ctx.shape();
     UOpList ranges;
-    for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].as_int(), int64_t(i)));
+    // (planned for the Variables' largest values, as tinygrad plans symbolic kernels)
+    for (size_t i = 0; i < shape.size(); i++) ranges.push_back(UOp::range(shape[i].vmax(), int64_t(i)));
     auto [idx, valid] = ctx.to_indexed(ranges);
     std::unordered_set<const UOp*> used;
     for (const UOpPtr& e : {idx, valid})
@@ -204,23 +210,23 @@ private:
     std::vector<int64_t> loops = loop_axes(shape.size());
     int64_t factor = 1, pending = 1, iterations = 1, around = 1;
     for (int64_t a : loops) {
-      iterations = sat_mul(iterations, shape[a].as_int());
+      iterations = sat_mul(iterations, shape[a].vmax());
       if (used.count(ranges[a].get())) {
         factor = sat_mul(factor, pending);
         pending = 1;
         around = iterations;
       } else {
-        pending = sat_mul(pending, shape[a].as_int());
+        pending = sat_mul(pending, shape[a].vmax());
       }
     }
     if (nested_.threads_per_element && !space_) {
       factor = 1;
       for (size_t a = 0; a < shape.size(); a++)
-        if (!used.count(ranges[a].get())) factor = sat_mul(factor, shape[a].as_int());
+        if (!used.count(ranges[a].get())) factor = sat_mul(factor, shape[a].vmax());
       around = iterations;
       if (nested_.row_groups && reduced_by_row_groups(shape, used, ranges, reduce)) {  // once per row, by the row's group
         factor = 1;
-        around = iterations / shape.back().as_int();
+        around = iterations / std::max<int64_t>(1, shape.back().vmax());
       }
     }
     Placement p;
@@ -277,7 +283,7 @@ const UOp* find_reduce(const UOpPtr& body, const std::function<UOpPtr(const UOp*
 
 } // namespace
 
-KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOpPtr& out_buffer,
+KernelAst build_kernel_ast(const UOpPtr& body, const sints& out_shape, const UOpPtr& out_buffer,
                            const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes,
                            const NestedReduceOptions& nested) {
   AstBuilder b(realized, shapes, nested);
@@ -285,7 +291,7 @@ KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOp
   // With a reduce, the kernel's index space is the reduce's output shape (its rank, 1s where reduced).
   ShapeTracker root = ShapeTracker::from_shape(to_sints_shape(out_shape));
   if (const UOp* r = find_reduce(body, realized, shapes)) {
-    const Shape& rs = shapes.of(r->ptr());
+    const sints& rs = shapes.of(r->ptr());
     if (rs != out_shape) root = root.reshape(to_sints_shape(rs));
     b.set_kernel_reduce(r, root);
   }

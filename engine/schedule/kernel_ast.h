@@ -34,7 +34,7 @@ struct NestedReduceOptions {
 // A reduce read at the kernel's own index shares the kernel's loops: REDUCE_AXIS(value). Any other
 // reduce is nested: REDUCE_AXIS(value, VIEW), its value indexed over its own input shape and the VIEW
 // mapping the enclosing index space to its output (the lowerer gives it loops of its own).
-KernelAst build_kernel_ast(const UOpPtr& body, const Shape& out_shape, const UOpPtr& out_buffer,
+KernelAst build_kernel_ast(const UOpPtr& body, const sints& out_shape, const UOpPtr& out_buffer,
                            const std::function<UOpPtr(const UOp*)>& realized, ShapeMemo& shapes,
                            const NestedReduceOptions& nested = {});
 

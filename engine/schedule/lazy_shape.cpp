@@ -5,39 +5,41 @@
 
 #include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
+#include "shape/sint_arg.h"
 #include "support/error.h"
 
 namespace loupe {
 
-const Shape& ShapeMemo::of(const UOpPtr& u) {
+const sints& ShapeMemo::of(const UOpPtr& u) {
   if (auto it = memo_.find(u.get()); it != memo_.end()) return it->second;
-  Shape s;
+  sints s;
   switch (u->op) {
   case Ops::BUFFER: s = {static_cast<const BufferRef&>(u->arg.as_object()).size}; break;
-  case Ops::CONST: s = {}; break;
+  case Ops::CONST:
+  case Ops::BIND:
+  case Ops::DEFINE_VAR: s = {}; break;
   case Ops::IOTA: s = {u->arg.as_int()}; break;
   case Ops::VIEW: {
     const auto* st = u->arg.object<ShapeTracker>();
     LOUPE_ASSERT(st, "VIEW without a ShapeTracker");
-    for (const sint& d : st->shape()) s.push_back(d.as_int());
+    s = st->shape();
     break;
   }
   case Ops::RESHAPE:
-  case Ops::EXPAND: s = u->arg.as_ints(); break;
+  case Ops::EXPAND: s = sints_from_arg(u->arg, u->op == Ops::RESHAPE ? "RESHAPE" : "EXPAND"); break;
   case Ops::PERMUTE: {
-    const Shape& in = of(u->src[0]);
+    const sints& in = of(u->src[0]);
     for (int64_t a : u->arg.as_ints()) s.push_back(in[a]);
     break;
   }
   case Ops::PAD: {
     s = of(u->src[0]);
-    const auto& t = u->arg.as_tuple();
-    for (size_t i = 0; i < s.size(); i++) s[i] += t[i].as_tuple()[0].as_int() + t[i].as_tuple()[1].as_int();
+    Ranges r = ranges_from_arg(u->arg, "PAD");
+    for (size_t i = 0; i < s.size(); i++) s[i] = s[i] + r[i].first + r[i].second;
     break;
   }
   case Ops::SHRINK: {
-    const auto& t = u->arg.as_tuple();
-    for (const Arg& p : t) s.push_back(p.as_tuple()[1].as_int() - p.as_tuple()[0].as_int());
+    for (const auto& [b, e] : ranges_from_arg(u->arg, "SHRINK")) s.push_back(e - b);
     break;
   }
   case Ops::REDUCE_AXIS: {

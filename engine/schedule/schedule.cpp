@@ -11,6 +11,7 @@
 #include "schedule/kernel_ast.h"
 #include "schedule/lazy_shape.h"
 #include "shape/shapetracker.h"
+#include "shape/sint_arg.h"
 #include "support/error.h"
 #include "support/options.h"
 #include "symbolic/memo.h"
@@ -38,9 +39,7 @@ const PatternMatcher& movement_to_views() {
            [](const Match& m) -> UOpPtr {
              const ShapeTracker& st = st_of(m["v"]);
              auto& shapes = m.ctx<ShapeMemo>();
-             Shape s;
-             for (const sint& d : st.shape()) s.push_back(d.as_int());
-             if (st.contiguous() && s == shapes.of(m["x"])) return m["x"];
+             if (st.contiguous() && st.shape() == shapes.of(m["x"])) return m["x"];
              return nullptr;
            }),
       rule("drop_detach", UPat::ops(OpSet{Ops::DETACH, Ops::CONTIGUOUS_BACKWARD}, {UPat::var("x")}),
@@ -70,7 +69,9 @@ const PatternMatcher& split_big_reduces() {
         const UOpPtr &r = m["r"], &x = m["x"];
         auto& ctx = m.ctx<SplitContext>();
         if (ctx.made.count(r.get())) return nullptr;
-        const Shape in = ctx.shapes.of(x), out = ctx.shapes.of(r);
+        // (a symbolic reduce is not split: its sizes are known only at run time)
+        if (!all_int(ctx.shapes.of(x))) return nullptr;
+        const Shape in = to_ints(ctx.shapes.of(x)), out = to_ints(ctx.shapes.of(r));
         int64_t n_out = numel(out);
         if (n_out == 0 || numel(in) / n_out < kSplitReduceThreshold) return nullptr;
         auto largest_divisor = [&](int64_t n) -> int64_t {
@@ -102,6 +103,36 @@ const PatternMatcher& split_big_reduces() {
       }),
   };
   return pm;
+}
+
+// A kernel's AST with every bound Variable replaced by its DEFINE_VAR (in the views' trackers and in
+// values: a mean's symbolic count), and the values they were bound to: the same AST, and so the same
+// compiled kernel, serves every value. A Variable bound to two values in one kernel is an error.
+std::pair<UOpPtr, std::vector<std::pair<UOpPtr, int64_t>>> unbind_kernel(const UOpPtr& ast) {
+  std::vector<std::pair<UOpPtr, int64_t>> vals;
+  auto note = [&](const UOpPtr& var, int64_t v) {
+    for (const auto& [k, x] : vals)
+      if (k == var) {
+        if (x != v) throw Error(cat("the Variable ", var->var_name(), " is bound to ", x, " and to ", v, " in one kernel"));
+        return;
+      }
+    vals.emplace_back(var, v);
+  };
+  UOpMap<UOpPtr> repl;
+  for (const UOp* u : ast->toposort()) {
+    if (u->op == Ops::BIND && u->src.size() == 2 && u->src[1]->is_const()) {
+      note(u->src[0], u->src[1]->const_int());
+      repl.emplace(u->ptr(), u->src[0]);
+    } else if (u->op == Ops::VIEW) {
+      const auto* st = u->arg.object<ShapeTracker>();
+      if (!st || st->vars().empty()) continue;
+      auto [unbound, values] = st->unbind();
+      for (const auto& [var, v] : values) note(var, v);
+      repl.emplace(u->ptr(), UOp::make(Ops::VIEW, u->dtype, u->src, unbound.to_arg()));
+    }
+  }
+  if (vals.empty()) return {ast, {}};
+  return {substitute(ast, repl), std::move(vals)};
 }
 
 // Is this node (after the view pass) a value that lives in a buffer already, read through a view?
@@ -300,7 +331,7 @@ private:
         for (size_t a = 0; a < strides.size() && a < reduced.size(); a++) {
           const bool zero = strides[a] && strides[a]->is_int() && strides[a]->as_int() == 0;
           if (reduced[a]) varies = varies || !zero;
-          else if (zero && st.shape()[a].as_int() > 1) kept.push_back(a);
+          else if (zero && st.shape()[a].vmax() > 1) kept.push_back(a);
         }
         if (varies && !kept.empty()) broadcast_kept.push_back(std::move(kept));
       } else if ((is_alu(u->op) || u->op == Ops::CAST) && !realized_.count(u)) {
@@ -357,7 +388,7 @@ private:
     for (const UOp* u : g->toposort()) {
       if (!realized_.count(u)) continue;
       UOpPtr root = u->ptr();
-      const Shape& shape = shapes_.of(root);
+      const sints& shape = shapes_.of(root);
       DType dt = dtypes::strong(root->dtype);
       UOpPtr& buf = buffer_of_[u];  // a node's buffer stays the same when a veto restarts the pass
       if (!buf) {
@@ -368,6 +399,7 @@ private:
       if (root->op == Ops::COPY) {
         const UOpPtr& x = root->src[0];
         UOpPtr src = x->op == Ops::BUFFER ? x : x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER ? x->src[0] : buffer_of_.at(x.get());
+        if (!all_int(shape)) throw Error(cat("copy of a tensor of symbolic shape ", shape_str(shape), " to ", device_of(u), ": not supported"));
         sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}, {}, root});
         continue;
       }
@@ -384,7 +416,7 @@ private:
       if (auto it = built_.find(u); it != built_.end()) {
         const BuiltKernel& b = it->second;
         if (std::all_of(b.asked.begin(), b.asked.end(), [&](const auto& q) { return realized(q.first) == q.second; })) {
-          sched.items.push_back({b.ast, b.bufs, b.metadata, root});
+          sched.items.push_back({b.ast, b.bufs, b.metadata, root, b.var_vals});
           continue;
         }
       }
@@ -403,10 +435,10 @@ private:
                       return recompute_fits(r, factor) && thread_work_fits(r, numel(shape)) && !big_contraction(r);
                     }});
       if (k.vetoed) return k.vetoed;
-      b.ast = k.ast;
+      std::tie(b.ast, b.var_vals) = unbind_kernel(k.ast);
       b.bufs = k.bufs;
       b.metadata = kernel_metadata(u);
-      sched.items.push_back({k.ast, k.bufs, b.metadata, root});
+      sched.items.push_back({b.ast, k.bufs, b.metadata, root, b.var_vals});
       built_[u] = std::move(b);
     }
     return nullptr;
@@ -439,9 +471,9 @@ private:
     else if (viewed->op == Ops::BUFFER) buf = viewed;
     else if (viewed->op == Ops::VIEW && viewed->src[0]->op == Ops::BUFFER && is_plain_reshape(viewed, shapes_)) buf = viewed->src[0];
     else return original;
-    const Shape& s = shapes_.of(viewed);
-    if (s.size() == 1) return buf;
-    return UOp::make(Ops::RESHAPE, buf->dtype, {buf}, Arg::ints(s));
+    const sints& s = shapes_.of(viewed);
+    if (s.size() == 1 && s[0].is_int()) return buf;
+    return UOp::make(Ops::RESHAPE, buf->dtype, {buf}, sints_to_arg(s));
   }
 
   ShapeMemo& shapes_;
@@ -456,6 +488,7 @@ private:
     UOpList bufs;
     std::vector<std::pair<const UOp*, UOpPtr>> asked;  // what `realized` answered while it was built
     std::vector<uint32_t> metadata;
+    std::vector<std::pair<UOpPtr, int64_t>> var_vals;
   };
   std::unordered_map<const UOp*, BuiltKernel> built_;
 };

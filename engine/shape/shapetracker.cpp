@@ -1,5 +1,6 @@
 // ShapeTracker: movement ops, simplification, evaluation, and its life as a UOp arg.
 #include "shape/shapetracker.h"
+#include "shape/sint_arg.h"
 
 #include <algorithm>
 
@@ -91,25 +92,15 @@ std::vector<int64_t> arg_ints(const Arg& arg, const char* op) {
   }
   return out;
 }
-Ranges arg_ranges(const Arg& arg, const char* op) {
-  if (!arg.is_tuple()) throw Error(cat(op, ": argument must be a tuple of (int, int) pairs, got ", arg.str()));
-  Ranges out;
-  for (const Arg& a : arg.as_tuple()) {
-    if (!a.is_tuple() || a.as_tuple().size() != 2 || !a.as_tuple()[0].is_int() || !a.as_tuple()[1].is_int())
-      throw Error(cat(op, ": argument must be a tuple of (int, int) pairs, got ", arg.str()));
-    out.emplace_back(a.as_tuple()[0].as_int(), a.as_tuple()[1].as_int());
-  }
-  return out;
-}
 } // namespace
 
 ShapeTracker ShapeTracker::movement(Ops op, const Arg& arg) const {
   switch (op) {
-  case Ops::RESHAPE: return reshape(to_sints(arg_ints(arg, "reshape")));
-  case Ops::EXPAND: return expand(to_sints(arg_ints(arg, "expand")));
+  case Ops::RESHAPE: return reshape(sints_from_arg(arg, "reshape"));
+  case Ops::EXPAND: return expand(sints_from_arg(arg, "expand"));
   case Ops::PERMUTE: return permute(arg_ints(arg, "permute"));
-  case Ops::PAD: return pad(arg_ranges(arg, "pad"));
-  case Ops::SHRINK: return shrink(arg_ranges(arg, "shrink"));
+  case Ops::PAD: return pad(ranges_from_arg(arg, "pad"));
+  case Ops::SHRINK: return shrink(ranges_from_arg(arg, "shrink"));
   case Ops::FLIP: {
     if (!arg.is_tuple()) throw Error(cat("flip: argument must be a tuple of bools, got ", arg.str()));
     std::vector<bool> flags;

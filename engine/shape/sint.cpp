@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/eval.h"
 #include "ir/print.h"
 #include "support/error.h"
 #include "symbolic/symbolic.h"
@@ -197,6 +198,14 @@ void collect_vars(const sint& x, UOpList& out) {
     UOpPtr p = u->ptr();
     if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
+}
+
+int64_t bound_value(const sint& s) {
+  if (s.is_int()) return s.as_int();
+  VarValues vals;
+  for (const UOp* u : s.sym()->toposort())
+    if (u->op == Ops::BIND && u->src.size() == 2 && u->src[1]->is_const()) vals[u->src[0]->var_name()] = u->src[1]->const_int();
+  return eval_int(s.sym(), vals);
 }
 
 } // namespace loupe

@@ -72,6 +72,9 @@ int64_t max_prod(const sints& xs);
 // "(2, 3)" / "(4,)" like a Python tuple.
 std::string shape_str(const sints& xs);
 std::string shape_str(const std::vector<int64_t>& xs);
+// The value under the values its bound Variables carry (tinygrad's sym_infer); loupe::Error where an
+// unbound Variable is left.
+int64_t bound_value(const sint& x);
 // The DEFINE_VAR (and BIND) nodes an expression depends on, in first-seen order.
 void collect_vars(const sint& x, UOpList& out);
 

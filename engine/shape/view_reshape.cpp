@@ -85,15 +85,6 @@ std::optional<IntRanges> int_mask(const View& v) {
   return out;
 }
 
-// A symbolic dim's value under the values its bound variables carry (tinygrad's sym_infer).
-int64_t bound_value(const sint& s) {
-  if (s.is_int()) return s.as_int();
-  VarValues vals;
-  for (const UOp* u : s.sym()->toposort())
-    if (u->op == Ops::BIND && u->src.size() == 2 && u->src[1]->is_const()) vals[u->src[0]->var_name()] = u->src[1]->const_int();
-  return eval_int(s.sym(), vals);
-}
-
 } // namespace
 
 std::optional<View> View::reshape(const sints& new_shape) const {

@@ -7,6 +7,7 @@
 
 #include "ir/metadata.h"
 #include "schedule/lazy_shape.h"
+#include "shape/sint_arg.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
 
@@ -20,21 +21,21 @@ constexpr double kPi = 3.141592653589793;
 
 using Grads = std::vector<std::optional<Tensor>>;
 
-Tensor sum_to_shape(const Tensor& v, const Shape& want) {
-  if (v.shape() == want) return v;
+Tensor sum_to_shape(const Tensor& v, const sints& want) {
+  if (v.sshape() == want) return v;
   std::vector<int64_t> axes;
   for (size_t i = 0; i < want.size(); i++)
-    if (want[i] == 1 && v.shape()[i] != 1) axes.push_back(static_cast<int64_t>(i));
-  return v.cast(dtypes::sum_acc_dtype(v.dtype())).sum(Axes(axes), true).reshape(want).cast(v.dtype());
+    if (want[i] == 1 && v.sshape()[i] != 1) axes.push_back(static_cast<int64_t>(i));
+  return v.cast(dtypes::sum_acc_dtype(v.dtype())).sum(Axes(axes), true).reshape_sym(want).cast(v.dtype());
 }
 
 Grads reduce_gradient(const Tensor& g, const Tensor& ret, const Tensor& x, Ops op, const std::vector<int64_t>& axes) {
-  if (op == Ops::ADD) return {g.expand(x.shape())};
+  if (op == Ops::ADD) return {g.expand_sym(x.sshape())};
   if (op == Ops::MAX) {
     // the elements equal to the max: x and its max from the same bits (Tensor::computed_once), else
     // x recomputed at the element may round otherwise than inside the max and match nowhere
     const Tensor once = x.computed_once();
-    const Tensor max = once.uop() == x.uop() ? ret : once.max(Axes(axes), true).reshape(ret.shape());
+    const Tensor max = once.uop() == x.uop() ? ret : once.max(Axes(axes), true).reshape_sym(ret.sshape());
     Tensor mask = once.eq(max).cast(g.dtype());
     return {mask / mask.sum(Axes(axes), true) * g};
   }
@@ -47,7 +48,7 @@ Grads reduce_gradient(const Tensor& g, const Tensor& ret, const Tensor& x, Ops o
 }
 
 Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
-  auto T = [&](const UOpPtr& x) { return Tensor::from_uop(x, shapes.of(x)); };
+  auto T = [&](const UOpPtr& x) { return Tensor::from_uop_sym(x, shapes.of(x)); };
   Tensor ret = T(u);
   auto src = [&](size_t i) { return T(u->src[i]); };
   switch (u->op) {
@@ -84,27 +85,21 @@ Grads op_gradient(const UOpPtr& u, const Tensor& g, ShapeMemo& shapes) {
   case Ops::CONTIGUOUS: return {g};
   case Ops::COPY: return {g.to(src(0).device())};
   case Ops::CONTIGUOUS_BACKWARD: return {g.contiguous()};
-  case Ops::RESHAPE: return {g.reshape(shapes.of(u->src[0]))};
+  case Ops::RESHAPE: return {g.reshape_sym(shapes.of(u->src[0]))};
   case Ops::EXPAND: return {g};  // summed back to the source's shape by the caller
   case Ops::PAD: {
-    PadSpec p;
-    const Shape& in = shapes.of(u->src[0]);
-    const auto& t = u->arg.as_tuple();
-    for (size_t i = 0; i < in.size(); i++) {
-      int64_t b = t[i].as_tuple()[0].as_int();
-      p.push_back(std::pair<int64_t, int64_t>{b, b + in[i]});
-    }
-    return {g.shrink(p)};
+    SymPadSpec p;
+    const sints& in = shapes.of(u->src[0]);
+    Ranges t = ranges_from_arg(u->arg, "pad");
+    for (size_t i = 0; i < in.size(); i++) p.push_back(std::pair<sint, sint>{t[i].first, t[i].first + in[i]});
+    return {g.shrink_sym(p)};
   }
   case Ops::SHRINK: {
-    PadSpec p;
-    const Shape& in = shapes.of(u->src[0]);
-    const auto& t = u->arg.as_tuple();
-    for (size_t i = 0; i < in.size(); i++) {
-      int64_t s = t[i].as_tuple()[0].as_int(), e = t[i].as_tuple()[1].as_int();
-      p.push_back(std::pair<int64_t, int64_t>{s, in[i] - e});
-    }
-    return {g.pad(p)};
+    SymPadSpec p;
+    const sints& in = shapes.of(u->src[0]);
+    Ranges t = ranges_from_arg(u->arg, "shrink");
+    for (size_t i = 0; i < in.size(); i++) p.push_back(std::pair<sint, sint>{t[i].first, in[i] - t[i].second});
+    return {g.pad_sym(p)};
   }
   case Ops::PERMUTE: {
     std::vector<int64_t> order = u->arg.as_ints(), inv(order.size());
@@ -148,13 +143,13 @@ uint32_t backward_of(uint32_t id) {
 
 std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
   if (!gradient) {
-    if (numel() != 1 || ndim() != 0)
+    if (ndim() != 0)
       throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
-                             shape_str(shape())));
+                             shape_str(sshape())));
     gradient = Tensor(1.0).cast(dtype());
   }
-  if (gradient->shape() != shape())
-    throw Error(loupe::cat("gradient of shape ", shape_str(gradient->shape()), " for a tensor of shape ", shape_str(shape())));
+  if (gradient->sshape() != sshape())
+    throw Error(loupe::cat("gradient of shape ", shape_str(gradient->sshape()), " for a tensor of shape ", shape_str(sshape())));
   ShapeMemo shapes;
   std::unordered_set<const UOp*> target_set;
   for (const Tensor& t : targets) target_set.insert(t.uop().get());

@@ -108,9 +108,10 @@ bool constant_view(const UOp* u) {
 }
 } // namespace
 
-void Tensor::init(UOpPtr uop, Shape shape) {
+void Tensor::init(UOpPtr uop, sints shape) {
   if (uint32_t meta = MetadataScope::current(); meta && !constant_view(uop.get())) uop->set_metadata_once(meta);
-  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), nullptr, std::nullopt});
+  Shape concrete = all_int(shape) ? to_ints(shape) : Shape{};
+  s_ = std::make_shared<State>(State{std::move(uop), std::move(shape), std::move(concrete), nullptr, std::nullopt});
   std::lock_guard lock(registry_mutex);
   registry.push_back(s_);
   if (registry.size() >= registry_prune_at) {
@@ -127,7 +128,8 @@ std::vector<std::shared_ptr<Tensor::State>> live_tensor_states() {
   return out;
 }
 
-Tensor::Tensor(UOpPtr uop, Shape shape) { init(std::move(uop), std::move(shape)); }
+Tensor::Tensor(UOpPtr uop, Shape shape) { init(std::move(uop), to_sints(shape)); }
+Tensor::Tensor(UOpPtr uop, sints shape) { init(std::move(uop), std::move(shape)); }
 
 std::vector<Tensor> Tensor::live() {
   std::vector<Tensor> out;
@@ -168,11 +170,19 @@ Tensor::Tensor(const Nested& data, std::optional<DType> dtype) {
   }
   ref->state->pending_host_data = std::move(bytes);
   UOpPtr buf = UOp::make(Ops::BUFFER, d, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-  init(buf, Shape{static_cast<int64_t>(values.size())});
-  if (shape != s_->shape) *this = reshape(shape);
+  init(buf, sints{static_cast<int64_t>(values.size())});
+  if (to_sints(shape) != s_->shape) *this = reshape(shape);
 }
 
 Tensor Tensor::from_uop(UOpPtr uop, Shape shape) { return Tensor(std::move(uop), std::move(shape)); }
+Tensor Tensor::from_uop_sym(UOpPtr uop, sints shape) { return Tensor(std::move(uop), std::move(shape)); }
+
+const Shape& Tensor::shape() const {
+  if (s_->concrete.size() != s_->shape.size())
+    throw Error(loupe::cat("this operation needs a concrete shape; the tensor's shape ", shape_str(s_->shape),
+                           " has a symbolic dimension (a Variable)"));
+  return s_->concrete;
+}
 
 Tensor Tensor::from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes) {
   int64_t n = 1;
@@ -191,7 +201,8 @@ Tensor Tensor::from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> 
 }
 
 int64_t Tensor::numel() const {
-  return std::accumulate(s_->shape.begin(), s_->shape.end(), int64_t(1), std::multiplies<>());
+  Shape s = shape();
+  return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>());
 }
 
 std::string Tensor::device() const {
@@ -256,9 +267,9 @@ Tensor Tensor::full(const Shape& shape, ConstVal value, std::optional<DType> dty
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype) { return full(shape, ConstVal(0.0), dtype); }
 Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, ConstVal(1.0), dtype); }
-Tensor Tensor::zeros_like() const { return full(s_->shape, ConstVal(0.0), dtypes::strong(dtype())); }
-Tensor Tensor::ones_like() const { return full(s_->shape, ConstVal(1.0), dtypes::strong(dtype())); }
-Tensor Tensor::full_like(ConstVal value) const { return full(s_->shape, value, dtypes::strong(dtype())); }
+Tensor Tensor::zeros_like() const { return full_sym(s_->shape, ConstVal(0.0), dtypes::strong(dtype())); }
+Tensor Tensor::ones_like() const { return full_sym(s_->shape, ConstVal(1.0), dtypes::strong(dtype())); }
+Tensor Tensor::full_like(ConstVal value) const { return full_sym(s_->shape, value, dtypes::strong(dtype())); }
 
 Tensor Tensor::arange(ConstVal start, std::optional<ConstVal> stop, ConstVal step, std::optional<DType> dtype) {
   if (!stop) {
@@ -303,14 +314,14 @@ Tensor Tensor::eye(int64_t n, std::optional<int64_t> m, DType dtype) {
 
 Tensor Tensor::tril(int64_t diagonal) const {
   if (ndim() < 2) throw Error(loupe::cat("tril needs at least 2 dimensions, got shape ", shape_str(s_->shape)));
-  int64_t r = s_->shape[ndim() - 2], c = s_->shape[ndim() - 1];
+  int64_t r = shape()[ndim() - 2], c = shape()[ndim() - 1];
   Tensor upper = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal + 1)).le(arange(ConstVal(c)));
   return upper.where(zeros_like(), *this);
 }
 
 Tensor Tensor::triu(int64_t diagonal) const {
   if (ndim() < 2) throw Error(loupe::cat("triu needs at least 2 dimensions, got shape ", shape_str(s_->shape)));
-  int64_t r = s_->shape[ndim() - 2], c = s_->shape[ndim() - 1];
+  int64_t r = shape()[ndim() - 2], c = shape()[ndim() - 1];
   Tensor keep = (arange(ConstVal(r)).unsqueeze(-1) + Tensor(diagonal)).le(arange(ConstVal(c)));
   return keep.where(*this, zeros_like());
 }
@@ -320,22 +331,23 @@ Tensor Tensor::triu(int64_t diagonal) const {
 std::vector<Tensor> Tensor::broadcast(const std::vector<Tensor>& ts) {
   size_t rank = 0;
   for (const Tensor& t : ts) rank = std::max(rank, t.s_->shape.size());
-  Shape out(rank, 1);
+  sints out(rank, 1);
   for (const Tensor& t : ts) {
     size_t off = rank - t.s_->shape.size();
     for (size_t i = 0; i < t.s_->shape.size(); i++) {
-      int64_t s = t.s_->shape[i], &o = out[off + i];
+      const sint& s = t.s_->shape[i];
+      sint& o = out[off + i];
       if (s == o || s == 1) continue;
       if (o == 1) o = s;
       else {
         std::string shapes;
         for (const Tensor& x : ts) shapes += (shapes.empty() ? "" : " and ") + shape_str(x.s_->shape);
-        throw ValueError(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o, " vs ", s));
+        throw ValueError(loupe::cat("cannot broadcast ", shapes, ": dimension ", off + i, " is ", o.str(), " vs ", s.str()));
       }
     }
   }
   std::vector<Tensor> res;
-  for (const Tensor& t : ts) res.push_back(t.s_->shape == out ? t : t.expand(out));
+  for (const Tensor& t : ts) res.push_back(t.s_->shape == out ? t : t.expand_sym(out));
   return res;
 }
 
@@ -419,7 +431,7 @@ std::optional<Tensor> outside_the_range(Ops op, const std::vector<Tensor>& ab) {
     DType d = t.dtype();
     if (!c || !(d.is_int() || d.is_bool()) || d.is_weak() || dtypes::can_represent(d, *c)) continue;
     bool above = *c > d.max_int();
-    auto all = [&](bool v) { return Tensor::full(t.shape(), ConstVal(v), dtypes::bool_); };
+    auto all = [&](bool v) { return Tensor::full_sym(t.sshape(), ConstVal(v), dtypes::bool_); };
     if (op == Ops::CMPNE) return all(true);
     if (op == Ops::CMPLT) return all(k == 0 ? above : !above);  // t < c, or c < t
     if (!above) return t;  // max(t, c) with c below every value of t
@@ -459,7 +471,7 @@ Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   if (ndim() == 0) axes.clear();
-  Shape kept = s_->shape;
+  sints kept = s_->shape;
   for (int64_t a : axes) kept[a] = 1;
   // (as tinygrad's _reduce_op: an axis of size 1 is reduced by reshaping it away, no REDUCE_AXIS over it)
   std::vector<int64_t> reduced;
@@ -471,10 +483,10 @@ Tensor Tensor::reduce(Ops op, const Axes& axis, bool keepdim) const {
     r = Tensor(UOp::make(Ops::REDUCE_AXIS, x.dtype(), {x.s_->uop}, arg), kept);
   }
   if (keepdim) return r;
-  Shape squeezed;
+  sints squeezed;
   for (int64_t i = 0; i < ndim(); i++)
     if (std::find(axes.begin(), axes.end(), i) == axes.end()) squeezed.push_back(s_->shape[i]);
-  return r.reshape(squeezed);
+  return r.reshape_sym(squeezed);
 }
 
 Tensor Tensor::contiguous() const {

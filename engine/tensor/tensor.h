@@ -75,6 +75,8 @@ struct Index {
 };
 
 using PadSpec = std::vector<std::optional<std::pair<int64_t, int64_t>>>;  // None = (0, 0)
+// The same with symbolic bounds (a Variable's expression): a KV cache's shrink((None, (0, start_pos + 1))).
+using SymPadSpec = std::vector<std::optional<std::pair<sint, sint>>>;
 
 class Tensor {
 public:
@@ -86,6 +88,13 @@ public:
   Tensor(bool v) : Tensor(ConstVal(v)) {}
   Tensor(const Nested& data, std::optional<DType> dtype = {});  // Tensor([[1,2],[3,4]])
   static Tensor from_uop(UOpPtr uop, Shape shape);          // wrap a lazy graph (engine use)
+  static Tensor from_uop_sym(UOpPtr uop, sints shape);
+  // A 0-d tensor holding a bound Variable's value, or an expression of bound Variables (tinygrad's
+  // Tensor(var.bind(3)); mean divides by a symbolic count through it): one kernel serves every value.
+  static Tensor from_sint(const sint& value, DType dtype = dtypes::int32);
+  // Symbolic shapes (tensor_symbolic.cpp): dims may be sints over bound Variables, where tinygrad v0.10.2
+  // allows them. Ops that need concrete dims raise loupe::Error through shape().
+  static Tensor full_sym(const sints& shape, ConstVal value, std::optional<DType> dtype = {});
   // Raw little-endian elements, row-major (numpy's bytes); loupe::Error when the size does not match.
   static Tensor from_bytes(const Shape& shape, DType dtype, std::vector<uint8_t> bytes);
   static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float());
@@ -117,7 +126,11 @@ public:
   Tensor triu(int64_t diagonal = 0) const;
 
   // ---- properties ----
-  const Shape& shape() const { return s_->shape; }
+  // The concrete shape: a loupe::Error naming the symbolic shape where a dim is a Variable's expression
+  // (an op that has no symbolic form reaches it and stops with that error).
+  const Shape& shape() const;
+  const sints& sshape() const { return s_->shape; }  // dims as sints: symbolic ones hold bound Variables
+  bool symbolic() const { return !all_int(s_->shape); }
   DType dtype() const { return s_->uop->dtype; }
   int64_t ndim() const { return static_cast<int64_t>(s_->shape.size()); }
   int64_t numel() const;
@@ -191,6 +204,10 @@ public:
 
   // ---- movement ----
   Tensor reshape(const Shape& shape) const;  // one -1 allowed
+  Tensor reshape_sym(const sints& shape) const;  // the same, dims may be symbolic
+  Tensor expand_sym(const sints& shape) const;
+  Tensor shrink_sym(const SymPadSpec& arg) const;
+  Tensor pad_sym(const SymPadSpec& padding, ConstVal value = 0.0) const;  // constant mode only, as tinygrad
   Tensor view(const Shape& shape) const { return reshape(shape); }
   Tensor permute(const std::vector<int64_t>& order) const;  // negative axes allowed
   Tensor transpose(int64_t dim0 = 1, int64_t dim1 = 0) const;
@@ -405,7 +422,7 @@ public:
   struct ViewStep {
     Ops op;
     Arg arg;
-    Shape in;  // the shape it moves from
+    sints in;  // the shape it moves from
   };
   struct ViewOrigin {
     std::weak_ptr<State> base;    // the tensor the chain of views starts at
@@ -415,7 +432,8 @@ public:
   // Shared by every copy of a Tensor (copies are references, like Python objects).
   struct State {
     UOpPtr uop;
-    Shape shape;
+    sints shape;
+    Shape concrete;  // shape as ints when no dim is symbolic (what shape() returns)
     std::shared_ptr<State> grad;
     std::optional<bool> requires_grad;  // unset: backward() decides by dtype; false: never a target
     std::shared_ptr<const ViewOrigin> view;  // set on a view
@@ -425,13 +443,14 @@ public:
 
 private:
   Tensor(UOpPtr uop, Shape shape);
+  Tensor(UOpPtr uop, sints shape);
   struct FromState {};
   Tensor(FromState, std::shared_ptr<State> s) : s_(std::move(s)) {}
-  void init(UOpPtr uop, Shape shape);
+  void init(UOpPtr uop, sints shape);
   // This tensor's graph is uop from now on, and its views read it.
   void set_uop(UOpPtr uop);
   // A movement op's result (op over this tensor's graph), recorded as a view of this tensor.
-  Tensor view(Ops op, Arg arg, Shape shape) const;
+  Tensor view(Ops op, Arg arg, sints shape) const;
   // Assigned tensors a realize of these must realize with them, as tinygrad realizes an assign with
   // what reads it: the tensors that views among them wrote, and those their graphs read.
   static std::vector<Tensor> pending_assigns(const std::vector<Tensor*>& tensors);

@@ -55,16 +55,17 @@ Tensor shrink_to(const Tensor& x, const Shape& shape) {
 // The sum of products over the last axis of a and the matching axis of b, accumulated in `acc` (tinygrad's dot with dtype).
 Tensor dot_acc(const Tensor& a, const Tensor& b, DType acc) {
   int64_t dx = a.ndim(), dw = b.ndim();
-  if (dx == 0 || dw == 0 || a.shape().back() != b.shape()[dw - std::min<int64_t>(dw, 2)])
-    throw Error(loupe::cat("cannot matmul ", shape_str(a.shape()), " and ", shape_str(b.shape())));
+  const sints &as = a.sshape(), &bs = b.sshape();
+  if (dx == 0 || dw == 0 || as.back() != bs[dw - std::min<int64_t>(dw, 2)])
+    throw Error(loupe::cat("cannot matmul ", shape_str(as), " and ", shape_str(bs)));
   int64_t ones = std::min<int64_t>({dx - 1, dw - 1, 1}), axis_w = -std::min<int64_t>(dw, 2);
-  Shape xs(a.shape().begin(), a.shape().end() - 1);
+  sints xs(as.begin(), as.end() - 1);
   for (int64_t i = 0; i < ones; i++) xs.push_back(1);
-  xs.push_back(a.shape().back());
-  Shape ws(b.shape().begin(), b.shape().end() - std::min<int64_t>(dw, 2));
+  xs.push_back(as.back());
+  sints ws(bs.begin(), bs.end() - std::min<int64_t>(dw, 2));
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
-  ws.insert(ws.end(), b.shape().end() - std::min<int64_t>(dw, 2), b.shape().end());
-  Tensor x = a.reshape(xs), w = b.reshape(ws).transpose(-1, axis_w);
+  ws.insert(ws.end(), bs.end() - std::min<int64_t>(dw, 2), bs.end());
+  Tensor x = a.reshape_sym(xs), w = b.reshape_sym(ws).transpose(-1, axis_w);
   return (x * w).sum(Axes(int64_t(-1)), false, acc).cast(acc);
 }
 } // namespace
@@ -320,23 +321,26 @@ Tensor Tensor::nll_loss(const Tensor& y, const std::optional<Tensor>& weight, st
 Tensor Tensor::scaled_dot_product_attention(const Tensor& key_in, const Tensor& value_in, const std::optional<Tensor>& attn_mask_in,
                                             double dropout_p, bool is_causal, bool enable_gqa) const {
   if (ndim() < 2 || key_in.ndim() < 2 || value_in.ndim() < 2)
-    throw Error(loupe::cat("scaled_dot_product_attention: query ", shape_str(shape()), ", key ", shape_str(key_in.shape()),
-                           " and value ", shape_str(value_in.shape()), " need at least 2 dimensions"));
+    throw Error(loupe::cat("scaled_dot_product_attention: query ", shape_str(sshape()), ", key ", shape_str(key_in.sshape()),
+                           " and value ", shape_str(value_in.sshape()), " need at least 2 dimensions"));
   Tensor key = key_in, value = value_in;
   if (enable_gqa) {
     if (ndim() < 3 || key.ndim() < 3 || value.ndim() < 3 || key.shape()[key.ndim() - 3] == 0 ||
         shape()[ndim() - 3] % key.shape()[key.ndim() - 3] != 0)
-      throw Error(loupe::cat("scaled_dot_product_attention: enable_gqa needs query heads ", shape_str(shape()),
+      throw Error(loupe::cat("scaled_dot_product_attention: enable_gqa needs query heads ", shape_str(sshape()),
                              " to be a multiple of key heads ", shape_str(key.shape())));
     key = key.repeat_interleave(shape()[ndim() - 3] / key.shape()[key.ndim() - 3], -3);
     value = value.repeat_interleave(shape()[ndim() - 3] / value.shape()[value.ndim() - 3], -3);
   }
   DType acc = dtypes::least_upper_dtype({dtype(), key.dtype(), dtypes::float32});
-  Tensor qk = dot_acc(*this, key.transpose(-2, -1), acc) / F(std::sqrt(static_cast<double>(shape().back())));
+  const sint& head = sshape().back();
+  if (!head.is_int())
+    throw Error(loupe::cat("scaled_dot_product_attention: the head dimension of query ", shape_str(sshape()), " must be concrete"));
+  Tensor qk = dot_acc(*this, key.transpose(-2, -1), acc) / F(std::sqrt(static_cast<double>(head.as_int())));
   std::optional<Tensor> mask = attn_mask_in;
   if (is_causal) {
     if (mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal=True");
-    mask = full(qk.shape(), ConstVal(true), dtypes::bool_).tril();
+    mask = full_sym(qk.sshape(), ConstVal(true), dtypes::bool_).tril();
   }
   if (mask) {
     Tensor m = mask->dtype().is_bool() ? mask->where(I(0), F(-INFINITY)) : *mask;

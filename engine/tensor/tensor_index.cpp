@@ -97,7 +97,7 @@ Tensor place_dim(const Tensor& v, int64_t d, const Index& index, int64_t n) {
 } // namespace
 
 Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& value) {
-  std::vector<Index> full = expand_indices(indices, s_->shape);
+  std::vector<Index> full = expand_indices(indices, shape());
   bool advanced = std::any_of(full.begin(), full.end(), [](const Index& i) { return i.kind == Index::Kind::Tensor; });
   Tensor selected = getitem(indices);  // checks the subscript; its shape is what value broadcasts to
   Tensor v = value.cast(dtype());
@@ -107,9 +107,9 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& value) 
                                 shape_str(selected.shape())));
   if (advanced) {
     // the flat positions the subscript selects, then a scatter of the values into them
-    Tensor positions = arange(ConstVal(numel()), std::nullopt, ConstVal(int64_t(1)), dtypes::int32).reshape(s_->shape).getitem(indices);
+    Tensor positions = arange(ConstVal(numel()), std::nullopt, ConstVal(int64_t(1)), dtypes::int32).reshape(shape()).getitem(indices);
     Tensor flat = reshape({numel()}).scatter(0, positions.flatten(), v.flatten());
-    return assign(flat.reshape(s_->shape));
+    return assign(flat.reshape(shape()));
   }
   // Basic subscripts: undo each step of getitem on the value and on a mask of ones.
   Shape with_ints;  // the selection with its int dimensions kept (size 1), new axes dropped
@@ -131,14 +131,14 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& value) 
     mask = mask.reshape(vs);
   }
   for (int64_t d = 0; d < ndim(); d++) {
-    v = place_dim(v, d, dims[d], s_->shape[d]);
-    mask = place_dim(mask, d, dims[d], s_->shape[d]);
+    v = place_dim(v, d, dims[d], shape()[d]);
+    mask = place_dim(mask, d, dims[d], shape()[d]);
   }
   return assign(mask.where(v, *this));
 }
 
 Tensor Tensor::getitem(const std::vector<Index>& indices) const {
-  std::vector<Index> full = expand_indices(indices, s_->shape);
+  std::vector<Index> full = expand_indices(indices, shape());
 
   // Basic indexing, dimension by dimension.
   Tensor x = *this;

@@ -13,7 +13,7 @@ namespace {
 constexpr double kLn2 = 0.6931471805599453;
 constexpr double kPi = 3.141592653589793;
 
-Tensor unary(const Tensor& x, Ops op) { return Tensor::from_uop(UOp::make(op, x.dtype(), {x.uop()}), x.shape()); }
+Tensor unary(const Tensor& x, Ops op) { return Tensor::from_uop_sym(UOp::make(op, x.dtype(), {x.uop()}), x.sshape()); }
 Tensor as_float(const Tensor& x) { return x.cast(dtypes::least_upper_float(x.dtype())); }
 bool is_int_like(DType d) { return d.is_int() || d.is_bool(); }
 

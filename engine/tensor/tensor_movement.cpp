@@ -20,46 +20,47 @@ int64_t shape_prod(const Shape& s) { return std::accumulate(s.begin(), s.end(), 
 } // namespace
 
 Tensor Tensor::reshape(const Shape& new_shape_in) const {
+  if (symbolic()) return reshape_sym(to_sints(new_shape_in));
   Shape new_shape = new_shape_in;
   int64_t infer = -1, known = 1;
   for (size_t i = 0; i < new_shape.size(); i++) {
     if (new_shape[i] == -1) {
-      if (infer >= 0) throw Error(loupe::cat("reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in), ": only one dimension can be -1"));
+      if (infer >= 0) throw Error(loupe::cat("reshape ", shape_str(shape()), " to ", shape_str(new_shape_in), ": only one dimension can be -1"));
       infer = static_cast<int64_t>(i);
     } else if (new_shape[i] < 0) {
-      throw Error(loupe::cat("reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in), ": negative dimension"));
+      throw Error(loupe::cat("reshape ", shape_str(shape()), " to ", shape_str(new_shape_in), ": negative dimension"));
     } else {
       known *= new_shape[i];
     }
   }
   if (infer >= 0) {
     if (known == 0 || numel() % known != 0)
-      throw Error(loupe::cat("cannot reshape ", shape_str(s_->shape), " to ", shape_str(new_shape_in)));
+      throw Error(loupe::cat("cannot reshape ", shape_str(shape()), " to ", shape_str(new_shape_in)));
     new_shape[infer] = numel() / known;
   }
   if (shape_prod(new_shape) != numel())
-    throw ValueError(loupe::cat("cannot reshape ", shape_str(s_->shape), " (", numel(), " elements) to ", shape_str(new_shape), " (",
+    throw ValueError(loupe::cat("cannot reshape ", shape_str(shape()), " (", numel(), " elements) to ", shape_str(new_shape), " (",
                     shape_prod(new_shape), " elements)"));
-  if (new_shape == s_->shape) return *this;
-  return view(Ops::RESHAPE, Arg::ints(new_shape), new_shape);
+  if (new_shape == shape()) return *this;
+  return view(Ops::RESHAPE, Arg::ints(new_shape), to_sints(new_shape));
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order_in) const {
   if (static_cast<int64_t>(order_in.size()) != ndim())
-    throw Error(loupe::cat("permute of shape ", shape_str(s_->shape), " needs ", ndim(), " axes, got ", order_in.size()));
+    throw Error(loupe::cat("permute of shape ", shape_str(sshape()), " needs ", ndim(), " axes, got ", order_in.size()));
   std::vector<int64_t> order;
   std::vector<bool> seen(ndim(), false);
   for (int64_t a : order_in) {
     int64_t r = resolve_axis(a);
-    if (seen[r]) throw Error(loupe::cat("permute of shape ", shape_str(s_->shape), ": axis ", a, " appears twice"));
+    if (seen[r]) throw Error(loupe::cat("permute of shape ", shape_str(sshape()), ": axis ", a, " appears twice"));
     seen[r] = true;
     order.push_back(r);
   }
   bool identity = true;
   for (size_t i = 0; i < order.size(); i++) identity = identity && order[i] == static_cast<int64_t>(i);
   if (identity) return *this;
-  Shape s;
-  for (int64_t a : order) s.push_back(s_->shape[a]);
+  sints s;
+  for (int64_t a : order) s.push_back(sshape()[a]);
   return view(Ops::PERMUTE, Arg::ints(order), s);
 }
 
@@ -71,49 +72,60 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::expand(const Shape& shape_in) const {
-  if (shape_in.size() < s_->shape.size())
-    throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": fewer dimensions"));
-  size_t extra = shape_in.size() - s_->shape.size();
+  if (symbolic()) return expand_sym(to_sints(shape_in));
+  if (shape_in.size() < shape().size())
+    throw Error(loupe::cat("expand ", shape_str(shape()), " to ", shape_str(shape_in), ": fewer dimensions"));
+  size_t extra = shape_in.size() - shape().size();
   Shape aligned(extra, 1);
-  aligned.insert(aligned.end(), s_->shape.begin(), s_->shape.end());
+  aligned.insert(aligned.end(), shape().begin(), shape().end());
   Shape target = shape_in;
   for (size_t i = 0; i < target.size(); i++) {
     if (target[i] == -1) {
-      if (i < extra) throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": -1 on a new dimension"));
+      if (i < extra) throw Error(loupe::cat("expand ", shape_str(shape()), " to ", shape_str(shape_in), ": -1 on a new dimension"));
       target[i] = aligned[i];
     }
-    if (target[i] < 0) throw Error(loupe::cat("expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": negative dimension"));
+    if (target[i] < 0) throw Error(loupe::cat("expand ", shape_str(shape()), " to ", shape_str(shape_in), ": negative dimension"));
     if (aligned[i] != target[i] && aligned[i] != 1)
-      throw Error(loupe::cat("cannot expand ", shape_str(s_->shape), " to ", shape_str(shape_in), ": dimension ", i - extra, " is ",
+      throw Error(loupe::cat("cannot expand ", shape_str(shape()), " to ", shape_str(shape_in), ": dimension ", i - extra, " is ",
                       aligned[i], ", not 1"));
   }
   Tensor r = reshape(aligned);
   if (target == aligned) return r;
-  return r.view(Ops::EXPAND, Arg::ints(target), target);
+  return r.view(Ops::EXPAND, Arg::ints(target), to_sints(target));
 }
 
 Tensor Tensor::shrink(const PadSpec& arg) const {
+  if (symbolic()) {
+    SymPadSpec sym;
+    for (const auto& p : arg) sym.push_back(p ? std::optional<std::pair<sint, sint>>({p->first, p->second}) : std::nullopt);
+    return shrink_sym(sym);
+  }
   if (static_cast<int64_t>(arg.size()) != ndim())
-    throw Error(loupe::cat("shrink of shape ", shape_str(s_->shape), " needs ", ndim(), " ranges, got ", arg.size()));
+    throw Error(loupe::cat("shrink of shape ", shape_str(shape()), " needs ", ndim(), " ranges, got ", arg.size()));
   std::vector<std::pair<int64_t, int64_t>> r;
   Shape s;
   bool identity = true;
   for (int64_t i = 0; i < ndim(); i++) {
-    auto p = arg[i].value_or(std::pair<int64_t, int64_t>{0, s_->shape[i]});
-    if (p.first < 0 || p.second > s_->shape[i] || p.first > p.second)
-      throw Error(loupe::cat("shrink of shape ", shape_str(s_->shape), ": range [", p.first, ", ", p.second, ") on dimension ", i,
+    auto p = arg[i].value_or(std::pair<int64_t, int64_t>{0, shape()[i]});
+    if (p.first < 0 || p.second > shape()[i] || p.first > p.second)
+      throw Error(loupe::cat("shrink of shape ", shape_str(shape()), ": range [", p.first, ", ", p.second, ") on dimension ", i,
                       " is out of bounds"));
     r.push_back(p);
     s.push_back(p.second - p.first);
-    identity = identity && p.first == 0 && p.second == s_->shape[i];
+    identity = identity && p.first == 0 && p.second == shape()[i];
   }
   if (identity) return *this;
-  return view(Ops::SHRINK, pairs_arg(r), s);
+  return view(Ops::SHRINK, pairs_arg(r), to_sints(s));
 }
 
 Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mode) const {
+  if (symbolic() && mode == "constant") {
+    SymPadSpec sym;
+    for (const auto& p : padding) sym.push_back(p ? std::optional<std::pair<sint, sint>>({p->first, p->second}) : std::nullopt);
+    return pad_sym(sym, value);
+  }
   if (static_cast<int64_t>(padding.size()) != ndim())
-    throw Error(loupe::cat("pad of shape ", shape_str(s_->shape), " needs ", ndim(), " (before, after) pairs, got ", padding.size()));
+    throw Error(loupe::cat("pad of shape ", shape_str(shape()), " needs ", ndim(), " (before, after) pairs, got ", padding.size()));
   std::vector<std::pair<int64_t, int64_t>> p;
   for (const auto& x : padding) p.push_back(x.value_or(std::pair<int64_t, int64_t>{0, 0}));
   if (mode != "constant") {
@@ -140,7 +152,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
       auto [b, e] = p[d];
       if (b < 0 || e < 0) throw Error(loupe::cat("pad mode '", mode, "' does not take negative padding"));
       if (b == 0 && e == 0) continue;
-      int64_t n = x.s_->shape[d];
+      int64_t n = x.shape()[d];
       auto slice = [&](int64_t lo, int64_t hi) {
         PadSpec sp(x.ndim());
         sp[d] = std::pair<int64_t, int64_t>{lo, hi};
@@ -154,13 +166,13 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
         if (e) parts.push_back(slice(n - e - 1, n - 1).flip(Axes(d)));
       } else if (mode == "replicate") {
         if (b) {
-          Shape es = x.s_->shape;
+          Shape es = x.shape();
           es[d] = b;
           parts.push_back(slice(0, 1).expand(es));
         }
         parts.push_back(x);
         if (e) {
-          Shape es = x.s_->shape;
+          Shape es = x.shape();
           es[d] = e;
           parts.push_back(slice(n - 1, n).expand(es));
         }
@@ -182,7 +194,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
   for (int64_t i = 0; i < ndim(); i++) {
     auto [b, e] = p[i];
     any_neg = any_neg || b < 0 || e < 0;
-    shrink_arg.push_back(std::pair<int64_t, int64_t>{std::max<int64_t>(0, -b), s_->shape[i] - std::max<int64_t>(0, -e)});
+    shrink_arg.push_back(std::pair<int64_t, int64_t>{std::max<int64_t>(0, -b), shape()[i] - std::max<int64_t>(0, -e)});
   }
   Tensor x = any_neg ? shrink(shrink_arg) : *this;
   std::vector<std::pair<int64_t, int64_t>> pos;
@@ -191,10 +203,10 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
   for (int64_t i = 0; i < ndim(); i++) {
     pos.push_back({std::max<int64_t>(0, p[i].first), std::max<int64_t>(0, p[i].second)});
     any = any || pos.back().first || pos.back().second;
-    s.push_back(x.s_->shape[i] + pos.back().first + pos.back().second);
+    s.push_back(x.shape()[i] + pos.back().first + pos.back().second);
   }
   if (!any) return x;
-  Tensor padded = x.view(Ops::PAD, pairs_arg(pos), s);
+  Tensor padded = x.view(Ops::PAD, pairs_arg(pos), to_sints(s));
   if (value.as_double() == 0.0 && !std::signbit(value.as_double())) return padded;  // padding reads as 0
   Tensor inside = from_uop(UOp::make(Ops::PAD, dtypes::bool_, {x.full_like(true).cast(dtypes::bool_).s_->uop}, pairs_arg(pos)), s);
   return inside.where(padded, Tensor(value));
@@ -202,7 +214,7 @@ Tensor Tensor::pad(const PadSpec& padding, ConstVal value, const std::string& mo
 
 Tensor Tensor::pad_flat(const std::vector<int64_t>& flat, ConstVal value, const std::string& mode) const {
   if (flat.size() % 2 != 0 || static_cast<int64_t>(flat.size()) > 2 * ndim())
-    throw Error(loupe::cat("pad: a flat padding needs an even number of values, at most ", 2 * ndim(), " for shape ", shape_str(s_->shape)));
+    throw Error(loupe::cat("pad: a flat padding needs an even number of values, at most ", 2 * ndim(), " for shape ", shape_str(shape())));
   PadSpec p(ndim());
   for (size_t i = 0; i < flat.size() / 2; i++)
     p[ndim() - 1 - i] = std::pair<int64_t, int64_t>{flat[2 * i], flat[2 * i + 1]};
@@ -217,56 +229,57 @@ Tensor Tensor::flip(const Axes& axes) const {
   bool any = false;
   for (int64_t a : list) {
     int64_t r = resolve_dim(a);
-    if (t[r].as_bool()) throw Error(loupe::cat("flip of shape ", shape_str(s_->shape), ": axis ", a, " given twice"));
+    if (t[r].as_bool()) throw Error(loupe::cat("flip of shape ", shape_str(shape()), ": axis ", a, " given twice"));
     t[r] = Arg(true);
     any = true;
   }
   if (!any || ndim() == 0) return *this;
-  return view(Ops::FLIP, Arg(std::move(t)), s_->shape);
+  return view(Ops::FLIP, Arg(std::move(t)), sshape());
 }
 
 Tensor Tensor::squeeze(std::optional<int64_t> dim) const {
-  Shape s;
+  sints s;
   if (!dim) {
-    for (int64_t d : s_->shape)
+    for (const sint& d : sshape())
       if (d != 1) s.push_back(d);
-    return reshape(s);
+    return reshape_sym(s);
   }
   if (ndim() == 0) {  // a 0-d tensor squeezes to itself, for dimension 0 or -1 only
     resolve_axis(*dim);
     return *this;
   }
   int64_t a = resolve_axis(*dim);
-  if (s_->shape[a] != 1) return *this;
-  s = s_->shape;
+  if (sshape()[a] != 1) return *this;
+  s = sshape();
   s.erase(s.begin() + a);
-  return reshape(s);
+  return reshape_sym(s);
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
   int64_t n = ndim() + 1;
-  if (dim < -n || dim >= n) throw IndexError(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(s_->shape)));
+  if (dim < -n || dim >= n) throw IndexError(loupe::cat("unsqueeze: dimension ", dim, " is out of range for shape ", shape_str(sshape())));
   int64_t a = dim < 0 ? dim + n : dim;
-  Shape s = s_->shape;
+  sints s = sshape();
   s.insert(s.begin() + a, 1);
-  return reshape(s);
+  return reshape_sym(s);
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (ndim() == 0) return reshape({1});
   int64_t a = resolve_axis(start_dim), b = resolve_axis(end_dim);
   if (a > b) throw Error(loupe::cat("flatten: start_dim ", start_dim, " is after end_dim ", end_dim));
-  Shape s(s_->shape.begin(), s_->shape.begin() + a);
-  s.push_back(shape_prod(Shape(s_->shape.begin() + a, s_->shape.begin() + b + 1)));
-  s.insert(s.end(), s_->shape.begin() + b + 1, s_->shape.end());
-  return reshape(s);
+  const sints& in = sshape();
+  sints s(in.begin(), in.begin() + a);
+  s.push_back(loupe::prod(sints(in.begin() + a, in.begin() + b + 1)));
+  s.insert(s.end(), in.begin() + b + 1, in.end());
+  return reshape_sym(s);
 }
 
 Tensor Tensor::unflatten(int64_t dim, const Shape& sizes) const {
   int64_t a = resolve_dim(dim);
-  Shape s(s_->shape.begin(), s_->shape.begin() + a);
+  Shape s(shape().begin(), shape().begin() + a);
   s.insert(s.end(), sizes.begin(), sizes.end());
-  s.insert(s.end(), s_->shape.begin() + a + 1, s_->shape.end());
+  s.insert(s.end(), shape().begin() + a + 1, shape().end());
   return reshape(s);
 }
 
@@ -276,24 +289,25 @@ Tensor Tensor::cat(const std::vector<Tensor>& others, int64_t dim) const {
   if (ndim() == 0) throw IndexError("cat: a zero-dimensional tensor cannot be concatenated (stack it instead)");
   int64_t d = resolve_dim(dim);
   for (const Tensor& t : all) {
-    if (t.ndim() != ndim()) throw Error(loupe::cat("cat: shapes ", shape_str(s_->shape), " and ", shape_str(t.s_->shape), " differ in rank"));
+    if (t.ndim() != ndim()) throw Error(loupe::cat("cat: shapes ", shape_str(sshape()), " and ", shape_str(t.sshape()), " differ in rank"));
     for (int64_t i = 0; i < ndim(); i++)
-      if (i != d && t.s_->shape[i] != s_->shape[i])
-        throw Error(loupe::cat("cat along dimension ", dim, ": shapes ", shape_str(s_->shape), " and ", shape_str(t.s_->shape),
+      if (i != d && t.sshape()[i] != sshape()[i])
+        throw Error(loupe::cat("cat along dimension ", dim, ": shapes ", shape_str(sshape()), " and ", shape_str(t.sshape()),
                         " differ in dimension ", i));
   }
   std::vector<DType> ds;
   for (const Tensor& t : all) ds.push_back(t.dtype());
   DType out = dtypes::least_upper_dtype(ds);
-  int64_t total = 0;
-  for (const Tensor& t : all) total += t.s_->shape[d];
+  sint total = 0;
+  for (const Tensor& t : all) total = total + t.sshape()[d];
   std::optional<Tensor> acc;
-  int64_t offset = 0;
+  sint offset = 0;
+  // each piece padded to the whole length at its place, the pieces summed (symbolic lengths too)
   for (const Tensor& t : all) {
-    PadSpec p(ndim());
-    p[d] = std::pair<int64_t, int64_t>{offset, total - offset - t.s_->shape[d]};
-    offset += t.s_->shape[d];
-    Tensor piece = t.cast(out).pad(p);
+    SymPadSpec p(ndim());
+    p[d] = std::pair<sint, sint>{offset, total - offset - t.sshape()[d]};
+    offset = offset + t.sshape()[d];
+    Tensor piece = t.cast(out).pad_sym(p);
     acc = acc ? *acc + piece : piece;
   }
   return *acc;
@@ -308,9 +322,9 @@ Tensor Tensor::stack(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor Tensor::repeat(const Shape& repeats) const {
   if (static_cast<int64_t>(repeats.size()) < ndim())
-    throw ValueError(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(s_->shape)));
-  Shape base(repeats.size() - s_->shape.size(), 1);
-  base.insert(base.end(), s_->shape.begin(), s_->shape.end());
+    throw ValueError(loupe::cat("repeat: ", repeats.size(), " repeats for a tensor of shape ", shape_str(shape())));
+  Shape base(repeats.size() - shape().size(), 1);
+  base.insert(base.end(), shape().begin(), shape().end());
   Shape unsq, expd, final_shape;
   for (size_t i = 0; i < base.size(); i++) {
     unsq.push_back(1);
@@ -325,7 +339,7 @@ Tensor Tensor::repeat(const Shape& repeats) const {
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim) const {
   int64_t d = resolve_dim(dim), total = 0;
   for (int64_t s : sizes) total += s;
-  if (total != s_->shape[d]) throw Error(loupe::cat("split sizes sum to ", total, " but dimension ", dim, " has size ", s_->shape[d]));
+  if (total != shape()[d]) throw Error(loupe::cat("split sizes sum to ", total, " but dimension ", dim, " has size ", shape()[d]));
   std::vector<Tensor> out;
   int64_t off = 0;
   for (int64_t s : sizes) {
@@ -341,21 +355,21 @@ std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
   if (size <= 0) throw Error(loupe::cat("split size must be positive, got ", size));
   int64_t d = resolve_dim(dim);
   std::vector<int64_t> sizes;
-  for (int64_t off = 0; off < s_->shape[d]; off += size) sizes.push_back(std::min(size, s_->shape[d] - off));
+  for (int64_t off = 0; off < shape()[d]; off += size) sizes.push_back(std::min(size, shape()[d] - off));
   return split(sizes, dim);
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   if (chunks <= 0) throw Error(loupe::cat("chunk count must be positive, got ", chunks));
   int64_t d = resolve_dim(dim);
-  int64_t size = (s_->shape[d] + chunks - 1) / chunks;
+  int64_t size = (shape()[d] + chunks - 1) / chunks;
   return split(std::max<int64_t>(size, 1), dim);
 }
 
 Tensor Tensor::diagonal() const {
-  if (ndim() != 2 || s_->shape[0] != s_->shape[1])
-    throw Error(loupe::cat("diagonal needs a square matrix, got shape ", shape_str(s_->shape)));
-  int64_t n = s_->shape[0];
+  if (ndim() != 2 || shape()[0] != shape()[1])
+    throw Error(loupe::cat("diagonal needs a square matrix, got shape ", shape_str(shape())));
+  int64_t n = shape()[0];
   return flatten().pad({std::pair<int64_t, int64_t>{0, n}}).reshape({n, n + 1}).shrink({std::nullopt, std::pair<int64_t, int64_t>{0, 1}}).reshape({n});
 }
 

@@ -141,6 +141,8 @@ Tensor Tensor::dropout(double p) const {
   if (p == 1) return zeros_like();
   // each element kept with probability 1-p and scaled up so the expectation is unchanged; the mask is
   // its own kernel (as tinygrad's contiguous), so backward reuses the same draw
+  // (rand draws a concrete number of values: tinygrad's rand_like refuses a symbolic shape with ValueError)
+  if (symbolic()) throw ValueError(loupe::cat("dropout: invalid input shape=", shape_str(sshape()), ": random numbers need a concrete shape"));
   Tensor keep = rand(shape(), dtypes::default_float()).ge(Tensor(p)).contiguous();
   return keep.where(*this, Tensor(0.0)) / Tensor(1.0 - p);
 }

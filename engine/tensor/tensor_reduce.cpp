@@ -12,15 +12,16 @@ namespace loupe {
 namespace {
 Tensor inverse(const Tensor& x) { return x.dtype().is_float() ? x.neg() : x.bitwise_not(); }
 
-int64_t reduced_count(const Tensor& x, const Axes& axis) {
-  if (!axis.axes) return x.numel();
-  int64_t n = 1;
+// The elements each output of a reduce over `axis` reads: symbolic where a reduced dim is.
+sint reduced_count(const Tensor& x, const Axes& axis) {
+  if (!axis.axes) return prod(x.sshape());
+  sint n = 1;
   std::vector<int64_t> seen;
   for (int64_t a : *axis.axes) {
     int64_t r = x.resolve_axis(a);
     if (std::find(seen.begin(), seen.end(), r) != seen.end()) continue;
     seen.push_back(r);
-    if (x.ndim() > 0) n *= x.shape()[r];
+    if (x.ndim() > 0) n = n * x.sshape()[r];
   }
   return n;
 }
@@ -40,16 +41,19 @@ Tensor Tensor::min(const Axes& axis, bool keepdim) const { return inverse(invers
 Tensor Tensor::mean(const Axes& axis, bool keepdim) const {
   DType out = dtype().is_float() ? dtypes::strong(dtype()) : dtypes::float32;
   Tensor numerator = cast(dtypes::sum_acc_dtype(dtype())).sum(axis, keepdim);
-  int64_t n = reduced_count(*this, axis);
-  return numerator.div(Tensor(static_cast<int64_t>(n))).cast(out);
+  sint n = reduced_count(*this, axis);
+  // a symbolic count is a tensor of the Variables' values (tinygrad divides by Tensor(count) too)
+  if (!n.is_int()) return numerator.div(from_sint(n)).cast(out);
+  return numerator.div(Tensor(n.as_int())).cast(out);
 }
 
 Tensor Tensor::var(const Axes& axis, bool keepdim, double correction) const {
   DType out = dtype().is_float() ? dtypes::strong(dtype()) : dtypes::float32;
   Tensor squares = (*this - mean(axis, true)).square();
-  int64_t n = reduced_count(*this, axis);
+  sint n = reduced_count(*this, axis);
   Tensor numerator = squares.cast(dtypes::sum_acc_dtype(squares.dtype())).sum(axis, keepdim);
-  return numerator.div(Tensor(std::max(static_cast<double>(n) - correction, 0.0))).cast(out);
+  if (!n.is_int()) return numerator.div((from_sint(n, dtypes::float32) - Tensor(correction)).maximum(Tensor(0.0))).cast(out);
+  return numerator.div(Tensor(std::max(static_cast<double>(n.as_int()) - correction, 0.0))).cast(out);
 }
 
 Tensor Tensor::std(const Axes& axis, bool keepdim, double correction) const {
@@ -78,7 +82,7 @@ Tensor Tensor::computed_once() const {
 Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   if (!axis) return flatten().argmax(0, false);
   int64_t a = resolve_axis(*axis);
-  int64_t n = ndim() == 0 ? 1 : s_->shape[a];
+  int64_t n = ndim() == 0 ? 1 : shape()[a];
   // (an element equal to the max must exist: else the index would be n)
   const Tensor x = computed_once();
   Tensor m = x.eq(x.max(Axes(a), true));
@@ -95,22 +99,24 @@ Tensor Tensor::all(const Axes& axis, bool keepdim) const { return cast(dtypes::b
 
 Tensor Tensor::matmul(const Tensor& w) const {
   int64_t dx = ndim(), dw = w.ndim();
+  const sints &xsh = sshape(), &wsh = w.sshape();
   if (dx == 0 || dw == 0)
-    throw Error(loupe::cat("matmul needs tensors of at least 1 dimension, got ", shape_str(s_->shape), " and ", shape_str(w.shape())));
+    throw Error(loupe::cat("matmul needs tensors of at least 1 dimension, got ", shape_str(xsh), " and ", shape_str(wsh)));
   int64_t axis_w = -std::min<int64_t>(dw, 2);
-  if (s_->shape.back() != w.shape()[dw + axis_w])
-    throw Error(loupe::cat("cannot matmul ", shape_str(s_->shape), " and ", shape_str(w.shape()), ": inner dimensions ",
-                    s_->shape.back(), " and ", w.shape()[dw + axis_w], " differ"));
+  if (xsh.back() != wsh[dw + axis_w])
+    throw Error(loupe::cat("cannot matmul ", shape_str(xsh), " and ", shape_str(wsh), ": inner dimensions ",
+                    xsh.back().str(), " and ", wsh[dw + axis_w].str(), " differ"));
   int64_t ones = std::min<int64_t>({dx - 1, dw - 1, 1});
-  Shape xs(s_->shape.begin(), s_->shape.end() - 1);
+  sints xs(xsh.begin(), xsh.end() - 1);
   for (int64_t i = 0; i < ones; i++) xs.push_back(1);
-  xs.push_back(s_->shape.back());
-  Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
+  xs.push_back(xsh.back());
+  sints ws(wsh.begin(), wsh.end() - std::min<int64_t>(dw, 2));
   for (int64_t i = 0; i < ones; i++) ws.push_back(1);
-  ws.insert(ws.end(), w.shape().end() - std::min<int64_t>(dw, 2), w.shape().end());
-  const auto [left, right] = operands_for_host_tiles(*this, w);
-  Tensor x = left.reshape(xs);
-  Tensor wt = right.reshape(ws).transpose(-1, axis_w);
+  ws.insert(ws.end(), wsh.end() - std::min<int64_t>(dw, 2), wsh.end());
+  // (the host tile packing plans for concrete sizes; symbolic operands are used as they are)
+  const auto [left, right] = symbolic() || w.symbolic() ? std::pair<Tensor, Tensor>{*this, w} : operands_for_host_tiles(*this, w);
+  Tensor x = left.reshape_sym(xs);
+  Tensor wt = right.reshape_sym(ws).transpose(-1, axis_w);
   DType out = dtypes::least_upper_dtype({x.dtype(), wt.dtype()});
   return (x * wt).sum(Axes(int64_t(-1))).cast(out);
 }

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "exec/realize.h"
+#include "shape/sint_arg.h"
 #include "support/error.h"
 #include "tensor/tensor.h"
 
@@ -29,12 +30,6 @@ void mark_assigned(const std::shared_ptr<Tensor::State>& s) {
   assigned_states.push_back(s);
 }
 
-std::vector<std::pair<int64_t, int64_t>> pairs_of(const Arg& a) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (const Arg& p : a.as_tuple()) out.push_back({p.as_tuple().at(0).as_int(), p.as_tuple().at(1).as_int()});
-  return out;
-}
-
 // The graph of a view of a tensor whose graph is `base`.
 UOpPtr follow(UOpPtr base, const std::vector<Tensor::ViewStep>& steps) {
   for (const Tensor::ViewStep& s : steps) {
@@ -46,8 +41,8 @@ UOpPtr follow(UOpPtr base, const std::vector<Tensor::ViewStep>& steps) {
 
 } // namespace
 
-Tensor Tensor::view(Ops op, Arg arg, Shape shape) const {
-  Tensor r = from_uop(UOp::make(op, dtype(), {s_->uop}, arg), std::move(shape));
+Tensor Tensor::view(Ops op, Arg arg, sints shape) const {
+  Tensor r = from_uop_sym(UOp::make(op, dtype(), {s_->uop}, arg), std::move(shape));
   auto origin = std::make_shared<ViewOrigin>();
   std::shared_ptr<State> base = s_->view ? s_->view->base.lock() : nullptr;
   if (base) origin->steps = s_->view->steps;
@@ -71,7 +66,7 @@ namespace {
 // bool mask of the elements it lands on. Elements a view shows from padding are dropped; an expanded
 // view shows one element at several places, so it cannot take values.
 std::pair<Tensor, Tensor> scatter_back(Tensor x, const std::vector<Tensor::ViewStep>& steps) {
-  Tensor mask = Tensor::full(x.shape(), ConstVal(true), dtypes::bool_);
+  Tensor mask = Tensor::full_sym(x.sshape(), ConstVal(true), dtypes::bool_);
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const Tensor::ViewStep& s = *it;
     auto both = [&](auto&& f) {
@@ -79,7 +74,7 @@ std::pair<Tensor, Tensor> scatter_back(Tensor x, const std::vector<Tensor::ViewS
       mask = f(mask);
     };
     switch (s.op) {
-    case Ops::RESHAPE: both([&](const Tensor& t) { return t.reshape(s.in); }); break;
+    case Ops::RESHAPE: both([&](const Tensor& t) { return t.reshape_sym(s.in); }); break;
     case Ops::PERMUTE: {
       std::vector<int64_t> order = s.arg.as_ints(), inverse(order.size());
       for (size_t i = 0; i < order.size(); i++) inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
@@ -87,17 +82,17 @@ std::pair<Tensor, Tensor> scatter_back(Tensor x, const std::vector<Tensor::ViewS
       break;
     }
     case Ops::SHRINK: {
-      PadSpec pads;
-      std::vector<std::pair<int64_t, int64_t>> r = pairs_of(s.arg);
-      for (size_t d = 0; d < r.size(); d++) pads.push_back(std::pair<int64_t, int64_t>{r[d].first, s.in[d] - r[d].second});
-      both([&](const Tensor& t) { return t.pad(pads); });
+      SymPadSpec pads;
+      Ranges r = ranges_from_arg(s.arg, "shrink");
+      for (size_t d = 0; d < r.size(); d++) pads.push_back(std::pair<sint, sint>{r[d].first, s.in[d] - r[d].second});
+      both([&](const Tensor& t) { return t.pad_sym(pads); });
       break;
     }
     case Ops::PAD: {
-      PadSpec inside;
-      std::vector<std::pair<int64_t, int64_t>> p = pairs_of(s.arg);
-      for (size_t d = 0; d < p.size(); d++) inside.push_back(std::pair<int64_t, int64_t>{p[d].first, p[d].first + s.in[d]});
-      both([&](const Tensor& t) { return t.shrink(inside); });
+      SymPadSpec inside;
+      Ranges p = ranges_from_arg(s.arg, "pad");
+      for (size_t d = 0; d < p.size(); d++) inside.push_back(std::pair<sint, sint>{p[d].first, p[d].first + s.in[d]});
+      both([&](const Tensor& t) { return t.shrink_sym(inside); });
       break;
     }
     case Ops::FLIP: {
@@ -110,7 +105,7 @@ std::pair<Tensor, Tensor> scatter_back(Tensor x, const std::vector<Tensor::ViewS
     }
     case Ops::EXPAND:
       throw RuntimeError(cat("cannot assign into an expanded view: it shows each element of the tensor it views several times (",
-                             shape_str(s.in), " expanded to ", shape_str(s.arg.as_ints()), "); assign into a contiguous copy"));
+                             shape_str(s.in), " expanded to ", shape_str(sints_from_arg(s.arg, "expand")), "); assign into a contiguous copy"));
     default: throw InternalError(cat("a view step of op ", op_name(s.op)));
     }
   }
@@ -133,8 +128,8 @@ void Tensor::set_uop(UOpPtr uop) {
 }
 
 Tensor& Tensor::assign(const Tensor& x) {
-  if (x.shape() != shape())
-    throw AssertionError(loupe::cat("assign shape mismatch ", shape_str(shape()), " != ", shape_str(x.shape())));
+  if (x.sshape() != sshape())
+    throw AssertionError(loupe::cat("assign shape mismatch ", shape_str(sshape()), " != ", shape_str(x.sshape())));
   Tensor v = x;
   if (x.dtype() != dtype()) {
     if (!x.dtype().is_weak()) throw AssertionError(loupe::cat("assign dtype mismatch ", dtype().short_name(), " != ", x.dtype().short_name()));
@@ -155,8 +150,8 @@ Tensor& Tensor::assign(const Tensor& x) {
 }
 
 Tensor& Tensor::replace(const Tensor& x) {
-  if (x.shape() != shape())
-    throw AssertionError(loupe::cat("replace shape mismatch ", shape_str(shape()), " != ", shape_str(x.shape())));
+  if (x.sshape() != sshape())
+    throw AssertionError(loupe::cat("replace shape mismatch ", shape_str(sshape()), " != ", shape_str(x.sshape())));
   set_uop(x.uop());  // x's dtype too, as tinygrad (a float16 checkpoint loads as float16)
   return *this;
 }

@@ -63,7 +63,7 @@ ConstLike = Union[ConstType, "UOp", tuple]
 
 class MathTrait:
   """Python operators building ALU nodes (or patterns): the methods tinygrad's UOp and UPat share."""
-  def ufix(self, x): return self.const_like(x) if not isinstance(x, MathTrait) else x
+  def ufix(self, x): return self.const_like(x) if not isinstance(x, (MathTrait, _loupe.UOp)) else x
   def _binop(self, op, x, reverse): return self.ufix(x).alu(op, self) if reverse else self.alu(op, self.ufix(x))
   def logical_not(self): return self.ne(True)
   def neg(self):

@@ -45,7 +45,9 @@ void bind_nn(py::module_& m) {
         return d;
       });
   py::class_<CapturedStep, std::shared_ptr<CapturedStep>>(m, "CapturedStep")
-      .def("replay", [](CapturedStep& s, std::vector<Tensor> inputs) { return s.replay(std::move(inputs)); })
+      // vars: {name: value} of the Variables passed to the step as arguments
+      .def("replay", [](CapturedStep& s, std::vector<Tensor> inputs, const VarValues& vars) { return s.replay(std::move(inputs), vars); },
+           py::arg("inputs"), py::arg("vars") = VarValues{})
       .def_property_readonly("replays", &CapturedStep::replays)
       .def_property_readonly("uses_graph", &CapturedStep::uses_graph)
       .def_property_readonly("no_graph_reason", &CapturedStep::no_graph_reason)
@@ -84,7 +86,8 @@ void bind_nn(py::module_& m) {
         return d;
       });
   py::class_<JitCapture>(m, "JitCapture")
-      .def(py::init([](std::vector<Tensor> inputs) { return std::make_unique<JitCapture>(std::move(inputs)); }))
+      .def(py::init([](std::vector<Tensor> inputs, const VarValues& vars) { return std::make_unique<JitCapture>(std::move(inputs), vars); }),
+           py::arg("inputs"), py::arg("vars") = VarValues{})
       .def("finish", [](JitCapture& c, std::vector<Tensor> outputs, bool prune) { return c.finish(outputs, prune); },
            py::arg("outputs"), py::arg("prune") = false);
   m.def("make_optimizer", [](const std::string& kind, py::list params, py::list buffers, double lr, py::dict h) {

@@ -2,6 +2,7 @@
 // (the same cached schedule realize() then runs), as items with their AST, buffers and the tensor ops
 // fused into each. Items keep the engine's ScheduleItem; their AST and buffers are tinygrad.ops UOps.
 #include "common.h"
+#include "convert.h"
 #include "exec/realize.h"
 #include "ir/buffer_ref.h"
 #include "runtime/buffer.h"
@@ -28,6 +29,12 @@ void bind_schedule(py::module_& m) {
         return out;
       })
       .def_property_readonly("nbufs", [](const ScheduleItem& s) { return s.bufs.size(); })
+      // the values of the kernel's (unbound) Variables for this run: {DEFINE_VAR: value}
+      .def_property_readonly("var_vals", [](const ScheduleItem& s) {
+        py::dict d;
+        for (const auto& [var, v] : s.var_vals) d[sym_to_py(var)] = v;
+        return d;
+      })
       .def_property_readonly("is_copy", [](const ScheduleItem& s) { return s.ast->op == Ops::COPY; })
       // the tensor ops fused into it: (op, file, line, function)
       .def_property_readonly("metadata", [](const ScheduleItem& s) {
@@ -69,7 +76,7 @@ void bind_schedule(py::module_& m) {
     ShapeMemo shapes;
     ShapeTracker st = u->op == Ops::VIEW ? *u->arg.object<ShapeTracker>() : ShapeTracker::from_shape(shapes.of(u));
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
-    return st;
+    return st_for_python(st);
   });
   // A realized BUFFER node's bytes (tinygrad's Buffer.as_buffer), read back from its storage.
   m.def("_buffer_node_bytes", [](py::handle h) {

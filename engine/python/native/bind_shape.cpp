@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "shape/shapetracker.h"
+#include "symbolic/symbolic.h"
 #include "support/error.h"
 #include "uop_binding.h"
 
@@ -28,7 +29,9 @@ sint py_to_sint(py::handle h, const char* what) {
     } catch (const py::cast_error&) {
     }
   }
-  if (UOpPtr u = py_to_uop(h)) return sint(u);
+  // simplified, as the engine's own shape arithmetic leaves its results: 4*v and the v*4 a shrink
+  // computes are then the same node
+  if (UOpPtr u = py_to_uop(h)) return u->dtype.is_int() ? sint(simplify(u)) : sint(u);
   throw py::type_error(std::string(what) + ": expected an int or a UOp, got " + repr_of(h));
 }
 

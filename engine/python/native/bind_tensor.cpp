@@ -48,7 +48,7 @@ void bind_construction(TensorClass& cls) {
 
 // shape, dtype, device, gradients and sizes
 void bind_properties(TensorClass& cls) {
-  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); });
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.sshape()); });
   cls.def_property_readonly("dtype", &user_dtype);
   cls.def_property_readonly("device", &Tensor::device);
   cls.def_property_readonly("ndim", &Tensor::ndim);
@@ -64,13 +64,17 @@ void bind_properties(TensorClass& cls) {
           throw AssertionError(cat("grad shape must match tensor shape, ", shape_str(v.shape()), " != ", shape_str(t.shape())));
         t.set_grad(v);
       });
-  cls.def("numel", &Tensor::numel);
+  // a symbolic shape's count is the expression of its Variables (tinygrad's prod(shape))
+  cls.def("numel", [](const Tensor& t) -> py::object {
+    if (!t.symbolic()) return py::int_(t.numel());
+    return shape_tuple(sints{prod(t.sshape())})[0];
+  });
   cls.def("element_size", [](const Tensor& t) { return user_dtype(t).itemsize(); });
   cls.def("nbytes", [](const Tensor& t) { return t.numel() * user_dtype(t).itemsize(); });
   cls.def("is_floating_point", [](const Tensor& t) { return t.dtype().is_float(); });
   cls.def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return shape_tuple(t.shape());
-        return py::int_(t.shape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]);
+        if (dim.is_none()) return shape_tuple(t.sshape());
+        return shape_tuple(sints{t.sshape()[t.resolve_dim(to_int(dim, "size: argument 'dim'"))]})[0];
       }, py::arg("dim") = py::none());
   cls.def("requires_grad_", [](Tensor& t, bool r) { t.set_requires_grad(r); return t; }, py::arg("requires_grad") = true);
 }
@@ -132,8 +136,10 @@ void bind_autograd(TensorClass& cls) {
 void bind_creation(TensorClass& cls) {
   auto filled = [&](const char* name, double value) {
     def_static_op(cls, name, [name, value](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
-      Shape s = creation_shape(ints_from_args(shape, name), name);
+      sints ss = sints_from_args(shape, name);
       DType d = to_dtype(dtype, name).value_or(dtypes::default_float());
+      if (!all_int(ss)) return place(Tensor::full_sym(ss, ConstVal(value), d), device, requires_grad);  // a symbolic shape
+      Shape s = creation_shape(to_ints(ss), name);
       return place(value == 0 ? Tensor::zeros(s, d) : Tensor::ones(s, d), device, requires_grad);
     }, CREATION_KW);
   };
@@ -144,7 +150,10 @@ void bind_creation(TensorClass& cls) {
     return place(Tensor::empty(s, to_dtype(dtype, "empty").value_or(dtypes::default_float())), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "full", [](py::object shape, py::object fill_value, py::object device, py::object dtype, py::object requires_grad) {
-    Shape s = creation_shape(to_ints(shape, "full: argument 'shape'"), "full");
+    sints ss = sints_of(shape, "full: argument 'shape'");
+    if (!all_int(ss))  // a symbolic shape
+      return place(Tensor::full_sym(ss, to_const(fill_value, "full: argument 'fill_value'"), to_dtype(dtype, "full")), device, requires_grad);
+    Shape s = creation_shape(to_ints(ss), "full");
     return place(Tensor::full(s, to_const(fill_value, "full: argument 'fill_value'"), to_dtype(dtype, "full")), device, requires_grad);
   }, py::arg("shape"), py::arg("fill_value"), CREATION_KW);
   def_static_op(cls, "arange", [](py::object start, py::object stop, py::object step, py::object device, py::object dtype, py::object requires_grad) {

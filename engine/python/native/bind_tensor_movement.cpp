@@ -16,8 +16,9 @@ std::vector<int64_t> first_and_rest(py::handle first, const py::args& rest, cons
   return out;
 }
 
-// reshape/expand arguments: None keeps that dimension of the tensor (tinygrad's convention)
-std::vector<int64_t> shape_keeping_none(const Tensor& t, py::handle first, const py::args& rest, const char* what) {
+// reshape/expand arguments: None keeps that dimension of the tensor (tinygrad's convention); a dim may
+// be a bound Variable's UOp (symbolic)
+sints shape_keeping_none(const Tensor& t, py::handle first, const py::args& rest, const char* what) {
   std::vector<py::handle> items;
   if (rest.size() == 0 && (py::isinstance<py::list>(first) || py::isinstance<py::tuple>(first)))
     for (py::handle h : first) items.push_back(h);
@@ -25,27 +26,40 @@ std::vector<int64_t> shape_keeping_none(const Tensor& t, py::handle first, const
     items.push_back(first);
     for (py::handle h : rest) items.push_back(h);
   }
-  std::vector<int64_t> out;
+  sints out;
   for (size_t i = 0; i < items.size(); i++) {
-    if (!items[i].is_none()) out.push_back(to_int(items[i], what));
-    else if (static_cast<int64_t>(i) < t.ndim()) out.push_back(t.shape()[i]);
+    if (!items[i].is_none()) out.push_back(to_sint(items[i], what));
+    else if (static_cast<int64_t>(i) < t.ndim()) out.push_back(t.sshape()[i]);
     else throw ValueError(cat(what, ": None at position ", i, " but the tensor has ", t.ndim(), " dimensions"));
   }
   return out;
 }
 
-// pad/shrink arguments: per axis a (begin, end) pair or None
-PadSpec pairs_of(py::handle h, const char* what) {
-  PadSpec out;
+// pad/shrink arguments: per axis a (begin, end) pair or None; bounds may be Variables' UOps
+SymPadSpec pairs_of(py::handle h, const char* what) {
+  SymPadSpec out;
   for (py::handle x : h) {
     if (x.is_none()) {
       out.push_back(std::nullopt);
       continue;
     }
-    std::vector<int64_t> p = to_ints(x, what);
+    sints p = sints_of(x, what);
     if (p.size() != 2) throw ValueError(cat(what, ": each axis needs a (begin, end) pair or None"));
     out.push_back(std::make_pair(p[0], p[1]));
   }
+  return out;
+}
+
+bool all_concrete(const SymPadSpec& p) {
+  for (const auto& x : p)
+    if (x && (!x->first.is_int() || !x->second.is_int())) return false;
+  return true;
+}
+
+PadSpec concrete(const SymPadSpec& p) {
+  PadSpec out;
+  for (const auto& x : p)
+    out.push_back(x ? std::optional(std::pair<int64_t, int64_t>{x->first.as_int(), x->second.as_int()}) : std::nullopt);
   return out;
 }
 
@@ -63,10 +77,12 @@ Tensor pad_python(const Tensor& t, py::handle padding, const std::string& mode, 
       throw ValueError(cat("pad: padding length is improper: ", p.size(), " pads for ", t.ndim(), " dimensions"));
     return t.pad_flat(p, v, mode);
   }
-  PadSpec spec = pairs_of(padding, "pad");
+  SymPadSpec spec = pairs_of(padding, "pad");
   if (static_cast<int64_t>(spec.size()) != t.ndim())
     throw ValueError(cat("pad: padding length is improper: ", spec.size(), " axes for ", t.ndim(), " dimensions"));
-  return t.pad(spec, v, mode);
+  if (all_concrete(spec)) return t.pad(concrete(spec), v, mode);
+  if (mode != "constant") throw NotImplementedError(cat("pad mode='", mode, "' with a symbolic padding (only 'constant' takes one)"));
+  return t.pad_sym(spec, v);
 }
 
 py::tuple tensors_tuple(const std::vector<Tensor>& ts) {
@@ -79,12 +95,11 @@ py::tuple tensors_tuple(const std::vector<Tensor>& ts) {
 
 void bind_tensor_movement(TensorClass& cls) {
   def_op(cls, "reshape", [](const Tensor& t, py::handle shape, py::args rest) {
-    return t.reshape(shape_keeping_none(t, shape, rest, "reshape"));
+    return t.reshape_sym(shape_keeping_none(t, shape, rest, "reshape"));
   }, py::arg("shape"));
-  def_op(cls, "view", [](const Tensor& t, py::args shape) { return t.reshape(ints_from_args(shape, "view")); });
+  def_op(cls, "view", [](const Tensor& t, py::args shape) { return t.reshape_sym(sints_from_args(shape, "view")); });
   def_op(cls, "expand", [](const Tensor& t, py::handle shape, py::args rest) {
-    std::vector<int64_t> s = shape_keeping_none(t, shape, rest, "expand");
-    return t.expand(s);
+    return t.expand_sym(shape_keeping_none(t, shape, rest, "expand"));
   }, py::arg("shape"));
   def_op(cls, "permute", [](const Tensor& t, py::handle order, py::args rest) {
     return t.permute(first_and_rest(order, rest, "permute"));
@@ -92,7 +107,10 @@ void bind_tensor_movement(TensorClass& cls) {
   def_op(cls, "flip", [](const Tensor& t, py::handle axis, py::args rest) {
     return t.flip(Axes(first_and_rest(axis, rest, "flip")));
   }, py::arg("axis"));
-  def_op(cls, "shrink", [](const Tensor& t, py::handle arg) { return t.shrink(pairs_of(arg, "shrink")); }, py::arg("arg"));
+  def_op(cls, "shrink", [](const Tensor& t, py::handle arg) {
+    SymPadSpec p = pairs_of(arg, "shrink");
+    return all_concrete(p) && !t.symbolic() ? t.shrink(concrete(p)) : t.shrink_sym(p);
+  }, py::arg("arg"));
   def_op(cls, "pad", [](const Tensor& t, py::handle padding, const std::string& mode, py::handle value) {
     return pad_python(t, padding, mode, value);
   }, py::arg("padding"), py::arg("mode") = "constant", py::arg("value") = 0.0);

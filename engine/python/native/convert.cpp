@@ -1,15 +1,37 @@
 #include "convert.h"
+#include "uop_binding.h"
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 
+#include "ir/print.h"
+#include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/regular_file.h"
 #include "tensor/host_data.h"
 
 namespace loupe::python {
+
+namespace {
+// The same expression with its integer nodes in another dtype. Python's Variables are int32 (tinygrad's
+// dtypes.int); the engine's shape arithmetic is in the index dtype, and the two must not mix in one
+// expression (i + 2 built from both would be two nodes that never compare equal).
+UOpPtr retyped(const UOpPtr& u, DType to, UOpMap<UOpPtr>& memo) {
+  if (auto it = memo.find(u); it != memo.end()) return it->second;
+  UOpList src;
+  for (const UOpPtr& x : u->src) src.push_back(retyped(x, to, memo));
+  UOpPtr out = u->dtype.is_int() && u->dtype != to ? UOp::make(u->op, to, std::move(src), u->arg)
+                                                    : (src == u->src ? u : UOp::make(u->op, u->dtype, std::move(src), u->arg));
+  memo.emplace(u, out);
+  return out;
+}
+UOpPtr retyped(const UOpPtr& u, DType to) {
+  UOpMap<UOpPtr> memo;
+  return retyped(u, to, memo);
+}
+} // namespace
 
 namespace {
 
@@ -156,6 +178,14 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
   if (data.is_none()) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
   if (is_tensor(data)) throw TypeError("Tensor: data is a Tensor already (use .clone() or .detach() for a copy)");
   if (py::isinstance<py::array>(data)) return tensor_from_numpy(py::reinterpret_borrow<py::array>(data), dtype);
+  if (is_uop(data)) {  // Tensor(var.bind(3)): the bound value, one kernel for every value (tinygrad's BIND tensor)
+    UOpPtr u = uop_from_py(data);
+    bool bound = false;
+    for (const UOp* x : u->toposort()) bound = bound || x->op == Ops::BIND;
+    if (!u->dtype.is_int() || !bound)
+      throw TypeError(cat("Tensor: can't create a tensor from the UOp ", render_expr(u), " (a bound Variable or an expression of them)"));
+    return Tensor::from_sint(sint(retyped(u, dtypes::index)), dtype.value_or(dtypes::int32));
+  }
   if (is_scalar(data)) {
     if (!PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) && !PyFloat_Check(data.ptr()))
       return tensor_from_numpy(py::array(numpy().attr("asarray")(data)), dtype);
@@ -209,6 +239,59 @@ std::vector<int64_t> to_ints(py::handle h, const char* what) {
     return out;
   }
   return {to_int(h, what)};
+}
+
+
+py::object sym_to_py(const UOpPtr& u) { return uop_to_py(retyped(u, dtypes::int32)); }
+
+ShapeTracker st_for_python(const ShapeTracker& st) {
+  UOpMap<UOpPtr> memo;
+  auto conv = [&](const sint& x) { return x.is_int() ? x : sint(retyped(x.sym(), dtypes::int32, memo)); };
+  auto convs = [&](const sints& xs) {
+    sints out;
+    for (const sint& x : xs) out.push_back(conv(x));
+    return out;
+  };
+  std::vector<View> views;
+  for (const View& v : st.views()) {
+    View w = v;  // the same fields (no canonicalization: only the dtype of its expressions changes)
+    w.shape = convs(v.shape);
+    w.strides = convs(v.strides);
+    w.offset = conv(v.offset);
+    if (v.mask)
+      for (auto& [b, e] : *w.mask) b = conv(b), e = conv(e);
+    views.push_back(std::move(w));
+  }
+  return ShapeTracker(std::move(views));
+}
+
+sint to_sint(py::handle h, const char* what) {
+  if (is_uop(h)) {
+    UOpPtr u = uop_from_py(h);
+    if (!u->dtype.is_int()) throw TypeError(cat(what, ": a symbolic dimension must be an integer UOp, got ", u->dtype.name()));
+    return sint(retyped(u, dtypes::index));
+  }
+  return to_int(h, what);
+}
+
+sints sints_of(py::handle h, const char* what) {
+  if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
+    sints out;
+    for (py::handle x : h) out.push_back(to_sint(x, what));
+    return out;
+  }
+  return {to_sint(h, what)};
+}
+
+sints sints_from_args(const py::args& args, const char* what) {
+  if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0]))) return sints_of(args[0], what);
+  sints out;
+  for (py::handle x : args) {
+    if (py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x))
+      throw ValueError(cat(what, ": a shape is either the sizes f(2, 3) or one sequence f((2, 3)), not both"));
+    out.push_back(to_sint(x, what));
+  }
+  return out;
 }
 
 std::vector<int64_t> ints_from_args(const py::args& args, const char* what) {
@@ -273,6 +356,12 @@ DType user_dtype(const Tensor& t) { return dtypes::strong(t.dtype()); }
 py::tuple shape_tuple(const Shape& s) {
   py::tuple out(s.size());
   for (size_t i = 0; i < s.size(); i++) out[i] = py::int_(s[i]);
+  return out;
+}
+
+py::tuple shape_tuple(const sints& s) {
+  py::tuple out(s.size());
+  for (size_t i = 0; i < s.size(); i++) out[i] = s[i].is_int() ? py::object(py::int_(s[i].as_int())) : uop_to_py(retyped(s[i].sym(), dtypes::int32));
   return out;
 }
 

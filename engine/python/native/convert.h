@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common.h"
+#include "shape/shapetracker.h"
 
 namespace loupe::python {
 
@@ -22,6 +23,15 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype);
 Tensor tensor_from_numpy(py::array a, std::optional<DType> dtype);
 
 int64_t to_int(py::handle h, const char* what);
+// An int, or a tinygrad.ops UOp (a bound Variable, or an expression of them) as a symbolic dim.
+sint to_sint(py::handle h, const char* what);
+sints sints_of(py::handle h, const char* what);
+// A symbolic expression (or Variable) of the engine's shapes as Python sees it: in int32, tinygrad's
+// dtypes.int, so that it is the very UOp the user's Variable made.
+py::object sym_to_py(const UOpPtr& u);
+// A tensor-level ShapeTracker as Python sees it: its symbolic quantities in int32 (see sym_to_py).
+ShapeTracker st_for_python(const ShapeTracker& st);  // an int/UOp or a sequence of them
+sints sints_from_args(const py::args& args, const char* what);  // f(2, i) or f((2, i))
 std::optional<int64_t> to_opt_int(py::handle h, const char* what);
 std::vector<int64_t> to_ints(py::handle h, const char* what);  // an int or a sequence of ints
 // tinygrad's argfix: the positional arguments f(2, 3), or one sequence f((2, 3)).
@@ -40,6 +50,7 @@ DType user_dtype(const Tensor& t);
 
 // Tensor -> Python
 py::tuple shape_tuple(const Shape& s);
+py::tuple shape_tuple(const sints& s);  // symbolic dims as their UOps (bound Variables print as tinygrad's)
 py::object tensor_to_numpy(Tensor& t);
 py::object tensor_to_list(Tensor& t);
 py::object tensor_item(Tensor& t);

@@ -22,6 +22,18 @@ def _tensors_in(args: tuple, kwargs: dict) -> list[Tensor]:
   return [a for a in args if isinstance(a, Tensor)] + [kwargs[k] for k in sorted(kwargs) if isinstance(kwargs[k], Tensor)]
 
 
+def _bound_vars_in(args: tuple, kwargs: dict) -> dict[str, int]:
+  """The bound Variables passed as arguments (a decoder's start_pos), by name: their values reach the step's
+  kernels on every replay, beside those bound in the inputs' shapes (tinygrad's var_vals)."""
+  from loupe.ops import UOp, Ops
+  out: dict[str, int] = {}
+  for v in (*args, *kwargs.values()):
+    if isinstance(v, UOp) and v.op is Ops.BIND:
+      var, val = v.unbind()
+      out[var.arg[0]] = val
+  return out
+
+
 def _flat_outputs(ret: Any) -> list[Tensor]:
   """The tensors in a return value, depth first (through tuples, lists and dicts)."""
   if isinstance(ret, Tensor): return [ret]
@@ -75,7 +87,8 @@ class CapturedJit:
     self._native, self.ret = native, ret
     self.jit_cache = [ExecItem(i) for i in native.items]
 
-  def replay(self, inputs: list[Tensor]) -> list[Tensor]: return self._native.replay(inputs)
+  def replay(self, inputs: list[Tensor], var_vals: dict[str, int] | None = None) -> list[Tensor]:
+    return self._native.replay(inputs, var_vals or {})
   def free_intermediates(self) -> None:
     """Frees the memory of the buffers used only inside the step until the next call needs them."""
     self._native.free_intermediates()
@@ -118,11 +131,11 @@ class TinyJit(Generic[ReturnType]):
       outs = _flat_outputs(ret)
       if outs: outs[0].realize(*outs[1:])
     elif self.cnt == 1:
-      capture = _loupe.JitCapture(inputs)
+      capture = _loupe.JitCapture(inputs, _bound_vars_in(args, kwargs))
       ret = self.fxn(*args, **kwargs)
       self.captured = CapturedJit(capture.finish(_flat_outputs(ret), self.prune), ret)
       self._ret = ret
     else:
-      ret = _with_outputs(self._ret, self.captured.replay(inputs))
+      ret = _with_outputs(self._ret, self.captured.replay(inputs, _bound_vars_in(args, kwargs)))
     self.cnt += 1
     return ret

@@ -40,7 +40,13 @@ def run_schedule(schedule: list, var_vals: Optional[dict] = None, do_update_stat
   realizes the tensors it was made for. A schedule cut or reordered is an error (the engine runs the
   schedule it made)."""
   from loupe._loupe import Tensor
-  if var_vals: raise NotImplementedError("run_schedule(var_vals=...): Loupe's schedules are bound when made (symbolic shapes bind their values)")
+  if var_vals:
+    # the items carry the values they were scheduled with (schedule_with_vars gave them): other values
+    # would mean re-running the tensors' graphs at another binding, which a schedule of them cannot do
+    made = {k: v for si in schedule for k, v in getattr(si, "var_vals", {}).items()}
+    for k, v in var_vals.items():
+      if made.get(k, v) != v:
+        raise NotImplementedError(f"run_schedule(var_vals=...): {k.arg[0]}={v}, but the schedule was made with {made[k]} (bind the Variable to {v} and schedule again)")
   owners: list = []
   for si in schedule:
     owner = getattr(si, "_owner", None)

@@ -28,6 +28,11 @@ class ScheduleItem:
   def inputs(self) -> tuple: return self.bufs[1:]
 
   @property
+  def var_vals(self) -> dict:
+    """The values of the kernel's symbolic Variables for this run ({DEFINE_VAR: int}); its AST holds them unbound."""
+    return self._native.var_vals
+
+  @property
   def metadata(self) -> tuple[Metadata, ...]:
     return tuple(Metadata(op, f"{file}:{line}::{function}" if file else "", backward)
                  for op, file, line, function, backward in self._native.metadata)
@@ -52,9 +57,12 @@ def tensor_schedule(self, *lst) -> list[ScheduleItem]:
 
 
 def tensor_schedule_with_vars(self, *lst) -> tuple[list[ScheduleItem], dict]:
-  """Tensor.schedule_with_vars(*others): the schedule, and the values of its symbolic variables (Loupe's
-  schedules hold their variables bound, so that dict is empty)."""
-  return tensor_schedule(self, *lst), {}
+  """Tensor.schedule_with_vars(*others): the schedule, and the values of its symbolic Variables (the kernels'
+  ASTs hold them unbound, as tinygrad's): {DEFINE_VAR: int} over every item."""
+  items = tensor_schedule(self, *lst)
+  var_vals: dict = {}
+  for si in items: var_vals.update(si.var_vals)
+  return items, var_vals
 
 
 def create_schedule_with_vars(*args, **kwargs):

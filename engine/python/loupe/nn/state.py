@@ -84,5 +84,9 @@ def torch_load(fn: str) -> dict[str, Tensor]:
   raise NotImplementedError("torch_load: reading PyTorch checkpoints is not supported by Loupe; convert them to safetensors")
 
 
+def gguf_load(tensor: Tensor) -> tuple[dict, dict[str, Tensor]]:
+  raise NotImplementedError("gguf_load: reading GGUF (llama.cpp) checkpoints is not supported by Loupe; convert them to safetensors")
+
+
 __all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "tar_extract",
-           "torch_load"]
+           "torch_load", "gguf_load"]
