@@ -273,3 +273,15 @@ def test_kv_cache_decoder_under_jit_matches_the_unjitted_run():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"position {p}")
     lengths.append(len(step.jit_cache))
   assert lengths[1] > 0 and len(set(lengths[1:])) == 1  # captured once, replayed for every later position
+
+
+def test_creation_with_a_symbolic_size():
+  for n in (1, 3, 7):
+    vi = _var(n, 1, 10)
+    e = Tensor.empty(vi, 2)  # the first elements of a buffer of the Variable's largest size
+    assert e.shape[0] is vi and (e * 0 + 1).sum().item() == 2 * n
+    assert Tensor.zeros(vi, 2).sum().item() == 0 and Tensor.ones(2, vi).sum().item() == 2 * n
+  with pytest.raises(NotImplementedError, match="arange"):
+    Tensor.arange(_var(3))
+  with pytest.raises(TypeError, match="symbolic"):
+    Tensor.rand(_var(3))  # never silently the bound value

@@ -2,6 +2,7 @@
 // properties, devices, realization and autograd. Ops are bound in bind_tensor_*.cpp.
 #include "common.h"
 #include "convert.h"
+#include "uop_binding.h"
 #include "runtime/device.h"
 #include "support/error.h"
 #include "support/options.h"
@@ -146,7 +147,12 @@ void bind_creation(TensorClass& cls) {
   filled("zeros", 0);
   filled("ones", 1);
   def_static_op(cls, "empty", [](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
-    Shape s = creation_shape(ints_from_args(shape, "empty"), "empty");
+    sints ss = sints_from_args(shape, "empty");
+    if (!all_int(ss)) {  // a symbolic shape: the first elements of a buffer of the Variables' largest size
+      Tensor flat = Tensor::empty({max_prod(ss)}, to_dtype(dtype, "empty").value_or(dtypes::default_float()));
+      return place(flat.shrink_sym({std::pair<sint, sint>{0, prod(ss)}}).reshape_sym(ss), device, requires_grad);
+    }
+    Shape s = creation_shape(to_ints(ss), "empty");
     return place(Tensor::empty(s, to_dtype(dtype, "empty").value_or(dtypes::default_float())), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "full", [](py::object shape, py::object fill_value, py::object device, py::object dtype, py::object requires_grad) {
@@ -167,6 +173,8 @@ void bind_creation(TensorClass& cls) {
       }
       return to_const(h, what);
     };
+    if (is_uop(start) || is_uop(stop))
+      throw NotImplementedError("arange with a symbolic start or stop (a Variable) is not supported by Loupe");
     std::optional<ConstVal> stop_v;
     if (!stop.is_none()) stop_v = bound(stop, "arange: argument 'stop'");
     return place(Tensor::arange(bound(start, "arange: argument 'start'"), stop_v, bound(step, "arange: argument 'step'"),

@@ -223,6 +223,11 @@ int64_t to_int(py::handle h, const char* what) {
     py::object v = h.attr("item")();
     if (PyLong_Check(v.ptr())) return to_int(v, what);
   }
+  if (is_uop(h)) {  // never a Variable's bound value in place of the Variable: that would fix the kernel to it
+    UOpPtr u = uop_from_py(h);
+    if (u->op != Ops::CONST)
+      throw TypeError(cat(what, ": a symbolic value (", render_expr(u), ") is not accepted here, only an int"));
+  }
   if (py::hasattr(h, "__index__")) return py::int_(h.attr("__index__")()).cast<int64_t>();
   bad_type(what, "an int", h);
 }
