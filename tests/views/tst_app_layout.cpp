@@ -3,12 +3,14 @@
 // clears the graph's find, the Search query and the previous program in the Script panel; the status
 // bar names a schedule pass without a kernel; files dropped on the graph open; the Script editor has
 // line numbers and a marked line readable in the dark palette.
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -29,7 +31,9 @@
 #include "panels/elidedlabel.h"
 #include "panels/scripteditor.h"
 #include "panels/scriptpanel.h"
+#include "panels/codepanel.h"
 #include "panels/searchpanel.h"
+#include "panels/shapepanel.h"
 #include "session/session.h"
 #include "tst_session_traces.h"
 
@@ -324,6 +328,68 @@ private Q_SLOTS:
     verdicts->verticalScrollBar()->setValue(verdicts->verticalScrollBar()->maximum());
     QTest::qWait(200);
     saveChecked(w.grab().toImage(), QStringLiteral("python_rule_why_not"));
+  }
+
+  // A decoder with a KV cache under TinyJit (resources/examples/kv_decoder.py): its decode kernels take
+  // start_pos as a variable. The Code panel names the values the runs bound, the Profile lists them per
+  // kernel, and the ShapeTracker panel shows a symbolic access under a chosen value (pictures looked at).
+  void symbolicKernelScreens() {
+    const QString cli = qEnvironmentVariable("LOUPE_CLI"), src = qEnvironmentVariable("LOUPE_SOURCE_DIR");
+    if (cli.isEmpty() || src.isEmpty()) QSKIP("needs LOUPE_CLI and LOUPE_SOURCE_DIR");
+    const QString trace = dir_.filePath(QStringLiteral("decode.loupe"));
+    QProcess p;
+    p.start(cli, {QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/kv_decoder.py")), QStringLiteral("--trace"), trace,
+                  QStringLiteral("--"), QStringLiteral("--steps"), QStringLiteral("8")});
+    QVERIFY(p.waitForFinished(600000) && p.exitCode() == 0);
+    QSettings().clear();
+    MainWindow w;
+    showWithTrace(w, QSize(1800, 1100), trace);
+    Session* s = w.session();
+    // the symbolic kernel that ran most often with the widest range of values
+    int64_t kernel = -1;
+    for (const loupe::TraceEvent& e : s->trace().profile)
+      if (e.kind == "kernel" && !e.var_vals.empty() && kernel < 0) kernel = e.kernel_id;
+    QVERIFY2(kernel >= 0, "no kernel run recorded its variables");
+    s->selectKernel(kernel);
+    QTRY_VERIFY_WITH_TIMEOUT(s->selection().kernel == kernel, 30000);
+    QTest::qWait(300);
+    QVERIFY2(w.codePanel()->findChild<QLabel*>() != nullptr, "no code header");
+    bool named = false;
+    for (QLabel* l : w.codePanel()->findChildren<QLabel*>()) named = named || l->text().contains(QLatin1String("variables start_pos"));
+    QVERIFY2(named, "the Code panel does not name the kernel's variables");
+    saveChecked(w.grab().toImage(), QStringLiteral("symbolic_code"));
+    QDockWidget* shape = w.dock(QStringLiteral("shapeDock"));
+    if (shape) {
+      shape->show();
+      shape->raise();
+    }
+    ShapePanel* sp = w.shapePanel();
+    QComboBox* chooser = sp->chooser();
+    bool symbolic = false;
+    for (int i = 0; i < chooser->count() && !symbolic; i++) {
+      chooser->setCurrentIndex(i);
+      QTest::qWait(50);
+      symbolic = sp->variablesBar()->isVisibleTo(sp);
+    }
+    QVERIFY2(symbolic, "no buffer access of the kernel shows a variable");
+    // first shown under the values the kernel's last run bound
+    int64_t last = -1;
+    for (const loupe::TraceEvent& e : s->trace().profile)
+      if (e.kind == "kernel" && e.kernel_id == kernel)
+        for (const auto& [name, value] : e.var_vals)
+          if (name == "start_pos") last = value;
+    QSpinBox* spin = sp->variablesBar()->findChild<QSpinBox*>(QStringLiteral("start_pos"));
+    QVERIFY(spin && last >= 0);
+    QCOMPARE(int64_t(spin->value()), last);
+    QVERIFY(sp->setVariable(QStringLiteral("start_pos"), 3));
+    QTest::qWait(200);
+    saveChecked(w.grab().toImage(), QStringLiteral("symbolic_shapetracker"));
+    QDockWidget* profile = w.dock(QStringLiteral("profileDock"));
+    QVERIFY(profile);
+    profile->show();
+    profile->raise();
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("symbolic_profile"));
   }
 
   // The Script editor numbers its lines; the line a link shows stays readable in either palette.

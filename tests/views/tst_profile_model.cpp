@@ -88,6 +88,36 @@ private Q_SLOTS:
     QCOMPARE(empty->totalKernelNs(), 0);
   }
 
+  // A kernel with symbolic shapes ran once per decode position: its row gives the values its runs bound
+  // (smallest..largest per variable, in parameter order); other kernels have none.
+  void symbolicKernelVariables() {
+    ProfileInput in;
+    for (qint64 pos = 8; pos <= 70; pos++) {
+      ProfileRun r;
+      r.kernelId = 3;
+      r.name = QStringLiteral("r_4_16_(start_pos+1)");
+      r.device = QStringLiteral("CPU");
+      r.startNs = pos * 1000;
+      r.durationNs = 500;
+      r.vars = {{QStringLiteral("start_pos"), pos}, {QStringLiteral("j"), 3}};
+      in.runs << r;
+    }
+    ProfileRun plain;
+    plain.kernelId = 4;
+    plain.name = QStringLiteral("E_64");
+    plain.device = QStringLiteral("CPU");
+    plain.startNs = 90000;
+    plain.durationNs = 100;
+    in.runs << plain;
+    KernelTableModel model;
+    model.setData(ProfileData::build(in));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, KernelTableModel::VariablesColumn).data().toString(), QStringLiteral("start_pos 8..70, j=3"));
+    QCOMPARE(model.index(1, KernelTableModel::VariablesColumn).data().toString(), QString());
+    QCOMPARE(model.headerData(KernelTableModel::VariablesColumn, Qt::Horizontal).toString(), QStringLiteral("Variables"));
+    QCOMPARE(formatRunVars(in.runs[0].vars), QStringLiteral("start_pos=8, j=3"));
+  }
+
   void tableModel() {
     KernelTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -160,6 +160,9 @@ void KernelCodePanel::showHeader() {
                         .arg(kernel_->flops)
                         .arg(kernel_->mem)
                         .arg(std::isnan(secs) ? QString() : tr(" · ran in %1 µs").arg(secs * 1e6, 0, 'f', 1)));
+  // a kernel with symbolic shapes: one compiled kernel for every value; its sizes are at the largest
+  if (const QString vars = runVariables(t, kernel_->id); !vars.isEmpty())
+    details_->setText(details_->text() + tr(" · variables %1 (FLOPs and bytes at their largest)").arg(vars));
 }
 
 bool KernelCodePanel::isShowingNoopt() const { return kernel_ && noopt_->isChecked() && kernel_->source("noopt"); }

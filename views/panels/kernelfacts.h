@@ -14,6 +14,8 @@ struct TraceSnapshot;
 QString shortOptText(const std::string& opt);
 // The kernel's runs in the trace's profile: mean seconds, or NaN without runs.
 double meanRunSeconds(const TraceSnapshot& trace, int64_t kernelId);
+// A symbolic kernel's variables as its runs bound them ("start_pos 8..70, j=3"); "" for other kernels.
+QString runVariables(const TraceSnapshot& trace, int64_t kernelId);
 // The Compare panel's input for a kernel (its opt and noopt sources, opts, dims, time and estimates).
 CompareInput compareInputFor(const loupe::TraceKernel& kernel, const TraceSnapshot& trace);
 // The NOOPT version's name: from the timed comparison, else from its rendered source's function.

@@ -97,6 +97,7 @@ void SessionProfilePanel::sync() {
     r.durationNs = e.duration_ns;
     r.flops = double(e.flops);
     r.bytes = double(e.lds > 0 ? std::min(e.mem, e.lds) : e.mem);  // tinygrad's GB/s: min(mem, lds)
+    for (const auto& [name, value] : e.var_vals) r.vars << qMakePair(QString::fromStdString(name), qint64(value));
     in.runs << r;
   }
   for (const loupe::DevicePeaks& p : t.peaks)

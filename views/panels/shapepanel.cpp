@@ -45,8 +45,14 @@ ShapePanel::ShapePanel(Session* session, QWidget* parent) : QWidget(parent), ses
     binding_.clear();
     refresh();
   });
-  connect(session_, &Session::loaded, this, &ShapePanel::refresh);
-  connect(session_, &Session::closed, this, &ShapePanel::refresh);
+  connect(session_, &Session::loaded, this, [this] {
+    binding_.clear();
+    refresh();
+  });
+  connect(session_, &Session::closed, this, [this] {
+    binding_.clear();
+    refresh();
+  });
   refresh();
 }
 
@@ -60,6 +66,11 @@ bool ShapePanel::showNode(const loupe::UOpPtr& node) {
 
 void ShapePanel::refresh() {
   kernel_ = session_->kernelDetails(session_->selection().kernel);
+  // a kernel with symbolic shapes is first shown under the values its last run bound
+  if (kernel_ && binding_.empty())
+    for (const loupe::TraceEvent& e : session_->trace().profile)
+      if (e.kind == "kernel" && e.kernel_id == kernel_->id && !e.var_vals.empty())
+        binding_ = std::map<std::string, int64_t>(e.var_vals.begin(), e.var_vals.end());
   const QSignalBlocker block(chooser_);
   chooser_->clear();
   if (node_) chooser_->addItem(tr("selected node: %1").arg(QString::fromStdString(loupe::uop_label(*node_, 30))), -1);

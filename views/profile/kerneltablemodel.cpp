@@ -46,6 +46,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
       return k.opts;
     case RunsColumn:
       return k.runs;
+    case VariablesColumn:
+      return k.variables;
     }
     break;
   case SortRole:
@@ -66,6 +68,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
       return k.opts;
     case RunsColumn:
       return k.runs;
+    case VariablesColumn:
+      return k.variables;
     }
     break;
   case KernelIndexRole:
@@ -119,6 +123,8 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
       return tr("Opts");
     case RunsColumn:
       return tr("Runs");
+    case VariablesColumn:
+      return tr("Variables");
     }
   } else if (role == Qt::ToolTipRole) {
     switch (section) {
@@ -134,6 +140,8 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
       return tr("Applied optimizations");
     case RunsColumn:
       return tr("Number of runs");
+    case VariablesColumn:
+      return tr("A kernel with symbolic shapes: the values its runs bound to its variables (smallest..largest)");
     }
   }
   return {};

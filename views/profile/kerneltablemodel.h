@@ -20,6 +20,7 @@ public:
     ShareColumn,
     OptsColumn,
     RunsColumn,
+    VariablesColumn,  // a symbolic kernel's variable values over its runs
     NUM_COLUMNS
   };
   enum Roles { SortRole = Qt::UserRole, KernelIndexRole, KernelIdRole, ShareRole };

@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QHash>
+#include <QStringList>
 
 #include <algorithm>
 
@@ -12,6 +13,8 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   QHash<qint64, int> byId;
   QHash<QString, int> byNameDevice; // for kernels without an id
   QHash<QString, int> laneOf;
+  // per kernel: each variable's smallest and largest value over its runs, in parameter order
+  std::vector<std::vector<std::pair<QString, std::pair<qint64, qint64>>>> ranges;
   d->m_runLane.resize(size_t(runs.size()));
   d->m_runKernel.resize(size_t(runs.size()));
   for (int i = 0; i < runs.size(); ++i) {
@@ -47,6 +50,13 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
       d->m_kernels.push_back(s);
     }
     KernelStats& s = d->m_kernels[size_t(k)];
+    ranges.resize(d->m_kernels.size());
+    for (const auto& [name, value] : r.vars) {
+      auto& seen = ranges[size_t(k)];
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& v) { return v.first == name; });
+      if (it == seen.end()) seen.push_back({name, {value, value}});
+      else it->second = {std::min(it->second.first, value), std::max(it->second.second, value)};
+    }
     ++s.runs;
     s.totalNs += std::max<qint64>(0, r.durationNs);
     s.flops += r.flops;
@@ -67,6 +77,13 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   for (const CompileSpan& c : d->m_input.compileSpans) cover(c.startNs, c.durationNs);
   for (const TensorCallSpan& c : d->m_input.tensorCalls) cover(c.startNs, c.durationNs);
   for (KernelStats& s : d->m_kernels) s.share = d->m_total > 0 ? double(s.totalNs) / double(d->m_total) : 0;
+  for (size_t k = 0; k < d->m_kernels.size() && k < ranges.size(); k++) {
+    QStringList parts;
+    for (const auto& [name, range] : ranges[k])
+      parts << (range.first == range.second ? QStringLiteral("%1=%2").arg(name).arg(range.first)
+                                            : QStringLiteral("%1 %2..%3").arg(name).arg(range.first).arg(range.second));
+    d->m_kernels[k].variables = parts.join(QStringLiteral(", "));
+  }
   for (auto& lane : d->m_laneRuns)
     std::stable_sort(lane.begin(), lane.end(), [&](int a, int b) { return runs[a].startNs < runs[b].startNs; });
   return d;
@@ -109,4 +126,10 @@ QColor deviceColour(int index, bool dark) {
 QColor jitCallColour(bool capture, bool dark) {
   if (capture) return dark ? QColor(0xff, 0xa6, 0x57) : QColor(0xf0, 0x8a, 0x24);
   return dark ? QColor(0x7e, 0xe7, 0x87) : QColor(0x3f, 0xa3, 0x4d);
+}
+
+QString formatRunVars(const QList<QPair<QString, qint64>>& vars) {
+  QStringList parts;
+  for (const auto& [name, value] : vars) parts << QStringLiteral("%1=%2").arg(name).arg(value);
+  return parts.join(QStringLiteral(", "));
 }

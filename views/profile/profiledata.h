@@ -20,7 +20,12 @@ struct ProfileRun {
   qint64 durationNs = 0;
   double flops = 0; // estimated FLOPs of this run
   double bytes = 0; // estimated memory bytes of this run (GB/s and arithmetic intensity use it)
+  // A kernel with symbolic shapes: the values this run bound to its variables, in parameter order.
+  QList<QPair<QString, qint64>> vars;
 };
+
+// "start_pos=42, j=3": a run's variable values.
+QString formatRunVars(const QList<QPair<QString, qint64>>& vars);
 
 // A device's measured limits, the roofs of the roofline chart.
 struct DevicePeak {
@@ -71,6 +76,7 @@ struct KernelStats {
   qint64 totalNs = 0;
   double flops = 0, bytes = 0; // summed over runs
   double share = 0;            // of all kernel time, 0..1
+  QString variables;           // a symbolic kernel's values over its runs: "start_pos 8..70" ("" for none)
 
   double seconds() const { return double(totalNs) * 1e-9; }
   double gflops() const { return totalNs > 0 ? flops / double(totalNs) : 0; } // flop/ns = GFLOP/s

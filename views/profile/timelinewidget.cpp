@@ -278,7 +278,8 @@ bool TimelineWidget::event(QEvent* event) {
                                   formatGflops(r.flops / ns), formatGbs(r.bytes / ns),
                                   formatDuration(double(r.startNs - m_data->startNs()) * 1e-9))
                              .arg(k.runs)
-                             .arg(formatDuration(k.seconds()));
+                             .arg(formatDuration(k.seconds())) +
+                         (r.vars.isEmpty() ? QString() : tr("<div>with %1</div>").arg(formatRunVars(r.vars).toHtmlEscaped()));
     QToolTip::showText(help->globalPos(), text, this, runRect(run).toAlignedRect());
     return true;
   }
