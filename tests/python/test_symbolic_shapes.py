@@ -285,3 +285,18 @@ def test_creation_with_a_symbolic_size():
     Tensor.arange(_var(3))
   with pytest.raises(TypeError, match="symbolic"):
     Tensor.rand(_var(3))  # never silently the bound value
+
+
+def test_arange_with_a_symbolic_bound_for_every_value():
+  """Tensor.arange with a bound Variable as start or stop (tinygrad allows it): the values of Python's range
+  for every value, a symbolic length, and a clear error for a zero step."""
+  from tinygrad import Variable
+  for n in range(1, 11):
+    v = Variable("i", 1, 10).bind(n)
+    cases = [(Tensor.arange(v), range(n)), (Tensor.arange(2, v + 5, 3), range(2, n + 5, 3)), (Tensor.arange(v, 12), range(n, 12)),
+             (Tensor.arange(12, v, -2), range(12, n, -2))]
+    for t, want in cases:
+      assert not isinstance(t.shape[0], int)
+      np.testing.assert_equal(t.reshape(len(want)).numpy(), np.array(list(want), dtype=np.int32))
+  with pytest.raises(ValueError, match="must not be zero"):
+    Tensor.arange(Variable("i", 1, 10).bind(3), 12, 0)

@@ -173,8 +173,19 @@ void bind_creation(TensorClass& cls) {
       }
       return to_const(h, what);
     };
-    if (is_uop(start) || is_uop(stop))
-      throw NotImplementedError("arange with a symbolic start or stop (a Variable) is not supported by Loupe");
+    if (is_uop(start) || is_uop(stop)) {
+      // a symbolic range: the elements of the longest range the Variables allow, viewed up to this length
+      // (the same values tinygrad's cumsum of a symbolic full gives; one kernel for every bound value)
+      if (stop.is_none()) std::swap(start, stop), start = py::int_(0);
+      const sint first = to_sint(start, "arange: argument 'start'"), last = to_sint(stop, "arange: argument 'stop'");
+      const int64_t by = to_int(step, "arange: argument 'step' (with a symbolic start or stop)");
+      if (by == 0) throw ValueError("arange: argument 'step' must not be zero");
+      const sint length = smax(0, by > 0 ? sfloordiv(last - first + (by - 1), by) : sfloordiv(first - last + (-by - 1), -by));
+      Tensor whole = Tensor::arange(ConstVal(int64_t(0)), ConstVal(std::max<int64_t>(0, length.vmax())), ConstVal(int64_t(1)), dtypes::int32);
+      Tensor out = whole.shrink_sym({std::make_pair(sint(0), length)}) * Tensor(by) + Tensor::from_sint(first, dtypes::int32);
+      if (std::optional<DType> d = to_dtype(dtype, "arange")) out = out.cast(*d);
+      return place(out, device, requires_grad);
+    }
     std::optional<ConstVal> stop_v;
     if (!stop.is_none()) stop_v = bound(stop, "arange: argument 'stop'");
     return place(Tensor::arange(bound(start, "arange: argument 'start'"), stop_v, bound(step, "arange: argument 'step'"),
