@@ -54,8 +54,22 @@ Tensor cumalu(const Tensor& self, int64_t axis, Ops op) {
   return reduce_last(x.pool_windows({n}).permute(perm), op);
 }
 
+// A tensor with symbolic dims: element j reduces the elements i <= j of the axis, chosen by a triangular
+// mask over the axis' indices (O(n^2) work; the pooling windows above need concrete lengths). One kernel
+// serves every value of the variables, as for the tensor's other ops.
+Tensor masked_cumalu(const Tensor& self, int64_t axis, Ops op) {
+  const sint n = self.sshape()[size_t(axis)];
+  Tensor idx = Tensor::arange(ConstVal(int64_t(0)), ConstVal(std::max<int64_t>(0, n.vmax())), ConstVal(int64_t(1)), dtypes::int32)
+                   .shrink_sym({std::make_pair(sint(0), n)});
+  Tensor upto = idx.unsqueeze(-1).ge(idx.unsqueeze(0));  // [j][i]: i <= j
+  Tensor x = self.transpose(axis, -1).unsqueeze(-2);     // (..., 1, n) against (n, n)
+  Tensor windows = upto.where(x, Tensor(identity(op, self.dtype())).cast(self.dtype()));
+  return reduce_last(windows, op).transpose(axis, -1);
+}
+
 Tensor split_cumalu(const Tensor& self, int64_t axis_in, Ops op) {
   int64_t axis = self.resolve_axis(axis_in);
+  if (self.symbolic()) return masked_cumalu(self, axis, op);
   bool empty = false;
   for (int64_t s : self.shape()) empty = empty || s == 0;
   if (self.ndim() == 0 || empty) return op == Ops::ADD ? self.cast(self.sum().dtype()) : self;

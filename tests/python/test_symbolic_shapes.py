@@ -299,3 +299,15 @@ def test_arange_with_a_symbolic_bound_for_every_value():
       np.testing.assert_equal(t.reshape(len(want)).numpy(), np.array(list(want), dtype=np.int32))
   with pytest.raises(ValueError, match="must not be zero"):
     Tensor.arange(Variable("i", 1, 10).bind(3), 12, 0)
+
+
+def test_cumsum_and_cumprod_over_a_symbolic_dim_for_every_value():
+  """cumsum/cumprod of a tensor with a Variable dim (tinygrad computes them): numpy's at every value, along
+  the symbolic axis and along a concrete one."""
+  from tinygrad import Variable
+  x = np.random.default_rng(0).standard_normal((4, 10)).astype(np.float32)
+  for n in range(1, 11):
+    t = Tensor(x).shrink((None, (0, Variable("i", 1, 10).bind(n))))
+    np.testing.assert_allclose(t.cumsum(1).reshape(4, n).numpy(), np.cumsum(x[:, :n], 1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(t.cumsum(0).reshape(4, n).numpy(), np.cumsum(x[:, :n], 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(t.cumprod(1).reshape(4, n).numpy(), np.cumprod(x[:, :n], 1), rtol=1e-4, atol=1e-5)
