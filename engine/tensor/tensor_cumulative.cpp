@@ -98,6 +98,18 @@ std::pair<Tensor, Tensor> Tensor::cummax(int64_t axis_in) const {
   if (ndim() == 0) return {split_cumalu(*this, axis_in, Ops::MAX), zeros(shape(), dtypes::int32)};
   int64_t axis = resolve_axis(axis_in);
   Tensor values = split_cumalu(*this, axis, Ops::MAX);
+  if (symbolic()) {
+    // the first i <= j whose element equals the running max at j: the smallest such index, found as the
+    // largest of (n - i) over the matches (indices over the symbolic axis, as masked_cumalu's)
+    const sint n = sshape()[size_t(axis)];
+    Tensor idx = arange(ConstVal(int64_t(0)), ConstVal(std::max<int64_t>(0, n.vmax())), ConstVal(int64_t(1)), dtypes::int32)
+                     .shrink_sym({std::make_pair(sint(0), n)});
+    Tensor x = transpose(axis, -1), values_t = values.transpose(axis, -1);
+    Tensor match = x.unsqueeze(-2).eq(values_t.unsqueeze(-1)) * idx.unsqueeze(-1).ge(idx.unsqueeze(0));  // [j][i]
+    Tensor count = from_sint(n, dtypes::int32);
+    Tensor first = (count - (match * (count - idx)).max(Axes(int64_t(-1)))).cast(dtypes::int32);
+    return {values, first.transpose(-1, axis)};
+  }
   int64_t n = shape()[axis];
   Tensor x = transpose(axis, -1), values_t = values.transpose(axis, -1);
   // match[i][j]: element i equals the running max at j and i <= j; the first such i is the index

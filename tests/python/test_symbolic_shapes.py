@@ -311,3 +311,17 @@ def test_cumsum_and_cumprod_over_a_symbolic_dim_for_every_value():
     np.testing.assert_allclose(t.cumsum(1).reshape(4, n).numpy(), np.cumsum(x[:, :n], 1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(t.cumsum(0).reshape(4, n).numpy(), np.cumsum(x[:, :n], 0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(t.cumprod(1).reshape(4, n).numpy(), np.cumprod(x[:, :n], 1), rtol=1e-4, atol=1e-5)
+
+
+def test_cummax_and_cummin_over_a_symbolic_dim_match_the_concrete_ones():
+  """cummax/cummin (values and the first index of each running extreme, ties included) of a tensor with a
+  Variable dim equal those of the same tensor with the value put in, for every value."""
+  from tinygrad import Variable
+  x = np.random.default_rng(1).integers(0, 4, (3, 10)).astype(np.float32)  # many ties
+  for n in range(1, 11):
+    t = Tensor(x).shrink((None, (0, Variable("i", 1, 10).bind(n))))
+    for f in ("cummax", "cummin"):
+      values, indices = getattr(t, f)(1)
+      want_values, want_indices = getattr(Tensor(x[:, :n]), f)(1)
+      np.testing.assert_equal(values.reshape(3, n).numpy(), want_values.numpy())
+      np.testing.assert_equal(indices.reshape(3, n).numpy(), want_indices.numpy())
