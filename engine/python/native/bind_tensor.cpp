@@ -206,43 +206,50 @@ void bind_creation(TensorClass& cls) {
   }, py::arg("n"), py::arg("m") = py::none(), CREATION_KW);
 }
 
+// The shape of a random tensor: concrete, as tinygrad requires (a Variable in it is its ValueError).
+Shape random_shape(const py::args& shape, const char* what) {
+  sints ss = sints_from_args(shape, what);
+  if (!all_int(ss)) throw ValueError(cat(what, ": invalid input shape=", shape_str(ss), ": random numbers need a concrete shape"));
+  return creation_shape(to_ints(ss), what);
+}
+
 // random creation: tinygrad's threefry stream (engine/tensor/tensor_random.cpp)
 void bind_random(TensorClass& cls) {
   cls.def_static("manual_seed", [](uint64_t seed) { Tensor::manual_seed(seed); }, py::arg("seed") = 0);
   def_static_op(cls, "rand", [](py::args shape, py::object device, py::object dtype, py::object requires_grad, bool contiguous) {
-    Shape s = creation_shape(ints_from_args(shape, "rand"), "rand");
+    Shape s = random_shape(shape, "rand");
     DType d = float_dtype(dtype, "rand");
     if (!d.is_float()) throw ValueError(cat("rand only supports float dtypes, got ", d.short_name()));
     return place(Tensor::rand(s, d), device, requires_grad);
   }, CREATION_KW, py::arg("contiguous") = true);
   def_static_op(cls, "randn", [](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::randn(creation_shape(ints_from_args(shape, "randn"), "randn"), float_dtype(dtype, "randn")), device, requires_grad);
+    return place(Tensor::randn(random_shape(shape, "randn"), float_dtype(dtype, "randn")), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "randint", [](py::args shape, int64_t low, int64_t high, py::object device, py::object dtype, py::object requires_grad) {
     DType d = to_dtype(dtype, "randint").value_or(dtypes::int32);
     if (!d.is_int()) throw TypeError(cat("randint: dtype must be an int, not ", d.short_name()));
-    return place(Tensor::randint(creation_shape(ints_from_args(shape, "randint"), "randint"), low, high, d), device, requires_grad);
+    return place(Tensor::randint(random_shape(shape, "randint"), low, high, d), device, requires_grad);
   }, py::kw_only(), py::arg("low") = 0, py::arg("high") = 10, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = py::none());
   def_static_op(cls, "normal", [](py::args shape, double mean, double std, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::normal(creation_shape(ints_from_args(shape, "normal"), "normal"), mean, std, float_dtype(dtype, "normal")), device, requires_grad);
+    return place(Tensor::normal(random_shape(shape, "normal"), mean, std, float_dtype(dtype, "normal")), device, requires_grad);
   }, py::kw_only(), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = py::none());
   def_static_op(cls, "uniform", [](py::args shape, double low, double high, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::uniform(creation_shape(ints_from_args(shape, "uniform"), "uniform"), low, high, float_dtype(dtype, "uniform")), device, requires_grad);
+    return place(Tensor::uniform(random_shape(shape, "uniform"), low, high, float_dtype(dtype, "uniform")), device, requires_grad);
   }, py::kw_only(), py::arg("low") = 0.0, py::arg("high") = 1.0, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
      py::arg("requires_grad") = py::none());
   def_static_op(cls, "scaled_uniform", [](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::scaled_uniform(creation_shape(ints_from_args(shape, "scaled_uniform"), "scaled_uniform"), float_dtype(dtype, "scaled_uniform")), device, requires_grad);
+    return place(Tensor::scaled_uniform(random_shape(shape, "scaled_uniform"), float_dtype(dtype, "scaled_uniform")), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "glorot_uniform", [](py::args shape, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::glorot_uniform(creation_shape(ints_from_args(shape, "glorot_uniform"), "glorot_uniform"), float_dtype(dtype, "glorot_uniform")), device, requires_grad);
+    return place(Tensor::glorot_uniform(random_shape(shape, "glorot_uniform"), float_dtype(dtype, "glorot_uniform")), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "kaiming_uniform", [](py::args shape, double a, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::kaiming_uniform(creation_shape(ints_from_args(shape, "kaiming_uniform"), "kaiming_uniform"), a, float_dtype(dtype, "kaiming_uniform")), device, requires_grad);
+    return place(Tensor::kaiming_uniform(random_shape(shape, "kaiming_uniform"), a, float_dtype(dtype, "kaiming_uniform")), device, requires_grad);
   }, py::kw_only(), py::arg("a") = 0.01, py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = py::none());
   def_static_op(cls, "kaiming_normal", [](py::args shape, double a, py::object device, py::object dtype, py::object requires_grad) {
-    return place(Tensor::kaiming_normal(creation_shape(ints_from_args(shape, "kaiming_normal"), "kaiming_normal"), a, float_dtype(dtype, "kaiming_normal")), device, requires_grad);
+    return place(Tensor::kaiming_normal(random_shape(shape, "kaiming_normal"), a, float_dtype(dtype, "kaiming_normal")), device, requires_grad);
   }, py::kw_only(), py::arg("a") = 0.01, py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = py::none());
 }
 
