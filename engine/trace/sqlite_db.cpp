@@ -115,6 +115,14 @@ void SqliteDb::exec(std::string_view sql) {
   if (rc != SQLITE_OK) fail(rc, cat("running `", short_sql(sql), "`"));
 }
 
+bool SqliteDb::exec_unless_locked(std::string_view sql) {
+  std::string s(sql);
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, nullptr);
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return false;
+  if (rc != SQLITE_OK) fail(rc, cat("running `", short_sql(sql), "`"));
+  return true;
+}
+
 int64_t SqliteDb::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
 std::string SqliteDb::query_text(std::string_view sql) {
@@ -245,6 +253,7 @@ SqliteDb::SqliteDb(const std::string& path, Mode) : path_(path) {
 SqliteDb::~SqliteDb() = default;
 void SqliteDb::fail(int, std::string_view what) const { throw Error(cat(path_, ": SQLite unavailable (", what, ")")); }
 void SqliteDb::exec(std::string_view) { fail(0, "exec"); }
+bool SqliteDb::exec_unless_locked(std::string_view) { fail(0, "exec"); }
 int64_t SqliteDb::last_insert_rowid() const { return 0; }
 int64_t SqliteDb::query_int(std::string_view) { fail(0, "query"); }
 std::string SqliteDb::query_text(std::string_view) { fail(0, "query"); }

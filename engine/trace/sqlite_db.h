@@ -65,6 +65,9 @@ public:
   SqliteDb& operator=(const SqliteDb&) = delete;
 
   void exec(std::string_view sql);  // one or more statements without results
+  // The same, except that another connection holding the lock (SQLITE_BUSY/LOCKED) is no failure:
+  // false, nothing changed. For optional work such as switching a finished file's journal mode.
+  bool exec_unless_locked(std::string_view sql);
   SqliteStmt prepare(std::string_view sql) { return SqliteStmt(*this, sql); }
   int64_t last_insert_rowid() const;
   int64_t query_int(std::string_view sql);  // first column of the first row (Error if no row)

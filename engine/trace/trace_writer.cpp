@@ -165,9 +165,8 @@ TraceWriter::~TraceWriter() {
     // that has it open keeps it in WAL mode (the switch needs the file to itself); readers cope with both,
     // so a refused switch is no failure and says nothing (it used to end a script's output in the app).
     db_->set_busy_timeout(0);
-    db_->query_text("PRAGMA journal_mode=DELETE");
+    db_->exec_unless_locked("PRAGMA journal_mode=DELETE");
   } catch (const std::exception& e) {
-    if (std::string(e.what()).find("locked") != std::string::npos || std::string(e.what()).find("busy") != std::string::npos) return;
     std::cerr << "loupe: could not finish the trace " << path_ << ": " << e.what() << "\n";
   }
 }

@@ -9,7 +9,7 @@ and the CPU it ran on.
 
 Loupe runs through loupe-cli (build/release) on DEVICE; tinygrad on its C backend (CPU=1).
 """
-import argparse, json, os, re, subprocess, sys
+import argparse, importlib.util, json, os, re, subprocess, sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 EXAMPLE = os.path.join(ROOT, "resources", "examples", "kv_decoder.py")
@@ -36,17 +36,11 @@ def tinygrad(checkout: str, steps: int, jit: bool) -> dict:
 
 
 def cpu() -> dict:
-  info = {}
-  try:
-    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-      key, _, value = line.partition(":")
-      if key.strip() == "Model name": info["model"] = value.strip()
-      if key.strip() == "Flags":
-        flags = value.split()
-        info["vector"] = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16") if f in flags]
-  except OSError as e:
-    info["error"] = str(e)
-  return info
+  """lscpu's model and vector flags, as bench-vendor.py reports them."""
+  spec = importlib.util.spec_from_file_location("bench_vendor", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-vendor.py"))
+  vendor = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(vendor)
+  return vendor.lscpu()
 
 
 def main():

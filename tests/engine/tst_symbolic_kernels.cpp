@@ -134,6 +134,19 @@ std::vector<float> run(Program& prg, Device& dev, const Case& c, const std::vect
   return bufs[0]->read<float>();
 }
 
+// Realized tensor-level BUFFERs of the case's sizes (the output empty, the inputs from inputs_for), for
+// schedule items built by hand.
+UOpList realized_buffers(const Case& c) {
+  UOpList bufs;
+  for (size_t b = 0; b < c.sizes.size(); b++) {
+    Tensor t = Tensor::empty({c.sizes[b]});
+    t.realize();
+    bufs.push_back(realized_buffer(t.uop()));
+    if (b > 0) buffer_storage(bufs.back())->write(inputs_for(c.sizes[b], int64_t(b)));
+  }
+  return bufs;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
@@ -339,14 +352,8 @@ private slots:
   void realize_compiles_once() {
     clear_kernel_cache();
     const Case c = cases()[0];
-    UOpList bufs;
-    for (size_t b = 0; b < c.sizes.size(); b++) {
-      Tensor t = Tensor::empty({c.sizes[b]});
-      t.realize();
-      bufs.push_back(realized_buffer(t.uop()));
-      QVERIFY(bufs.back());
-      if (b > 0) buffer_storage(bufs.back())->write(inputs_for(c.sizes[b], int64_t(b)));
-    }
+    const UOpList bufs = realized_buffers(c);
+    for (const UOpPtr& b : bufs) QVERIFY(b);
     struct Seen : ExecListener {
       std::vector<ExecItem> items;
       void executed(const ExecItem& item) override { items.push_back(item); }
@@ -423,13 +430,7 @@ private slots:
     clear_kernel_cache();
     const int searches = beam_searches_run();
     const Case c = cases()[1];
-    UOpList bufs;
-    for (size_t b = 0; b < c.sizes.size(); b++) {
-      Tensor t = Tensor::empty({c.sizes[b]});
-      t.realize();
-      bufs.push_back(realized_buffer(t.uop()));
-      if (b > 0) buffer_storage(bufs.back())->write(inputs_for(c.sizes[b], int64_t(b)));
-    }
+    const UOpList bufs = realized_buffers(c);
     std::vector<float> a = inputs_for(40, 1), b = inputs_for(40, 2);
     for (int64_t i = 1; i <= 10; i++) {
       Schedule s;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "exec/machine_code.h"
+#include "profile/profiledata.h"
 #include "session/session.h"
 
 namespace loupe::views {
@@ -28,19 +29,11 @@ double meanRunSeconds(const TraceSnapshot& trace, int64_t kernelId) {
 }
 
 QString runVariables(const TraceSnapshot& trace, int64_t kernelId) {
-  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> ranges;  // in parameter order
+  VariableRanges ranges;
   for (const loupe::TraceEvent& e : trace.profile)
     if (e.kind == "kernel" && e.kernel_id == kernelId)
-      for (const auto& [name, value] : e.var_vals) {
-        auto it = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first == name; });
-        if (it == ranges.end()) ranges.push_back({name, {value, value}});
-        else it->second = {std::min(it->second.first, value), std::max(it->second.second, value)};
-      }
-  QStringList parts;
-  for (const auto& [name, r] : ranges)
-    parts << (r.first == r.second ? QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(r.first)
-                                  : QStringLiteral("%1 %2..%3").arg(QString::fromStdString(name)).arg(r.first).arg(r.second));
-  return parts.join(QStringLiteral(", "));
+      for (const auto& [name, value] : e.var_vals) ranges.add(QString::fromStdString(name), value);
+  return ranges.text();
 }
 
 CompareInput compareInputFor(const loupe::TraceKernel& k, const TraceSnapshot& trace) {

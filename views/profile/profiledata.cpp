@@ -13,8 +13,7 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   QHash<qint64, int> byId;
   QHash<QString, int> byNameDevice; // for kernels without an id
   QHash<QString, int> laneOf;
-  // per kernel: each variable's smallest and largest value over its runs, in parameter order
-  std::vector<std::vector<std::pair<QString, std::pair<qint64, qint64>>>> ranges;
+  std::vector<VariableRanges> ranges;  // per kernel
   d->m_runLane.resize(size_t(runs.size()));
   d->m_runKernel.resize(size_t(runs.size()));
   for (int i = 0; i < runs.size(); ++i) {
@@ -51,12 +50,7 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
     }
     KernelStats& s = d->m_kernels[size_t(k)];
     ranges.resize(d->m_kernels.size());
-    for (const auto& [name, value] : r.vars) {
-      auto& seen = ranges[size_t(k)];
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& v) { return v.first == name; });
-      if (it == seen.end()) seen.push_back({name, {value, value}});
-      else it->second = {std::min(it->second.first, value), std::max(it->second.second, value)};
-    }
+    for (const auto& [name, value] : r.vars) ranges[size_t(k)].add(name, value);
     ++s.runs;
     s.totalNs += std::max<qint64>(0, r.durationNs);
     s.flops += r.flops;
@@ -77,13 +71,7 @@ std::shared_ptr<const ProfileData> ProfileData::build(ProfileInput input) {
   for (const CompileSpan& c : d->m_input.compileSpans) cover(c.startNs, c.durationNs);
   for (const TensorCallSpan& c : d->m_input.tensorCalls) cover(c.startNs, c.durationNs);
   for (KernelStats& s : d->m_kernels) s.share = d->m_total > 0 ? double(s.totalNs) / double(d->m_total) : 0;
-  for (size_t k = 0; k < d->m_kernels.size() && k < ranges.size(); k++) {
-    QStringList parts;
-    for (const auto& [name, range] : ranges[k])
-      parts << (range.first == range.second ? QStringLiteral("%1=%2").arg(name).arg(range.first)
-                                            : QStringLiteral("%1 %2..%3").arg(name).arg(range.first).arg(range.second));
-    d->m_kernels[k].variables = parts.join(QStringLiteral(", "));
-  }
+  for (size_t k = 0; k < d->m_kernels.size() && k < ranges.size(); k++) d->m_kernels[k].variables = ranges[k].text();
   for (auto& lane : d->m_laneRuns)
     std::stable_sort(lane.begin(), lane.end(), [&](int a, int b) { return runs[a].startNs < runs[b].startNs; });
   return d;
@@ -131,5 +119,22 @@ QColor jitCallColour(bool capture, bool dark) {
 QString formatRunVars(const QList<QPair<QString, qint64>>& vars) {
   QStringList parts;
   for (const auto& [name, value] : vars) parts << QStringLiteral("%1=%2").arg(name).arg(value);
+  return parts.join(QStringLiteral(", "));
+}
+
+void VariableRanges::add(const QString& name, qint64 value) {
+  for (auto& [n, range] : m_ranges)
+    if (n == name) {
+      range = {std::min(range.first, value), std::max(range.second, value)};
+      return;
+    }
+  m_ranges.append({name, {value, value}});
+}
+
+QString VariableRanges::text() const {
+  QStringList parts;
+  for (const auto& [name, range] : m_ranges)
+    parts << (range.first == range.second ? QStringLiteral("%1=%2").arg(name).arg(range.first)
+                                          : QStringLiteral("%1 %2..%3").arg(name).arg(range.first).arg(range.second));
   return parts.join(QStringLiteral(", "));
 }

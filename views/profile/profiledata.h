@@ -27,6 +27,16 @@ struct ProfileRun {
 // "start_pos=42, j=3": a run's variable values.
 QString formatRunVars(const QList<QPair<QString, qint64>>& vars);
 
+// The values a symbolic kernel's runs bound, per variable in parameter order: "start_pos 8..70, j=3".
+class VariableRanges {
+public:
+  void add(const QString& name, qint64 value);
+  QString text() const;
+
+private:
+  QList<QPair<QString, QPair<qint64, qint64>>> m_ranges;
+};
+
 // A device's measured limits, the roofs of the roofline chart.
 struct DevicePeak {
   QString device;
