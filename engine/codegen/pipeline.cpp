@@ -56,6 +56,48 @@ UOpPtr approximate_transcendentals(const UOpPtr& g, const RendererCaps& caps) {
 
 } // namespace
 
+UOpPtr lower_unoptimized(const UOpPtr& ast, const Renderer& renderer) {
+  sym::MemoScope simplifications;
+  Kernel k = kernel_for(ast, renderer);
+  const RendererCaps& caps = renderer.caps();
+  return lower_kernel(k, k.optimized_ast(), LaunchLimits{caps.global_max, caps.local_max}).sink;
+}
+
+UOpPtr rewrite_lowered_kernel(const LoweredKernel& lowered, const Renderer& renderer) {
+  sym::MemoScope simplifications;
+  const RendererCaps& caps = renderer.caps();
+  const VectorTarget vectors{caps.vector_bytes, caps.vector_ops, caps.vector_min_item, caps.vector_aligned};
+  // constants whose padding gate an enclosing gate covers lose it (codegen/covered_gates.h)
+  UOpPtr g = graph_rewrite(lowered.sink, covered_gate_rules(), {.name = "covered gates"});
+  QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
+  if (lowered.has_lanes()) {
+    // 2-3. a kernel with upcast or unrolled axes is simplified, its float a*b + c fused
+    // (codegen/contract_products.h) and its transcendentals approximated as a template, once rather
+    // than once per lane
+    g = graph_rewrite(g, lowered_kernel_rules(), {.name = "symbolic before expansion"});
+    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
+    g = approximate_transcendentals(g, caps);
+    // 4. expand the lanes (as vectors where the target has them)
+    g = expand_lanes(g, lowered.lanes, &quiet, &vectors);
+    // 5. symbolic over the lanes; the float folds must not reach into the polynomials, whose
+    // arithmetic is built in its final shape
+    g = graph_rewrite(g, expanded_kernel_rules(),
+                      {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
+  } else {
+    // 2-3. symbolic, float a*b + c fused, then the transcendental approximations
+    g = graph_rewrite(g, lowered_kernel_rules(), {.name = "symbolic after lowering"});
+    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
+    g = approximate_transcendentals(g, caps);
+  }
+  // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them
+  g = fold_contracted_constants(g);
+  // 7. runs of stores to consecutive addresses become vector stores; on targets that need aligned
+  // vectors, accesses not provably aligned go back to their lanes and aligned runs of loads join
+  g = vectorize_stores(g, vectors);
+  g = split_unaligned_vectors(g, vectors);
+  return join_aligned_loads(g, vectors);
+}
+
 KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer) {
   // one memo of nested simplifications for the whole plan: the index expressions of a kernel's buffers
   // (and the div/mod candidates compared while folding them) repeat from buffer to buffer and pass to pass
@@ -70,41 +112,12 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   plan.axes = k.axis_kinds();
   plan.dont_use_locals = k.dont_use_locals();
   plan.optimized_ast = k.optimized_ast();
-  const VectorTarget vectors{caps.vector_bytes, caps.vector_ops, caps.vector_min_item, caps.vector_aligned};
 
   // The stages, in order; each is a named pass in a trace.
   // 1. lower: axes become ranges or launch ids, views index math, reduces accumulators
   LoweredKernel lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
-  // constants whose padding gate an enclosing gate covers lose it (codegen/covered_gates.h)
-  lowered.sink = graph_rewrite(lowered.sink, covered_gate_rules(), {.name = "covered gates"});
-  UOpPtr g;
-  QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
-  if (lowered.has_lanes()) {
-    // 2-3. a kernel with upcast or unrolled axes is simplified, its float a*b + c fused
-    // (codegen/contract_products.h) and its transcendentals approximated as a template, once rather
-    // than once per lane
-    g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic before expansion"});
-    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
-    g = approximate_transcendentals(g, caps);
-    // 4. expand the lanes (as vectors where the target has them)
-    g = expand_lanes(g, lowered.lanes, &quiet, &vectors);
-    // 5. symbolic over the lanes; the float folds must not reach into the polynomials, whose
-    // arithmetic is built in its final shape
-    g = graph_rewrite(g, expanded_kernel_rules(),
-                      {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
-  } else {
-    // 2-3. symbolic, float a*b + c fused, then the transcendental approximations
-    g = graph_rewrite(lowered.sink, lowered_kernel_rules(), {.name = "symbolic after lowering"});
-    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
-    g = approximate_transcendentals(g, caps);
-  }
-  // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them
-  g = fold_contracted_constants(g);
-  // 7. runs of stores to consecutive addresses become vector stores; on targets that need aligned
-  // vectors, accesses not provably aligned go back to their lanes and aligned runs of loads join
-  g = vectorize_stores(g, vectors);
-  g = split_unaligned_vectors(g, vectors);
-  g = join_aligned_loads(g, vectors);
+  // 2-7: the rewrites of the lowered graph
+  UOpPtr g = rewrite_lowered_kernel(lowered, renderer);
   // 8. linearize, 9. render
   plan.linear = linearize(g);
   plan.rendered = renderer.render(plan.name, plan.linear);

@@ -7,6 +7,7 @@
 
 #include "codegen/estimates.h"
 #include "codegen/kernel.h"
+#include "codegen/lowerer.h"
 #include "render/renderer.h"
 
 namespace loupe {
@@ -31,6 +32,11 @@ KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, bool noopt);
 KernelPlan plan_kernel(const UOpPtr& ast, const Renderer& renderer, const std::vector<Opt>& opts);
 // The rest of the pipeline for a kernel whose opts are applied already.
 KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& renderer);
+// The stages one at a time, for a compiler user driving them by hand (tinygrad's
+// rewrite_shapetracker_with_index and full_graph_rewrite): stage 1 of an AST with no opts applied, and
+// stages 2-7 of a lowered graph (plan_from_kernel runs both, then linearizes and renders).
+UOpPtr lower_unoptimized(const UOpPtr& ast, const Renderer& renderer);
+UOpPtr rewrite_lowered_kernel(const LoweredKernel& lowered, const Renderer& renderer);
 // The Kernel of an AST for this renderer's target.
 Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer);
 

@@ -226,14 +226,17 @@ Fold fold_move_multiples(const UOpPtr& d, const Linear& l, DType dt, I c, bool i
   }
   rem.constant = floor_mod(l.constant, c);
   quo.constant = floor_div(l.constant, c);
-  moved = moved || quo.constant != 0;
-  if (!moved) return std::nullopt;
+  // the numerator's constant is kept in [0, c): its multiples join the sums around the division, which
+  // keeps index constants small (and inside int32) even where this node alone grows by one ADD
+  bool constant_moved = quo.constant != 0;
+  if (!moved && !constant_moved) return std::nullopt;
   sort_terms(rem);
   UOpPtr r = build(rem);
   if (!r) return nullptr;
   if (is_mod) return divmod(Ops::FLOORMOD, r, c);
   quo.terms.push_back({divmod(Ops::FLOORDIV, r, c), 1});
   sort_terms(quo);
+  if (constant_moved) return build(quo);
   if (UOpPtr s = if_not_larger(build(quo), d)) return s;
   return std::nullopt;
 }
@@ -292,7 +295,7 @@ UOpPtr fold_divmod(const UOpPtr& d) {
   if (auto q = constant_quotient(x, y)) {
     if (!is_mod) return cint(d->dtype, *q);
     if (*q == 0) return x;
-    if (is_int_const(*y)) return minus_multiple(x, *q, y);
+    return minus_multiple(x, *q, y);
   }
   if (is_int_const(*y)) {
     I c = y->const_int();

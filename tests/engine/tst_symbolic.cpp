@@ -99,6 +99,12 @@ private slots:
     QTest::newRow("var divisor exact") << "(x*d)//d" << "x";
     QTest::newRow("unrolled divs") << "y//4 + (y+1)//4 + (y+2)//4 + (y+3)//4" << "y";
     QTest::newRow("unrolled divs offset") << "((y+2)//3 + (y+3)//3 + (y+4)//3)*2 + 1" << "((y*2)+5)";
+    // a numerator's constant is kept in [0, c): its multiples leave the division (small index constants)
+    QTest::newRow("div constant out negative") << "(x - 2)//4" << "(((x+2)//4)-1)";
+    QTest::newRow("div constant out") << "(x+9)//4" << "(((x+1)//4)+2)";
+    QTest::newRow("div constant kept") << "(x+3)//4" << "((x+3)//4)";
+    // a quotient constant over the box leaves x - q*y for a variable divisor too
+    QTest::newRow("var divisor constant quotient") << "(a+20) % (b+8)" << "((a+(b*-2))+4)";
     QTest::newRow("nest by factor") << "(a*4 + x*6 + 2) // 8" << "(((a+x)+((x+1)//2))//2)";
   }
   void table() {

@@ -53,6 +53,27 @@ def test_kernel_opts_by_hand_and_render():
     Kernel(42)
 
 
+def test_pipeline_stages_by_hand_give_the_kernels_source():
+  # tinygrad's lowering entry points: the stages one at a time equal the whole pipeline (no opts applied)
+  from tinygrad.codegen.devectorizer import full_graph_rewrite
+  from tinygrad.codegen.linearize import linearize_uop
+  from tinygrad.codegen.lowerer import rewrite_shapetracker_with_index
+  from tinygrad.device import Device
+  from tinygrad.ops import Ops
+  a = Tensor.rand(8, 12)
+  for out in ((a * 2 + 1).sum(axis=1), a.permute(1, 0).contiguous(), a.exp2()):
+    si = out.schedule()[-1]
+    renderer = Device["CPU"].renderer
+    lowered = rewrite_shapetracker_with_index(si.ast, renderer)
+    assert lowered.op is Ops.SINK and any(u.op is Ops.INDEX for u in lowered.toposort)
+    uops = linearize_uop(full_graph_rewrite(lowered, renderer))
+    assert [u.op for u in uops].count(Ops.STORE) == 1
+    k = Kernel(si, opts="CPU")
+    assert renderer.render(uops, name=k.name) == k.to_program().src
+  with pytest.raises(ValueError, match="SINK"):
+    full_graph_rewrite(lowered.src[0], renderer)
+
+
 def test_jit_cache_items_are_runners():
   from tinygrad import TinyJit
   @TinyJit

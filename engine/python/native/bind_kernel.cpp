@@ -107,6 +107,23 @@ void bind_kernel(py::module_& m) {
         d["mem"] = plan.estimates.mem;
         return d;
       });
+
+  // The pipeline's stages one at a time (tinygrad.codegen.lowerer / devectorizer / renderer by hand):
+  // the lowered graph of an AST without opts, the late rewrites of a lowered graph, and the source of a
+  // linearized program, each for a device's renderer.
+  m.def("_lower_ast", [](py::handle ast, py::handle opts) {
+    return uop_to_py(lower_unoptimized(ast_of(ast), get_device(device_of(opts)).renderer()));
+  });
+  m.def("_rewrite_lowered", [](py::handle sink, py::handle opts) {
+    UOpPtr s = uop_from_py(sink);
+    if (s->op != Ops::SINK) throw py::value_error("full_graph_rewrite takes a SINK, got " + std::string(op_name(s->op)));
+    return uop_to_py(rewrite_lowered_kernel(LoweredKernel{s, {}}, get_device(device_of(opts)).renderer()));
+  });
+  m.def("_render_linear", [](const py::list& uops, py::handle opts, const std::string& name) {
+    UOpList linear;
+    for (py::handle u : uops) linear.push_back(uop_from_py(u));
+    return get_device(device_of(opts)).renderer().render(name, linear).source;
+  });
 }
 
 } // namespace loupe::python

@@ -3,15 +3,17 @@
 `full_graph_rewrite` simplifies a kernel graph that is already in its lowered form (the index math of
 loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
 a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
+from .. import _loupe
 from ..ops import UOp, graph_rewrite, symbolic_flat
 
 sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
 
 
 def full_graph_rewrite(sink: UOp, opts=None) -> UOp:
-  if opts is not None:
-    raise NotImplementedError("full_graph_rewrite(opts=...): Loupe applies a renderer's late rewrites in its own kernel pipeline, "
-                              "not to a graph given here")
+  """With a renderer (or device name): the engine's rewrites after lowering for that device (symbolic, fused
+  multiply-adds, transcendental approximations, store vectorizing), on a graph from
+  rewrite_shapetracker_with_index. Without: the symbolic rules alone, on tinygrad-style index math."""
+  if opts is not None: return _loupe._rewrite_lowered(sink, opts)
   return graph_rewrite(sink, sym, name="full_graph_rewrite")
 
 

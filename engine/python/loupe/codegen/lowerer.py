@@ -1,12 +1,11 @@
-"""tinygrad.codegen.lowerer: in tinygrad, rewrite_shapetracker_with_index turns a kernel's views into index
-arithmetic as a rewrite of the graph it is given. Loupe lowers views inside its kernel pipeline
-(engine/codegen/lowerer, the "lower" pass a trace shows), for a Kernel's own axes, so the function raises,
-naming where that step is."""
+"""tinygrad.codegen.lowerer: rewrite_shapetracker_with_index(ast, opts) turns a kernel AST's views into index
+arithmetic — the engine's "lower" stage (engine/codegen/lowerer) for the AST with no opts applied, for the
+device of `opts` (a Renderer or a device name). Its output is what full_graph_rewrite(sink, opts) takes next."""
+from .. import _loupe
 
 
-def rewrite_shapetracker_with_index(*args, **kwargs):
-  raise NotImplementedError("rewrite_shapetracker_with_index: Loupe lowers views inside its kernel pipeline "
-                            "(Kernel(si).to_program(), the 'lower' pass of a trace), not as a rewrite of a graph given here")
+def rewrite_shapetracker_with_index(ast, opts=None):
+  return _loupe._lower_ast(ast, opts)
 
 
 __all__ = ["rewrite_shapetracker_with_index"]

@@ -17,6 +17,10 @@ class Renderer:
 
   def __repr__(self) -> str: return f"<Renderer {self.device}>"
 
+  def render(self, uops: list, name: str = "kernel") -> str:
+    """The source of a linearized program (tinygrad.codegen.linearize.linearize_uop's list) for this device."""
+    return _loupe._render_linear(list(uops), self.device, name)
+
 
 @dataclass(frozen=True)
 class ProgramSpec:
