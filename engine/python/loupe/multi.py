@@ -44,8 +44,13 @@ def _describe(st: _Sharding) -> str:
   return f"sharded over {st.devices} on axis {st.axis}"
 
 
+class MultiDeviceError(NotImplementedError, AssertionError):
+  """An op a multi-device tensor cannot do. An AssertionError too: where tinygrad refuses the same op (a reshape
+  that moves elements between shards, an assign that changes the axis) it asserts."""
+
+
 def _refuse(op: str, st: _Sharding, why: str = ""):
-  raise NotImplementedError(f"Tensor.{op} on a multi-device tensor ({_describe(st)}) is not supported by Loupe"
+  raise MultiDeviceError(f"Tensor.{op} on a multi-device tensor ({_describe(st)}) is not supported by Loupe"
                             + (f": {why}" if why else ""))
 
 
@@ -166,6 +171,51 @@ def to(self, device):
   if st is None: return _ORIG["to"](self, device)
   out = _gather(self, Device.canonicalize(device))
   _ORIG["requires_grad"].__set__(out, _ORIG["requires_grad"].__get__(self))
+  return out
+
+
+def rand_like(self, **kwargs):
+  """Random values shaped as a sharded tensor: drawn once and copied to each device for a replicated one (its
+  copies must stay equal), drawn per device for a split one."""
+  st = sharding(self)
+  if kwargs.get("device") is not None: raise RuntimeError("cannot specify `device` on `rand_like` of a multi device tensor")
+  kwargs.pop("device", None)
+  kwargs.setdefault("dtype", _prop("dtype", st.shards[0]))
+  if st.axis is None: return shard(Tensor.rand(*_shape(self), **kwargs), st.devices)
+  return make_sharded([Tensor.rand(*_prop("shape", s), device=_prop("device", s), **kwargs) for s in st.shards], st.axis)
+
+
+def dropout(self, p: float = 0.5):
+  if not 0 <= p <= 1: raise ValueError(f"dropout: p={p} is out of range [0, 1]")
+  if not Tensor.training or p == 0: return self
+  if p == 1: return self.zeros_like()
+  keep = (rand_like(self, dtype=None) >= p).contiguous()
+  return keep.where(self, 0) / (1.0 - p)
+
+
+def gradient(self, *targets, gradient=None, materialize_grads: bool = False):
+  """Gradients of this tensor with respect to the targets, each sharded as its target (a replicated target's
+  per-device parts summed across devices)."""
+  st = sharding(self)
+  if st is None: root, seed = self, gradient
+  else:
+    if st.axis is not None: raise MultiDeviceError(f"Tensor.gradient of a tensor {_describe(st)}: only a replicated (axis None) root is supported by Loupe")
+    root = st.shards[0]
+    seed = sharding(gradient).shards[0] if is_sharded(gradient) else gradient
+  flat, spans = [], []
+  for t in targets:
+    ts = sharding(t)
+    pieces = ts.shards if ts is not None else [t]
+    spans.append((ts, len(flat), len(pieces)))
+    flat.extend(pieces)
+  kw = {} if seed is None else {"gradient": seed}
+  grads = _ORIG["gradient"](root, *flat, **kw)
+  out = []
+  for ts, start, n in spans:
+    gs = list(grads[start:start + n])
+    if ts is None: out.append(gs[0])
+    elif ts.axis is None: out.append(make_sharded(all_reduce("sum", gs), None))
+    else: out.append(make_sharded(gs, ts.axis))
   return out
 
 
@@ -314,6 +364,8 @@ def assign(self, x):
     for s in st.shards: _ORIG["assign"](s, _ORIG["full_like"](s, x))
     return self
   if _shape(x) != _shape(self): raise AssertionError(f"assign shape mismatch {_shape(self)} != {_shape(x)}")
+  if (xs := sharding(x)) is not None and (xs.axis != st.axis or xs.devices != st.devices):
+    _refuse("assign", st, f"the value is {_describe(xs)}: an assign keeps the devices and the axis")
   xs = sharding(_match(x, st, "assign"))
   for s, v in zip(st.shards, xs.shards): _ORIG["assign"](s, v)
   return self

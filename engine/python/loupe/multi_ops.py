@@ -379,6 +379,32 @@ def conv2d(self, weight, *args, **kwargs):
 
 # ---- the rest ----
 
+def _norm_axes_arg(default_axis):
+  def axes(self, args, kwargs):
+    return _norm_axes("norm", kwargs.get("axis", args[0] if args else default_axis), _ndim(self))
+  return axes
+
+
+def _batchnorm_axes(self, args, kwargs):
+  # batchnorm's parameters run along `axis` (the channels, default 1): they are what the op reads per element
+  return _norm_axes("batchnorm", kwargs.get("axis", args[4] if len(args) > 4 else 1), _ndim(self))
+
+
+def _interpolate_axes(self, args, kwargs):
+  size = kwargs.get("size", args[0] if args else ())
+  return list(range(_ndim(self) - len(size), _ndim(self)))
+
+
+def _off_axis(name: str, self, args: tuple, kwargs: dict, touched):
+  """Ops that work along some axes (a norm's, a resize's) and apply the same way at every index of the others:
+  per device when the input is split on another axis and every other tensor operand is a full copy."""
+  st = sharding(self)
+  others = [sharding(t) for t in _tensors_in((*args, *kwargs.values())) if is_sharded(t)]
+  if st is None or st.axis is None or any(o.axis is not None for o in others): return default(name, self, args, kwargs)
+  if st.axis in touched(self, args, kwargs): _refuse(name, st, f"it works along the sharded axis {st.axis}")
+  return per_shard(_ORIG[name], self, args, kwargs, st.axis, _common_devices(name, [st, *others]))
+
+
 def default(name: str, self, args: tuple, kwargs: dict):
   """Ops without a per-shard rule: exact per device when every sharded operand is a full copy (axis None)."""
   sts = [sharding(t) for t in _tensors_in((self, *args, *kwargs.values())) if is_sharded(t)]
@@ -409,18 +435,12 @@ def _repr(self):
   return f"<Tensor {_shape(self)} {_prop_dtype(self)} {M._describe(st)}>"
 
 
-def _refusing(name: str):
-  def run(self, *args, **kwargs):
-    _refuse(name, sharding(self) or next(sharding(t) for t in _tensors_in((*args, *kwargs.values())) if is_sharded(t)))
-  return run
-
-
 _ELEMENTWISE = set("""abs acos acosh asin asinh atan atanh bitwise_not bool bfloat16 cast bitcast ceil celu contiguous contiguous_backward
 cos cosh detach double elu erf exp exp2 float floor gelu half hardsigmoid hardswish hardtanh int isfinite isinf isnan leaky_relu
 leakyrelu log log10 log2 logical_not logsigmoid long mish neg quick_gelu reciprocal relu relu6 round rsqrt selu short sigmoid sign
-silu sin sinh softplus softsign sqrt square swish tan tanh trunc clip clamp clone dropout add sub mul div pow maximum minimum mod fmod
+silu sin sinh softplus softsign sqrt square swish tan tanh trunc clip clamp clone add sub mul div pow maximum minimum mod fmod
 floordiv idiv copysign lshift rshift bitwise_and bitwise_or bitwise_xor xor eq ne lt le gt ge where lerp logaddexp masked_fill isclose
-zeros_like ones_like full_like rand_like randn_like __abs__ __neg__ __invert__ __pos__ __add__ __radd__ __sub__ __rsub__ __mul__
+zeros_like ones_like full_like __abs__ __neg__ __invert__ __pos__ __add__ __radd__ __sub__ __rsub__ __mul__
 __rmul__ __truediv__ __rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __and__ __rand__ __or__ __ror__
 __xor__ __rxor__ __lshift__ __rlshift__ __rshift__ __rrshift__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__""".split())
 _REDUCE = {"sum", "prod", "max", "min", "mean", "any", "all", "var", "std", "var_mean", "std_mean", "argmax", "argmin", "logsumexp",
@@ -482,7 +502,19 @@ _HANDLERS: dict = {
   "__deepcopy__": _multi_self(lambda self, memo: self.clone()),
   "schedule": _multi_self(lambda self, *others: _ORIG["schedule"](*sharding(self).shards, *others)),
   "schedule_with_vars": _multi_self(lambda self, *others: _ORIG["schedule_with_vars"](*sharding(self).shards, *others)),
-  "gradient": _refusing("gradient"),
+  "gradient": lambda name, self, args, kwargs: M.gradient(self, *args, **kwargs),
+  "rand_like": _multi_self(M.rand_like),
+  "randn_like": _multi_self(lambda self, **kw: _refuse("randn_like", sharding(self)) if kw.get("device") else
+                            (M.shard(Tensor.randn(*_shape(self), dtype=kw.get("dtype") or _prop_dtype(self)), sharding(self).devices)
+                             if sharding(self).axis is None else
+                             make_sharded([Tensor.randn(*_ORIG["shape"].__get__(s), device=_ORIG["device"].__get__(s),
+                                                        dtype=kw.get("dtype") or _prop_dtype(self)) for s in sharding(self).shards],
+                                          sharding(self).axis))),
+  "dropout": _multi_self(M.dropout),
+  "batchnorm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _batchnorm_axes),
+  "layernorm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
+  "rms_norm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
+  "interpolate": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _interpolate_axes),
   "__setitem__": lambda name, self, args, kwargs: default(name, self, args, kwargs),
 }
 for _n in ("numpy", "tolist", "item", "data", "__bool__"): _HANDLERS[_n] = _multi_self(_gathered(_n))
@@ -565,8 +597,14 @@ def _install() -> None:
     elif callable(attr): setattr(Tensor, name, _wrap_method(name, attr))
 
 
+_RANDOM = {"rand", "randn", "randint", "normal", "uniform", "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"}
+
+
 def _wrap_creation(name: str, orig):
   def create(*args, device=None, **kwargs):
+    if isinstance(device, (tuple, list)) and name in _RANDOM:
+      raise ValueError(f"Tensor.{name} on several devices {tuple(device)} is not allowed (as tinygrad): draw on one device "
+                       "and shard it, or use rand_like of a sharded tensor")
     if isinstance(device, (tuple, list)):  # several devices: made on the default one, then a full copy on each
       return M.shard(orig(*args, **kwargs), device)
     return orig(*args, device=device, **kwargs)
@@ -576,12 +614,19 @@ def _wrap_creation(name: str, orig):
 
 def _wrap_init(orig):
   def __init__(self, data=None, device=None, dtype=None, requires_grad=None):
-    if is_sharded(data): raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
-    if isinstance(device, (tuple, list)):
-      orig(self, data, None, dtype, requires_grad)
-      M.shard_(self, device)
+    from loupe.multi_lazydata import MultiLazyData
+    if isinstance(data, MultiLazyData):  # Tensor(t.lazydata) of a sharded t: the same shards
+      orig(self)
+      M._adopt(self, M._Sharding(data.shards, data.axis))
       return
-    orig(self, data, device, dtype, requires_grad)
+    if is_sharded(data): raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
+    try:
+      orig(self, data, None if isinstance(device, (tuple, list)) else device, dtype, requires_grad)
+    except BaseException:
+      # this Python frame shows `self` to tracebacks (pytest prints it): it must be a valid, empty tensor
+      orig(self)
+      raise
+    if isinstance(device, (tuple, list)): M.shard_(self, device)
   return __init__
 
 

@@ -101,6 +101,8 @@ if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe.
 if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
 if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
 if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
+# tinygrad's UOp.shape: the shape its ShapeTracker gives (a sharded tensor's lazydata.src nodes, tensor graphs)
+if not hasattr(_loupe.UOp, "shape"): _loupe.UOp.shape = property(lambda u: u.st.shape)
 
 # multi-device tensors (Tensor.shard, device=(...)): loupe/multi.py; set up last, over the finished class
 from loupe.multi_ops import _prepare as _prepare_multi_device  # noqa: E402
