@@ -214,7 +214,7 @@ def gradient(self, *targets, gradient=None, materialize_grads: bool = False):
   for ts, start, n in spans:
     gs = list(grads[start:start + n])
     if ts is None: out.append(gs[0])
-    elif ts.axis is None: out.append(make_sharded(all_reduce("sum", gs), None))
+    elif ts.axis is None: out.append(make_sharded(all_reduce("sum", gs, ts.devices), None))
     else: out.append(make_sharded(gs, ts.axis))
   return out
 
@@ -249,15 +249,12 @@ def per_shard(fn, self, args: tuple, kwargs: dict, axis: Optional[int], devices:
   return _assemble(results, axis)
 
 
-def all_reduce(op: str, parts: list) -> list:
-  """Per-device partial results combined on every device: each device adds (or max/min/...) the others'
-  partials, copied to it (tinygrad's naive all-reduce)."""
-  to, combine = copy_to, _COMBINE[op]
-  out = []
-  for p in parts:
-    d = _prop("device", p)
-    out.append(functools.reduce(combine, [q if q is p else to(q, d) for q in parts]))
-  return out
+def all_reduce(op: str, parts: list, devices: Optional[tuple] = None) -> list:
+  """Per-device partial results combined on every device (devices[i], default each part's own): each device
+  adds (or max/min/...) the others' partials, copied to it (tinygrad's naive all-reduce)."""
+  combine = _COMBINE[op]
+  devices = devices or tuple(_prop("device", p) for p in parts)
+  return [functools.reduce(combine, [copy_to(q, d) for q in parts]) for d in devices]
 
 
 _COMBINE = {
@@ -330,7 +327,7 @@ def backward(self, gradient=None):
       for s, old in zip(rst.shards, before[k]): _ORIG["grad"].__set__(s, old)
       continue
     parts = [p if p is not None else _ORIG["zeros_like"](s) for p, s in zip(parts, rst.shards)]
-    for s, total, old in zip(rst.shards, all_reduce("sum", parts), before[k]):
+    for s, total, old in zip(rst.shards, all_reduce("sum", parts, rst.devices), before[k]):
       _ORIG["grad"].__set__(s, total if old is None else _ORIG["add"](old, total))
   return self
 
@@ -359,7 +356,11 @@ def _match(x, st: _Sharding, op: str):
 
 def assign(self, x):
   st = sharding(self)
-  if st is None: _refuse("assign", sharding(x), "a single-device tensor cannot take a multi-device value (shard it first)")
+  if st is None:
+    xs = sharding(x)
+    # a replicated value has one well-defined value: a single-device tensor takes the copy on (or copied to) its device
+    if xs.axis is None: return _ORIG["assign"](self, _gather(x, _prop("device", self)))
+    _refuse("assign", xs, "a single-device tensor cannot take a value split over devices (gather it with .to(device))")
   if not isinstance(x, Tensor):  # a Python scalar: every element takes it
     for s in st.shards: _ORIG["assign"](s, _ORIG["full_like"](s, x))
     return self

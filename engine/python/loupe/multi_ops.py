@@ -395,13 +395,28 @@ def _interpolate_axes(self, args, kwargs):
   return list(range(_ndim(self) - len(size), _ndim(self)))
 
 
+def _layernorm(self, axes, eps):
+  y = self - self.mean(tuple(axes), keepdim=True)
+  return y * (y * y).mean(tuple(axes), keepdim=True).add(1e-5 if eps is None else eps).rsqrt()
+
+
+def _rms_norm(self, axes, eps):
+  return self * (self.square().mean(tuple(axes), keepdim=True) + (1e-6 if eps is None else eps)).rsqrt()
+
+
+# norms over the sharded axis, composed from reductions that all-reduce across devices
+_NORMS = {"layernorm": _layernorm, "rms_norm": _rms_norm}
+
+
 def _off_axis(name: str, self, args: tuple, kwargs: dict, touched):
   """Ops that work along some axes (a norm's, a resize's) and apply the same way at every index of the others:
   per device when the input is split on another axis and every other tensor operand is a full copy."""
   st = sharding(self)
   others = [sharding(t) for t in _tensors_in((*args, *kwargs.values())) if is_sharded(t)]
   if st is None or st.axis is None or any(o.axis is not None for o in others): return default(name, self, args, kwargs)
-  if st.axis in touched(self, args, kwargs): _refuse(name, st, f"it works along the sharded axis {st.axis}")
+  if st.axis in touched(self, args, kwargs):
+    if name in _NORMS: return _NORMS[name](self, touched(self, args, kwargs), kwargs.get("eps", args[1] if len(args) > 1 else None))
+    _refuse(name, st, f"it works along the sharded axis {st.axis}")
   return per_shard(_ORIG[name], self, args, kwargs, st.axis, _common_devices(name, [st, *others]))
 
 
@@ -460,10 +475,10 @@ def _multi_self(fn):
 
 
 _HANDLERS: dict = {
-  "reshape": _multi_self(lambda self, *a: reshape(self, _shape_args(a))),
-  "view": _multi_self(lambda self, *a: reshape(self, _shape_args(a))),
-  "permute": _multi_self(lambda self, *a: permute(self, _shape_args(a))),
-  "expand": _multi_self(lambda self, *a: expand(self, _shape_args(a))),
+  "reshape": _multi_self(lambda self, *a, shape=None: reshape(self, _shape_args(a or (shape,)))),
+  "view": _multi_self(lambda self, *a, shape=None: reshape(self, _shape_args(a or (shape,)))),
+  "permute": _multi_self(lambda self, *a, order=None: permute(self, _shape_args(a or (order,)))),
+  "expand": _multi_self(lambda self, *a, shape=None: expand(self, _shape_args(a or (shape,)))),
   "transpose": _multi_self(lambda self, dim0=1, dim1=0: permute(self, _swap(_ndim(self), dim0, dim1))),
   "pad": lambda name, self, args, kwargs: pad(self, args, kwargs) if is_sharded(self) else default(name, self, args, kwargs),
   "shrink": _multi_self(shrink),
