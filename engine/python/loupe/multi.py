@@ -147,16 +147,19 @@ def copy_to(t, device: str):
 
 
 def _gather(t, device: str):
+  st = sharding(t)
+  return _gather_shards(st.shards, st.axis, device)
+
+
+def _gather_shards(shards: list, axis: Optional[int], device: str):
   """The whole value of a sharded tensor on one device: the copy there (or the first one, copied), or the
   shards copied there and joined along the axis."""
-  st = sharding(t)
-  to = copy_to
-  if st.axis is None:
-    for s in st.shards:
+  if axis is None:
+    for s in shards:
       if _prop("device", s) == device: return s
-    return to(st.shards[0], device)
-  pieces = [to(s, device) for s in st.shards]
-  return pieces[0] if len(pieces) == 1 else _ORIG["cat"](pieces[0], *pieces[1:], dim=st.axis)
+    return copy_to(shards[0], device)
+  pieces = [copy_to(s, device) for s in shards]
+  return pieces[0] if len(pieces) == 1 else _ORIG["cat"](pieces[0], *pieces[1:], dim=axis)
 
 
 def to(self, device):

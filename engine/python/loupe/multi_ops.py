@@ -10,7 +10,7 @@ import math
 from typing import Any, Optional
 
 from loupe._loupe import Tensor
-from loupe.dtype import dtypes
+from loupe.dtype import dtypes, to_dtype
 from loupe import multi as M
 from loupe.multi import _ORIG, _SHARDED, _refuse, _shape, all_reduce, is_sharded, make_sharded, per_shard, sharding
 
@@ -630,9 +630,17 @@ def _wrap_creation(name: str, orig):
 def _wrap_init(orig):
   def __init__(self, data=None, device=None, dtype=None, requires_grad=None):
     from loupe.multi_lazydata import MultiLazyData
-    if isinstance(data, MultiLazyData):  # Tensor(t.lazydata) of a sharded t: the same shards
-      orig(self)
-      M._adopt(self, M._Sharding(data.shards, data.axis))
+    if isinstance(data, MultiLazyData):  # Tensor(t.lazydata) of a sharded t: its value, gathered (as tinygrad: on the default device)
+      import numpy as np
+      from loupe.dtype import _to_np_dtype
+      orig(self, np.zeros(data.shape, _to_np_dtype(data.dtype)))  # the shape replace() keeps; the value follows
+      if dtype is not None and to_dtype(dtype) != data.dtype:
+        raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
+      from loupe.device import Device
+      value = M._gather_shards(data.shards, data.axis, Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT)
+      _ORIG["replace"](self, value)
+      if isinstance(device, (tuple, list)): M.shard_(self, device, data.axis)
+      if requires_grad is not None: self.requires_grad = requires_grad
       return
     if is_sharded(data): raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
     try:
