@@ -22,10 +22,17 @@ _ORIG: dict[str, Any] = {}              # the Tensor class's own attributes, bef
 
 class _Sharding:
   """What makes a Tensor object multi-device: its shards (one engine tensor per device) and the split axis."""
-  __slots__ = ("shards", "axis", "__weakref__")
+  __slots__ = ("shards", "axis", "real", "__weakref__")
 
-  def __init__(self, shards: list, axis: Optional[int]):
+  def __init__(self, shards: list, axis: Optional[int], real: Optional[tuple] = None):
     self.shards, self.axis = list(shards), axis
+    # which shards hold the tensor's elements: all, except after a shrink to one shard's bounds on the axis
+    # (tinygrad's real); the others keep their place (and device) so that a pad back to the whole axis can refill them
+    self.real = tuple(real) if real is not None else (True,) * len(self.shards)
+
+  @property
+  def all_real(self) -> bool:
+    return all(self.real)
 
   @property
   def devices(self) -> tuple:
@@ -41,7 +48,7 @@ def is_sharded(t) -> bool:
 
 
 def _describe(st: _Sharding) -> str:
-  return f"sharded over {st.devices} on axis {st.axis}"
+  return f"sharded over {st.devices} on axis {st.axis}" + ("" if st.all_real else f", real {st.real}")
 
 
 class MultiDeviceError(NotImplementedError, AssertionError):
@@ -62,8 +69,22 @@ def _shape(t) -> tuple:
   st = sharding(t)
   if st is None: return _prop("shape", t)
   if st.axis is None: return _prop("shape", st.shards[0])
-  shapes = [_prop("shape", s) for s in st.shards]
+  shapes = [_prop("shape", s) for s, r in zip(st.shards, st.real) if r]
   return tuple(sum(s[st.axis] for s in shapes) if a == st.axis else d for a, d in enumerate(shapes[0]))
+
+
+def bounds(st: _Sharding) -> list:
+  """Where each shard begins and ends along the axis."""
+  out, at = [], 0
+  for s in st.shards:
+    n = _prop("shape", s)[st.axis]
+    out.append((at, at + n))
+    at += n
+  return out
+
+
+def require_whole(op: str, st: _Sharding) -> None:
+  if not st.all_real: _refuse(op, st, "only some of its shards hold elements (it was shrunk to one shard's bounds)")
 
 
 # ---- making sharded tensors ----
@@ -78,14 +99,14 @@ def _release(obj) -> None:
   _SHARDED.pop(id(obj), None)
 
 
-def make_sharded(shards: list, axis: Optional[int], requires_grad=None):
+def make_sharded(shards: list, axis: Optional[int], requires_grad=None, real: Optional[tuple] = None):
   """A new Tensor object standing for these per-device shards."""
   from loupe.multi_ops import _install
   _install()
   # the object wraps a detached copy of the first shard (no gradient path): every Tensor method reads the
   # shards through _SHARDED instead, so this value is never what an op on the object computes with
   obj = _ORIG["detach"](shards[0])
-  _adopt(obj, _Sharding(shards, axis))
+  _adopt(obj, _Sharding(shards, axis, real))
   if requires_grad is not None: _set_requires_grad(obj, requires_grad)
   return obj
 
@@ -148,7 +169,7 @@ def copy_to(t, device: str):
 
 def _gather(t, device: str):
   st = sharding(t)
-  return _gather_shards(st.shards, st.axis, device)
+  return _gather_shards([s for s, r in zip(st.shards, st.real) if r], st.axis, device)
 
 
 def _gather_shards(shards: list, axis: Optional[int], device: str):
@@ -236,20 +257,20 @@ def _piece(x, i: int, devices: tuple):
   return x
 
 
-def _assemble(results: list, axis: Optional[int]):
+def _assemble(results: list, axis: Optional[int], real: Optional[tuple] = None):
   first = results[0]
-  if isinstance(first, Tensor): return make_sharded(results, axis)
+  if isinstance(first, Tensor): return make_sharded(results, axis, real=real)
   if isinstance(first, (tuple, list)):
-    return type(first)(_assemble([r[k] for r in results], axis) for k in range(len(first)))
+    return type(first)(_assemble([r[k] for r in results], axis, real) for k in range(len(first)))
   return first  # a plain value (a count, a flag): the same on every shard of a copy
 
 
-def per_shard(fn, self, args: tuple, kwargs: dict, axis: Optional[int], devices: tuple):
+def per_shard(fn, self, args: tuple, kwargs: dict, axis: Optional[int], devices: tuple, real: Optional[tuple] = None):
   """fn run on each device with every sharded argument replaced by its shard there; the results form a
   sharded tensor split on `axis`."""
   results = [fn(*[_piece(a, i, devices) for a in (self, *args)], **{k: _piece(v, i, devices) for k, v in kwargs.items()})
              for i in range(len(devices))]
-  return _assemble(results, axis)
+  return _assemble(results, axis, real)
 
 
 def all_reduce(op: str, parts: list, devices: Optional[tuple] = None) -> list:
@@ -286,7 +307,7 @@ def _get_grad(self):
   grads = [_ORIG["grad"].__get__(s) for s in st.shards]
   if all(g is None for g in grads): return None
   grads = [g if g is not None else _ORIG["zeros_like"](s) for g, s in zip(grads, st.shards)]
-  return make_sharded(grads, st.axis)
+  return make_sharded(grads, st.axis, real=st.real)
 
 
 def _set_grad(self, g):
@@ -353,7 +374,7 @@ def _match(x, st: _Sharding, op: str):
   if xs is None: return shard(x, st.devices, st.axis)
   if xs.devices == st.devices and xs.axis == st.axis: return x
   if xs.devices != st.devices:
-    raise NotImplementedError(f"Tensor.{op}: a tensor {_describe(xs)} into one {_describe(st)}: the devices differ")
+    raise MultiDeviceError(f"Tensor.{op}: a tensor {_describe(xs)} into one {_describe(st)}: the devices differ")
   return shard(_gather(x, st.devices[0]), st.devices, st.axis)  # another axis: gathered and split again
 
 
@@ -368,7 +389,7 @@ def assign(self, x):
     for s in st.shards: _ORIG["assign"](s, _ORIG["full_like"](s, x))
     return self
   if _shape(x) != _shape(self): raise AssertionError(f"assign shape mismatch {_shape(self)} != {_shape(x)}")
-  if (xs := sharding(x)) is not None and (xs.axis != st.axis or xs.devices != st.devices):
+  if (xs := sharding(x)) is not None and (xs.axis != st.axis or xs.devices != st.devices or xs.real != st.real):
     _refuse("assign", st, f"the value is {_describe(xs)}: an assign keeps the devices and the axis")
   xs = sharding(_match(x, st, "assign"))
   for s, v in zip(st.shards, xs.shards): _ORIG["assign"](s, v)
@@ -382,6 +403,6 @@ def replace(self, x):
     _release(self)
     return _ORIG["replace"](self, x)
   if _shape(x) != _shape(self): raise AssertionError(f"replace shape mismatch {_shape(self)} != {_shape(x)}")
-  _adopt(self, _Sharding(xs.shards, xs.axis))
+  _adopt(self, _Sharding(xs.shards, xs.axis, xs.real))
   return self
 

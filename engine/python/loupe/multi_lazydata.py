@@ -16,7 +16,7 @@ class MultiLazyData:
     self.shape = _shape(tensor)
     self.dtype = _ORIG["dtype"].__get__(st.shards[0])
     self.src = tuple(_loupe._tensor_uop(s) for s in st.shards)  # each shard's node on its device
-    self.real = (True,) * len(st.shards)  # Loupe keeps every shard (tinygrad's partial shrinks are refused)
+    self.real = st.real
     self.shards = list(st.shards)  # Tensor(lazydata) stands for the same shards
     self._shard_shapes = [_ORIG["shape"].__get__(s) for s in st.shards]
 

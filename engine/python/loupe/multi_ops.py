@@ -12,7 +12,7 @@ from typing import Any, Optional
 from loupe._loupe import Tensor
 from loupe.dtype import dtypes, to_dtype
 from loupe import multi as M
-from loupe.multi import _ORIG, _SHARDED, _refuse, _shape, all_reduce, is_sharded, make_sharded, per_shard, sharding
+from loupe.multi import _ORIG, _SHARDED, _refuse, _shape, all_reduce, is_sharded, make_sharded, per_shard, require_whole, sharding
 
 
 def _tensors_in(values) -> list:
@@ -63,6 +63,7 @@ def elementwise(name: str, self, args: tuple, kwargs: dict):
   # the output's axis: the last axis any sharded operand is split on (tinygrad's choice), in output dims
   axes = [st.axis + len(shape) - _ndim(x) for x in operands if (st := sharding(x)) is not None and st.axis is not None]
   axis = axes[-1] if axes else None
+  if not all(st.all_real for st in sts): return _elementwise_partial(name, self, args, kwargs, sts, shape, axis, devices)
 
   def prepare(v):
     if isinstance(v, Tensor):
@@ -76,6 +77,27 @@ def elementwise(name: str, self, args: tuple, kwargs: dict):
   args2 = tuple(prepare(a) for a in args)
   kwargs2 = {k: prepare(v) for k, v in kwargs.items()}
   return per_shard(_ORIG[name], self2, args2, kwargs2, axis, devices)
+
+
+def _elementwise_partial(name: str, self, args: tuple, kwargs: dict, sts: list, shape: tuple, axis, devices: tuple):
+  """Operands shrunk to one shard's bounds (tinygrad's partial real): each device works on what it holds as it is
+  (a single-device operand, already the shrunk shape, copied to every device); the result holds elements where
+  every operand did."""
+  if any(st.axis is not None and st.axis + len(shape) - len(_shape_of_sharding(st)) != axis for st in sts):
+    _refuse(name, sts[0], "operands are split on different axes")
+  real = tuple(all(rs) for rs in zip(*[st.real for st in sts]))
+
+  def prepare(v):
+    if isinstance(v, Tensor):
+      if not is_sharded(v): return v  # per_shard copies it to each device whole
+      if _shape(v) != shape: _refuse(name, sharding(v), f"broadcasting a partially real tensor {_shape(v)} to {shape}")
+    return v
+  return per_shard(_ORIG[name], prepare(self), tuple(prepare(a) for a in args), {k: prepare(v) for k, v in kwargs.items()},
+                   axis, devices, real)
+
+
+def _shape_of_sharding(st) -> tuple:
+  return _ORIG["shape"].__get__(st.shards[0])
 
 
 # ---- reductions ----
@@ -107,12 +129,26 @@ def reduce(name: str, self, args: tuple, kwargs: dict):
   keepdim = name in _KEEPS_SHAPE or _keepdim_arg(args, kwargs)
   if st.axis is None or st.axis not in axes:  # each device reduces its own elements: piecewise is whole
     out_axis = st.axis if st.axis is None or keepdim else st.axis - sum(a < st.axis for a in axes)
-    return per_shard(_ORIG[name], self, args, kwargs, out_axis, st.devices)
+    return per_shard(_ORIG[name], self, args, kwargs, out_axis, st.devices, st.real)
+  if not st.all_real and (name in _ALLREDUCE or name in _COMPOSED):
+    # over the axis of a tensor held by some shards: reduced on the first of those, then copied to every device
+    holder = st.shards[st.real.index(True)]
+    alone = M.make_sharded([holder], st.axis)  # the elements, on their one device
+    out = getattr(alone, name)(*args, **kwargs)
+    return _replicate(out, st.devices)
   if name in _ALLREDUCE:  # per-shard partial results, combined on every device
     parts = [_ORIG[name](s, *args, **kwargs) for s in st.shards]
     return make_sharded(all_reduce(name, parts), None)
   if name in _COMPOSED: return _COMPOSED[name](self, axes, args, kwargs)
   _refuse(name, st, f"it reduces over the sharded axis {st.axis}")
+
+
+def _replicate(x, devices: tuple):
+  """A result held on one device (a one-shard tensor) as a full copy on each of the devices."""
+  if isinstance(x, (tuple, list)): return type(x)(_replicate(v, devices) for v in x)
+  xs = sharding(x)
+  value = xs.shards[0] if xs is not None else x
+  return M.shard(M.copy_to(value, _ORIG["device"].__get__(value)), devices)
 
 
 def _count(self, axes: list) -> int:
@@ -202,15 +238,15 @@ def reshape(self, new: tuple):
     local = math.prod(_ORIG["shape"].__get__(s)[st.axis:])
     if inner == 0 or local % inner != 0: _refuse("reshape", st, f"{old} -> {new} moves elements between shards")
     shards.append(_ORIG["reshape"](s, tuple(local // inner if a == axis else d for a, d in enumerate(new))))
-  if sum(_ORIG["shape"].__get__(s)[axis] for s in shards) != new[axis]:
+  if sum(_ORIG["shape"].__get__(s)[axis] for s, r in zip(shards, st.real) if r) != new[axis]:
     _refuse("reshape", st, f"{old} -> {new} moves elements between shards")
-  return make_sharded(shards, axis)
+  return make_sharded(shards, axis, real=st.real)
 
 
 def permute(self, order: tuple):
   st = sharding(self)
   order = tuple(M._resolve_axis(a, _ndim(self), "permute") for a in order)
-  return per_shard(_ORIG["permute"], self, (order,), {}, None if st.axis is None else order.index(st.axis), st.devices)
+  return per_shard(_ORIG["permute"], self, (order,), {}, None if st.axis is None else order.index(st.axis), st.devices, st.real)
 
 
 def expand(self, new: tuple):
@@ -225,7 +261,7 @@ def expand(self, new: tuple):
   x = self if lead == 0 else reshape(self, (1,) * lead + old)
   shards = [_ORIG["expand"](s, tuple(_ORIG["shape"].__get__(s)[axis] if a == axis else d for a, d in enumerate(new)))
             for s in sharding(x).shards]
-  return make_sharded(shards, axis)
+  return make_sharded(shards, axis, real=st.real)
 
 
 def _pairs(name: str, arg, ndim: int) -> list:
@@ -243,9 +279,17 @@ def pad(self, args: tuple, kwargs: dict):
   st = sharding(self)
   if st.axis is None: return per_shard(_ORIG["pad"], self, args, kwargs, None, st.devices)
   padding = _pairs("pad", kwargs.get("padding", args[0] if args else None), _ndim(self))
-  if padding[st.axis] not in (None, (0, 0)): _refuse("pad", st, f"padding {padding[st.axis]} on the sharded axis")
+  if padding[st.axis] not in (None, (0, 0)):
+    if st.all_real: _refuse("pad", st, f"padding {padding[st.axis]} on the sharded axis")
+    # a tensor shrunk to one shard's bounds padded back to the whole axis: the other shards become zeros
+    if any(p not in (None, (0, 0)) for a, p in enumerate(padding) if a != st.axis):
+      _refuse("pad", st, "padding the sharded axis and another at the same time")
+    (lo, hi), whole = M.bounds(st)[st.real.index(True)], M.bounds(st)[-1][1]
+    if tuple(padding[st.axis]) != (lo, whole - hi): _refuse("pad", st, f"padding {padding[st.axis]} does not fill the whole axis")
+    if kwargs.get("value", args[2] if len(args) > 2 else 0) != 0: _refuse("pad", st, "padding back to the whole axis fills zeros")
+    return make_sharded([s if r else _ORIG["zeros_like"](s) for s, r in zip(st.shards, st.real)], st.axis)
   rest = {k: v for k, v in kwargs.items() if k != "padding"}
-  return per_shard(_ORIG["pad"], self, (tuple(padding),) + tuple(args[1:]), rest, st.axis, st.devices)
+  return per_shard(_ORIG["pad"], self, (tuple(padding),) + tuple(args[1:]), rest, st.axis, st.devices, st.real)
 
 
 def shrink(self, arg):
@@ -253,15 +297,22 @@ def shrink(self, arg):
   if st.axis is None: return per_shard(_ORIG["shrink"], self, (arg,), {}, None, st.devices)
   arg = _pairs("shrink", arg, _ndim(self))
   if arg[st.axis] not in (None, (0, _shape(self)[st.axis])):
-    _refuse("shrink", st, f"shrinking the sharded axis to {arg[st.axis]}")
+    # to one shard's bounds (tinygrad's rule): that shard alone holds the result's elements
+    bounds = M.bounds(st)
+    if not st.all_real or tuple(arg[st.axis]) not in bounds:
+      _refuse("shrink", st, f"shrinking the sharded axis to {arg[st.axis]} (only to one shard's bounds {bounds})")
+    if any(p is not None and tuple(p) != (0, d) for a, (p, d) in enumerate(zip(arg, _shape(self))) if a != st.axis):
+      _refuse("shrink", st, "shrinking the sharded axis and another at the same time")
+    k = bounds.index(tuple(arg[st.axis]))
+    return make_sharded(list(st.shards), st.axis, real=tuple(i == k for i in range(len(st.shards))))
   arg[st.axis] = None
-  return per_shard(_ORIG["shrink"], self, (tuple(arg),), {}, st.axis, st.devices)
+  return per_shard(_ORIG["shrink"], self, (tuple(arg),), {}, st.axis, st.devices, st.real)
 
 
 def flip(self, axes: tuple):
   st = sharding(self)
   if st.axis is not None and st.axis in _norm_axes("flip", axes, _ndim(self)): _refuse("flip", st, "it reverses the sharded axis")
-  return per_shard(_ORIG["flip"], self, (axes,), {}, st.axis, st.devices)
+  return per_shard(_ORIG["flip"], self, (axes,), {}, st.axis, st.devices, st.real)
 
 
 def getitem(self, index):
@@ -277,15 +328,20 @@ def getitem(self, index):
     entries[at:at + 1] = [slice(None)] * (_ndim(self) - consumed)
   entries += [slice(None)] * (_ndim(self) - sum(e is not None for e in entries))
   dim, out_axis = 0, 0
-  for e in entries:
+  for at, e in enumerate(entries):
     if dim == st.axis and e is not None:
+      if isinstance(e, slice) and e != slice(None) and e.step in (None, 1) and st.all_real:
+        lo, hi, _ = e.indices(_shape(self)[st.axis])
+        if (lo, hi) in M.bounds(st):  # one shard's bounds: a shrink there, then the rest of the index
+          entries[at] = slice(None)
+          return getitem(shrink(self, tuple((lo, hi) if a == st.axis else None for a in range(_ndim(self)))), tuple(entries))
       if e != slice(None): _refuse("__getitem__", st, f"indexing the sharded axis {st.axis} with {e!r}")
       break
     if e is None: out_axis += 1
     else:
       if not isinstance(e, int): out_axis += 1
       dim += 1
-  return per_shard(_ORIG["__getitem__"], self, (tuple(entries),), {}, out_axis, st.devices)
+  return per_shard(_ORIG["__getitem__"], self, (tuple(entries),), {}, out_axis, st.devices, st.real)
 
 
 def _reshape_to(self, new_shape: tuple):
@@ -321,6 +377,7 @@ def unflatten(self, dim: int, sizes):
 def _cat_like(name: str, self, others: list, dim: int, new_axis_dim: bool):
   tensors = [self, *others]
   sts = [sharding(t) for t in tensors if is_sharded(t)]
+  for st in sts: require_whole(name, st)
   devices = _common_devices(name, sts)
   axis = sts[0].axis
   if any(st.axis != axis for st in sts): _refuse(name, sts[0], "operands are split on different axes")
@@ -336,6 +393,7 @@ def _cat_like(name: str, self, others: list, dim: int, new_axis_dim: bool):
 def _split_like(name: str, self, args: tuple, kwargs: dict):
   st = sharding(self)
   if st is None or any(is_sharded(a) for a in args): return default(name, self, args, kwargs)
+  require_whole(name, st)
   dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
   if st.axis is not None and M._resolve_axis(dim, _ndim(self), name) == st.axis:
     _refuse(name, st, f"splitting along the sharded axis {st.axis}")
@@ -371,6 +429,7 @@ def conv2d(self, weight, *args, **kwargs):
   for name, t in (("weight", weight), ("bias", bias)):
     if (st := sharding(t)) is not None and st.axis is not None: _refuse("conv2d", st, f"the {name} is split on an axis")
   sts = [sharding(t) for t in (self, weight, bias) if is_sharded(t)]
+  for st in sts: require_whole("conv2d", st)
   devices = _common_devices("conv2d", sts)
   axis = sharding(self).axis if is_sharded(self) else None
   if axis not in (None, 0): _refuse("conv2d", sharding(self), "only the batch axis (0) can be split")
@@ -414,6 +473,7 @@ def _off_axis(name: str, self, args: tuple, kwargs: dict, touched):
   st = sharding(self)
   others = [sharding(t) for t in _tensors_in((*args, *kwargs.values())) if is_sharded(t)]
   if st is None or st.axis is None or any(o.axis is not None for o in others): return default(name, self, args, kwargs)
+  require_whole(name, st)
   if st.axis in touched(self, args, kwargs):
     if name in _NORMS: return _NORMS[name](self, touched(self, args, kwargs), kwargs.get("eps", args[1] if len(args) > 1 else None))
     _refuse(name, st, f"it works along the sharded axis {st.axis}")
@@ -423,7 +483,7 @@ def _off_axis(name: str, self, args: tuple, kwargs: dict, touched):
 def default(name: str, self, args: tuple, kwargs: dict):
   """Ops without a per-shard rule: exact per device when every sharded operand is a full copy (axis None)."""
   sts = [sharding(t) for t in _tensors_in((self, *args, *kwargs.values())) if is_sharded(t)]
-  split = next((st for st in sts if st.axis is not None), None)
+  split = next((st for st in sts if st.axis is not None or not st.all_real), None)
   if split is not None: _refuse(name, split, "it has no per-shard form for a tensor split on an axis")
   return per_shard(_ORIG[name], self, args, kwargs, None, _common_devices(name, sts))
 
@@ -637,7 +697,7 @@ def _wrap_init(orig):
       if dtype is not None and to_dtype(dtype) != data.dtype:
         raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
       from loupe.device import Device
-      value = M._gather_shards(data.shards, data.axis, Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT)
+      value = M._gather_shards([s for s, r in zip(data.shards, data.real) if r], data.axis, Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT)
       _ORIG["replace"](self, value)
       if isinstance(device, (tuple, list)): M.shard_(self, device, data.axis)
       if requires_grad is not None: self.requires_grad = requires_grad
