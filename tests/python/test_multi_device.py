@@ -33,6 +33,15 @@ def test_shard_splits_along_the_axis_and_gathers_back():
   assert r.tolist() == x.tolist()
 
 
+def test_a_view_of_a_realized_tensor_copies_as_its_elements():
+  # the copy once moved the viewed buffer's raw bytes: a permute arrived unpermuted, a slice was a size error
+  t = Tensor([[1, 2], [3, 4]]).realize()
+  assert t.permute(1, 0).to("CPU:1").tolist() == [[1, 3], [2, 4]]
+  z = Tensor.arange(12).reshape(3, 4).realize()
+  assert z.shrink(((1, 2), None)).to("CPU:1").tolist() == [[4, 5, 6, 7]]
+  assert z[:, ::2].to("CPU:1").tolist() == [[0, 2], [4, 6], [8, 10]]
+
+
 def test_shard_in_place_keeps_the_object():
   t = Tensor(data(4, 6))
   same = t.shard_(D2, axis=1)
