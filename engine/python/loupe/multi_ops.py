@@ -83,21 +83,17 @@ def _elementwise_partial(name: str, self, args: tuple, kwargs: dict, sts: list, 
   """Operands shrunk to one shard's bounds (tinygrad's partial real): each device works on what it holds as it is
   (a single-device operand, already the shrunk shape, copied to every device); the result holds elements where
   every operand did."""
-  if any(st.axis is not None and st.axis + len(shape) - len(_shape_of_sharding(st)) != axis for st in sts):
-    _refuse(name, sts[0], "operands are split on different axes")
   real = tuple(all(rs) for rs in zip(*[st.real for st in sts]))
 
   def prepare(v):
-    if isinstance(v, Tensor):
-      if not is_sharded(v): return v  # per_shard copies it to each device whole
-      if _shape(v) != shape: _refuse(name, sharding(v), f"broadcasting a partially real tensor {_shape(v)} to {shape}")
+    if not isinstance(v, Tensor): return v
+    st = sharding(v)
+    if st is None or (st.all_real and st.axis is None): return _broadcast_to(v, shape)  # whole on each device
+    if st.all_real: _refuse(name, st, "combining a tensor split on an axis with one that only some shards hold")
+    if _shape(v) != shape: _refuse(name, st, f"broadcasting a partially real tensor {_shape(v)} to {shape}")
     return v
   return per_shard(_ORIG[name], prepare(self), tuple(prepare(a) for a in args), {k: prepare(v) for k, v in kwargs.items()},
                    axis, devices, real)
-
-
-def _shape_of_sharding(st) -> tuple:
-  return _ORIG["shape"].__get__(st.shards[0])
 
 
 # ---- reductions ----
@@ -377,6 +373,8 @@ def unflatten(self, dim: int, sizes):
 def _cat_like(name: str, self, others: list, dim: int, new_axis_dim: bool):
   tensors = [self, *others]
   sts = [sharding(t) for t in tensors if is_sharded(t)]
+  if name == "cat" and len(sts) == len(tensors) and not any(st.all_real for st in sts):
+    return _cat_partials(tensors, dim)
   for st in sts: require_whole(name, st)
   devices = _common_devices(name, sts)
   axis = sts[0].axis
@@ -388,6 +386,23 @@ def _cat_like(name: str, self, others: list, dim: int, new_axis_dim: bool):
   out_axis = None if axis is None else axis + (1 if new_axis_dim and dim <= axis else 0)
   results = [_ORIG[name](*[sharding(t).shards[i] for t in tensors], dim=dim) for i in range(len(devices))]
   return make_sharded(results, out_axis)
+
+
+def _cat_partials(tensors: list, dim: int):
+  """Tensors each held by one shard (shrunk to its bounds), joined along the sharded axis in the order of those
+  bounds (tinygrad's cat pads each back to the whole axis and adds): each device keeps the piece it holds."""
+  sts = [sharding(t) for t in tensors]
+  devices, axis = _common_devices("cat", sts), sts[0].axis
+  if M._resolve_axis(dim, _ndim(tensors[0]), "cat") != axis or any(st.axis != axis for st in sts):
+    _refuse("cat", sts[0], "joining tensors that only some shards hold, other than along the sharded axis in shard order")
+  shards, real, at = list(sts[0].shards), [False] * len(devices), 0
+  for t, st in zip(tensors, sts):
+    k = st.real.index(True)
+    lo, hi = M.bounds(st)[k]
+    if sum(st.real) != 1 or (lo, hi) != (at, at + _shape(t)[axis]) or real[k]:
+      _refuse("cat", st, f"its piece {(at, at + _shape(t)[axis])} is not the bounds {(lo, hi)} of the shard that holds it")
+    shards[k], real[k], at = st.shards[k], True, hi
+  return make_sharded(shards, axis, real=tuple(real))
 
 
 def _split_like(name: str, self, args: tuple, kwargs: dict):
@@ -429,11 +444,11 @@ def conv2d(self, weight, *args, **kwargs):
   for name, t in (("weight", weight), ("bias", bias)):
     if (st := sharding(t)) is not None and st.axis is not None: _refuse("conv2d", st, f"the {name} is split on an axis")
   sts = [sharding(t) for t in (self, weight, bias) if is_sharded(t)]
-  for st in sts: require_whole("conv2d", st)
   devices = _common_devices("conv2d", sts)
   axis = sharding(self).axis if is_sharded(self) else None
   if axis not in (None, 0): _refuse("conv2d", sharding(self), "only the batch axis (0) can be split")
-  return per_shard(_ORIG["conv2d"], self, (weight, *args), kwargs, axis, devices)
+  # a batch held by some shards (shrunk to one shard's bounds) stays where it is
+  return per_shard(_ORIG["conv2d"], self, (weight, *args), kwargs, axis, devices, sharding(self).real if is_sharded(self) else None)
 
 
 # ---- the rest ----
@@ -444,9 +459,15 @@ def _norm_axes_arg(default_axis):
   return axes
 
 
-def _batchnorm_axes(self, args, kwargs):
-  # batchnorm's parameters run along `axis` (the channels, default 1): they are what the op reads per element
-  return _norm_axes("batchnorm", kwargs.get("axis", args[4] if len(args) > 4 else 1), _ndim(self))
+def batchnorm(self, weight, bias, mean, invstd, axis=1):
+  """tinygrad's batchnorm as multi-device elementwise ops: the parameters, which run along `axis`, reshaped
+  to broadcast over the others (any of them may be split, on the same axis as the input)."""
+  axes = _norm_axes("batchnorm", axis, _ndim(self))
+  shape = tuple(d if a in axes else 1 for a, d in enumerate(_shape(self)))
+  x = self - mean.reshape(shape)
+  if weight is not None: x = x * weight.reshape(shape)
+  out = x * (invstd.reshape(shape) if len(_shape(invstd)) == len(axes) else invstd)
+  return out + bias.reshape(shape) if bias is not None else out
 
 
 def _interpolate_axes(self, args, kwargs):
@@ -586,7 +607,7 @@ _HANDLERS: dict = {
                                                         dtype=kw.get("dtype") or _prop_dtype(self)) for s in sharding(self).shards],
                                           sharding(self).axis))),
   "dropout": _multi_self(M.dropout),
-  "batchnorm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _batchnorm_axes),
+  "batchnorm": lambda name, self, args, kwargs: batchnorm(self, *args, **kwargs),
   "layernorm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
   "rms_norm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
   "interpolate": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _interpolate_axes),
