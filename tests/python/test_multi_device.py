@@ -249,3 +249,37 @@ def test_trust_ratio_optimizers_refuse_a_split_parameter():
   with pytest.raises(NotImplementedError, match="LAMB's trust ratio .*axis 0"):
     nn.optim.LAMB([w])
   nn.optim.LAMB([Tensor(data(4, 4), requires_grad=True).shard(D2)])  # replicated: every copy is the whole tensor
+
+
+def test_shrink_to_one_shards_bounds_and_back():
+  x = np.arange(64, dtype=np.float32).reshape(8, 8)
+  t = Tensor(x).shard(("CPU:1", "CPU:2", "CPU:3", "CPU:4"), axis=0)
+  a = t.shrink(((2, 4), None))  # tinygrad's rule: only to one shard's bounds; that shard alone holds the result
+  assert a.shape == (2, 8) and a.lazydata.real == (False, True, False, False)
+  np.testing.assert_equal(a.numpy(), x[2:4])
+  np.testing.assert_equal((a * 2 + Tensor(x[2:4])).numpy(), x[2:4] * 3)
+  np.testing.assert_equal(a.sum(0).numpy(), x[2:4].sum(0))
+  np.testing.assert_equal(a.max().numpy(), x[2:4].max())
+  np.testing.assert_equal(a.permute(1, 0).numpy(), x[2:4].T)
+  back = a.pad(((2, 4), None))
+  assert back.lazydata.real == (True,) * 4
+  np.testing.assert_equal(back.numpy(), np.pad(x[2:4], ((2, 4), (0, 0))))
+  pieces = [t[i * 2:(i + 1) * 2] + i for i in range(4)]
+  np.testing.assert_equal(pieces[0].cat(*pieces[1:]).numpy(), x + np.repeat(np.arange(4), 2)[:, None])
+  with pytest.raises(AssertionError, match="only to one shard's bounds"):
+    t.shrink(((0, 3), None))
+  with pytest.raises(AssertionError, match="does not fill the whole axis"):
+    a.pad(((1, 5), None))
+  with pytest.raises(NotImplementedError, match="only some of its shards hold elements"):
+    a.split(1, dim=1)
+
+
+def test_batchnorm_with_parameters_split_like_the_input():
+  x = data(4, 3, 5)
+  mean, invstd, w, b = data(2, 3, seed=1), np.abs(data(2, 3, seed=2)) + 0.5, data(2, 3, seed=3), data(2, 3, seed=4)
+  xr = x.reshape(2, 2, 3, 5)
+  want = (xr - mean[:, None, :, None]) * w[:, None, :, None] * invstd[:, None, :, None] + b[:, None, :, None]
+  split = [Tensor(v).shard(D2, 0) for v in (xr, w, b, mean, invstd)]
+  out = split[0].batchnorm(split[1], split[2], split[3], split[4], axis=(0, 2))
+  assert out.lazydata.axis == 0
+  np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
