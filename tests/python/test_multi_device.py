@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from loupe import Tensor, dtypes, nn
+from loupe.ops import Ops
 from loupe.nn.state import get_state_dict, load_state_dict
 from loupe.multi import MultiDeviceError
 
@@ -283,3 +284,13 @@ def test_batchnorm_with_parameters_split_like_the_input():
   out = split[0].batchnorm(split[1], split[2], split[3], split[4], axis=(0, 2))
   assert out.lazydata.axis == 0
   np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_split_times_replicated_runs_on_each_device_without_copies():
+  x = Tensor.ones(4, 4).contiguous().shard(D2, 0).realize()
+  w = Tensor.ones(4).contiguous().shard(D2).realize()
+  items = (x * w).schedule()  # each device slices its own copy of w: one kernel per device, no copy between them
+  assert [si.ast.op for si in items] == [Ops.SINK, Ops.SINK]
+  assert [{b.device for b in si.bufs} for si in items] == [{"CPU:1"}, {"CPU:2"}]
+  parts = (x.sum()).schedule()  # over the split axis: a partial sum per device, then the copies of the all-reduce
+  assert sum(si.ast.op is Ops.COPY for si in parts) == 2

@@ -365,6 +365,17 @@ def realize(self, *others):
   return self
 
 
+def split_local(x, axis: int):
+  """A replicated (axis None) tensor split along `axis` without copies: each device keeps its part of its own copy."""
+  xs = sharding(x)
+  shape, n = _shape(x), len(xs.shards)
+  if shape[axis] % n != 0: raise RuntimeError(f"multi axis uneven: shape={shape} axis={axis} devices={n}")
+  size = shape[axis] // n
+  pieces = [_ORIG["shrink"](s, tuple((i * size, (i + 1) * size) if a == axis else (0, d) for a, d in enumerate(shape)))
+            for i, s in enumerate(xs.shards)]
+  return make_sharded(pieces, axis)
+
+
 def _match(x, st: _Sharding, op: str):
   """x as a sharded tensor with st's devices and axis (a plain tensor is sharded to match)."""
   if not isinstance(x, Tensor): x = Tensor(x, dtype=_prop("dtype", st.shards[0]))
@@ -373,6 +384,7 @@ def _match(x, st: _Sharding, op: str):
   if xs.devices == st.devices and xs.axis == st.axis: return x
   if xs.devices != st.devices:
     raise MultiDeviceError(f"Tensor.{op}: a tensor {_describe(xs)} into one {_describe(st)}: the devices differ")
+  if xs.axis is None and xs.all_real: return split_local(x, st.axis)
   return shard(_gather(x, st.devices[0]), st.devices, st.axis)  # another axis: gathered and split again
 
 

@@ -71,6 +71,7 @@ def elementwise(name: str, self, args: tuple, kwargs: dict):
       if not is_sharded(v): return M.shard(v, devices, axis)
       st = sharding(v)
       if st.axis == axis: return v
+      if st.axis is None: return M.split_local(v, axis)  # each device slices its own copy
       return M.shard(M._gather(v, devices[0]), devices, axis)  # split on another axis: gathered, split again
     return v
   self2 = prepare(self)
