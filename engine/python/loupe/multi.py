@@ -101,7 +101,7 @@ def _release(obj) -> None:
 
 def make_sharded(shards: list, axis: Optional[int], requires_grad=None, real: Optional[tuple] = None):
   """A new Tensor object standing for these per-device shards."""
-  from loupe.multi_ops import _install
+  from loupe.multi_dispatch import _install
   _install()
   # the object wraps a detached copy of the first shard (no gradient path): every Tensor method reads the
   # shards through _SHARDED instead, so this value is never what an op on the object computes with

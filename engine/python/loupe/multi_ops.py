@@ -1,18 +1,16 @@
 """The ops of multi-device tensors (loupe/multi.py): how each Tensor method runs on sharded operands, with
 tinygrad v0.10.2's rules (engine/multi.py there): elementwise ops on operands with the same devices and axis
 (a single-device operand is split to match), reductions per shard and all-reduced over the sharded axis,
-movement ops that keep each shard's elements on its device, matmul through those. The wrapping of the
-Tensor class that routes calls here is at the end."""
+movement ops that keep each shard's elements on its device, matmul through those. _HANDLERS and _PROPERTIES
+map each Tensor method and property to its rule; loupe/multi_dispatch.py routes calls to them."""
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any, Optional
 
 from loupe._loupe import Tensor
-from loupe.dtype import dtypes, to_dtype
+from loupe.dtype import dtypes
 from loupe import multi as M
-from loupe.multi import _ORIG, _SHARDED, _refuse, _shape, all_reduce, is_sharded, make_sharded, per_shard, require_whole, sharding
+from loupe.multi import _ORIG, _refuse, _shape, all_reduce, is_sharded, make_sharded, per_shard, require_whole, sharding
 
 
 def _tensors_in(values) -> list:
@@ -636,114 +634,3 @@ def _swap(ndim: int, a: int, b: int) -> tuple:
   a, b = M._resolve_axis(a, ndim, "transpose"), M._resolve_axis(b, ndim, "transpose")
   order[a], order[b] = order[b], order[a]
   return tuple(order)
-
-
-# ---- wrapping the Tensor class ----
-
-_SKIP = {"__init__", "__hash__", "__module__", "__doc__", "training", "no_grad", "train", "test", "manual_seed", "from_url"}
-_CREATION = {"zeros", "ones", "empty", "full", "arange", "linspace", "eye", "rand", "randn", "randint", "normal", "uniform",
-             "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"}
-_installed = False
-
-
-def _involves_sharded(args, kwargs) -> bool:
-  for v in (*args, *kwargs.values()):
-    if isinstance(v, Tensor):
-      if id(v) in _SHARDED: return True
-    elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) and id(x) in _SHARDED for x in v): return True
-  return False
-
-
-def _wrap_method(name: str, orig):
-  handler = _HANDLERS.get(name, default)
-  always = name == "backward"  # replicated tensors' gradients are summed across devices whatever the root
-
-  def method(self, *args, **kwargs):
-    if _SHARDED and (always or id(self) in _SHARDED or _involves_sharded(args, kwargs)): return handler(name, self, args, kwargs)
-    return orig(self, *args, **kwargs)
-  method.__name__, method.__doc__ = name, getattr(orig, "__doc__", None)
-  return method
-
-
-def _wrap_property(name: str, orig: property):
-  get, set_ = _PROPERTIES.get(name, (None, None))
-
-  def getter(self):
-    if id(self) in _SHARDED:
-      if get is None: _refuse(name, sharding(self))
-      return get(self)
-    return orig.__get__(self)
-
-  def setter(self, value):
-    if id(self) in _SHARDED:
-      if set_ is None: raise AttributeError(f"Tensor.{name} of a multi-device tensor cannot be set")
-      return set_(self, value)
-    return orig.__set__(self, value)
-  return property(getter, setter if orig.fset is not None else None, doc=orig.__doc__)
-
-
-def _install() -> None:
-  """Routes every Tensor method through the multi-device dispatch (done when the first sharded tensor is made)."""
-  global _installed
-  if _installed: return
-  _installed = True
-  for name, attr in list(vars(Tensor).items()):
-    if name in _SKIP or name in _CREATION: continue
-    if isinstance(attr, property): setattr(Tensor, name, _wrap_property(name, attr))
-    elif isinstance(attr, staticmethod): continue
-    elif callable(attr): setattr(Tensor, name, _wrap_method(name, attr))
-
-
-_RANDOM = {"rand", "randn", "randint", "normal", "uniform", "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"}
-
-
-def _wrap_creation(name: str, orig):
-  def create(*args, device=None, **kwargs):
-    if isinstance(device, (tuple, list)) and name in _RANDOM:
-      raise ValueError(f"Tensor.{name} on several devices {tuple(device)} is not allowed (as tinygrad): draw on one device "
-                       "and shard it, or use rand_like of a sharded tensor")
-    if isinstance(device, (tuple, list)):  # several devices: made on the default one, then a full copy on each
-      return M.shard(orig(*args, **kwargs), device)
-    return orig(*args, device=device, **kwargs)
-  create.__name__, create.__doc__ = name, getattr(orig, "__doc__", None)
-  return staticmethod(create)
-
-
-def _wrap_init(orig):
-  def __init__(self, data=None, device=None, dtype=None, requires_grad=None):
-    from loupe.multi_lazydata import MultiLazyData
-    if isinstance(data, MultiLazyData):  # Tensor(t.lazydata) of a sharded t: its value, gathered (as tinygrad: on the default device)
-      import numpy as np
-      from loupe.dtype import _to_np_dtype
-      orig(self, np.zeros(data.shape, _to_np_dtype(data.dtype)))  # the shape replace() keeps; the value follows
-      if dtype is not None and to_dtype(dtype) != data.dtype:
-        raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
-      from loupe.device import Device
-      value = M._gather_shards([s for s, r in zip(data.shards, data.real) if r], data.axis, Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT)
-      _ORIG["replace"](self, value)
-      if isinstance(device, (tuple, list)): M.shard_(self, device, data.axis)
-      if requires_grad is not None: self.requires_grad = requires_grad
-      return
-    if is_sharded(data): raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
-    try:
-      orig(self, data, None if isinstance(device, (tuple, list)) else device, dtype, requires_grad)
-    except BaseException:
-      # this Python frame shows `self` to tracebacks (pytest prints it): it must be a valid, empty tensor
-      orig(self)
-      raise
-    if isinstance(device, (tuple, list)): M.shard_(self, device)
-  return __init__
-
-
-def _prepare() -> None:
-  """What must work before any tensor is sharded: making one (shard, shard_, device=tuple, to(tuple))."""
-  for name in _CREATION: _ORIG[name] = vars(Tensor)[name]
-  for name, attr in list(vars(Tensor).items()):
-    if name not in _ORIG: _ORIG[name] = attr
-  for name in _CREATION: setattr(Tensor, name, _wrap_creation(name, _ORIG[name].__func__))
-  Tensor.__init__ = _wrap_init(_ORIG["__init__"])
-  plain_to, plain_to_ = _ORIG["to"], _ORIG["to_"]
-  Tensor.to = lambda self, device: M.to(self, device) if isinstance(device, (tuple, list)) or id(self) in _SHARDED else plain_to(self, device)
-  Tensor.to_ = lambda self, device: (M.replace(self, M.to(self, device)) if isinstance(device, (tuple, list)) or id(self) in _SHARDED
-                                     else plain_to_(self, device))
-  Tensor.shard, Tensor.shard_ = M.shard, M.shard_

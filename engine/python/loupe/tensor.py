@@ -105,7 +105,7 @@ if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
 if not hasattr(_loupe.UOp, "shape"): _loupe.UOp.shape = property(lambda u: u.st.shape)
 
 # multi-device tensors (Tensor.shard, device=(...)): loupe/multi.py; set up last, over the finished class
-from loupe.multi_ops import _prepare as _prepare_multi_device  # noqa: E402
+from loupe.multi_dispatch import _prepare as _prepare_multi_device  # noqa: E402
 _prepare_multi_device()
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]
