@@ -294,3 +294,14 @@ def test_split_times_replicated_runs_on_each_device_without_copies():
   assert [{b.device for b in si.bufs} for si in items] == [{"CPU:1"}, {"CPU:2"}]
   parts = (x.sum()).schedule()  # over the split axis: a partial sum per device, then the copies of the all-reduce
   assert sum(si.ast.op is Ops.COPY for si in parts) == 2
+
+
+def test_schedule_safe_save_and_the_cli_result_see_every_shard(tmp_path):
+  x = data(4, 6)
+  t, u = Tensor(x).shard(D2, 0), Tensor(x).shard(D2, 1)
+  items = t.schedule(u)
+  assert set(D2) <= {b.device for si in items for b in si.bufs}  # both tensors' shards (and their source on CPU)
+  nn.state.safe_save({"t": t, "u": u}, str(tmp_path / "m.safetensors"))
+  back = nn.state.safe_load(str(tmp_path / "m.safetensors"))
+  np.testing.assert_equal(back["t"].numpy(), x)
+  np.testing.assert_equal(back["u"].numpy(), x)

@@ -508,6 +508,11 @@ def default(name: str, self, args: tuple, kwargs: dict):
   return per_shard(_ORIG[name], self, args, kwargs, None, _common_devices(name, sts))
 
 
+def _engine_tensors(tensors) -> list:
+  """The engine tensors behind these: each sharded one's shards."""
+  return [s for t in tensors for s in (sharding(t).shards if is_sharded(t) else [t])]
+
+
 def _gathered(name: str):
   def run(self, *args, **kwargs):
     return _ORIG[name](M._host(self), *args, **kwargs)
@@ -595,8 +600,8 @@ _HANDLERS: dict = {
   "__len__": _multi_self(lambda self: _shape(self)[0] if _shape(self) else _refuse("__len__", sharding(self), "a 0-d tensor has no len")),
   "__repr__": _multi_self(_repr),
   "__deepcopy__": _multi_self(lambda self, memo: self.clone()),
-  "schedule": _multi_self(lambda self, *others: _ORIG["schedule"](*sharding(self).shards, *others)),
-  "schedule_with_vars": _multi_self(lambda self, *others: _ORIG["schedule_with_vars"](*sharding(self).shards, *others)),
+  "schedule": lambda name, self, args, kwargs: _ORIG[name](*_engine_tensors((self, *args))),
+  "schedule_with_vars": lambda name, self, args, kwargs: _ORIG[name](*_engine_tensors((self, *args))),
   "gradient": lambda name, self, args, kwargs: M.gradient(self, *args, **kwargs),
   "rand_like": _multi_self(M.rand_like),
   "randn_like": _multi_self(lambda self, **kw: _refuse("randn_like", sharding(self)) if kw.get("device") else

@@ -63,6 +63,8 @@ def safe_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
 
 
 def safe_save(tensors: dict[str, Tensor], fn: Union[str, os.PathLike], metadata: Optional[dict[str, Any]] = None) -> None:
+  # a sharded tensor is saved as its whole value (gathered onto its first device)
+  tensors = {k: v.to(v.device[0]) if isinstance(v.device, tuple) else v for k, v in tensors.items()}
   _loupe.safe_save(tensors, os.fspath(fn), metadata)
 
 
