@@ -4,9 +4,13 @@ own method unchanged. Creating sharded tensors (shard, shard_, device=(...), to(
 rest is wrapped when the first sharded tensor is made, so programs that never shard pay nothing for it."""
 from __future__ import annotations
 
+import numpy as np
+
 from loupe._loupe import Tensor
 from loupe import multi as M
-from loupe.dtype import to_dtype
+from loupe.device import Device
+from loupe.dtype import _to_np_dtype, to_dtype
+from loupe.multi_lazydata import MultiLazyData
 from loupe.multi import _ORIG, _SHARDED, _refuse, is_sharded, sharding
 from loupe.multi_ops import _HANDLERS, _PROPERTIES, default
 
@@ -82,28 +86,37 @@ def _wrap_creation(name: str, orig):
 
 def _wrap_init(orig):
   def __init__(self, data=None, device=None, dtype=None, requires_grad=None):
-    from loupe.multi_lazydata import MultiLazyData
-    if isinstance(data, MultiLazyData):  # Tensor(t.lazydata) of a sharded t: its value, gathered (as tinygrad: on the default device)
-      import numpy as np
-      from loupe.dtype import _to_np_dtype
-      orig(self, np.zeros(data.shape, _to_np_dtype(data.dtype)))  # the shape replace() keeps; the value follows
-      if dtype is not None and to_dtype(dtype) != data.dtype:
-        raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
-      from loupe.device import Device
-      value = M._gather_shards([s for s, r in zip(data.shards, data.real) if r], data.axis, Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT)
-      _ORIG["replace"](self, value)
-      if isinstance(device, (tuple, list)): M.shard_(self, device, data.axis)
-      if requires_grad is not None: self.requires_grad = requires_grad
-      return
-    if is_sharded(data): raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
-    try:
-      orig(self, data, None if isinstance(device, (tuple, list)) else device, dtype, requires_grad)
-    except BaseException:
-      # this Python frame shows `self` to tracebacks (pytest prints it): it must be a valid, empty tensor
-      orig(self)
-      raise
-    if isinstance(device, (tuple, list)): M.shard_(self, device)
+    if type(device) not in (tuple, list) and type(data) is not MultiLazyData and not (_SHARDED and is_sharded(data)):
+      try:
+        return orig(self, data, device, dtype, requires_grad)
+      except BaseException:
+        # this Python frame shows `self` to tracebacks (pytest prints it): it must be a valid, empty tensor
+        orig(self)
+        raise
+    _init_multi(orig, self, data, device, dtype, requires_grad)
   return __init__
+
+
+def _init_multi(orig, self, data, device, dtype, requires_grad) -> None:
+  """Tensor(data, device=(...)) and Tensor(t.lazydata) of a sharded t."""
+  if isinstance(data, MultiLazyData):  # its value, gathered (as tinygrad: on the default device)
+    orig(self, np.zeros(data.shape, _to_np_dtype(data.dtype)))  # the shape replace() keeps; the value follows
+    if dtype is not None and to_dtype(dtype) != data.dtype:
+      raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
+    on = Device.canonicalize(device) if isinstance(device, str) else Device.DEFAULT
+    _ORIG["replace"](self, M._gather_shards([s for s, r in zip(data.shards, data.real) if r], data.axis, on))
+    if isinstance(device, (tuple, list)): M.shard_(self, device, data.axis)
+    if requires_grad is not None: self.requires_grad = requires_grad
+    return
+  if is_sharded(data):
+    orig(self)  # valid before raising (see __init__)
+    raise NotImplementedError(f"Tensor(a multi-device tensor, {M._describe(sharding(data))}) is not supported by Loupe: use .to(device) or the tensor itself")
+  try:
+    orig(self, data, None, dtype, requires_grad)
+  except BaseException:
+    orig(self)
+    raise
+  M.shard_(self, device)
 
 
 def _prepare() -> None:
