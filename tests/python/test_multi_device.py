@@ -96,6 +96,13 @@ def test_reductions_on_and_off_the_sharded_axis(axis):
   np.testing.assert_allclose(t.var(0).numpy(), x.var(0, ddof=1), rtol=1e-4)
   np.testing.assert_allclose(t.softmax(1).numpy(), np.exp(x) / np.exp(x).sum(1, keepdims=True), rtol=1e-5)
   np.testing.assert_allclose(t.layernorm().numpy(), Tensor(x).layernorm().numpy(), rtol=1e-4, atol=1e-5)
+  np.testing.assert_equal(t.argmax(0).numpy(), x.argmax(0))
+  np.testing.assert_equal(t.argmin(1).numpy(), x.argmin(1))
+  np.testing.assert_equal(t.argmax().numpy(), x.argmax())
+  np.testing.assert_allclose(t.cumsum(0).numpy(), x.cumsum(0), rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(t.cumsum(1).numpy(), x.cumsum(1), rtol=1e-5, atol=1e-5)
+  ties = Tensor([[3, 1, 3, 0], [2, 2, 5, 5]]).shard(D2, axis)
+  np.testing.assert_equal(ties.argmax(1).numpy(), [0, 2])  # the first of equal maxima, across shards too
   # reducing the sharded axis leaves a full copy on each device; the others keep the split
   assert t.sum(0).lazydata.axis == (None if axis in (None, 0) else 0)
 
@@ -137,10 +144,10 @@ def test_what_cannot_run_per_shard_is_refused_by_name():
     t.pad((None, (1, 0)))
   with pytest.raises(AssertionError, match="Tensor.shrink"):  # tinygrad asserts on these
     t.shrink((None, (0, 2)))
-  with pytest.raises(NotImplementedError, match="Tensor.argmax .*sharded axis 1"):
-    t.argmax(1)
-  with pytest.raises(NotImplementedError, match="Tensor.cumsum"):
-    t.cumsum(1)
+  with pytest.raises(NotImplementedError, match="Tensor.cumprod .*sharded axis 1"):
+    t.cumprod(1)
+  with pytest.raises(NotImplementedError, match="Tensor.logcumsumexp"):
+    t.logcumsumexp(1)
   with pytest.raises(NotImplementedError, match="Tensor.sort .*no per-shard form"):
     t.sort(0)
   with pytest.raises(NotImplementedError, match="Tensor.cat .*joining along the sharded axis"):

@@ -5,6 +5,7 @@ movement ops that keep each shard's elements on its device, matmul through those
 map each Tensor method and property to its rule; loupe/multi_dispatch.py routes calls to them."""
 from __future__ import annotations
 
+import functools
 import math
 
 from loupe._loupe import Tensor
@@ -185,7 +186,43 @@ def _with_dtype(fn):
   return run
 
 
+def _argmax(self, axes, args, kwargs):
+  """The first index of the maximum: the all-reduced max compared on every device, then the largest reversed
+  index (n - i) of a match, all-reduced too (tinygrad's formula)."""
+  if _axes_arg("argmax", args, kwargs) is None:  # the flat index, whichever axis is split
+    n = math.prod(_shape(self))
+    hit = self == self.max()
+    return (n - (hit * Tensor.arange(n, 0, -1).reshape(_shape(self))).max()).cast(dtypes.int32)
+  axis, keepdim, n = axes[0], _keepdim_arg(args, kwargs), _shape(self)[axes[0]]
+  hit = self == self.max(axis, keepdim=True)
+  reversed_index = Tensor.arange(n, 0, -1).reshape(tuple(n if a == axis else 1 for a in range(_ndim(self))))
+  return (n - (hit * reversed_index).max(axis, keepdim=keepdim)).cast(dtypes.int32)
+
+
+def _argmin(self, axes, args, kwargs):
+  dtype = _prop_dtype(self)
+  flipped = -self if dtypes.is_float(dtype) else self.logical_not() if dtype == dtypes.bool else ~self
+  return _argmax(flipped, axes, args, kwargs)
+
+
+def _cumsum(self, axes, args, kwargs):
+  """Each device's running sum, plus the totals of the shards before it (copied to it)."""
+  st = sharding(self)
+  require_whole("cumsum", st)
+  local = [_ORIG["cumsum"](s, st.axis) for s in st.shards]
+  totals = [_ORIG["sum"](s, st.axis, True) for s in st.shards]
+  out = []
+  for i, run in enumerate(local):
+    here = _ORIG["device"].__get__(run)
+    before = [M.copy_to(totals[j], here) for j in range(i)]
+    out.append(_ORIG["cast"](functools.reduce(_ORIG["add"], before, run), _ORIG["dtype"].__get__(run)) if before else run)
+  return make_sharded(out, st.axis)
+
+
 _COMPOSED = {
+  "argmax": _argmax,
+  "argmin": _argmin,
+  "cumsum": _cumsum,
   "mean": _mean,
   "var": _var,
   "std": lambda self, axes, args, kwargs: _var(self, axes, args, kwargs).sqrt(),
