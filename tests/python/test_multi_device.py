@@ -312,3 +312,19 @@ def test_schedule_safe_save_and_the_cli_result_see_every_shard(tmp_path):
   back = nn.state.safe_load(str(tmp_path / "m.safetensors"))
   np.testing.assert_equal(back["t"].numpy(), x)
   np.testing.assert_equal(back["u"].numpy(), x)
+
+
+def test_tinyjit_replays_a_sharded_step_with_new_inputs():
+  from loupe import TinyJit
+
+  @TinyJit
+  def step(a, b):
+    return (a * b).sum(1).realize(), (a + b).realize()
+
+  for i in range(4):
+    x, y = data(4, 6, seed=i), data(4, 6, seed=10 + i)
+    s, t = step(Tensor(x).shard(D2, 0).realize(), Tensor(y).shard(D2, 0).realize())
+    assert s.device == D2 and s.lazydata.axis == 0 and t.lazydata.axis == 0
+    np.testing.assert_allclose(s.numpy(), (x * y).sum(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(t.numpy(), x + y, rtol=1e-6)
+  assert {b.device for it in step.jit_cache for b in it.bufs} >= set(D2)  # each device's kernels are in the capture
