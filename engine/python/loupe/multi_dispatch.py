@@ -4,8 +4,6 @@ own method unchanged. Creating sharded tensors (shard, shard_, device=(...), to(
 rest is wrapped when the first sharded tensor is made, so programs that never shard pay nothing for it."""
 from __future__ import annotations
 
-import numpy as np
-
 from loupe._loupe import Tensor
 from loupe import multi as M
 from loupe.device import Device
@@ -100,6 +98,7 @@ def _wrap_init(orig):
 def _init_multi(orig, self, data, device, dtype, requires_grad) -> None:
   """Tensor(data, device=(...)) and Tensor(t.lazydata) of a sharded t."""
   if isinstance(data, MultiLazyData):  # its value, gathered (as tinygrad: on the default device)
+    import numpy as np  # (Loupe imports without numpy)
     orig(self, np.zeros(data.shape, _to_np_dtype(data.dtype)))  # the shape replace() keeps; the value follows
     if dtype is not None and to_dtype(dtype) != data.dtype:
       raise AssertionError(f"Tensor(lazydata): dtype {dtype} does not match the lazydata's {data.dtype}")
