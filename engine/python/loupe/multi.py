@@ -6,8 +6,10 @@ reduce per shard and then sum across devices through copies (an all-reduce). Wha
 raises NotImplementedError naming the op and the sharding: never a silent single-device answer.
 
 A sharded tensor is a plain Tensor object whose id is in _SHARDED (shard_ turns an existing object into one,
-as load_state_dict needs). Once the first sharded tensor exists, every Tensor method is wrapped so that a call
-on or with a sharded tensor comes here; programs that never shard pay nothing."""
+as load_state_dict needs); the object itself wraps a detached copy of the first shard that no op reads. Once the
+first sharded tensor exists, every Tensor method is wrapped (loupe/multi_dispatch.py) so that a call on or with
+a sharded tensor goes to its rule (loupe/multi_ops.py); programs that never shard pay nothing. This module holds
+the representation: making, splitting, gathering, all-reduce, gradients, realize, assign and replace."""
 from __future__ import annotations
 
 import functools
