@@ -328,3 +328,15 @@ def test_tinyjit_replays_a_sharded_step_with_new_inputs():
     np.testing.assert_allclose(s.numpy(), (x * y).sum(1), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(t.numpy(), x + y, rtol=1e-6)
   assert {b.device for it in step.jit_cache for b in it.bufs} >= set(D2)  # each device's kernels are in the capture
+
+
+def test_sequential_and_einsum_of_sharded_tensors():
+  x, w = data(4, 6), data(6, 3, seed=1)
+  t, ws = Tensor(x).shard(D2, 0), Tensor(w).shard(D2)
+  out = t.sequential([lambda v: v @ ws, lambda v: v.relu()])  # each layer gets the sharded tensor
+  assert out.lazydata.axis == 0
+  np.testing.assert_allclose(out.numpy(), np.maximum(x @ w, 0), rtol=1e-5, atol=1e-6)
+  r = Tensor.einsum("ij,jk->ik", Tensor(x).shard(D2), ws)  # copies: per device
+  np.testing.assert_allclose(r.numpy(), x @ w, rtol=1e-5, atol=1e-6)
+  with pytest.raises(NotImplementedError, match="Tensor.einsum .*axis 0"):
+    Tensor.einsum("ij,jk->ik", t, ws)

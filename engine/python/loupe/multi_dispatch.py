@@ -10,6 +10,7 @@ from loupe.device import Device
 from loupe.dtype import _to_np_dtype, to_dtype
 from loupe.multi_lazydata import MultiLazyData
 from loupe.multi import _ORIG, _SHARDED, _refuse, is_sharded, sharding
+from loupe import multi_ops as M_ops
 from loupe.multi_ops import _HANDLERS, _PROPERTIES, default
 
 
@@ -65,6 +66,20 @@ def _install() -> None:
     if isinstance(attr, property): setattr(Tensor, name, _wrap_property(name, attr))
     elif isinstance(attr, staticmethod): continue
     elif callable(attr): setattr(Tensor, name, _wrap_method(name, attr))
+  Tensor.einsum = staticmethod(_wrap_einsum(_ORIG["einsum"].__func__))
+
+
+def _wrap_einsum(orig):
+  def einsum(formula, *operands, **kwargs):
+    flat = operands[0] if len(operands) == 1 and isinstance(operands[0], (list, tuple)) else operands
+    sts = [sharding(t) for t in flat if is_sharded(t)]
+    if not sts: return orig(formula, *operands, **kwargs)
+    split = next((st for st in sts if st.axis is not None or not st.all_real), None)
+    if split is not None: _refuse("einsum", split, "it has no per-shard form for a tensor split on an axis")
+    devices = M_ops._common_devices("einsum", sts)
+    return M._assemble([orig(formula, *[M._piece(o, i, devices) for o in operands], **kwargs) for i in range(len(devices))], None)
+  einsum.__doc__ = getattr(orig, "__doc__", None)
+  return einsum
 
 
 _RANDOM = {"rand", "randn", "randint", "normal", "uniform", "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"}

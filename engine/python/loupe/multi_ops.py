@@ -648,6 +648,8 @@ _HANDLERS: dict = {
                                                         dtype=kw.get("dtype") or _prop_dtype(self)) for s in sharding(self).shards],
                                           sharding(self).axis))),
   "dropout": _multi_self(M.dropout),
+  # the layers see the sharded tensor itself (each runs its own ops per device), never a shard
+  "sequential": lambda name, self, args, kwargs: functools.reduce(lambda x, f: f(x), kwargs.get("ll", args[0] if args else ()), self),
   "batchnorm": lambda name, self, args, kwargs: batchnorm(self, *args, **kwargs),
   "layernorm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
   "rms_norm": lambda name, self, args, kwargs: _off_axis(name, self, args, kwargs, _norm_axes_arg(-1)),
