@@ -117,6 +117,8 @@ TC_SELECT, TC_OPT = _UnreadVar("TC_SELECT", -1, "one tensor core per device"), _
 AMX = _UnreadVar("AMX", 0, "no Apple AMX renderer")
 TC_SEARCH_OVER_SHAPE = _UnreadVar("TC_SEARCH_OVER_SHAPE", 1, "tensor cores are searched over the kernel's shape")
 FUSE_CONV_BW = _UnreadVar("FUSE_CONV_BW", 0, "the scheduler's fusion decisions are its own")
+
+
 class _RingVar(_UnreadVar):
   """RING: Loupe's sharded reductions all-reduce naively (each device adds the others' copied partials), which is
   tinygrad's RING=0 and its RING=1 below the ring's size threshold; RING=2 (always the ring) is refused."""
@@ -132,6 +134,7 @@ class _RingVar(_UnreadVar):
 
 
 RING = _RingVar("RING", 1, "sharded reductions all-reduce naively; there is no ring all-reduce")
+
 PICKLE_BUFFERS = _UnreadVar("PICKLE_BUFFERS", 1, "tensors pickle their values")
 LRU = _UnreadVar("LRU", 1, "the allocator's reuse is the memory planner's")
 CACHELEVEL = _UnreadVar("CACHELEVEL", 2, "compiled kernels are cached on disk per device")
