@@ -130,7 +130,9 @@ class _RingVar(_UnreadVar):
   @value.setter
   def value(self, v: Any) -> None:
     if v in (0, 1): self.__dict__["_value"] = v
-    else: _UnreadVar.value.fset(self, v)
+    elif "_value" in self.__dict__:
+      raise NotImplementedError(f"RING={v!r}: Loupe has no ring all-reduce (sharded reductions all-reduce naively, tinygrad's RING=0)")
+    else: _UnreadVar.value.fset(self, v)  # from the environment: a note, and the default
 
 
 RING = _RingVar("RING", 1, "sharded reductions all-reduce naively; there is no ring all-reduce")
