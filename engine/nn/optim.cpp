@@ -11,7 +11,8 @@ namespace loupe::nn {
 namespace {
 // A float32 buffer of shape (1,) (tinygrad's lr, b1_t, b2_t), and the scalar the math reads from it.
 Tensor scalar_buffer(double v) { return Tensor(Nested(std::vector<Nested>{Nested(v)}), dtypes::float32); }
-Tensor scalar(const Tensor& t) { return t.reshape({}); }
+// on the device of the parameter it updates (a sharded model's parameters live on several devices)
+Tensor scalar(const Tensor& t, const Tensor& param) { return t.reshape({}).to(param.device()); }
 Tensor one_if_not(const Tensor& cond, const Tensor& v) { return cond.where(v, Tensor(1.0)); }
 } // namespace
 
@@ -47,7 +48,7 @@ double Optimizer::get_lr() { return lr_.to_vector().at(0); }
 
 std::vector<Tensor> Optimizer::new_state_like_params() const {
   std::vector<Tensor> out;
-  for (Tensor* p : params_) out.push_back(Tensor::zeros(p->shape(), dtypes::float32).contiguous());
+  for (Tensor* p : params_) out.push_back(Tensor::zeros(p->shape(), dtypes::float32).to(p->device()).contiguous());
   return out;
 }
 
@@ -103,12 +104,12 @@ std::vector<Tensor> LARS::updates(const std::vector<Tensor>& params, const std::
       r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), ratio));
     }
     if (wd_ > 0) g = g + Tensor(wd_) * t.detach();
-    if (classic_) g = (r ? g * *r : g) * scalar(lr_);
+    if (classic_) g = (r ? g * *r : g) * scalar(lr_, t);
     if (momentum_ != 0) {
       b_[i].assign((Tensor(momentum_) * b_[i] + g).cast(b_[i].dtype()));  // zero on the first step: no special case
       g = nesterov_ ? g + Tensor(momentum_) * b_[i] : b_[i];
     }
-    if (!classic_) g = (r ? g * *r : g) * scalar(lr_);
+    if (!classic_) g = (r ? g * *r : g) * scalar(lr_, t);
     out.push_back(g.cast(t.dtype()));
   }
   return out;
@@ -148,15 +149,15 @@ std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& params, const std::
     const Tensor& g = grads[i];
     m_[i].assign((Tensor(b1_) * m_[i] + Tensor(1.0 - b1_) * g).cast(dtypes::float32));
     v_[i].assign((Tensor(b2_) * v_[i] + Tensor(1.0 - b2_) * (g * g)).cast(dtypes::float32));
-    Tensor m_hat = m_[i] / (Tensor(1.0) - scalar(b1_t_));
-    Tensor v_hat = v_[i] / (Tensor(1.0) - scalar(b2_t_));
+    Tensor m_hat = m_[i] / (Tensor(1.0) - scalar(b1_t_, t));
+    Tensor v_hat = v_[i] / (Tensor(1.0) - scalar(b2_t_, t));
     Tensor up = m_hat / (v_hat.sqrt() + Tensor(eps_)) + Tensor(wd_) * t.detach();
     if (adam_) {
-      out.push_back((scalar(lr_) * up).cast(t.dtype()));
+      out.push_back((scalar(lr_, t) * up).cast(t.dtype()));
     } else {
       Tensor r1 = t.detach().square().sum().sqrt(), r2 = up.square().sum().sqrt();
       Tensor r = one_if_not(r1.gt(Tensor(0.0)), one_if_not(r2.gt(Tensor(0.0)), r1 / r2));
-      out.push_back((scalar(lr_) * r * up).cast(t.dtype()));
+      out.push_back((scalar(lr_, t) * r * up).cast(t.dtype()));
     }
   }
   return out;

@@ -361,6 +361,7 @@ private:
       std::string d;
       if (u->op == Ops::BUFFER) d = static_cast<const BufferRef&>(u->arg.as_object()).device;
       else if (u->op == Ops::COPY) d = u->arg.as_string();
+      else if (u->op == Ops::SINK) d = "";  // realizing several tensors at once: they may be on different devices
       else
         for (const UOpPtr& s : u->src) {
           const std::string& sd = device_[s.get()];

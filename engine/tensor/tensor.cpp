@@ -228,6 +228,9 @@ Tensor Tensor::to(const std::string& device) const {
     throw Error(loupe::cat("to('", device, "'): ", st.reason.empty() ? "no such device" : st.reason));
   if (st.name == this->device()) return *this;
   Tensor src = dtype().is_weak() ? cast(dtypes::strong(dtype())) : *this;
+  // a copy moves a whole buffer: a view of one (a permute, a slice of a realized tensor) is laid out as its
+  // elements first, on its own device (copying the viewed buffer gave its raw order, or a size mismatch)
+  if (op_in(src.uop()->op, kMovement)) src = src.contiguous();
   return Tensor(UOp::make(Ops::COPY, src.dtype(), {src.uop()}, Arg(st.name)), s_->shape);
 }
 

@@ -143,7 +143,7 @@ Tensor Tensor::dropout(double p) const {
   // its own kernel (as tinygrad's contiguous), so backward reuses the same draw
   // (rand draws a concrete number of values: tinygrad's rand_like refuses a symbolic shape with ValueError)
   if (symbolic()) throw ValueError(loupe::cat("dropout: invalid input shape=", shape_str(sshape()), ": random numbers need a concrete shape"));
-  Tensor keep = rand(shape(), dtypes::default_float()).ge(Tensor(p)).contiguous();
+  Tensor keep = rand(shape(), dtypes::default_float()).to(device()).ge(Tensor(p)).contiguous();  // drawn on the host, used here
   return keep.where(*this, Tensor(0.0)) / Tensor(1.0 - p);
 }
 

@@ -56,7 +56,7 @@ def _out_of(scope: dict) -> Tensor:
   if "out" not in scope: raise NameError("the program does not assign 'out' (its result)")
   out = scope["out"]
   if not isinstance(out, Tensor): raise TypeError(f"'out' must be a Tensor, not {type(out).__name__}")
-  return out
+  return out.to(out.device[0]) if isinstance(out.device, tuple) else out  # a sharded result, gathered
 
 
 def run(args: list[str]) -> int:
@@ -90,6 +90,7 @@ def run(args: list[str]) -> int:
   try:
     _execute(source, display, scope)
     out = scope.get("out")
+    if isinstance(out, Tensor) and isinstance(out.device, tuple): out = out.to(out.device[0])  # a sharded result, gathered
     if isinstance(out, Tensor): print(_loupe.format_result(out, _loupe.kernel_count()), flush=True)
     if compare: print("\n" + _loupe.noopt_comparisons(columns), end="", flush=True)
   except SystemExit as e:

@@ -117,7 +117,26 @@ TC_SELECT, TC_OPT = _UnreadVar("TC_SELECT", -1, "one tensor core per device"), _
 AMX = _UnreadVar("AMX", 0, "no Apple AMX renderer")
 TC_SEARCH_OVER_SHAPE = _UnreadVar("TC_SEARCH_OVER_SHAPE", 1, "tensor cores are searched over the kernel's shape")
 FUSE_CONV_BW = _UnreadVar("FUSE_CONV_BW", 0, "the scheduler's fusion decisions are its own")
-RING = _UnreadVar("RING", 1, "no multi-device allreduce")
+
+
+class _RingVar(_UnreadVar):
+  """RING: Loupe's sharded reductions all-reduce naively (each device adds the others' copied partials), which is
+  tinygrad's RING=0 and its RING=1 below the ring's size threshold; RING=2 (always the ring) is refused."""
+
+  @property
+  def value(self) -> Any:  # type: ignore[override]
+    return self.__dict__.get("_value", self.default)
+
+  @value.setter
+  def value(self, v: Any) -> None:
+    if v in (0, 1): self.__dict__["_value"] = v
+    elif "_value" in self.__dict__:
+      raise NotImplementedError(f"RING={v!r}: Loupe has no ring all-reduce (sharded reductions all-reduce naively, tinygrad's RING=0)")
+    else: _UnreadVar.value.fset(self, v)  # from the environment: a note, and the default
+
+
+RING = _RingVar("RING", 1, "sharded reductions all-reduce naively; there is no ring all-reduce")
+
 PICKLE_BUFFERS = _UnreadVar("PICKLE_BUFFERS", 1, "tensors pickle their values")
 LRU = _UnreadVar("LRU", 1, "the allocator's reuse is the memory planner's")
 CACHELEVEL = _UnreadVar("CACHELEVEL", 2, "compiled kernels are cached on disk per device")

@@ -58,18 +58,10 @@ def _from_url(url: str, gunzip: bool = False, **kwargs) -> Tensor:
   return Tensor(fetch(url, gunzip=gunzip), **kwargs)
 
 
-def _unsupported(what: str):
-  def fail(*args, **kwargs):
-    raise NotImplementedError(f"Tensor.{what} is not supported by Loupe")
-  return fail
-
-
 Tensor.train = _train
 Tensor.test = _test
 Tensor.no_grad = False
 Tensor.multinomial = _multinomial
-Tensor.shard = _unsupported("shard (multi-device tensors)")
-Tensor.shard_ = _unsupported("shard_ (multi-device tensors)")
 Tensor.from_url = staticmethod(_from_url)
 # copy.deepcopy(t): a new tensor with t's values (its own buffer), requires_grad kept, as tinygrad's
 Tensor.__deepcopy__ = lambda self, memo: self.clone()
@@ -109,5 +101,11 @@ if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe.
 if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
 if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
 if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
+# tinygrad's UOp.shape: the shape its ShapeTracker gives (a sharded tensor's lazydata.src nodes, tensor graphs)
+if not hasattr(_loupe.UOp, "shape"): _loupe.UOp.shape = property(lambda u: u.st.shape)
+
+# multi-device tensors (Tensor.shard, device=(...)): loupe/multi.py; set up last, over the finished class
+from loupe.multi_dispatch import _prepare as _prepare_multi_device  # noqa: E402
+_prepare_multi_device()
 
 __all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]

@@ -15,7 +15,7 @@ helpers, device, dtype, tensor, engine = loupe.helpers, loupe.device, loupe.dtyp
 ops, codegen = loupe.ops, loupe.codegen
 from loupe.ops import UOp  # noqa: E402
 # the compiler's modules (issue 44): shape tracking, scheduling, kernels, renderers, the interpreted device
-for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "codegen.kernel", "codegen.lowerer",
+for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "engine.multi", "codegen.kernel", "codegen.lowerer",
               "renderer", "runtime", "runtime.ops_python",
               "runtime.support", "runtime.support.compiler_cuda"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")

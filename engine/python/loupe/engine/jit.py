@@ -13,6 +13,7 @@ from loupe import _loupe
 from loupe.helpers import JIT
 from loupe.tensor import Tensor
 from loupe.engine.realize import Runner
+from loupe.multi import make_sharded, sharding
 
 ReturnType = TypeVar("ReturnType")
 
@@ -42,11 +43,19 @@ def _flat_outputs(ret: Any) -> list[Tensor]:
   return []
 
 
+def _engine_tensors(tensors: list[Tensor]) -> list[Tensor]:
+  """What the engine captures and replays: a sharded tensor's per-device shards, other tensors themselves."""
+  return [s for t in tensors for s in (sharding(t).shards if sharding(t) is not None else [t])]
+
+
 def _with_outputs(ret: Any, outs: list[Tensor]) -> Any:
-  """The captured return value with its tensors replaced by this replay's, in the same order."""
+  """The captured return value with its tensors replaced by this replay's, in the same order (a sharded
+  output takes as many as it has shards, sharded as at the capture)."""
   it = iter(outs)
   def rebuild(x: Any) -> Any:
-    if isinstance(x, Tensor): return next(it)
+    if isinstance(x, Tensor):
+      if (st := sharding(x)) is None: return next(it)
+      return make_sharded([next(it) for _ in st.shards], st.axis, real=st.real)
     if isinstance(x, (tuple, list)): return type(x)(rebuild(v) for v in x)
     if isinstance(x, dict): return {k: rebuild(v) for k, v in x.items()}
     return x
@@ -131,11 +140,11 @@ class TinyJit(Generic[ReturnType]):
       outs = _flat_outputs(ret)
       if outs: outs[0].realize(*outs[1:])
     elif self.cnt == 1:
-      capture = _loupe.JitCapture(inputs, _bound_vars_in(args, kwargs))
+      capture = _loupe.JitCapture(_engine_tensors(inputs), _bound_vars_in(args, kwargs))
       ret = self.fxn(*args, **kwargs)
-      self.captured = CapturedJit(capture.finish(_flat_outputs(ret), self.prune), ret)
+      self.captured = CapturedJit(capture.finish(_engine_tensors(_flat_outputs(ret)), self.prune), ret)
       self._ret = ret
     else:
-      ret = _with_outputs(self._ret, self.captured.replay(inputs, _bound_vars_in(args, kwargs)))
+      ret = _with_outputs(self._ret, self.captured.replay(_engine_tensors(inputs), _bound_vars_in(args, kwargs)))
     self.cnt += 1
     return ret

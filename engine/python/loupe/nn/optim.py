@@ -8,7 +8,13 @@ from typing import Union
 
 from loupe import _loupe
 from loupe.helpers import dedup
+from loupe.multi import sharding
 from loupe.tensor import Tensor
+
+
+def _shards(tensors: list[Tensor]) -> list[Tensor]:
+  """The engine tensors behind these: a sharded tensor's per-device shards, others themselves."""
+  return [s for x in tensors for s in (sharding(x).shards if sharding(x) is not None else [x])]
 
 
 class Optimizer:
@@ -22,7 +28,14 @@ class Optimizer:
     self.buffers: list[Tensor] = dedup([x for x in params if not x.requires_grad])
     if not self.params: raise AssertionError("optimizer must have at least one param")
     self.device = self.params[0].device
-    object.__setattr__(self, "_native", _loupe.make_optimizer(kind, self.params, self.buffers, float(lr), hyper))
+    # a sharded parameter is stepped as its shards, each on its device (a replicated one's copies all hold the
+    # full gradient after backward); the trust ratio of LARS and LAMB needs the norm of a whole tensor
+    if kind == "lars" and hyper.get("tcoef", 0) != 0 or kind == "lamb" and not hyper.get("adam"):
+      for x in self.params:
+        if (st := sharding(x)) is not None and st.axis is not None:
+          raise NotImplementedError(f"{kind.upper()}'s trust ratio over a parameter sharded over {st.devices} on axis {st.axis} "
+                                    "is not supported by Loupe (it needs the whole tensor's norm): shard it with axis=None")
+    object.__setattr__(self, "_native", _loupe.make_optimizer(kind, _shards(self.params), _shards(self.buffers), float(lr), hyper))
     object.__setattr__(self, "lr", self._native.lr)
     for name, tensors in self._native.state.items():
       setattr(self, name, tensors[0] if name in ("b1_t", "b2_t") else tensors)

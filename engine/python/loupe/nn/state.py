@@ -45,7 +45,13 @@ def load_state_dict(model: Any, state_dict: dict[str, Tensor], strict: bool = Tr
     if v.shape != src.shape: raise ValueError(f"Shape mismatch in layer `{k}`: Expected shape {v.shape}, but found {src.shape} in state dict.")
     plan.append((k, v, src))
   for k, v, src in plan:
-    v.replace(src.to(v.device))
+    # tinygrad's rules for sharded tensors: a sharded model tensor takes a sharded value as it is (its
+    # sharding), a single-device value split as the model tensor is; a single-device one takes the value
+    # gathered onto its device
+    if isinstance(v.device, tuple):
+      v.replace(src if isinstance(src.device, tuple) else src.shard(v.device, v.lazydata.axis))
+    else:
+      v.replace(src.to(v.device))
     if realize: v.realize()
     if consume: del state_dict[k]
 
@@ -57,6 +63,8 @@ def safe_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
 
 
 def safe_save(tensors: dict[str, Tensor], fn: Union[str, os.PathLike], metadata: Optional[dict[str, Any]] = None) -> None:
+  # a sharded tensor is saved as its whole value (gathered onto its first device)
+  tensors = {k: v.to(v.device[0]) if isinstance(v.device, tuple) else v for k, v in tensors.items()}
   _loupe.safe_save(tensors, os.fspath(fn), metadata)
 
 
