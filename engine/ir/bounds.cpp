@@ -109,7 +109,8 @@ Bounds arithmetic_bounds(Ops op, const Srcs& s, Bounds full) {
   }
 }
 
-// Floor modulo: a constant divisor gives tight bounds (one period, or the dividend's residue class).
+// Floor modulo by a divisor that cannot be 0: a constant one gives tight bounds (one period, or the
+// dividend's residue class).
 Bounds floormod_bounds(DType dtype, const Srcs& s) {
   if (s.lo(1) == s.hi(1) && s.lo(1) != 0) {
     I c = s.lo(1);
@@ -129,9 +130,7 @@ Bounds floormod_bounds(DType dtype, const Srcs& s) {
     return s0 == 0 ? Bounds{c + g, 0} : Bounds{c + s0, s0 - g};
   }
   if (s.lo(1) > 0) return {0, s.lo(0) >= 0 ? std::min(s.hi(0), s.hi(1) - 1) : s.hi(1) - 1};
-  if (s.hi(1) < 0) return {s.lo(1) + 1, 0};
-  I m = std::max(-s.lo(1), s.hi(1));
-  return {-(m - 1), m - 1};
+  return {s.lo(1) + 1, 0};  // a negative divisor (one that may be 0 never gets here)
 }
 
 // Truncating modulo: the result takes the dividend's sign and stays below the divisor's magnitude.
@@ -156,11 +155,10 @@ Bounds division_bounds(Ops op, DType dtype, const Srcs& s, Bounds full) {
     auto div = op == Ops::FLOORDIV ? floor_div : trunc_div;
     if (s.lo(1) > 0 || s.hi(1) < 0)  // monotone in each argument on this box: the extremes are corners
       return corners(div(s.lo(0), s.lo(1)), div(s.lo(0), s.hi(1)), div(s.hi(0), s.lo(1)), div(s.hi(0), s.hi(1)));
-    I m = std::max(s.lo(0) < 0 ? -s.lo(0) : s.lo(0), s.hi(0) < 0 ? -s.hi(0) : s.hi(0));
-    return {-m, m};
+    return full;  // a divisor that may be 0: the targets (C, CUDA, OpenCL) leave the result undefined
   }
-  case Ops::FLOORMOD: return floormod_bounds(dtype, s);
-  case Ops::MOD: return mod_bounds(s, full);
+  case Ops::FLOORMOD: return s.lo(1) <= 0 && s.hi(1) >= 0 ? full : floormod_bounds(dtype, s);
+  case Ops::MOD: return s.lo(1) <= 0 && s.hi(1) >= 0 ? full : mod_bounds(s, full);
   default: return full;
   }
 }
