@@ -57,6 +57,13 @@ void ElidedLabel::refresh() {
   }
 }
 
+ElidedLabel* captionLabel(const QString& text, QWidget* parent) {
+  auto* l = new ElidedLabel(parent);
+  l->setSizePolicy(QSizePolicy::Preferred, l->sizePolicy().verticalPolicy());  // its text's width, shrinking to "…"
+  l->setText(text);
+  return l;
+}
+
 QLabel* widthFromLayout(QLabel* label) {
   QSizePolicy policy = label->sizePolicy();  // keeps height-for-width of a wrapping label
   policy.setHorizontalPolicy(QSizePolicy::Ignored);

@@ -28,6 +28,10 @@ private:
   QString autoTip_;  // the tooltip refresh() set (a caller's own tooltip is kept)
 };
 
+// A short fixed caption ("Rows", "Show:", "axis 2"): as wide as its text, but like an ElidedLabel never
+// wider than a short sentence, whatever text it is given (a long variable name is cut with "…").
+ElidedLabel* captionLabel(const QString& text, QWidget* parent);
+
 // For labels that must keep rich text or wrap: the layout gives them the width it has, whatever their
 // text (a long word or link is clipped instead of widening the panel). Returns the label.
 QLabel* widthFromLayout(QLabel* label);
