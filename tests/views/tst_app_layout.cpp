@@ -2,7 +2,8 @@
 // widens a dock or the window; Reset Layout stays within the window's size; a newly opened trace
 // clears the graph's find, the Search query and the previous program in the Script panel; the status
 // bar names a schedule pass without a kernel; files dropped on the graph open; the Script editor has
-// line numbers and a marked line readable in the dark palette.
+// line numbers and a marked line readable in the dark palette; the examples' schedule graphs open by
+// kernel, whole and readable.
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -294,6 +295,70 @@ private Q_SLOTS:
     QTest::qWait(300);
     saveChecked(script->grab().toImage(), QStringLiteral("layout_script_dark"));
     w.setDarkTheme(false);
+  }
+
+  // The bundled examples' biggest schedules (MLP training, the CNN, the CNN under TinyJit) at first
+  // sight in the default window: the scheduler's graph opens by kernel, laid out in columns wider than
+  // tall, whole in the view at a scale where labels are drawn, and only the kernel the step changed is
+  // outlined. Halfway through the scheduler's pass (the graph drawn node by node) the hundreds of
+  // rebuilt ancestors are not outlined either. Screenshots to look at. Skipped without the CLI.
+  void scheduleGraphsReadAtFirstSight_data() {
+    QTest::addColumn<QString>("example");
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("mlp_train") << QStringLiteral("mlp_train.py") << QStringList();
+    QTest::newRow("train_cnn") << QStringLiteral("train_cnn.py") << QStringList{QStringLiteral("--"), QStringLiteral("--steps"), QStringLiteral("2")};
+    QTest::newRow("train_cnn_jit") << QStringLiteral("train_cnn.py")
+                                   << QStringList{QStringLiteral("--"), QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--jit")};
+  }
+  void scheduleGraphsReadAtFirstSight() {
+    QFETCH(QString, example);
+    QFETCH(QStringList, args);
+    const QString cli = qEnvironmentVariable("LOUPE_CLI"), src = qEnvironmentVariable("LOUPE_SOURCE_DIR");
+    if (cli.isEmpty() || src.isEmpty()) QSKIP("needs LOUPE_CLI and LOUPE_SOURCE_DIR (run it through ctest)");
+    const QString trace = dir_.filePath(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".loupe"));
+    QProcess p;
+    p.start(cli, QStringList{QStringLiteral("run"), QDir(src).filePath(QStringLiteral("resources/examples/") + example), QStringLiteral("--trace"), trace} + args);
+    QVERIFY(p.waitForFinished(600000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QSettings().clear();
+    MainWindow w;
+    showWithTrace(w, QSize(1800, 1100), trace);
+    Session* s = w.session();
+    // the scheduler's pass of the schedule with the most kernels
+    const loupe::TracePass* pass = nullptr;
+    size_t kernels = 0;
+    for (const loupe::TraceContext& c : s->trace().contexts)
+      if (c.kind == "schedule")
+        for (const loupe::TracePass* q : s->trace().passesOf(c.id))
+          if (q->name == loupe::kSchedulerGraphPass && q->match_count > 1 && s->kernelRoots(c.id).size() > kernels)
+            pass = q, kernels = s->kernelRoots(c.id).size();
+    QVERIFY(pass);
+    GraphPanel* g = w.graphPanel();
+    auto showStep = [&](int64_t step) {
+      s->selectPass(pass->id, step);
+      QTRY_VERIFY_WITH_TIMEOUT(s->currentStep().pass == pass->id && s->currentStep().step == step, 30000);
+      QTest::qWait(100);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    };
+    showStep(pass->match_count);
+    QVERIFY2(s->currentStep().model->nodes.size() >= 200, qPrintable(QString::number(s->currentStep().model->nodes.size())));
+    QVERIFY(!g->drawOptions().anchors.isEmpty());  // by kernel
+    const GraphLayout& l = g->scene()->layout();
+    QCOMPARE(l.kind, GraphLayout::Columns);
+    QVERIFY2(l.bounds.width() > l.bounds.height(), qPrintable(QStringLiteral("%1x%2").arg(l.bounds.width()).arg(l.bounds.height())));
+    const QRectF seen = g->view()->mapToScene(g->view()->viewport()->rect()).boundingRect();
+    QVERIFY2(seen.adjusted(-2, -2, 2, 2).contains(l.bounds), qPrintable(QStringLiteral("zoom %1").arg(g->view()->zoom())));
+    QVERIFY2(g->view()->zoom() >= NodeItem::textLod, qPrintable(QStringLiteral("zoom %1").arg(g->view()->zoom())));
+    int outlined = 0;
+    for (NodeItem* n : g->scene()->nodeItems()) outlined += n->outlined();
+    QVERIFY2(outlined >= 1 && outlined <= 2, qPrintable(QString::number(outlined)));
+    saveChecked(w.grab().toImage(), QStringLiteral("schedule_by_kernel_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+    showStep(pass->match_count / 2);
+    int rebuilt = 0;
+    outlined = 0;
+    for (NodeItem* n : g->scene()->nodeItems()) rebuilt += n->change() == GraphModelNode::Changed, outlined += n->outlined();
+    QVERIFY2(outlined <= 6 && rebuilt > 2 * outlined, qPrintable(QStringLiteral("%1 rebuilt, %2 outlined").arg(rebuilt).arg(outlined)));
+    saveChecked(w.grab().toImage(), QStringLiteral("schedule_midway_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
   }
 
   // A user's rule from Python (resources/examples/xor_rule.py, traced through loupe-cli): the step where

@@ -198,11 +198,11 @@ void GraphPanel::setGraph(const GraphModel& model, Transition transition) {
 GraphPanel::Picture GraphPanel::drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
                                             const GraphStyle& style, const DrawGraph& before,
                                             const GraphLayout& beforeLayout, const IncrementalOptions& incremental,
-                                            qreal aspect) {
+                                            qreal columns) {
   Picture p;
   try {
     p.graph = buildDrawGraph(std::move(model), options, style);
-    if (!options.anchors.isEmpty()) p.layout = columnLayout(p.graph, aspect);
+    if (columns > 0) p.layout = columnLayout(p.graph, columns);
     else if (beforeLayout.isValid()) p.layout = incrementalLayout(p.graph, before, beforeLayout, incremental);
     if (!p.layout.isValid()) p.layout = layeredLayout(p.graph);
     p.items = GraphScene::makeItems(p.graph, p.layout, style);  // in no scene yet
@@ -249,9 +249,9 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model, Transiti
   DrawGraph before = step ? scene_->graph() : DrawGraph();
   GraphLayout beforeLayout = step ? scene_->layout() : GraphLayout();
   drawPool_->start([this, model = std::move(model), options, style, wanted, current, before = std::move(before),
-                    beforeLayout = std::move(beforeLayout), incremental = incremental_, transition, aspect = viewAspect()] {
+                    beforeLayout = std::move(beforeLayout), incremental = incremental_, transition, columns = byKernel() ? viewAspect() : 0.0] {
     if (current->load() != wanted) return;
-    auto picture = std::make_shared<Picture>(drawPicture(model, options, *style, before, beforeLayout, incremental, aspect));
+    auto picture = std::make_shared<Picture>(drawPicture(model, options, *style, before, beforeLayout, incremental, columns));
     // Posted to the panel: the destructor waits for this job, so `this` is alive when it posts.
     QMetaObject::invokeMethod(this, [this, picture, wanted, transition] {
       if (drawWanted_->load() != wanted) return;
@@ -507,6 +507,13 @@ void GraphPanel::toggleAllLoops() {
 
 void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
   kernelRoots_ = roots;  // K stays enabled: on another graph it says why it cannot act
+}
+
+bool GraphPanel::byKernel() const {
+  if (drawOptions_.anchors.isEmpty() || drawOptions_.collapsed.isEmpty() || !model_) return false;
+  qsizetype present = 0;
+  for (const GraphModelNode& n : model_->nodes) present += drawOptions_.collapsed.contains(n.id);
+  return present * 10 >= drawOptions_.collapsed.size() * 9;
 }
 
 bool GraphPanel::hasKernelRoots() const {
