@@ -443,6 +443,7 @@ QString GraphPanel::statusText() const {
   if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
   const GraphLayout& l = scene_->layout();
   s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
+  if (l.kind == GraphLayout::Columns) s += QStringLiteral(" (%1)").arg(l.note);  // "28 ranks in 3 columns"
   if (state_ == LayoutState::Refining) s += tr(" · refining with dot…");
   if (!note_.isEmpty()) s += QStringLiteral(" · ") + note_;
   return s;
