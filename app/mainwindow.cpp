@@ -402,7 +402,7 @@ void MainWindow::buildMenus() {
 
   position_ = new ElidedLabel(this);
   position_->setObjectName(QStringLiteral("breadcrumb"));
-  counts_ = new QLabel(this);
+  counts_ = captionLabel(QString(), this);  // the run's settings: a long list is cut, all of it in the tooltip
   statusBar()->addWidget(position_, 1);
   statusBar()->addPermanentWidget(counts_);
 }

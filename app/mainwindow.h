@@ -144,7 +144,7 @@ private:
   QAction *findAct_, *findTraceAct_, *fitAct_, *runAct_, *darkAct_, *resetLayoutAct_, *aboutAct_, *shortcutsAct_;
   QMenu* recentMenu_;
   ElidedLabel* position_;  // the breadcrumb: as long as the names it shows, never wider than the bar
-  QLabel* counts_;
+  ElidedLabel* counts_;  // the run settings that are not off
   QPointer<QMessageBox> errorBox_;
   QString lastError_;
   QStringList recent_;

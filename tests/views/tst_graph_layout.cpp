@@ -1,8 +1,10 @@
 // Layouts of the Graph panel: dot through libgvc (positions, y flipped, sizes, splines), the fast
-// layered layout, stable incremental placement between steps, and the background layout service.
+// layered layout, stable incremental placement between steps, the column layout of a schedule drawn
+// by kernel, and the background layout service.
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "graph/columnlayout.h"
 #include "graph/dotlayout.h"
 #include "graph/incrementallayout.h"
 #include "graph/layeredlayout.h"
@@ -250,6 +252,55 @@ private Q_SLOTS:
     QVERIFY(!l.isValid());
     QVERIFY(l.note.contains(QStringLiteral("new")));
     QVERIFY(!incrementalLayout(b, a, GraphLayout{}).isValid());
+  }
+
+  // A schedule drawn by kernel, as a training step's is: a chain of 30 kernels (forward, loss,
+  // backward), each reading a buffer, then 10 independent updates into the SINK. The layered layout
+  // is a tower; the column layout is wider than tall, within the view's shape, with no box over
+  // another, every user below its source or in a band to its right, the same each time.
+  void columnsFillAWideView() {
+    auto model = std::make_shared<GraphModel>();
+    auto add = [&](quint64 id, const QString& op, QVector<quint64> src) {
+      GraphModelNode n;
+      n.id = id;
+      n.op = op;
+      n.dtype = QStringLiteral("float32");
+      n.arg = QStringLiteral("r_4_8_16_4_4n%1 · ADD · 117 nodes").arg(id);
+      n.src = std::move(src);
+      model->nodes << n;
+    };
+    for (quint64 k = 1; k <= 30; k++) {
+      add(1000 + k, QStringLiteral("BUFFER"), {});
+      add(k, QStringLiteral("REDUCE_AXIS"), k == 1 ? QVector<quint64>{1000 + k} : QVector<quint64>{k - 1, 1000 + k});
+    }
+    QVector<quint64> updates;
+    for (quint64 u = 0; u < 10; u++) add(100 + u, QStringLiteral("ADD"), {30 - u, 1001 + u}), updates << 100 + u;
+    add(999, QStringLiteral("SINK"), updates);
+    model->root = 999;
+    QVERIFY2(model->validate().isEmpty(), qPrintable(model->validate()));
+    DrawGraph g = buildDrawGraph(model, {});
+    const GraphLayout tower = layeredLayout(g);
+    const qreal aspect = 1800.0 / 1100;
+    const GraphLayout l = columnLayout(g, aspect);
+    QCOMPARE(l.kind, GraphLayout::Columns);
+    QVERIFY(l.fits(g));
+    const qreal shape = l.bounds.width() / l.bounds.height();
+    QVERIFY2(shape > 1 && shape < 2 * aspect, qPrintable(QStringLiteral("%1 x %2").arg(l.bounds.width()).arg(l.bounds.height())));
+    // at the scale that fits the view, the whole drawing is at least twice as big as the tower's
+    const auto fitScale = [&](const QRectF& b) { return std::min(aspect / b.width(), 1 / b.height()); };
+    QVERIFY(fitScale(l.bounds) > 2 * fitScale(tower.bounds));
+    QCOMPARE(overlaps(g, l), 0);
+    for (const DrawEdge& e : g.edges) {
+      const QRectF from = boxOf(g, l, e.from), to = boxOf(g, l, e.to);
+      QVERIFY(to.top() >= from.bottom() || to.left() >= from.right());
+    }
+    QCOMPARE(l.edges.size(), g.edges.size());
+    for (const EdgeRoute& r : l.edges) QVERIFY(r.bezier && r.points.size() == 4);
+    const GraphLayout again = columnLayout(g, aspect);
+    QCOMPARE(again.centers, l.centers);
+    // a tall view gets one band: the layered order, top to bottom
+    const GraphLayout narrow = columnLayout(g, 0.3);
+    QVERIFY(narrow.bounds.height() > narrow.bounds.width());
   }
 
   void serviceCachesAndDropsStaleJobs() {

@@ -100,8 +100,10 @@ private Q_SLOTS:
     QVERIFY(scene.sceneRect().contains(scene.itemsBoundingRect()));
   }
 
-  // Added nodes get a green border and badge, changed ones amber: visible in the pixels, and only
-  // when the step changed something.
+  // Added nodes get a green border and badge: visible in the pixels, and only when the step changed
+  // something. The rebuilt ancestors (Changed) are drawn as any node: a rewrite rebuilds every node
+  // above it (on a tall schedule graph hundreds), and an outline on all of them marked nothing. A
+  // collapsed box hiding the change is outlined amber.
   void highlightIsDrawn() {
     Step s = makeStep(120, 3);
     const GraphStyle& st = defaultGraphStyle();
@@ -112,12 +114,32 @@ private Q_SLOTS:
     plainScene.setGraph(pg, layeredLayout(pg));
     QImage a = renderScene(stepScene, 1.0), b = renderScene(plainScene, 1.0);
     QVERIFY(countColour(a, st.added, 30) > 40);
-    QVERIFY(countColour(a, st.changed, 30) > 40);
+    QCOMPARE(countColour(a, st.changed, 30), 0);
+    int rebuilt = 0;
+    for (NodeItem* n : stepScene.nodeItems()) {
+      rebuilt += n->change() == GraphModelNode::Changed;
+      QCOMPARE(n->outlined(), n->change() == GraphModelNode::Added || n->change() == GraphModelNode::Removed || n->matched());
+    }
+    QVERIFY(rebuilt >= 2);
     QCOMPARE(countColour(b, st.added, 30), 0);
     QCOMPARE(countColour(b, st.changed, 30), 0);
     // Zoomed far out the change is still outlined (cosmetic pen), though text is gone.
     QImage far = renderScene(stepScene, 0.08);
     QVERIFY(countColour(far, st.added, 60) > 0);
+    // the root collapsed: what the step added is inside its box, which carries the mark
+    auto model = std::make_shared<const GraphModel>(graphModelFromStep({s.before, s.after, s.target, s.replacement, {}}));
+    DrawOptions collapsed;
+    collapsed.collapsed.insert(model->root);
+    DrawGraph cg = buildDrawGraph(model, collapsed);
+    GraphScene collapsedScene;
+    collapsedScene.setGraph(cg, layeredLayout(cg));
+    int inside = 0;
+    for (NodeItem* n : collapsedScene.nodeItems()) {
+      inside += n->changeInside();
+      QCOMPARE(n->outlined(), n->changeInside() || n->change() == GraphModelNode::Added || n->matched());
+    }
+    QCOMPARE(inside, 1);
+    QVERIFY(countColour(renderScene(collapsedScene, 1.0), st.changed, 30) > 40);
   }
 
   void levelOfDetail() {

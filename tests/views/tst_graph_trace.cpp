@@ -174,8 +174,14 @@ private Q_SLOTS:
     const DrawGraph& g = panel.scene()->graph();
     int kernels = 0, joins = 0;
     QSet<int> kernelDraws;
+    const QHash<quint64, QString>& named = s.kernelRoots(context);
     for (int i = 0; i < g.nodes.size(); i++)
-      if (!g.nodes[i].lines.isEmpty() && g.nodes[i].lines.first().startsWith(QStringLiteral("kernel "))) kernels++, kernelDraws.insert(i);
+      if (auto k = named.constFind(g.nodes[i].id); k != named.constEnd() && *k != QStringLiteral("copy")) {
+        // titled by its kernel's name, what it computes under it
+        QCOMPARE(g.nodes[i].title, k->startsWith(QStringLiteral("kernel ")) ? k->mid(7) : *k);
+        QVERIFY2(g.nodes[i].lines.first().contains(QStringLiteral(" nodes")), qPrintable(g.nodes[i].lines.join(u'|')));
+        kernels++, kernelDraws.insert(i);
+      }
     for (const DrawEdge& e : g.edges) joins += kernelDraws.contains(e.from) && kernelDraws.contains(e.to);
     QCOMPARE(size_t(kernels), roots - std::count_if(s.kernelRoots(context).begin(), s.kernelRoots(context).end(),
                                                     [](const QString& n) { return n == QStringLiteral("copy"); }));

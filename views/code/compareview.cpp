@@ -114,10 +114,10 @@ QWidget* CompareView::makeSideHeader(QLabel** title, QLabel** details) {
   auto* v = new QVBoxLayout(box);
   v->setContentsMargins(8, 6, 8, 6);
   v->setSpacing(2);
-  *title = new QLabel(box);
+  *title = loupe::views::widthFromLayout(new QLabel(box));  // a long kernel name is clipped, never widens the window
   (*title)->setTextFormat(Qt::RichText);
   (*title)->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  *details = new QLabel(box);
+  *details = loupe::views::widthFromLayout(new QLabel(box));
   (*details)->setTextFormat(Qt::RichText);
   (*details)->setWordWrap(true);
   (*details)->setTextInteractionFlags(Qt::TextSelectableByMouse);

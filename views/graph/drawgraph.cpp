@@ -59,11 +59,13 @@ std::vector<char> foldedNodes(const GraphModel& model, const QHash<quint64, int>
 // The nodes collapsed away: those that no node outside a collapsed node's sources reaches. Walks
 // from every node without users (the root, and ghosts of removed nodes) down the sources, stopping
 // at collapsed nodes; `under[i]` counts, for a collapsed node i, the nodes it alone hides.
+// `changeUnder[i]`: whether what a collapsed node i hides holds a node the step added or matched.
 std::vector<char> collapsedAway(const GraphModel& model, const std::vector<int>& srcIndex, const std::vector<int>& srcStart,
-                                const DrawOptions& options, std::vector<int>* under) {
+                                const DrawOptions& options, std::vector<int>* under, std::vector<char>* changeUnder) {
   const int n = model.nodes.size();
   std::vector<char> away(n, 0);
   under->assign(n, 0);
+  changeUnder->assign(n, 0);
   if (options.collapsed.isEmpty()) return away;
   std::vector<char> used(n, 0), seen(n, 0), isCollapsed(n, 0);
   for (int k : srcIndex) used[k] = 1;
@@ -92,7 +94,10 @@ std::vector<char> collapsedAway(const GraphModel& model, const std::vector<int>&
       const int u = walk.back();
       walk.pop_back();
       for (int k = srcStart[u]; k < srcStart[u + 1]; k++)
-        if (int s = srcIndex[k]; away[s] && !mark[s]) mark[s] = 1, (*under)[c]++, walk.push_back(s);
+        if (int s = srcIndex[k]; away[s] && !mark[s]) {
+          mark[s] = 1, (*under)[c]++, walk.push_back(s);
+          (*changeUnder)[c] |= model.nodes[s].change == GraphModelNode::Added || model.nodes[s].matched;
+        }
     }
   }
   return away;
@@ -156,7 +161,8 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
 
   const std::vector<char> folded = foldedNodes(*model, ix, options);
   std::vector<int> collapsedUnder;
-  const std::vector<char> away = collapsedAway(*model, srcIndex, srcStart, options, &collapsedUnder);
+  std::vector<char> changeUnder;
+  const std::vector<char> away = collapsedAway(*model, srcIndex, srcStart, options, &collapsedUnder, &changeUnder);
   std::vector<char> hidden(n, 0);
   for (int i = 0; i < n; i++) hidden[i] = folded[i] || away[i];
 
@@ -186,8 +192,15 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     base.id = m.id;
     base.title = m.op;
     base.dtype = m.dtype;
-    if (auto note = options.notes.constFind(m.id); note != options.notes.constEnd()) base.lines << *note;
-    if (!m.arg.isEmpty()) base.lines << m.arg;
+    const auto note = options.notes.constFind(m.id);
+    const bool unit = note != options.notes.constEnd() && !options.anchors.isEmpty() && collapsedUnder[i] > 0;
+    if (unit) {  // a kernel: its name, then what it computes (two lines: a schedule of 50 kernels fits a view)
+      base.title = note->startsWith(QStringLiteral("kernel ")) ? note->mid(7) : *note;
+      base.lines << QStringLiteral("%1 · ▸ %2 nodes").arg(m.op).arg(collapsedUnder[i]);
+    } else {
+      if (note != options.notes.constEnd()) base.lines << *note;
+      if (!m.arg.isEmpty()) base.lines << m.arg;
+    }
     int visibleSrc = 0, foldedSrc = 0;
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) visibleSrc += !hidden[srcIndex[k]];
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) {
@@ -197,7 +210,8 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
         base.lines << QStringLiteral("%1%2 %3").arg(mn[s].op).arg(k - srcStart[i]).arg(mn[s].arg);
     }
     if (foldedSrc > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(foldedSrc - options.maxFoldedLines);
-    if (collapsedUnder[i] > 0) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder[i]);
+    if (collapsedUnder[i] > 0 && !unit) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder[i]);
+    base.changeInside = collapsedUnder[i] > 0 && changeUnder[i];
     base.size = measure.size(base);
     quint64 place = m.prevId ? m.prevId : m.id;
 

@@ -24,6 +24,9 @@ struct DrawNode {
   QString dtype;
   QStringList lines;      // arg, folded constants
   QSizeF size;
+  // A collapsed box hiding what the step added or matched (a kernel the step rewrote inside): the mark
+  // of the change is on it.
+  bool changeInside = false;
 };
 
 struct DrawEdge {
@@ -43,7 +46,8 @@ struct DrawOptions {
   // Nodes drawn whatever is collapsed (the boundaries between collapsed units: the nodes that become
   // kernels, the buffers), each joined to the collapsed nodes whose hidden sources reach it.
   QSet<quint64> anchors;
-  // A first line for some nodes' labels (e.g. the kernel a schedule node becomes).
+  // A first line for some nodes' labels (e.g. the kernel a schedule node becomes). Drawn by units
+  // (anchors given), a collapsed node with a note is titled by it: "r_64_32", its op after.
   QHash<quint64, QString> notes;
 };
 

@@ -37,10 +37,14 @@ QColor changeColour(const GraphStyle& s, GraphModelNode::Change c) {
 NodeItem::NodeItem(const DrawGraph& g, int i, const GraphStyle& style)
     : style_(style), index_(i), id_(g.nodes[i].id), title_(g.nodes[i].title), dtype_(g.nodes[i].dtype),
       lines_(g.nodes[i].lines), fill_(g.modelNode(i).colour), size_(g.nodes[i].size), change_(g.modelNode(i).change),
-      matched_(g.modelNode(i).matched) {
+      matched_(g.modelNode(i).matched), changeInside_(g.nodes[i].changeInside) {
   if (!fill_.isValid()) fill_ = Qt::white;
   setFlag(ItemIsSelectable);  // the tooltip is made when asked for (GraphScene::helpEvent)
   setZValue(1);
+}
+
+bool NodeItem::outlined() const {
+  return change_ == GraphModelNode::Added || change_ == GraphModelNode::Removed || matched_ || changeInside_;
 }
 
 QRectF NodeItem::boundingRect() const { return box().adjusted(-kMargin, -kMargin, kMargin, kMargin); }
@@ -75,14 +79,16 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setBrush(glow);
     p->drawRoundedRect(r.adjusted(-7, -7, 7, 7), 8, 8);
   }
-  const bool marked = change_ != GraphModelNode::Same || selected || matched_;
+  const bool marked = outlined() || selected;
   if (lod < borderLod || (lod < textLod && marked)) {
     // Overview: flat boxes; what changed keeps a thick outline so it can be found from afar.
     QColor c = ghost ? fill_.lighter(115) : fill_;
     p->setBrush(c);
     if (marked) {
-      QPen pen(selected ? style_.selection : matched_ && change_ == GraphModelNode::Same ? style_.matched
-                                                                                     : changeColour(style_, change_),
+      QPen pen(selected                 ? style_.selection
+               : changeInside_          ? style_.changed
+               : matched_ && change_ != GraphModelNode::Added && change_ != GraphModelNode::Removed ? style_.matched
+                                        : changeColour(style_, change_),
                3);
       pen.setCosmetic(true);
       p->setPen(pen);
@@ -104,9 +110,10 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   if (ghost) fill.setAlpha(90);
   p->setBrush(fill);
   QPen border(style_.border, 1);
-  // A rebuilt ancestor (Changed: only its sources are new) gets a thin outline, so the path from the
-  // change to the root can be followed; what the rule added or removed gets the thick one and a glyph.
-  if (change_ != GraphModelNode::Same) border = QPen(changeColour(style_, change_), change_ == GraphModelNode::Changed ? 1.6 : 2.5);
+  // What the rule added or removed gets a thick outline and a glyph; a collapsed box hiding the change
+  // the amber one. A rebuilt ancestor (Changed: only its sources are new) is drawn as any other node.
+  if (change_ == GraphModelNode::Added || change_ == GraphModelNode::Removed) border = QPen(changeColour(style_, change_), 2.5);
+  else if (changeInside_) border = QPen(style_.changed, 2.5);
   if (ghost) border.setStyle(Qt::DashLine);
   if (echo_) border = QPen(style_.selection, 2, Qt::DotLine);
   if (selected) border = QPen(style_.selection, 3, ghost ? Qt::DashLine : Qt::SolidLine);

@@ -30,6 +30,11 @@ public:
   quint64 nodeId() const { return id_; }
   GraphModelNode::Change change() const { return change_; }
   bool matched() const { return matched_; }
+  bool changeInside() const { return changeInside_; }
+  // Drawn with a coloured outline: what the step added or removed, the match, a collapsed box hiding
+  // them. Not a rebuilt ancestor (Changed): a rewrite rebuilds every node above it, on a tall schedule
+  // graph hundreds, and an outline on all of them marks nothing.
+  bool outlined() const;
   QSizeF size() const { return size_; }
   QRectF box() const { return {-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height()}; }
 
@@ -55,6 +60,7 @@ private:
   QSizeF size_;
   GraphModelNode::Change change_;
   bool matched_;
+  bool changeInside_;
   int findMark_ = 0;
   bool echo_ = false;
 };

@@ -17,6 +17,7 @@ QString layoutKindName(GraphLayout::Kind k) {
   case GraphLayout::Layered: return QStringLiteral("layered");
   case GraphLayout::Dot: return QStringLiteral("dot");
   case GraphLayout::Incremental: return QStringLiteral("incremental");
+  case GraphLayout::Columns: return QStringLiteral("columns");
   }
   return {};
 }

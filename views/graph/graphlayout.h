@@ -19,7 +19,7 @@ struct EdgeRoute {
 };
 
 struct GraphLayout {
-  enum Kind { None, Layered, Dot, Incremental };
+  enum Kind { None, Layered, Dot, Incremental, Columns };  // Columns: graph/columnlayout.h
   Kind kind = None;
   quint64 contentKey = 0;     // of the DrawGraph it was computed for
   QVector<QPointF> centers;   // per draw node

@@ -17,12 +17,13 @@ namespace {
 constexpr int kMargin = 10;  // from the viewport's corner
 constexpr int kPad = 4;      // inside the minimap's frame
 
-// A marked node's colour and how it stacks: the rebuilt ancestors (Changed) lowest, what the step
-// added on top.
-std::pair<QColor, int> markOf(const GraphStyle& s, const GraphModelNode& n) {
-  if (n.change == GraphModelNode::Same) return n.matched ? std::pair{s.matched, 1} : std::pair{QColor(), -1};
-  const int layer = n.change == GraphModelNode::Added ? 3 : n.change == GraphModelNode::Removed ? 2 : 0;
-  return {changeColour(s, n.change), layer};
+// A marked node's colour and how it stacks: the match lowest, what the step added on top. Rebuilt
+// ancestors (Changed) are not marked (NodeItem::outlined); a collapsed box hiding the change is.
+std::pair<QColor, int> markOf(const GraphStyle& s, const GraphModelNode& n, bool changeInside) {
+  if (n.change == GraphModelNode::Added || n.change == GraphModelNode::Removed)
+    return {changeColour(s, n.change), n.change == GraphModelNode::Added ? 3 : 2};
+  if (changeInside) return {s.changed, 1};
+  return n.matched ? std::pair{s.matched, 0} : std::pair{QColor(), -1};
 }
 
 } // namespace
@@ -62,7 +63,7 @@ void GraphMinimap::setGraph(const DrawGraph& g, const GraphLayout& l, const Grap
     const QRectF box(l.centers[i] - QPointF(g.nodes[i].size.width() / 2, g.nodes[i].size.height() / 2), g.nodes[i].size);
     const QRectF r = toMap(box);
     const GraphModelNode& n = g.modelNode(i);
-    if (const auto [mark, layer] = markOf(style, n); layer >= 0) {
+    if (const auto [mark, layer] = markOf(style, n, g.nodes[i].changeInside); layer >= 0) {
       const QPointF c = r.center();
       const qreal w = std::max<qreal>(r.width(), 4), h = std::max<qreal>(r.height(), 4);
       marked.emplace_back(layer, QRectF(c.x() - w / 2, c.y() - h / 2, w, h), mark);

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "graph/columnlayout.h"
 #include "graph/graphminimap.h"
 #include "graph/graphscene.h"
 #include "graph/layeredlayout.h"
@@ -196,11 +197,13 @@ void GraphPanel::setGraph(const GraphModel& model, Transition transition) {
 
 GraphPanel::Picture GraphPanel::drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
                                             const GraphStyle& style, const DrawGraph& before,
-                                            const GraphLayout& beforeLayout, const IncrementalOptions& incremental) {
+                                            const GraphLayout& beforeLayout, const IncrementalOptions& incremental,
+                                            qreal columns) {
   Picture p;
   try {
     p.graph = buildDrawGraph(std::move(model), options, style);
-    if (beforeLayout.isValid()) p.layout = incrementalLayout(p.graph, before, beforeLayout, incremental);
+    if (columns > 0) p.layout = columnLayout(p.graph, columns);
+    else if (beforeLayout.isValid()) p.layout = incrementalLayout(p.graph, before, beforeLayout, incremental);
     if (!p.layout.isValid()) p.layout = layeredLayout(p.graph);
     p.items = GraphScene::makeItems(p.graph, p.layout, style);  // in no scene yet
   } catch (const Error& e) {
@@ -246,9 +249,9 @@ void GraphPanel::drawOffThread(std::shared_ptr<const GraphModel> model, Transiti
   DrawGraph before = step ? scene_->graph() : DrawGraph();
   GraphLayout beforeLayout = step ? scene_->layout() : GraphLayout();
   drawPool_->start([this, model = std::move(model), options, style, wanted, current, before = std::move(before),
-                    beforeLayout = std::move(beforeLayout), incremental = incremental_, transition] {
+                    beforeLayout = std::move(beforeLayout), incremental = incremental_, transition, columns = byKernel() ? viewAspect() : 0.0] {
     if (current->load() != wanted) return;
-    auto picture = std::make_shared<Picture>(drawPicture(model, options, *style, before, beforeLayout, incremental));
+    auto picture = std::make_shared<Picture>(drawPicture(model, options, *style, before, beforeLayout, incremental, columns));
     // Posted to the panel: the destructor waits for this job, so `this` is alive when it posts.
     QMetaObject::invokeMethod(this, [this, picture, wanted, transition] {
       if (drawWanted_->load() != wanted) return;
@@ -278,6 +281,9 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   if (auto seen = shownLayouts_.constFind(g.contentKey);
       seen != shownLayouts_.cend() && seen->kind != GraphLayout::Layered && seen->fits(g)) {
     shown = *seen;
+  } else if (byKernel()) {
+    showsPrepared = have && prepared.kind == GraphLayout::Columns;
+    shown = showsPrepared ? prepared : columnLayout(g, viewAspect());
   } else if (step) {
     shown = have ? prepared : incrementalLayout(g, scene_->graph(), scene_->layout(), incremental_);
     showsPrepared = have && shown.kind == GraphLayout::Incremental;
@@ -304,7 +310,7 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
         kept = true;
       }
   keep_ = {};
-  if (!kept && (!step || !view_->userMoved())) view_->openOn(focusRect(), isSmall());
+  if (!kept && (!step || !view_->userMoved())) view_->openOn(focusRect(), isSmall() || byKernel());
   if (step) {
     // Keep the change in sight: scroll (only if needed) to the first node the step added.
     for (NodeItem* n : scene_->nodeItems())
@@ -359,7 +365,7 @@ void GraphPanel::onDotFinished(quint64 generation, const GraphLayout& layout) {
   rememberShown(layout);
   minimap_->setGraph(scene_->graph(), layout, scene_->style());
   if (NodeItem* n = anchorId ? scene_->itemForId(anchorId) : nullptr) view_->keepAt(n->sceneBoundingRect().center(), anchorAt);
-  else if (!view_->userMoved()) view_->openOn(focusRect(), isSmall());
+  else if (!view_->userMoved()) view_->openOn(focusRect(), isSmall() || byKernel());
   if (findCurrent_ >= 0) goToHit(findCurrent_);
   Q_EMIT layoutApplied(layout.kind);
   setState(LayoutState::Final);
@@ -376,6 +382,11 @@ void GraphPanel::rememberShown(const GraphLayout& layout) {
 }
 
 bool GraphPanel::isSmall() const { return scene_->graph().nodes.size() <= kSmallGraphBoxes; }
+
+qreal GraphPanel::viewAspect() const {
+  const QSize s = view_->viewport()->size();
+  return s.width() > 50 && s.height() > 50 ? qreal(s.width()) / s.height() : 1.8;  // not laid out yet: a wide panel
+}
 
 NodeItem* GraphPanel::nodeInSight() const {
   const QRectF seen = view_->mapToScene(view_->viewport()->rect()).boundingRect();
@@ -432,6 +443,7 @@ QString GraphPanel::statusText() const {
   if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
   const GraphLayout& l = scene_->layout();
   s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
+  if (l.kind == GraphLayout::Columns) s += QStringLiteral(" (%1)").arg(l.note);  // "28 ranks in 3 columns"
   if (state_ == LayoutState::Refining) s += tr(" · refining with dot…");
   if (!note_.isEmpty()) s += QStringLiteral(" · ") + note_;
   return s;
@@ -496,6 +508,13 @@ void GraphPanel::toggleAllLoops() {
 
 void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
   kernelRoots_ = roots;  // K stays enabled: on another graph it says why it cannot act
+}
+
+bool GraphPanel::byKernel() const {
+  if (drawOptions_.anchors.isEmpty() || drawOptions_.collapsed.isEmpty() || !model_) return false;
+  qsizetype present = 0;
+  for (const GraphModelNode& n : model_->nodes) present += drawOptions_.collapsed.contains(n.id);
+  return present * 10 >= drawOptions_.collapsed.size() * 9;
 }
 
 bool GraphPanel::hasKernelRoots() const {
@@ -582,7 +601,7 @@ QRectF GraphPanel::focusRect() const {
   // Added nodes and the match, not the Changed ones: those are the rebuilt ancestors up to the root.
   QRectF r;
   for (NodeItem* n : scene_->nodeItems())
-    if (n->change() == GraphModelNode::Added || n->matched()) r |= n->sceneBoundingRect();
+    if (n->change() == GraphModelNode::Added || n->matched() || n->changeInside()) r |= n->sceneBoundingRect();
   if (r.isEmpty() && model_)
     if (NodeItem* root = scene_->itemForId(model_->root)) r = root->sceneBoundingRect();
   return r;

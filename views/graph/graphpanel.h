@@ -120,8 +120,16 @@ private:
     QString error;
   };
   // `before`/`beforeLayout`: the picture a step moves from (a fresh picture when invalid).
+  // `columns`: the view's width / height, which a drawing by kernel is laid out to fill (columnLayout);
+  // 0 for any other drawing.
   static Picture drawPicture(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style,
-                             const DrawGraph& before, const GraphLayout& beforeLayout, const IncrementalOptions& incremental);
+                             const DrawGraph& before, const GraphLayout& beforeLayout, const IncrementalOptions& incremental,
+                             qreal columns);
+  // Drawn by kernel (K) on a graph holding nearly all its kernels (the scheduler's result, not a step
+  // halfway through its pass, where most are still being rebuilt): laid out in columns that fill the
+  // view, opened whole, never refined by dot (dot draws the chain of kernels as a tower). R still asks dot.
+  bool byKernel() const;
+  qreal viewAspect() const;
   void drawOffThread(std::shared_ptr<const GraphModel> model, Transition transition);
   // `prepared`: a layout made with the drawing (drawPicture), used instead of computing one here,
   // and the items made for it.

@@ -1,7 +1,10 @@
 #include "panels/elidedlabel.h"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QStringList>
+#include <QtMath>
+#include <algorithm>
 
 namespace loupe::views {
 
@@ -17,17 +20,31 @@ void ElidedLabel::setText(const QString& text) {
   refresh();
 }
 
+void ElidedLabel::setMinimumChars(int chars) {
+  minimumChars_ = chars;
+  updateGeometry();
+}
+
+int ElidedLabel::textWidth() const {
+  // fractional advances rounded up: a label exactly as wide as its integer width elides its last letters
+  const QFontMetricsF metrics(font());
+  int width = 0;
+  for (const QString& line : full_.split(QLatin1Char('\n'))) width = std::max(width, qCeil(metrics.horizontalAdvance(line)) + 1);
+  return width + contentsMargins().left() + contentsMargins().right() + 2 * margin();
+}
+
 QSize ElidedLabel::minimumSizeHint() const {
   const QSize s = QLabel::minimumSizeHint();
-  return {fontMetrics().horizontalAdvance(QStringLiteral("…")) + contentsMargins().left() + contentsMargins().right(),
-          s.height()};
+  const int dots = fontMetrics().horizontalAdvance(QStringLiteral("…")) + contentsMargins().left() + contentsMargins().right();
+  return {std::max(dots, std::min(textWidth(), fontMetrics().averageCharWidth() * minimumChars_)), s.height()};
 }
 
 QSize ElidedLabel::sizeHint() const {
   // ask for the whole text's width, but never more than a short sentence: a dock's first layout
   // must not be sized by a status message
+  // (of the whole text: the text shown may be "…" already, and a caption asking for that stays "…")
   QSize s = QLabel::sizeHint();
-  s.setWidth(std::min(s.width(), fontMetrics().averageCharWidth() * 40));
+  s.setWidth(std::min(textWidth(), fontMetrics().averageCharWidth() * 40));
   return s;
 }
 
@@ -55,6 +72,14 @@ void ElidedLabel::refresh() {
     autoTip_ = cut ? full_ : QString();
     setToolTip(autoTip_);
   }
+}
+
+ElidedLabel* captionLabel(const QString& text, QWidget* parent) {
+  auto* l = new ElidedLabel(parent);
+  l->setSizePolicy(QSizePolicy::Preferred, l->sizePolicy().verticalPolicy());  // its text's width
+  l->setMinimumChars(16);  // whole when short, whatever the space; a long one cut to 16 characters
+  l->setText(text);
+  return l;
 }
 
 QLabel* widthFromLayout(QLabel* label) {

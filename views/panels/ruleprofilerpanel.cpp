@@ -47,7 +47,7 @@ RuleProfilerPanel::RuleProfilerPanel(Session* session, QWidget* parent)
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);  // "defined at"
 
-  firingsTitle_ = new QLabel(tr("Double-click a rule to list the steps where it fired."), this);
+  firingsTitle_ = widthFromLayout(new QLabel(tr("Double-click a rule to list the steps where it fired."), this));
   firingsTable_ = makeTable(this);
   firingsTable_->setModel(firings_);
   firingsTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);

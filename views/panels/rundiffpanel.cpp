@@ -1,5 +1,7 @@
 #include "panels/rundiffpanel.h"
 
+#include "panels/elidedlabel.h"
+
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
@@ -105,7 +107,7 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const {
 }
 
 RunDiffPanel::RunDiffPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
-  summary_ = new QLabel(tr("Compare the open trace with another run of the program: File › Compare With Trace…"), this);
+  summary_ = widthFromLayout(new QLabel(tr("Compare the open trace with another run of the program: File › Compare With Trace…"), this));
   summary_->setWordWrap(true);
   summary_->setContentsMargins(6, 4, 6, 4);
   model_ = new RunDiffModel(this);

@@ -26,7 +26,7 @@ ShapePanel::ShapePanel(Session* session, QWidget* parent) : QWidget(parent), ses
   view_ = new ShapeTrackerView(this);
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
-  bar->addWidget(new QLabel(tr("Show:"), this));
+  bar->addWidget(captionLabel(tr("Show:"), this));
   bar->addWidget(chooser_);
   bar->addWidget(note_, 1);
   auto* lay = new QVBoxLayout(this);
@@ -156,9 +156,9 @@ void ShapePanel::rebuildVariableControls() {
     delete item->widget();
     delete item;
   }
-  if (!vars.empty()) varsLayout_->addWidget(new QLabel(tr("Variables:"), varsBar_));
+  if (!vars.empty()) varsLayout_->addWidget(captionLabel(tr("Variables:"), varsBar_));
   for (const ShapeVariable& v : vars) {
-    varsLayout_->addWidget(new QLabel(v.name + QStringLiteral(" ="), varsBar_));
+    varsLayout_->addWidget(captionLabel(v.name + QStringLiteral(" ="), varsBar_));
     auto* spin = new QSpinBox(varsBar_);
     spin->setObjectName(v.name);
     spin->setRange(int(v.min), int(v.max));

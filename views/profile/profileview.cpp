@@ -98,8 +98,8 @@ ProfileView::ProfileView(QWidget* parent)
   tlv->setContentsMargins(0, 0, 0, 0);
   tlv->setSpacing(2);
   auto* tlBar = new QHBoxLayout;
-  auto* tlTitle = new QLabel(
-      tr("<b>Timeline</b> <span style='color:gray'>— wheel zooms around the cursor, drag pans</span>"), this);
+  auto* tlTitle = loupe::views::widthFromLayout(new QLabel(
+      tr("<b>Timeline</b> <span style='color:gray'>— wheel zooms around the cursor, drag pans</span>"), this));
   tlTitle->setTextFormat(Qt::RichText);
   tlBar->addWidget(tlTitle, 1);
   tlBar->addWidget(fit);

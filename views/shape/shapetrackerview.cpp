@@ -110,10 +110,10 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   fit->setText(tr("Fit"));
 
   auto* axes = new QHBoxLayout;
-  axes->addWidget(new QLabel(tr("Rows"), this));
+  axes->addWidget(loupe::views::captionLabel(tr("Rows"), this));
   axes->addWidget(m_rowAxis);
   axes->addSpacing(8);
-  axes->addWidget(new QLabel(tr("Columns"), this));
+  axes->addWidget(loupe::views::captionLabel(tr("Columns"), this));
   axes->addWidget(m_colAxis);
   axes->addStretch(1);
   axes->addWidget(zoomOut);
@@ -268,7 +268,7 @@ void ShapeTrackerView::rebuildAxisControls() {
   int slot = 0;
   for (int axis : math.sliceAxes()) {
     const int64_t size = math.shape()[size_t(axis)];
-    auto* label = new QLabel(tr("axis %1").arg(axis), m_sliceBox);
+    auto* label = loupe::views::captionLabel(tr("axis %1").arg(axis), m_sliceBox);
     auto* slider = new QSlider(Qt::Horizontal, m_sliceBox);
     auto* spin = new QSpinBox(m_sliceBox);
     const int maxIndex = int(std::clamp<int64_t>(size - 1, 0, INT_MAX));
