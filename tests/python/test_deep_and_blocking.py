@@ -39,7 +39,7 @@ def test_ten_thousand_chained_elementwise_ops_compute():
 
 def test_matmul_tanh_layers_compute_past_the_thread_stack():
   # 1,500 layers overflowed the default 8 MiB stack; a 1 MiB stack overflowed at ~150 layers. 400 layers
-  # with a 1 MiB main-thread stack take seconds (1,500 take minutes: the scheduler's veto loop).
+  # with a 1 MiB main-thread stack take seconds (1,500 take about a second since the scheduler stopped rebuilding per refusal).
   p = subprocess.run([sys.executable, "-c", textwrap.dedent("""
     import numpy as np
     from tinygrad import Tensor
