@@ -209,14 +209,46 @@ private:
       // Realizing a reduce changes only what the nodes before it in `order` reach (they are below it),
       // never what a later reduce of this pass reaches: one reach table per pass gives the answers a
       // walk per reduce would (that walk made a 1,500-layer network quadratic in its depth, per pass).
-      std::unordered_map<const UOp*, RealizedReach> reach = realized_reach(order);
+      reach_ = realized_reach(order);
       for (const UOp* u : order) {
         if (u->op != Ops::REDUCE_AXIS || realized_.count(u)) continue;
-        if (reach[u].second) {
+        if (reach_[u].second) {
           mark_realized(u);
           changed = true;
         }
       }
+    }
+    reach_known_ = true;  // (the last pass changed nothing: its table is the realized set's)
+  }
+
+  // settle_reduces after node n was realized, given the reach table of the realized set before: only the
+  // nodes below n (through nodes not realized) reach something else now. Their reach is recomputed,
+  // consumers first; the reduces among them that now reach two realized nodes are realized together, as
+  // one pass of settle_reduces would, and the nodes below those next. A refusal in a deep residual
+  // network walks the layer below it, not the whole network.
+  void settle_below(const UOp* n, const std::vector<const UOp*>& order) {
+    if (!reach_known_) return settle_reduces(order);
+    if (std::none_of(branching_reduces_.begin(), branching_reduces_.end(), [&](const UOp* r) { return !realized_.count(r); }))
+      return;
+    std::vector<const UOp*> fresh{n};
+    while (!fresh.empty()) {
+      std::vector<const UOp*> region, stack = fresh;
+      std::unordered_set<const UOp*> seen;
+      while (!stack.empty()) {
+        const UOp* u = stack.back();
+        stack.pop_back();
+        for (const UOpPtr& src : u->src)
+          if (!realized_.count(src.get()) && seen.insert(src.get()).second) {
+            region.push_back(src.get());
+            stack.push_back(src.get());
+          }
+      }
+      std::sort(region.begin(), region.end(), [&](const UOp* a, const UOp* b) { return position_.at(a) > position_.at(b); });
+      for (const UOp* u : region) reach_[u] = reach_through_consumers(u, reach_);
+      fresh.clear();
+      for (const UOp* u : region)
+        if (u->op == Ops::REDUCE_AXIS && reach_[u].second) fresh.push_back(u);
+      for (const UOp* u : fresh) mark_realized(u);
     }
   }
 
@@ -254,21 +286,24 @@ private:
 
   std::unordered_map<const UOp*, RealizedReach> realized_reach(const std::vector<const UOp*>& order) {
     std::unordered_map<const UOp*, RealizedReach> reach(order.size());
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers first
-      RealizedReach r;
-      for (const UOp* c : children_[*it]) {
-        if (c->op == Ops::SINK) continue;
-        if (realized_.count(c)) {
-          r.add(c);
-        } else {
-          const RealizedReach& above = reach[c];
-          r.add(above.first);
-          r.add(above.second);
-        }
-      }
-      reach[*it] = r;
-    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) reach[*it] = reach_through_consumers(*it, reach);  // consumers first
     return reach;
+  }
+
+  // A node's reach from its consumers': a realized consumer itself, else what that one reaches.
+  RealizedReach reach_through_consumers(const UOp* u, std::unordered_map<const UOp*, RealizedReach>& reach) {
+    RealizedReach r;
+    for (const UOp* c : children_[u]) {
+      if (c->op == Ops::SINK) continue;
+      if (realized_.count(c)) {
+        r.add(c);
+      } else {
+        const RealizedReach& above = reach[c];
+        r.add(above.first);
+        r.add(above.second);
+      }
+    }
+    return r;
   }
 
   // Where a reduce that gets a kernel of its own is stored: at the end of the elementwise ops that
@@ -418,8 +453,9 @@ private:
       // that reduce gets a kernel of its own after all (with its epilogue); the others may now have a
       // single consumer
       const UOp* end = epilogue_end(vetoed);
-      mark_realized(realized_.count(end) ? vetoed : end);
-      settle_reduces(order_);
+      const UOp* realize = realized_.count(end) ? vetoed : end;
+      mark_realized(realize);
+      settle_below(realize, order_);
     }
   }
 
@@ -530,6 +566,8 @@ private:
   std::unordered_set<const UOp*> realized_;
   std::vector<const UOp*> branching_reduces_;  // reduces whose value goes up more than one way
   bool branching_known_ = false;
+  std::unordered_map<const UOp*, RealizedReach> reach_;  // of the realized set, once reach_known_
+  bool reach_known_ = false;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;
   std::vector<const UOp*> order_;  // the scheduler's graph, sources first
   std::unordered_map<const UOp*, size_t> position_;

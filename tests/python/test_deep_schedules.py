@@ -51,3 +51,17 @@ def test_a_chain_with_branches_keeps_its_kernels():
     x, ref = ((x @ x.T) / 16 + s + s.T).tanh(), np.tanh((ref @ ref.T) / 16 + sr + sr.T)
   assert len(x.schedule()) == 17  # as many as the scheduler made when it rebuilt everything per refusal
   np.testing.assert_allclose(x.numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_a_deep_residual_network_is_one_kernel_per_layer():
+  # x + f(x): every layer's input is read twice (by its product and by the sum), so each refusal settles
+  # which reduces two kernels read; that walk covers the layer below, and the values stay numpy's
+  g = np.random.default_rng(3)
+  x0 = g.standard_normal((1, 64)).astype(np.float32)
+  w0 = (g.standard_normal((64, 64)) / 8).astype(np.float32)
+  x, w, ref = Tensor(x0), Tensor(w0), x0.astype(np.float64)
+  for _ in range(200):
+    x = x + (x @ w).tanh()
+    ref = ref + np.tanh(ref @ w0.astype(np.float64))
+  assert len(x.schedule()) == 200
+  np.testing.assert_allclose(x.numpy(), ref, rtol=1e-4, atol=1e-3)
