@@ -445,6 +445,7 @@ private:
   // built again: a chain of N refused fusions builds N kernels, not N schedules of up to N kernels.
   void build_kernels() {
     while (!pending_.empty()) {
+      check_interrupt();  // a graph of thousands of kernels schedules for seconds: Ctrl-C between them
       const UOp* u = order_[*pending_.begin()];
       pending_.erase(pending_.begin());
       const UOp* vetoed = build_kernel(u);

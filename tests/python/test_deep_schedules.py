@@ -65,3 +65,29 @@ def test_a_deep_residual_network_is_one_kernel_per_layer():
     ref = ref + np.tanh(ref @ w0.astype(np.float64))
   assert len(x.schedule()) == 200
   np.testing.assert_allclose(x.numpy(), ref, rtol=1e-4, atol=1e-3)
+
+
+def test_ctrl_c_stops_a_long_schedule():
+  # a 3,000-layer residual network schedules for minutes (the kernel build still walks the residual
+  # chain per refusal); the scheduler asks for Ctrl-C between kernels
+  import os, signal, subprocess, sys, textwrap, time
+  program = textwrap.dedent("""
+    import numpy as np
+    from loupe import Tensor
+    x, w = Tensor(np.ones((1, 64), np.float32)), Tensor(np.full((64, 64), 1 / 64, np.float32))
+    for _ in range(3000): x = x + (x @ w).tanh()
+    print("ready", flush=True)
+    try:
+      x.schedule()
+      print("finished", flush=True)
+    except KeyboardInterrupt:
+      print("interrupted", flush=True)
+      print((Tensor.arange(3) + 1).tolist(), flush=True)
+  """)
+  p = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  assert p.stdout.readline().strip() == "ready"
+  time.sleep(0.5)
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=900)
+  assert "interrupted" in out and "finished" not in out, out + err[-2000:]
+  assert "[1, 2, 3]" in out
