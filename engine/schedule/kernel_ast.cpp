@@ -105,6 +105,14 @@ private:
       const bool own_loops = is_kernel_reduce(n, ctx);
       // (placed in the enclosing space, before this reduce's own space is entered)
       Placement at = own_loops ? Placement{} : placement(ctx, numel(shapes_.of(n)), n.get());
+      // Nested this deep (its loop entered more than 2^63 times: a chain of nested matmuls), every reduce
+      // below it is refused too, each only after everything under it was built. This one is refused
+      // before its input is built, so that a chain of N refusals does not build its kernel down to the
+      // bottom N times. (Elsewhere the deepest refusal is the one taken, as the build finds it.)
+      if (!own_loops && at.runs == kSaturated && nested_.on_nested && !nested_.on_nested(n.get(), at.factor)) {
+        vetoed_ = n.get();
+        return n;
+      }
       const UOp* outer = space_;
       const int64_t outer_runs = runs_;
       space_ = own_loops ? nullptr : n.get();
@@ -193,9 +201,10 @@ private:
   };
   // runs multiply with every level of nesting: a deep chain of nested reduces passes int64 (saturated:
   // far over any budget either way)
+  static constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
   static int64_t sat_mul(int64_t a, int64_t b) {
     int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+    return __builtin_mul_overflow(a, b, &r) ? kSaturated : r;
   }
   Placement placement(const ShapeTracker& ctx, int64_t distinct, const UOp* reduce) const {
     const sints& shape = ctx.shape();

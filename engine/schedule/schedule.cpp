@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <set>
 #include <unordered_set>
 
 #include "ir/buffer_ref.h"
@@ -150,27 +151,24 @@ public:
     SplitContext split_ctx{shapes_, {}};
     UOpPtr split = graph_rewrite(sink, split_big_reduces(), {.ctx = &split_ctx, .name = "split big reduces"});
     UOpPtr g = graph_rewrite(split, movement_to_views(), {.ctx = &shapes_, .name = kSchedulerGraphPass});
-    decide_realizes(g);
-    for (;;) {
-      Schedule sched;
-      if (const UOp* vetoed = build_kernels(g, sched)) {
-        // that reduce gets a kernel of its own after all (with its epilogue); the others may now have a
-        // single consumer
-        const UOp* end = epilogue_end(vetoed);
-        realized_.insert(realized_.count(end) ? vetoed : end);
-        settle_reduces(g->toposort());
-        std::erase_if(buffer_of_, [&](const auto& entry) { return !realized_.count(entry.first); });
-        continue;
-      }
-      for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
-      return sched;
+    order_ = g->toposort();
+    for (size_t i = 0; i < order_.size(); i++) position_[order_[i]] = i;
+    decide_realizes(order_);
+    for (const UOp* u : realized_) pending_.insert(position_.at(u));
+    build_kernels();
+    Schedule sched;
+    for (const UOp* u : order_) {
+      if (!realized_.count(u)) continue;
+      const BuiltKernel& b = built_.at(u);
+      if (b.ast) sched.items.push_back({b.ast, b.bufs, b.metadata, u->ptr(), b.var_vals});
     }
+    for (size_t i = 0; i < outputs.size(); i++) sched.outputs.push_back(output_result(outputs[i], g->src[i]));
+    return sched;
   }
 
 private:
   // ---- realize decisions ----
-  void decide_realizes(const UOpPtr& g) {
-    std::vector<const UOp*> order = g->toposort();
+  void decide_realizes(const std::vector<const UOp*>& order) {
     for (const UOp* u : order)
       for (const UOpPtr& s : u->src) children_[s.get()].push_back(u);
     find_devices(order);
@@ -181,7 +179,7 @@ private:
         const UOpPtr& x = u->src[0];
         if (!is_plain_buffer(x)) realized_.insert(x.get());
       }
-    for (const UOpPtr& out : g->src) {
+    for (const UOpPtr& out : order.back()->src) {
       if (out->op == Ops::BUFFER) continue;
       if (out->op == Ops::VIEW && out->src[0]->op == Ops::BUFFER &&
           is_plain_reshape(out, shapes_))
@@ -203,20 +201,76 @@ private:
   // another reduce (it becomes a nested loop there, see kernel_ast.h). Read by several kernels, it is
   // realized once instead of being computed in each.
   void settle_reduces(const std::vector<const UOp*>& order) {
+    if (!branching_known_) find_branching_reduces(order);
+    if (std::none_of(branching_reduces_.begin(), branching_reduces_.end(), [&](const UOp* r) { return !realized_.count(r); }))
+      return;  // every reduce left reaches one realized node at most, whatever else is realized
     for (bool changed = true; changed;) {
       changed = false;
       // Realizing a reduce changes only what the nodes before it in `order` reach (they are below it),
       // never what a later reduce of this pass reaches: one reach table per pass gives the answers a
       // walk per reduce would (that walk made a 1,500-layer network quadratic in its depth, per pass).
-      std::unordered_map<const UOp*, RealizedReach> reach = realized_reach(order);
+      reach_ = realized_reach(order);
       for (const UOp* u : order) {
         if (u->op != Ops::REDUCE_AXIS || realized_.count(u)) continue;
-        if (reach[u].second) {
-          realized_.insert(u);
+        if (reach_[u].second) {
+          mark_realized(u);
           changed = true;
         }
       }
     }
+    reach_known_ = true;  // (the last pass changed nothing: its table is the realized set's)
+  }
+
+  // settle_reduces after node n was realized, given the reach table of the realized set before: only the
+  // nodes below n (through nodes not realized) reach something else now. Their reach is recomputed,
+  // consumers first; the reduces among them that now reach two realized nodes are realized together, as
+  // one pass of settle_reduces would, and the nodes below those next. A refusal in a deep residual
+  // network walks the layer below it, not the whole network.
+  void settle_below(const UOp* n, const std::vector<const UOp*>& order) {
+    if (!reach_known_) return settle_reduces(order);
+    if (std::none_of(branching_reduces_.begin(), branching_reduces_.end(), [&](const UOp* r) { return !realized_.count(r); }))
+      return;
+    std::vector<const UOp*> fresh{n};
+    while (!fresh.empty()) {
+      std::vector<const UOp*> region, stack = fresh;
+      std::unordered_set<const UOp*> seen;
+      while (!stack.empty()) {
+        const UOp* u = stack.back();
+        stack.pop_back();
+        for (const UOpPtr& src : u->src)
+          if (!realized_.count(src.get()) && seen.insert(src.get()).second) {
+            region.push_back(src.get());
+            stack.push_back(src.get());
+          }
+      }
+      std::sort(region.begin(), region.end(), [&](const UOp* a, const UOp* b) { return position_.at(a) > position_.at(b); });
+      for (const UOp* u : region) reach_[u] = reach_through_consumers(u, reach_);
+      fresh.clear();
+      for (const UOp* u : region)
+        if (u->op == Ops::REDUCE_AXIS && reach_[u].second) fresh.push_back(u);
+      for (const UOp* u : fresh) mark_realized(u);
+    }
+  }
+
+  // A reduce whose value goes up one way only (each node above it has a single consumer, up to a
+  // realized node) reaches one realized node at most, and still does once more nodes are realized:
+  // settle_reduces never realizes it. The others, found once; a deep chain has none, so refusing its
+  // fusions one by one does not walk the whole graph each time.
+  void find_branching_reduces(const std::vector<const UOp*>& order) {
+    std::unordered_map<const UOp*, bool> single_way(order.size());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers first
+      const UOp* only = nullptr;
+      bool single = true;
+      for (const UOp* c : children_[*it]) {
+        if (c->op == Ops::SINK || c == only) continue;
+        if (only) single = false;
+        only = c;
+      }
+      if (single && only && !realized_.count(only)) single = single_way[only];
+      single_way[*it] = single;
+      if ((*it)->op == Ops::REDUCE_AXIS && !single) branching_reduces_.push_back(*it);
+    }
+    branching_known_ = true;
   }
 
   // Up to two of the realized nodes a node's value reaches, going up through consumers that are not
@@ -232,21 +286,24 @@ private:
 
   std::unordered_map<const UOp*, RealizedReach> realized_reach(const std::vector<const UOp*>& order) {
     std::unordered_map<const UOp*, RealizedReach> reach(order.size());
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers first
-      RealizedReach r;
-      for (const UOp* c : children_[*it]) {
-        if (c->op == Ops::SINK) continue;
-        if (realized_.count(c)) {
-          r.add(c);
-        } else {
-          const RealizedReach& above = reach[c];
-          r.add(above.first);
-          r.add(above.second);
-        }
-      }
-      reach[*it] = r;
-    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) reach[*it] = reach_through_consumers(*it, reach);  // consumers first
     return reach;
+  }
+
+  // A node's reach from its consumers': a realized consumer itself, else what that one reaches.
+  RealizedReach reach_through_consumers(const UOp* u, std::unordered_map<const UOp*, RealizedReach>& reach) {
+    RealizedReach r;
+    for (const UOp* c : children_[u]) {
+      if (c->op == Ops::SINK) continue;
+      if (realized_.count(c)) {
+        r.add(c);
+      } else {
+        const RealizedReach& above = reach[c];
+        r.add(above.first);
+        r.add(above.second);
+      }
+    }
+    return r;
   }
 
   // Where a reduce that gets a kernel of its own is stored: at the end of the elementwise ops that
@@ -383,65 +440,91 @@ private:
   }
 
   // ---- kernels ----
-  // The kernels of every realized node, in order; the first nested reduce over the recompute budget
-  // instead, when one is found (then nothing is usable).
-  const UOp* build_kernels(const UOpPtr& g, Schedule& sched) {
-    for (const UOp* u : g->toposort()) {
-      if (!realized_.count(u)) continue;
-      UOpPtr root = u->ptr();
-      const sints& shape = shapes_.of(root);
-      DType dt = dtypes::strong(root->dtype);
-      UOpPtr& buf = buffer_of_[u];  // a node's buffer stays the same when a veto restarts the pass
-      if (!buf) {
-        auto ref = BufferRef::make_new(device_of(u), dt, numel(shape));
-        buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-      }
-      if (numel(shape) == 0) continue;
-      if (root->op == Ops::COPY) {
-        const UOpPtr& x = root->src[0];
-        UOpPtr src = x->op == Ops::BUFFER ? x : x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER ? x->src[0] : buffer_of_.at(x.get());
-        if (!all_int(shape)) throw Error(cat("copy of a tensor of symbolic shape ", shape_str(shape), " to ", device_of(u), ": not supported"));
-        sched.items.push_back({UOp::make(Ops::COPY, dt, {}, Arg(device_of(u))), {buf, src}, {}, root});
-        continue;
-      }
-      auto realized = [&](const UOp* n) -> UOpPtr {
-        if (n == u) return nullptr;
-        auto it = buffer_of_.find(n);
-        if (it == buffer_of_.end()) return nullptr;
-        // a device-less value (from constants) realized elsewhere for a COPY is recomputed here
-        if (device_of(n) != device_of(u)) return nullptr;
-        return it->second;
-      };
-      // a kernel built before a veto is built again the same way when every node it asked about is
-      // (or is not) realized as it was then
-      if (auto it = built_.find(u); it != built_.end()) {
-        const BuiltKernel& b = it->second;
-        if (std::all_of(b.asked.begin(), b.asked.end(), [&](const auto& q) { return realized(q.first) == q.second; })) {
-          sched.items.push_back({b.ast, b.bufs, b.metadata, root, b.var_vals});
-          continue;
-        }
-      }
-      BuiltKernel b;
-      UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
-      const bool threads = opts_.threads_per_element && opts_.threads_per_element(device_of(u));
-      const bool row_groups = threads && opts_.row_groups && opts_.row_groups(device_of(u));
-      KernelAst k = build_kernel_ast(
-          body, shape, buf,
-          [&](const UOp* n) {
-            UOpPtr r = realized(n);
-            b.asked.emplace_back(n, r);
-            return r;
-          },
-          shapes_, {.threads_per_element = threads, .row_groups = row_groups, .on_nested = [&](const UOp* r, int64_t factor) {
-                      return recompute_fits(r, factor) && thread_work_fits(r, numel(shape)) && !big_contraction(r);
-                    }});
-      if (k.vetoed) return k.vetoed;
-      std::tie(b.ast, b.var_vals) = unbind_kernel(k.ast);
-      b.bufs = k.bufs;
-      b.metadata = kernel_metadata(u);
-      sched.items.push_back({b.ast, k.bufs, b.metadata, root, b.var_vals});
-      built_[u] = std::move(b);
+  // Builds the kernel of every realized node, earliest in the graph's order first. A kernel whose build
+  // refuses a nested reduce gets that reduce realized (with its epilogue) and is built again; so is every
+  // kernel built earlier that asked whether a node now realized was (its loads change). Only those are
+  // built again: a chain of N refused fusions builds N kernels, not N schedules of up to N kernels.
+  void build_kernels() {
+    while (!pending_.empty()) {
+      check_interrupt();  // a graph of thousands of kernels schedules for seconds: Ctrl-C between them
+      const UOp* u = order_[*pending_.begin()];
+      pending_.erase(pending_.begin());
+      const UOp* vetoed = build_kernel(u);
+      if (!vetoed) continue;
+      pending_.insert(position_.at(u));
+      // that reduce gets a kernel of its own after all (with its epilogue); the others may now have a
+      // single consumer
+      const UOp* end = epilogue_end(vetoed);
+      const UOp* realize = realized_.count(end) ? vetoed : end;
+      mark_realized(realize);
+      settle_below(realize, order_);
     }
+  }
+
+  // A node newly realized: its kernel is to be built, and the kernels that asked about it read it now.
+  void mark_realized(const UOp* n) {
+    if (!realized_.insert(n).second) return;
+    pending_.insert(position_.at(n));
+    auto it = asked_by_.find(n);
+    if (it == asked_by_.end()) return;
+    for (const auto& [k, generation] : it->second)
+      if (auto b = built_.find(k); b != built_.end() && b->second.generation == generation) pending_.insert(position_.at(k));
+    asked_by_.erase(it);
+  }
+
+  // The kernel of realized node u (nothing for an empty one), or the nested reduce it refused.
+  const UOp* build_kernel(const UOp* u) {
+    UOpPtr root = u->ptr();
+    const sints& shape = shapes_.of(root);
+    DType dt = dtypes::strong(root->dtype);
+    UOpPtr& buf = buffer_of_[u];  // a node's buffer stays the same when its kernel is built again
+    if (!buf) {
+      auto ref = BufferRef::make_new(device_of(u), dt, numel(shape));
+      buf = UOp::make(Ops::BUFFER, dt, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
+    }
+    BuiltKernel b;
+    b.generation = ++generation_;
+    if (numel(shape) == 0) {
+      built_[u] = std::move(b);
+      return nullptr;
+    }
+    if (root->op == Ops::COPY) {
+      const UOpPtr& x = root->src[0];
+      UOpPtr src = x->op == Ops::BUFFER ? x : x->op == Ops::VIEW && x->src[0]->op == Ops::BUFFER ? x->src[0] : buffer_of_.at(x.get());
+      if (!all_int(shape)) throw Error(cat("copy of a tensor of symbolic shape ", shape_str(shape), " to ", device_of(u), ": not supported"));
+      b.ast = UOp::make(Ops::COPY, dt, {}, Arg(device_of(u)));
+      b.bufs = {buf, src};
+      built_[u] = std::move(b);
+      return nullptr;
+    }
+    auto realized = [&](const UOp* n) -> UOpPtr {
+      if (n == u) return nullptr;
+      auto it = buffer_of_.find(n);
+      if (it == buffer_of_.end()) return nullptr;
+      // a device-less value (from constants) realized elsewhere for a COPY is recomputed here
+      if (device_of(n) != device_of(u)) return nullptr;
+      return it->second;
+    };
+    std::vector<const UOp*> computed;  // nodes it computes itself: realizing one changes this kernel
+    UOpPtr body = root->op == Ops::CONTIGUOUS ? root->src[0] : root;
+    const bool threads = opts_.threads_per_element && opts_.threads_per_element(device_of(u));
+    const bool row_groups = threads && opts_.row_groups && opts_.row_groups(device_of(u));
+    KernelAst k = build_kernel_ast(
+        body, shape, buf,
+        [&](const UOp* n) {
+          UOpPtr r = realized(n);
+          if (!r) computed.push_back(n);
+          return r;
+        },
+        shapes_, {.threads_per_element = threads, .row_groups = row_groups, .on_nested = [&](const UOp* r, int64_t factor) {
+                    return recompute_fits(r, factor) && thread_work_fits(r, numel(shape)) && !big_contraction(r);
+                  }});
+    if (k.vetoed) return k.vetoed;
+    for (const UOp* n : computed) asked_by_[n].emplace_back(u, b.generation);
+    std::tie(b.ast, b.var_vals) = unbind_kernel(k.ast);
+    b.bufs = k.bufs;
+    b.metadata = kernel_metadata(u);
+    built_[u] = std::move(b);
     return nullptr;
   }
 
@@ -483,15 +566,25 @@ private:
   std::unordered_map<const UOp*, std::string> device_;
   std::unordered_map<const UOp*, std::vector<const UOp*>> children_;
   std::unordered_set<const UOp*> realized_;
+  std::vector<const UOp*> branching_reduces_;  // reduces whose value goes up more than one way
+  bool branching_known_ = false;
+  std::unordered_map<const UOp*, RealizedReach> reach_;  // of the realized set, once reach_known_
+  bool reach_known_ = false;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;
+  std::vector<const UOp*> order_;  // the scheduler's graph, sources first
+  std::unordered_map<const UOp*, size_t> position_;
+  std::set<size_t> pending_;  // realized nodes (positions in order_) whose kernel is to be built
   struct BuiltKernel {
-    UOpPtr ast;
+    UOpPtr ast;  // null: an empty node, no kernel
     UOpList bufs;
-    std::vector<std::pair<const UOp*, UOpPtr>> asked;  // what `realized` answered while it was built
     std::vector<uint32_t> metadata;
     std::vector<std::pair<UOpPtr, int64_t>> var_vals;
+    uint64_t generation = 0;  // which build of its node this is
   };
   std::unordered_map<const UOp*, BuiltKernel> built_;
+  // per node: the kernels (and which build of them) that computed it themselves
+  std::unordered_map<const UOp*, std::vector<std::pair<const UOp*, uint64_t>>> asked_by_;
+  uint64_t generation_ = 0;
 };
 
 } // namespace

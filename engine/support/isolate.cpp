@@ -10,9 +10,13 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <mutex>
 
 #include "support/error.h"
+#include "support/interrupt_epoch.h"
 
 namespace loupe {
 
@@ -76,9 +80,55 @@ std::string tail(const std::string& s, size_t n) {
   return t;
 }
 
-} // namespace
+// The fork gate (ForkGuard): holders of guards, and whether a fork waits or is under way.
+struct ForkGate {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int holders = 0, forks_waiting = 0;
+  bool forking = false;
+};
+ForkGate& fork_gate() {
+  static ForkGate* gate = new ForkGate;  // never destroyed: guards may outlive static destruction
+  return *gate;
+}
 
-std::string run_isolated(const std::function<std::string()>& body, const ProcessLimits& limits, const std::string& what) {
+// fork() once no ForkGuard is held; new guards wait meanwhile. (The child leaves the gate alone: it has
+// one thread, and its copy of the gate's condition variable may count the parent's waiters.)
+pid_t fork_at_gate() {
+  ForkGate& g = fork_gate();
+  {
+    std::unique_lock lock(g.mutex);
+    g.forks_waiting++;
+    g.changed.wait(lock, [&] { return !g.forking && g.holders == 0; });
+    g.forks_waiting--;
+    g.forking = true;
+  }
+  pid_t pid = fork();
+  if (pid != 0) {
+    {
+      std::lock_guard lock(g.mutex);
+      g.forking = false;
+    }
+    g.changed.notify_all();
+  }
+  return pid;
+}
+
+// Whether Ctrl-C asks the waiting to stop: on this thread (check_interrupt) or on another one since
+// `epoch` (a compile running on the CPU pool while the caller's thread saw Ctrl-C).
+std::exception_ptr interruption(uint64_t epoch) {
+  try {
+    check_interrupt();
+  } catch (...) {
+    return std::current_exception();
+  }
+  if (interrupt_epoch() != epoch) return std::make_exception_ptr(Error("interrupted", ErrorKind::Interrupt));
+  return nullptr;
+}
+
+std::string run_forked(const std::function<std::string()>& body, const ProcessLimits& limits, const std::string& what,
+                       bool interruptible) {
+  const uint64_t epoch = interrupt_epoch();
   int result_pipe[2], err_pipe[2];
   if (pipe2(result_pipe, O_CLOEXEC) != 0) throw Error(cat(what, ": cannot make a pipe: ", std::strerror(errno)));
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -87,7 +137,7 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
     throw Error(cat(what, ": cannot make a pipe: ", std::strerror(errno)));
   }
   const uint64_t as_limit = address_space_limit(limits);
-  pid_t pid = fork();
+  pid_t pid = fork_at_gate();
   if (pid < 0) {
     for (int fd : {result_pipe[0], result_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
     throw Error(cat(what, ": cannot start a process: ", std::strerror(errno)));
@@ -101,6 +151,7 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
   ::close(err_pipe[1]);
   std::string result, err;
   bool timed_out = false, too_large = false;
+  std::exception_ptr interrupted;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.seconds);
   pollfd fds[2] = {{result_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
@@ -114,6 +165,10 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
         break;
       }
       wait_ms = int(std::min<int64_t>(left, 1000));
+    }
+    if (interruptible) {
+      if ((interrupted = interruption(epoch))) break;
+      wait_ms = wait_ms < 0 ? 20 : std::min(wait_ms, 20);
     }
     int n = poll(fds, 2, wait_ms);
     if (n < 0 && errno == EINTR) continue;
@@ -136,12 +191,13 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
       break;
     }
   }
-  if (timed_out || too_large) kill(pid, SIGKILL);
+  if (timed_out || too_large || interrupted) kill(pid, SIGKILL);
   for (pollfd& p : fds)
     if (p.fd >= 0) ::close(p.fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (interrupted) std::rethrow_exception(interrupted);
   const std::string said = err.empty() ? std::string() : cat(":\n", tail(err, 2000));
   if (timed_out) throw Error(cat(what, ": did not finish within ", limits.seconds, " s and was stopped", said));
   if (too_large) throw Error(cat(what, ": made more than ", byte_size_text(limits.file_bytes), " of output and was stopped"));
@@ -159,6 +215,33 @@ std::string run_isolated(const std::function<std::string()>& body, const Process
   const std::string payload = result.substr(1);
   if (result[0] == 'E') throw Error(payload);
   return payload;
+}
+
+} // namespace
+
+std::string run_isolated(const std::function<std::string()>& body, const ProcessLimits& limits, const std::string& what) {
+  return run_forked(body, limits, what, false);
+}
+
+std::string run_interruptible(const std::function<std::string()>& body, const std::string& what) {
+  return run_forked(body, ProcessLimits{}, what, true);
+}
+
+ForkGuard::ForkGuard() {
+  ForkGate& g = fork_gate();
+  std::unique_lock lock(g.mutex);
+  g.changed.wait(lock, [&] { return !g.forking && g.forks_waiting == 0; });
+  g.holders++;
+}
+
+ForkGuard::~ForkGuard() {
+  ForkGate& g = fork_gate();
+  bool last;
+  {
+    std::lock_guard lock(g.mutex);
+    last = --g.holders == 0;
+  }
+  if (last) g.changed.notify_all();
 }
 
 } // namespace loupe

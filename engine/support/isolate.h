@@ -19,4 +19,21 @@ namespace loupe {
 // limit, or its result is too large.
 std::string run_isolated(const std::function<std::string()>& body, const ProcessLimits& limits, const std::string& what);
 
+// Runs body() in a forked child, without limits, so that Ctrl-C can stop it: a compile inside a library
+// (clang's, LLVM's) has no way to be cancelled in this process. While it waits it asks check_interrupt()
+// (which answers on the thread that may see Ctrl-C) and watches interrupt_epoch() (for the other
+// threads); either kills the child and raises the interruption. Other errors as run_isolated.
+std::string run_interruptible(const std::function<std::string()>& body, const std::string& what);
+
+// Compiler libraries keep locks of their own: a fork while another thread is inside one would leave
+// the child waiting on a lock nobody holds. Work in such a library (an in-process compile or link) holds
+// a ForkGuard; the forks above wait until none is held and keep new ones out while they fork.
+class ForkGuard {
+public:
+  ForkGuard();
+  ~ForkGuard();
+  ForkGuard(const ForkGuard&) = delete;
+  ForkGuard& operator=(const ForkGuard&) = delete;
+};
+
 } // namespace loupe

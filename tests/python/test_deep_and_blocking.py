@@ -39,7 +39,7 @@ def test_ten_thousand_chained_elementwise_ops_compute():
 
 def test_matmul_tanh_layers_compute_past_the_thread_stack():
   # 1,500 layers overflowed the default 8 MiB stack; a 1 MiB stack overflowed at ~150 layers. 400 layers
-  # with a 1 MiB main-thread stack take seconds (1,500 take minutes: the scheduler's veto loop).
+  # with a 1 MiB main-thread stack take seconds (1,500 take about a second since the scheduler stopped rebuilding per refusal).
   p = subprocess.run([sys.executable, "-c", textwrap.dedent("""
     import numpy as np
     from tinygrad import Tensor
@@ -225,3 +225,51 @@ def test_arange_past_int64_is_a_clear_error():
     with pytest.raises(ValueError, match="outside int64"):
       Tensor.arange(*args)
   assert Tensor.arange(-1).numpy().shape == (0,)  # an empty range is still one, as range(-1)
+
+
+# ---- Ctrl-C inside one long compile ----
+LONG_COMPILE = textwrap.dedent("""
+  import random, sys, time
+  import numpy as np
+  from loupe import Tensor
+  salt = random.random()  # a unit no earlier run compiled (the compile cache would answer at once)
+  x0 = np.array([1.0, 2.0], np.float32)
+  xs, refs = [], []
+  for k in range(int(sys.argv[1])):  # chains compiled side by side: on this thread and on the CPU pool's
+    x, v = Tensor(x0), x0.astype(np.float64)
+    for i in range(4000):  # one kernel of 8,000 operations: seconds of clang -O2
+      x = x * (1.0001 + salt * 1e-3 + k * 1e-4) + (.5 + i * 1e-7)
+      v = v * np.float32(1.0001 + salt * 1e-3 + k * 1e-4) + np.float32(.5 + i * 1e-7)
+    xs.append(x)
+    refs.append(v)
+  print("ready", flush=True)
+  try:
+    xs[0].realize(*xs[1:])
+    print("finished", flush=True)
+  except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+    start = time.monotonic()
+    got = [x.numpy() for x in xs]  # compiles again, whole this time
+    print("compiled", time.monotonic() - start, flush=True)
+    for g, v in zip(got, refs): assert np.allclose(g, v, rtol=1e-3), (g, v)
+    sys.exit(7)
+""")
+
+
+@pytest.mark.parametrize("chains", [1, 2])
+def test_ctrl_c_stops_one_long_compile(chains):
+  # clang cannot be cancelled inside this process: a compile this long runs in a forked child, killed at
+  # Ctrl-C (with two, the second compiles on a pool thread and hears of it through the interrupt count)
+  p = subprocess.Popen([sys.executable, "-c", LONG_COMPILE, str(chains)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env={**os.environ, "DEVICE": "CPU"})
+  assert p.stdout.readline().strip() == "ready"
+  time.sleep(1.0)
+  sent = time.monotonic()
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=600)
+  assert p.returncode == 7 and "finished" not in out, out + err[-2000:]
+  lines = out.splitlines()
+  stopped = float(next(l for l in lines if l.startswith("interrupted")).split()[1]) - sent
+  compiled = float(next(l for l in lines if l.startswith("compiled")).split()[1])
+  # the interrupted compile did not run to its end: Python had control back well before a whole compile
+  assert stopped < compiled / 2, f"Ctrl-C took {stopped:.1f} s; a whole compile takes {compiled:.1f} s"

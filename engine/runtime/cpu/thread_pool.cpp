@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "support/error.h"
 #include "support/options.h"
@@ -33,6 +34,7 @@ struct ThreadPool::Job {
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   std::atomic<int64_t> next{0}, done{0};
   std::atomic<int> participants{0};
+  std::atomic<bool> stopped{false};  // the stop question said yes
   std::mutex mutex;
   std::condition_variable finished;
 };
@@ -65,6 +67,7 @@ void ThreadPool::cancel_rest(Job& job) {
 void ThreadPool::work_on(Job& job, const std::function<bool()>* stop) {
   for (bool first = true;; first = false) {
     if (stop && (*stop)()) {
+      job.stopped = true;
       cancel_rest(job);
       return;
     }
@@ -124,8 +127,24 @@ int ThreadPool::parallel_for(int64_t n, ChunkPlan plan, const std::function<void
   // Spin briefly (the others usually finish their last chunk about now), then sleep.
   for (int spin = 0; spin < 1000 && job->done.load(std::memory_order_acquire) < job->chunks; spin++) cpu_relax();
   {
+    // With a stop question, it is asked while the others finish too (every 20 ms): a chunk running a long
+    // compile stops when the question raised Ctrl-C (support/interrupt_epoch.h), but only if someone asks.
+    auto all_done = [&] { return job->done.load(std::memory_order_acquire) == job->chunks; };
     std::unique_lock lock(job->mutex);
-    job->finished.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->chunks; });
+    for (bool asking = stop && !job->stopped; !all_done();) {
+      if (!asking) {
+        job->finished.wait(lock, all_done);
+        break;
+      }
+      if (job->finished.wait_for(lock, std::chrono::milliseconds(20), all_done)) break;
+      lock.unlock();
+      if (stop()) {
+        job->stopped = true;
+        cancel_rest(*job);
+        asking = false;
+      }
+      lock.lock();
+    }
   }
   std::lock_guard lock(mutex_);
   if (job_ == job) job_.reset();

@@ -189,6 +189,7 @@ std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {
   void* fn = nullptr;
   if (auto it = entries_.find(key); it != entries_.end()) fn = it->second;
   if (!fn) {
+    ForkGuard inside_llvm;  // no fork (an interruptible CPU compile) while LLVM may hold its locks
     auto t0 = std::chrono::steady_clock::now();
     std::string entry = "loupe_entry_" + std::to_string(jit_->next_entry++);
     auto ctx = std::make_unique<llvm::LLVMContext>();
