@@ -116,14 +116,23 @@ private:
       const UOp* outer = space_;
       const int64_t outer_runs = runs_;
       space_ = own_loops ? nullptr : n.get();
-      if (!own_loops) runs_ = at.runs;
+      if (!own_loops) {
+        runs_ = at.runs;
+        nesting_++;
+      }
       UOpPtr v = build(n->src[0], ShapeTracker::from_shape(to_sints_shape(in)));
+      if (!own_loops) nesting_--;
       space_ = outer;
       runs_ = outer_runs;
       if (own_loops) return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v}, n->arg);
       // A reduce read at another index (broadcast back, reshaped, inside another reduce): it runs as its
       // own loop over its input's index space; src[1] maps the enclosing index space to its output.
       if (!vetoed_ && nested_.on_nested && !nested_.on_nested(n.get(), at.factor)) vetoed_ = n.get();
+      // A nested reduce is lowered once per instance of the reduces around it: one read both directly
+      // and inside another nested reduce (a residual block, x + f(x@w)) doubles its instances with every
+      // level, and their loops soon pass what a kernel can hold (the linearizer's 256). A chain of
+      // nested reduces longer than a few is cut here: this one is realized.
+      if (!vetoed_ && nesting_ + 1 + nested_height(v) > kMaxNesting) vetoed_ = n.get();
       return UOp::make(Ops::REDUCE_AXIS, v->dtype, {v, ctx.to_uop()}, n->arg);
     }
     // a Variable's value read as a number (a mean's symbolic count): unbound with the views' Variables
@@ -250,6 +259,18 @@ private:
   const UOp* space_ = nullptr;  // the nested reduce whose input space is being built (null: the kernel's)
   int64_t runs_ = 1;            // how often that space's loops are entered (the kernel's: once)
   const UOp* vetoed_ = nullptr;  // the nested reduce on_nested refused
+  static constexpr int kMaxNesting = 4;
+  int nesting_ = 0;  // nested reduces around the node being built
+  std::unordered_map<const UOp*, int> heights_;
+  // The longest chain of nested reduces in a built value (reduces read at another index, src[1]).
+  int nested_height(const UOpPtr& u) {
+    if (auto it = heights_.find(u.get()); it != heights_.end()) return it->second;
+    int h = 0;
+    for (const UOpPtr& s : u->src) h = std::max(h, nested_height(s));
+    if (u->op == Ops::REDUCE_AXIS && u->src.size() == 2) h++;
+    heights_.emplace(u.get(), h);
+    return h;
+  }
   const UOp* kernel_reduce_ = nullptr;
   std::optional<ShapeTracker> root_;
   UOpList bufs_, globals_;

@@ -91,3 +91,17 @@ def test_ctrl_c_stops_a_long_schedule():
   out, err = p.communicate(timeout=900)
   assert "interrupted" in out and "finished" not in out, out + err[-2000:]
   assert "[1, 2, 3]" in out
+
+
+def test_a_residual_stack_stays_within_a_kernels_loops():
+  # x + f(x@w) reads x directly and inside the next product: fused, each level doubles the nested
+  # reduces' instances (a 9-layer stack was one kernel of 258 loops, an internal error past 256)
+  g = np.random.default_rng(2)
+  x0 = g.standard_normal((2, 8)).astype(np.float32)
+  w0 = (g.standard_normal((8, 8)) * 0.3).astype(np.float32)
+  x, w, ref = Tensor(x0), Tensor(w0), x0.astype(np.float64)
+  for layers in range(1, 41):
+    x = x + (x @ w).tanh() * 0.5
+    ref = ref + np.tanh(ref @ w0.astype(np.float64)) * 0.5
+    if layers in (9, 12, 40):
+      np.testing.assert_allclose(x.numpy(), ref, rtol=1e-4, atol=1e-5)
