@@ -1,5 +1,7 @@
 #include "code/codeview.h"
 
+#include <algorithm>
+
 #include <QFontDatabase>
 #include <QPainter>
 #include <QScrollBar>
@@ -169,7 +171,8 @@ void CodeView::setCurrentRow(int row) {
 }
 
 void CodeView::setLinkedRows(const QList<int>& rows) {
-  if (rows == m_linkedRows) return;
+  // (std::equal, not QList's ==: Qt 6.4's passes two empty lists' null data to memcmp, which UBSan flags)
+  if (std::equal(rows.begin(), rows.end(), m_linkedRows.begin(), m_linkedRows.end())) return;
   if (!rows.isEmpty() && rows.last() >= m_filled) finishFilling();
   m_linkedRows = rows;
   updateExtraSelections();
