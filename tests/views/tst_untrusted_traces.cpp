@@ -18,6 +18,7 @@
 #include "app/mainwindow.h"
 #include "panels/machinecodepanel.h"
 #include "panels/rerunconsentdialog.h"
+#include "panels/scriptpanel.h"
 #include "panels/steppanel.h"
 #include "runtime/device.h"
 #include "screenshots.h"
@@ -170,6 +171,20 @@ private Q_SLOTS:
     QCOMPARE(ownAsked, 0);
     QVERIFY(own.isCapturingInputs());
     QTRY_VERIFY_WITH_TIMEOUT(!own.isCapturingInputs(), 180000);
+  }
+
+  // A trace holding a program's text but not its path (damaged, or written by another tool) shows the
+  // text: the panel read the missing path through the map's end (found by the app fuzzer under ASan).
+  void aProgramWithoutItsPathIsShown() {
+    if (cliTrace_.isEmpty()) QSKIP("LOUPE_CLI is not set (ctest sets it)");
+    const QString path = copyOf(cliTrace_, dir_.filePath(QStringLiteral("no_path.loupe")));
+    runSql(path, QStringLiteral("DELETE FROM run_info WHERE key = 'script_path';"
+                                "INSERT OR REPLACE INTO run_info VALUES ('script', 'print(42)\n')"));
+    Session s;
+    ScriptPanel panel(&s);
+    QVERIFY(s.openNow(path));
+    QTRY_VERIFY(panel.script().contains(QStringLiteral("print(42)")));
+    QVERIFY2(panel.statusText().contains(QStringLiteral("not run")), qPrintable(panel.statusText()));
   }
 
   // What the user sees for a trace crafted to run timeit's setup command: exactly that, and the

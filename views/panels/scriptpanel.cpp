@@ -250,7 +250,9 @@ void ScriptPanel::showTraceProgram() {
   }
   // The text the trace holds, shown, never run: Run is the user's choice, after reading it.
   setScript(QString::fromStdString(text->second), name);
-  recordedPath_ = QFileInfo(QString::fromStdString(path->second)).absoluteFilePath();
+  // (a trace may hold the program's text without its path: damaged, or written by another tool)
+  recordedPath_ = path != info.end() && !path->second.empty() ? QFileInfo(QString::fromStdString(path->second)).absoluteFilePath()
+                                                             : QString();
   setStatus(tr("%1 as %2 recorded it (not run)").arg(name, traceName));
 }
 
