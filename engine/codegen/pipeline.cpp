@@ -56,11 +56,20 @@ UOpPtr approximate_transcendentals(const UOpPtr& g, const RendererCaps& caps) {
 
 } // namespace
 
+namespace {
+
+// Stage 1 within the device's launch limits.
+LoweredKernel lower_for(const Kernel& k, const UOpPtr& optimized_ast, const Renderer& renderer) {
+  const RendererCaps& caps = renderer.caps();
+  return lower_kernel(k, optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
+}
+
+} // namespace
+
 UOpPtr lower_unoptimized(const UOpPtr& ast, const Renderer& renderer) {
   sym::MemoScope simplifications;
   Kernel k = kernel_for(ast, renderer);
-  const RendererCaps& caps = renderer.caps();
-  return lower_kernel(k, k.optimized_ast(), LaunchLimits{caps.global_max, caps.local_max}).sink;
+  return lower_for(k, k.optimized_ast(), renderer).sink;
 }
 
 UOpPtr rewrite_lowered_kernel(const LoweredKernel& lowered, const Renderer& renderer) {
@@ -104,7 +113,6 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
   sym::MemoScope simplifications;
   KernelPlan plan;
   plan.ast = ast;
-  const RendererCaps& caps = renderer.caps();
   for (const Opt& o : k.applied_opts()) plan.applied_opts.push_back(o.str());
   plan.name = k.name();
   plan.display_name = k.display_name();
@@ -115,7 +123,7 @@ KernelPlan plan_from_kernel(const Kernel& k, const UOpPtr& ast, const Renderer& 
 
   // The stages, in order; each is a named pass in a trace.
   // 1. lower: axes become ranges or launch ids, views index math, reduces accumulators
-  LoweredKernel lowered = lower_kernel(k, plan.optimized_ast, LaunchLimits{caps.global_max, caps.local_max});
+  LoweredKernel lowered = lower_for(k, plan.optimized_ast, renderer);
   // 2-7: the rewrites of the lowered graph
   UOpPtr g = rewrite_lowered_kernel(lowered, renderer);
   // 8. linearize, 9. render

@@ -186,6 +186,20 @@ def test_a_buffer_too_big_to_address_is_a_clear_error(make):
   assert p.returncode == 0 and "more bytes than memory can address" in p.stdout, p.stdout + p.stderr[-2000:]
 
 
+def interrupt_when_ready(cmd, after, timeout, env=None):
+  """Runs a program that prints "ready", then "interrupted <monotonic time>" on KeyboardInterrupt and exits 7;
+  sends it SIGINT `after` seconds past "ready". Its stdout, and how long the interrupt took to be observed."""
+  p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+  assert p.stdout.readline().strip() == "ready"
+  time.sleep(after)
+  sent = time.monotonic()
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=timeout)
+  assert p.returncode == 7 and "finished" not in out, out + err[-2000:]
+  stopped = float(next(l for l in out.splitlines() if l.startswith("interrupted")).split()[1])
+  return out, stopped - sent
+
+
 def test_ctrl_c_stops_compiling_many_kernels_promptly():
   # 300 kernels compile ahead of the first launch (tens of seconds): Ctrl-C drops the ones not started
   program = textwrap.dedent("""
@@ -207,15 +221,8 @@ def test_ctrl_c_stops_compiling_many_kernels_promptly():
       print((Tensor.arange(3) + 1).tolist(), flush=True)
       sys.exit(7)
   """)
-  p = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-  assert p.stdout.readline().strip() == "ready"
-  time.sleep(3.0)
-  sent = time.monotonic()
-  p.send_signal(signal.SIGINT)
-  out, err = p.communicate(timeout=300)
-  assert p.returncode == 7 and "finished" not in out, out + err[-2000:]
-  stopped = float(next(l for l in out.splitlines() if l.startswith("interrupted")).split()[1])
-  assert stopped - sent < 3.0, f"Ctrl-C took {stopped - sent:.1f} s to be observed"
+  out, stopped = interrupt_when_ready([sys.executable, "-c", program], after=3.0, timeout=300)
+  assert stopped < 3.0, f"Ctrl-C took {stopped:.1f} s to be observed"
   assert "[1, 2, 3]" in out
 
 
@@ -260,16 +267,8 @@ LONG_COMPILE = textwrap.dedent("""
 def test_ctrl_c_stops_one_long_compile(chains):
   # clang cannot be cancelled inside this process: a compile this long runs in a forked child, killed at
   # Ctrl-C (with two, the second compiles on a pool thread and hears of it through the interrupt count)
-  p = subprocess.Popen([sys.executable, "-c", LONG_COMPILE, str(chains)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, env={**os.environ, "DEVICE": "CPU"})
-  assert p.stdout.readline().strip() == "ready"
-  time.sleep(1.0)
-  sent = time.monotonic()
-  p.send_signal(signal.SIGINT)
-  out, err = p.communicate(timeout=600)
-  assert p.returncode == 7 and "finished" not in out, out + err[-2000:]
-  lines = out.splitlines()
-  stopped = float(next(l for l in lines if l.startswith("interrupted")).split()[1]) - sent
-  compiled = float(next(l for l in lines if l.startswith("compiled")).split()[1])
+  out, stopped = interrupt_when_ready([sys.executable, "-c", LONG_COMPILE, str(chains)], after=1.0, timeout=600,
+                                      env={**os.environ, "DEVICE": "CPU"})
+  compiled = float(next(l for l in out.splitlines() if l.startswith("compiled")).split()[1])
   # the interrupted compile did not run to its end: Python had control back well before a whole compile
   assert stopped < compiled / 2, f"Ctrl-C took {stopped:.1f} s; a whole compile takes {compiled:.1f} s"
