@@ -233,6 +233,17 @@ BenchReport run_bench(const BenchOptions& opts) {
       }
       say(cat(w->name, ": optimized and NOOPT"));
       measure_variants(build, dev, opts, wr);
+      if (opts.hotspots) {
+        say(cat(w->name, ": hot spots"));
+        try {
+          wr.hotspots = measure_hotspots([&] {
+            int64_t ran = 0;
+            return run_kernels(create_schedule(uops_of(build()), device_schedule_options()), ran);
+          }, wr.opt.runs);
+        } catch (const std::exception& e) {
+          wr.hotspots_error = error_text(e);
+        }
+      }
     } catch (const std::exception& e) {
       wr.error = error_text(e);
       if (!pr.error && pr.kernels == 0) pr.error = wr.error;
@@ -269,8 +280,12 @@ json::Value to_json(const BenchReport& r) {
   json::Array ws, ps;
   for (const WorkloadResult& w : r.workloads) {
     if (w.error) ws.push_back(json::Object{{"name", w.name}, {"error", *w.error}});
-    else if (w.noopt.runs == 0) ws.push_back(json::Object{{"name", w.name}, {"opt", variant_json(w.opt)}});
-    else ws.push_back(json::Object{{"name", w.name}, {"opt", variant_json(w.opt)}, {"noopt", variant_json(w.noopt)}});
+    if (w.error) continue;
+    json::Object o{{"name", w.name}, {"opt", variant_json(w.opt)}};
+    if (w.noopt.runs != 0) o.emplace_back("noopt", variant_json(w.noopt));
+    if (w.hotspots) o.emplace_back("hotspots", to_json(*w.hotspots));
+    if (w.hotspots_error) o.emplace_back("hotspots_error", *w.hotspots_error);
+    ws.push_back(std::move(o));
   }
   for (const PipelineResult& p : r.pipeline) {
     if (p.error) ps.push_back(json::Object{{"name", p.name}, {"error", *p.error}});
@@ -358,6 +373,13 @@ std::string to_table(const BenchReport& r) {
                   (m.persistent_bytes + m.unplanned_bytes) / 1e6, (m.persistent_bytes + m.planned_bytes) / 1e6,
                   m.plain_peak_unplanned / 1e6, m.plain_peak_planned / 1e6);
     out += line;
+  }
+  bool hotspot_header = false;
+  for (const WorkloadResult& w : r.workloads) {
+    if (!w.hotspots && !w.hotspots_error) continue;
+    if (!hotspot_header) out += "\nhot spots (optimized kernels; sampled runs interleaved with unsampled ones)\n";
+    hotspot_header = true;
+    out += w.hotspots ? hotspots_text(w.name, *w.hotspots, true) : cat(w.name, ": hot spots: ", *w.hotspots_error, "\n");
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_hotspots.h"
 #include "bench/train_loop.h"
 #include "support/json.h"
 
@@ -22,6 +23,7 @@ struct BenchOptions {
   // no NOOPT numbers
   bool optimized_only = false;
   bool measure_machine = true;
+  bool hotspots = false;  // also sample each workload's optimized kernels (bench/bench_hotspots.h)
   std::function<void(const std::string&)> progress;  // one line per step (may be empty)
 };
 
@@ -49,6 +51,8 @@ struct WorkloadResult {
   std::string name;
   std::optional<std::string> error;  // the workload could not be built or run: no numbers
   VariantResult opt, noopt;  // noopt.runs == 0: not measured (optimized_only)
+  std::optional<WorkloadHotspots> hotspots;  // with BenchOptions::hotspots
+  std::optional<std::string> hotspots_error;  // sampling failed for this workload
 };
 
 struct PipelineResult {

@@ -1,13 +1,16 @@
 // loupe-cli bench [--device D] [--only NAME,...] [--json] [--runs N] [--steps N] [--no-machine] [--optimized-only]
+//                  [--hotspots]
 // The performance suite of DESIGN.md §9: the machine's FP32 FMA peak and copy bandwidth, every
 // workload optimized and NOOPT (median kernel time, GFLOPS, GB/s, kernel names), the compile pipeline
 // per workload, the training loop plain and through TinyJit (train_step_jit, --steps per mode) and the
-// memory planner's effect. --json prints one JSON object; otherwise a table (progress on stderr).
+// memory planner's effect; with --hotspots where each workload's optimized kernels spend their time
+// (bench/bench_hotspots.h). --json prints one JSON object; otherwise a table (progress on stderr).
 #include <iostream>
 #include <sstream>
 
 #include "bench/bench_runner.h"
 #include "cli/command.h"
+#include "runtime/profile/hotspot_sampler.h"
 #include "support/error.h"
 
 namespace loupe::cli {
@@ -25,15 +28,17 @@ std::vector<std::string> split_names(const std::string& s) {
 int bench_main(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli bench [--device D] [--only NAME[,NAME...]] [--runs N] [--steps N] [--no-machine] [--quiet] [--json]\n"
-                 "  [--optimized-only]\n"
+                 "  [--optimized-only] [--hotspots]\n"
                  "  the machine's peaks (FP32 FMA, copy bandwidth; on CUDA the tensor cores too), then each workload optimized\n"
                  "  and NOOPT (best of --runs), the compile pipeline's cost, and train_step_jit (--steps training steps plain\n"
                  "  and through TinyJit; on CUDA also kernel by kernel). --optimized-only times the optimized kernels alone,\n"
-                 "  back to back (as a vendor library is timed), without NOOPT\n";
+                 "  back to back (as a vendor library is timed), without NOOPT. --hotspots samples each workload's optimized\n"
+                 "  kernels again (sampled runs interleaved with unsampled ones: the overhead) and annotates the most sampled\n"
+                 "  kernel's source line by line\n";
     return 0;
   }
   static const std::vector<std::string> known = {"--device", "--only", "--json", "--runs", "--steps", "--no-machine", "--quiet",
-                                                 "--optimized-only"};
+                                                 "--optimized-only", "--hotspots"};
   for (const std::string& a : args) {
     bool ok = false;
     for (const std::string& k : known) ok = ok || a == k || a.rfind(k + "=", 0) == 0;
@@ -63,6 +68,9 @@ int bench_main(const Args& args) {
   opts.loop_steps = positive_int("--steps", "30", 5);
   opts.measure_machine = !has_flag(args, "--no-machine");
   opts.optimized_only = has_flag(args, "--optimized-only");
+  opts.hotspots = has_flag(args, "--hotspots");
+  if (opts.hotspots)
+    if (auto why = hotspot_sampling_unavailable()) throw Error(cat("bench --hotspots: ", *why));
   if (!has_flag(args, "--quiet")) opts.progress = [](const std::string& s) { std::cerr << "bench: " << s << std::endl; };
 
   bench::BenchReport r = bench::run_bench(opts);

@@ -1,14 +1,18 @@
-// loupe-cli run PROGRAM.py [--device D] [--noopt] [--beam N] [--debug N] [--trace OUT.loupe] [--compare-noopt] [-- ARGS]
+// loupe-cli run PROGRAM.py [--device D] [--noopt] [--beam N] [--debug N] [--trace OUT.loupe] [--compare-noopt]
+//                [--hotspots] [-- ARGS]
 // Runs a Python program (DESIGN.md §5, §6) as `python3 PROGRAM.py ARGS` would, with the `loupe` module and
 // the `tinygrad` compatibility package on the path and `Tensor` and `dtypes` predefined. When the program
 // leaves a tensor in `out`, it is realized and printed like numpy prints an array. --trace (or LOUPE_TRACE /
 // VIZ=1) records every rewrite and kernel to a trace file, with the CPU's measured peaks for rooflines;
-// --compare-noopt also times each optimized kernel's NOOPT version and prints the two side by side.
+// --compare-noopt also times each optimized kernel's NOOPT version and prints the two side by side;
+// --hotspots samples where each CPU and LLVM kernel spends its time (`loupe-cli trace OUT --hotspots`).
 #include <cstdlib>
 
 #include "cli/command.h"
 #include "cli/python_launcher.h"
 #include "program/run_options.h"
+#include "runtime/profile/hotspot_sampler.h"
+#include "support/error.h"
 
 namespace loupe::cli {
 
@@ -22,6 +26,8 @@ int column_width() {
 
 int run_main(const Args& args) {
   program::ScriptCommandLine cl = program::parse_script_command_line(args, program::ScriptCommand::Run);
+  if (cl.hotspots)  // refused here, before the program runs for minutes and fails at its first kernel
+    if (auto why = hotspot_sampling_unavailable()) throw Error(cat("--hotspots: ", *why));
   PythonSetup py = find_python();
   std::vector<std::string> runner{"run", "--columns", std::to_string(column_width())};
   if (!cl.trace_path.empty()) runner.insert(runner.end(), {"--trace", cl.trace_path});

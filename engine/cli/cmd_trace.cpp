@@ -5,6 +5,8 @@
 //   loupe-cli trace FILE --kernel NAME|ID      a kernel's opts, launch dims, source and NOOPT source
 //   loupe-cli trace FILE --disasm NAME|ID      what the machine runs: the kernel compiled again here, as
 //                                              machine code (LLVM IR, PTX, SASS) under its source lines
+//   loupe-cli trace FILE --hotspots [--kernel NAME|ID]  where sampled kernels spent their time (run --hotspots):
+//                                              the kernels by samples, or one's source annotated line by line
 //   loupe-cli trace FILE --profile             kernel runs as DEBUG=2 lines; -t [N]: top kernels
 //   loupe-cli trace FILE --rules               rule profiler: matches, attempts and time per rule
 //   loupe-cli trace FILE --chrome OUT.json     the profile as Chrome trace-event JSON (Perfetto)
@@ -26,6 +28,7 @@
 
 #include "cli/command.h"
 #include "cli/trace_disasm.h"
+#include "cli/trace_hotspots.h"
 #include "cli/trace_step.h"
 #include "exec/why_not.h"
 #include "ir/print.h"
@@ -54,6 +57,7 @@ struct Request {
   std::string kernel;
   int top_rows = 0;             // -t N (0: all)
   bool json = false, dot = false, check = true;
+  bool hotspots = false;        // --hotspots: every sampled kernel, or --kernel's annotated source
   std::string chrome;
   std::string other;            // --diff B
   std::string search;           // --search TEXT
@@ -124,6 +128,8 @@ Request parse(const Args& args) {
       r.mode = "top";
       if (i + 1 < args.size() && !args[i + 1].empty() && std::isdigit(static_cast<unsigned char>(args[i + 1][0])))
         r.top_rows = int(parse_int(args[++i], "-t N"));
+    } else if (a == "--hotspots") {
+      r.hotspots = true;
     } else if (a == "--rules") {
       r.mode = "rules";
     } else if (a == "--diff") {
@@ -149,8 +155,10 @@ Request parse(const Args& args) {
       throw Error(cat("unexpected argument '", a, "'"));
     }
   }
+  if (r.hotspots && r.mode != "list" && r.mode != "kernel")
+    throw Error("--hotspots goes alone (every sampled kernel) or with --kernel NAME (its annotated source)");
   if (r.file.empty()) throw Error("usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K"
-                                  " | --why CTX PASS STEP NODE | --kernel NAME | --step-kernel NAME --at I [--noopt] [--target T] [--diverge|--diverge-target T] | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
+                                  " | --why CTX PASS STEP NODE | --kernel NAME [--hotspots] | --hotspots | --step-kernel NAME --at I [--noopt] [--target T] [--diverge|--diverge-target T] | --profile | -t [N] | --rules | --diff B.loupe | --search TEXT] [--json]"
                                   " [--chrome OUT.json]");
   return r;
 }
@@ -720,12 +728,15 @@ int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
-                 "         --kernel NAME | --disasm NAME [--noopt] | --profile | -t [N] | --rules | --diff OTHER.loupe | --search TEXT |\n"
+                 "         --kernel NAME [--hotspots] | --hotspots | --disasm NAME [--noopt] | --profile | -t [N] | --rules |\n"
+                 "         --diff OTHER.loupe | --search TEXT |\n"
                  "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
                  "         [--relevant] [--no-rerun | --allow-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
                  "  --allow-rerun: a kernel whose inputs the trace did not keep is stepped by running the program that\n"
                  "  recorded it again; for a trace not recorded by you on this machine that needs this flag (without it,\n"
                  "  the error shows what would run). Nothing else in a trace is ever run.\n"
+                 "  --hotspots: where the kernels of a trace recorded with `loupe-cli run --hotspots` spent their time:\n"
+                 "  the sampled kernels by samples, or with --kernel NAME its source annotated line by line.\n"
                  "         [--chrome OUT.json]\n"
                  "         [--no-check]\n";
     return 0;
@@ -745,6 +756,7 @@ int run(const Args& args) {
   if (req.mode == "graph") return graph(r, req);
   if (req.mode == "match") return match(r, req);
   if (req.mode == "why") return why(r, req);
+  if (req.hotspots) return trace_hotspots(r, {req.mode == "kernel" ? req.kernel : "", req.json});
   if (req.mode == "kernel") return kernel(r, req);
   if (req.mode == "disasm") return disasm_kernel(r, {req.kernel, req.step.noopt, req.json});
   if (req.mode == "step") {

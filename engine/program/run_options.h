@@ -1,7 +1,7 @@
 // The command line of `loupe-cli run` and `loupe-cli eval` (DESIGN.md §6): --device D, --noopt,
-// --beam N, --debug N (both), --trace OUT.loupe and --compare-noopt (run), --json / --jsonl (eval), and
+// --beam N, --debug N (both), --trace OUT.loupe, --compare-noopt and --hotspots (run), --json / --jsonl (eval), and
 // after `--` the program's own arguments (run). Values are checked here; the engine switches reach the
-// Python process that runs the program as its environment (DEVICE, NOOPT, BEAM, DEBUG, COMPARE_NOOPT).
+// Python process that runs the program as its environment (DEVICE, NOOPT, BEAM, DEBUG, COMPARE_NOOPT, HOTSPOTS).
 #pragma once
 #include <optional>
 #include <string>
@@ -19,6 +19,7 @@ struct ScriptCommandLine {
   std::optional<int> debug;
   std::string trace_path;  // run only
   bool compare_noopt = false;  // run only: also time each kernel's NOOPT version and print both
+  bool hotspots = false;       // run only: sample where CPU and LLVM kernels spend their time (HOTSPOTS)
   bool json = false;       // eval only
   bool jsonl = false;      // eval only
 };

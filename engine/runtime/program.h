@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "render/renderer.h"
+#include "runtime/profile/code_map.h"
 
 namespace loupe {
 
@@ -16,6 +17,9 @@ public:
   explicit Program(RenderedKernel kernel) : kernel_(std::move(kernel)) {}
   virtual ~Program() = default;
   const RenderedKernel& kernel() const { return kernel_; }
+  // Where its machine code lies in this process (CPU and LLVM kernels; empty for a GPU's): what
+  // hot-spot sampling names a sampled instruction by.
+  const CodeMap& code_map() const { return code_map_; }
 
   // Runs once. `bufs` are device handles in kernel().buffers order, `vars` the integer values in
   // kernel().vars order. `global`/`local` are the launch sizes (for a CPU kernel with split_loop,
@@ -35,9 +39,11 @@ public:
 protected:
   // loupe::Error on a wrong number of buffers or vars, or a var outside its declared range.
   void check_args(size_t nbufs, const std::vector<int64_t>& vars) const;
+  void set_code_map(CodeMap map) { code_map_ = std::move(map); }
 
 private:
   RenderedKernel kernel_;
+  CodeMap code_map_;
 };
 
 } // namespace loupe

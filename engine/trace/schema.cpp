@@ -128,6 +128,16 @@ const std::vector<Table>& tables() {
        "CREATE TABLE uop_metadata(uop_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL);"
        "CREATE INDEX uop_metadata_by_record ON uop_metadata(metadata_id)",
        {"uop_id", "metadata_id"}, true},
+      {"kernel_samples",
+       "CREATE TABLE kernel_samples(kernel_id INTEGER PRIMARY KEY, clock TEXT NOT NULL, period INTEGER NOT NULL,"
+       " runs INTEGER NOT NULL, lost INTEGER NOT NULL, cycles INTEGER, instructions INTEGER, cache_misses INTEGER,"
+       " branch_misses INTEGER, functions TEXT NOT NULL)",
+       {"kernel_id", "clock", "period", "runs", "lost", "cycles", "instructions", "cache_misses", "branch_misses",
+        "functions"}, true},
+      {"kernel_sample_sites",
+       "CREATE TABLE kernel_sample_sites(kernel_id INTEGER NOT NULL, function TEXT NOT NULL, offset INTEGER NOT NULL,"
+       " samples INTEGER NOT NULL, PRIMARY KEY(kernel_id, function, offset)) WITHOUT ROWID",
+       {"kernel_id", "function", "offset", "samples"}, true},
       {"tensor_calls",
        "CREATE TABLE tensor_calls(id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
        " end_ns INTEGER NOT NULL)",

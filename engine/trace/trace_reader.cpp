@@ -162,6 +162,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_beam_ = trace_schema::has_table(*db_, "beam_candidates");
   has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
   has_digests_ = trace_schema::has_table(*db_, "kernel_input_digests");
+  has_samples_ = trace_schema::has_table(*db_, "kernel_samples") && trace_schema::has_table(*db_, "kernel_sample_sites");
   has_roots_ = trace_schema::has_table(*db_, "schedule_roots");
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
@@ -583,6 +584,44 @@ std::optional<TraceReader::InputDigestRow> TraceReader::kernel_input_digest(int6
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
   return InputDigestRow{q.int64(0), q.text(1)};
+}
+
+std::optional<KernelSamples> TraceReader::kernel_samples(int64_t kernel_id) {
+  if (!has_samples_) return std::nullopt;
+  Query q(cached("SELECT clock, period, runs, lost, cycles, instructions, cache_misses, branch_misses, functions"
+                 " FROM kernel_samples WHERE kernel_id = ?"));
+  q.bind(1, kernel_id);
+  if (!q.step()) return std::nullopt;
+  KernelSamples k;
+  k.clock = q.text(0);
+  k.period = q.int64(1), k.runs = q.int64(2), k.lost = q.int64(3);
+  std::optional<int64_t>* counters[4] = {&k.counters.cycles, &k.counters.instructions, &k.counters.cache_misses,
+                                         &k.counters.branch_misses};
+  for (int i = 0; i < 4; i++)
+    if (!q.is_null(4 + i)) *counters[i] = q.int64(4 + i);
+  try {
+    const json::Value functions = json::parse(q.text(8));
+    for (const auto& [name, size] : functions.as_object("kernel_samples.functions"))
+      k.function_sizes[name] = size.as_int(cat("the size of function ", name));
+  } catch (const Error& e) {
+    throw Error(cat(db_->path(), ": kernel ", kernel_id, "'s samples: ", e.what()));
+  }
+  Query sites(cached("SELECT function, offset, samples FROM kernel_sample_sites WHERE kernel_id = ?"));
+  sites.bind(1, kernel_id);
+  while (sites.step()) {
+    const int64_t offset = sites.int64(1), n = sites.int64(2);
+    if (offset >= 0) k.in_code[{sites.text(0), offset}] += n;
+    else k.outside[sites.text(0)] += n;
+  }
+  return k;
+}
+
+std::vector<int64_t> TraceReader::sampled_kernels() {
+  std::vector<int64_t> out;
+  if (!has_samples_) return out;
+  Query q(cached("SELECT kernel_id FROM kernel_samples ORDER BY kernel_id"));
+  while (q.step()) out.push_back(q.int64(0));
+  return out;
 }
 
 std::vector<int64_t> TraceReader::kernels_named(const std::string& name) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "observe/kernel_samples.h"
 #include "observe/records.h"
 #include "trace/sqlite_db.h"
 
@@ -178,6 +179,10 @@ public:
   // (node id, AST key; "" for a copy). Empty for other contexts and older traces.
   std::vector<std::pair<int64_t, std::string>> schedule_roots(int64_t context_id);
   std::vector<int64_t> kernels_named(const std::string& name);
+  // A kernel's hot-spot samples summed over its sampled runs (HOTSPOTS), or nothing when it was not
+  // sampled (and in traces from before them). sampled_kernels(): the ids of those that were.
+  std::optional<KernelSamples> kernel_samples(int64_t kernel_id);
+  std::vector<int64_t> sampled_kernels();
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
   std::vector<TraceTensorCall> tensor_calls();  // by start time; empty in traces without them
@@ -188,6 +193,7 @@ private:
   bool has_provenance_ = false;
   bool has_inputs_ = false;      // kernel_inputs (optional)
   bool has_digests_ = false;     // kernel_input_digests (optional)
+  bool has_samples_ = false;     // kernel_samples and kernel_sample_sites (optional)
   bool has_roots_ = false;       // schedule_roots (optional)
   bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)

@@ -118,6 +118,21 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   ins_plan_ = db.prepare("INSERT INTO memory_plan(event_id, buffer, shared, first_kernel, last_kernel) VALUES (?,?,?,?,?)");
   ins_peaks_ = db.prepare("INSERT OR REPLACE INTO peaks(device, peak_gflops, bandwidth_gbs) VALUES (?,?,?)");
   ins_run_ = db.prepare("INSERT OR REPLACE INTO run_info(key, value) VALUES (?,?)");
+  // a kernel's runs add up: counts are summed, a counter stays NULL (not counted) only while every run lacked it
+  add_samples_ = db.prepare(
+      "INSERT INTO kernel_samples(kernel_id, clock, period, runs, lost, cycles, instructions, cache_misses, branch_misses,"
+      " functions) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(kernel_id) DO UPDATE SET runs = runs + excluded.runs,"
+      " lost = lost + excluded.lost,"
+      " cycles = CASE WHEN excluded.cycles IS NULL THEN cycles ELSE coalesce(cycles, 0) + excluded.cycles END,"
+      " instructions = CASE WHEN excluded.instructions IS NULL THEN instructions"
+      " ELSE coalesce(instructions, 0) + excluded.instructions END,"
+      " cache_misses = CASE WHEN excluded.cache_misses IS NULL THEN cache_misses"
+      " ELSE coalesce(cache_misses, 0) + excluded.cache_misses END,"
+      " branch_misses = CASE WHEN excluded.branch_misses IS NULL THEN branch_misses"
+      " ELSE coalesce(branch_misses, 0) + excluded.branch_misses END");
+  add_sample_site_ = db.prepare(
+      "INSERT INTO kernel_sample_sites(kernel_id, function, offset, samples) VALUES (?,?,?,?)"
+      " ON CONFLICT(kernel_id, function, offset) DO UPDATE SET samples = samples + excluded.samples");
   db.begin();
   SqliteStmt meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)");
   meta.bind(1, "created_unix").bind(2, std::to_string(std::time(nullptr))).run();
@@ -681,6 +696,27 @@ void TraceWriter::record_tensor_call(const TensorCall& call) {
     enqueue([this, call] {
       store_metadata_record(call.metadata);
       ins_tensor_call_.bind(1, int64_t(call.metadata)).bind(2, call.start_ns).bind(3, call.end_ns).run();
+    });
+  });
+}
+
+void TraceWriter::record_kernel_samples(int64_t kernel_id, const KernelSamples& k) {
+  guarded([&] {
+    enqueue([this, kernel_id, k] {
+      json::Object functions;
+      for (const auto& [name, size] : k.function_sizes) functions.emplace_back(name, json::Value(size));
+      SqliteStmt& st = add_samples_;
+      st.bind(1, kernel_id).bind(2, k.clock).bind(3, k.period).bind(4, k.runs).bind(5, k.lost);
+      const std::optional<int64_t>* counters[4] = {&k.counters.cycles, &k.counters.instructions, &k.counters.cache_misses,
+                                                   &k.counters.branch_misses};
+      for (int i = 0; i < 4; i++) {
+        if (*counters[i]) st.bind(6 + i, **counters[i]);
+        else st.bind_null(6 + i);
+      }
+      st.bind(10, json::Value(std::move(functions)).dump()).run();
+      // samples outside the kernel's code are kept under the symbol they hit, at offset -1
+      for (const auto& [site, n] : k.in_code) add_sample_site_.bind(1, kernel_id).bind(2, site.first).bind(3, site.second).bind(4, n).run();
+      for (const auto& [symbol, n] : k.outside) add_sample_site_.bind(1, kernel_id).bind(2, symbol).bind(3, int64_t(-1)).bind(4, n).run();
     });
   });
 }

@@ -11,6 +11,7 @@ struct CodeTheme {
   bool dark = false;
   QColor text, base, gutterText, gutterBase, gutterRule, currentRow;
   QColor linkedRow;  // rows linked to a line selected in another view (machine code <-> source)
+  QColor hot;        // hot spots: a row's share of the samples, drawn with alpha by its share of the hottest's
   QColor keyword, type, number, string, comment, preprocessor, builtin, attribute, localName, globalName;
   // Compare marks: row backgrounds, stronger spans inside changed rows, the hatch of filler rows.
   QColor changedRow, changedSpan, removedRow, removedSpan, addedRow, addedSpan, fillerHatch;

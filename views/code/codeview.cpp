@@ -61,6 +61,8 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   m_rows = rows;
   m_currentRow = -1;
   m_linkedRows.clear();
+  m_heat.clear();
+  m_maxHeat = 0;
   m_language = language;
   m_fillGeneration++;
   m_filled = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
@@ -178,8 +180,42 @@ void CodeView::setLinkedRows(const QList<int>& rows) {
   updateExtraSelections();
 }
 
+void CodeView::setRowHeat(const QList<double>& shares) {
+  m_heat = shares;
+  m_maxHeat = 0;
+  for (double s : shares) m_maxHeat = std::max(m_maxHeat, s);
+  if (m_maxHeat <= 0) m_heat.clear();
+  if (!m_heat.isEmpty()) finishFilling();
+  updateGutterGeometry();
+  updateExtraSelections();
+}
+
+int CodeView::hottestRow() const {
+  int best = -1;
+  for (int i = 0; i < m_heat.size(); i++)
+    if (m_heat[i] > 0 && (best < 0 || m_heat[i] > m_heat[best])) best = i;
+  return best;
+}
+
+// A hot row's colour: the theme's hot colour, more opaque the closer the row is to the hottest.
+static QColor heatColour(const QColor& hot, double share, double max) {
+  QColor c = hot;
+  c.setAlpha(int(20 + 110 * std::clamp(share / max, 0.0, 1.0)));
+  return c;
+}
+
 void CodeView::updateExtraSelections() {
   QList<QTextEdit::ExtraSelection> all;
+  for (int row = 0; row < m_heat.size(); row++) {  // first: every other band is drawn over the heat
+    if (m_heat[row] <= 0) continue;
+    const QTextBlock b = document()->findBlockByNumber(row);
+    if (!b.isValid()) break;
+    QTextEdit::ExtraSelection band;
+    band.cursor = QTextCursor(b);
+    band.format.setBackground(heatColour(m_theme.hot, m_heat[row], m_maxHeat));
+    band.format.setProperty(QTextFormat::FullWidthSelection, true);
+    all.append(band);
+  }
   for (int row : m_linkedRows) {
     const QTextBlock b = document()->findBlockByNumber(row);
     if (!b.isValid() || row == m_currentRow) continue;
@@ -201,13 +237,15 @@ void CodeView::updateExtraSelections() {
   setExtraSelections(all);
 }
 
+int CodeView::heatWidth() const { return m_heat.isEmpty() ? 0 : fontMetrics().horizontalAdvance(QStringLiteral("100.0% ")); }
+
 int CodeView::gutterWidth() const {
   int maxNumber = 1;
   for (const CodeRow& r : m_rows) maxNumber = std::max(maxNumber, r.lineNumber);
   const int digits = std::max(3, int(QString::number(maxNumber).size()));
   const int charWidth = fontMetrics().horizontalAdvance(u'9');
   const int markWidth = hasMarks() ? charWidth * 2 : 0;
-  return 10 + charWidth * digits + markWidth + 6;
+  return 10 + heatWidth() + charWidth * digits + markWidth + 6;
 }
 
 void CodeView::updateGutterGeometry() {
@@ -262,6 +300,13 @@ void CodeView::paintGutter(QPaintEvent* event) {
     const int i = block.blockNumber();
     if (block.isVisible() && top + height >= event->rect().top() && i < m_rows.size()) {
       const CodeRow& row = m_rows[i];
+      if (i < m_heat.size() && m_heat[i] > 0) {  // the share, on its colour, left of the number
+        const QRect cell(4, top, heatWidth() - 2, height);
+        p.fillRect(cell, heatColour(m_theme.hot, m_heat[i], m_maxHeat));
+        p.setPen(m_theme.text);
+        p.drawText(cell.adjusted(0, 0, -3, 0), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(m_heat[i] * 100, 'f', m_heat[i] < 0.1 ? 1 : 0) + u'%');
+      }
       if (row.lineNumber > 0) {
         p.setPen(m_theme.gutterText);
         p.drawText(QRect(0, top, numberRight, height), Qt::AlignRight | Qt::AlignVCenter,

@@ -33,6 +33,7 @@ public:
   SourceLanguage language() const { return m_language; }
   const CodeTheme& theme() const { return m_theme; }
   int gutterWidth() const;
+  int heatWidth() const;  // the gutter's hot-spot column (0 without heat)
   // Scrolls so that the row with this 1-based source line number is visible; false if absent.
   bool revealLine(int lineNumber);
   // Marks one row (block) as current with a full-width band; -1 clears it. Does not move the cursor.
@@ -42,6 +43,12 @@ public:
   // an empty list clears them. Does not move the cursor.
   void setLinkedRows(const QList<int>& rows);
   const QList<int>& linkedRows() const { return m_linkedRows; }
+  // Hot spots: each row's share of a kernel's samples (0..1; an empty list: none). A row is shaded by
+  // its share of the hottest row's, and the gutter prints its percentage. A new source clears them.
+  void setRowHeat(const QList<double>& shares);
+  const QList<double>& rowHeat() const { return m_heat; }
+  // The row with the largest share (-1 without heat).
+  int hottestRow() const;
   // Sources longer than this show unhighlighted: highlighting formats every line as it goes in, and
   // a fully unrolled kernel can run to tens of thousands of lines (a second and more of the GUI).
   static constexpr int maxHighlightedLines = 5000;
@@ -79,6 +86,8 @@ private:
   QList<QTextEdit::ExtraSelection> m_spanSelections;
   int m_currentRow = -1;
   QList<int> m_linkedRows;
+  QList<double> m_heat;
+  double m_maxHeat = 0;
   qsizetype m_filled = 0;     // rows in the document so far
   quint64 m_fillGeneration = 0;  // a new source cancels the batches of the one before
 };

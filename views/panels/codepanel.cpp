@@ -3,6 +3,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPointer>
+#include <QShortcut>
 #include <QRegularExpression>
 #include <QTextDocumentFragment>
 #include <QToolButton>
@@ -61,11 +63,24 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lineInfo_ = new ElidedLabel(this);
   lineInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   lineInfo_->hide();
+  hottest_ = new QToolButton(this);
+  hottest_->setText(tr("Hottest line"));
+  hottest_->setToolTip(tr("Go to the line with the most samples and select its UOps in the graph (H)"));
+  hottest_->hide();
+  hot_ = new ElidedLabel(this);
+  hot_->setObjectName(QStringLiteral("codeHotspots"));
+  hot_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hot_->hide();
+  hotPool_.setMaxThreadCount(1);
+  auto* jump = new QShortcut(QKeySequence(Qt::Key_H), this, this, &KernelCodePanel::jumpToHottestLine);
+  jump->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(hottest_, &QToolButton::clicked, this, &KernelCodePanel::jumpToHottestLine);
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(title_, 1);
   bar->addWidget(backend_);
   bar->addWidget(noopt_);
+  bar->addWidget(hottest_);
   bar->addWidget(lineToGraph_);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
@@ -73,6 +88,7 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lay->addLayout(bar);
   lay->addWidget(details_);
   lay->addWidget(from_);
+  lay->addWidget(hot_);
   lay->addWidget(lineInfo_);
   lay->addWidget(code_, 1);
   connect(code_, &CodeView::currentRowChanged, this, &KernelCodePanel::mapLine);
@@ -89,6 +105,11 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   connect(session_, &Session::loaded, this, &KernelCodePanel::refresh);
   connect(session_, &Session::closed, this, &KernelCodePanel::refresh);
   refresh();
+}
+
+KernelCodePanel::~KernelCodePanel() {
+  hotGeneration_++;
+  hotPool_.waitForDone();
 }
 
 QString KernelCodePanel::headerText() const {
@@ -247,7 +268,81 @@ void KernelCodePanel::showSource() {
   shown_ = s;
   if (!s) code_->clearSource();
   else code_->setSource(QString::fromStdString(s->text), languageForBackend(QString::fromStdString(s->backend)));
+  showHotspots();
   Q_EMIT sourceShown();
+}
+
+QString KernelCodePanel::hotspotText() const { return hot_->isHidden() ? QString() : hot_->text(); }
+
+void KernelCodePanel::showHotspots() {
+  const quint64 generation = ++hotGeneration_;
+  hottestLine_ = 0;
+  matching_ = false;
+  hot_->hide();
+  hottest_->hide();
+  loupe::TraceReader* reader = session_->reader();
+  // the samples are of the code that ran: the optimized source of the backend it ran on
+  if (!kernel_ || !shown_ || !reader || shown_->variant != "opt") return;
+  std::optional<loupe::KernelSamples> samples;
+  try {
+    samples = reader->kernel_samples(kernel_->id);
+  } catch (const loupe::Error& e) {
+    hot_->setText(tr("Hot spots cannot be read: %1").arg(QString::fromStdString(e.what())));
+    hot_->show();
+    return;
+  }
+  if (!samples) return;
+  matching_ = true;
+  hot_->setText(tr("Hot spots: %1 samples over %2 runs · matching them to the code…").arg(samples->total()).arg(samples->runs));
+  hot_->show();
+  QPointer<KernelCodePanel> self(this);
+  hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples] {
+    auto report = std::make_shared<loupe::KernelHotspotReport>(loupe::hotspot_report(name, device, text, samples));
+    if (!self) return;
+    QMetaObject::invokeMethod(
+        self.data(), [self, generation, report] {
+          if (self) self->adoptHotspots(generation, report);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::KernelHotspotReport> report) {
+  if (generation != hotGeneration_) return;  // another source is shown now
+  matching_ = false;
+  const loupe::HotspotAnnotation& a = report->annotation;
+  QString text = tr("Hot spots: %1 samples over %2 runs (%3) · %4 in %5")
+                     .arg(a.total)
+                     .arg(report->samples.runs)
+                     .arg(QString::fromStdString(report->samples.clock))
+                     .arg(QString::fromStdString(loupe::percent_text(a.share(a.in_function))), QString::fromStdString(report->function));
+  if (!a.matches) {
+    text += tr(" · no line attribution: %1").arg(QString::fromStdString(a.mismatch));
+  } else {
+    QList<double> shares(code_->rows().size(), 0.0);
+    for (const auto& [line, n] : a.line_samples)
+      if (line >= 1 && line <= shares.size()) shares[line - 1] = a.share(n);
+    code_->setRowHeat(shares);
+    hottestLine_ = a.hottest_line();
+    if (hottestLine_ > 0)
+      text += tr(" · hottest line %1 (%2) — H goes there")
+                  .arg(hottestLine_)
+                  .arg(QString::fromStdString(loupe::percent_text(a.share(a.line_samples.at(hottestLine_)))));
+    hottest_->setVisible(hottestLine_ > 0);
+  }
+  if (!report->samples.counters.any()) text += tr(" · counters: not available here");
+  else text += QStringLiteral(" · ") + QString::fromStdString(loupe::describe_counters(report->samples.counters));
+  hot_->setText(text);
+  hot_->setToolTip(QString::fromStdString(loupe::describe_sampling(report->samples)) + u'\n' +
+                   QString::fromStdString(loupe::describe_counters(report->samples.counters)));
+  Q_EMIT hotspotsReady();
+}
+
+void KernelCodePanel::jumpToHottestLine() {
+  if (hottestLine_ <= 0) return;
+  code_->revealLine(hottestLine_);
+  if (!lineToGraph_->isChecked()) lineToGraph_->setChecked(true);  // maps the line to its UOps
+  else mapLine(code_->currentRow());
 }
 
 } // namespace loupe::views

@@ -2,11 +2,16 @@
 // version shown: its name (in axis colours when optimized), opts, launch dims, time and the user's
 // lines it came from. "Line → graph" maps the source line under the cursor back to the UOps it computes
 // (the kernel planned again, exec/kernel_stepper.h) and selects its statement's node in the graph.
+// A kernel sampled while it ran (`loupe-cli run --hotspots`) has each line shaded by its share of the
+// samples, the share in the gutter; H (or "Hottest line") jumps to the hottest line and maps it to its
+// UOps in the graph. The samples are matched to the code off the GUI thread (inspect/hotspot_report.h).
 #pragma once
+#include <QThreadPool>
 #include <QWidget>
 #include <optional>
 
 #include "exec/kernel_stepper.h"
+#include "inspect/hotspot_report.h"
 #include "trace/trace_reader.h"
 
 class CodeView;
@@ -23,6 +28,7 @@ class KernelCodePanel : public QWidget {
   Q_OBJECT
 public:
   explicit KernelCodePanel(Session* session, QWidget* parent = nullptr);
+  ~KernelCodePanel() override;
   CodeView* codeView() const { return code_; }
   QComboBox* backendBox() const { return backend_; }
   QString headerText() const;  // plain text
@@ -31,6 +37,13 @@ public:
   // Whether the NOOPT source (and a header describing it) is shown.
   bool isShowingNoopt() const;
   QToolButton* lineToGraphButton() const { return lineToGraph_; }
+  QToolButton* hottestLineButton() const { return hottest_; }
+  // Hot spots of the source shown: the summary line ("" when the kernel was not sampled), the hottest
+  // line (0: none known yet), and whether they are still being matched to the code.
+  QString hotspotText() const;
+  int hottestLine() const { return hottestLine_; }
+  bool isMatchingHotspots() const { return matching_; }
+  void jumpToHottestLine();
   QString lineInfoText() const;  // what the current line computes ("" when not mapped)
   QString lineOriginsText() const;  // each of its UOps and the rewrite that built it, a line each
   // The source shown (null when none) and its kernel.
@@ -42,15 +55,24 @@ Q_SIGNALS:
   void sourceLineActivated(const QString& file, int line);
   // Another source is shown (another kernel, backend or variant), or none.
   void sourceShown();
+  void hotspotsReady();  // the source's samples were matched to its lines (or could not be)
 
 private:
   void refresh();
   void showHeader();
   void showSource();
   void mapLine(int row);  // Line → graph
+  void showHotspots();    // for the source just shown
+  void adoptHotspots(quint64 generation, std::shared_ptr<loupe::KernelHotspotReport> report);
 
   QToolButton* lineToGraph_;
+  QToolButton* hottest_;
   ElidedLabel* lineInfo_;
+  ElidedLabel* hot_;
+  int hottestLine_ = 0;
+  bool matching_ = false;
+  quint64 hotGeneration_ = 0;
+  QThreadPool hotPool_;  // one thread: a newer source makes an older match stale
   const loupe::KernelSource* shown_ = nullptr;  // in kernel_
   // the re-planned program of the source shown: planned on the first mapped line, dropped with the source
   std::optional<loupe::TraceKernelProgram> planned_;

@@ -4,10 +4,15 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
+#include <QTextBlock>
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
+#include <QShortcut>
+
 #include "code/codeview.h"
+#include "inspect/hotspot_annotation.h"
+#include "inspect/hotspot_report.h"
 #include "support/error.h"
 #include "panels/elidedlabel.h"
 
@@ -43,7 +48,38 @@ MachineCodePanel::MachineCodePanel(QWidget* parent) : QWidget(parent) {
     markLine(line, false);
     Q_EMIT sourceLineActivated(line);
   });
+  auto* jump = new QShortcut(QKeySequence(Qt::Key_H), this, this, &MachineCodePanel::jumpToHottestInstruction);
+  jump->setContext(Qt::WidgetWithChildrenShortcut);
   setHeader(tr("<b>No kernel selected</b>"), tr("The machine code of the kernel the Code panel shows appears here."));
+}
+
+void MachineCodePanel::setSamples(std::shared_ptr<const loupe::KernelSamples> samples) { samples_ = std::move(samples); }
+
+QString MachineCodePanel::shadeHotspots(const loupe::MachineListing& l) {
+  hotspots_.clear();
+  if (!samples_ || compiled_.noopt || l.kind != "asm") return {};
+  const loupe::HotspotAnnotation a = loupe::annotate_hotspots(l, compiled_.function.toStdString(), *samples_);
+  if (!a.matches) {
+    hotspots_ = tr("%1 samples, not shown: %2").arg(a.total).arg(QString::fromStdString(a.mismatch));
+    return hotspots_;
+  }
+  QList<double> shares;
+  shares.reserve(qsizetype(a.row_samples.size()));
+  for (int64_t n : a.row_samples) shares << a.share(n);
+  code_->setRowHeat(shares);
+  const std::vector<size_t> top = a.hottest_rows(1);
+  hotspots_ = tr("hot spots: %1 samples, %2 on its instructions").arg(a.total).arg(QString::fromStdString(loupe::percent_text(a.share(a.attributed))));
+  if (!top.empty())
+    hotspots_ += tr(", the hottest %1 (H)").arg(QString::fromStdString(loupe::percent_text(a.share(a.row_samples[top.front()]))));
+  return hotspots_;
+}
+
+void MachineCodePanel::jumpToHottestInstruction() {
+  const int row = code_->hottestRow();
+  if (row < 0) return;
+  QTextCursor c(code_->document()->findBlockByNumber(row));
+  code_->setTextCursor(c);
+  code_->centerCursor();
 }
 
 MachineCodePanel::~MachineCodePanel() {
@@ -62,7 +98,10 @@ QString MachineCodePanel::headerText() const {
 }
 
 void MachineCodePanel::showSource(const KernelSourceRef& source) {
-  if (source == source_) return;
+  if (source == source_) {  // (from another trace, perhaps: its own samples)
+    if (!compiling_ && !compiled_.text.isEmpty() && compiled_ == source_) showListing(listing_->currentIndex());
+    return;
+  }
   source_ = source;
   if (source_.text.isEmpty()) {
     generation_++;
@@ -155,6 +194,7 @@ void MachineCodePanel::showListing(int index) {
                             .arg(l.instruction_count())
                             .arg(l.linked() ? tr("the gutter gives each instruction's source line") : tr("no line info in this form"));
   QString details = tr("<span style='color:gray'>compiled again here: %1</span>").arg(QString::fromStdString(l.how).toHtmlEscaped());
+  if (const QString hot = shadeHotspots(l); !hot.isEmpty()) details = hot.toHtmlEscaped() + QStringLiteral("<br>") + details;
   if (!missing.isEmpty()) details += QStringLiteral("<br>") + missing.join(QStringLiteral("<br>"));
   setHeader(title, details);
   if (markedLine_ > 0) markLine(markedLine_, true);

@@ -3,13 +3,15 @@
 // IR after O2, PTX or SASS. The gutter numbers each instruction with the source line it was compiled
 // from; the cursor on an instruction selects that line in the Code panel, and the Code panel's line
 // marks every instruction compiled from it. Compiling happens off the GUI thread, only while the panel
-// is visible, once per source.
+// is visible, once per source. A sampled kernel's instructions are shaded by their share of its samples
+// (inspect/hotspot_annotation.h), the share in the gutter; H jumps to the hottest instruction.
 #pragma once
 #include <QThreadPool>
 #include <QWidget>
 #include <memory>
 
 #include "exec/machine_code.h"
+#include "observe/kernel_samples.h"
 
 class CodeView;
 class QComboBox;
@@ -37,6 +39,10 @@ public:
   void showSource(const KernelSourceRef& source);
   // Marks the instructions compiled from this 1-based source line and scrolls to the first.
   void showSourceLine(int line);
+  // The samples of the kernel whose source is shown next (null: not sampled); set before showSource().
+  void setSamples(std::shared_ptr<const loupe::KernelSamples> samples);
+  QString hotspotText() const { return hotspots_; }  // "" without samples
+  void jumpToHottestInstruction();
 
   QString headerText() const;  // plain text
   QComboBox* listingBox() const { return listing_; }
@@ -58,6 +64,7 @@ private:
   void showListing(int index);
   void markLine(int line, bool reveal);
   void setHeader(const QString& title, const QString& details);
+  QString shadeHotspots(const loupe::MachineListing& listing);  // the header's words for them
 
   QLabel* title_;
   QLabel* details_;
@@ -67,6 +74,8 @@ private:
   KernelSourceRef compiled_;  // the source result_ belongs to
   std::shared_ptr<loupe::MachineCode> result_ = std::make_shared<loupe::MachineCode>();
   QString error_;
+  std::shared_ptr<const loupe::KernelSamples> samples_;
+  QString hotspots_;
   int markedLine_ = 0;
   bool compiling_ = false;
   quint64 generation_ = 0;

@@ -112,6 +112,9 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   compare_->setChecked(true);
   compare_->setToolTip(tr("Also time each optimized kernel's NOOPT version, for the speed-up in Compare"));
   connect(noopt_, &QCheckBox::toggled, compare_, [this](bool on) { compare_->setEnabled(!on); });
+  hotspots_ = new QCheckBox(tr("Hot spots"), this);
+  hotspots_->setToolTip(tr("Sample where each CPU and LLVM kernel spends its time (--hotspots): the Code and Machine code "
+                           "panels shade each line and instruction by its share, the Profile gets each kernel's hottest line"));
   beam_ = new QSpinBox(this);
   beam_->setRange(0, 64);
   beam_->setPrefix(tr("BEAM "));
@@ -135,6 +138,7 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   bar->addWidget(device_);
   bar->addWidget(noopt_);
   bar->addWidget(compare_);
+  bar->addWidget(hotspots_);
   bar->addWidget(beam_);
   bar->addSpacing(8);
   bar->addWidget(runButton_);
@@ -328,6 +332,7 @@ bool ScriptPanel::run() {
   opts.device = device_->currentData().toString();
   opts.noopt = noopt_->isChecked();
   opts.compareNoopt = !opts.noopt && compare_->isChecked();
+  opts.hotspots = hotspots_->isChecked();
   opts.beam = beam_->value();
   opts.programFile = file_;
   opts.textIsFile = !file_.isEmpty() && !editor_->document()->isModified();

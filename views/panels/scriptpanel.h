@@ -49,6 +49,7 @@ public:
   QComboBox* deviceBox() const { return device_; }
   QCheckBox* nooptBox() const { return noopt_; }
   QCheckBox* compareNooptBox() const { return compare_; }
+  QCheckBox* hotspotsBox() const { return hotspots_; }
   QSpinBox* beamBox() const { return beam_; }
   // True for the trace of the current or last run (its load errors while growing are expected).
   bool isRunTrace(const QString& path) const;
@@ -80,6 +81,7 @@ private:
   QComboBox* device_;
   QCheckBox* noopt_;
   QCheckBox* compare_;
+  QCheckBox* hotspots_;
   QSpinBox* beam_;
   QToolButton* examplesButton_;
   QToolButton* runButton_;

@@ -1,10 +1,12 @@
 #include "panels/sessionprofilepanel.h"
 
 #include <QHelpEvent>
+#include <QPointer>
 #include <QTableView>
 #include <QToolTip>
 #include <algorithm>
 
+#include "inspect/hotspot_report.h"
 #include "memory/memorydata.h"
 #include "panels/apppalette.h"
 #include "panels/kernelfacts.h"
@@ -41,6 +43,7 @@ QList<CompileSpan> compileSpansOf(const TraceSnapshot& t) {
 } // namespace
 
 SessionProfilePanel::SessionProfilePanel(Session* session, QWidget* parent) : ProfileView(parent), session_(session) {
+  connect(session_, &Session::loaded, this, [this] { matched_.clear(); });  // another trace (before sync)
   connect(session_, &Session::loaded, this, &SessionProfilePanel::sync);
   connect(session_, &Session::updated, this, &SessionProfilePanel::sync);
   connect(session_, &Session::closed, this, &ProfileView::clear);
@@ -62,6 +65,90 @@ SessionProfilePanel::SessionProfilePanel(Session* session, QWidget* parent) : Pr
                                         },
                                         table()));
   table()->viewport()->installEventFilter(this);
+  pool_.setMaxThreadCount(1);
+  connect(session_, &Session::closed, this, [this] {
+    ++*generation_;
+    matched_.clear();
+    matching_ = 0;
+  });
+}
+
+SessionProfilePanel::~SessionProfilePanel() {
+  ++*generation_;
+  pool_.waitForDone();
+}
+
+void SessionProfilePanel::syncHotspots() {
+  loupe::TraceReader* reader = session_->reader();
+  std::vector<std::pair<int64_t, loupe::KernelSamples>> sampled;
+  try {
+    if (reader)
+      for (int64_t id : reader->sampled_kernels()) sampled.emplace_back(id, *reader->kernel_samples(id));
+  } catch (const loupe::Error&) {
+    sampled.clear();  // the Code panel says why, for the kernel it shows
+  }
+  table()->setColumnHidden(KernelTableModel::HotLineColumn, sampled.empty());
+  table()->setColumnHidden(KernelTableModel::IpcColumn, sampled.empty());
+  int64_t all = 0;
+  for (const auto& [id, s] : sampled) all += s.total();
+  QHash<qint64, KernelTableModel::Hotspot> cells;
+  struct Job {
+    qint64 id;
+    std::string name, device, source;
+    loupe::KernelSamples samples;
+  };
+  std::vector<Job> jobs;
+  for (const auto& [id, s] : sampled) {
+    KernelTableModel::Hotspot h;
+    h.samples = s.total();
+    h.traceShare = all > 0 ? double(h.samples) / double(all) : 0;
+    if (s.counters.cycles && s.counters.instructions && *s.counters.cycles > 0)
+      h.ipc = double(*s.counters.instructions) / double(*s.counters.cycles);
+    const std::optional<loupe::TraceKernel> k = session_->kernelDetails(id);  // (the snapshot's have no sources)
+    const loupe::KernelSource* src = k ? k->source("opt") : nullptr;
+    if (auto m = matched_.constFind(id); m != matched_.constEnd() && m->samples == h.samples) {
+      h.line = m->line, h.lineShare = m->share, h.note = m->note;
+    } else if (!src) {
+      h.note = tr("no source in the trace");
+    } else {
+      h.note = tr("matching…");
+      jobs.push_back({id, k->name, src->backend, src->text, s});
+    }
+    cells.insert(id, h);
+  }
+  model()->setHotspots(cells);
+  if (jobs.empty()) {
+    if (!sampled.empty()) Q_EMIT hotspotsMatched();
+    return;
+  }
+  const quint64 generation = ++*generation_;
+  matching_ = int(jobs.size());
+  QPointer<SessionProfilePanel> self(this);
+  pool_.start([self, generation, current = generation_, jobs = std::move(jobs), cells] {
+    for (const Job& j : jobs) {
+      if (*current != generation) return;  // a newer sync (the trace grew) or another trace
+      const loupe::KernelHotspotReport r = loupe::hotspot_report(j.name, j.device, j.source, j.samples);
+      MatchedLine m;
+      m.samples = j.samples.total();
+      m.line = r.annotation.hottest_line();
+      if (m.line > 0) {
+        m.share = r.annotation.share(r.annotation.line_samples.at(m.line));
+        m.note = QString::fromStdString(size_t(m.line) <= r.source.size() ? r.source[size_t(m.line) - 1] : std::string()).trimmed();
+      } else {
+        m.note = r.annotation.matches ? tr("no samples on its lines") : tr("no line attribution: %1").arg(QString::fromStdString(r.annotation.mismatch));
+      }
+      KernelTableModel::Hotspot h = cells.value(j.id);
+      QMetaObject::invokeMethod(
+          self.data(), [self, generation, id = j.id, m, h]() mutable {
+            if (!self || generation != *self->generation_) return;
+            self->matched_.insert(id, m);
+            h.line = m.line, h.lineShare = m.share, h.note = m.note;
+            self->model()->setHotspot(id, h);
+            if (--self->matching_ == 0) Q_EMIT self->hotspotsMatched();
+          },
+          Qt::QueuedConnection);
+    }
+  });
 }
 
 void SessionProfilePanel::selectKernelOfPanel(qint64 id, const QString& name) {
@@ -116,6 +203,7 @@ void SessionProfilePanel::sync() {
   syncingKernel_ = false;
   if (data()) memory->setOriginNs(data()->startNs());  // one zero for the Profile and Memory timelines
   Q_EMIT memoryDataChanged(std::move(memory));
+  syncHotspots();
 }
 
 bool SessionProfilePanel::eventFilter(QObject* watched, QEvent* event) {

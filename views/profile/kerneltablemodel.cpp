@@ -12,6 +12,17 @@ void KernelTableModel::setData(std::shared_ptr<const ProfileData> data) {
   endResetModel();
 }
 
+void KernelTableModel::setHotspots(QHash<qint64, Hotspot> hotspots) {
+  m_hot = std::move(hotspots);
+  if (rowCount() > 0) Q_EMIT dataChanged(index(0, HotLineColumn), index(rowCount() - 1, IpcColumn));
+}
+
+void KernelTableModel::setHotspot(qint64 kernelId, const Hotspot& hotspot) {
+  m_hot[kernelId] = hotspot;
+  for (int row = 0; row < rowCount(); row++)
+    if (m_data->kernels()[size_t(row)].kernelId == kernelId) Q_EMIT dataChanged(index(row, HotLineColumn), index(row, IpcColumn));
+}
+
 QModelIndex KernelTableModel::indexOfKernel(int kernelIndex, int column) const {
   if (kernelIndex < 0 || kernelIndex >= rowCount()) return {};
   return index(kernelIndex, column);
@@ -26,6 +37,32 @@ int KernelTableModel::columnCount(const QModelIndex& parent) const { return pare
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_data) return {};
   const KernelStats& k = m_data->kernels()[size_t(index.row())];
+  const auto hot = m_hot.constFind(k.kernelId);
+  const bool sampled = hot != m_hot.constEnd();
+  if (index.column() == HotLineColumn || index.column() == IpcColumn) {
+    if (!sampled) return role == Qt::ToolTipRole ? tr("Not sampled (record with `loupe-cli run --hotspots`)") : QVariant();
+    const Hotspot& h = *hot;
+    const bool line = index.column() == HotLineColumn;
+    switch (role) {
+    case Qt::DisplayRole:
+      if (!line) return h.ipc < 0 ? QStringLiteral("—") : QString::number(h.ipc, 'f', 2);
+      return h.line > 0 ? tr("%1 · %2").arg(h.line).arg(formatPercent(h.lineShare)) : h.note;
+    case SortRole:
+      return line ? h.lineShare : h.ipc;
+    case Qt::TextAlignmentRole:
+      return int((line ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+      if (!line)
+        return h.ipc < 0 ? tr("Instructions per cycle: not available (this machine's PMU counts no cycles and instructions)")
+                         : tr("Instructions per cycle over the sampled runs");
+      return tr("%1 samples (%2 of the trace's)%3")
+          .arg(h.samples)
+          .arg(formatPercent(h.traceShare))
+          .arg(h.line > 0 ? tr("\nhottest line %1 (%2 of the kernel's samples): %3").arg(h.line).arg(formatPercent(h.lineShare)).arg(h.note)
+                          : QStringLiteral("\n") + h.note);
+    }
+    return {};
+  }
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
@@ -123,6 +160,10 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
       return tr("Opts");
     case RunsColumn:
       return tr("Runs");
+    case HotLineColumn:
+      return tr("Hottest line");
+    case IpcColumn:
+      return tr("IPC");
     case VariablesColumn:
       return tr("Variables");
     }
@@ -140,6 +181,10 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
       return tr("Applied optimizations");
     case RunsColumn:
       return tr("Number of runs");
+    case HotLineColumn:
+      return tr("A sampled kernel's source line with the most samples, and its share of them (hot spots)");
+    case IpcColumn:
+      return tr("Instructions per cycle over the sampled runs, where the machine's PMU counts them");
     case VariablesColumn:
       return tr("A kernel with symbolic shapes: the values its runs bound to its variables (smallest..largest)");
     }

@@ -2,6 +2,7 @@
 // formatted ("21.0 µs"); SortRole gives the raw numbers, so sorting is numeric.
 #pragma once
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QSortFilterProxyModel>
 
 #include <memory>
@@ -20,6 +21,8 @@ public:
     ShareColumn,
     OptsColumn,
     RunsColumn,
+    HotLineColumn,    // a sampled kernel's hottest source line (hot spots)
+    IpcColumn,        // instructions per cycle, where the PMU counts them
     VariablesColumn,  // a symbolic kernel's variable values over its runs
     NUM_COLUMNS
   };
@@ -28,6 +31,19 @@ public:
   explicit KernelTableModel(QObject* parent = nullptr);
 
   void setData(std::shared_ptr<const ProfileData> data);
+
+  // Hot spots of a sampled kernel (by trace kernel id), filled in as its samples are matched to code.
+  struct Hotspot {
+    qint64 samples = 0;
+    double traceShare = 0;  // of every sample in the trace, 0..1
+    int line = 0;           // hottest source line (0: not known, or no line attribution)
+    double lineShare = 0;   // of the kernel's samples
+    QString note;           // the line's text, or why there is no line ("matching…", the mismatch)
+    double ipc = -1;        // -1: the PMU counted no cycles and instructions here
+  };
+  void setHotspots(QHash<qint64, Hotspot> hotspots);
+  void setHotspot(qint64 kernelId, const Hotspot& hotspot);
+  bool hasHotspots() const { return !m_hot.isEmpty(); }
   const ProfileData* profile() const { return m_data.get(); }
   // The model row of an index into ProfileData::kernels() (rows are kernels, in that order).
   QModelIndex indexOfKernel(int kernelIndex, int column = 0) const;
@@ -39,6 +55,7 @@ public:
 
 private:
   std::shared_ptr<const ProfileData> m_data;
+  QHash<qint64, Hotspot> m_hot;
 };
 
 // Sorts by SortRole and keeps rows whose name, device or opts contain the filter text (case

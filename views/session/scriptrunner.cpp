@@ -68,6 +68,7 @@ bool ScriptRunner::start(const QString& scriptText, const QString& scriptName, c
   if (!options.device.isEmpty()) args_ << QStringLiteral("--device") << options.device;
   if (options.noopt) args_ << QStringLiteral("--noopt");
   else if (options.compareNoopt) args_ << QStringLiteral("--compare-noopt");
+  if (options.hotspots) args_ << QStringLiteral("--hotspots");
   if (options.beam > 0) args_ << QStringLiteral("--beam") << QString::number(options.beam);
   args_ << QStringLiteral("--debug") << QString::number(options.debug);
 

@@ -18,6 +18,7 @@ struct ScriptRunOptions {
   QString device;   // "" = loupe-cli's default
   bool noopt = false;
   bool compareNoopt = false;  // also time each optimized kernel's NOOPT version (--compare-noopt)
+  bool hotspots = false;      // sample where each CPU and LLVM kernel spends its time (--hotspots)
   int beam = 0;     // 0 = no BEAM search
   int debug = 2;    // DEBUG level of the child's output (2: one line per kernel run)
   QString programFile;  // the file the text came from ("" for none)

@@ -10,7 +10,7 @@ from loupe import _loupe
 
 def run_settings(program_args: list[str]) -> dict[str, str]:
   """What a re-run of the program needs to compute the same kernels: the switches, its arguments and folder."""
-  settings = {k: str(_loupe.get_option(k)) for k in ("NOOPT", "BEAM", "DEBUG", "THREADS", "COMPARE_NOOPT", "TRAINING")}
+  settings = {k: str(_loupe.get_option(k)) for k in ("NOOPT", "BEAM", "DEBUG", "THREADS", "COMPARE_NOOPT", "HOTSPOTS", "TRAINING")}
   settings["DEVICE"] = _loupe.default_device()
   settings["ARGS"] = json.dumps(list(program_args))
   settings["CWD"] = os.getcwd()

@@ -36,6 +36,7 @@ py::object get_option(const std::string& name) {
   if (name == "DEVICE") return py::str(o.device);
   if (name == "THREADS") return py::int_(o.threads);
   if (name == "COMPARE_NOOPT") return py::int_(o.compare_noopt ? 1 : 0);
+  if (name == "HOTSPOTS") return py::int_(o.hotspots ? 1 : 0);
   if (name == "TRAINING") return py::int_(o.training ? 1 : 0);
   if (name == "NO_MEMORY_PLANNER") return py::int_(o.no_memory_planner ? 1 : 0);
   if (name == "SCACHE") return py::int_(o.schedule_cache ? 1 : 0);
@@ -52,6 +53,7 @@ bool set_option(const std::string& name, py::handle v) {
   else if (name == "DEVICE") o.device = v.is_none() ? "" : canonical_device_name(v.cast<std::string>());
   else if (name == "THREADS") o.threads = v.cast<int>();
   else if (name == "COMPARE_NOOPT") o.compare_noopt = v.cast<int>() != 0;
+  else if (name == "HOTSPOTS") o.hotspots = v.cast<int>() != 0;
   else if (name == "TRAINING") o.training = PyObject_IsTrue(v.ptr()) == 1;
   else if (name == "NO_MEMORY_PLANNER") o.no_memory_planner = v.cast<int>() != 0;
   else if (name == "SCACHE") o.schedule_cache = v.cast<int>() != 0;

@@ -15,12 +15,13 @@ std::string ClangJit::version() { return "none"; }
 ClangJit::ClangJit(std::vector<std::string>) { throw Error(*unavailable_reason()); }
 ClangJit::~ClangJit() = default;
 std::string ClangJit::compile(const std::string&, const std::string&) const { throw Error(*unavailable_reason()); }
-void* ClangJit::load(const std::string&, const std::string&, const std::string&) { throw Error(*unavailable_reason()); }
+ClangJit::Loaded ClangJit::load(const std::string&, const std::string&, const std::string&) { throw Error(*unavailable_reason()); }
 
 } // namespace loupe
 
 #else
 
+#include <algorithm>
 #include <mutex>
 
 #include <clang/Basic/Diagnostic.h>
@@ -38,6 +39,7 @@ void* ClangJit::load(const std::string&, const std::string&, const std::string&)
 #include <llvm/Support/raw_ostream.h>
 
 #include "runtime/llvm/native_target.h"
+#include "support/elf_symbols.h"
 
 namespace loupe {
 
@@ -103,7 +105,7 @@ std::string ClangJit::compile(const std::string& source, const std::string& what
   return std::string(object.begin(), object.end());
 }
 
-void* ClangJit::load(const std::string& object, const std::string& entry, const std::string& what) {
+ClangJit::Loaded ClangJit::load(const std::string& object, const std::string& entry, const std::string& what) {
   std::lock_guard lock(state_->link_mutex);
   llvm::orc::LLJIT& jit = *state_->lljit;
   auto library = jit.createJITDylib("kernel" + std::to_string(state_->next_library++));
@@ -113,7 +115,24 @@ void* ClangJit::load(const std::string& object, const std::string& entry, const 
     throw Error(cat("CPU: cannot link ", what, ": ", llvm_error_text(std::move(e))));
   auto sym = jit.lookup(*library, entry);
   if (!sym) throw Error(cat("CPU: ", what, " has no entry point: ", llvm_error_text(sym.takeError())));
-  return sym->toPtr<void*>();
+  Loaded out{sym->toPtr<void*>(), {}};
+  // The linker keeps a section whole: every function of the entry's section lies at the entry's address
+  // plus its distance from the entry in the object (static helpers too, which have no name to look up).
+  std::vector<ElfFunction> functions;
+  try {
+    functions = elf_functions(object, what);
+  } catch (const Error&) {
+    return out;  // hot spots then name no function; running does not depend on it
+  }
+  auto anchor = std::find_if(functions.begin(), functions.end(), [&](const ElfFunction& f) { return f.name == entry; });
+  if (anchor != functions.end()) {
+    std::vector<CodeSymbol> code;
+    const uint64_t base = sym->getValue() - anchor->value;
+    for (const ElfFunction& f : functions)
+      if (f.section == anchor->section) code.push_back({f.name, base + f.value, f.size});
+    out.code = CodeMap(std::move(code));
+  }
+  return out;
 }
 
 } // namespace loupe

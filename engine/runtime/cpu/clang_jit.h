@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/profile/code_map.h"
+
 namespace loupe {
 
 class ClangJit {
@@ -24,9 +26,13 @@ public:
   // The object code of `source`, a C translation unit (thread-safe: one compiler per call); loupe::Error
   // with clang's diagnostics, naming `what`.
   std::string compile(const std::string& source, const std::string& what) const;
-  // Links an object into this process, apart from every other one (kernels may share names); the
-  // address of its function `entry`.
-  void* load(const std::string& object, const std::string& entry, const std::string& what);
+  // Links an object into this process, apart from every other one (kernels may share names): the
+  // address of its function `entry`, and where each of its functions lies.
+  struct Loaded {
+    void* entry = nullptr;
+    CodeMap code;
+  };
+  Loaded load(const std::string& object, const std::string& entry, const std::string& what);
 
 private:
   struct State;

@@ -67,8 +67,14 @@ private:
   // The compiler (path and version line of the command, or the in-process version) + host CPU model:
   // part of every cache key.
   std::string identity();
+  // A compiled kernel in this process: the library holding it (null in process), its entry, its code.
+  struct Loaded {
+    std::shared_ptr<void> library;
+    CpuEntryFn entry = nullptr;
+    CodeMap code;
+  };
   // A kernel's unit compiled (or found in the cache under `key`) and linked by the in-process compiler.
-  CpuEntryFn load_in_process(const std::string& name, const std::string& unit, const std::string& key);
+  Loaded load_in_process(const std::string& name, const std::string& unit, const std::string& key);
 
   CRenderer renderer_;
   HostAllocator allocator_;
@@ -77,7 +83,7 @@ private:
   std::unique_ptr<ClangJit> in_process_;  // null: kernels compile in a compiler process
   std::string identity_;
   std::mutex mutex_;
-  std::unordered_map<std::string, std::pair<std::shared_ptr<void>, CpuEntryFn>> libs_;  // loaded, by cache key
+  std::unordered_map<std::string, Loaded> libs_;  // by cache key
   std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by cache key + launch signature
   std::atomic<int64_t> compiler_runs_{0};
   std::atomic<int64_t> compiler_ns_{0};

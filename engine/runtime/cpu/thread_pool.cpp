@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <unistd.h>
 
 #include "support/error.h"
 #include "support/options.h"
@@ -40,7 +41,19 @@ struct ThreadPool::Job {
 };
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; i++) workers_.emplace_back([this] { worker_main(); });
+  std::mutex started_mutex;
+  std::condition_variable started;
+  for (int i = 1; i < threads; i++)
+    workers_.emplace_back([&, this] {
+      {
+        std::lock_guard lock(started_mutex);
+        worker_tids_.push_back(static_cast<int>(gettid()));
+      }
+      started.notify_one();
+      worker_main();
+    });
+  std::unique_lock lock(started_mutex);  // (the locals outlive every worker's use of them)
+  started.wait(lock, [&] { return worker_tids_.size() == workers_.size(); });
 }
 
 ThreadPool::~ThreadPool() {

@@ -34,6 +34,8 @@ public:
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // The kernel's thread ids of the workers (not the caller's): whom a profiler samples during a launch.
+  std::vector<int> worker_thread_ids() const { return worker_tids_; }
 
   // Calls fn(start, end) for the chunks of `plan` covering [0, n), on the pool's threads, and returns
   // when all have finished. Chunks are disjoint and handed out in order. If the pool is already busy
@@ -54,6 +56,7 @@ private:
   static void cancel_rest(Job& job);
 
   std::vector<std::thread> workers_;
+  std::vector<int> worker_tids_;    // filled before the constructor returns
   std::mutex mutex_;                // guards job_, generation_, stop_
   std::condition_variable wake_;
   std::shared_ptr<Job> job_;
