@@ -1,7 +1,7 @@
-// The rule set behind a recorded pass, found by the pass's name (as graph_rewrite's callers name
-// them), for "why didn't this rule fire?" (rewrite/match_explain.h). A name this build does not know,
-// or a pass whose recorded rewrites name rules its rule set lacks, is a trace from another version:
-// the reason says so.
+// The rule set behind a recorded pass, looked up by the pass's name in codegen's stage table
+// (codegen/stage_table.h), for "why didn't this rule fire?" (rewrite/match_explain.h). A traced
+// transform is not a rule pass: the reason says so. A name this build does not trace, or a pass whose
+// recorded rewrites name rules its rule set lacks, is a trace from another version: the reason says so.
 #pragma once
 #include <optional>
 #include <string>
