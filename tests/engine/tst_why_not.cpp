@@ -13,9 +13,9 @@
 
 #include "codegen/stage_table.h"
 #include "engine/tst_trace_fixtures.h"
-#include "exec/pass_rules.h"
-#include "exec/recorded_rules.h"
-#include "exec/why_not.h"
+#include "inspect/pass_rules.h"
+#include "inspect/recorded_rules.h"
+#include "inspect/why_not.h"
 #include "rewrite/match_explain.h"
 #include "rewrite/rule_origin.h"
 #include "schedule/schedule.h"

@@ -1,12 +1,12 @@
 // The Code panel: the selected kernel's source per backend, optimized or NOOPT, with a header for the
 // version shown: its name (in axis colours when optimized), opts, launch dims, time and the user's
 // lines it came from. "Line → graph" maps the source line under the cursor back to the UOps it computes
-// (the kernel planned again, exec/kernel_stepper.h) and selects its statement's node in the graph.
+// (the kernel planned again, inspect/kernel_stepper.h) and selects its statement's node in the graph.
 #pragma once
 #include <QWidget>
 #include <optional>
 
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_stepper.h"
 #include "trace/trace_reader.h"
 
 class CodeView;

@@ -1,4 +1,4 @@
-#include "exec/pass_rules.h"
+#include "inspect/pass_rules.h"
 
 #include <algorithm>
 
