@@ -17,6 +17,7 @@
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "exec/exec_item.h"
+#include "exec/kernel_compiler.h"
 #include "exec/realize.h"
 #include "inspect/kernel_stepper.h"
 #include "ir/eval.h"
