@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "codegen/stage_table.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
 #include "render/opencl_renderer.h"
@@ -59,7 +58,7 @@ std::optional<PassRules> pass_rules(const std::string& pass_name, const std::str
   for (const StageInfo* s : stages) {
     StageRuleSet rules = stage_rule_set(s->stage, s->stage == Stage::TranscendentalAndLate ? native_ops(device) : OpSet{});
     if (first_set.empty()) first_set = rules.rule_set;
-    if (holds_all(*rules.matcher, fired, &missing)) return PassRules{rules.matcher, rules.callbacks_runnable, rules.rule_set};
+    if (holds_all(*rules.matcher, fired, &missing)) return rules;
   }
   if (why)
     *why = cat("the trace's pass '", pass_name, "' fired rule ", missing, ", which this build's rule set '", first_set,

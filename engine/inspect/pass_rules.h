@@ -7,15 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "codegen/stage_table.h"
 #include "rewrite/pattern_matcher.h"
 
 namespace loupe {
 
-struct PassRules {
-  const PatternMatcher* matcher = nullptr;
-  bool callbacks_runnable = false;  // its callbacks need no pass state (symbolic rule sets)
-  std::string rule_set;             // what it is, e.g. "symbolic"
-};
+// A rule set as the stage table gives it (a pass started from Python: as its trace recorded it,
+// inspect/recorded_rules.h).
+using PassRules = StageRuleSet;
 
 // `device`: the kernel's device (the late rewrites depend on what its renderer computes natively).
 // `fired`: "name@file:line" of every rule the trace saw fire in this pass (picks between rule sets one
