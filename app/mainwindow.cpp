@@ -35,7 +35,7 @@
 #include "panels/steppanel.h"
 #include "panels/codepanel.h"
 #include "panels/machinecodepanel.h"
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "panels/comparepanel.h"
 #include "panels/sessiongraphpanel.h"
 #include "panels/sessionprofilepanel.h"

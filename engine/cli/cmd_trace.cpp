@@ -30,7 +30,7 @@
 #include "cli/trace_disasm.h"
 #include "cli/trace_hotspots.h"
 #include "cli/trace_step.h"
-#include "exec/why_not.h"
+#include "inspect/why_not.h"
 #include "ir/print.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"

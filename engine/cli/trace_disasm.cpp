@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "exec/kernel_stepper.h"
-#include "exec/machine_code.h"
+#include "inspect/kernel_stepper.h"
+#include "inspect/machine_code.h"
 #include "support/error.h"
 #include "support/json.h"
 

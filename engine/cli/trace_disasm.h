@@ -1,5 +1,5 @@
 // loupe-cli trace FILE --disasm NAME|ID [--noopt] [--json]: what the machine runs for a kernel of the
-// trace (exec/machine_code.h): its recorded source compiled again here and shown as machine code (and
+// trace (inspect/machine_code.h): its recorded source compiled again here and shown as machine code (and
 // LLVM IR, PTX, SASS where its backend has them), each instruction range under the source line it was
 // compiled from.
 #pragma once

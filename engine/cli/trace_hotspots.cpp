@@ -5,7 +5,7 @@
 #include <iostream>
 #include <set>
 
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_stepper.h"
 #include "inspect/hotspot_report.h"
 #include "ir/metadata.h"
 #include "support/error.h"

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli/trace_rerun.h"
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_stepper.h"
 #include "ir/print.h"
 #include "runtime/interp/interp_device.h"
 #include "support/json.h"

@@ -1,7 +1,7 @@
 // loupe-cli trace FILE --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T]
 //   [--steps N] [--relevant] [--json]:
 // a kernel of the trace re-run on the interpreter with the inputs the trace kept, one output element
-// at a time (exec/kernel_stepper.h); --target plans it for another target (CPU, LLVM, CUDA, OPENCL);
+// at a time (inspect/kernel_stepper.h); --target plans it for another target (CPU, LLVM, CUDA, OPENCL);
 // --diverge compares it with its NOOPT version, --diverge-target with its plan for another target. A
 // kernel whose inputs the trace did not keep is stepped by re-running the recorded program for them
 // (cli/trace_rerun.h) unless --no-rerun.

@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "codegen/stage_table.h"
 #include "rewrite/graph_rewrite.h"
 
 namespace loupe {
@@ -36,7 +37,7 @@ UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
   if (!target.aligned || target.vector_bytes == 0) return sink;
   static const Rule load_rule = rule("unaligned_vector_load_to_lanes", UPat::op_any_src(Ops::LOAD), nullptr);
   static const Rule store_rule = rule("unaligned_vector_store_to_lanes", UPat::op_any_src(Ops::SINK), nullptr);
-  TracedStage stage("split unaligned vectors", sink);
+  TracedStage stage(stage_name(Stage::SplitUnalignedVectors), sink);
   UOpMap<UOpPtr> loads;
   for (const UOp* u : sink->toposort()) {
     if (u->op != Ops::LOAD || u->src.empty()) continue;
@@ -82,7 +83,7 @@ UOpPtr split_unaligned_vectors(const UOpPtr& sink, const VectorTarget& target) {
 UOpPtr join_aligned_loads(const UOpPtr& sink, const VectorTarget& target) {
   if (!target.aligned || target.vector_bytes == 0) return sink;
   static const Rule join_rule = rule("join_aligned_load_lanes", UPat::op_any_src(Ops::LOAD), nullptr);
-  TracedStage stage("join aligned loads", sink);
+  TracedStage stage(stage_name(Stage::JoinAlignedLoads), sink);
   struct Key {
     const UOp* buffer;
     const UOp* base;

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "codegen/stage_table.h"
 #include "ir/alu_eval.h"
 #include "rewrite/graph_rewrite.h"
 #include "symbolic/const_fold.h"
@@ -104,7 +105,7 @@ private:
 UOpPtr fold_contracted_constants(const UOpPtr& sink) {
   if (!sink->graph_has(UOp::Fact::float_constant_product)) return sink;
   std::vector<const UOp*> order = sink->toposort();
-  TracedStage stage("fold contracted constants", sink);
+  TracedStage stage(stage_name(Stage::FoldContractedConstants), sink);
   return stage.finish(ContractedFolder(order, stage).fold());
 }
 

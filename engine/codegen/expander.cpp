@@ -3,6 +3,7 @@
 #include <map>
 
 #include "codegen/lane_expansion.h"
+#include "codegen/stage_table.h"
 #include "codegen/vectorizer.h"
 #include "rewrite/graph_rewrite.h"
 
@@ -106,10 +107,10 @@ UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quie
   ExpandAxes ctx = axes;
   UOpPtr out = sink;
   UnrollContext unroll{&ctx, vectors};
-  if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &unroll, .name = "unroll reduces"});
+  if (!axes.unroll.empty()) out = graph_rewrite(out, unroll_rules(), {.ctx = &unroll, .name = stage_name(Stage::UnrollReduces)});
   if (axes.upcast.empty()) return out;
   // the lanes are built complete, store by store: nothing in them to visit again (a step per store)
-  TracedStage stage("upcast lanes", out);
+  TracedStage stage(stage_name(Stage::UpcastLanes), out);
   UOpPtr expanded = LaneExpansion(ctx, quiet, vectors).expand_sink(out, &stage);
   if (expanded) expanded->set_metadata_once(out->metadata());
   return stage.finish(expanded ? expanded : out);

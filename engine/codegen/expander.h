@@ -39,7 +39,7 @@ struct VectorTarget;  // codegen/vectorizer.h
 UOpPtr expand_lanes(const UOpPtr& sink, const ExpandAxes& axes, QuietLanes* quiet = nullptr,
                            const VectorTarget* vectors = nullptr);
 
-// The rule set of "unroll reduces", for explaining its rules (exec/pass_rules.h).
+// The rule set of "unroll reduces", for explaining its rules (codegen/stage_table.h).
 const PatternMatcher& unroll_rule_set();
 
 } // namespace loupe

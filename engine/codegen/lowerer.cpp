@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "codegen/stage_table.h"
 #include "ir/cooperative_rows.h"
 #include "ir/metadata.h"
 #include "codegen/expander.h"
@@ -380,7 +381,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
     coords[d] = floormod(c, sym_in[d].uop());  // also keeps masked (padding) positions inside the buffer
     stride = stride * sym_in[d];
   }
-  UOpPtr packed = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, coords), symbolic(), {.name = "nested reduce index"});
+  UOpPtr packed = graph_rewrite(UOp::make(Ops::SINK, dtypes::void_, coords), symbolic(), {.name = stage_name(Stage::NestedReduceIndex)});
   coords = packed->src;
   UOpPtr unviewed = UOp::make(red->op, red->dtype, {red->src[0]}, red->arg);
   auto key = std::make_pair(unviewed.get(), packed.get());
@@ -427,7 +428,7 @@ UOpPtr lower_nested(const UOp* red, LowerContext& outer, NestedLowering& nested)
       inner.acc_count = outer.acc_count;
       inner.idxs = index.idxs;
       inner.upcast_ranges = upcast;
-      return lower_scope(red->src[0], inner, nested, "lowerer (nested reduce)");
+      return lower_scope(red->src[0], inner, nested, stage_name(Stage::LowererNestedReduce));
     };
     UOpPtr x = lower_inside();
     // a reduce nested in this one that reads an unrolled lane would be one accumulator for all the
@@ -599,7 +600,7 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
   if (!gpu && k.target().vector_bytes > 0) nested.unroll = kNestedReduceUnroll;
   // (without shuffles every thread would fold all the lanes' partials from shared memory)
   if (gpu && k.target().has_shared && k.target().warp_shuffle && !k.tensor_core()) nested.kernel = &ctx;
-  lowered.sink = lower_scope(ast, ctx, nested, "lowerer");
+  lowered.sink = lower_scope(ast, ctx, nested, stage_name(Stage::Lowerer));
   return lowered;
 }
 

@@ -44,7 +44,7 @@ UOpList launch_indices(const std::string& prefix, std::vector<int64_t> dims, con
 // Identity element of a reduce op for a dtype (ADD 0, MUL 1, MAX the lowest value).
 UOpPtr reduce_identity(Ops op, DType dtype);
 
-// The lowerer's rule set, for explaining its rules (exec/pass_rules.h); its callbacks need the lowerer's state.
+// The lowerer's rule set, for explaining its rules (codegen/stage_table.h); its callbacks need the lowerer's state.
 const PatternMatcher& lowerer_rule_set();
 
 } // namespace loupe

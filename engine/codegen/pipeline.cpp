@@ -1,15 +1,11 @@
 #include "codegen/pipeline.h"
 
-#include <map>
-
 #include "codegen/aligned_vectors.h"
-#include "codegen/contract_products.h"
 #include "codegen/contracted_fold.h"
-#include "codegen/covered_gates.h"
 #include "codegen/expander.h"
-#include "codegen/float_folds.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
+#include "codegen/stage_table.h"
 #include "codegen/transcendental.h"
 #include "codegen/vectorizer.h"
 #include "rewrite/graph_rewrite.h"
@@ -46,12 +42,13 @@ namespace {
 UOpPtr approximate_transcendentals(const UOpPtr& g, const RendererCaps& caps) {
   FlatPtrSet<const UOp*> settled = outside_transcendentals(g, caps.code_for_op);
   if (settled.contains(g.get())) return g;
-  static thread_local std::map<std::string, PatternMatcher> late_rules;
-  std::string key = caps.device;  // one device name may stand for several targets (INTERP's)
-  caps.code_for_op.for_each([&](Ops o) { key += cat(",", static_cast<int>(o)); });
-  auto it = late_rules.find(key);
-  if (it == late_rules.end()) it = late_rules.emplace(key, transcendental_rules(caps.code_for_op) + symbolic()).first;
-  return graph_rewrite(g, it->second, {.name = "transcendental and late rewrites", .settled = &settled});
+  return graph_rewrite(g, stage_rules(Stage::TranscendentalAndLate, caps.code_for_op),
+                       {.name = stage_name(Stage::TranscendentalAndLate), .settled = &settled});
+}
+
+// A rewrite stage of the table, as a trace records it (with the pipeline's line as where it was called).
+UOpPtr run_stage(Stage s, const UOpPtr& g, std::source_location loc = std::source_location::current()) {
+  return graph_rewrite(g, stage_rules(s), {.name = stage_name(s)}, loc);
 }
 
 } // namespace
@@ -77,25 +74,25 @@ UOpPtr rewrite_lowered_kernel(const LoweredKernel& lowered, const Renderer& rend
   const RendererCaps& caps = renderer.caps();
   const VectorTarget vectors{caps.vector_bytes, caps.vector_ops, caps.vector_min_item, caps.vector_aligned};
   // constants whose padding gate an enclosing gate covers lose it (codegen/covered_gates.h)
-  UOpPtr g = graph_rewrite(lowered.sink, covered_gate_rules(), {.name = "covered gates"});
+  UOpPtr g = run_stage(Stage::CoveredGates, lowered.sink);
   QuietLanes quiet;  // lanes the symbolic pass after the expansion need not try again (kept alive till the end)
   if (lowered.has_lanes()) {
     // 2-3. a kernel with upcast or unrolled axes is simplified, its float a*b + c fused
     // (codegen/contract_products.h) and its transcendentals approximated as a template, once rather
     // than once per lane
-    g = graph_rewrite(g, lowered_kernel_rules(), {.name = "symbolic before expansion"});
-    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
+    g = run_stage(Stage::SymbolicBeforeExpansion, g);
+    g = run_stage(Stage::FuseMultiplyAdds, g);
     g = approximate_transcendentals(g, caps);
     // 4. expand the lanes (as vectors where the target has them)
     g = expand_lanes(g, lowered.lanes, &quiet, &vectors);
     // 5. symbolic over the lanes; the float folds must not reach into the polynomials, whose
     // arithmetic is built in its final shape
-    g = graph_rewrite(g, expanded_kernel_rules(),
-                      {.name = "symbolic after lowering", .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
+    g = graph_rewrite(g, stage_rules(Stage::SymbolicAfterExpansion),
+                      {.name = stage_name(Stage::SymbolicAfterExpansion), .quiet = &quiet.nodes, .expected_nodes = quiet.lanes_built});
   } else {
     // 2-3. symbolic, float a*b + c fused, then the transcendental approximations
-    g = graph_rewrite(g, lowered_kernel_rules(), {.name = "symbolic after lowering"});
-    g = graph_rewrite(g, contract_product_rules(), {.name = "fuse multiply-adds"});
+    g = run_stage(Stage::SymbolicAfterLowering, g);
+    g = run_stage(Stage::FuseMultiplyAdds, g);
     g = approximate_transcendentals(g, caps);
   }
   // 6. constants the compiler would contract into fused multiply-adds, folded as it computes them

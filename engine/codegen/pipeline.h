@@ -1,6 +1,6 @@
 // From a kernel AST to renderable code: Kernel (axes, optimizations), then the stages listed in order
 // in plan_from_kernel (pipeline.cpp): lower, symbolic, transcendental, expand lanes, symbolic,
-// contracted fold, vectorize, linearize, render. Every graph stage is a named pass a trace sees.
+// contracted fold, vectorize, linearize, render. Every graph stage is a named pass a trace sees (codegen/stage_table.h).
 #pragma once
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "codegen/stage_table.h"
 #include "render/renderer.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
@@ -359,7 +360,7 @@ private:
 UOpPtr vectorize_stores(const UOpPtr& sink, const VectorTarget& target) {
   if (target.vector_bytes == 0) return sink;
   // the stores are joined at the sink: nothing below it to visit
-  TracedStage stage("vectorize stores", sink);
+  TracedStage stage(stage_name(Stage::VectorizeStores), sink);
   UOpPtr joined = Vectorizer(target).run(sink, stage);
   if (joined) joined->set_metadata_once(sink->metadata());
   return stage.finish(joined ? joined : sink);

@@ -1,6 +1,6 @@
-// Running a schedule: compile each kernel (cached per AST, device and NOOPT), allocate its buffers
-// (copying literal data in on first use), launch and time it, count it, and report it (DEBUG lines,
-// trace records).
+// Running a schedule: its memory plan, each kernel compiled (exec/kernel_compiler.h), its buffers
+// allocated (literal data copied in on first use), launched and timed, counted, and reported (DEBUG
+// lines, trace records).
 #pragma once
 #include <memory>
 #include <string>
@@ -15,10 +15,6 @@ class Buffer;
 void run_schedule(const Schedule& schedule);
 // The scheduler's questions answered by the devices themselves (which run a thread per element).
 ScheduleOptions device_schedule_options();
-
-// Forgets the kernels compiled in this process, so the next run plans them again (and a trace records
-// their rewrites); compiled objects stay in the device's on-disk cache. For benchmarks and tests.
-void clear_kernel_cache();
 
 // The runtime storage behind a tensor-level BUFFER node, allocated (and filled with literal data) on
 // first use.

@@ -1,5 +1,5 @@
 // A kernel's recorded samples (observe/kernel_samples.h) laid over a disassembly of its code made here
-// (exec/machine_code.h): samples per machine instruction, per line of the kernel's source, and what the
+// (inspect/machine_code.h): samples per machine instruction, per line of the kernel's source, and what the
 // rest of them hit. The sampled offsets are checked against the listing: a kernel compiled differently
 // here (another compiler, other flags) shows no instruction or line attribution, and says why.
 #pragma once
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "observe/kernel_samples.h"
 
 namespace loupe {

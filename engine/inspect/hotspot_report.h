@@ -1,5 +1,5 @@
 // A sampled kernel's hot spots as a reader wants them: its code compiled again here and disassembled
-// (exec/machine_code.h), its samples laid over it (inspect/hotspot_annotation.h), and printed as `perf
+// (inspect/machine_code.h), its samples laid over it (inspect/hotspot_annotation.h), and printed as `perf
 // annotate` prints a function — each source line with its share of the samples — followed by the
 // hottest instructions, what the samples outside the kernel hit and the PMU's counters. Used by
 // `loupe-cli trace --hotspots`, `loupe-cli bench --hotspots` and the app.

@@ -51,7 +51,7 @@ Schedule create_schedule(const UOpList& outputs, const ScheduleOptions& opts = {
 inline constexpr const char* kSchedulerGraphPass = "movement ops to views";
 
 // The scheduler's rule sets ("movement ops to views", "split big reduces"), for explaining their rules
-// (exec/pass_rules.h); their callbacks need the scheduler's state.
+// (codegen/stage_table.h); their callbacks need the scheduler's state.
 const PatternMatcher& schedule_movement_rules();
 const PatternMatcher& schedule_split_rules();
 

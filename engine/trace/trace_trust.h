@@ -1,6 +1,6 @@
 // Which traces this user recorded on this machine. Everything read from a trace is untrusted data (a
 // trace is meant to be shared, and anyone can edit one with sqlite3); the one thing a trace can make
-// Loupe do beyond showing it is run its recorded program again (exec/kernel_rerun.h), and that happens
+// Loupe do beyond showing it is run its recorded program again (inspect/kernel_rerun.h), and that happens
 // only with the user's consent — except for a trace Loupe remembers this user writing here, with the
 // run it records unchanged since.
 //

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "bench/workloads.h"
+#include "exec/kernel_compiler.h"
 #include "exec/realize.h"
 #include "support/error.h"
 #include "support/json.h"

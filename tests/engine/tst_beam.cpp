@@ -9,6 +9,7 @@
 
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
+#include "exec/kernel_compiler.h"
 #include "exec/realize.h"
 #include "render/cuda_renderer.h"
 #include "runtime/buffer.h"

@@ -14,7 +14,7 @@
 #include "bench/workloads.h"
 #include "codegen/pipeline.h"
 #include "engine/tst_gpu_kernels.h"
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_stepper.h"
 #include "ir/print.h"
 #include "runtime/interp/interp_device.h"
 #include "runtime/interp/lane_ops.h"

@@ -9,7 +9,7 @@
 #include <QtTest>
 
 #include "engine/cli_process.h"
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "runtime/device.h"
 #include "support/error.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "engine/tst_trace_fixtures.h"
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "runtime/device.h"
 #include "support/compile_cache.h"
 #include "support/error.h"

@@ -1,15 +1,24 @@
 // "Why didn't this rule fire?": where a pattern stops matching (op, dtype, arg, a condition, a capture
 // bound to another node, the number of sources), rule verdicts of the symbolic rule set on near misses,
 // and on a real trace: re-running a pass's rule set on the node each recorded rewrite replaced names
-// the recorded rule as the first that fires, on every rewrite of every pass whose rules can be re-run.
+// the recorded rule as the first that fires, on every rewrite of every pass whose rules can be re-run;
+// every pass of a bundled example's trace has a rule set in codegen's stage table or is a traced
+// transform that Why not? names as no rule pass.
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
+#include <set>
+
+#include "codegen/stage_table.h"
 #include "engine/tst_trace_fixtures.h"
-#include "exec/pass_rules.h"
-#include "exec/why_not.h"
+#include "inspect/pass_rules.h"
+#include "inspect/recorded_rules.h"
+#include "inspect/why_not.h"
 #include "rewrite/match_explain.h"
 #include "rewrite/rule_origin.h"
+#include "schedule/schedule.h"
 #include "support/error.h"
 #include "support/source_path.h"
 #include "symbolic/symbolic.h"
@@ -108,7 +117,9 @@ private slots:
       for (const TracePass& p : r.passes(c.id)) all.push_back(p);
     for (const TracePass& p : all) {
       if (p.match_count == 0) continue;
-      std::optional<PassRules> rules = pass_rules(p.name, "CPU", fired_rules(r.matches(p.id)), nullptr);
+      std::string why;
+      std::optional<PassRules> rules = pass_rules(p.name, "CPU", fired_rules(r.matches(p.id)), &why);
+      QVERIFY2(rules || why.find("is not a rule pass") != std::string::npos, qPrintable(QString::fromStdString(p.name + ": " + why)));
       if (!rules || !rules->callbacks_runnable || p.bottom_up) continue;
       passes++;
       PassReplay replay(r, p.id);
@@ -231,6 +242,74 @@ private slots:
     QVERIFY(v);
     QCOMPARE(v->kind, RuleVerdict::Kind::NoMatch);
     QVERIFY2(v->reason.find("the pattern wants 0") != std::string::npos, v->reason.c_str());
+  }
+
+  // The stage table is in the order of its enum (stage_name indexes it), and every rewrite stage has a
+  // rule set while every transform refuses to name one.
+  void stageTableIsConsistent() {
+    for (const StageInfo& s : stage_table()) {
+      QCOMPARE(QString(stage_name(s.stage)), QString(s.name));
+      if (s.transform) {
+        QVERIFY_THROWS_EXCEPTION(Error, stage_rules(s.stage));
+      } else {
+        StageRuleSet rules = stage_rule_set(s.stage, OpSet{});
+        QVERIFY2(rules.matcher && !rules.matcher->rules().empty() && !rules.rule_set.empty(), s.name);
+      }
+      QVERIFY(!stages_named(s.name).empty());
+    }
+  }
+
+  // Every pass a bundled example's trace records, recorded through loupe-cli run: a rule set to try (the
+  // engine's, or the one the trace recorded for a pass started from Python), or a traced transform Why
+  // not? names as no rule pass. "covered gates" and "fuse multiply-adds" are explained with their rules.
+  void everyRecordedPassHasRulesOrIsNoRulePass() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("transformer.loupe");
+    const QString example = QString::fromLocal8Bit(qgetenv("LOUPE_SOURCE_DIR")) + "/resources/examples/transformer.py";
+    QProcess run;
+    run.start(QString::fromLocal8Bit(qgetenv("LOUPE_CLI")), {"run", example, "--trace", path});
+    QVERIFY(run.waitForFinished(300000));
+    QVERIFY2(run.exitStatus() == QProcess::NormalExit && run.exitCode() == 0, run.readAllStandardError().constData());
+    TraceReader r(path.toStdString());
+    std::map<int64_t, std::string> device_of;
+    for (const TraceKernel& k : r.kernels()) device_of[k.context_id] = k.device;
+    std::set<std::string> rule_passes, transforms;
+    std::map<std::string, TracePass> first_of;
+    int passes = 0;
+    for (const TraceContext& c : r.contexts())
+      for (const TracePass& p : r.passes(c.id)) {
+        passes++;
+        first_of.emplace(p.name, p);
+        if (recorded_pass_rules(r, p.id)) continue;
+        const std::string device = device_of.count(p.context_id) ? device_of[p.context_id] : "CPU";
+        std::string why;
+        if (pass_rules(p.name, device, fired_rules(r.matches(p.id)), &why)) {
+          rule_passes.insert(p.name);
+          continue;
+        }
+        std::vector<const StageInfo*> stages = stages_named(p.name);
+        QVERIFY2(!stages.empty() && stages[0]->transform && why.find("is not a rule pass") != std::string::npos,
+                 qPrintable(QString::fromStdString(p.name + ": " + why)));
+        transforms.insert(p.name);
+      }
+    qInfo("%d passes: %zu names with rules, %zu traced transforms", passes, rule_passes.size(), transforms.size());
+    for (const char* name : {"covered gates", "fuse multiply-adds", "symbolic after lowering", "lowerer", kSchedulerGraphPass}) {
+      QVERIFY2(rule_passes.count(name), name);
+    }
+    for (const char* name : {"upcast lanes", "vectorize stores"}) QVERIFY2(transforms.count(name), name);
+    for (const char* name : {"covered gates", "fuse multiply-adds"}) {
+      const TracePass& p = first_of.at(name);
+      WhyNotReport rep = why_not(r, p, PassReplay(r, p.id).input());
+      QCOMPARE(QString::fromStdString(rep.rule_set), QString(name));
+      QVERIFY(rep.rules_in_set > 0 && rep.callbacks_run);
+    }
+    const TracePass& lanes = first_of.at("upcast lanes");
+    try {
+      (void)why_not(r, lanes, PassReplay(r, lanes.id).input());
+      QFAIL("expected an error");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("'upcast lanes' is not a rule pass") != std::string::npos, e.what());
+    }
   }
 
   // A pass whose recorded rules this build's rule set lacks is a trace of another version: said so.

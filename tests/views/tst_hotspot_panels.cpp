@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 
 #include "code/codeview.h"
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "inspect/hotspot_annotation.h"
 #include "panels/codepanel.h"
 #include "panels/machinecodepanel.h"

@@ -10,7 +10,7 @@
 #include <QtTest>
 
 #include "code/codeview.h"
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "panels/codepanel.h"
 #include "panels/machinecodepanel.h"
 #include "screenshots.h"

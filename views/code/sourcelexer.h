@@ -5,7 +5,7 @@
 #include <QString>
 #include <QStringView>
 
-// Assembly: disassembler listings (x86 AT&T from objdump, PTX, SASS), see exec/machine_code.h.
+// Assembly: disassembler listings (x86 AT&T from objdump, PTX, SASS), see inspect/machine_code.h.
 enum class SourceLanguage : uint8_t { C, Cuda, OpenCL, Metal, LlvmIr, Assembly };
 
 enum class TokenKind : uint8_t {

@@ -1,7 +1,7 @@
 // The Code panel: the selected kernel's source per backend, optimized or NOOPT, with a header for the
 // version shown: its name (in axis colours when optimized), opts, launch dims, time and the user's
 // lines it came from. "Line → graph" maps the source line under the cursor back to the UOps it computes
-// (the kernel planned again, exec/kernel_stepper.h) and selects its statement's node in the graph.
+// (the kernel planned again, inspect/kernel_stepper.h) and selects its statement's node in the graph.
 // A kernel sampled while it ran (`loupe-cli run --hotspots`) has each line shaded by its share of the
 // samples, the share in the gutter; H (or "Hottest line") jumps to the hottest line and maps it to its
 // UOps in the graph. The samples are matched to the code off the GUI thread (inspect/hotspot_report.h).
@@ -10,8 +10,8 @@
 #include <QWidget>
 #include <optional>
 
-#include "exec/kernel_stepper.h"
 #include "inspect/hotspot_report.h"
+#include "inspect/kernel_stepper.h"
 #include "trace/trace_reader.h"
 
 class CodeView;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "profile/profiledata.h"
 #include "session/session.h"
 

@@ -1,5 +1,5 @@
 // The Machine code panel: what the machine runs for the source the Code panel shows - the source
-// compiled again here by its device's compiler (exec/machine_code.h) and listed as machine code, LLVM
+// compiled again here by its device's compiler (inspect/machine_code.h) and listed as machine code, LLVM
 // IR after O2, PTX or SASS. The gutter numbers each instruction with the source line it was compiled
 // from; the cursor on an instruction selects that line in the Code panel, and the Code panel's line
 // marks every instruction compiled from it. Compiling happens off the GUI thread, only while the panel
@@ -10,7 +10,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 #include "observe/kernel_samples.h"
 
 class CodeView;

@@ -1,5 +1,5 @@
 // Asking before a trace makes Loupe run anything. Stepping a kernel whose inputs the trace did not keep
-// means running the program that recorded the trace again (exec/kernel_rerun.h); for a trace this user
+// means running the program that recorded the trace again (inspect/kernel_rerun.h); for a trace this user
 // did not record on this machine (trace/trace_trust.h) that program, its arguments, folder and settings
 // were chosen by whoever made or edited the trace. The dialog shows exactly what would run, whether the
 // file there is the script the trace recorded, and where the trace comes from; it offers the command
@@ -7,7 +7,7 @@
 #pragma once
 #include <QDialog>
 
-#include "exec/kernel_rerun.h"
+#include "inspect/kernel_rerun.h"
 
 class QPlainTextEdit;
 

@@ -17,7 +17,7 @@
 #include "code/codeview.h"
 #include "code/sourcelexer.h"
 #include "graph/uopgraphadapter.h"
-#include "exec/kernel_rerun.h"
+#include "inspect/kernel_rerun.h"
 #include "runtime/interp/interp_device.h"
 #include "panels/rerunconsentdialog.h"
 #include "session/inputrerun.h"

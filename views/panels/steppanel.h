@@ -1,4 +1,4 @@
-// Single-stepping the selected kernel (engine/exec/kernel_stepper.h): pick an output element, and the
+// Single-stepping the selected kernel (engine/inspect/kernel_stepper.h): pick an output element, and the
 // kernel's linearized program re-runs on the interpreter with the inputs the trace kept; the list shows
 // each UOp as it executed (its value, the loop iterations around it, the element a load read and
 // whether its gate blocked it); beside it the linearized listing and the generated source (the code
@@ -12,8 +12,8 @@
 #include <QWidget>
 #include <functional>
 
-#include "exec/kernel_rerun.h"
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_rerun.h"
+#include "inspect/kernel_stepper.h"
 
 class CodeView;
 class QCheckBox;

@@ -1,11 +1,11 @@
 // "Why didn't this rule fire?" in the app: for the node selected in the graph (else the node the
 // step's rule rewrote, else the graph's root), the rules of the pass's rule set the matcher tries on
-// it, in its order, each with its verdict and where its pattern stopped (engine/exec/why_not.h).
+// it, in its order, each with its verdict and where its pattern stopped (engine/inspect/why_not.h).
 // Computed when shown; a tab of the Rewrite detail panel.
 #pragma once
 #include <QWidget>
 
-#include "exec/why_not.h"
+#include "inspect/why_not.h"
 
 class QTextBrowser;
 

@@ -1,4 +1,4 @@
-// The app's side of stepping a kernel whose inputs the trace did not keep (exec/kernel_rerun.h): the
+// The app's side of stepping a kernel whose inputs the trace did not keep (inspect/kernel_rerun.h): the
 // recorded program runs again in a child `loupe-cli run` that captures that kernel's inputs, without
 // blocking the window; finished() hands over the inputs (checked against the trace's digest) or says
 // why there are none. The last capture is kept, so stepping other elements of that kernel is instant.
@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "exec/kernel_rerun.h"
+#include "inspect/kernel_rerun.h"
 
 namespace loupe::views {
 
@@ -19,7 +19,7 @@ public:
   explicit InputRerunner(QObject* parent = nullptr);
   ~InputRerunner() override;
 
-  // What a re-run for the kernel of `reader` would run, validated (exec/kernel_rerun.h); nullopt, with
+  // What a re-run for the kernel of `reader` would run, validated (inspect/kernel_rerun.h); nullopt, with
   // *why, when the program cannot be re-run (none recorded, gone, changed, a recorded value invalid).
   // Whether it may run without asking is plan->trust: the caller asks the user for any other trace.
   static std::optional<loupe::InputRerun> plan(loupe::TraceReader& reader, int64_t kernelId, QString* why);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "exec/why_not.h"
 #include "graph/uopgraphadapter.h"
+#include "inspect/why_not.h"
 #include "session/tracesnapshot.h"
 
 namespace loupe::views {

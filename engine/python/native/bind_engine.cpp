@@ -7,6 +7,7 @@
 #include "bench/peaks_cache.h"
 #include "common.h"
 #include "convert.h"
+#include "exec/kernel_compiler.h"
 #include "exec/noopt_compare.h"
 #include "exec/realize.h"
 #include "jit/jit.h"

@@ -1,4 +1,4 @@
-#include "exec/kernel_rerun.h"
+#include "inspect/kernel_rerun.h"
 
 #include <charconv>
 #include <filesystem>

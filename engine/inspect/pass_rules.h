@@ -1,21 +1,20 @@
-// The rule set behind a recorded pass, found by the pass's name (as graph_rewrite's callers name
-// them), for "why didn't this rule fire?" (rewrite/match_explain.h). A name this build does not know,
-// or a pass whose recorded rewrites name rules its rule set lacks, is a trace from another version:
-// the reason says so.
+// The rule set behind a recorded pass, looked up by the pass's name in codegen's stage table
+// (codegen/stage_table.h), for "why didn't this rule fire?" (rewrite/match_explain.h). A traced
+// transform is not a rule pass: the reason says so. A name this build does not trace, or a pass whose
+// recorded rewrites name rules its rule set lacks, is a trace from another version: the reason says so.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "codegen/stage_table.h"
 #include "rewrite/pattern_matcher.h"
 
 namespace loupe {
 
-struct PassRules {
-  const PatternMatcher* matcher = nullptr;
-  bool callbacks_runnable = false;  // its callbacks need no pass state (symbolic rule sets)
-  std::string rule_set;             // what it is, e.g. "symbolic"
-};
+// A rule set as the stage table gives it (a pass started from Python: as its trace recorded it,
+// inspect/recorded_rules.h).
+using PassRules = StageRuleSet;
 
 // `device`: the kernel's device (the late rewrites depend on what its renderer computes natively).
 // `fired`: "name@file:line" of every rule the trace saw fire in this pass (picks between rule sets one

@@ -1,4 +1,4 @@
-#include "exec/kernel_stepper.h"
+#include "inspect/kernel_stepper.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <unordered_set>
 
 #include "codegen/pipeline.h"
-#include "exec/kernel_rerun.h"
+#include "inspect/kernel_rerun.h"
 #include "ir/print.h"
 #include "render/linear_analysis.h"
 #include "runtime/interp/interp_device.h"

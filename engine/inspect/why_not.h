@@ -1,4 +1,4 @@
-// "Why didn't this rule fire?" on a recorded pass: the pass's rule set (exec/pass_rules.h) tried again
+// "Why didn't this rule fire?" on a recorded pass: the pass's rule set (inspect/pass_rules.h) tried again
 // on one node of its graph at some step, each rule with its verdict (rewrite/match_explain.h).
 #pragma once
 #include <string>
@@ -23,7 +23,7 @@ struct WhyNotReport {
 WhyNotReport why_not(const std::string& pass_name, const std::string& device, const std::vector<std::string>& fired,
                      const UOpPtr& node);
 // The same for a pass of a trace (its kernel's device and recorded rewrites read from it). A pass started
-// from Python is explained with the rule set the trace recorded for it (exec/recorded_rules.h).
+// from Python is explained with the rule set the trace recorded for it (inspect/recorded_rules.h).
 WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const UOpPtr& node);
 // The same with the device and fired rules already known (the app has them at hand).
 WhyNotReport why_not(TraceReader& reader, const TracePass& pass, const std::string& device, const std::vector<std::string>& fired,

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "exec/pass_rules.h"
+#include "inspect/pass_rules.h"
 #include "trace/trace_reader.h"
 
 namespace loupe {

@@ -1,4 +1,4 @@
-#include "exec/machine_code.h"
+#include "inspect/machine_code.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,12 +1,12 @@
-#include "exec/why_not.h"
+#include "inspect/why_not.h"
 
 #include <algorithm>
 
-#include "exec/pass_rules.h"
-#include "exec/recorded_rules.h"
+#include "inspect/pass_rules.h"
+#include "inspect/recorded_rules.h"
 #include "ir/print.h"
-#include "support/error.h"
 #include "rewrite/rule_origin.h"
+#include "support/error.h"
 #include "support/source_path.h"
 
 namespace loupe {

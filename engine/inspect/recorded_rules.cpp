@@ -1,4 +1,4 @@
-#include "exec/recorded_rules.h"
+#include "inspect/recorded_rules.h"
 
 #include <map>
 #include <memory>
