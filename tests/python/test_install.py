@@ -101,7 +101,7 @@ def test_debian_package(tmp_path):
   debs = glob.glob(str(out / "*.deb"))
   assert len(debs) == 1, debs
   control = run(["dpkg-deb", "-f", debs[0], "Package", "Depends"]).stdout
-  assert "Package: loupe" in control and "python3 (>= 3." in control, control
+  assert "Package: loupe" in control and "python3 (>= 3." in control and "python3-numpy" in control, control
   root = tmp_path / "root"
   run(["dpkg-deb", "-x", debs[0], str(root)])
   prefix = str(root / "usr")
