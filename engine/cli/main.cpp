@@ -56,7 +56,7 @@ std::vector<std::string> positional(const Args& args, const std::vector<std::str
 } // namespace loupe::cli
 
 static void usage(std::ostream& os) {
-  os << "usage: loupe-cli <command> [options]\n\ncommands:\n";
+  os << "usage: loupe-cli <command> [options]   (loupe-cli --version: the version)\n\ncommands:\n";
   for (const auto& c : loupe::cli::commands()) os << "  " << c.name << std::string(14 - std::min<size_t>(13, c.name.size()), ' ') << c.summary << "\n";
 }
 
@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string name = argv[1];
+  if (name == "--version") {
+    std::cout << "loupe-cli " << LOUPE_VERSION << "\n";
+    return 0;
+  }
   loupe::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : loupe::cli::commands()) {
     if (c.name != name) continue;

@@ -69,7 +69,10 @@ PythonSetup find_python() {
 #endif
   std::vector<fs::path> candidates;
   if (const char* p = std::getenv("LOUPE_PYTHONPATH"); p && *p) candidates.emplace_back(p);
-  if (fs::path exe = this_executable(); !exe.empty()) candidates.push_back(exe.parent_path().parent_path() / "lib" / "loupe" / "python");
+#ifdef LOUPE_PYTHON_INSTALL_DIR
+  // installed: <prefix>/bin/loupe-cli and <prefix>/<python folder>/loupe (docs/DESIGN.md §11)
+  if (fs::path exe = this_executable(); !exe.empty()) candidates.push_back(exe.parent_path().parent_path() / LOUPE_PYTHON_INSTALL_DIR);
+#endif
 #ifdef LOUPE_PYTHON_BUILD_DIR
   candidates.emplace_back(LOUPE_PYTHON_BUILD_DIR);
 #endif
@@ -89,7 +92,11 @@ PythonSetup find_python() {
 void exec_runner(const PythonSetup& py, const std::vector<std::string>& runner_args,
                  const std::vector<std::pair<std::string, std::string>>& env) {
   for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  std::string path = py.path + ":" + py.path + "/compat";
+  // the tinygrad compatibility package: loupe/compat installed, compat/ beside loupe/ in a build tree
+  std::error_code ec;
+  const fs::path installed_compat = fs::path(py.path) / "loupe" / "compat";
+  const std::string compat = fs::is_directory(installed_compat / "tinygrad", ec) ? installed_compat.string() : py.path + "/compat";
+  std::string path = py.path + ":" + compat;
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
   setenv("PYTHONPATH", path.c_str(), 1);
   prepare_sanitized_child();

@@ -11,12 +11,12 @@ namespace loupe::cli {
 
 struct PythonSetup {
   std::string interpreter;  // e.g. /usr/bin/python3
-  std::string path;         // the folder holding loupe/ (and compat/tinygrad/)
+  std::string path;         // the folder holding loupe/ (and compat/tinygrad/ in loupe/ or beside it)
 };
 
 // LOUPE_PYTHON and LOUPE_PYTHONPATH override; otherwise the interpreter found at configure time and the
-// package installed beside this executable (../lib/loupe/python) or left by the build. loupe::Error
-// saying what is missing when there is none.
+// package installed under this executable's prefix (../lib/python3.X/dist-packages, or what the build
+// chose) or left by the build. loupe::Error saying what is missing when there is none.
 PythonSetup find_python();
 
 // Execs `interpreter -m loupe._runner ARGS...` with `env` added to the environment; returns only by

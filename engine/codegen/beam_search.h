@@ -1,4 +1,4 @@
-// BEAM=N (reference map §9.5): search the opts of one kernel by timing candidates on the device.
+// BEAM=N (reference map §9.6): search the opts of one kernel by timing candidates on the device.
 // Each round applies every action of the action list to every kernel of the beam, drops the invalid
 // ones (KernelOptError) and the ones with too many upcast or local elements, renders the rest, skips
 // sources already seen, times them, and keeps the N fastest; it stops when the fastest did not change.

@@ -1,4 +1,4 @@
-// The hand-coded optimizations (tinygrad's hand_coded_optimizations, reference map §9.3, with the CPU
+// The hand-coded optimizations (tinygrad's hand_coded_optimizations, reference map §9.4, with the CPU
 // tiles Loupe adds): one named heuristic per kind of kernel, tried in a fixed order. Each applies opts
 // through Kernel::apply_opt and skips an opt the kernel refuses.
 #include <algorithm>
