@@ -23,7 +23,7 @@ using namespace loupe;
 
 namespace {
 
-// A disassembly as exec/machine_code.h makes one: the kernel's function at 0x1100, the shim after it.
+// A disassembly as inspect/machine_code.h makes one: the kernel's function at 0x1100, the shim after it.
 MachineListing synthetic_listing() {
   MachineListing l;
   l.kind = "asm";
