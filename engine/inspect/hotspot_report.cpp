@@ -52,6 +52,9 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
   out << "\n  " << describe_counters(r.samples.counters) << "\n";
   if (!a.matches) {
     out << "  no line attribution: " << a.mismatch << "\n";
+  } else if (!r.listing->linked()) {
+    out << "  no line attribution: the machine code of " << r.device << " kernels carries no source lines (LLVM IR has no"
+        << " debug info); the instructions below are exact\n";
   } else {
     out << "\n Percent | Source (" << r.function << ")\n";
     const bool all = r.source.size() <= format.max_source_lines;
@@ -72,17 +75,17 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
       if (n > 0 && i < format.line_notes.size() && !format.line_notes[i].empty()) out << "    // " << format.line_notes[i];
       out << "\n";
     }
-    std::vector<size_t> rows = a.hottest_rows(format.hottest_instructions);
-    if (!rows.empty()) {
-      out << "\n Percent | Hottest instructions (" << r.listing->title << ")\n";
-      for (size_t row : rows) {
-        char pct[16];
-        std::snprintf(pct, sizeof pct, "%7.2f", a.share(a.row_samples[row]) * 100);
-        int line = row < r.listing->source_lines.size() ? r.listing->source_lines[row] : 0;
-        out << pct << "  | " << r.listing->lines[row];
-        if (line > 0) out << "    ; line " << line;
-        out << "\n";
-      }
+  }
+  std::vector<size_t> rows = a.matches ? a.hottest_rows(format.hottest_instructions) : std::vector<size_t>{};
+  if (!rows.empty()) {
+    out << "\n Percent | Hottest instructions (" << r.listing->title << ")\n";
+    for (size_t row : rows) {
+      char pct[16];
+      std::snprintf(pct, sizeof pct, "%7.2f", a.share(a.row_samples[row]) * 100);
+      int line = row < r.listing->source_lines.size() ? r.listing->source_lines[row] : 0;
+      out << pct << "  | " << r.listing->lines[row];
+      if (line > 0) out << "    ; line " << line;
+      out << "\n";
     }
   }
   if (!a.outside.empty()) {

@@ -9,6 +9,7 @@
 #include "inspect/hotspot_report.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/device.h"
+#include "runtime/llvm/llvm_device.h"
 #include "runtime/profile/hotspot_sampler.h"
 #include "runtime/profile/sample_attribution.h"
 #include "support/elf_symbols.h"
@@ -215,9 +216,20 @@ private slots:
 
   // The real thing where this machine allows it: a matmul's samples fall in its function, on
   // instructions of its code compiled again from its source, and mostly on its inner loop's lines.
+  void aMatmulIsSampledEndToEnd_data() {
+    QTest::addColumn<QString>("device");
+    QTest::newRow("CPU") << "CPU";
+    QTest::newRow("LLVM") << "LLVM";
+  }
   void aMatmulIsSampledEndToEnd() {
+    QFETCH(QString, device);
     if (auto why = hotspot_sampling_unavailable()) QSKIP(why->c_str());
-    if (get_device("CPU").name().empty()) QSKIP("no CPU device");
+    if (device == "LLVM" && llvm_unavailable_reason()) QSKIP(llvm_unavailable_reason()->c_str());
+    struct DeviceScope {
+      std::string saved = options().device;
+      ~DeviceScope() { options().device = saved; }
+    } scope;
+    options().device = device.toStdString();
     options().hotspots = true;
     take_sampled_kernels();
     Tensor a = Tensor::rand({384, 384}).realize(), b = Tensor::rand({384, 384}).realize();
@@ -234,6 +246,12 @@ private slots:
     QVERIFY2(r.annotation.matches, (r.annotation.mismatch + "\n" + format_hotspot_report(r)).c_str());
     QVERIFY2(r.annotation.share(r.annotation.in_function) > 0.6, format_hotspot_report(r).c_str());
     const int hot = r.annotation.hottest_line();
+    QCOMPARE(QString::fromStdString(mm->device), device);
+    if (device == "LLVM") {  // its IR has no line info: instructions only, on a vector FMA or load mostly
+      QCOMPARE(hot, 0);
+      QVERIFY(!r.annotation.hottest_rows(1).empty());
+      return;
+    }
     QVERIFY(hot > 0);
     // the hottest line is inside the innermost loop: after the last `for (` line of the source
     int last_for = 0;

@@ -324,7 +324,9 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
       if (line >= 1 && line <= shares.size()) shares[line - 1] = a.share(n);
     code_->setRowHeat(shares);
     hottestLine_ = a.hottest_line();
-    if (hottestLine_ > 0)
+    if (report->listing && !report->listing->linked())
+      text += tr(" · its machine code carries no source lines (LLVM IR): the Machine code panel shades the instructions");
+    else if (hottestLine_ > 0)
       text += tr(" · hottest line %1 (%2) — H goes there")
                   .arg(hottestLine_)
                   .arg(QString::fromStdString(loupe::percent_text(a.share(a.line_samples.at(hottestLine_)))));

@@ -1,11 +1,14 @@
 #include "runtime/llvm/llvm_device.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <cstdlib>
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -24,6 +27,7 @@
 #include "runtime/cpu/split_launch.h"
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/llvm/native_target.h"
+#include "support/elf_symbols.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
 #include "support/isolate.h"
@@ -57,9 +61,32 @@ std::unique_ptr<llvm::Module> parse_module(const std::string& text, const std::s
   return mod;
 }
 
+// Where the functions of a linked object lie: the linker keeps a section whole, so each function of the
+// entry's section is at the entry's address plus its distance from it in the object. `names` renames
+// symbols to what readers call them (the kernel's own name; "loupe_entry"). An unreadable object
+// leaves the map empty: hot spots then name nothing, running does not depend on it.
+CodeMap jit_code_map(const std::string& object, const std::string& entry, uint64_t entry_address,
+                     const std::map<std::string, std::string>& names) {
+  std::vector<ElfFunction> functions;
+  try {
+    functions = elf_functions(object, "the JIT's object");
+  } catch (const Error&) {
+    return {};
+  }
+  auto anchor = std::find_if(functions.begin(), functions.end(), [&](const ElfFunction& f) { return f.name == entry; });
+  if (anchor == functions.end()) return {};
+  std::vector<CodeSymbol> code;
+  for (const ElfFunction& f : functions) {
+    if (f.section != anchor->section) continue;
+    auto renamed = names.find(f.name);
+    code.push_back({renamed == names.end() ? f.name : renamed->second, entry_address - anchor->value + f.value, f.size});
+  }
+  return CodeMap(std::move(code));
+}
+
 class LlvmProgram : public Program {
 public:
-  LlvmProgram(RenderedKernel k, EntryFn fn) : Program(std::move(k)), fn_(fn) {}
+  LlvmProgram(RenderedKernel k, EntryFn fn, CodeMap code) : Program(std::move(k)), fn_(fn) { set_code_map(std::move(code)); }
 
   double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
              const LaunchDims&, bool) override {
@@ -91,15 +118,16 @@ struct LlvmDevice::Jit {
   std::unique_ptr<llvm::TargetMachine> tm;  // the same host target, for the optimizer
   std::string cpu, features;
   int64_t next_entry = 0;
+  std::string* capture = nullptr;  // while a kernel is compiled (under the device's mutex): its object file
 
   // Sets the module's target, keeps only `keep` external (so kernels with the same name never clash in
   // the JIT), and runs the O2 pipeline with the host's cost model.
-  void optimize(llvm::Module& mod, const std::string& keep) {
+  void optimize(llvm::Module& mod, const std::string& keep, const std::string& also_keep = "") {
     mod.setDataLayout(tm->createDataLayout());
     mod.setTargetTriple(tm->getTargetTriple().str());
     for (llvm::Function& f : mod) {
       if (f.isDeclaration()) continue;
-      if (f.getName() != keep) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      if (f.getName() != keep && (also_keep.empty() || f.getName() != also_keep)) f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.addFnAttr("target-cpu", cpu);
       if (!features.empty()) f.addFnAttr("target-features", features);
     }
@@ -134,6 +162,13 @@ LlvmDevice::LlvmDevice(std::string name) : Device(std::move(name)), jit_(std::ma
   if (!jit) throw Error("LLVM: cannot start the JIT: " + llvm_error_text(jit.takeError()));
   jit_->lljit = std::move(*jit);
   resolve_in_this_process(*jit_->lljit, "LLVM");  // calls the optimizer emits (fmodf, memcpy, half conversions)
+  // Each object the JIT links passes here (on the compiling thread, LLJIT compiles on lookup): kept while
+  // a kernel is compiled, for its symbols' sizes (hot spots).
+  jit_->lljit->getObjTransformLayer().setTransform(
+      [jit = jit_.get()](std::unique_ptr<llvm::MemoryBuffer> object) -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        if (jit->capture) jit->capture->assign(object->getBufferStart(), object->getBufferSize());
+        return std::move(object);
+      });
 }
 
 LlvmDevice::~LlvmDevice() = default;
@@ -186,25 +221,35 @@ std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {
   std::string pkey = key + "\n" + launch_signature(k);
   std::lock_guard lock(mutex_);  // one compile at a time: the JIT's session is shared
   if (auto it = programs_.find(pkey); it != programs_.end()) return it->second;
-  void* fn = nullptr;
-  if (auto it = entries_.find(key); it != entries_.end()) fn = it->second;
-  if (!fn) {
+  Entry found;
+  if (auto it = entries_.find(key); it != entries_.end()) found = it->second;
+  if (!found.fn) {
     ForkGuard inside_llvm;  // no fork (an interruptible CPU compile) while LLVM may hold its locks
     auto t0 = std::chrono::steady_clock::now();
-    std::string entry = "loupe_entry_" + std::to_string(jit_->next_entry++);
+    const int64_t n = jit_->next_entry++;
+    const std::string entry = "loupe_entry_" + std::to_string(n), kernel_symbol = k.name + "_loupe_" + std::to_string(n);
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = parse_module(k.source + "\n" + llvm_entry_shim(k, entry), "kernel " + k.name, *ctx);
-    jit_->optimize(*mod, entry);
+    // the kernel keeps its own code (external, never inlined) under a name no other kernel in the JIT has
+    if (llvm::Function* f = mod->getFunction(k.name)) {
+      f->setName(kernel_symbol);
+      f->addFnAttr(llvm::Attribute::NoInline);
+    }
+    jit_->optimize(*mod, entry, kernel_symbol);
     if (llvm::Error e = jit_->lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
       throw Error(cat("LLVM: cannot add kernel ", k.name, " to the JIT: ", llvm_error_text(std::move(e))));
+    std::string object;
+    jit_->capture = &object;
     auto sym = jit_->lljit->lookup(entry);
+    jit_->capture = nullptr;
     if (!sym) throw Error(cat("LLVM: cannot compile kernel ", k.name, ": ", llvm_error_text(sym.takeError())));
-    fn = sym->toPtr<void*>();
+    found.fn = sym->toPtr<void*>();
+    found.code = jit_code_map(object, entry, sym->getValue(), {{entry, "loupe_entry"}, {kernel_symbol, k.name}});
     compiles_++;
     compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    entries_.emplace(key, fn);
+    entries_.emplace(key, found);
   }
-  auto program = std::make_shared<LlvmProgram>(k, reinterpret_cast<EntryFn>(fn));
+  auto program = std::make_shared<LlvmProgram>(k, reinterpret_cast<EntryFn>(found.fn), found.code);
   return programs_.emplace(pkey, program).first->second;
 }
 

@@ -2,7 +2,8 @@
 // CPU and its features, and compiled in process by ORC LLJIT (LLVM 15). Each kernel gets the entry shim
 // of llvm_entry_shim, so it is called like a CPU kernel, and a split outer loop runs on the CPU thread
 // pool. Compiled kernels are kept in memory by a hash of their IR (a JIT is cheap enough not to need
-// the disk cache). Memory is host memory. This header has no LLVM includes: only llvm_device.cpp has.
+// the disk cache). The kernel stays a function of its own, never inlined into its entry, so what runs is
+// the code compile_for_reading lists, and hot spots name its instructions by the kernel's name. Memory is host memory. This header has no LLVM includes: only llvm_device.cpp has.
 // Built only when CMake finds LLVM 15 (LOUPE_HAVE_LLVM); otherwise the device reports why it is absent.
 #pragma once
 #include <atomic>
@@ -14,6 +15,7 @@
 
 #include "render/llvm_renderer.h"
 #include "runtime/device.h"
+#include "runtime/profile/code_map.h"
 #include "support/process.h"
 
 namespace loupe {
@@ -50,7 +52,11 @@ private:
   HostAllocator allocator_;
   std::unique_ptr<Jit> jit_;
   std::mutex mutex_;
-  std::unordered_map<std::string, void*> entries_;                       // by IR hash
+  struct Entry {
+    void* fn = nullptr;
+    CodeMap code;  // where the kernel and its entry lie, named as the kernel's source names them
+  };
+  std::unordered_map<std::string, Entry> entries_;                       // by IR hash
   std::unordered_map<std::string, std::shared_ptr<Program>> programs_;  // by IR hash + launch signature
   std::atomic<int64_t> compiles_{0}, compile_ns_{0};
   Compiled compile_for_reading_locked(const std::string& function, const std::string& ir);
