@@ -154,6 +154,11 @@ private:
   void apply_tensor_core(const Opt& opt);
   void apply_stage(const Opt& opt);  // staging.cpp
   void check_staging(const Opt& opt) const;  // every staged operand still fits (after any later opt)
+  // apply_opt's steps (kernel_opts.cpp)
+  int64_t checked_amount(const Opt& opt, size_t axis, const std::vector<int64_t>& fs) const;
+  void check_group_fits(const Opt& opt, int64_t amt, const std::vector<int64_t>& fs) const;
+  void apply_unroll(const Opt& opt, size_t axis, int64_t amt, const std::vector<int64_t>& fs);
+  void apply_padto(const Opt& opt, size_t axis, int64_t amt, const std::vector<int64_t>& fs);
   bool tensor_core_heuristics();  // TC and the warp tiles around it, when the kernel takes it
   size_t real_axis(const Opt& opt) const;
   size_t tracker_of(const UOp* node) const;  // the index in bufs_ (and sts_) of a LOAD, STORE, ... of the AST

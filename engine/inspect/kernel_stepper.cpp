@@ -299,148 +299,165 @@ struct Fingerprints {
   std::vector<std::vector<Fp>> per_step;  // lanes of each step
 };
 
-Fingerprints fingerprint(const KernelStepping& s) {
-  std::unordered_map<const UOp*, int> pos;
-  for (size_t i = 0; i < s.program.size(); i++) pos.emplace(s.program[i].get(), static_cast<int>(i));
-  // the current value of each (work-item, UOp); memory is shared, so a value stored to local memory by
-  // one item is what another item's load of it computes
-  const int64_t n_uops = static_cast<int64_t>(s.program.size());
-  std::unordered_map<int64_t, std::vector<Fp>> cur;
-  int64_t item_key = 0;  // item * n_uops of the step being fingerprinted
-  std::map<std::pair<int, int64_t>, Fp> mem;
-  Fingerprints out;
-  auto const_fp = [&](const UOp* c, int lane) {
+// Fingerprints every step of a stepping in order. The current value of each (work-item, UOp) is kept;
+// memory is shared, so a value stored to local memory by one item is what another item's load of it
+// computes.
+class Fingerprinter {
+public:
+  explicit Fingerprinter(const KernelStepping& s) : s_(s), n_uops_(static_cast<int64_t>(s.program.size())) {
+    for (size_t i = 0; i < s.program.size(); i++) pos_.emplace(s.program[i].get(), static_cast<int>(i));
+  }
+
+  Fingerprints run() {
+    Fingerprints out;
+    for (size_t i = 0; i < s_.steps.size(); i++) {
+      const SteppedUOp& st = s_.steps[i];
+      const UOp* u = s_.program[static_cast<size_t>(st.uop)].get();
+      item_key_ = st.item * n_uops_;
+      int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
+      std::vector<Fp> lanes(static_cast<size_t>(n));
+      for (int l = 0; l < n; l++) lanes[static_cast<size_t>(l)] = lane_fp(i, st, u, l);
+      cur_[item_key_ + st.uop] = lanes;
+      if (u->op == Ops::ASSIGN)
+        if (auto p = pos_.find(accumulator_of(u)); p != pos_.end()) cur_[item_key_ + p->second] = lanes;
+      out.per_step.push_back(std::move(lanes));
+    }
+    return out;
+  }
+
+private:
+  static Fp const_fp(const UOp* c, int lane) {
     const Arg& a = c->op == Ops::VCONST ? c->arg.as_tuple().at(static_cast<size_t>(lane)) : c->arg;
     return Fp{comb(0xC0, std::hash<std::string>()(a.str()))};
-  };
-  std::function<Fp(const UOp*, int)> src_fp = [&](const UOp* u, int lane) -> Fp {
-    u = accumulator_of(u);
-    if (u->op == Ops::CONST || u->op == Ops::VCONST) return const_fp(u, u->dtype.count > 1 ? lane : 0);
-    auto p = pos.find(u);
-    if (p == pos.end()) return Fp{comb(0xDEAD, reinterpret_cast<uintptr_t>(u))};
-    auto c = cur.find(item_key + p->second);
-    if (c == cur.end() || c->second.empty()) return Fp{comb(0xF00, static_cast<uint64_t>(p->second))};
-    return c->second[c->second.size() > 1 ? static_cast<size_t>(lane) : 0];
-  };
-  auto finalized = [](Fp f) {
+  }
+
+  static Fp finalized(Fp f) {
     f.partial = false;
     f.seed = false;
     return f;
-  };
-  for (size_t i = 0; i < s.steps.size(); i++) {
-    const SteppedUOp& st = s.steps[i];
-    const UOp* u = s.program[static_cast<size_t>(st.uop)].get();
-    item_key = st.item * n_uops;
-    int n = std::max<int>(1, static_cast<int>(st.lanes.size()));
-    std::vector<Fp> lanes(static_cast<size_t>(n));
-    for (int l = 0; l < n; l++) {
-      Fp& f = lanes[static_cast<size_t>(l)];
-      switch (u->op) {
-      case Ops::LOAD: {
-        const interp::MemoryAccess& a = *st.access;
-        if (a.gated_off) {
-          f = src_fp(u->src[1].get(), l);
-          break;
-        }
-        auto m = mem.find({a.buffer, a.element + l});
-        f = m != mem.end() ? m->second : Fp{comb(comb(0x1D, static_cast<uint64_t>(a.buffer)), static_cast<uint64_t>(a.element + l)), Ops::NOOP, 0, true};
-        break;
-      }
-      case Ops::STORE: {
-        f = finalized(src_fp(u->src[1].get(), l));
-        if (st.access && !st.access->gated_off) mem[{st.access->buffer, st.access->element + l}] = f;
-        break;
-      }
-      case Ops::DEFINE_ACC: f = Fp{comb(0xACC, static_cast<uint64_t>(st.uop)), Ops::NOOP, 0, false, true, true}; break;
-      case Ops::ASSIGN: f = src_fp(u->src[1].get(), l); break;
-      case Ops::GEP: {
-        const UOp* v = u->src[0].get();
-        f = src_fp(v, static_cast<int>(u->arg.as_tuple().at(static_cast<size_t>(l)).as_int()));
-        break;
-      }
-      case Ops::VECTORIZE: {
-        int k = l;
-        for (const UOpPtr& x : u->src) {
-          if (k < x->dtype.count) {
-            f = src_fp(x.get(), k);
-            break;
-          }
-          k -= x->dtype.count;
-        }
-        break;
-      }
-      case Ops::NOOP: f = src_fp(u->src[0].get(), l); break;
-      case Ops::WMMA: {  // C + the 16 products of row r of A and column c of B, as the sum they are
-        const WmmaOperands ops = wmma_operands(s, st, l);
-        const int64_t own = item_key;
-        auto operand = [&](std::pair<int64_t, int> at) {  // of another item of the warp
-          item_key = at.first * n_uops;
-          return src_fp(u->src[static_cast<size_t>(at.second)].get(), 0);
-        };
-        for (size_t k = 0; k < 16; k++) {
-          const uint64_t product = mix(operand(ops.a[k]).h) + mix(operand(ops.b[k]).h);  // a MUL of the two, as the ALU case hashes it
-          f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
-        }
-        item_key = own;
-        const Fp c = src_fp(u->src[static_cast<size_t>(12 + l)].get(), 0);
-        f.ac = Ops::ADD;
-        f.partial = c.partial;
-        f.data = true;
-        if (!c.seed) f.sum += c.ac == Ops::ADD ? c.sum : mix(c.h);
-        f.h = comb(comb(0xAC, static_cast<uint64_t>(Ops::ADD)), f.sum);
-        break;
-      }
-      case Ops::SHUFFLE_XOR: {  // another lane's value, as it holds it
-        const int64_t own = item_key;
-        item_key = shuffle_partner(s, st, u) * n_uops;
-        f = src_fp(u->src[0].get(), 0);
-        item_key = own;
-        break;
-      }
-      case Ops::CAST:  // a float widened holds the same value: what it computes is unchanged
-        if (u->dtype.scalar().is_float() && u->src[0]->dtype.scalar().is_float() && u->dtype.scalar().itemsize() > u->src[0]->dtype.scalar().itemsize()) {
-          f = src_fp(u->src[0].get(), l);
-          break;
-        }
-        [[fallthrough]];
-      default:
-        if (u->op == Ops::ADD || u->op == Ops::MUL || u->op == Ops::MAX) {
-          f.ac = u->op;
-          for (const UOpPtr& x : u->src) {
-            if (is_identity(x.get(), u->op)) continue;
-            Fp o = src_fp(x.get(), l);
-            f.data = f.data || o.data;
-            f.partial = f.partial || o.partial;
-            f.reordered = f.reordered || o.reordered;
-            if (o.seed) continue;
-            f.sum += o.ac == u->op ? o.sum : mix(o.h);
-            f.terms += o.ac == u->op ? o.terms : 1;
-          }
-          f.h = comb(comb(0xAC, static_cast<uint64_t>(u->op)), f.sum);
-          f.reordered = f.reordered || (u->op != Ops::MAX && f.terms >= 3);  // (a max is exact in any order)
-        } else if (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST) {
-          std::vector<uint64_t> hs;
-          for (const UOpPtr& x : u->src) {
-            Fp o = src_fp(x.get(), l);
-            f.data = f.data || o.data;
-            f.reordered = f.reordered || o.reordered;
-            hs.push_back(o.h);
-          }
-          if (op_in(u->op, kCommutative)) std::sort(hs.begin(), hs.end());
-          f.h = comb(static_cast<uint64_t>(u->op), u->dtype.scalar().itemsize());
-          for (uint64_t h : hs) f.h = comb(f.h, h);
-        } else {  // index math, launch ids, loop counters: compared through the loads they address
-          f = Fp{comb(comb(0x1DE, static_cast<uint64_t>(st.uop)), i)};
-        }
-      }
-    }
-    cur[item_key + st.uop] = lanes;
-    if (u->op == Ops::ASSIGN)
-      if (auto p = pos.find(accumulator_of(u)); p != pos.end()) cur[item_key + p->second] = lanes;
-    out.per_step.push_back(std::move(lanes));
   }
-  return out;
-}
+
+  // A source's current value at a lane, for the item being fingerprinted.
+  Fp src_fp(const UOp* u, int lane) const {
+    u = accumulator_of(u);
+    if (u->op == Ops::CONST || u->op == Ops::VCONST) return const_fp(u, u->dtype.count > 1 ? lane : 0);
+    auto p = pos_.find(u);
+    if (p == pos_.end()) return Fp{comb(0xDEAD, reinterpret_cast<uintptr_t>(u))};
+    auto c = cur_.find(item_key_ + p->second);
+    if (c == cur_.end() || c->second.empty()) return Fp{comb(0xF00, static_cast<uint64_t>(p->second))};
+    return c->second[c->second.size() > 1 ? static_cast<size_t>(lane) : 0];
+  }
+
+  // A source's value as another item holds it (a warp op reads across items).
+  Fp src_fp_of_item(const UOp* u, int64_t item) {
+    const int64_t own = item_key_;
+    item_key_ = item * n_uops_;
+    Fp f = src_fp(u, 0);
+    item_key_ = own;
+    return f;
+  }
+
+  // What lane l of step i computes.
+  Fp lane_fp(size_t i, const SteppedUOp& st, const UOp* u, int l) {
+    switch (u->op) {
+    case Ops::LOAD: {
+      const interp::MemoryAccess& a = *st.access;
+      if (a.gated_off) return src_fp(u->src[1].get(), l);
+      auto m = mem_.find({a.buffer, a.element + l});
+      return m != mem_.end() ? m->second
+                             : Fp{comb(comb(0x1D, static_cast<uint64_t>(a.buffer)), static_cast<uint64_t>(a.element + l)), Ops::NOOP, 0, true};
+    }
+    case Ops::STORE: {
+      Fp f = finalized(src_fp(u->src[1].get(), l));
+      if (st.access && !st.access->gated_off) mem_[{st.access->buffer, st.access->element + l}] = f;
+      return f;
+    }
+    case Ops::DEFINE_ACC: return Fp{comb(0xACC, static_cast<uint64_t>(st.uop)), Ops::NOOP, 0, false, true, true};
+    case Ops::ASSIGN: return src_fp(u->src[1].get(), l);
+    case Ops::GEP: return src_fp(u->src[0].get(), static_cast<int>(u->arg.as_tuple().at(static_cast<size_t>(l)).as_int()));
+    case Ops::VECTORIZE: {
+      int k = l;
+      for (const UOpPtr& x : u->src) {
+        if (k < x->dtype.count) return src_fp(x.get(), k);
+        k -= x->dtype.count;
+      }
+      return Fp{};
+    }
+    case Ops::NOOP: return src_fp(u->src[0].get(), l);
+    case Ops::WMMA: return wmma_fp(st, u, l);
+    case Ops::SHUFFLE_XOR: return src_fp_of_item(u->src[0].get(), shuffle_partner(s_, st, u));  // another lane's value, as it holds it
+    case Ops::CAST:  // a float widened holds the same value: what it computes is unchanged
+      if (u->dtype.scalar().is_float() && u->src[0]->dtype.scalar().is_float() &&
+          u->dtype.scalar().itemsize() > u->src[0]->dtype.scalar().itemsize())
+        return src_fp(u->src[0].get(), l);
+      return computed_fp(i, st, u, l);
+    default: return computed_fp(i, st, u, l);
+    }
+  }
+
+  // C + the 16 products of row r of A and column c of B, as the sum they are.
+  Fp wmma_fp(const SteppedUOp& st, const UOp* u, int l) {
+    Fp f;
+    const WmmaOperands ops = wmma_operands(s_, st, l);
+    auto operand = [&](std::pair<int64_t, int> at) {  // of another item of the warp
+      return src_fp_of_item(u->src[static_cast<size_t>(at.second)].get(), at.first);
+    };
+    for (size_t k = 0; k < 16; k++) {
+      const uint64_t product = mix(operand(ops.a[k]).h) + mix(operand(ops.b[k]).h);  // a MUL of the two, as the ALU case hashes it
+      f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
+    }
+    const Fp c = src_fp(u->src[static_cast<size_t>(12 + l)].get(), 0);
+    f.ac = Ops::ADD;
+    f.partial = c.partial;
+    f.data = true;
+    if (!c.seed) f.sum += c.ac == Ops::ADD ? c.sum : mix(c.h);
+    f.h = comb(comb(0xAC, static_cast<uint64_t>(Ops::ADD)), f.sum);
+    return f;
+  }
+
+  // An ALU op (sums, products and maxima as multisets), a conversion, or index math.
+  Fp computed_fp(size_t i, const SteppedUOp& st, const UOp* u, int l) const {
+    Fp f;
+    if (u->op == Ops::ADD || u->op == Ops::MUL || u->op == Ops::MAX) {
+      f.ac = u->op;
+      for (const UOpPtr& x : u->src) {
+        if (is_identity(x.get(), u->op)) continue;
+        Fp o = src_fp(x.get(), l);
+        f.data = f.data || o.data;
+        f.partial = f.partial || o.partial;
+        f.reordered = f.reordered || o.reordered;
+        if (o.seed) continue;
+        f.sum += o.ac == u->op ? o.sum : mix(o.h);
+        f.terms += o.ac == u->op ? o.terms : 1;
+      }
+      f.h = comb(comb(0xAC, static_cast<uint64_t>(u->op)), f.sum);
+      f.reordered = f.reordered || (u->op != Ops::MAX && f.terms >= 3);  // (a max is exact in any order)
+    } else if (is_alu(u->op) || u->op == Ops::CAST || u->op == Ops::BITCAST) {
+      std::vector<uint64_t> hs;
+      for (const UOpPtr& x : u->src) {
+        Fp o = src_fp(x.get(), l);
+        f.data = f.data || o.data;
+        f.reordered = f.reordered || o.reordered;
+        hs.push_back(o.h);
+      }
+      if (op_in(u->op, kCommutative)) std::sort(hs.begin(), hs.end());
+      f.h = comb(static_cast<uint64_t>(u->op), u->dtype.scalar().itemsize());
+      for (uint64_t h : hs) f.h = comb(f.h, h);
+    } else {  // index math, launch ids, loop counters: compared through the loads they address
+      f = Fp{comb(comb(0x1DE, static_cast<uint64_t>(st.uop)), i)};
+    }
+    return f;
+  }
+
+  const KernelStepping& s_;
+  const int64_t n_uops_;
+  std::unordered_map<const UOp*, int> pos_;
+  std::unordered_map<int64_t, std::vector<Fp>> cur_;
+  int64_t item_key_ = 0;  // item * n_uops of the step being fingerprinted
+  std::map<std::pair<int, int64_t>, Fp> mem_;
+};
+
+Fingerprints fingerprint(const KernelStepping& s) { return Fingerprinter(s).run(); }
 
 bool comparable(const UOp* u, const Fp& f) {
   return f.data && !f.partial && u->op != Ops::DEFINE_ACC && u->op != Ops::ASSIGN && !u->dtype.is_ptr;

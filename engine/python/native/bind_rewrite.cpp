@@ -142,9 +142,8 @@ UOpPtr retype(const UOpPtr& root, DType from, DType to, bool floor_to_trunc = fa
   return *done.find(root.get());
 }
 
-} // namespace
-
-void bind_rewrite(py::module_& m) {
+// NativeUPat and NativePatternMatcher: patterns built from tinygrad UPats, matched and explained.
+void bind_matcher_classes(py::module_& m) {
   py::class_<UPat>(m, "NativeUPat", "An engine pattern built from a tinygrad UPat")
       .def("__str__", &UPat::str);
   m.def(
@@ -192,7 +191,10 @@ void bind_rewrite(py::module_& m) {
             return uop_to_py(pm.rewrite(node).replacement);
           },
           py::arg("uop"), py::arg("ctx") = py::none());
+}
 
+// Rule sets: the user's Python rules as engine rules, and the engine's own by name.
+void bind_rule_sets(py::module_& m) {
   // rules: (pattern, callback, takes ctx, rule name, file, line, source text) in order. Each is an engine
   // rule whose origin (rewrite/rule_origin.h) is the Python file:line of its UPat, so a trace, the rule
   // profiler and Search show the user's rule where they wrote it.
@@ -222,7 +224,10 @@ void bind_rewrite(py::module_& m) {
     if (name == "trunc_to_floor") return std::make_shared<PatternMatcher>(trunc_to_floor_rules());
     throw py::value_error("no engine rule set named '" + name + "'");
   });
+}
 
+// Whole-graph rewrites with a rule set, and substitution.
+void bind_graph_rewrites(py::module_& m) {
   m.def(
       "_graph_rewrite",
       [](py::handle sink, const PatternMatcher& pm, py::handle ctx, bool bottom_up, std::string name, std::string file,
@@ -256,6 +261,10 @@ void bind_rewrite(py::module_& m) {
     for (auto [k, v] : replacements) table[uop_from_py(k)] = uop_from_py(v);
     return uop_to_py(substitute(uop_from_py(root), table));
   });
+}
+
+// Index math back and forth, validity simplification and linearizing, for the compat package.
+void bind_index_math(py::module_& m) {
   // to_index: int32 nodes become index nodes; else back, and with floor_to_trunc the floor ops the
   // simplifier left become tinygrad's IDIV/MOD again (for a graph that had no floor ops of its own)
   m.def(
@@ -278,6 +287,15 @@ void bind_rewrite(py::module_& m) {
     for (const UOpPtr& u : linearize(uop_from_py(sink))) out.append(uop_to_py(u));
     return out;
   });
+}
+
+} // namespace
+
+void bind_rewrite(py::module_& m) {
+  bind_matcher_classes(m);
+  bind_rule_sets(m);
+  bind_graph_rewrites(m);
+  bind_index_math(m);
 }
 
 } // namespace loupe::python

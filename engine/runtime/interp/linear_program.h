@@ -91,6 +91,7 @@ public:
   struct Instr;
   struct Item;
   struct Group;
+  struct Decoder;  // the constructor's steps (linear_program.cpp)
 
 private:
   int exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const;  // runs to the end (-1) or a sync point (its pc)
