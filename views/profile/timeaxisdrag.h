@@ -5,6 +5,8 @@
 
 #include "profile/timelinemath.h"
 
+namespace loupe::views {
+
 struct TimeAxisDrag {
   static constexpr double kClickSlop = 4;  // px a press may move and still count as a click
   bool active = false;
@@ -28,3 +30,5 @@ struct TimeAxisDrag {
     return (at - pressed).manhattanLength() <= kClickSlop;
   }
 };
+
+} // namespace loupe::views
