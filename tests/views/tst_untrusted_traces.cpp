@@ -23,7 +23,7 @@
 #include "runtime/device.h"
 #include "screenshots.h"
 #include "session/session.h"
-#include "views/tst_session_traces.h"
+#include "tst_session_traces.h"
 
 using namespace loupe;
 using namespace loupe::views;
