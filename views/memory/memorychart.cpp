@@ -135,11 +135,7 @@ void MemoryChart::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
-void MemoryChart::mousePressEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton) return;
-  drag_.begin(event->position());
-  setCursor(Qt::ClosedHandCursor);
-}
+void MemoryChart::mousePressEvent(QMouseEvent* event) { drag_.press(this, event); }
 
 void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
   if (drag_.move(event->position(), math_)) {
@@ -154,9 +150,7 @@ void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void MemoryChart::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || !drag_.active) return;
-  unsetCursor();
-  if (!drag_.end(event->position())) return;
+  if (!drag_.release(this, event)) return;
   const int b = bufferAtPos(event->position());
   selected_ = b;
   update();

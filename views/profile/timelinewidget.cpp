@@ -204,12 +204,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
-void TimelineWidget::mousePressEvent(QMouseEvent* event) {
-  if (event->button() == Qt::LeftButton) {
-    drag_.begin(event->position());
-    setCursor(Qt::ClosedHandCursor);
-  }
-}
+void TimelineWidget::mousePressEvent(QMouseEvent* event) { drag_.press(this, event); }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
   if (drag_.move(event->position(), math_)) {
@@ -225,9 +220,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || !drag_.active) return;
-  unsetCursor();
-  if (drag_.end(event->position()) && data_) {
+  if (drag_.release(this, event) && data_) {
     const int run = runAt(event->position());
     if (run >= 0) {
       setSelectedKernel(data_->kernelOfRun(run));
