@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+namespace loupe::views {
+
 namespace {
 // Menu bar, tool bar and status bar together, roughly: what the docks and the graph share is below it.
 constexpr int kChromeHeight = 90;
@@ -24,3 +26,5 @@ DockSizes defaultDockSizes(QSize window) {
   s.inspectorHeight = column - s.detailHeight;
   return s;
 }
+
+} // namespace loupe::views

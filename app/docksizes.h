@@ -4,6 +4,8 @@
 #pragma once
 #include <QSize>
 
+namespace loupe::views {
+
 struct DockSizes {
   int browserWidth = 0;   // the trace browser (left)
   int rightWidth = 0;     // rewrite detail over inspector (right)
@@ -14,3 +16,5 @@ struct DockSizes {
 
 // window: the main window's size (1600x1000 when it has none yet).
 DockSizes defaultDockSizes(QSize window);
+
+} // namespace loupe::views

@@ -46,7 +46,7 @@
 #include "panels/ruleprofilerpanel.h"
 #include "panels/scriptpanel.h"
 #include "panels/searchpanel.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 #include "panels/shortcutsheet.h"
 #include "panels/tracebrowserpanel.h"
 #include "memory/memorypanel.h"

@@ -22,11 +22,11 @@ class QLabel;
 class QMenu;
 class QMessageBox;
 class QStackedWidget;
-class MemoryPanel;
-class ProfileView;
 
 namespace loupe::views {
 
+class MemoryPanel;
+class ProfileView;
 class BeamPanel;
 class ElidedLabel;
 class StepPanel;

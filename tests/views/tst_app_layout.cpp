@@ -28,8 +28,9 @@
 #include "schedule/schedule.h"
 #include "screenshots.h"
 #include "graph/graphpanel.h"
+#include "graph/uopgraphadapter.h"
 #include "panels/apppalette.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 #include "panels/scripteditor.h"
 #include "panels/scriptpanel.h"
 #include "panels/codepanel.h"
@@ -341,7 +342,9 @@ private Q_SLOTS:
       QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
     };
     showStep(pass->match_count);
-    QVERIFY2(s->currentStep().model->nodes.size() >= 200, qPrintable(QString::number(s->currentStep().model->nodes.size())));
+    const auto model = graphModelOf(s->currentStep());
+    QVERIFY(model);
+    QVERIFY2(model->nodes.size() >= 200, qPrintable(QString::number(model->nodes.size())));
     QVERIFY(!g->drawOptions().anchors.isEmpty());  // by kernel
     const GraphLayout& l = g->scene()->layout();
     QCOMPARE(l.kind, GraphLayout::Columns);

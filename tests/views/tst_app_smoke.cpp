@@ -51,7 +51,7 @@
 #include "memory/memorypanel.h"
 #include "app/docksizes.h"
 #include "app/mainwindow.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 #include "panels/whynotpanel.h"
 #include "panels/rewritedetailpanel.h"
 #include "panels/scriptpanel.h"

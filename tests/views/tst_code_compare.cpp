@@ -16,6 +16,8 @@
 #include "profile/profileformat.h"
 #include "tst_code_samples.h"
 
+using namespace loupe::views;
+
 namespace {
 KernelVariant variant(const QString& name, const char* source, double seconds, QStringList opts = {}) {
   KernelVariant v;

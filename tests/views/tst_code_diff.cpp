@@ -5,6 +5,8 @@
 
 #include "code/linediff.h"
 
+using namespace loupe::views;
+
 Q_DECLARE_METATYPE(std::vector<AlignedRow>)
 using Spans = QList<QPair<int, int>>;
 

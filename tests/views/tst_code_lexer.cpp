@@ -8,6 +8,8 @@
 #include "code/kernelhighlighter.h"
 #include "code/sourcelexer.h"
 
+using namespace loupe::views;
+
 Q_DECLARE_METATYPE(SourceLanguage)
 Q_DECLARE_METATYPE(TokenKind)
 

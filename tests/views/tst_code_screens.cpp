@@ -13,18 +13,11 @@
 #include "tst_code_samples.h"
 #include "screenshots.h"
 
+using namespace loupe::views;
+
 namespace {
 
 // Saves the grab and checks it shows something: not empty and more than a handful of colours.
-void grabAndCheck(QWidget* w, const QString& name) {
-  w->show();
-  QVERIFY(QTest::qWaitForWindowExposed(w));
-  QCoreApplication::processEvents();
-  const QImage img = w->grab().toImage();
-  QCOMPARE(img.size(), w->size() * img.devicePixelRatio());
-  saveChecked(img, name);
-}
-
 KernelVariant variant(const QString& name, const char* source, SourceLanguage lang, double seconds, QStringList opts,
                       QList<qint64> global, QList<qint64> local) {
   KernelVariant v;
@@ -64,17 +57,14 @@ CompareInput cInput() {
 class TestCodeScreens : public QObject {
   Q_OBJECT
 private Q_SLOTS:
-  void initTestCase() { QApplication::setStyle(QStyleFactory::create("Fusion")); }
+  void initTestCase() { useFusionStyle(); }
 
   void screens_data() {
-    QTest::addColumn<bool>("dark");
-    QTest::newRow("light") << false;
-    QTest::newRow("dark") << true;
+    addLightDarkRows();
   }
   void screens() {
     QFETCH(bool, dark);
-    const QString suffix = dark ? "dark" : "light";
-    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
+    const QString suffix = usePaletteOfRow(dark);
 
     CompareView compare;
     compare.resize(1600, 1000);

@@ -6,7 +6,7 @@
 #include "graph/uopgraphadapter.h"
 #include "ir/print.h"
 #include "support/error.h"
-#include "views/tst_graph_fixtures.h"
+#include "tst_graph_fixtures.h"
 
 using namespace loupe;
 using namespace loupe::views;

@@ -10,7 +10,7 @@
 #include "graph/layeredlayout.h"
 #include "graph/layoutservice.h"
 #include "graph/uopgraphadapter.h"
-#include "views/tst_graph_fixtures.h"
+#include "tst_graph_fixtures.h"
 
 using namespace loupe;
 using namespace loupe::views;

@@ -20,7 +20,7 @@
 #include "graph/layoutservice.h"
 #include "graph/loopcollapse.h"
 #include "graph/uopgraphadapter.h"
-#include "views/tst_graph_fixtures.h"
+#include "tst_graph_fixtures.h"
 #include "screenshots.h"
 
 using namespace loupe;

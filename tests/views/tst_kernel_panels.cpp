@@ -17,8 +17,8 @@
 #include "panels/kernelfacts.h"
 #include "panels/shapepanel.h"
 #include "session/session.h"
-#include "shape/shapegridwidget.h"
-#include "shape/shapetrackerview.h"
+#include "shapeview/shapegridwidget.h"
+#include "shapeview/shapetrackerview.h"
 #include "tst_session_traces.h"
 
 using namespace loupe;

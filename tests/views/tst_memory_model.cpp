@@ -9,6 +9,8 @@
 
 #include "memory/memorydata.h"
 
+using namespace loupe::views;
+
 namespace {
 
 loupe::TraceEvent alloc(int64_t id, int64_t bytes, int64_t t, const std::string& device = "CPU") {

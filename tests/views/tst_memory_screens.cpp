@@ -22,6 +22,8 @@
 #include "trace/trace_session.h"
 #include "screenshots.h"
 
+using namespace loupe::views;
+
 using namespace loupe;
 
 class TestMemoryScreens : public QObject {
@@ -32,7 +34,7 @@ class TestMemoryScreens : public QObject {
 
 private Q_SLOTS:
   void initTestCase() {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    useFusionStyle();
     const std::string path = dir_.filePath(QStringLiteral("jit.loupe")).toStdString();
     TraceSession::start(path);
     {
@@ -59,13 +61,11 @@ private Q_SLOTS:
   }
 
   void panelShowsTheLoop_data() {
-    QTest::addColumn<bool>("dark");
-    QTest::newRow("light") << false;
-    QTest::newRow("dark") << true;
+    addLightDarkRows();
   }
   void panelShowsTheLoop() {
     QFETCH(bool, dark);
-    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
+    usePaletteOfRow(dark);
     MemoryPanel panel;
     panel.resize(1500, 520);
     panel.setData(MemoryData::build(events_));

@@ -10,6 +10,8 @@
 #include "profile/rooflinemath.h"
 #include "profile/timelinemath.h"
 
+using namespace loupe::views;
+
 class TestProfileMath : public QObject {
   Q_OBJECT
 private Q_SLOTS:

@@ -16,6 +16,8 @@
 #include "screenshots.h"
 #include "tst_profile_samples.h"
 
+using namespace loupe::views;
+
 namespace {
 ProfileRun run(qint64 id, const char* name, const char* device, qint64 start, qint64 duration, double flops,
                double bytes) {

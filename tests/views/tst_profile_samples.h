@@ -8,6 +8,8 @@
 
 #include "profile/profiledata.h"
 
+using namespace loupe::views;
+
 inline ProfileInput sampleProfile() {
   struct K {
     const char* name;

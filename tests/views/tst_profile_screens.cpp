@@ -16,20 +16,19 @@
 #include "tst_profile_samples.h"
 #include "screenshots.h"
 
+using namespace loupe::views;
+
 class TestProfileScreens : public QObject {
   Q_OBJECT
 private Q_SLOTS:
-  void initTestCase() { QApplication::setStyle(QStyleFactory::create("Fusion")); }
+  void initTestCase() { useFusionStyle(); }
 
   void screens_data() {
-    QTest::addColumn<bool>("dark");
-    QTest::newRow("light") << false;
-    QTest::newRow("dark") << true;
+    addLightDarkRows();
   }
   void screens() {
     QFETCH(bool, dark);
-    const QString suffix = dark ? "dark" : "light";
-    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
+    const QString suffix = usePaletteOfRow(dark);
 
     ProfileView view;
     view.resize(1600, 1000);

@@ -10,7 +10,7 @@
 #include "screenshots.h"
 #include "session/session.h"
 #include "support/options.h"
-#include "views/tst_session_traces.h"
+#include "tst_session_traces.h"
 
 using namespace loupe::views;
 

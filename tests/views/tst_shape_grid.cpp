@@ -5,7 +5,9 @@
 
 #include <cmath>
 
-#include "shape/shapegridmath.h"
+#include "shapeview/shapegridmath.h"
+
+using namespace loupe::views;
 
 Q_DECLARE_METATYPE(std::vector<int64_t>)
 Q_DECLARE_METATYPE(GridRange)

@@ -14,12 +14,14 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "shape/shapegridwidget.h"
-#include "shape/shapeoffsets.h"
-#include "shape/shapetrackeradapter.h"
-#include "shape/shapetrackerview.h"
-#include "shape/shapeviewsmodel.h"
+#include "shapeview/shapegridwidget.h"
+#include "shapeview/shapeoffsets.h"
+#include "shapeview/shapetrackeradapter.h"
+#include "shapeview/shapetrackerview.h"
+#include "shapeview/shapeviewsmodel.h"
 #include "support/error.h"
+
+using namespace loupe::views;
 
 using loupe::ShapeTracker;
 namespace dtypes = loupe::dtypes;

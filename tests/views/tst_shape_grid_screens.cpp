@@ -10,21 +10,16 @@
 #include <QtTest>
 
 #include "panels/apppalette.h"
-#include "shape/shapegridwidget.h"
-#include "shape/shapetrackeradapter.h"
-#include "shape/shapetrackerview.h"
+#include "shapeview/shapegridwidget.h"
+#include "shapeview/shapetrackeradapter.h"
+#include "shapeview/shapetrackerview.h"
 #include "screenshots.h"
+
+using namespace loupe::views;
 
 using loupe::ShapeTracker;
 
 namespace {
-
-void grabAndCheck(QWidget* w, const QString& name) {
-  w->show();
-  QVERIFY(QTest::qWaitForWindowExposed(w));
-  QCoreApplication::processEvents();
-  saveChecked(w->grab().toImage(), name);
-}
 
 ShapeTracker poolInputView() {
   // The input view of a 3x3, stride 1, padding 1 pool over (1, 2, 6, 6): tinygrad's _pool chain
@@ -43,17 +38,14 @@ ShapeTracker poolInputView() {
 class TestShapeGridScreens : public QObject {
   Q_OBJECT
 private Q_SLOTS:
-  void initTestCase() { QApplication::setStyle(QStyleFactory::create("Fusion")); }
+  void initTestCase() { useFusionStyle(); }
 
   void screens_data() {
-    QTest::addColumn<bool>("dark");
-    QTest::newRow("light") << false;
-    QTest::newRow("dark") << true;
+    addLightDarkRows();
   }
   void screens() {
     QFETCH(bool, dark);
-    const QString suffix = dark ? "dark" : "light";
-    QApplication::setPalette(dark ? loupe::views::darkPalette() : QApplication::style()->standardPalette());
+    const QString suffix = usePaletteOfRow(dark);
 
     ShapeTrackerView view;
     view.resize(1000, 760);

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QToolButton>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QTextBlock>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -50,6 +51,13 @@ class TestStepPanel : public QObject {
     options().trace_inputs = saved;
   }
 
+  // Steps, and waits for the result: planning and interpreting run off the GUI thread.
+  static bool stepped(StepPanel& panel) {
+    QSignalSpy done(&panel, &StepPanel::steppingFinished);
+    panel.step();
+    return done.count() > 0 || done.wait(120000);
+  }
+
   int64_t matmulKernel(Session& s) {
     for (const auto& k : s.trace().kernels)
       if (k.name.rfind("r_", 0) == 0) return k.id;
@@ -75,7 +83,7 @@ private Q_SLOTS:
     QVERIFY(k >= 0);
     s.selectKernel(k);
     panel.setElement(16 * 5 + 3);
-    panel.step();
+    QVERIFY(stepped(panel));
     QVERIFY2(panel.stepping() && !panel.stepping()->steps.empty(), qPrintable(panel.headerText()));
     QCOMPARE(float(panel.stepping()->value.f), float(product_[16 * 5 + 3]));
     QVERIFY2(panel.headerText().contains(QStringLiteral("data0[83]")), qPrintable(panel.headerText()));
@@ -101,6 +109,36 @@ private Q_SLOTS:
     QVERIFY(panel.grab().save(screenshotDir() + QStringLiteral("/step_panel.png")));
   }
 
+  // Stepping runs off the GUI thread: the header says so meanwhile, and of two steps asked for in a row
+  // only the second one's result is shown (the first is dropped unseen); a kernel change drops it too.
+  void staleSteppingsAreDropped() {
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    StepPanel panel(&s);
+    s.selectKernel(matmulKernel(s));
+    QSignalSpy done(&panel, &StepPanel::steppingFinished);
+    panel.setElement(3);
+    panel.step();
+    QVERIFY(panel.isStepping());
+    QCOMPARE(panel.headerText(), QStringLiteral("stepping…"));
+    panel.setElement(16 * 4 + 1);
+    panel.step();
+    QVERIFY(done.wait(120000));
+    QTest::qWait(100);  // the first job's result, had it not been dropped, would have come by now too
+    QCOMPARE(done.count(), 1);
+    QVERIFY2(panel.stepping() && panel.stepping()->element == 16 * 4 + 1, qPrintable(panel.headerText()));
+    QCOMPARE(float(panel.stepping()->value.f), float(product_[16 * 4 + 1]));
+    int64_t other = -1;
+    for (const auto& k : s.trace().kernels)
+      if (k.id != matmulKernel(s)) other = k.id;
+    QVERIFY(other >= 0);
+    panel.step();
+    s.selectKernel(other);  // another kernel before the result: it never shows
+    QVERIFY(!panel.isStepping());
+    QVERIFY(!done.wait(1000));
+    QVERIFY(!panel.stepping());
+  }
+
   // The current UOp is marked in the generated source (its line computes it) and selected in the
   // kernel's final graph.
   void showsTheStepInSourceAndGraph() {
@@ -111,7 +149,7 @@ private Q_SLOTS:
     s.selectKernel(matmulKernel(s));
     QVERIFY(s.waitForStep());
     panel.setElement(16 * 2 + 9);
-    panel.step();
+    QVERIFY(stepped(panel));
     QVERIFY2(panel.stepping(), qPrintable(panel.headerText()));
     QVERIFY(panel.source()->toPlainText().contains(QStringLiteral("void ")));
     int storeRow = -1, loadRow = -1;
@@ -191,7 +229,7 @@ private Q_SLOTS:
     s.selectKernel(matmulKernel(s));
     panel.setElement(7);
     panel.setMode(StepPanel::Mode::Divergence);
-    panel.step();
+    QVERIFY(stepped(panel));
     QVERIFY2(panel.headerText().contains(QStringLiteral("First divergence")), qPrintable(panel.headerText()));
     QVERIFY2(panel.headerText().contains(QStringLiteral("no divergence")) || panel.headerText().contains(QStringLiteral("different order")),
              qPrintable(panel.headerText()));
@@ -232,6 +270,7 @@ private Q_SLOTS:
     QVERIFY2(panel.isCapturingInputs(), qPrintable(panel.headerText()));
     QVERIFY2(panel.headerText().contains(QStringLiteral("re-running prog.py")), qPrintable(panel.headerText()));
     QTRY_VERIFY_WITH_TIMEOUT(!panel.isCapturingInputs(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isStepping(), 120000);  // then the stepping it started
     QVERIFY2(panel.stepping(), qPrintable(panel.headerText()));
     QVERIFY2(panel.headerText().contains(QStringLiteral("the same bytes as in the recorded run")), qPrintable(panel.headerText()));
     double want = 0;
@@ -239,7 +278,7 @@ private Q_SLOTS:
     QCOMPARE(double(panel.stepping()->value.f), want);
     // another element of the same kernel steps at once, from the inputs already captured
     panel.setElement(7);
-    panel.step();
+    QVERIFY(stepped(panel));
     QVERIFY(!panel.isCapturingInputs());
     QVERIFY2(panel.stepping() && panel.stepping()->element == 7, qPrintable(panel.headerText()));
   }
@@ -262,7 +301,7 @@ private Q_SLOTS:
     s.selectKernel(matmulKernel(s));
     QVERIFY(s.waitForStep());
     panel->setElement(16 * 5 + 3);
-    panel->step();
+    QVERIFY(stepped(*panel));
     QVERIFY2(panel->stepping(), qPrintable(panel->headerText()));
     int accumulate = -1;  // the 6th ASSIGN of the accumulator (of 10): mid-way through the reduce
     for (int r = 0, assigns = 0; r < panel->steps()->count() && accumulate < 0; r++)
@@ -292,7 +331,7 @@ private Q_SLOTS:
     panel->setElement(5);
     panel->setMode(StepPanel::Mode::TargetDivergence);
     panel->setTarget(QStringLiteral("CUDA"));
-    panel->step();
+    QVERIFY(stepped(*panel));
     QVERIFY2(panel->headerText().contains(QStringLiteral("First divergence")), qPrintable(panel->headerText()));
     QVERIFY2(panel->headerText().contains(QStringLiteral("optimized for CUDA")), qPrintable(panel->headerText()));
     QVERIFY2(panel->headerText().contains(QStringLiteral("summed in a different order")), qPrintable(panel->headerText()));

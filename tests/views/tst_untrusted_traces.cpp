@@ -23,7 +23,7 @@
 #include "runtime/device.h"
 #include "screenshots.h"
 #include "session/session.h"
-#include "views/tst_session_traces.h"
+#include "tst_session_traces.h"
 
 using namespace loupe;
 using namespace loupe::views;
@@ -158,6 +158,7 @@ private Q_SLOTS:
     QCOMPARE(asked, 2);
     QVERIFY(panel.isCapturingInputs());
     QTRY_VERIFY_WITH_TIMEOUT(!panel.isCapturingInputs(), 180000);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isStepping(), 180000);  // the stepping the captured inputs started
     QVERIFY2(panel.stepping(), qPrintable(panel.headerText()));
     // the trace this user recorded here re-runs without asking
     Session mine;

@@ -1,5 +1,7 @@
 #include "code/codetheme.h"
 
+namespace loupe::views {
+
 CodeTheme CodeTheme::forPalette(const QPalette& palette) {
   CodeTheme t;
   t.base = palette.color(QPalette::Base);
@@ -96,3 +98,5 @@ QTextCharFormat CodeTheme::format(TokenKind kind) const {
   }
   return f;
 }
+
+} // namespace loupe::views

@@ -7,6 +7,8 @@
 
 #include "code/sourcelexer.h"
 
+namespace loupe::views {
+
 struct CodeTheme {
   bool dark = false;
   QColor text, base, gutterText, gutterBase, gutterRule, currentRow;
@@ -19,3 +21,5 @@ struct CodeTheme {
   static CodeTheme forPalette(const QPalette& palette);
   QTextCharFormat format(TokenKind kind) const;
 };
+
+} // namespace loupe::views

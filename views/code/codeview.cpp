@@ -10,20 +10,22 @@
 
 #include "code/kernelhighlighter.h"
 
+namespace loupe::views {
+
 class CodeGutter : public QWidget {
 public:
-  explicit CodeGutter(CodeView* view) : QWidget(view), m_view(view) {}
-  QSize sizeHint() const override { return {m_view->gutterWidth(), 0}; }
+  explicit CodeGutter(CodeView* view) : QWidget(view), view_(view) {}
+  QSize sizeHint() const override { return {view_->gutterWidth(), 0}; }
 
 protected:
-  void paintEvent(QPaintEvent* event) override { m_view->paintGutter(event); }
+  void paintEvent(QPaintEvent* event) override { view_->paintGutter(event); }
 
 private:
-  CodeView* m_view;
+  CodeView* view_;
 };
 
 CodeView::CodeView(QWidget* parent)
-    : QPlainTextEdit(parent), m_gutter(new CodeGutter(this)), m_theme(CodeTheme::forPalette(palette())) {
+    : QPlainTextEdit(parent), gutter_(new CodeGutter(this)), theme_(CodeTheme::forPalette(palette())) {
   setReadOnly(true);
   setUndoRedoEnabled(false);
   setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -31,17 +33,17 @@ CodeView::CodeView(QWidget* parent)
   QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   mono.setStyleHint(QFont::Monospace);
   setFont(mono);
-  m_highlighter = new KernelHighlighter(document(), m_language, m_theme);
+  highlighter_ = new KernelHighlighter(document(), language_, theme_);
   connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterGeometry(); });
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
     if (dy)
-      m_gutter->scroll(0, dy);
+      gutter_->scroll(0, dy);
     else
-      m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
+      gutter_->update(0, rect.y(), gutter_->width(), rect.height());
   });
   connect(this, &QPlainTextEdit::cursorPositionChanged, this, [this] {
     const int row = textCursor().blockNumber();
-    if (row == m_currentRow) return;
+    if (row == currentRow_) return;
     setCurrentRow(row);
     Q_EMIT currentRowChanged(row);
   });
@@ -58,24 +60,24 @@ void CodeView::setSource(const QString& text, SourceLanguage language) {
 }
 
 void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
-  m_rows = rows;
-  m_currentRow = -1;
-  m_linkedRows.clear();
-  m_heat.clear();
-  m_maxHeat = 0;
-  m_language = language;
-  m_fillGeneration++;
-  m_filled = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
+  rows_ = rows;
+  currentRow_ = -1;
+  linkedRows_.clear();
+  heat_.clear();
+  maxHeat_ = 0;
+  language_ = language;
+  fillGeneration_++;
+  filled_ = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
   QStringList lines;
-  lines.reserve(m_filled);
-  for (qsizetype i = 0; i < m_filled; i++) lines << rows[i].text;
+  lines.reserve(filled_);
+  for (qsizetype i = 0; i < filled_; i++) lines << rows[i].text;
   // The highlighter formats the new text synchronously as it goes in; no rehighlight of the old text.
   const bool highlight = rows.size() <= maxHighlightedLines;
   if (highlight != isHighlighted()) {
     document()->clear();  // attaching the highlighter would format the old text first
-    m_highlighter->setDocument(highlight ? document() : nullptr);
+    highlighter_->setDocument(highlight ? document() : nullptr);
   }
-  m_highlighter->setLanguage(language, false);
+  highlighter_->setLanguage(language, false);
   setPlainText(lines.join(u'\n'));
   if (isFilling()) scheduleFill();
   else applyRowFormats();
@@ -84,13 +86,13 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
 
 void CodeView::fillNextBatch() {
   if (!isFilling()) return;
-  const qsizetype end = std::min<qsizetype>(m_rows.size(), m_filled + linesPerBatch);
+  const qsizetype end = std::min<qsizetype>(rows_.size(), filled_ + linesPerBatch);
   QString text;
-  for (qsizetype i = m_filled; i < end; i++) text += u'\n' + m_rows[i].text;
+  for (qsizetype i = filled_; i < end; i++) text += u'\n' + rows_[i].text;
   QTextCursor c(document());
   c.movePosition(QTextCursor::End);
   c.insertText(text);
-  m_filled = end;
+  filled_ = end;
   if (isFilling()) {
     scheduleFill();
   } else {
@@ -100,8 +102,8 @@ void CodeView::fillNextBatch() {
 }
 
 void CodeView::scheduleFill() {
-  QTimer::singleShot(0, this, [this, generation = m_fillGeneration] {
-    if (generation == m_fillGeneration) fillNextBatch();
+  QTimer::singleShot(0, this, [this, generation = fillGeneration_] {
+    if (generation == fillGeneration_) fillNextBatch();
   });
 }
 
@@ -109,10 +111,10 @@ void CodeView::finishFilling() {
   while (isFilling()) fillNextBatch();
 }
 
-bool CodeView::isHighlighted() const { return m_highlighter->document() != nullptr; }
+bool CodeView::isHighlighted() const { return highlighter_->document() != nullptr; }
 
 bool CodeView::hasMarks() const {
-  for (const CodeRow& r : m_rows)
+  for (const CodeRow& r : rows_)
     if (r.mark != RowMark::None) return true;
   return false;
 }
@@ -124,27 +126,27 @@ void CodeView::applyRowFormats() {
   // line kernel beside its NOOPT version held the GUI thread 0.4 s).
   cursor.beginEditBlock();
   QTextBlock block = document()->firstBlock();
-  for (int i = 0; i < m_rows.size() && block.isValid(); ++i, block = block.next()) {
-    const CodeRow& row = m_rows[i];
+  for (int i = 0; i < rows_.size() && block.isValid(); ++i, block = block.next()) {
+    const CodeRow& row = rows_[i];
     QTextBlockFormat fmt;
     QColor spanColour;
     switch (row.mark) {
     case RowMark::None:
       break;
     case RowMark::Changed:
-      fmt.setBackground(m_theme.changedRow);
-      spanColour = m_theme.changedSpan;
+      fmt.setBackground(theme_.changedRow);
+      spanColour = theme_.changedSpan;
       break;
     case RowMark::Removed:
-      fmt.setBackground(m_theme.removedRow);
-      spanColour = m_theme.removedSpan;
+      fmt.setBackground(theme_.removedRow);
+      spanColour = theme_.removedSpan;
       break;
     case RowMark::Added:
-      fmt.setBackground(m_theme.addedRow);
-      spanColour = m_theme.addedSpan;
+      fmt.setBackground(theme_.addedRow);
+      spanColour = theme_.addedSpan;
       break;
     case RowMark::Filler:
-      fmt.setBackground(QBrush(m_theme.fillerHatch, Qt::BDiagPattern));
+      fmt.setBackground(QBrush(theme_.fillerHatch, Qt::BDiagPattern));
       break;
     }
     if (row.mark != RowMark::None || block.blockFormat().background().style() != Qt::NoBrush) {
@@ -156,44 +158,44 @@ void CodeView::applyRowFormats() {
       sel.cursor = QTextCursor(document());
       sel.cursor.setPosition(block.position() + std::clamp(start, 0, block.length() - 1));
       sel.cursor.setPosition(block.position() + std::clamp(end, 0, block.length() - 1), QTextCursor::KeepAnchor);
-      sel.format.setBackground(spanColour.isValid() ? spanColour : m_theme.changedSpan);
+      sel.format.setBackground(spanColour.isValid() ? spanColour : theme_.changedSpan);
       spans.append(sel);
     }
   }
   cursor.endEditBlock();
-  m_spanSelections = spans;
+  spanSelections_ = spans;
   updateExtraSelections();
 }
 
 void CodeView::setCurrentRow(int row) {
-  if (row == m_currentRow) return;
-  if (row >= m_filled) finishFilling();
-  m_currentRow = row;
+  if (row == currentRow_) return;
+  if (row >= filled_) finishFilling();
+  currentRow_ = row;
   updateExtraSelections();
 }
 
 void CodeView::setLinkedRows(const QList<int>& rows) {
   // (std::equal, not QList's ==: Qt 6.4's passes two empty lists' null data to memcmp, which UBSan flags)
-  if (std::equal(rows.begin(), rows.end(), m_linkedRows.begin(), m_linkedRows.end())) return;
-  if (!rows.isEmpty() && rows.last() >= m_filled) finishFilling();
-  m_linkedRows = rows;
+  if (std::equal(rows.begin(), rows.end(), linkedRows_.begin(), linkedRows_.end())) return;
+  if (!rows.isEmpty() && rows.last() >= filled_) finishFilling();
+  linkedRows_ = rows;
   updateExtraSelections();
 }
 
 void CodeView::setRowHeat(const QList<double>& shares) {
-  m_heat = shares;
-  m_maxHeat = 0;
-  for (double s : shares) m_maxHeat = std::max(m_maxHeat, s);
-  if (m_maxHeat <= 0) m_heat.clear();
-  if (!m_heat.isEmpty()) finishFilling();
+  heat_ = shares;
+  maxHeat_ = 0;
+  for (double s : shares) maxHeat_ = std::max(maxHeat_, s);
+  if (maxHeat_ <= 0) heat_.clear();
+  if (!heat_.isEmpty()) finishFilling();
   updateGutterGeometry();
   updateExtraSelections();
 }
 
 int CodeView::hottestRow() const {
   int best = -1;
-  for (int i = 0; i < m_heat.size(); i++)
-    if (m_heat[i] > 0 && (best < 0 || m_heat[i] > m_heat[best])) best = i;
+  for (int i = 0; i < heat_.size(); i++)
+    if (heat_[i] > 0 && (best < 0 || heat_[i] > heat_[best])) best = i;
   return best;
 }
 
@@ -206,42 +208,42 @@ static QColor heatColour(const QColor& hot, double share, double max) {
 
 void CodeView::updateExtraSelections() {
   QList<QTextEdit::ExtraSelection> all;
-  for (int row = 0; row < m_heat.size(); row++) {  // first: every other band is drawn over the heat
-    if (m_heat[row] <= 0) continue;
+  for (int row = 0; row < heat_.size(); row++) {  // first: every other band is drawn over the heat
+    if (heat_[row] <= 0) continue;
     const QTextBlock b = document()->findBlockByNumber(row);
     if (!b.isValid()) break;
     QTextEdit::ExtraSelection band;
     band.cursor = QTextCursor(b);
-    band.format.setBackground(heatColour(m_theme.hot, m_heat[row], m_maxHeat));
+    band.format.setBackground(heatColour(theme_.hot, heat_[row], maxHeat_));
     band.format.setProperty(QTextFormat::FullWidthSelection, true);
     all.append(band);
   }
-  for (int row : m_linkedRows) {
+  for (int row : linkedRows_) {
     const QTextBlock b = document()->findBlockByNumber(row);
-    if (!b.isValid() || row == m_currentRow) continue;
+    if (!b.isValid() || row == currentRow_) continue;
     QTextEdit::ExtraSelection band;
     band.cursor = QTextCursor(b);
-    band.format.setBackground(m_theme.linkedRow);
+    band.format.setBackground(theme_.linkedRow);
     band.format.setProperty(QTextFormat::FullWidthSelection, true);
     all.append(band);
   }
-  const QTextBlock block = document()->findBlockByNumber(m_currentRow);
-  if (m_currentRow >= 0 && block.isValid()) {
+  const QTextBlock block = document()->findBlockByNumber(currentRow_);
+  if (currentRow_ >= 0 && block.isValid()) {
     QTextEdit::ExtraSelection band; // first, so change marks stay visible on top of it
     band.cursor = QTextCursor(block);
-    band.format.setBackground(m_theme.currentRow);
+    band.format.setBackground(theme_.currentRow);
     band.format.setProperty(QTextFormat::FullWidthSelection, true);
     all.append(band);
   }
-  all += m_spanSelections;
+  all += spanSelections_;
   setExtraSelections(all);
 }
 
-int CodeView::heatWidth() const { return m_heat.isEmpty() ? 0 : fontMetrics().horizontalAdvance(QStringLiteral("100.0% ")); }
+int CodeView::heatWidth() const { return heat_.isEmpty() ? 0 : fontMetrics().horizontalAdvance(QStringLiteral("100.0% ")); }
 
 int CodeView::gutterWidth() const {
   int maxNumber = 1;
-  for (const CodeRow& r : m_rows) maxNumber = std::max(maxNumber, r.lineNumber);
+  for (const CodeRow& r : rows_) maxNumber = std::max(maxNumber, r.lineNumber);
   const int digits = std::max(3, int(QString::number(maxNumber).size()));
   const int charWidth = fontMetrics().horizontalAdvance(u'9');
   const int markWidth = hasMarks() ? charWidth * 2 : 0;
@@ -251,8 +253,8 @@ int CodeView::gutterWidth() const {
 void CodeView::updateGutterGeometry() {
   setViewportMargins(gutterWidth(), 0, 0, 0);
   const QRect cr = contentsRect();
-  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
-  m_gutter->update();
+  gutter_->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  gutter_->update();
 }
 
 void CodeView::resizeEvent(QResizeEvent* event) {
@@ -263,10 +265,10 @@ void CodeView::resizeEvent(QResizeEvent* event) {
 void CodeView::changeEvent(QEvent* event) {
   QPlainTextEdit::changeEvent(event);
   if (event->type() == QEvent::PaletteChange) {
-    m_theme = CodeTheme::forPalette(palette());
-    m_highlighter->setTheme(m_theme);
+    theme_ = CodeTheme::forPalette(palette());
+    highlighter_->setTheme(theme_);
     applyRowFormats();
-    m_gutter->update();
+    gutter_->update();
   } else if (event->type() == QEvent::FontChange) {
     updateGutterGeometry();
   }
@@ -274,8 +276,8 @@ void CodeView::changeEvent(QEvent* event) {
 
 bool CodeView::revealLine(int lineNumber) {
   finishFilling();
-  for (int i = 0; i < m_rows.size(); ++i) {
-    if (m_rows[i].lineNumber != lineNumber) continue;
+  for (int i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].lineNumber != lineNumber) continue;
     QTextCursor c(document()->findBlockByNumber(i));
     setTextCursor(c);
     centerCursor();
@@ -285,30 +287,30 @@ bool CodeView::revealLine(int lineNumber) {
 }
 
 void CodeView::paintGutter(QPaintEvent* event) {
-  QPainter p(m_gutter);
-  p.fillRect(event->rect(), m_theme.gutterBase);
-  p.setPen(m_theme.gutterRule);
-  p.drawLine(m_gutter->width() - 1, event->rect().top(), m_gutter->width() - 1, event->rect().bottom());
+  QPainter p(gutter_);
+  p.fillRect(event->rect(), theme_.gutterBase);
+  p.setPen(theme_.gutterRule);
+  p.drawLine(gutter_->width() - 1, event->rect().top(), gutter_->width() - 1, event->rect().bottom());
   p.setFont(font());
   const bool marks = hasMarks();
   const int charWidth = fontMetrics().horizontalAdvance(u'9');
-  const int numberRight = m_gutter->width() - 6 - (marks ? charWidth * 2 : 0);
+  const int numberRight = gutter_->width() - 6 - (marks ? charWidth * 2 : 0);
   QTextBlock block = firstVisibleBlock();
   int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
   while (block.isValid() && top <= event->rect().bottom()) {
     const int height = qRound(blockBoundingRect(block).height());
     const int i = block.blockNumber();
-    if (block.isVisible() && top + height >= event->rect().top() && i < m_rows.size()) {
-      const CodeRow& row = m_rows[i];
-      if (i < m_heat.size() && m_heat[i] > 0) {  // the share, on its colour, left of the number
+    if (block.isVisible() && top + height >= event->rect().top() && i < rows_.size()) {
+      const CodeRow& row = rows_[i];
+      if (i < heat_.size() && heat_[i] > 0) {  // the share, on its colour, left of the number
         const QRect cell(4, top, heatWidth() - 2, height);
-        p.fillRect(cell, heatColour(m_theme.hot, m_heat[i], m_maxHeat));
-        p.setPen(m_theme.text);
+        p.fillRect(cell, heatColour(theme_.hot, heat_[i], maxHeat_));
+        p.setPen(theme_.text);
         p.drawText(cell.adjusted(0, 0, -3, 0), Qt::AlignRight | Qt::AlignVCenter,
-                   QString::number(m_heat[i] * 100, 'f', m_heat[i] < 0.1 ? 1 : 0) + u'%');
+                   QString::number(heat_[i] * 100, 'f', heat_[i] < 0.1 ? 1 : 0) + u'%');
       }
       if (row.lineNumber > 0) {
-        p.setPen(m_theme.gutterText);
+        p.setPen(theme_.gutterText);
         p.drawText(QRect(0, top, numberRight, height), Qt::AlignRight | Qt::AlignVCenter,
                    QString::number(row.lineNumber));
       }
@@ -318,22 +320,22 @@ void CodeView::paintGutter(QPaintEvent* event) {
       switch (row.mark) {
       case RowMark::Changed:
         glyph = QStringLiteral("~");
-        colour = m_theme.changedSpan;
+        colour = theme_.changedSpan;
         break;
       case RowMark::Removed:
         glyph = QStringLiteral("−");
-        colour = m_theme.removedSpan;
+        colour = theme_.removedSpan;
         break;
       case RowMark::Added:
         glyph = QStringLiteral("+");
-        colour = m_theme.addedSpan;
+        colour = theme_.addedSpan;
         break;
       default:
         break;
       }
       if (!glyph.isEmpty()) {
         p.fillRect(QRect(numberRight + 4, top, charWidth * 2, height), colour);
-        p.setPen(m_theme.text);
+        p.setPen(theme_.text);
         p.drawText(QRect(numberRight + 4, top, charWidth * 2, height), Qt::AlignCenter, glyph);
       }
     }
@@ -341,3 +343,5 @@ void CodeView::paintGutter(QPaintEvent* event) {
     top += height;
   }
 }
+
+} // namespace loupe::views

@@ -8,6 +8,8 @@
 #include "code/codetheme.h"
 #include "code/sourcelexer.h"
 
+namespace loupe::views {
+
 class KernelHighlighter;
 
 enum class RowMark : uint8_t { None, Changed, Removed, Added, Filler };
@@ -27,26 +29,26 @@ public:
   // Plain source: line i gets number i+1 and no mark.
   void setSource(const QString& text, SourceLanguage language);
   void setRows(const QList<CodeRow>& rows, SourceLanguage language);
-  void clearSource() { setRows({}, m_language); }
+  void clearSource() { setRows({}, language_); }
 
-  const QList<CodeRow>& rows() const { return m_rows; }
-  SourceLanguage language() const { return m_language; }
-  const CodeTheme& theme() const { return m_theme; }
+  const QList<CodeRow>& rows() const { return rows_; }
+  SourceLanguage language() const { return language_; }
+  const CodeTheme& theme() const { return theme_; }
   int gutterWidth() const;
   int heatWidth() const;  // the gutter's hot-spot column (0 without heat)
   // Scrolls so that the row with this 1-based source line number is visible; false if absent.
   bool revealLine(int lineNumber);
   // Marks one row (block) as current with a full-width band; -1 clears it. Does not move the cursor.
   void setCurrentRow(int row);
-  int currentRow() const { return m_currentRow; }
+  int currentRow() const { return currentRow_; }
   // Marks rows with a lighter band (e.g. the instructions compiled from a line selected elsewhere);
   // an empty list clears them. Does not move the cursor.
   void setLinkedRows(const QList<int>& rows);
-  const QList<int>& linkedRows() const { return m_linkedRows; }
+  const QList<int>& linkedRows() const { return linkedRows_; }
   // Hot spots: each row's share of a kernel's samples (0..1; an empty list: none). A row is shaded by
   // its share of the hottest row's, and the gutter prints its percentage. A new source clears them.
   void setRowHeat(const QList<double>& shares);
-  const QList<double>& rowHeat() const { return m_heat; }
+  const QList<double>& rowHeat() const { return heat_; }
   // The row with the largest share (-1 without heat).
   int hottestRow() const;
   // Sources longer than this show unhighlighted: highlighting formats every line as it goes in, and
@@ -57,7 +59,7 @@ public:
   // window stays responsive while a 20,000-line kernel fills in (its first lines show at once; a batch
   // takes ~3 ms, so input never waits long for one).
   static constexpr int linesPerBatch = 500;
-  bool isFilling() const { return m_filled < m_rows.size(); }
+  bool isFilling() const { return filled_ < rows_.size(); }
   void finishFilling();  // the rest at once (what needs the whole text: revealing a line, marking a row)
 
 Q_SIGNALS:
@@ -78,16 +80,18 @@ private:
   void fillNextBatch();
   void scheduleFill();  // the next batch on the next turn of the event loop
 
-  QWidget* m_gutter;
-  KernelHighlighter* m_highlighter;
-  CodeTheme m_theme;
-  SourceLanguage m_language = SourceLanguage::C;
-  QList<CodeRow> m_rows;
-  QList<QTextEdit::ExtraSelection> m_spanSelections;
-  int m_currentRow = -1;
-  QList<int> m_linkedRows;
-  QList<double> m_heat;
-  double m_maxHeat = 0;
-  qsizetype m_filled = 0;     // rows in the document so far
-  quint64 m_fillGeneration = 0;  // a new source cancels the batches of the one before
+  QWidget* gutter_;
+  KernelHighlighter* highlighter_;
+  CodeTheme theme_;
+  SourceLanguage language_ = SourceLanguage::C;
+  QList<CodeRow> rows_;
+  QList<QTextEdit::ExtraSelection> spanSelections_;
+  int currentRow_ = -1;
+  QList<int> linkedRows_;
+  QList<double> heat_;
+  double maxHeat_ = 0;
+  qsizetype filled_ = 0;     // rows in the document so far
+  quint64 fillGeneration_ = 0;  // a new source cancels the batches of the one before
 };
+
+} // namespace loupe::views

@@ -4,6 +4,8 @@
 
 #include "profile/profileformat.h"
 
+namespace loupe::views {
+
 double compareSpeedup(const CompareInput& input) {
   const double a = input.noopt.seconds, b = input.optimized.seconds;
   if (!std::isfinite(a) || !std::isfinite(b) || a <= 0 || b <= 0) return std::numeric_limits<double>::quiet_NaN();
@@ -84,3 +86,5 @@ CompareRows buildCompareRows(const LineAlignment& alignment, const QStringList& 
   }
   return out;
 }
+
+} // namespace loupe::views

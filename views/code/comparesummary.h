@@ -10,6 +10,8 @@
 #include "code/codeview.h"
 #include "code/linediff.h"
 
+namespace loupe::views {
+
 // One compiled version of a kernel, as the trace records it. Unknown numbers are NaN.
 struct KernelVariant {
   QString name;   // function name, e.g. "r_16_16_16_4_4_4"
@@ -50,3 +52,5 @@ struct CompareRows {
 // Left shows `left` lines, right shows `right` lines, both numbered from 1; a side with no line in
 // a row gets an empty Filler row.
 CompareRows buildCompareRows(const LineAlignment& alignment, const QStringList& left, const QStringList& right);
+
+} // namespace loupe::views

@@ -16,7 +16,10 @@
 #include <cmath>
 
 #include "code/codeview.h"
-#include "panels/elidedlabel.h"
+#include "widgets/chartchrome.h"
+#include "widgets/elidedlabel.h"
+
+namespace loupe::views {
 
 namespace {
 
@@ -42,39 +45,39 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->setContentsMargins(8, 6, 8, 6);
   top->setSpacing(12);
-  m_title = loupe::views::widthFromLayout(new QLabel(this));
-  m_title->setTextFormat(Qt::RichText);
-  m_speedup = loupe::views::widthFromLayout(new QLabel(this));
-  m_speedup->setTextFormat(Qt::RichText);
-  m_speedupNote = loupe::views::widthFromLayout(new QLabel(this));
-  m_speedupNote->setTextFormat(Qt::RichText);
-  m_speedupNote->setWordWrap(true);
-  m_speedupNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_speedupNote->setContentsMargins(8, 0, 8, 6);
-  m_stats = loupe::views::widthFromLayout(new QLabel(this));
-  m_ignoreWhitespace = new QCheckBox(tr("Ignore whitespace"), this);
-  m_ignoreWhitespace->setChecked(true);
-  m_prev = new QToolButton(this);
-  m_prev->setText(QStringLiteral("▲"));
-  m_prev->setToolTip(tr("Previous change (Shift+F7)"));
-  m_prev->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F7));
-  m_next = new QToolButton(this);
-  m_next->setText(QStringLiteral("▼"));
-  m_next->setToolTip(tr("Next change (F7)"));
-  m_next->setShortcut(QKeySequence(Qt::Key_F7));
-  top->addWidget(m_title);
-  top->addWidget(m_speedup);
+  title_ = loupe::views::widthFromLayout(new QLabel(this));
+  title_->setTextFormat(Qt::RichText);
+  speedup_ = loupe::views::widthFromLayout(new QLabel(this));
+  speedup_->setTextFormat(Qt::RichText);
+  speedupNote_ = loupe::views::widthFromLayout(new QLabel(this));
+  speedupNote_->setTextFormat(Qt::RichText);
+  speedupNote_->setWordWrap(true);
+  speedupNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  speedupNote_->setContentsMargins(8, 0, 8, 6);
+  stats_ = loupe::views::widthFromLayout(new QLabel(this));
+  ignoreWhitespace_ = new QCheckBox(tr("Ignore whitespace"), this);
+  ignoreWhitespace_->setChecked(true);
+  prev_ = new QToolButton(this);
+  prev_->setText(QStringLiteral("▲"));
+  prev_->setToolTip(tr("Previous change (Shift+F7)"));
+  prev_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F7));
+  next_ = new QToolButton(this);
+  next_->setText(QStringLiteral("▼"));
+  next_->setToolTip(tr("Next change (F7)"));
+  next_->setShortcut(QKeySequence(Qt::Key_F7));
+  top->addWidget(title_);
+  top->addWidget(speedup_);
   top->addStretch(1);
-  top->addWidget(m_stats);
-  top->addWidget(m_prev);
-  top->addWidget(m_next);
-  top->addWidget(m_ignoreWhitespace);
+  top->addWidget(stats_);
+  top->addWidget(prev_);
+  top->addWidget(next_);
+  top->addWidget(ignoreWhitespace_);
 
-  m_left = new CodeView(this);
-  m_right = new CodeView(this);
+  left_ = new CodeView(this);
+  right_ = new CodeView(this);
   // Same viewport height on both sides, so equal scroll values show equal rows down to the last one.
-  m_left->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
-  m_right->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+  left_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+  right_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
   auto side = [this](QLabel** title, QLabel** details, CodeView* view) {
     auto* w = new QWidget(this);
     auto* v = new QVBoxLayout(w);
@@ -85,25 +88,25 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     return w;
   };
   auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(side(&m_leftTitle, &m_leftDetails, m_left));
-  split->addWidget(side(&m_rightTitle, &m_rightDetails, m_right));
+  split->addWidget(side(&leftTitle_, &leftDetails_, left_));
+  split->addWidget(side(&rightTitle_, &rightDetails_, right_));
   split->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(top);
-  layout->addWidget(m_speedupNote);
+  layout->addWidget(speedupNote_);
   layout->addWidget(split, 1);
 
-  syncScrollBars(m_left->verticalScrollBar(), m_right->verticalScrollBar(), &m_syncing);
-  syncScrollBars(m_left->horizontalScrollBar(), m_right->horizontalScrollBar(), &m_syncing);
+  syncScrollBars(left_->verticalScrollBar(), right_->verticalScrollBar(), &syncing_);
+  syncScrollBars(left_->horizontalScrollBar(), right_->horizontalScrollBar(), &syncing_);
   // The row under the cursor on one side is marked on the other: rows are aligned.
-  connect(m_left, &CodeView::currentRowChanged, m_right, &CodeView::setCurrentRow);
-  connect(m_right, &CodeView::currentRowChanged, m_left, &CodeView::setCurrentRow);
-  connect(m_ignoreWhitespace, &QCheckBox::toggled, this, [this] { rebuildWhenShown(); });
-  connect(m_next, &QToolButton::clicked, this, &CompareView::nextChange);
-  connect(m_prev, &QToolButton::clicked, this, &CompareView::previousChange);
+  connect(left_, &CodeView::currentRowChanged, right_, &CodeView::setCurrentRow);
+  connect(right_, &CodeView::currentRowChanged, left_, &CodeView::setCurrentRow);
+  connect(ignoreWhitespace_, &QCheckBox::toggled, this, [this] { rebuildWhenShown(); });
+  connect(next_, &QToolButton::clicked, this, &CompareView::nextChange);
+  connect(prev_, &QToolButton::clicked, this, &CompareView::previousChange);
   clear();
 }
 
@@ -128,86 +131,86 @@ QWidget* CompareView::makeSideHeader(QLabel** title, QLabel** details) {
 
 void CompareView::clear() { setInput(CompareInput{}); }
 
-bool CompareView::ignoresWhitespace() const { return m_ignoreWhitespace->isChecked(); }
-void CompareView::setIgnoreWhitespace(bool ignore) { m_ignoreWhitespace->setChecked(ignore); }
+bool CompareView::ignoresWhitespace() const { return ignoreWhitespace_->isChecked(); }
+void CompareView::setIgnoreWhitespace(bool ignore) { ignoreWhitespace_->setChecked(ignore); }
 
 void CompareView::setInput(const CompareInput& input) {
-  m_input = input;
+  input_ = input;
   rebuildWhenShown();
 }
 
 // Shown means on screen: a dock behind another tab stays "visible" to Qt.
 void CompareView::rebuildWhenShown() {
-  m_stale = true;
+  stale_ = true;
   if (isVisible() && !visibleRegion().isEmpty()) rebuild();
 }
 
 const CompareView& CompareView::ensureBuilt() const {
-  if (m_stale) const_cast<CompareView*>(this)->rebuild();
+  if (stale_) const_cast<CompareView*>(this)->rebuild();
   return *this;
 }
 
 void CompareView::showEvent(QShowEvent* event) {
   ensureBuilt();
   // In a tabbed dock, selecting the tab shows nothing new to this widget: the dock says so.
-  if (!m_dockWatched)
+  if (!dockWatched_)
     for (QWidget* p = parentWidget(); p; p = p->parentWidget())
       if (auto* dock = qobject_cast<QDockWidget*>(p)) {
         connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
           if (visible) ensureBuilt();
         });
-        m_dockWatched = true;
+        dockWatched_ = true;
         break;
       }
   QWidget::showEvent(event);
 }
 
 void CompareView::rebuild() {
-  m_stale = false;
+  stale_ = false;
   auto lines = [](const QString& s) { return s.isEmpty() ? QStringList() : s.split(u'\n'); };
-  const QStringList left = lines(m_input.noopt.source), right = lines(m_input.optimized.source);
-  m_alignment = alignLines(left, right, ignoresWhitespace() ? LineCompare::IgnoreWhitespace : LineCompare::Exact);
-  m_rows = buildCompareRows(m_alignment, left, right);
+  const QStringList left = lines(input_.noopt.source), right = lines(input_.optimized.source);
+  alignment_ = alignLines(left, right, ignoresWhitespace() ? LineCompare::IgnoreWhitespace : LineCompare::Exact);
+  rows_ = buildCompareRows(alignment_, left, right);
   // The diff reads from NOOPT to optimized (what the optimizations added is green); the sides show
   // optimized first, as `loupe-cli run --compare-noopt` prints them.
-  optimizedView()->setRows(m_rows.right, m_input.optimized.language);
-  nooptView()->setRows(m_rows.left, m_input.noopt.language);
+  optimizedView()->setRows(rows_.right, input_.optimized.language);
+  nooptView()->setRows(rows_.left, input_.noopt.language);
   updateHeader();
 }
 
 void CompareView::updateHeader() {
-  const bool dark = palette().color(QPalette::Base).lightness() < 128;
+  const bool dark = isDarkBase(palette());
   const QString muted = palette().color(QPalette::PlaceholderText).name();
-  const KernelVariant& o = m_input.optimized;
-  const QString name = o.name.isEmpty() ? m_input.noopt.name : o.name;
-  m_title->setText(name.isEmpty()
+  const KernelVariant& o = input_.optimized;
+  const QString name = o.name.isEmpty() ? input_.noopt.name : o.name;
+  title_->setText(name.isEmpty()
                        ? tr("<b>Compare</b> <span style='color:%1'>— no kernel selected</span>").arg(muted)
                        : tr("<b>Compare</b> <tt>%1</tt> on <b>%2</b>")
-                             .arg(escaped(name), escaped(m_input.device.isEmpty() ? tr("?") : m_input.device)));
+                             .arg(escaped(name), escaped(input_.device.isEmpty() ? tr("?") : input_.device)));
 
-  const double s = compareSpeedup(m_input);
+  const double s = compareSpeedup(input_);
   QString colour = muted;
   if (std::isfinite(s) && s > 1.005)
     colour = dark ? QStringLiteral("#7ee2a8") : QStringLiteral("#1a7f37");
   else if (std::isfinite(s) && s < 0.995)
     colour = dark ? QStringLiteral("#ff8f8f") : QStringLiteral("#cf222e");
-  m_speedup->setText(QStringLiteral("<span style='font-size:large; font-weight:bold; color:%1'>%2</span>")
+  speedup_->setText(QStringLiteral("<span style='font-size:large; font-weight:bold; color:%1'>%2</span>")
                          .arg(colour, escaped(formatSpeedup(s))));
-  m_speedup->setToolTip(tr("NOOPT time / optimized time"));
+  speedup_->setToolTip(tr("NOOPT time / optimized time"));
   // "speed-up unknown" alone reads like a failure: say why, and how to get the number.
-  const QString reason = speedupUnknownReason(m_input);
+  const QString reason = speedupUnknownReason(input_);
   QString note = escaped(reason);
   note.replace(QRegularExpression(QStringLiteral("`([^`]*)`")), QStringLiteral("<tt>\\1</tt>"));
-  m_speedupNote->setText(QStringLiteral("<span style='color:%1'>Speed-up unknown: %2.</span>").arg(muted, note));
-  m_speedupNote->setVisible(!reason.isEmpty());
+  speedupNote_->setText(QStringLiteral("<span style='color:%1'>Speed-up unknown: %2.</span>").arg(muted, note));
+  speedupNote_->setVisible(!reason.isEmpty());
 
-  m_stats->setText(tr("%1 unchanged · %2 changed · %3 only in optimized · %4 only in NOOPT")
-                       .arg(m_alignment.unchanged)
-                       .arg(m_alignment.changed)
-                       .arg(m_alignment.added)
-                       .arg(m_alignment.removed));
-  m_prev->setEnabled(!m_rows.hunkStarts.isEmpty());
-  m_next->setEnabled(!m_rows.hunkStarts.isEmpty());
+  stats_->setText(tr("%1 unchanged · %2 changed · %3 only in optimized · %4 only in NOOPT")
+                       .arg(alignment_.unchanged)
+                       .arg(alignment_.changed)
+                       .arg(alignment_.added)
+                       .arg(alignment_.removed));
+  prev_->setEnabled(!rows_.hunkStarts.isEmpty());
+  next_->setEnabled(!rows_.hunkStarts.isEmpty());
 
   const QString chipBg = dark ? QStringLiteral("#2f3b52") : QStringLiteral("#e3ebfa");
   const QString chipFg = dark ? QStringLiteral("#cfe0ff") : QStringLiteral("#1b3a75");
@@ -225,48 +228,50 @@ void CompareView::updateHeader() {
         QStringLiteral("%1<br>%2<br><b>%3</b>")
             .arg(opts, escaped(formatLaunchDims(v.globalSize, v.localSize)), escaped(formatVariantMetrics(v))));
   };
-  describe(m_input.optimized, m_leftTitle, m_leftDetails, tr("optimized"));
-  describe(m_input.noopt, m_rightTitle, m_rightDetails, tr("NOOPT"));
+  describe(input_.optimized, leftTitle_, leftDetails_, tr("optimized"));
+  describe(input_.noopt, rightTitle_, rightDetails_, tr("NOOPT"));
 }
 
-QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().m_leftTitle->text()).toPlainText(); }
+QString CompareView::optimizedTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().leftTitle_->text()).toPlainText(); }
 QString CompareView::speedupNote() const {
-  return ensureBuilt().m_speedupNote->isHidden() ? QString() : QTextDocumentFragment::fromHtml(m_speedupNote->text()).toPlainText();
+  return ensureBuilt().speedupNote_->isHidden() ? QString() : QTextDocumentFragment::fromHtml(speedupNote_->text()).toPlainText();
 }
 
-QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().m_rightTitle->text()).toPlainText(); }
+QString CompareView::nooptTitle() const { return QTextDocumentFragment::fromHtml(ensureBuilt().rightTitle_->text()).toPlainText(); }
 
 void CompareView::scrollToRow(int row) {
   // Put the row a few lines below the top so the context above a change stays visible.
   const int target = std::max(0, row - 3);
-  m_left->verticalScrollBar()->setValue(target); // QPlainTextEdit scrolls by block
-  QTextCursor c(m_left->document()->findBlockByNumber(row));
-  m_left->setTextCursor(c);
-  QTextCursor rc(m_right->document()->findBlockByNumber(row));
-  m_right->setTextCursor(rc);
+  left_->verticalScrollBar()->setValue(target); // QPlainTextEdit scrolls by block
+  QTextCursor c(left_->document()->findBlockByNumber(row));
+  left_->setTextCursor(c);
+  QTextCursor rc(right_->document()->findBlockByNumber(row));
+  right_->setTextCursor(rc);
 }
 
 void CompareView::nextChange() {
   ensureBuilt();
-  if (m_rows.hunkStarts.isEmpty()) return;
-  const int current = m_left->verticalScrollBar()->value() + 3;
-  for (int start : m_rows.hunkStarts) {
+  if (rows_.hunkStarts.isEmpty()) return;
+  const int current = left_->verticalScrollBar()->value() + 3;
+  for (int start : rows_.hunkStarts) {
     if (start > current) return scrollToRow(start);
   }
-  scrollToRow(m_rows.hunkStarts.front()); // wrap around
+  scrollToRow(rows_.hunkStarts.front()); // wrap around
 }
 
 void CompareView::previousChange() {
   ensureBuilt();
-  if (m_rows.hunkStarts.isEmpty()) return;
-  const int current = m_left->verticalScrollBar()->value() + 3;
-  for (auto it = m_rows.hunkStarts.crbegin(); it != m_rows.hunkStarts.crend(); ++it) {
+  if (rows_.hunkStarts.isEmpty()) return;
+  const int current = left_->verticalScrollBar()->value() + 3;
+  for (auto it = rows_.hunkStarts.crbegin(); it != rows_.hunkStarts.crend(); ++it) {
     if (*it < current) return scrollToRow(*it);
   }
-  scrollToRow(m_rows.hunkStarts.back());
+  scrollToRow(rows_.hunkStarts.back());
 }
 
 void CompareView::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
   if (event->type() == QEvent::PaletteChange) updateHeader();
 }
+
+} // namespace loupe::views

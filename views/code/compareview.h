@@ -7,10 +7,13 @@
 
 #include "code/comparesummary.h"
 
-class CodeView;
 class QCheckBox;
 class QLabel;
 class QToolButton;
+
+namespace loupe::views {
+
+class CodeView;
 
 class CompareView : public QWidget {
   Q_OBJECT
@@ -19,14 +22,14 @@ public:
 
   void setInput(const CompareInput& input);
   void clear();
-  const CompareInput& input() const { return m_input; }
-  bool isBuilt() const { return !m_stale; }  // the sides show the current input
+  const CompareInput& input() const { return input_; }
+  bool isBuilt() const { return !stale_; }  // the sides show the current input
   // The sides are built when shown or asked for: a hidden Compare tab costs nothing per kernel (the
   // alignment and text layout of a 20,000-line kernel take a fifth of a second).
-  const LineAlignment& alignment() const { return ensureBuilt().m_alignment; }
-  const CompareRows& rows() const { return ensureBuilt().m_rows; }
-  CodeView* optimizedView() const { return ensureBuilt().m_left; }
-  CodeView* nooptView() const { return ensureBuilt().m_right; }
+  const LineAlignment& alignment() const { return ensureBuilt().alignment_; }
+  const CompareRows& rows() const { return ensureBuilt().rows_; }
+  CodeView* optimizedView() const { return ensureBuilt().left_; }
+  CodeView* nooptView() const { return ensureBuilt().right_; }
   QString optimizedTitle() const;  // plain text of the left side's header ("optimized  r_…")
   QString nooptTitle() const;      // the right side's ("NOOPT  r_…")
   // Plain text of the line under the header saying why the speed-up is unknown; empty when hidden.
@@ -51,23 +54,25 @@ private:
   void updateHeader();
   void scrollToRow(int row);
 
-  CompareInput m_input;
-  LineAlignment m_alignment;
-  CompareRows m_rows;
-  CodeView* m_left;
-  CodeView* m_right;
-  QLabel* m_title;
-  QLabel* m_speedup;
-  QLabel* m_speedupNote;
-  QLabel* m_stats;
-  QLabel* m_leftTitle;
-  QLabel* m_leftDetails;
-  QLabel* m_rightTitle;
-  QLabel* m_rightDetails;
-  QCheckBox* m_ignoreWhitespace;
-  QToolButton* m_prev;
-  QToolButton* m_next;
-  bool m_syncing = false;
-  bool m_stale = false;  // the input changed since the sides were built
-  bool m_dockWatched = false;
+  CompareInput input_;
+  LineAlignment alignment_;
+  CompareRows rows_;
+  CodeView* left_;
+  CodeView* right_;
+  QLabel* title_;
+  QLabel* speedup_;
+  QLabel* speedupNote_;
+  QLabel* stats_;
+  QLabel* leftTitle_;
+  QLabel* leftDetails_;
+  QLabel* rightTitle_;
+  QLabel* rightDetails_;
+  QCheckBox* ignoreWhitespace_;
+  QToolButton* prev_;
+  QToolButton* next_;
+  bool syncing_ = false;
+  bool stale_ = false;  // the input changed since the sides were built
+  bool dockWatched_ = false;
 };
+
+} // namespace loupe::views

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+namespace loupe::views {
+
 namespace {
 
 // Linear-space Myers: strip the common ends, find a point on an optimal path by running the
@@ -150,8 +152,8 @@ public:
   std::vector<int> bag(const QString& line) {
     std::vector<int> ids;
     for (const QString& t : tokens(line)) {
-      auto it = m_ids.constFind(t);
-      if (it == m_ids.constEnd()) it = m_ids.insert(t, int(m_ids.size()));
+      auto it = ids_.constFind(t);
+      if (it == ids_.constEnd()) it = ids_.insert(t, int(ids_.size()));
       ids.push_back(*it);
     }
     std::sort(ids.begin(), ids.end());
@@ -159,7 +161,7 @@ public:
   }
 
 private:
-  QHash<QString, int> m_ids;
+  QHash<QString, int> ids_;
 };
 
 double bagSimilarity(const std::vector<int>& a, const std::vector<int>& b) {
@@ -344,3 +346,5 @@ ChangedSpans changedSpans(const QString& left, const QString& right) {
   widen(right, out.right);
   return out;
 }
+
+} // namespace loupe::views

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+namespace loupe::views {
+
 enum class DiffOp : uint8_t { Equal, Delete, Insert };
 
 // One run of an edit script: `length` items of a starting at aStart (Equal, Delete) and/or of b
@@ -59,3 +61,5 @@ ChangedSpans changedSpans(const QString& left, const QString& right);
 
 // How alike two lines are, 0..1 (Dice coefficient over their tokens); used to pair changed lines.
 double lineSimilarity(const QString& a, const QString& b);
+
+} // namespace loupe::views

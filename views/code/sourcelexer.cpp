@@ -2,6 +2,8 @@
 
 #include <QSet>
 
+namespace loupe::views {
+
 namespace {
 
 struct WordSets {
@@ -398,3 +400,5 @@ QString languageName(SourceLanguage lang) {
   }
   return {};
 }
+
+} // namespace loupe::views

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringView>
 
+namespace loupe::views {
+
 // Assembly: disassembler listings (x86 AT&T from objdump, PTX, SASS), see inspect/machine_code.h.
 enum class SourceLanguage : uint8_t { C, Cuda, OpenCL, Metal, LlvmIr, Assembly };
 
@@ -37,3 +39,5 @@ QList<SourceToken> lexLine(SourceLanguage lang, QStringView line, LexState in, L
 // Parses a backend/renderer name ("CPU", "clang", "CUDA", "ptx", "OPENCL", "GPU", "METAL", "LLVM").
 SourceLanguage languageForBackend(const QString& backend);
 QString languageName(SourceLanguage lang);
+
+} // namespace loupe::views

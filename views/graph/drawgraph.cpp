@@ -139,6 +139,87 @@ quint64 contentKey(const DrawGraph& g) {
   return h.finish().lo;
 }
 
+// Every model node's sources as model indices, flattened: node i's are index[start[i] .. start[i + 1]).
+struct SourceLists {
+  std::vector<int> index, start;
+};
+
+SourceLists sourceListsOf(const GraphModel& model, const QHash<quint64, int>& ix) {
+  const int n = model.nodes.size();
+  SourceLists l;
+  l.start.assign(n + 1, 0);
+  for (int i = 0; i < n; i++) {
+    l.start[i] = static_cast<int>(l.index.size());
+    for (quint64 s : model.nodes[i].src) l.index.push_back(ix.value(s));
+  }
+  l.start[n] = static_cast<int>(l.index.size());
+  return l;
+}
+
+// The box of model node i: its op and arg (a kernel: its name, then what it computes), the constants
+// folded into it from its sources, and what is collapsed under it; measured.
+DrawNode labelledNode(const GraphModel& model, int i, const DrawOptions& options, const SourceLists& sources, const std::vector<char>& folded,
+                      const std::vector<char>& away, int collapsedUnder, bool changeUnder, Measurer& measure) {
+  const QVector<GraphModelNode>& mn = model.nodes;
+  const GraphModelNode& m = mn[i];
+  DrawNode base;
+  base.model = i;
+  base.id = m.id;
+  base.title = m.op;
+  base.dtype = m.dtype;
+  const auto note = options.notes.constFind(m.id);
+  const bool unit = note != options.notes.constEnd() && !options.anchors.isEmpty() && collapsedUnder > 0;
+  if (unit) {  // two lines: a schedule of 50 kernels fits a view
+    base.title = note->startsWith(QStringLiteral("kernel ")) ? note->mid(7) : *note;
+    base.lines << QStringLiteral("%1 · ▸ %2 nodes").arg(m.op).arg(collapsedUnder);
+  } else {
+    if (note != options.notes.constEnd()) base.lines << *note;
+    if (!m.arg.isEmpty()) base.lines << m.arg;
+  }
+  int foldedSrc = 0;
+  for (int k = sources.start[i]; k < sources.start[i + 1]; k++) {
+    const int s = sources.index[k];
+    if (!folded[s] || away[s]) continue;
+    if (foldedSrc++ < options.maxFoldedLines)
+      base.lines << QStringLiteral("%1%2 %3").arg(mn[s].op).arg(k - sources.start[i]).arg(mn[s].arg);
+  }
+  if (foldedSrc > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(foldedSrc - options.maxFoldedLines);
+  if (collapsedUnder > 0 && !unit) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder);
+  base.changeInside = collapsedUnder > 0 && changeUnder;
+  base.size = measure.size(base);
+  return base;
+}
+
+// A collapsed node is joined to the anchors its hidden sources reach (a kernel to the kernels and
+// buffers it reads), once each, unless it uses them directly. drawOf(model index, instance) -> draw index.
+template <class DrawOf>
+void joinCollapsedToAnchors(DrawGraph& g, const GraphModel& model, const DrawOptions& options, const SourceLists& sources,
+                            const std::vector<char>& hidden, const std::vector<char>& away, const DrawOf& drawOf) {
+  const QVector<GraphModelNode>& mn = model.nodes;
+  const int n = mn.size();
+  const std::vector<int>& srcIndex = sources.index;
+  const std::vector<int>& srcStart = sources.start;
+  for (int c = 0; c < n; c++) {
+    if (hidden[c] || !options.collapsed.contains(mn[c].id)) continue;
+    std::vector<char> mark(n, 0);
+    std::vector<int> walk;
+    for (int k = srcStart[c]; k < srcStart[c + 1]; k++) mark[srcIndex[k]] = 1;  // direct sources: drawn already
+    for (int k = srcStart[c]; k < srcStart[c + 1]; k++)
+      if (away[srcIndex[k]]) walk.push_back(srcIndex[k]);
+    while (!walk.empty()) {
+      const int u = walk.back();
+      walk.pop_back();
+      for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
+        const int s = srcIndex[k];
+        if (mark[s]) continue;
+        mark[s] = 1;
+        if (away[s]) walk.push_back(s);
+        else if (!hidden[s] && options.anchors.contains(mn[s].id)) g.edges.push_back({drawOf(s, 0), drawOf(c, 0), -1, false});
+      }
+    }
+  }
+}
+
 } // namespace
 
 DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style) {
@@ -151,13 +232,9 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   const int n = mn.size();
   QHash<quint64, int> ix = model->index();
 
-  std::vector<int> srcIndex;  // flattened sources
-  std::vector<int> srcStart(n + 1, 0);
-  for (int i = 0; i < n; i++) {
-    srcStart[i] = static_cast<int>(srcIndex.size());
-    for (quint64 s : mn[i].src) srcIndex.push_back(ix.value(s));
-  }
-  srcStart[n] = static_cast<int>(srcIndex.size());
+  const SourceLists sources = sourceListsOf(*model, ix);
+  const std::vector<int>& srcIndex = sources.index;
+  const std::vector<int>& srcStart = sources.start;
 
   const std::vector<char> folded = foldedNodes(*model, ix, options);
   std::vector<int> collapsedUnder;
@@ -187,32 +264,9 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     count[i] = instances;
     if (instances > 1) g.extraInstances += instances - 1;
 
-    DrawNode base;
-    base.model = i;
-    base.id = m.id;
-    base.title = m.op;
-    base.dtype = m.dtype;
-    const auto note = options.notes.constFind(m.id);
-    const bool unit = note != options.notes.constEnd() && !options.anchors.isEmpty() && collapsedUnder[i] > 0;
-    if (unit) {  // a kernel: its name, then what it computes (two lines: a schedule of 50 kernels fits a view)
-      base.title = note->startsWith(QStringLiteral("kernel ")) ? note->mid(7) : *note;
-      base.lines << QStringLiteral("%1 · ▸ %2 nodes").arg(m.op).arg(collapsedUnder[i]);
-    } else {
-      if (note != options.notes.constEnd()) base.lines << *note;
-      if (!m.arg.isEmpty()) base.lines << m.arg;
-    }
-    int visibleSrc = 0, foldedSrc = 0;
+    const DrawNode base = labelledNode(*model, i, options, sources, folded, away, collapsedUnder[i], changeUnder[i], measure);
+    int visibleSrc = 0;
     for (int k = srcStart[i]; k < srcStart[i + 1]; k++) visibleSrc += !hidden[srcIndex[k]];
-    for (int k = srcStart[i]; k < srcStart[i + 1]; k++) {
-      int s = srcIndex[k];
-      if (!folded[s] || away[s]) continue;
-      if (foldedSrc++ < options.maxFoldedLines)
-        base.lines << QStringLiteral("%1%2 %3").arg(mn[s].op).arg(k - srcStart[i]).arg(mn[s].arg);
-    }
-    if (foldedSrc > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(foldedSrc - options.maxFoldedLines);
-    if (collapsedUnder[i] > 0 && !unit) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder[i]);
-    base.changeInside = collapsedUnder[i] > 0 && changeUnder[i];
-    base.size = measure.size(base);
     quint64 place = m.prevId ? m.prevId : m.id;
 
     for (int inst = 0; inst < instances; inst++) {
@@ -244,28 +298,7 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
   g.edges.reserve(static_cast<int>(revEdges.size()) + 4);
   for (auto it = revEdges.rbegin(); it != revEdges.rend(); ++it)
     g.edges.push_back({drawOf(it->fromModel, it->fromInstance), flip(it->toDraw), it->port, false});
-  // A collapsed node is joined to the anchors its hidden sources reach (a kernel to the kernels and
-  // buffers it reads), once each, unless it uses them directly.
-  if (!options.anchors.isEmpty())
-    for (int c = 0; c < n; c++) {
-      if (hidden[c] || !options.collapsed.contains(mn[c].id)) continue;
-      std::vector<char> mark(n, 0);
-      std::vector<int> walk;
-      for (int k = srcStart[c]; k < srcStart[c + 1]; k++) mark[srcIndex[k]] = 1;  // direct sources: drawn already
-      for (int k = srcStart[c]; k < srcStart[c + 1]; k++)
-        if (away[srcIndex[k]]) walk.push_back(srcIndex[k]);
-      while (!walk.empty()) {
-        const int u = walk.back();
-        walk.pop_back();
-        for (int k = srcStart[u]; k < srcStart[u + 1]; k++) {
-          const int s = srcIndex[k];
-          if (mark[s]) continue;
-          mark[s] = 1;
-          if (away[s]) walk.push_back(s);
-          else if (!hidden[s] && options.anchors.contains(mn[s].id)) g.edges.push_back({drawOf(s, 0), drawOf(c, 0), -1, false});
-        }
-      }
-    }
+  if (!options.anchors.isEmpty()) joinCollapsedToAnchors(g, *model, options, sources, hidden, away, drawOf);
   // Keep each user's edges in source order (the loop above reversed them).
   std::stable_sort(g.edges.begin(), g.edges.end(), [](const DrawEdge& a, const DrawEdge& b) {
     return a.to != b.to ? a.to < b.to : a.port < b.port;

@@ -28,7 +28,7 @@
 #include "graph/layoutservice.h"
 #include "graph/loopcollapse.h"
 #include "support/error.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 
@@ -75,6 +75,35 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   drawPool_ = std::make_unique<QThreadPool>();
   drawPool_->setMaxThreadCount(1);
 
+  buildToolbar();
+  buildFindBar();
+
+  status_ = new ElidedLabel(this);
+  status_->setContentsMargins(6, 1, 6, 2);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(toolbar_);
+  layout->addWidget(findBar_);
+  layout->addWidget(view_, 1);
+  layout->addWidget(status_);
+
+  connect(scene_, &QGraphicsScene::sceneRectChanged, view_, &GraphView::setContentRect);
+  view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(view_, &QWidget::customContextMenuRequested, this, &GraphPanel::showNodeMenu);
+  connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
+  connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
+  connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
+  connect(service_, &LayoutService::dotFinished, this, &GraphPanel::onDotFinished);
+  connect(service_, &LayoutService::dotFailed, this, &GraphPanel::onDotFailed);
+  updateStatus();
+}
+
+// The tools and their shortcuts: the view answers the keys too when used alone; as the panel's
+// shortcuts they are listed in Help › Keyboard Shortcuts.
+void GraphPanel::buildToolbar() {
   toolbar_ = new QToolBar(this);
   toolbar_->setIconSize(QSize(16, 16));
   toolbar_->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -89,8 +118,6 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
     connect(a, &QAction::triggered, this, slot);
     return a;
   };
-  // The view answers these keys too (when used alone); as the panel's shortcuts they are listed in
-  // Help › Keyboard Shortcuts.
   addTool(tr("Fit"), QKeySequence(Qt::Key_F), tr("Show the whole graph (F or Space)"), [this] { fit(); })
       ->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_Space)});
   addTool(tr("−"), QKeySequence(Qt::Key_Minus), tr("Zoom out (-)"), [this] { view_->zoomBy(0.8); });
@@ -139,7 +166,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
     connect(a, &QAction::triggered, this, slot);
     QWidget::addAction(a);
   }
+}
 
+// Find (Ctrl+F): the edit, its hit count and the previous / next / close buttons; hidden until asked.
+void GraphPanel::buildFindBar() {
   findBar_ = new QWidget(this);
   auto* fl = new QHBoxLayout(findBar_);
   fl->setContentsMargins(4, 2, 4, 2);
@@ -162,28 +192,6 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   fl->addWidget(button(QStringLiteral("✕"), tr("Close (Escape)"), [this] { hideFind(); }));
   findBar_->hide();
   connect(findEdit_, &QLineEdit::textChanged, this, [this](const QString& t) { find(t); });
-
-  status_ = new ElidedLabel(this);
-  status_->setContentsMargins(6, 1, 6, 2);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(0);
-  layout->addWidget(toolbar_);
-  layout->addWidget(findBar_);
-  layout->addWidget(view_, 1);
-  layout->addWidget(status_);
-
-  connect(scene_, &QGraphicsScene::sceneRectChanged, view_, &GraphView::setContentRect);
-  view_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(view_, &QWidget::customContextMenuRequested, this, &GraphPanel::showNodeMenu);
-  connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
-  connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
-  connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
-  connect(service_, &LayoutService::dotFinished, this, &GraphPanel::onDotFinished);
-  connect(service_, &LayoutService::dotFailed, this, &GraphPanel::onDotFailed);
-  updateStatus();
 }
 
 GraphPanel::~GraphPanel() {

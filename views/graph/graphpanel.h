@@ -146,6 +146,8 @@ private:
   void setState(LayoutState s);
   // What a new drawing opens on: the nodes the step added and matched, else the root.
   QRectF focusRect() const;
+  void buildToolbar();
+  void buildFindBar();
   void updateStatus();
   void goToHit(int index);
   void exportWithDialog(bool svg);

@@ -61,6 +61,63 @@ EdgeRoute curve(QPointF a, QPointF b) {
   return r;
 }
 
+// For each box of `next`, the box of `prev` whose spot it takes (-1: a new box). Live nodes claim
+// first, so a replacement takes the place of what it replaced and the ghost of the removed node
+// moves aside.
+std::vector<int> claimPreviousSpots(const DrawGraph& next, const DrawGraph& prev) {
+  const int n = next.nodes.size();
+  QHash<quint64, int> prevByKey;
+  prevByKey.reserve(prev.nodes.size());
+  for (int i = 0; i < prev.nodes.size(); i++) prevByKey.insert(prev.nodes[i].key, i);
+  std::vector<int> from(n, -1);
+  std::vector<char> claimed(prev.nodes.size(), 0);
+  for (int ghostPass = 0; ghostPass < 2; ghostPass++)
+    for (int i = 0; i < n; i++) {
+      bool ghost = next.modelNode(i).change == GraphModelNode::Removed;
+      if (ghost != (ghostPass == 1)) continue;
+      int p = prevByKey.value(next.nodes[i].placeKey, -1);
+      if (p < 0 && ghost) p = prevByKey.value(next.nodes[i].key, -1);
+      if (p >= 0 && !claimed[p]) {
+        claimed[p] = 1;
+        from[i] = p;
+      }
+    }
+  return from;
+}
+
+// The edges of L (its boxes placed): the old route where both ends stayed put, otherwise a smooth
+// curve. Returns how many routes were kept.
+int routeEdges(const DrawGraph& next, const DrawGraph& prev, const GraphLayout& prevLayout, const std::vector<int>& from, GraphLayout& L) {
+  QHash<quint64, int> prevEdges;
+  for (int e = 0; e < prev.edges.size(); e++) {
+    const DrawEdge& d = prev.edges[e];
+    prevEdges.insert(edgeKey(prev.nodes[d.from].key, prev.nodes[d.to].key, d.port, d.replacement), e);
+  }
+  std::vector<int> slotOf(next.edges.size()), slotsOf(next.nodes.size(), 0);
+  for (int e = 0; e < next.edges.size(); e++) slotOf[e] = slotsOf[next.edges[e].to]++;
+  L.edges.resize(next.edges.size());
+  auto still = [&](int i) {
+    return from[i] >= 0 && next.nodes[i].size == prev.nodes[from[i]].size && L.centers[i] == prevLayout.centers[from[i]];
+  };
+  int reused = 0;
+  for (int e = 0; e < next.edges.size(); e++) {
+    const DrawEdge& d = next.edges[e];
+    if (still(d.from) && still(d.to)) {
+      int pe = prevEdges.value(edgeKey(prev.nodes[from[d.from]].key, prev.nodes[from[d.to]].key, d.port, d.replacement), -1);
+      if (pe >= 0) {
+        L.edges[e] = prevLayout.edges[pe];
+        reused++;
+        continue;
+      }
+    }
+    QSizeF fs = next.nodes[d.from].size, ts = next.nodes[d.to].size;
+    QPointF a = L.centers[d.from] + QPointF(0, fs.height() / 2);
+    QPointF b = L.centers[d.to] + QPointF(portOffset(slotOf[e], slotsOf[d.to], ts.width()), -ts.height() / 2);
+    L.edges[e] = curve(a, b);
+  }
+  return reused;
+}
+
 } // namespace
 
 GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, const GraphLayout& prevLayout,
@@ -75,25 +132,7 @@ GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, cons
     return L;
   }
   const int n = next.nodes.size();
-  QHash<quint64, int> prevByKey;
-  prevByKey.reserve(prev.nodes.size());
-  for (int i = 0; i < prev.nodes.size(); i++) prevByKey.insert(prev.nodes[i].key, i);
-
-  // Claim previous spots: live nodes first, so a replacement takes the place of what it replaced
-  // and the ghost of the removed node moves aside.
-  std::vector<int> from(n, -1);
-  std::vector<char> claimed(prev.nodes.size(), 0);
-  for (int ghostPass = 0; ghostPass < 2; ghostPass++)
-    for (int i = 0; i < n; i++) {
-      bool ghost = next.modelNode(i).change == GraphModelNode::Removed;
-      if (ghost != (ghostPass == 1)) continue;
-      int p = prevByKey.value(next.nodes[i].placeKey, -1);
-      if (p < 0 && ghost) p = prevByKey.value(next.nodes[i].key, -1);
-      if (p >= 0 && !claimed[p]) {
-        claimed[p] = 1;
-        from[i] = p;
-      }
-    }
+  const std::vector<int> from = claimPreviousSpots(next, prev);
   int fresh = static_cast<int>(std::count(from.begin(), from.end(), -1));
   if (fresh > std::max<double>(opt.minNewAllowed, opt.maxNewFraction * n)) {
     L.note = QStringLiteral("%1 of %2 boxes are new").arg(fresh).arg(n);
@@ -190,33 +229,7 @@ GraphLayout incrementalLayout(const DrawGraph& next, const DrawGraph& prev, cons
       placedNew++;
     }
 
-  // Edges: keep the old route where both ends stayed put, otherwise a smooth curve.
-  QHash<quint64, int> prevEdges;
-  for (int e = 0; e < prev.edges.size(); e++) {
-    const DrawEdge& d = prev.edges[e];
-    prevEdges.insert(edgeKey(prev.nodes[d.from].key, prev.nodes[d.to].key, d.port, d.replacement), e);
-  }
-  std::vector<int> slotOf(next.edges.size()), slotsOf(n, 0);
-  for (int e = 0; e < next.edges.size(); e++) slotOf[e] = slotsOf[next.edges[e].to]++;
-  L.edges.resize(next.edges.size());
-  int reused = 0;
-  for (int e = 0; e < next.edges.size(); e++) {
-    const DrawEdge& d = next.edges[e];
-    auto still = [&](int i) { return from[i] >= 0 && sameSize(i) && L.centers[i] == prevLayout.centers[from[i]]; };
-    bool stayed = still(d.from) && still(d.to);
-    if (stayed) {
-      int pe = prevEdges.value(edgeKey(prev.nodes[from[d.from]].key, prev.nodes[from[d.to]].key, d.port, d.replacement), -1);
-      if (pe >= 0) {
-        L.edges[e] = prevLayout.edges[pe];
-        reused++;
-        continue;
-      }
-    }
-    QSizeF fs = next.nodes[d.from].size, ts = next.nodes[d.to].size;
-    QPointF a = L.centers[d.from] + QPointF(0, fs.height() / 2);
-    QPointF b = L.centers[d.to] + QPointF(portOffset(slotOf[e], slotsOf[d.to], ts.width()), -ts.height() / 2);
-    L.edges[e] = curve(a, b);
-  }
+  const int reused = routeEdges(next, prev, prevLayout, from, L);
   L.bounds = layoutBounds(next, L);
   L.seconds = timer.nsecsElapsed() / 1e9;
   L.cpuSeconds = threadCpuSeconds() - cpu0;

@@ -126,8 +126,6 @@ std::unordered_map<const UOp*, const UOp*> pairRebuilt(const UOp* before, const 
 
 } // namespace
 
-quint64 uopNodeId(const UOp& u) { return u.key().lo; }
-
 bool isFoldableOp(Ops op) { return op == Ops::CONST || op == Ops::VCONST || op == Ops::DEVICE || op == Ops::UNIQUE; }
 
 bool isSharedLeafOp(Ops op) {
@@ -249,6 +247,27 @@ GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraph
   }
   st.graph = replay.graph_at(step);
   return graphModelFromReplayedStep(st, options);
+}
+
+std::shared_ptr<const StepDrawing> drawGraphStep(const TracePass& pass, const StepInfo& step) {
+  ReplayedStep drawn;
+  drawn.pass = &pass;
+  drawn.step = step.step;
+  drawn.steps = step.steps;
+  drawn.graph = step.graph;
+  if (step.match) {
+    drawn.before = step.before;
+    drawn.changes = &step.changes;
+    drawn.match = &*step.match;
+  }
+  auto drawing = std::make_shared<GraphStepDrawing>();
+  drawing->model = std::make_shared<const GraphModel>(graphModelFromReplayedStep(drawn));
+  return drawing;
+}
+
+std::shared_ptr<const GraphModel> graphModelOf(const StepInfo& step) {
+  const auto* drawing = dynamic_cast<const GraphStepDrawing*>(step.drawing.get());
+  return drawing ? drawing->model : nullptr;
 }
 
 } // namespace loupe::views

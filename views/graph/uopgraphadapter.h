@@ -5,6 +5,8 @@
 
 #include "graph/graphmodel.h"
 #include "ir/uop.h"
+#include "session/stepreplay.h"
+#include "session/uopnodeid.h"
 
 namespace loupe {
 class PassReplay;
@@ -30,9 +32,6 @@ struct UOpStep {
   // The nodes the pattern bound; when empty, matchBefore and its direct sources.
   UOpList matched;
 };
-
-// The node id a UOp gets (its content key: equal structures have equal ids in every step).
-quint64 uopNodeId(const UOp& u);
 
 // Ops drawn inside their users' labels, and leaves drawn once per consumer.
 bool isFoldableOp(Ops op);
@@ -61,5 +60,13 @@ GraphModel graphModelFromReplayedStep(const ReplayedStep& step, const UOpGraphOp
 // Replays step `step` of a pass and builds its model as above. Throws loupe::Error when the step is
 // out of range or the trace is corrupt.
 GraphModel graphModelFromReplay(PassReplay& replay, int64_t step, const UOpGraphOptions& options = {});
+
+// The Graph panel's drawing of a rebuilt step: the Session runs drawGraphStep (its StepDrawer) on
+// its step thread; graphModelOf reads it back, null when no graph drawer ran or the step failed.
+struct GraphStepDrawing : StepDrawing {
+  std::shared_ptr<const GraphModel> model;
+};
+std::shared_ptr<const StepDrawing> drawGraphStep(const TracePass& pass, const StepInfo& step);
+std::shared_ptr<const GraphModel> graphModelOf(const StepInfo& step);
 
 } // namespace loupe::views

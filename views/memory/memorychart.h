@@ -15,15 +15,17 @@
 #include "profile/timeaxisdrag.h"
 #include "profile/timelinemath.h"
 
+namespace loupe::views {
+
 class MemoryChart : public QWidget {
   Q_OBJECT
 public:
   explicit MemoryChart(QWidget* parent = nullptr);
 
   void setData(std::shared_ptr<const MemoryData> data);
-  const TimeLineMath& math() const { return m_math; }
+  const TimeLineMath& math() const { return math_; }
 
-  int selectedBuffer() const { return m_selected; }
+  int selectedBuffer() const { return selected_; }
   void setSelectedBuffer(int index);  // into MemoryData::buffers(), -1 for none; shows it
   int bufferAtPos(QPointF pos) const;
   int spanAtPos(QPointF pos) const;
@@ -63,9 +65,11 @@ private:
   void paintMarks(QPainter& p, const MemoryBuffer& b);
   void updatePixelSpan();
 
-  std::shared_ptr<const MemoryData> m_data;
-  TimeLineMath m_math;
-  int m_selected = -1, m_hover = -1;
-  TimeAxisDrag m_drag;
-  double m_labelWidth = 120, m_axisHeight = 22, m_spanHeight = 0, m_markHeight = 14;
+  std::shared_ptr<const MemoryData> data_;
+  TimeLineMath math_;
+  int selected_ = -1, hover_ = -1;
+  TimeAxisDrag drag_;
+  double labelWidth_ = 120, axisHeight_ = 22, spanHeight_ = 0, markHeight_ = 14;
 };
+
+} // namespace loupe::views

@@ -14,6 +14,8 @@
 #include "profile/profiledata.h"
 #include "trace/trace_reader.h"
 
+namespace loupe::views {
+
 // A kernel run that touched buffers.
 struct MemoryRun {
   qint64 eventId = 0;
@@ -61,16 +63,16 @@ public:
   static std::shared_ptr<MemoryData> build(const std::vector<loupe::TraceEvent>& events);
   // Times are shown from this instant (the Profile's zero, so both panels name a moment alike); the
   // first event's time until set.
-  void setOriginNs(qint64 origin) { m_origin = origin; }
-  qint64 originNs() const { return m_origin.value_or(m_start); }
+  void setOriginNs(qint64 origin) { origin_ = origin; }
+  qint64 originNs() const { return origin_.value_or(start_); }
 
-  const std::vector<MemoryBuffer>& buffers() const { return m_buffers; }
-  const std::vector<MemoryRun>& runs() const { return m_runs; }
-  const std::vector<MemoryLane>& lanes() const { return m_lanes; }
-  const std::vector<JitCall>& spans() const { return m_spans; }
-  qint64 startNs() const { return m_start; }
-  qint64 endNs() const { return m_end; }
-  bool empty() const { return m_buffers.empty(); }
+  const std::vector<MemoryBuffer>& buffers() const { return buffers_; }
+  const std::vector<MemoryRun>& runs() const { return runs_; }
+  const std::vector<MemoryLane>& lanes() const { return lanes_; }
+  const std::vector<JitCall>& spans() const { return spans_; }
+  qint64 startNs() const { return start_; }
+  qint64 endNs() const { return end_; }
+  bool empty() const { return buffers_.empty(); }
 
   int bufferIndex(qint64 bufferId) const;  // -1 when the trace never saw it allocated
   // The buffer of a lane drawn at time t and height `bytes` above the lane's floor, or -1.
@@ -78,11 +80,13 @@ public:
   qint64 inUseAt(int lane, qint64 t) const;
 
 private:
-  std::vector<MemoryBuffer> m_buffers;
-  std::vector<MemoryRun> m_runs;
-  std::vector<MemoryLane> m_lanes;
-  std::vector<JitCall> m_spans;
-  std::vector<std::pair<qint64, int>> m_byId;  // sorted (buffer id, index)
-  std::optional<qint64> m_origin;
-  qint64 m_start = 0, m_end = 0;
+  std::vector<MemoryBuffer> buffers_;
+  std::vector<MemoryRun> runs_;
+  std::vector<MemoryLane> lanes_;
+  std::vector<JitCall> spans_;
+  std::vector<std::pair<qint64, int>> byId_;  // sorted (buffer id, index)
+  std::optional<qint64> origin_;
+  qint64 start_ = 0, end_ = 0;
 };
+
+} // namespace loupe::views

@@ -12,7 +12,9 @@
 
 #include "memory/memorychart.h"
 #include "profile/profileformat.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
+
+namespace loupe::views {
 
 namespace {
 constexpr int kMaxKernelsListed = 24;
@@ -21,24 +23,24 @@ QString at(const MemoryData& d, qint64 ns) { return formatDuration(double(ns - d
 } // namespace
 
 MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
-  m_summary = loupe::views::widthFromLayout(new QLabel(this));
-  m_summary->setTextFormat(Qt::RichText);
-  m_summary->setWordWrap(true);
+  summary_ = loupe::views::widthFromLayout(new QLabel(this));
+  summary_->setTextFormat(Qt::RichText);
+  summary_->setWordWrap(true);
   auto* fit = new QToolButton(this);
   fit->setText(tr("Show all"));
   fit->setToolTip(tr("Show the whole trace (or double-click the chart)"));
-  m_chart = new MemoryChart(this);
-  m_details = new QTextBrowser(this);
-  m_details->setOpenLinks(false);
-  m_details->setMinimumWidth(240);
+  chart_ = new MemoryChart(this);
+  details_ = new QTextBrowser(this);
+  details_->setOpenLinks(false);
+  details_->setMinimumWidth(240);
 
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
-  bar->addWidget(m_summary, 1);
+  bar->addWidget(summary_, 1);
   bar->addWidget(fit, 0, Qt::AlignTop);
   auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(m_chart);
-  split->addWidget(m_details);
+  split->addWidget(chart_);
+  split->addWidget(details_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
@@ -47,19 +49,19 @@ MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
   lay->addLayout(bar);
   lay->addWidget(split, 1);
 
-  connect(fit, &QToolButton::clicked, m_chart, &MemoryChart::showAll);
-  connect(m_chart, &MemoryChart::bufferClicked, this, &MemoryPanel::selectBuffer);
-  connect(m_details, &QTextBrowser::anchorClicked, this, &MemoryPanel::openLink);
+  connect(fit, &QToolButton::clicked, chart_, &MemoryChart::showAll);
+  connect(chart_, &MemoryChart::bufferClicked, this, &MemoryPanel::selectBuffer);
+  connect(details_, &QTextBrowser::anchorClicked, this, &MemoryPanel::openLink);
   clear();
 }
 
 void MemoryPanel::setData(std::shared_ptr<const MemoryData> data) {
   // A trace that grows (a script still running) keeps its selected buffer.
-  const qint64 keep = m_data && m_selected >= 0 ? m_data->buffers()[size_t(m_selected)].id : -1;
-  m_data = std::move(data);
-  m_chart->setData(m_data);
-  m_selected = keep >= 0 && m_data ? m_data->bufferIndex(keep) : -1;
-  if (m_selected >= 0) m_chart->setSelectedBuffer(m_selected);
+  const qint64 keep = data_ && selected_ >= 0 ? data_->buffers()[size_t(selected_)].id : -1;
+  data_ = std::move(data);
+  chart_->setData(data_);
+  selected_ = keep >= 0 && data_ ? data_->bufferIndex(keep) : -1;
+  if (selected_ >= 0) chart_->setSelectedBuffer(selected_);
   updateSummary();
   showDetails();
 }
@@ -67,36 +69,36 @@ void MemoryPanel::setData(std::shared_ptr<const MemoryData> data) {
 void MemoryPanel::clear() { setData(nullptr); }
 
 void MemoryPanel::selectBuffer(int index) {
-  if (!m_data || index >= int(m_data->buffers().size())) index = -1;
-  m_selected = index;
-  if (m_chart->selectedBuffer() != index) m_chart->setSelectedBuffer(index);
+  if (!data_ || index >= int(data_->buffers().size())) index = -1;
+  selected_ = index;
+  if (chart_->selectedBuffer() != index) chart_->setSelectedBuffer(index);
   showDetails();
 }
 
 void MemoryPanel::openLink(const QUrl& url) {
-  if (!m_data) return;
+  if (!data_) return;
   const QString s = url.toString();
   if (s.startsWith(QLatin1String("run:"))) {
     const int run = s.mid(4).toInt();
-    if (run >= 0 && run < int(m_data->runs().size()))
-      Q_EMIT kernelActivated(m_data->runs()[size_t(run)].kernelId, m_data->runs()[size_t(run)].name);
+    if (run >= 0 && run < int(data_->runs().size()))
+      Q_EMIT kernelActivated(data_->runs()[size_t(run)].kernelId, data_->runs()[size_t(run)].name);
   } else if (s.startsWith(QLatin1String("buffer:"))) {
-    selectBuffer(m_data->bufferIndex(s.mid(7).toLongLong()));
+    selectBuffer(data_->bufferIndex(s.mid(7).toLongLong()));
   }
 }
 
 void MemoryPanel::updateSummary() {
-  if (!m_data || m_data->empty()) {
-    m_summary->setText(tr("<span style='color:gray'>No buffer allocations recorded</span>"));
+  if (!data_ || data_->empty()) {
+    summary_->setText(tr("<span style='color:gray'>No buffer allocations recorded</span>"));
     return;
   }
   QStringList parts;
-  for (const MemoryLane& l : m_data->lanes())
+  for (const MemoryLane& l : data_->lanes())
     parts << tr("<b>%1</b>: peak %2 at %3 · %4 buffers")
-                 .arg(l.device.toHtmlEscaped(), formatBytes(double(l.peakBytes)), at(*m_data, l.peakNs))
+                 .arg(l.device.toHtmlEscaped(), formatBytes(double(l.peakBytes)), at(*data_, l.peakNs))
                  .arg(l.buffers.size());
   int captures = 0, replays = 0;
-  for (const JitCall& s : m_data->spans()) {
+  for (const JitCall& s : data_->spans()) {
     if (!s.capture) {
       ++replays;
       continue;
@@ -108,20 +110,20 @@ void MemoryPanel::updateSummary() {
                    .arg(formatBytes(double(s.unplannedBytes)), formatBytes(double(s.plannedBytes)));
   }
   if (captures + replays > 0) parts << tr("%1 capture(s), %2 replay(s)").arg(captures).arg(replays);
-  m_summary->setText(parts.join(QStringLiteral(" · ")));
+  summary_->setText(parts.join(QStringLiteral(" · ")));
 }
 
 void MemoryPanel::showDetails() {
-  if (!m_data || m_selected < 0) {
-    m_details->setHtml(tr("<p style='color:gray'>Click a buffer in the chart to see its size, its life, the kernels "
+  if (!data_ || selected_ < 0) {
+    details_->setHtml(tr("<p style='color:gray'>Click a buffer in the chart to see its size, its life, the kernels "
                           "that wrote and read it and, in a TinyJit step, the allocation the memory planner gave it.</p>"
                           "<p style='color:gray'>A band's height is the buffer's size; the stack's top line is the "
                           "memory in use. Hatched bands are the planner's shared allocations. Under the selected "
                           "buffer's device, ticks mark its writes (upper) and reads (lower).</p>"));
     return;
   }
-  const MemoryData& d = *m_data;
-  const MemoryBuffer& b = d.buffers()[size_t(m_selected)];
+  const MemoryData& d = *data_;
+  const MemoryBuffer& b = d.buffers()[size_t(selected_)];
   QString html = tr("<h3>Buffer %1</h3><table cellspacing=2>"
                     "<tr><td>holds</td><td><b>%2</b> (%3)</td></tr><tr><td>device</td><td>%4</td></tr>"
                     "<tr><td>allocated</td><td>at %5</td></tr><tr><td>freed</td><td>%6</td></tr></table>")
@@ -193,5 +195,7 @@ void MemoryPanel::showDetails() {
                 .arg(sharing)
                 .arg(b.sharedAllocation == b.id ? QString() : tr("; its own allocation was released at the capture"));
   }
-  m_details->setHtml(html);
+  details_->setHtml(html);
 }
+
+} // namespace loupe::views

@@ -10,9 +10,12 @@
 
 #include "memory/memorydata.h"
 
-class MemoryChart;
 class QLabel;
 class QTextBrowser;
+
+namespace loupe::views {
+
+class MemoryChart;
 
 class MemoryPanel : public QWidget {
   Q_OBJECT
@@ -21,14 +24,14 @@ public:
 
   void setData(std::shared_ptr<const MemoryData> data);
   void clear();
-  const MemoryData* data() const { return m_data.get(); }
-  MemoryChart* chart() const { return m_chart; }
-  QTextBrowser* details() const { return m_details; }
-  QLabel* summary() const { return m_summary; }
+  const MemoryData* data() const { return data_.get(); }
+  MemoryChart* chart() const { return chart_; }
+  QTextBrowser* details() const { return details_; }
+  QLabel* summary() const { return summary_; }
 
   // Selects a buffer (index into data()->buffers(), -1 for none) and shows its details.
   void selectBuffer(int index);
-  int selectedBuffer() const { return m_selected; }
+  int selectedBuffer() const { return selected_; }
 
 Q_SIGNALS:
   void kernelActivated(qint64 kernelId, const QString& name);
@@ -38,9 +41,11 @@ private:
   void updateSummary();
   void openLink(const QUrl& url);
 
-  std::shared_ptr<const MemoryData> m_data;
-  QLabel* m_summary;
-  MemoryChart* m_chart;
-  QTextBrowser* m_details;
-  int m_selected = -1;
+  std::shared_ptr<const MemoryData> data_;
+  QLabel* summary_;
+  MemoryChart* chart_;
+  QTextBrowser* details_;
+  int selected_ = -1;
 };
+
+} // namespace loupe::views

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "session/session.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

@@ -22,10 +22,10 @@
 #include "session/provenance.h"
 #include "session/session.h"
 #include "shape/shapetracker.h"
-#include "shape/shapetrackeradapter.h"
-#include "shape/shapetrackerview.h"
+#include "shapeview/shapetrackeradapter.h"
+#include "shapeview/shapetrackerview.h"
 #include "panels/kernelfacts.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

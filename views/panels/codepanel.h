@@ -14,12 +14,12 @@
 #include "inspect/kernel_stepper.h"
 #include "trace/trace_reader.h"
 
-class CodeView;
 class QComboBox;
 class QLabel;
 class QToolButton;
 
 namespace loupe::views {
+class CodeView;
 class ElidedLabel;
 
 class Session;

@@ -3,10 +3,9 @@
 #pragma once
 #include <QWidget>
 
-class CompareView;
-
 namespace loupe::views {
 
+class CompareView;
 class Session;
 
 class KernelComparePanel : public QWidget {

@@ -9,7 +9,7 @@
 #include "ir/print.h"
 #include "session/inspectormodel.h"
 #include "session/session.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

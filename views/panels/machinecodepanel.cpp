@@ -14,7 +14,7 @@
 #include "inspect/hotspot_annotation.h"
 #include "inspect/hotspot_report.h"
 #include "support/error.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

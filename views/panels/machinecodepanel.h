@@ -13,12 +13,12 @@
 #include "inspect/machine_code.h"
 #include "observe/kernel_samples.h"
 
-class CodeView;
 class QComboBox;
 class QLabel;
 
 namespace loupe::views {
 
+class CodeView;
 // A kernel source as shown, to be compiled again.
 struct KernelSourceRef {
   QString kernel;    // the kernel's name in the trace

@@ -18,7 +18,7 @@
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
 #include "trace/uop_diff.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

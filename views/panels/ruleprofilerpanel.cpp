@@ -11,7 +11,7 @@
 #include "session/ruleprofilermodel.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

@@ -1,6 +1,6 @@
 #include "panels/rundiffpanel.h"
 
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>

@@ -13,10 +13,9 @@
 class QLabel;
 class QTableView;
 
-class CodeView;
-
 namespace loupe::views {
 
+class CodeView;
 class Session;
 
 class RunDiffModel : public QAbstractTableModel {

@@ -32,7 +32,7 @@
 #include "session/scriptrunner.h"
 #include "session/session.h"
 #include "trace/trace_reader.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 #include "panels/scripteditor.h"
 
 namespace loupe::views {
@@ -90,18 +90,8 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
   examplesButton_ = new QToolButton(this);
   examplesButton_->setText(tr("Examples"));
   examplesButton_->setPopupMode(QToolButton::InstantPopup);
-  auto* menu = new QMenu(examplesButton_);
   const QMap<QString, QString> ex = examples();
-  for (auto it = ex.begin(); it != ex.end(); ++it) {
-    const QString name = it.key(), text = it.value();
-    QAction* a = menu->addAction(name);
-    // the example's first comment line says what it is
-    a->setToolTip(text.section(QLatin1Char('\n'), 0, 0).remove(QRegularExpression(QStringLiteral("^#\\s*"))));
-    connect(a, &QAction::triggered, this, [this, name, text] { setScript(text, name); });
-  }
-  menu->setToolTipsVisible(true);
-  if (ex.isEmpty()) menu->addAction(tr("(no examples found)"))->setEnabled(false);
-  examplesButton_->setMenu(menu);
+  examplesButton_->setMenu(examplesMenu(ex));
 
   device_ = new QComboBox(this);
   device_->setToolTip(tr("Device the script runs on (DEVICE)"));
@@ -158,6 +148,37 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
 
   connect(runButton_, &QToolButton::clicked, this, &ScriptPanel::run);
   connect(stopButton_, &QToolButton::clicked, this, &ScriptPanel::stop);
+  connectRunner();
+  // Another trace opened: its own program replaces the previous one's (a run's trace keeps the run's).
+  connect(session_, &Session::loaded, this, [this] {
+    if (!isRunTrace(session_->path())) showTraceProgram();
+  });
+  fillDevices();
+  if (!ex.isEmpty()) {
+    const QString first = ex.contains(QStringLiteral("matmul_relu_sum.py")) ? QStringLiteral("matmul_relu_sum.py") : ex.firstKey();
+    setScript(ex.value(first), first);
+  }
+  if (runner_->cliPath().isEmpty()) setStatus(tr("loupe-cli not found: Run is unavailable"), true);
+  runButton_->setEnabled(!runner_->cliPath().isEmpty());
+}
+
+// One action a bundled example: its first comment line says what it is.
+QMenu* ScriptPanel::examplesMenu(const QMap<QString, QString>& ex) {
+  auto* menu = new QMenu(examplesButton_);
+  for (auto it = ex.begin(); it != ex.end(); ++it) {
+    const QString name = it.key(), text = it.value();
+    QAction* a = menu->addAction(name);
+    a->setToolTip(text.section(QLatin1Char('\n'), 0, 0).remove(QRegularExpression(QStringLiteral("^#\\s*"))));
+    connect(a, &QAction::triggered, this, [this, name, text] { setScript(text, name); });
+  }
+  menu->setToolTipsVisible(true);
+  if (ex.isEmpty()) menu->addAction(tr("(no examples found)"))->setEnabled(false);
+  return menu;
+}
+
+// A run's output into the output pane, its trace opened as it starts and re-read as it grows, and
+// its end reported.
+void ScriptPanel::connectRunner() {
   connect(runner_, &ScriptRunner::output, this, &ScriptPanel::appendOutput);
   connect(runner_, &ScriptRunner::traceStarted, this, [this](const QString& path) {
     traceOpened_ = true;
@@ -182,17 +203,6 @@ ScriptPanel::ScriptPanel(Session* session, QWidget* parent)
     if (!ok) appendOutput(QStringLiteral("\n%1\n").arg(crashed ? tr("[loupe-cli crashed]") : tr("[loupe-cli failed: %1]").arg(message)), true);
     Q_EMIT runFinished(ok, message);
   });
-  // Another trace opened: its own program replaces the previous one's (a run's trace keeps the run's).
-  connect(session_, &Session::loaded, this, [this] {
-    if (!isRunTrace(session_->path())) showTraceProgram();
-  });
-  fillDevices();
-  if (!ex.isEmpty()) {
-    const QString first = ex.contains(QStringLiteral("matmul_relu_sum.py")) ? QStringLiteral("matmul_relu_sum.py") : ex.firstKey();
-    setScript(ex.value(first), first);
-  }
-  if (runner_->cliPath().isEmpty()) setStatus(tr("loupe-cli not found: Run is unavailable"), true);
-  runButton_->setEnabled(!runner_->cliPath().isEmpty());
 }
 
 void ScriptPanel::fillDevices() {

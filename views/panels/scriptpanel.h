@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QMenu;
 class QPlainTextEdit;
 class QSpinBox;
 class QToolButton;
@@ -71,6 +72,8 @@ private:
   void appendOutput(const QString& text, bool error);
   void setStatus(const QString& text, bool error = false);
   void fillDevices();
+  QMenu* examplesMenu(const QMap<QString, QString>& examples);
+  void connectRunner();
   void showTraceProgram();  // the program the open trace recorded, in the editor
 
   Session* session_;

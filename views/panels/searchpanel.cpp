@@ -13,7 +13,7 @@
 
 #include "session/session.h"
 #include "trace/trace_reader.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

@@ -3,12 +3,14 @@
 #include <cstdlib>
 #include <utility>
 
+#include "graph/uopgraphadapter.h"
 #include "schedule/schedule.h"
 #include "session/session.h"
 
 namespace loupe::views {
 
 SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphPanel(parent), session_(session) {
+  session_->setStepDrawer(drawGraphStep);  // the model is built with the step, off the GUI thread
   connect(session_, &Session::stepReady, this, &SessionGraphPanel::showStep);
   connect(session_, &Session::loaded, this, [this] {  // a new trace starts without the old one's find
     shownPass_ = shownStep_ = -1;
@@ -58,20 +60,21 @@ void SessionGraphPanel::redraw() {
 
 void SessionGraphPanel::showStep() {
   const StepInfo& st = session_->currentStep();
-  if (!st.valid()) {
+  std::shared_ptr<const GraphModel> model = graphModelOf(st);
+  if (!st.valid() || !model) {
     clear();
     shownPass_ = shownStep_ = -1;
     return;
   }
   const bool stepping = st.pass == shownPass_ && std::abs(st.step - shownStep_) == 1;
   setKernelRoots(session_->kernelRoots(session_->selection().context));
-  setGraph(st.model, stepping ? Transition::Step : Transition::Fresh);
+  setGraph(model, stepping ? Transition::Step : Transition::Fresh);
   shownPass_ = st.pass;
   shownStep_ = st.step;
   const bool byKernel = !drawOptions().anchors.isEmpty();
   if (std::exchange(kernelsPending_, false) && hasKernelRoots()) {
     if (!byKernel) toggleKernels();
-  } else if (!stepping && !byKernel && hasKernelRoots() && st.model->nodes.size() >= kByKernelNodes) {
+  } else if (!stepping && !byKernel && hasKernelRoots() && model->nodes.size() >= kByKernelNodes) {
     // a big schedule graph is a tower no one reads node by node: at first sight, its kernels (K: every node)
     toggleKernels();
   }

@@ -11,10 +11,9 @@
 
 #include "profile/profileview.h"
 
-class MemoryData;
-
 namespace loupe::views {
 
+class MemoryData;
 class Session;
 
 class SessionProfilePanel : public ProfileView {

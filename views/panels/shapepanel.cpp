@@ -12,9 +12,9 @@
 #include "session/inspectormodel.h"
 #include "session/session.h"
 #include "shape/shapetracker.h"
-#include "shape/shapetrackeradapter.h"
-#include "shape/shapetrackerview.h"
-#include "panels/elidedlabel.h"
+#include "shapeview/shapetrackeradapter.h"
+#include "shapeview/shapetrackerview.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

@@ -1,4 +1,4 @@
-// The ShapeTracker panel: ShapeTrackerView from views/shape with a chooser of the selected kernel's
+// The ShapeTracker panel: ShapeTrackerView from views/shapeview with a chooser of the selected kernel's
 // buffer accesses, or the node the inspector sent.
 #pragma once
 #include <QWidget>
@@ -13,10 +13,10 @@
 class QComboBox;
 class QHBoxLayout;
 class QLabel;
-class ShapeTrackerView;
 
 namespace loupe::views {
 
+class ShapeTrackerView;
 class Session;
 
 class ShapePanel : public QWidget {

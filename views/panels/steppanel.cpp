@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
@@ -25,11 +26,12 @@
 #include "session/session.h"
 #include "support/error.h"
 #include "support/terminal_text.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 
 StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  pool_.setMaxThreadCount(1);
   header_ = widthFromLayout(new QLabel(this));
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -126,7 +128,11 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
 
 // The spin box reports editingFinished when it loses focus, which it does while QWidget's destructor
 // deletes it, after this object stopped being a StepPanel.
-StepPanel::~StepPanel() { disconnect(element_, nullptr, this, nullptr); }
+StepPanel::~StepPanel() {
+  disconnect(element_, nullptr, this, nullptr);
+  generation_++;
+  pool_.waitForDone();  // the job holds a guarded pointer to this panel, not the panel itself
+}
 
 QString StepPanel::headerText() const { return QTextDocumentFragment::fromHtml(header_->text()).toPlainText(); }
 void StepPanel::setElement(qint64 element) { element_->setValue(static_cast<int>(element)); }
@@ -146,10 +152,12 @@ void StepPanel::rerunFinished(bool ok, const QString& message) {
     step();
     return;
   }
-  header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(message.toHtmlEscaped()));
+  showError(message);
 }
 
 void StepPanel::kernelChanged() {
+  generation_++;  // a stepping still running is for the old kernel
+  stepping_ = false;
   rerunner_->cancel();
   cancel_->hide();
   otherRun_->hide();
@@ -167,81 +175,149 @@ void StepPanel::kernelChanged() {
                      : tr("Select a kernel to step through it."));
 }
 
+std::shared_ptr<const loupe::RerunInputs> StepPanel::inputsFor(int64_t kernel, bool* proceed) {
+  *proceed = true;
+  loupe::TraceReader* reader = session_->reader();  // the session's queries run on this thread too
+  if (reader->has_kernel_inputs(kernel)) return nullptr;
+  if (const loupe::RerunInputs* rerun = rerunner_->captured(session_->path(), kernel))
+    return std::make_shared<const loupe::RerunInputs>(*rerun);
+  // The trace kept none: the program runs again for them, and this step follows.
+  *proceed = false;
+  QString why;
+  const QString name = QString::fromStdString(reader->kernel(kernel).name).toHtmlEscaped();
+  std::optional<loupe::InputRerun> plan = InputRerunner::plan(*reader, kernel, &why);
+  if (!plan)
+    throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
+                           .arg(name, why)
+                           .toStdString());
+  // A trace not known to be this user's runs nothing without asking, every time.
+  const QString cli = ScriptRunner::findCli();
+  if (!plan->trust.trusted && !(consent_ ? consent_(*plan, cli) : RerunConsentDialog::ask(*plan, cli, this))) {
+    header_->setText(tr("<b>%1</b>: the trace kept no inputs of it, and its program was not run again (you declined). "
+                        "To step it, press Step and agree, or run the program yourself:<br><tt>%2</tt>")
+                         .arg(name, QString::fromStdString(loupe::escape_for_terminal(plan->shell_command(cli.toStdString(), "rerun.loupe")))
+                                        .toHtmlEscaped()));
+    return nullptr;
+  }
+  if (!rerunner_->start(*plan, kernel, session_->path(), &why))
+    throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
+                           .arg(name, why)
+                           .toStdString());
+  cancel_->show();
+  header_->setText(tr("The trace kept no inputs of <b>%1</b> (larger than TRACE_INPUTS): re-running <tt>%2</tt> to capture them…")
+                       .arg(name, rerunner_->description().toHtmlEscaped()));
+  return nullptr;
+}
+
+// What a stepping job hands back to the GUI thread.
+struct StepPanel::Stepped {
+  loupe::KernelStepping shown, other;  // other: divergence only
+  loupe::Divergence divergence;
+  bool compared = false;
+  bool verifiedInputs = false;
+  QString error;
+};
+
+namespace {
+
+// Plans and interprets the kernel on the step thread, through a reader of its own (SQLite statements
+// are not shared between threads, and the GUI keeps querying the session's reader meanwhile).
+void runStepping(StepPanel::Mode mode, const QString& tracePath, int64_t kernel, const loupe::StepRequest& req, const std::string& target,
+                 const std::shared_ptr<const loupe::RerunInputs>& rerun, loupe::KernelStepping& shown, loupe::KernelStepping& other,
+                 loupe::Divergence& divergence, bool& compared) {
+  loupe::TraceReaderOptions opts;
+  opts.quick_check = false;  // the Session checked the file when it opened it
+  loupe::TraceReader reader(tracePath.toStdString(), opts);
+  if (mode == StepPanel::Mode::Divergence || mode == StepPanel::Mode::TargetDivergence) {
+    const bool vsTarget = mode == StepPanel::Mode::TargetDivergence;
+    if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA or OpenCL)");
+    shown = loupe::step_trace_kernel(reader, kernel, req, {false, vsTarget ? std::string() : target}, rerun.get());
+    other = loupe::step_trace_kernel(reader, kernel, req, {!vsTarget, target}, rerun.get());
+    divergence = loupe::first_divergence(shown, other);
+    compared = true;
+  } else {
+    shown = loupe::step_trace_kernel(reader, kernel, req, {mode == StepPanel::Mode::Noopt, target}, rerun.get());
+  }
+}
+
+} // namespace
+
 void StepPanel::step() {
   const int64_t kernel = session_->selection().kernel;
-  if (!session_->hasTrace() || kernel < 0) return;
+  if (!session_->hasTrace() || kernel < 0 || !session_->reader() || rerunner_->isRunning()) return;
   loupe::StepRequest req;
   req.element = element_->value();
   req.max_steps = 50000;
   const Mode mode = static_cast<Mode>(mode_->currentIndex());
-  loupe::TraceReader* reader = session_->reader();  // the session's queries run on this thread too
-  if (!reader || rerunner_->isRunning()) return;
-  const loupe::RerunInputs* rerun = nullptr;
+  std::shared_ptr<const loupe::RerunInputs> rerun;
   try {
-    if (!reader->has_kernel_inputs(kernel)) {
-      rerun = rerunner_->captured(session_->path(), kernel);
-      if (!rerun) {  // the trace kept none: the program runs again for them, and this step follows
-        QString why;
-        const QString name = QString::fromStdString(reader->kernel(kernel).name).toHtmlEscaped();
-        std::optional<loupe::InputRerun> plan = InputRerunner::plan(*reader, kernel, &why);
-        if (!plan)
-          throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
-                                 .arg(name, why)
-                                 .toStdString());
-        // A trace not known to be this user's runs nothing without asking, every time.
-        const QString cli = ScriptRunner::findCli();
-        if (!plan->trust.trusted && !(consent_ ? consent_(*plan, cli) : RerunConsentDialog::ask(*plan, cli, this))) {
-          header_->setText(tr("<b>%1</b>: the trace kept no inputs of it, and its program was not run again (you declined). "
-                              "To step it, press Step and agree, or run the program yourself:<br><tt>%2</tt>")
-                               .arg(name, QString::fromStdString(loupe::escape_for_terminal(plan->shell_command(cli.toStdString(), "rerun.loupe")))
-                                              .toHtmlEscaped()));
-          return;
-        }
-        if (!rerunner_->start(*plan, kernel, session_->path(), &why))
-          throw loupe::Error(tr("the trace kept no inputs of %1 (larger than TRACE_INPUTS), and the program cannot be re-run for them: %2")
-                                 .arg(name, why)
-                                 .toStdString());
-        cancel_->show();
-        header_->setText(tr("The trace kept no inputs of <b>%1</b> (larger than TRACE_INPUTS): re-running <tt>%2</tt> to capture them…")
-                             .arg(name, rerunner_->description().toHtmlEscaped()));
-        return;
-      }
-    }
-    divergentStep_ = otherDivergent_ = SIZE_MAX;
-    other_ = {};
-    divergenceHead_.clear();
-    const std::string target = target_->currentData().toString().toStdString();
-    if (mode == Mode::Divergence || mode == Mode::TargetDivergence) {
-      const bool vsTarget = mode == Mode::TargetDivergence;
-      if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA or OpenCL)");
-      loupe::KernelStepping a = loupe::step_trace_kernel(*reader, kernel, req, {false, vsTarget ? std::string() : target}, rerun);
-      loupe::KernelStepping b = loupe::step_trace_kernel(*reader, kernel, req, {!vsTarget, target}, rerun);
-      loupe::Divergence d = loupe::first_divergence(a, b);
-      divergentStep_ = d.step_a;
-      otherDivergent_ = d.step_b;
-      divergenceHead_ = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
-                 .arg(a.steps.size())
-                 .arg(QString::fromStdString(a.variant))
-                 .arg(b.steps.size())
-                 .arg(QString::fromStdString(b.variant))
-                 .arg(QString::fromStdString(d.explanation).toHtmlEscaped());
-      shown_ = std::move(a);
-      other_ = std::move(b);
-      if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) showOtherRun();  // only the other run has the place
-    } else {
-      shown_ = loupe::step_trace_kernel(*reader, kernel, req, {mode == Mode::Noopt, target}, rerun);
-    }
-    verifiedInputs_ = rerun && rerun->verified;
-    present();
+    bool proceed = false;
+    rerun = inputsFor(kernel, &proceed);
+    if (!proceed) return;
   } catch (const loupe::Error& e) {
-    shown_ = other_ = {};
-    list_->clear();
-    listing_->clear();
-    source_->clearSource();
-    rowStep_.clear();
-    otherRun_->hide();
-    header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+    showError(QString::fromStdString(e.what()));
+    return;
   }
+  const quint64 generation = ++generation_;
+  stepping_ = true;
+  header_->setText(tr("stepping…"));
+  const QString path = session_->path();
+  const std::string target = target_->currentData().toString().toStdString();
+  QPointer<StepPanel> self(this);
+  pool_.start([self, generation, mode, path, kernel, req, target, rerun] {
+    auto result = std::make_shared<Stepped>();
+    try {
+      runStepping(mode, path, kernel, req, target, rerun, result->shown, result->other, result->divergence, result->compared);
+      result->verifiedInputs = rerun && rerun->verified;
+    } catch (const std::exception& e) {
+      result->error = QString::fromStdString(e.what());
+    }
+    if (!self) return;
+    QMetaObject::invokeMethod(
+        self.data(), [self, generation, result] {
+          if (self) self->adopt(generation, result);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void StepPanel::adopt(quint64 generation, std::shared_ptr<Stepped> result) {
+  if (generation != generation_) return;  // a newer step or another kernel was asked for meanwhile
+  stepping_ = false;
+  if (!result->error.isEmpty()) {
+    showError(result->error);
+    Q_EMIT steppingFinished();
+    return;
+  }
+  divergentStep_ = otherDivergent_ = SIZE_MAX;
+  divergenceHead_.clear();
+  shown_ = std::move(result->shown);
+  other_ = std::move(result->other);
+  if (result->compared) {
+    const loupe::Divergence& d = result->divergence;
+    divergentStep_ = d.step_a;
+    otherDivergent_ = d.step_b;
+    divergenceHead_ = tr("<b>First divergence</b> (%1 steps %2, %3 %4): %5")
+                          .arg(shown_.steps.size())
+                          .arg(QString::fromStdString(shown_.variant))
+                          .arg(other_.steps.size())
+                          .arg(QString::fromStdString(other_.variant))
+                          .arg(QString::fromStdString(d.explanation).toHtmlEscaped());
+    if (d.step_a == SIZE_MAX && d.step_b != SIZE_MAX) showOtherRun();  // only the other run has the place
+  }
+  verifiedInputs_ = result->verifiedInputs;
+  present();
+  Q_EMIT steppingFinished();
+}
+
+void StepPanel::showError(const QString& message) {
+  shown_ = other_ = {};
+  list_->clear();
+  listing_->clear();
+  source_->clearSource();
+  rowStep_.clear();
+  otherRun_->hide();
+  header_->setText(tr("<span style=\"color:#b00020\">Cannot step this kernel: %1</span>").arg(message.toHtmlEscaped()));
 }
 
 // In divergence mode: the other stepping takes the lists' place (and the one shown waits in other_).

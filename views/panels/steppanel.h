@@ -9,13 +9,14 @@
 // they part. A kernel whose inputs were too large for the trace is stepped by re-running the recorded
 // program for them (session/inputrerun.h).
 #pragma once
+#include <QThreadPool>
 #include <QWidget>
 #include <functional>
+#include <memory>
 
 #include "inspect/kernel_rerun.h"
 #include "inspect/kernel_stepper.h"
 
-class CodeView;
 class QCheckBox;
 class QPushButton;
 class QComboBox;
@@ -26,6 +27,7 @@ class QSpinBox;
 
 namespace loupe::views {
 
+class CodeView;
 class InputRerunner;
 class Session;
 
@@ -40,9 +42,11 @@ public:
   void setMode(Mode m);
   // "" (as it ran), "CPU", "LLVM", "CUDA", "OPENCL": the plan stepped, or compared with in TargetDivergence.
   void setTarget(const QString& target);
-  // Runs the selected kernel for the element (errors show in the header). When the trace kept no inputs
-  // of it, first re-runs the recorded program for them in the background (Cancel stops it), then steps.
+  // Runs the selected kernel for the element in the background ("stepping…" meanwhile; errors show in
+  // the header), then steppingFinished(). When the trace kept no inputs of it, first re-runs the
+  // recorded program for them in the background (Cancel stops it), then steps.
   void step();
+  bool isStepping() const { return stepping_; }
   bool isCapturingInputs() const;
   void focusElement();
   // Asked before the program of a trace not known to be this user's runs (RerunConsentDialog by
@@ -59,8 +63,17 @@ public:
   void setFollowGraph(bool follow);
   const loupe::KernelStepping* stepping() const { return shown_.steps.empty() && shown_.kernel.empty() ? nullptr : &shown_; }
 
+Q_SIGNALS:
+  void steppingFinished();  // a step() result (or its error) is shown; stale ones are dropped unseen
+
 private:
+  struct Stepped;
   void kernelChanged();
+  // The inputs to step on: null with *proceed when the trace kept them; else those a finished re-run
+  // captured, or *proceed false (a re-run started, or the user declined it).
+  std::shared_ptr<const loupe::RerunInputs> inputsFor(int64_t kernel, bool* proceed);
+  void adopt(quint64 generation, std::shared_ptr<Stepped> result);
+  void showError(const QString& message);
   void showSteps();
   void selectStep(int row);
   void showInGraph();
@@ -90,6 +103,9 @@ private:
   int currentUop_ = -1;
   int currentSourceLine_ = 0;
   RerunConsent consent_;
+  bool stepping_ = false;
+  quint64 generation_ = 0;  // bumped by each step() and kernel change: an older job's result is stale
+  QThreadPool pool_;        // one thread: plans and interpreter runs, one at a time
 };
 
 } // namespace loupe::views

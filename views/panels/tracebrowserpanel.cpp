@@ -15,7 +15,7 @@
 #include "panels/kernelnamedelegate.h"
 #include "session/session.h"
 #include "session/tracebrowsermodel.h"
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 namespace loupe::views {
 

@@ -4,6 +4,8 @@
 
 #include "profile/profileformat.h"
 
+namespace loupe::views {
+
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("CompileSpans", text); }
 } // namespace
@@ -29,3 +31,5 @@ QString compileSpanTooltip(const CompileSpan& s, qint64 traceStartNs) {
     text += tr("<br>slowest pass: %1, %2").arg(s.slowestPass.toHtmlEscaped(), formatDuration(double(s.slowestPassNs) * 1e-9));
   return text + QStringLiteral("</div>");
 }
+
+} // namespace loupe::views

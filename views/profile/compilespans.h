@@ -9,6 +9,10 @@
 #include "profile/profiledata.h"
 #include "profile/spanrow.h"
 
+namespace loupe::views {
+
 std::vector<SpanBar> compileSpanBars(std::span<const CompileSpan> spans, bool dark);
 // Rich text: what was compiled, how long it took, when (relative to traceStartNs), its passes.
 QString compileSpanTooltip(const CompileSpan& span, qint64 traceStartNs);
+
+} // namespace loupe::views

@@ -8,6 +8,9 @@
 
 #include "profile/profileformat.h"
 #include "profile/spanrow.h"
+#include "widgets/chartchrome.h"
+
+namespace loupe::views {
 
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("JitCalls", text); }
@@ -25,7 +28,7 @@ std::vector<SpanBar> barsOf(std::span<const JitCall> calls, bool dark) {
 
 void paintJitCallRow(QPainter& p, const QRectF& row, double labelWidth, const TimeLineMath& math,
                      std::span<const JitCall> calls, const QPalette& palette) {
-  const std::vector<SpanBar> bars = barsOf(calls, palette.color(QPalette::Base).lightness() < 128);
+  const std::vector<SpanBar> bars = barsOf(calls, isDarkBase(palette));
   paintSpanRow(p, row, labelWidth, math, tr("TinyJit"), bars, palette);
 }
 
@@ -45,3 +48,5 @@ QString jitCallTooltip(const JitCall& c, qint64 traceStartNs) {
                 .arg(formatBytes(double(c.unplannedBytes)), formatBytes(double(c.plannedBytes)));
   return text + QStringLiteral("</div>");
 }
+
+} // namespace loupe::views

@@ -12,6 +12,8 @@
 
 class QPainter;
 
+namespace loupe::views {
+
 // The row's label sits in [row.left, labelWidth); the calls are drawn right of it.
 void paintJitCallRow(QPainter& p, const QRectF& row, double labelWidth, const TimeLineMath& math,
                      std::span<const JitCall> calls, const QPalette& palette);
@@ -19,3 +21,5 @@ void paintJitCallRow(QPainter& p, const QRectF& row, double labelWidth, const Ti
 int jitCallAtX(std::span<const JitCall> calls, const TimeLineMath& math, double x);
 // Rich text: what the call did, how long it took, when (relative to traceStartNs).
 QString jitCallTooltip(const JitCall& call, qint64 traceStartNs);
+
+} // namespace loupe::views

@@ -4,23 +4,25 @@
 
 #include "profile/profileformat.h"
 
+namespace loupe::views {
+
 KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void KernelTableModel::setData(std::shared_ptr<const ProfileData> data) {
   beginResetModel();
-  m_data = std::move(data);
+  data_ = std::move(data);
   endResetModel();
 }
 
 void KernelTableModel::setHotspots(QHash<qint64, Hotspot> hotspots) {
-  m_hot = std::move(hotspots);
+  hot_ = std::move(hotspots);
   if (rowCount() > 0) Q_EMIT dataChanged(index(0, HotLineColumn), index(rowCount() - 1, IpcColumn));
 }
 
 void KernelTableModel::setHotspot(qint64 kernelId, const Hotspot& hotspot) {
-  m_hot[kernelId] = hotspot;
+  hot_[kernelId] = hotspot;
   for (int row = 0; row < rowCount(); row++)
-    if (m_data->kernels()[size_t(row)].kernelId == kernelId) Q_EMIT dataChanged(index(row, HotLineColumn), index(row, IpcColumn));
+    if (data_->kernels()[size_t(row)].kernelId == kernelId) Q_EMIT dataChanged(index(row, HotLineColumn), index(row, IpcColumn));
 }
 
 QModelIndex KernelTableModel::indexOfKernel(int kernelIndex, int column) const {
@@ -29,16 +31,16 @@ QModelIndex KernelTableModel::indexOfKernel(int kernelIndex, int column) const {
 }
 
 int KernelTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !m_data ? 0 : int(m_data->kernels().size());
+  return parent.isValid() || !data_ ? 0 : int(data_->kernels().size());
 }
 
 int KernelTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_data) return {};
-  const KernelStats& k = m_data->kernels()[size_t(index.row())];
-  const auto hot = m_hot.constFind(k.kernelId);
-  const bool sampled = hot != m_hot.constEnd();
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !data_) return {};
+  const KernelStats& k = data_->kernels()[size_t(index.row())];
+  const auto hot = hot_.constFind(k.kernelId);
+  const bool sampled = hot != hot_.constEnd();
   if (index.column() == HotLineColumn || index.column() == IpcColumn) {
     if (!sampled) return role == Qt::ToolTipRole ? tr("Not sampled (record with `loupe-cli run --hotspots`)") : QVariant();
     const Hotspot& h = *hot;
@@ -198,23 +200,25 @@ KernelFilterProxy::KernelFilterProxy(QObject* parent) : QSortFilterProxyModel(pa
 }
 
 void KernelFilterProxy::setFilterText(const QString& text) {
-  if (text == m_text) return;
-  m_text = text;
+  if (text == text_) return;
+  text_ = text;
   invalidateFilter();
 }
 
 void KernelFilterProxy::setDevice(const QString& device) {
-  if (device == m_device) return;
-  m_device = device;
+  if (device == device_) return;
+  device_ = device;
   invalidateFilter();
 }
 
 bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
   const QAbstractItemModel* m = sourceModel();
   auto text = [&](int column) { return m->index(sourceRow, column, sourceParent).data().toString(); };
-  if (!m_device.isEmpty() && text(KernelTableModel::DeviceColumn) != m_device) return false;
-  if (m_text.isEmpty()) return true;
+  if (!device_.isEmpty() && text(KernelTableModel::DeviceColumn) != device_) return false;
+  if (text_.isEmpty()) return true;
   for (int column : {KernelTableModel::NameColumn, KernelTableModel::DeviceColumn, KernelTableModel::OptsColumn})
-    if (text(column).contains(m_text, Qt::CaseInsensitive)) return true;
+    if (text(column).contains(text_, Qt::CaseInsensitive)) return true;
   return false;
 }
+
+} // namespace loupe::views

@@ -9,6 +9,8 @@
 
 #include "profile/profiledata.h"
 
+namespace loupe::views {
+
 class KernelTableModel : public QAbstractTableModel {
   Q_OBJECT
 public:
@@ -43,8 +45,8 @@ public:
   };
   void setHotspots(QHash<qint64, Hotspot> hotspots);
   void setHotspot(qint64 kernelId, const Hotspot& hotspot);
-  bool hasHotspots() const { return !m_hot.isEmpty(); }
-  const ProfileData* profile() const { return m_data.get(); }
+  bool hasHotspots() const { return !hot_.isEmpty(); }
+  const ProfileData* profile() const { return data_.get(); }
   // The model row of an index into ProfileData::kernels() (rows are kernels, in that order).
   QModelIndex indexOfKernel(int kernelIndex, int column = 0) const;
 
@@ -54,8 +56,8 @@ public:
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-  std::shared_ptr<const ProfileData> m_data;
-  QHash<qint64, Hotspot> m_hot;
+  std::shared_ptr<const ProfileData> data_;
+  QHash<qint64, Hotspot> hot_;
 };
 
 // Sorts by SortRole and keeps rows whose name, device or opts contain the filter text (case
@@ -66,13 +68,15 @@ public:
   explicit KernelFilterProxy(QObject* parent = nullptr);
 
   void setFilterText(const QString& text);
-  QString filterText() const { return m_text; }
+  QString filterText() const { return text_; }
   void setDevice(const QString& device); // empty: all devices
-  QString device() const { return m_device; }
+  QString device() const { return device_; }
 
 protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
 private:
-  QString m_text, m_device;
+  QString text_, device_;
 };
+
+} // namespace loupe::views

@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+namespace loupe::views {
+
 // One timed execution of a compiled kernel.
 struct ProfileRun {
   qint64 kernelId = -1; // the trace's kernel id; runs of one compiled kernel share it (-1: unknown)
@@ -34,7 +36,7 @@ public:
   QString text() const;
 
 private:
-  QList<QPair<QString, QPair<qint64, qint64>>> m_ranges;
+  QList<QPair<QString, QPair<qint64, qint64>>> ranges_;
 };
 
 // A device's measured limits, the roofs of the roofline chart.
@@ -98,36 +100,38 @@ class ProfileData {
 public:
   static std::shared_ptr<const ProfileData> build(ProfileInput input);
 
-  const ProfileInput& input() const { return m_input; }
-  const std::vector<KernelStats>& kernels() const { return m_kernels; } // in order of first run
-  const QStringList& devices() const { return m_devices; }              // one timeline lane each
+  const ProfileInput& input() const { return input_; }
+  const std::vector<KernelStats>& kernels() const { return kernels_; } // in order of first run
+  const QStringList& devices() const { return devices_; }              // one timeline lane each
   // Run indices of a lane, sorted by start time.
-  const std::vector<int>& laneRuns(int lane) const { return m_laneRuns[size_t(lane)]; }
-  int laneOfRun(int run) const { return m_runLane[size_t(run)]; }
-  int kernelOfRun(int run) const { return m_runKernel[size_t(run)]; }
+  const std::vector<int>& laneRuns(int lane) const { return laneRuns_[size_t(lane)]; }
+  int laneOfRun(int run) const { return runLane_[size_t(run)]; }
+  int kernelOfRun(int run) const { return runKernel_[size_t(run)]; }
   // Index into kernels() of a kernel id, or -1.
   int kernelIndexForId(qint64 kernelId) const;
   // Index into kernels() by name (and device when given), or -1. The first match wins.
   int kernelIndexForName(const QString& name, const QString& device = {}) const;
   const DevicePeak* peakFor(const QString& device) const;
   // Longest single run of a lane, for searching runs that overlap a time.
-  qint64 laneMaxDuration(int lane) const { return m_laneMaxDuration[size_t(lane)]; }
+  qint64 laneMaxDuration(int lane) const { return laneMaxDuration_[size_t(lane)]; }
 
-  qint64 startNs() const { return m_start; }
-  qint64 endNs() const { return m_end; }
-  qint64 totalKernelNs() const { return m_total; }
+  qint64 startNs() const { return start_; }
+  qint64 endNs() const { return end_; }
+  qint64 totalKernelNs() const { return total_; }
 
 private:
-  ProfileInput m_input;
-  std::vector<KernelStats> m_kernels;
-  QStringList m_devices;
-  std::vector<std::vector<int>> m_laneRuns;
-  std::vector<qint64> m_laneMaxDuration;
-  std::vector<int> m_runLane, m_runKernel;
-  qint64 m_start = 0, m_end = 0, m_total = 0;
+  ProfileInput input_;
+  std::vector<KernelStats> kernels_;
+  QStringList devices_;
+  std::vector<std::vector<int>> laneRuns_;
+  std::vector<qint64> laneMaxDuration_;
+  std::vector<int> runLane_, runKernel_;
+  qint64 start_ = 0, end_ = 0, total_ = 0;
 };
 
 // A stable, readable colour per kernel name (hue from the name) and per device lane.
 QColor kernelColour(const QString& name, bool dark);
 QColor deviceColour(int index, bool dark);
 QColor jitCallColour(bool capture, bool dark);
+
+} // namespace loupe::views

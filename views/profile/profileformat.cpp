@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace loupe::views {
+
 namespace {
 
 const QString kUnknown = QStringLiteral("—");
@@ -76,3 +78,5 @@ QString formatBytes(double bytes) {
   if (bytes < 999.5) return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
   return scaled(bytes, units, 5);
 }
+
+} // namespace loupe::views

@@ -3,6 +3,8 @@
 #pragma once
 #include <QString>
 
+namespace loupe::views {
+
 QString formatDuration(double seconds);
 QString formatGflops(double gflops);
 QString formatGbs(double gbs);
@@ -14,3 +16,5 @@ QString formatSignificant(double value);
 // A rate in the unit its column's header names (GFLOPS, GB/s), never switching unit: three
 // significant digits however small (0.00523, 0.25, 25.3, 1234); "—" when unknown.
 QString formatInColumnUnit(double value);
+
+} // namespace loupe::views

@@ -13,6 +13,9 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTableView;
+
+namespace loupe::views {
+
 class KernelFilterProxy;
 class KernelTableModel;
 class RooflineWidget;
@@ -25,16 +28,16 @@ public:
 
   void setInput(ProfileInput input);
   void clear();
-  const ProfileData* data() const { return m_data.get(); }
+  const ProfileData* data() const { return data_.get(); }
 
-  KernelTableModel* model() const { return m_model; }
-  KernelFilterProxy* proxy() const { return m_proxy; }
-  QTableView* table() const { return m_table; }
-  TimelineWidget* timeline() const { return m_timeline; }
-  RooflineWidget* roofline() const { return m_roofline; }
-  QLineEdit* filterEdit() const { return m_filter; }
+  KernelTableModel* model() const { return model_; }
+  KernelFilterProxy* proxy() const { return proxy_; }
+  QTableView* table() const { return table_; }
+  TimelineWidget* timeline() const { return timeline_; }
+  RooflineWidget* roofline() const { return roofline_; }
+  QLineEdit* filterEdit() const { return filter_; }
 
-  int selectedKernelIndex() const { return m_selected; } // into data()->kernels(), -1 for none
+  int selectedKernelIndex() const { return selected_; } // into data()->kernels(), -1 for none
   qint64 selectedKernelId() const;
 
 public Q_SLOTS:
@@ -49,16 +52,18 @@ private:
   void setSelection(int kernelIndex, bool notify);
   void updateSummary();
 
-  std::shared_ptr<const ProfileData> m_data;
-  KernelTableModel* m_model;
-  KernelFilterProxy* m_proxy;
-  QLabel* m_summary;
-  QLineEdit* m_filter;
-  QComboBox* m_device;
-  QTableView* m_table;
-  RooflineWidget* m_roofline;
-  TimelineWidget* m_timeline;
-  int m_selected = -1;
-  bool m_syncing = false;
-  bool m_sortedByUser = false;  // the user clicked a header: the next re-sort shows the top rows
+  std::shared_ptr<const ProfileData> data_;
+  KernelTableModel* model_;
+  KernelFilterProxy* proxy_;
+  QLabel* summary_;
+  QLineEdit* filter_;
+  QComboBox* device_;
+  QTableView* table_;
+  RooflineWidget* roofline_;
+  TimelineWidget* timeline_;
+  int selected_ = -1;
+  bool syncing_ = false;
+  bool sortedByUser_ = false;  // the user clicked a header: the next re-sort shows the top rows
 };
+
+} // namespace loupe::views

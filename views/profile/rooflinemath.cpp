@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+namespace loupe::views {
+
 QPointF RooflineMath::map(double intensity, double gflops) const {
   const double fx = (std::log10(intensity) - xMinLog) / (xMaxLog - xMinLog);
   const double fy = (std::log10(gflops) - yMinLog) / (yMaxLog - yMinLog);
@@ -92,3 +94,5 @@ std::vector<int> RooflineMath::yDecades() const {
   for (int e = int(std::ceil(yMinLog - 1e-9)); e <= int(std::floor(yMaxLog + 1e-9)); ++e) out.push_back(e);
   return out;
 }
+
+} // namespace loupe::views

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+namespace loupe::views {
+
 struct RooflineMath {
   // Axis ranges as powers of ten: x from 10^xMinLog to 10^xMaxLog FLOP/byte, y likewise in GFLOPS.
   double xMinLog = -2, xMaxLog = 3, yMinLog = -1, yMaxLog = 4;
@@ -37,3 +39,5 @@ struct RooflineMath {
   std::vector<int> xDecades() const; // integer exponents in range, for ticks and grid lines
   std::vector<int> yDecades() const;
 };
+
+} // namespace loupe::views

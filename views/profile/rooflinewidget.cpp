@@ -9,10 +9,12 @@
 #include <cmath>
 
 #include "profile/profileformat.h"
+#include "widgets/chartchrome.h"
+
+namespace loupe::views {
 
 namespace {
 constexpr double kHitRadius = 7;
-bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
 
 // 0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M
 QString decadeLabel(int e) {
@@ -24,28 +26,26 @@ QString decadeLabel(int e) {
 } // namespace
 
 RooflineWidget::RooflineWidget(QWidget* parent) : QWidget(parent) {
-  setMouseTracking(true);
-  setAutoFillBackground(true);
-  setBackgroundRole(QPalette::Base);
+  setUpChartSurface(this);
 }
 
 void RooflineWidget::setData(std::shared_ptr<const ProfileData> data) {
-  m_data = std::move(data);
-  m_selected = m_hover = -1;
-  m_hidden = 0;
+  data_ = std::move(data);
+  selected_ = hover_ = -1;
+  hidden_ = 0;
   std::vector<RooflineMath::Point> points;
   std::vector<RooflineMath::Roof> roofs;
-  if (m_data) {
-    for (const KernelStats& k : m_data->kernels()) {
+  if (data_) {
+    for (const KernelStats& k : data_->kernels()) {
       if (k.intensity() > 0 && k.gflops() > 0)
         points.push_back({k.intensity(), k.gflops()});
       else
-        ++m_hidden;
+        ++hidden_;
     }
-    for (const QString& device : m_data->devices())
-      if (const DevicePeak* p = m_data->peakFor(device)) roofs.push_back({p->peakGflops, p->bandwidthGbs});
+    for (const QString& device : data_->devices())
+      if (const DevicePeak* p = data_->peakFor(device)) roofs.push_back({p->peakGflops, p->bandwidthGbs});
   }
-  m_math.fit(points, roofs);
+  math_.fit(points, roofs);
   layoutPlot();
   update();
 }
@@ -54,7 +54,7 @@ void RooflineWidget::layoutPlot() {
   const QFontMetrics fm(font());
   const double left = fm.horizontalAdvance(QStringLiteral("100k")) + fm.height() + 16;
   const double top = fm.height() + 14, bottom = 2 * fm.height() + 14, right = 16;
-  m_math.plot = QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - bottom));
+  math_.plot = QRectF(left, top, std::max(10.0, width() - left - right), std::max(10.0, height() - top - bottom));
 }
 
 void RooflineWidget::resizeEvent(QResizeEvent* event) {
@@ -63,28 +63,28 @@ void RooflineWidget::resizeEvent(QResizeEvent* event) {
 }
 
 void RooflineWidget::setSelectedKernel(int kernelIndex) {
-  if (kernelIndex == m_selected) return;
-  m_selected = kernelIndex;
+  if (kernelIndex == selected_) return;
+  selected_ = kernelIndex;
   update();
 }
 
 double RooflineWidget::dotRadius(int kernelIndex) const {
   // Area grows with the share of time: what to look at first is what is big.
-  return 3.5 + 9.0 * std::sqrt(std::clamp(m_data->kernels()[size_t(kernelIndex)].share, 0.0, 1.0));
+  return 3.5 + 9.0 * std::sqrt(std::clamp(data_->kernels()[size_t(kernelIndex)].share, 0.0, 1.0));
 }
 
 QPointF RooflineWidget::dotCentre(int kernelIndex) const {
-  if (!m_data || kernelIndex < 0 || kernelIndex >= int(m_data->kernels().size())) return {};
-  const KernelStats& k = m_data->kernels()[size_t(kernelIndex)];
+  if (!data_ || kernelIndex < 0 || kernelIndex >= int(data_->kernels().size())) return {};
+  const KernelStats& k = data_->kernels()[size_t(kernelIndex)];
   if (!(k.intensity() > 0) || !(k.gflops() > 0)) return {};
-  return m_math.map(k.intensity(), k.gflops());
+  return math_.map(k.intensity(), k.gflops());
 }
 
 int RooflineWidget::kernelAt(QPointF pos) const {
-  if (!m_data) return -1;
+  if (!data_) return -1;
   int best = -1;
   double bestDistance = 1e300;
-  for (int i = 0; i < int(m_data->kernels().size()); ++i) {
+  for (int i = 0; i < int(data_->kernels().size()); ++i) {
     const QPointF c = dotCentre(i);
     if (c.isNull()) continue;
     const double d = std::hypot(c.x() - pos.x(), c.y() - pos.y());
@@ -95,8 +95,8 @@ int RooflineWidget::kernelAt(QPointF pos) const {
 
 void RooflineWidget::mouseMoveEvent(QMouseEvent* event) {
   const int k = kernelAt(event->position());
-  if (k != m_hover) {
-    m_hover = k;
+  if (k != hover_) {
+    hover_ = k;
     update();
   }
 }
@@ -110,8 +110,8 @@ void RooflineWidget::mousePressEvent(QMouseEvent* event) {
 }
 
 void RooflineWidget::leaveEvent(QEvent*) {
-  if (m_hover >= 0) {
-    m_hover = -1;
+  if (hover_ >= 0) {
+    hover_ = -1;
     update();
   }
 }
@@ -124,9 +124,9 @@ bool RooflineWidget::event(QEvent* event) {
       QToolTip::hideText();
       return true;
     }
-    const KernelStats& k = m_data->kernels()[size_t(i)];
+    const KernelStats& k = data_->kernels()[size_t(i)];
     QString roofText;
-    if (const DevicePeak* p = m_data->peakFor(k.device)) {
+    if (const DevicePeak* p = data_->peakFor(k.device)) {
       const double roof = RooflineMath::attainable(k.intensity(), p->peakGflops, p->bandwidthGbs);
       if (roof > 0)
         roofText = tr("<br>%1 of the roof here (%2, %3-bound)")
@@ -153,9 +153,9 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
   const QPalette pal = palette();
   p.fillRect(rect(), pal.color(QPalette::Base));
   paintGrid(p);
-  if (!m_data) return;
+  if (!data_) return;
   p.save();
-  p.setClipRect(m_math.plot.adjusted(-1, -1, 1, 1));
+  p.setClipRect(math_.plot.adjusted(-1, -1, 1, 1));
   paintRoofs(p);
   paintDots(p);
   p.restore();
@@ -165,39 +165,39 @@ void RooflineWidget::paintEvent(QPaintEvent*) {
 // Decades solid and labelled, 2..9 within a decade faint; the frame and the axis titles.
 void RooflineWidget::paintGrid(QPainter& p) {
   const QPalette pal = palette();
-  const bool dark = isDark(pal);
+  const bool dark = isDarkBase(pal);
   const QFontMetrics fm(font());
-  const QRectF plot = m_math.plot;
+  const QRectF plot = math_.plot;
   const QColor text = pal.color(QPalette::WindowText), muted = pal.color(QPalette::PlaceholderText);
   const QColor major = dark ? QColor(255, 255, 255, 40) : QColor(0, 0, 0, 38);
   const QColor minor = dark ? QColor(255, 255, 255, 14) : QColor(0, 0, 0, 12);
-  for (double e = std::floor(m_math.xMinLog); e < m_math.xMaxLog; ++e) {
+  for (double e = std::floor(math_.xMinLog); e < math_.xMaxLog; ++e) {
     for (int m = 2; m <= 9; ++m) {
       const double v = m * std::pow(10.0, e);
-      if (std::log10(v) <= m_math.xMinLog || std::log10(v) >= m_math.xMaxLog) continue;
-      const double x = m_math.map(v, 1).x();
+      if (std::log10(v) <= math_.xMinLog || std::log10(v) >= math_.xMaxLog) continue;
+      const double x = math_.map(v, 1).x();
       p.setPen(minor);
       p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     }
   }
-  for (double e = std::floor(m_math.yMinLog); e < m_math.yMaxLog; ++e) {
+  for (double e = std::floor(math_.yMinLog); e < math_.yMaxLog; ++e) {
     for (int m = 2; m <= 9; ++m) {
       const double v = m * std::pow(10.0, e);
-      if (std::log10(v) <= m_math.yMinLog || std::log10(v) >= m_math.yMaxLog) continue;
-      const double y = m_math.map(1, v).y();
+      if (std::log10(v) <= math_.yMinLog || std::log10(v) >= math_.yMaxLog) continue;
+      const double y = math_.map(1, v).y();
       p.setPen(minor);
       p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     }
   }
-  for (int e : m_math.xDecades()) {
-    const double x = m_math.map(std::pow(10.0, e), 1).x();
+  for (int e : math_.xDecades()) {
+    const double x = math_.map(std::pow(10.0, e), 1).x();
     p.setPen(major);
     p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     p.setPen(text);
     p.drawText(QRectF(x - 40, plot.bottom() + 4, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop, decadeLabel(e));
   }
-  for (int e : m_math.yDecades()) {
-    const double y = m_math.map(1, std::pow(10.0, e)).y();
+  for (int e : math_.yDecades()) {
+    const double y = math_.map(1, std::pow(10.0, e)).y();
     p.setPen(major);
     p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     p.setPen(text);
@@ -220,12 +220,12 @@ void RooflineWidget::paintGrid(QPainter& p) {
 
 // One roof per device with measured peaks, labelled on the flat part and along the diagonal.
 void RooflineWidget::paintRoofs(QPainter& p) {
-  const bool dark = isDark(palette());
+  const bool dark = isDarkBase(palette());
   const QFontMetrics fm(font());
-  for (int lane = 0; lane < m_data->devices().size(); ++lane) {
-    const DevicePeak* peak = m_data->peakFor(m_data->devices()[lane]);
+  for (int lane = 0; lane < data_->devices().size(); ++lane) {
+    const DevicePeak* peak = data_->peakFor(data_->devices()[lane]);
     if (!peak) continue;
-    const QPolygonF roof = m_math.roof(peak->peakGflops, peak->bandwidthGbs);
+    const QPolygonF roof = math_.roof(peak->peakGflops, peak->bandwidthGbs);
     if (roof.size() < 2) continue;
     const QColor c = deviceColour(lane, dark);
     p.setPen(QPen(c, 2.2));
@@ -252,14 +252,14 @@ void RooflineWidget::paintRoofs(QPainter& p) {
 // Dots, largest first so small ones stay visible on top; selection and hover drawn last.
 void RooflineWidget::paintDots(QPainter& p) {
   const QPalette pal = palette();
-  const bool dark = isDark(pal);
+  const bool dark = isDarkBase(pal);
   std::vector<int> order;
-  for (int i = 0; i < int(m_data->kernels().size()); ++i)
+  for (int i = 0; i < int(data_->kernels().size()); ++i)
     if (!dotCentre(i).isNull()) order.push_back(i);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return dotRadius(a) > dotRadius(b); });
   for (int i : order) {
-    const KernelStats& k = m_data->kernels()[size_t(i)];
-    const int lane = int(m_data->devices().indexOf(k.device));
+    const KernelStats& k = data_->kernels()[size_t(i)];
+    const int lane = int(data_->devices().indexOf(k.device));
     QColor fill = deviceColour(std::max(0, lane), dark);
     fill.setAlphaF(0.72);
     p.setBrush(fill);
@@ -274,20 +274,20 @@ void RooflineWidget::paintDots(QPainter& p) {
     const double r = dotRadius(i) + 3;
     p.drawEllipse(dotCentre(i), r, r);
   };
-  ring(m_selected, pal.color(QPalette::Highlight), 2.5);
-  ring(m_hover, pal.color(QPalette::Text), 1.5);
+  ring(selected_, pal.color(QPalette::Highlight), 2.5);
+  ring(hover_, pal.color(QPalette::Text), 1.5);
 }
 
 // Device colours, and a note for kernels that have no dot.
 void RooflineWidget::paintLegend(QPainter& p) {
   const QPalette pal = palette();
-  const bool dark = isDark(pal);
+  const bool dark = isDarkBase(pal);
   const QFontMetrics fm(font());
-  const QRectF plot = m_math.plot;
+  const QRectF plot = math_.plot;
   const QColor text = pal.color(QPalette::WindowText), muted = pal.color(QPalette::PlaceholderText);
   double x = plot.left();
-  for (int lane = 0; lane < m_data->devices().size(); ++lane) {
-    const QString name = m_data->devices()[lane];
+  for (int lane = 0; lane < data_->devices().size(); ++lane) {
+    const QString name = data_->devices()[lane];
     p.setBrush(deviceColour(lane, dark));
     p.setPen(Qt::NoPen);
     p.drawEllipse(QPointF(x + 5, fm.height() / 2.0 + 5), 5, 5);
@@ -295,9 +295,11 @@ void RooflineWidget::paintLegend(QPainter& p) {
     p.drawText(QPointF(x + 14, fm.ascent() + 5), name);
     x += 14 + fm.horizontalAdvance(name) + 16;
   }
-  if (m_hidden > 0) {
+  if (hidden_ > 0) {
     p.setPen(muted);
-    const QString note = tr("%n kernel(s) without FLOPs or bytes not shown", nullptr, m_hidden);
+    const QString note = tr("%n kernel(s) without FLOPs or bytes not shown", nullptr, hidden_);
     p.drawText(QRectF(x, 5, plot.right() - x, fm.height()), Qt::AlignRight | Qt::AlignVCenter, note);
   }
 }
+
+} // namespace loupe::views

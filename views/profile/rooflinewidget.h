@@ -11,21 +11,23 @@
 
 class QPainter;
 
+namespace loupe::views {
+
 class RooflineWidget : public QWidget {
   Q_OBJECT
 public:
   explicit RooflineWidget(QWidget* parent = nullptr);
 
   void setData(std::shared_ptr<const ProfileData> data);
-  const RooflineMath& math() const { return m_math; }
+  const RooflineMath& math() const { return math_; }
 
-  int selectedKernel() const { return m_selected; }
+  int selectedKernel() const { return selected_; }
   void setSelectedKernel(int kernelIndex);
   // Kernel whose dot is nearest to pos within a few pixels, or -1.
   int kernelAt(QPointF pos) const;
   // Where a kernel's dot is drawn, or a null point when it has no dot (no FLOPs or bytes).
   QPointF dotCentre(int kernelIndex) const;
-  int hiddenKernels() const { return m_hidden; } // kernels with nothing to plot
+  int hiddenKernels() const { return hidden_; } // kernels with nothing to plot
 
   QSize sizeHint() const override { return {520, 400}; }
   QSize minimumSizeHint() const override { return {260, 200}; }
@@ -49,9 +51,11 @@ private:
   void paintLegend(QPainter& p);
   double dotRadius(int kernelIndex) const;
 
-  std::shared_ptr<const ProfileData> m_data;
-  RooflineMath m_math;
-  int m_selected = -1;
-  int m_hover = -1;
-  int m_hidden = 0;
+  std::shared_ptr<const ProfileData> data_;
+  RooflineMath math_;
+  int selected_ = -1;
+  int hover_ = -1;
+  int hidden_ = 0;
 };
+
+} // namespace loupe::views

@@ -4,9 +4,13 @@
 
 #include <cmath>
 
+#include "widgets/chartchrome.h"
+
+namespace loupe::views {
+
 void paintSpanRow(QPainter& p, const QRectF& row, double labelWidth, const TimeLineMath& math, const QString& label,
                   std::span<const SpanBar> bars, const QPalette& palette) {
-  const bool dark = palette.color(QPalette::Base).lightness() < 128;
+  const bool dark = isDarkBase(palette);
   const QFontMetrics fm(p.font());
   p.fillRect(QRectF(row.left(), row.top(), labelWidth - row.left(), row.height()), palette.color(QPalette::Window));
   p.setPen(palette.color(QPalette::WindowText));
@@ -45,3 +49,5 @@ int spanAtX(std::span<const SpanBar> bars, const TimeLineMath& math, double x) {
   }
   return best;
 }
+
+} // namespace loupe::views

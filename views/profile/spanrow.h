@@ -13,6 +13,8 @@
 
 class QPainter;
 
+namespace loupe::views {
+
 struct SpanBar {
   qint64 startNs = 0, durationNs = 0;
   QColor colour;
@@ -24,3 +26,5 @@ void paintSpanRow(QPainter& p, const QRectF& row, double labelWidth, const TimeL
                   std::span<const SpanBar> bars, const QPalette& palette);
 // The bar drawn at x (within a few pixels), or -1.
 int spanAtX(std::span<const SpanBar> bars, const TimeLineMath& math, double x);
+
+} // namespace loupe::views

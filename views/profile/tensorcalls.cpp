@@ -5,6 +5,8 @@
 
 #include "profile/profileformat.h"
 
+namespace loupe::views {
+
 namespace {
 QString tr(const char* text) { return QCoreApplication::translate("TensorCalls", text); }
 } // namespace
@@ -25,3 +27,5 @@ QString tensorCallTooltip(const TensorCallSpan& c, qint64 traceStartNs) {
       .arg(c.op.toHtmlEscaped(), where, formatDuration(double(c.durationNs) * 1e-9),
            formatDuration(double(c.startNs - traceStartNs) * 1e-9));
 }
+
+} // namespace loupe::views

@@ -11,6 +11,10 @@
 #include "profile/profiledata.h"
 #include "profile/spanrow.h"
 
+namespace loupe::views {
+
 std::vector<SpanBar> tensorCallBars(std::span<const TensorCallSpan> calls, bool dark);
 // Rich text: the op, the line that called it, how long it took and when (relative to traceStartNs).
 QString tensorCallTooltip(const TensorCallSpan& call, qint64 traceStartNs);
+
+} // namespace loupe::views

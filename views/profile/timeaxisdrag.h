@@ -1,9 +1,14 @@
 // Press, drag and release over a time axis, shared by the Profile's timeline and the Memory chart: a
-// drag pans the TimeLineMath, a press released within a few pixels of where it began is a click.
+// left-button drag pans the TimeLineMath (the closed hand shows meanwhile), a press released within a
+// few pixels of where it began is a click.
 #pragma once
+#include <QMouseEvent>
 #include <QPointF>
+#include <QWidget>
 
 #include "profile/timelinemath.h"
+
+namespace loupe::views {
 
 struct TimeAxisDrag {
   static constexpr double kClickSlop = 4;  // px a press may move and still count as a click
@@ -27,4 +32,19 @@ struct TimeAxisDrag {
     active = false;
     return (at - pressed).manhattanLength() <= kClickSlop;
   }
+
+  // A left press on `widget` begins a drag.
+  void press(QWidget* widget, const QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    begin(event->position());
+    widget->setCursor(Qt::ClosedHandCursor);
+  }
+  // A left release ends the drag begun by press; true when it was a click.
+  bool release(QWidget* widget, const QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !active) return false;
+    widget->unsetCursor();
+    return end(event->position());
+  }
 };
+
+} // namespace loupe::views

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace loupe::views {
+
 void TimeLineMath::setDataRange(double start, double end) {
   dataStart = origin = start;
   dataEnd = std::max(end, start);
@@ -106,3 +108,5 @@ int TimeLineMath::hitTest(std::span<const double> starts, std::span<const double
   }
   return best;
 }
+
+} // namespace loupe::views

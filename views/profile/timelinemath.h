@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+namespace loupe::views {
+
 struct TimeLineMath {
   static constexpr double kMinSpanNs = 50.0; // the deepest zoom shows 50 ns across the width
 
@@ -46,3 +48,5 @@ struct TimeLineMath {
   static int hitTest(std::span<const double> starts, std::span<const double> ends, double t, double tolNs,
                      double maxDuration);
 };
+
+} // namespace loupe::views

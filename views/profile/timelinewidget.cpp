@@ -14,117 +14,115 @@
 #include "profile/tensorcalls.h"
 #include "profile/jitcalls.h"
 #include "profile/profileformat.h"
+#include "profile/timeaxis.h"
 #include "profile/timeaxisdrag.h"
+#include "widgets/chartchrome.h"
+
+namespace loupe::views {
 
 namespace {
-constexpr double kZoomPerNotch = 1.25;
 constexpr double kHitTolerancePx = 3;
 
-bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
 } // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
-  setMouseTracking(true);
-  setAutoFillBackground(true);
-  setBackgroundRole(QPalette::Base);
+  setUpChartSurface(this);
   setFocusPolicy(Qt::StrongFocus);
   const QFontMetrics fm(font());
-  m_axisHeight = fm.height() + 10;
-  m_laneHeight = std::max(30, fm.height() * 2 + 4);
+  axisHeight_ = fm.height() + 10;
+  laneHeight_ = std::max(30, fm.height() * 2 + 4);
 }
 
 void TimelineWidget::setData(std::shared_ptr<const ProfileData> data) {
-  m_data = std::move(data);
-  m_selected = -1;
-  m_hoverRun = -1;
-  m_starts.clear();
-  m_ends.clear();
+  data_ = std::move(data);
+  selected_ = -1;
+  hoverRun_ = -1;
+  starts_.clear();
+  ends_.clear();
   double labelWidth = 60;
   const QFontMetrics fm(font());
   // Where the kernels ran, apart from TinyJit's calls around them: the timeline opens on it.
   double runStart = std::numeric_limits<double>::infinity(), runEnd = -runStart;
-  if (m_data) {
-    const QList<ProfileRun>& runs = m_data->input().runs;
-    for (int lane = 0; lane < m_data->devices().size(); ++lane) {
+  if (data_) {
+    const QList<ProfileRun>& runs = data_->input().runs;
+    for (int lane = 0; lane < data_->devices().size(); ++lane) {
       std::vector<double> s, e;
-      for (int r : m_data->laneRuns(lane)) {
+      for (int r : data_->laneRuns(lane)) {
         s.push_back(double(runs[r].startNs));
         e.push_back(double(runs[r].startNs + std::max<qint64>(0, runs[r].durationNs)));
       }
       if (!s.empty()) runStart = std::min(runStart, s.front()); // sorted by start
       for (double end : e) runEnd = std::max(runEnd, end);
-      m_starts.push_back(std::move(s));
-      m_ends.push_back(std::move(e));
-      labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(m_data->devices()[lane])) + 20);
+      starts_.push_back(std::move(s));
+      ends_.push_back(std::move(e));
+      labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(data_->devices()[lane])) + 20);
     }
   }
-  m_jitRow = m_data && !m_data->input().jitCalls.isEmpty();
-  m_compileRow = m_data && !m_data->input().compileSpans.isEmpty();
-  m_compileBars.clear();
-  if (m_compileRow) {
-    const QList<CompileSpan>& spans = m_data->input().compileSpans;
-    m_compileBars = compileSpanBars({spans.constData(), size_t(spans.size())}, isDark(palette()));
+  jitRow_ = data_ && !data_->input().jitCalls.isEmpty();
+  compileRow_ = data_ && !data_->input().compileSpans.isEmpty();
+  compileBars_.clear();
+  if (compileRow_) {
+    const QList<CompileSpan>& spans = data_->input().compileSpans;
+    compileBars_ = compileSpanBars({spans.constData(), size_t(spans.size())}, isDarkBase(palette()));
   }
-  m_pythonRow = m_data && !m_data->input().tensorCalls.isEmpty();
-  m_pythonBars.clear();
-  if (m_pythonRow) {
-    const QList<TensorCallSpan>& calls = m_data->input().tensorCalls;
-    m_pythonBars = tensorCallBars({calls.constData(), size_t(calls.size())}, isDark(palette()));
+  pythonRow_ = data_ && !data_->input().tensorCalls.isEmpty();
+  pythonBars_.clear();
+  if (pythonRow_) {
+    const QList<TensorCallSpan>& calls = data_->input().tensorCalls;
+    pythonBars_ = tensorCallBars({calls.constData(), size_t(calls.size())}, isDarkBase(palette()));
   }
   for (const QString& row : {tr("Python"), tr("Compile"), tr("TinyJit")}) labelWidth = std::max(labelWidth, double(fm.horizontalAdvance(row)) + 24);
-  m_labelWidth = labelWidth;
+  labelWidth_ = labelWidth;
   updatePixelSpan();
-  if (m_data && runEnd >= runStart) {
+  if (data_ && runEnd >= runStart) {
     // Open on the runs with a small margin; Show all also covers TinyJit calls outside them.
     const auto [homeStart, homeEnd] = TimeLineMath::padded(runStart, runEnd);
-    m_math.setDataRange(std::min(double(m_data->startNs()), homeStart), std::max(double(m_data->endNs()), homeEnd));
-    m_math.origin = double(m_data->startNs()); // the axis and tooltips count from the first event
-    m_math.setView(homeStart, homeEnd);
+    math_.setDataRange(std::min(double(data_->startNs()), homeStart), std::max(double(data_->endNs()), homeEnd));
+    math_.origin = double(data_->startNs()); // the axis and tooltips count from the first event
+    math_.setView(homeStart, homeEnd);
   } else {
-    m_math.setDataRange(m_data ? double(m_data->startNs()) : 0, m_data ? double(m_data->endNs()) : 1);
+    math_.setDataRange(data_ ? double(data_->startNs()) : 0, data_ ? double(data_->endNs()) : 1);
   }
   updateGeometry();
   update();
 }
 
 QSize TimelineWidget::sizeHint() const {
-  const int lanes = m_data ? int(m_data->devices().size()) : 1;
-  return {800, int(m_axisHeight + (std::max(1, lanes) + rowsAboveLanes()) * m_laneHeight + 8)};
+  const int lanes = data_ ? int(data_->devices().size()) : 1;
+  return {800, int(axisHeight_ + (std::max(1, lanes) + rowsAboveLanes()) * laneHeight_ + 8)};
 }
 
 // Every lane stays visible: the timeline is only useful when all devices show.
 QSize TimelineWidget::minimumSizeHint() const { return {200, sizeHint().height()}; }
 
-void TimelineWidget::updatePixelSpan() { m_math.setPixelSpan(m_labelWidth, std::max(1.0, width() - m_labelWidth - 8)); }
+void TimelineWidget::updatePixelSpan() { fitTimeAxis(math_, width(), labelWidth_, false); }
 
 void TimelineWidget::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  const double start = m_math.viewStart, end = m_math.viewEnd;
-  updatePixelSpan();
-  m_math.setView(start, end); // same time window over the new width
+  fitTimeAxis(math_, width(), labelWidth_, true);  // same time window over the new width
 }
 
 void TimelineWidget::showAll() {
-  m_math.showAll();
+  math_.showAll();
   update();
   Q_EMIT viewChanged();
 }
 
 void TimelineWidget::setSelectedKernel(int kernelIndex) {
-  if (kernelIndex == m_selected) return;
-  m_selected = kernelIndex;
+  if (kernelIndex == selected_) return;
+  selected_ = kernelIndex;
   update();
 }
 
 void TimelineWidget::revealKernel(int kernelIndex) {
-  if (!m_data || kernelIndex < 0) return;
-  const QList<ProfileRun>& runs = m_data->input().runs;
+  if (!data_ || kernelIndex < 0) return;
+  const QList<ProfileRun>& runs = data_->input().runs;
   for (int r = 0; r < runs.size(); ++r) {
-    if (m_data->kernelOfRun(r) != kernelIndex) continue;
+    if (data_->kernelOfRun(r) != kernelIndex) continue;
     const double s = double(runs[r].startNs), e = s + double(runs[r].durationNs);
-    if (s >= m_math.viewStart && e <= m_math.viewEnd) return; // already visible
-    const double span = std::max(m_math.span(), (e - s) * 4);
-    m_math.setView((s + e) / 2 - span / 2, (s + e) / 2 + span / 2);
+    if (s >= math_.viewStart && e <= math_.viewEnd) return; // already visible
+    const double span = std::max(math_.span(), (e - s) * 4);
+    math_.setView((s + e) / 2 - span / 2, (s + e) / 2 + span / 2);
     update();
     Q_EMIT viewChanged();
     return;
@@ -132,110 +130,101 @@ void TimelineWidget::revealKernel(int kernelIndex) {
 }
 
 QRectF TimelineWidget::laneRect(int lane) const {
-  return {0, m_axisHeight + (lane + rowsAboveLanes()) * m_laneHeight, double(width()), m_laneHeight};
+  return {0, axisHeight_ + (lane + rowsAboveLanes()) * laneHeight_, double(width()), laneHeight_};
 }
 
 // The rows above the device lanes, top down: Python, Compile, TinyJit (each only when it has spans).
 QRectF TimelineWidget::pythonRowRect() const {
-  return m_pythonRow ? QRectF(0, m_axisHeight, double(width()), m_laneHeight) : QRectF();
+  return pythonRow_ ? QRectF(0, axisHeight_, double(width()), laneHeight_) : QRectF();
 }
 
 QRectF TimelineWidget::compileRowRect() const {
-  const double top = m_axisHeight + (m_pythonRow ? m_laneHeight : 0);
-  return m_compileRow ? QRectF(0, top, double(width()), m_laneHeight) : QRectF();
+  const double top = axisHeight_ + (pythonRow_ ? laneHeight_ : 0);
+  return compileRow_ ? QRectF(0, top, double(width()), laneHeight_) : QRectF();
 }
 
 QRectF TimelineWidget::jitRowRect() const {
-  const double top = m_axisHeight + ((m_pythonRow ? 1 : 0) + (m_compileRow ? 1 : 0)) * m_laneHeight;
-  return m_jitRow ? QRectF(0, top, double(width()), m_laneHeight) : QRectF();
+  const double top = axisHeight_ + ((pythonRow_ ? 1 : 0) + (compileRow_ ? 1 : 0)) * laneHeight_;
+  return jitRow_ ? QRectF(0, top, double(width()), laneHeight_) : QRectF();
 }
 
 int TimelineWidget::laneAt(double y) const {
-  const double top = m_axisHeight + rowsAboveLanes() * m_laneHeight;
-  if (!m_data || y < top) return -1;
-  const int lane = int((y - top) / m_laneHeight);
-  return lane < m_data->devices().size() ? lane : -1;
+  const double top = axisHeight_ + rowsAboveLanes() * laneHeight_;
+  if (!data_ || y < top) return -1;
+  const int lane = int((y - top) / laneHeight_);
+  return lane < data_->devices().size() ? lane : -1;
 }
 
 int TimelineWidget::jitCallAt(QPointF pos) const {
-  if (!m_jitRow || !jitRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
-  const QList<JitCall>& calls = m_data->input().jitCalls;
-  return jitCallAtX({calls.constData(), size_t(calls.size())}, m_math, pos.x());
+  if (!jitRow_ || !jitRowRect().contains(pos) || pos.x() < labelWidth_) return -1;
+  const QList<JitCall>& calls = data_->input().jitCalls;
+  return jitCallAtX({calls.constData(), size_t(calls.size())}, math_, pos.x());
 }
 
 int TimelineWidget::tensorCallAt(QPointF pos) const {
-  if (!m_pythonRow || !pythonRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
-  return spanAtX(m_pythonBars, m_math, pos.x());
+  if (!pythonRow_ || !pythonRowRect().contains(pos) || pos.x() < labelWidth_) return -1;
+  return spanAtX(pythonBars_, math_, pos.x());
 }
 
 int TimelineWidget::compileSpanAt(QPointF pos) const {
-  if (!m_compileRow || !compileRowRect().contains(pos) || pos.x() < m_labelWidth) return -1;
-  return spanAtX(m_compileBars, m_math, pos.x());
+  if (!compileRow_ || !compileRowRect().contains(pos) || pos.x() < labelWidth_) return -1;
+  return spanAtX(compileBars_, math_, pos.x());
 }
 
 QRectF TimelineWidget::runRect(int run) const {
-  const ProfileRun& r = m_data->input().runs[run];
-  const QRectF lane = laneRect(m_data->laneOfRun(run));
-  const double x0 = m_math.mapTimeToX(double(r.startNs));
-  const double x1 = m_math.mapTimeToX(double(r.startNs + r.durationNs));
+  const ProfileRun& r = data_->input().runs[run];
+  const QRectF lane = laneRect(data_->laneOfRun(run));
+  const double x0 = math_.mapTimeToX(double(r.startNs));
+  const double x1 = math_.mapTimeToX(double(r.startNs + r.durationNs));
   return {x0, lane.top() + 4, std::max(1.0, x1 - x0), lane.height() - 8};
 }
 
 int TimelineWidget::runAt(QPointF pos) const {
   const int lane = laneAt(pos.y());
-  if (lane < 0 || pos.x() < m_labelWidth) return -1;
-  const double t = m_math.mapXToTime(pos.x());
-  const int i = TimeLineMath::hitTest(m_starts[size_t(lane)], m_ends[size_t(lane)], t,
-                                      kHitTolerancePx * m_math.nsPerPixel(), double(m_data->laneMaxDuration(lane)));
-  return i < 0 ? -1 : m_data->laneRuns(lane)[size_t(i)];
+  if (lane < 0 || pos.x() < labelWidth_) return -1;
+  const double t = math_.mapXToTime(pos.x());
+  const int i = TimeLineMath::hitTest(starts_[size_t(lane)], ends_[size_t(lane)], t,
+                                      kHitTolerancePx * math_.nsPerPixel(), double(data_->laneMaxDuration(lane)));
+  return i < 0 ? -1 : data_->laneRuns(lane)[size_t(i)];
 }
 
 QPointF TimelineWidget::runCentre(int run) const {
-  if (!m_data || run < 0 || run >= m_data->input().runs.size()) return {};
+  if (!data_ || run < 0 || run >= data_->input().runs.size()) return {};
   const QRectF r = runRect(run);
-  if (r.right() < m_labelWidth || r.left() > width()) return {};
-  return QPointF(std::clamp(r.center().x(), std::max(r.left(), m_labelWidth), std::min(r.right(), double(width()))),
+  if (r.right() < labelWidth_ || r.left() > width()) return {};
+  return QPointF(std::clamp(r.center().x(), std::max(r.left(), labelWidth_), std::min(r.right(), double(width()))),
                  r.center().y());
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
-  const double notches = event->angleDelta().y() / 120.0;
-  if (notches != 0) {
-    m_math.zoomAround(std::max(event->position().x(), m_labelWidth), std::pow(kZoomPerNotch, notches));
+  if (zoomTimeAxis(math_, event, labelWidth_)) {
     update();
     Q_EMIT viewChanged();
   }
   event->accept();
 }
 
-void TimelineWidget::mousePressEvent(QMouseEvent* event) {
-  if (event->button() == Qt::LeftButton) {
-    m_drag.begin(event->position());
-    setCursor(Qt::ClosedHandCursor);
-  }
-}
+void TimelineWidget::mousePressEvent(QMouseEvent* event) { drag_.press(this, event); }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
-  if (m_drag.move(event->position(), m_math)) {
+  if (drag_.move(event->position(), math_)) {
     update();
     Q_EMIT viewChanged();
     return;
   }
-  const int run = m_data ? runAt(event->position()) : -1;
-  if (run != m_hoverRun) {
-    m_hoverRun = run;
+  const int run = data_ ? runAt(event->position()) : -1;
+  if (run != hoverRun_) {
+    hoverRun_ = run;
     update();
   }
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton || !m_drag.active) return;
-  unsetCursor();
-  if (m_drag.end(event->position()) && m_data) {
+  if (drag_.release(this, event) && data_) {
     const int run = runAt(event->position());
     if (run >= 0) {
-      setSelectedKernel(m_data->kernelOfRun(run));
-      Q_EMIT kernelClicked(m_selected);
+      setSelectedKernel(data_->kernelOfRun(run));
+      Q_EMIT kernelClicked(selected_);
     }
   }
 }
@@ -243,8 +232,8 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent*) { showAll(); }
 
 void TimelineWidget::leaveEvent(QEvent*) {
-  if (m_hoverRun >= 0) {
-    m_hoverRun = -1;
+  if (hoverRun_ >= 0) {
+    hoverRun_ = -1;
     update();
   }
 }
@@ -252,31 +241,31 @@ void TimelineWidget::leaveEvent(QEvent*) {
 bool TimelineWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    if (const int c = m_data ? tensorCallAt(help->pos()) : -1; c >= 0) {
-      QToolTip::showText(help->globalPos(), tensorCallTooltip(m_data->input().tensorCalls[c], m_data->startNs()), this);
+    if (const int c = data_ ? tensorCallAt(help->pos()) : -1; c >= 0) {
+      QToolTip::showText(help->globalPos(), tensorCallTooltip(data_->input().tensorCalls[c], data_->startNs()), this);
       return true;
     }
-    if (const int c = m_data ? compileSpanAt(help->pos()) : -1; c >= 0) {
-      QToolTip::showText(help->globalPos(), compileSpanTooltip(m_data->input().compileSpans[c], m_data->startNs()), this);
+    if (const int c = data_ ? compileSpanAt(help->pos()) : -1; c >= 0) {
+      QToolTip::showText(help->globalPos(), compileSpanTooltip(data_->input().compileSpans[c], data_->startNs()), this);
       return true;
     }
-    if (const int j = m_data ? jitCallAt(help->pos()) : -1; j >= 0) {
-      QToolTip::showText(help->globalPos(), jitCallTooltip(m_data->input().jitCalls[j], m_data->startNs()), this);
+    if (const int j = data_ ? jitCallAt(help->pos()) : -1; j >= 0) {
+      QToolTip::showText(help->globalPos(), jitCallTooltip(data_->input().jitCalls[j], data_->startNs()), this);
       return true;
     }
-    const int run = m_data ? runAt(help->pos()) : -1;
+    const int run = data_ ? runAt(help->pos()) : -1;
     if (run < 0) {
       QToolTip::hideText();
       return true;
     }
-    const ProfileRun& r = m_data->input().runs[run];
+    const ProfileRun& r = data_->input().runs[run];
     const double ns = double(std::max<qint64>(1, r.durationNs));
-    const KernelStats& k = m_data->kernels()[size_t(m_data->kernelOfRun(run))];
+    const KernelStats& k = data_->kernels()[size_t(data_->kernelOfRun(run))];
     const QString text = tr("<div style='white-space:nowrap'><b><tt>%1</tt></b> on %2<br>%3 · %4 · %5<br>"
                             "starts at %6 · kernel ran %7 time(s), %8 in total</div>")
                              .arg(r.name.toHtmlEscaped(), r.device.toHtmlEscaped(), formatDuration(ns * 1e-9),
                                   formatGflops(r.flops / ns), formatGbs(r.bytes / ns),
-                                  formatDuration(double(r.startNs - m_data->startNs()) * 1e-9))
+                                  formatDuration(double(r.startNs - data_->startNs()) * 1e-9))
                              .arg(k.runs)
                              .arg(formatDuration(k.seconds())) +
                          (r.vars.isEmpty() ? QString() : tr("<div>with %1</div>").arg(formatRunVars(r.vars).toHtmlEscaped()));
@@ -289,69 +278,55 @@ bool TimelineWidget::event(QEvent* event) {
 void TimelineWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QPalette pal = palette();
-  const bool dark = isDark(pal);
+  const bool dark = isDarkBase(pal);
   const QFontMetrics fm(font());
   p.fillRect(rect(), pal.color(QPalette::Base));
-  if (!m_data || m_data->input().runs.isEmpty()) {
+  if (!data_ || data_->input().runs.isEmpty()) {
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(rect(), Qt::AlignCenter, tr("No kernel runs recorded"));
     return;
   }
-  const QRectF area(m_labelWidth, 0, width() - m_labelWidth, height());
-  if (m_pythonRow) paintSpanRow(p, pythonRowRect(), m_labelWidth, m_math, tr("Python"), m_pythonBars, pal);
-  if (m_compileRow) paintSpanRow(p, compileRowRect(), m_labelWidth, m_math, tr("Compile"), m_compileBars, pal);
-  if (m_jitRow) {
-    const QList<JitCall>& calls = m_data->input().jitCalls;
-    paintJitCallRow(p, jitRowRect(), m_labelWidth, m_math, {calls.constData(), size_t(calls.size())}, pal);
+  const QRectF area(labelWidth_, 0, width() - labelWidth_, height());
+  if (pythonRow_) paintSpanRow(p, pythonRowRect(), labelWidth_, math_, tr("Python"), pythonBars_, pal);
+  if (compileRow_) paintSpanRow(p, compileRowRect(), labelWidth_, math_, tr("Compile"), compileBars_, pal);
+  if (jitRow_) {
+    const QList<JitCall>& calls = data_->input().jitCalls;
+    paintJitCallRow(p, jitRowRect(), labelWidth_, math_, {calls.constData(), size_t(calls.size())}, pal);
   }
-  // Time axis and grid lines.
-  const QColor gridColour = dark ? QColor(255, 255, 255, 22) : QColor(0, 0, 0, 18);
-  p.fillRect(QRectF(0, 0, width(), m_axisHeight), pal.color(QPalette::Window));
-  const double labelSpace = fm.horizontalAdvance(QStringLiteral("000.00 ms")) + 16;
-  const double step = m_math.tickStep(labelSpace);
-  for (double t : m_math.ticks(labelSpace)) {
-    const double x = m_math.mapTimeToX(t);
-    if (x < m_labelWidth - 0.5) continue;
-    p.setPen(gridColour);
-    p.drawLine(QPointF(x, m_axisHeight), QPointF(x, height()));
-    p.setPen(pal.color(QPalette::WindowText));
-    p.drawLine(QPointF(x, m_axisHeight - 4), QPointF(x, m_axisHeight));
-    p.drawText(QRectF(x + 3, 0, labelSpace, m_axisHeight - 2), Qt::AlignLeft | Qt::AlignVCenter,
-               TimeLineMath::formatTick(t - m_math.origin, step));
-  }
+  paintTimeAxis(p, math_, {rect(), axisHeight_, labelWidth_, math_.origin}, pal, dark);
   // Lanes.
   p.setFont(font());
-  for (int lane = 0; lane < m_data->devices().size(); ++lane) {
+  for (int lane = 0; lane < data_->devices().size(); ++lane) {
     const QRectF lr = laneRect(lane);
     if (lane % 2)
-      p.fillRect(QRectF(m_labelWidth, lr.top(), area.width(), lr.height()), pal.color(QPalette::AlternateBase));
-    p.fillRect(QRectF(0, lr.top(), m_labelWidth, lr.height()), pal.color(QPalette::Window));
+      p.fillRect(QRectF(labelWidth_, lr.top(), area.width(), lr.height()), pal.color(QPalette::AlternateBase));
+    p.fillRect(QRectF(0, lr.top(), labelWidth_, lr.height()), pal.color(QPalette::Window));
     p.fillRect(QRectF(0, lr.top() + 4, 4, lr.height() - 8), deviceColour(lane, dark));
     p.setPen(pal.color(QPalette::WindowText));
-    p.drawText(QRectF(10, lr.top(), m_labelWidth - 14, lr.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               m_data->devices()[lane]);
+    p.drawText(QRectF(10, lr.top(), labelWidth_ - 14, lr.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               data_->devices()[lane]);
   }
   p.setPen(pal.color(QPalette::Mid));
-  p.drawLine(QPointF(m_labelWidth - 0.5, 0), QPointF(m_labelWidth - 0.5, height()));
-  p.drawLine(QPointF(0, m_axisHeight - 0.5), QPointF(width(), m_axisHeight - 0.5));
+  p.drawLine(QPointF(labelWidth_ - 0.5, 0), QPointF(labelWidth_ - 0.5, height()));
+  p.drawLine(QPointF(0, axisHeight_ - 0.5), QPointF(width(), axisHeight_ - 0.5));
 
   p.save();
-  p.setClipRect(QRectF(m_labelWidth, m_axisHeight, area.width(), height() - m_axisHeight));
-  const QList<ProfileRun>& runs = m_data->input().runs;
+  p.setClipRect(QRectF(labelWidth_, axisHeight_, area.width(), height() - axisHeight_));
+  const QList<ProfileRun>& runs = data_->input().runs;
   std::vector<int> selectedRuns;
-  for (int lane = 0; lane < m_data->devices().size(); ++lane) {
-    const std::vector<double>& starts = m_starts[size_t(lane)];
-    const std::vector<int>& order = m_data->laneRuns(lane);
+  for (int lane = 0; lane < data_->devices().size(); ++lane) {
+    const std::vector<double>& starts = starts_[size_t(lane)];
+    const std::vector<int>& order = data_->laneRuns(lane);
     // First run that can reach into the view; runs are sorted by start.
-    const double from = m_math.viewStart - double(m_data->laneMaxDuration(lane));
+    const double from = math_.viewStart - double(data_->laneMaxDuration(lane));
     size_t i = size_t(std::lower_bound(starts.begin(), starts.end(), from) - starts.begin());
     double lastPixel = -1;
-    for (; i < starts.size() && starts[i] <= m_math.viewEnd; ++i) {
+    for (; i < starts.size() && starts[i] <= math_.viewEnd; ++i) {
       const int run = order[i];
       const QRectF r = runRect(run);
-      if (r.right() < m_labelWidth) continue;
-      const int k = m_data->kernelOfRun(run);
-      if (k == m_selected) selectedRuns.push_back(run);
+      if (r.right() < labelWidth_) continue;
+      const int k = data_->kernelOfRun(run);
+      if (k == selected_) selectedRuns.push_back(run);
       // Many runs in one pixel column: draw the column once.
       if (r.width() <= 1.0 && std::floor(r.left()) == lastPixel) continue;
       lastPixel = std::floor(r.left());
@@ -363,7 +338,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       }
       if (r.width() > 40) {
         const QRectF textRect =
-            r.adjusted(4, 0, -3, 0).intersected(QRectF(m_labelWidth + 2, r.top(), width(), r.height()));
+            r.adjusted(4, 0, -3, 0).intersected(QRectF(labelWidth_ + 2, r.top(), width(), r.height()));
         p.setPen(dark ? QColor(235, 235, 235) : QColor(25, 25, 25));
         p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(runs[run].name, Qt::ElideRight, int(textRect.width())));
@@ -379,11 +354,12 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.drawRect(r.adjusted(-1, -1, 1, 1));
     p.fillRect(QRectF(r.left(), r.top() - 3, std::max(2.0, r.width()), 2), highlight);
   }
-  if (m_hoverRun >= 0) {
+  if (hoverRun_ >= 0) {
     p.setPen(QPen(pal.color(QPalette::Text), 1.5));
     p.setBrush(Qt::NoBrush);
-    p.drawRect(runRect(m_hoverRun).adjusted(-1.5, -1.5, 1.5, 1.5));
+    p.drawRect(runRect(hoverRun_).adjusted(-1.5, -1.5, 1.5, 1.5));
   }
   p.restore();
 }
 
+} // namespace loupe::views

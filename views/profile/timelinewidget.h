@@ -13,16 +13,18 @@
 #include "profile/timeaxisdrag.h"
 #include "profile/timelinemath.h"
 
+namespace loupe::views {
+
 class TimelineWidget : public QWidget {
   Q_OBJECT
 public:
   explicit TimelineWidget(QWidget* parent = nullptr);
 
   void setData(std::shared_ptr<const ProfileData> data);
-  const TimeLineMath& math() const { return m_math; }
-  TimeLineMath& math() { return m_math; }
+  const TimeLineMath& math() const { return math_; }
+  TimeLineMath& math() { return math_; }
 
-  int selectedKernel() const { return m_selected; }
+  int selectedKernel() const { return selected_; }
   void setSelectedKernel(int kernelIndex); // index into ProfileData::kernels(), -1 for none
   // The run drawn at a widget position, or -1.
   int runAt(QPointF pos) const;
@@ -64,20 +66,22 @@ private:
   QRectF jitRowRect() const;      // empty without TinyJit calls
   QRectF pythonRowRect() const;   // empty without Tensor calls
   QRectF compileRowRect() const;  // empty without compile spans
-  int rowsAboveLanes() const { return (m_pythonRow ? 1 : 0) + (m_compileRow ? 1 : 0) + (m_jitRow ? 1 : 0); }
+  int rowsAboveLanes() const { return (pythonRow_ ? 1 : 0) + (compileRow_ ? 1 : 0) + (jitRow_ ? 1 : 0); }
   QRectF runRect(int run) const;
   void updatePixelSpan();
 
-  std::shared_ptr<const ProfileData> m_data;
-  TimeLineMath m_math;
-  std::vector<std::vector<double>> m_starts, m_ends; // per lane, in the lane's run order
-  int m_selected = -1;
-  int m_hoverRun = -1;
-  bool m_jitRow = false;
-  bool m_compileRow = false;
-  std::vector<SpanBar> m_compileBars;
-  bool m_pythonRow = false;
-  std::vector<SpanBar> m_pythonBars;
-  TimeAxisDrag m_drag;
-  double m_labelWidth = 90, m_axisHeight = 24, m_laneHeight = 34;
+  std::shared_ptr<const ProfileData> data_;
+  TimeLineMath math_;
+  std::vector<std::vector<double>> starts_, ends_; // per lane, in the lane's run order
+  int selected_ = -1;
+  int hoverRun_ = -1;
+  bool jitRow_ = false;
+  bool compileRow_ = false;
+  std::vector<SpanBar> compileBars_;
+  bool pythonRow_ = false;
+  std::vector<SpanBar> pythonBars_;
+  TimeAxisDrag drag_;
+  double labelWidth_ = 90, axisHeight_ = 24, laneHeight_ = 34;
 };
+
+} // namespace loupe::views

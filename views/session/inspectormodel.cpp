@@ -6,7 +6,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "graph/uopgraphadapter.h"
+#include "session/uopnodeid.h"
 #include "ir/buffer_ref.h"
 #include "ir/print.h"
 #include "session/provenance.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "graph/uopgraphadapter.h"
+#include "session/uopnodeid.h"
 #include "ir/buffer_ref.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
@@ -442,6 +442,11 @@ void Session::apply(Selection next, bool stepDirty) {
   if (!(old == sel_) || stepDirty) Q_EMIT selectionChanged();
 }
 
+void Session::setStepDrawer(StepDrawer drawer) {
+  drawer_ = std::move(drawer);
+  if (replayer_) requestStep();
+}
+
 void Session::requestStep() {
   const quint64 generation = stepGeneration_->fetch_add(1) + 1;
   stepPending_ = true;
@@ -457,9 +462,10 @@ void Session::requestStep() {
   std::shared_ptr<const TraceSnapshot> snapshot = snapshot_;
   std::shared_ptr<std::atomic<quint64>> current = stepGeneration_;
   const int64_t pass = sel_.pass, step = sel_.step;
+  StepDrawer drawer = drawer_;
   watcher->setFuture(QtConcurrent::run(&stepPool_, [=]() -> std::optional<StepInfo> {
     if (current->load() != generation) return std::nullopt;  // a newer selection came first
-    if (replayer && snapshot) return replayer->rebuild(*snapshot, pass, step);
+    if (replayer && snapshot) return replayer->rebuild(*snapshot, pass, step, drawer);
     StepInfo nothing;  // no trace open
     nothing.pass = pass;
     nothing.step = step;

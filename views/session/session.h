@@ -55,6 +55,9 @@ public:
   bool openNow(const QString& path, QString* error = nullptr);
   bool reloadNow(QString* error = nullptr);
   void close();
+  // What a view draws of each rebuilt step, run on the step thread (the Graph panel installs its own);
+  // the step shown now is rebuilt with it.
+  void setStepDrawer(StepDrawer drawer);
   bool isLoading() const { return loading_ > 0; }
   // Blocks (processing events) until no load is running; false on timeout.
   bool waitForLoad(int timeoutMs = 30000);
@@ -143,6 +146,7 @@ private:
   std::shared_ptr<const TraceSnapshot> snapshot_;
   std::shared_ptr<loupe::TraceReader> reader_;
   std::shared_ptr<StepReplayer> replayer_;
+  StepDrawer drawer_;
   // Shared with rebuild jobs, which outlive a selection (and the session) they were asked for.
   std::shared_ptr<std::atomic<quint64>> stepGeneration_ = std::make_shared<std::atomic<quint64>>(0);
   bool stepPending_ = false;

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 
-#include "graph/uopgraphadapter.h"
 #include "inspect/why_not.h"
 #include "session/tracesnapshot.h"
 
 namespace loupe::views {
 
-StepInfo StepReplayer::rebuild(const TraceSnapshot& trace, int64_t passId, int64_t step) {
+StepInfo StepReplayer::rebuild(const TraceSnapshot& trace, int64_t passId, int64_t step, const StepDrawer& drawer) {
   StepInfo st;
   st.pass = passId;
   st.step = step;
@@ -24,22 +23,14 @@ StepInfo StepReplayer::rebuild(const TraceSnapshot& trace, int64_t passId, int64
     st.changes = replay_->changes_at(st.step);
     st.graph = replay_->graph_at(st.step);
     st.firedRules = loupe::fired_rules(replay_->matches());
-    ReplayedStep drawn;
-    drawn.pass = p;
-    drawn.step = st.step;
-    drawn.steps = st.steps;
-    drawn.graph = st.graph;
     if (st.step > 0) {
       st.before = replay_->graph_at(st.step - 1);
       st.match = replay_->matches()[size_t(st.step - 1)];
-      drawn.before = st.before;
-      drawn.changes = &st.changes;
-      drawn.match = &*st.match;
     }
-    st.model = std::make_shared<const GraphModel>(graphModelFromReplayedStep(drawn));
+    if (drawer) st.drawing = drawer(*p, st);
   } catch (const std::exception& e) {
     st.graph.reset();
-    st.model.reset();
+    st.drawing.reset();
     st.error = QString::fromStdString(e.what());
   }
   return st;

@@ -8,7 +8,9 @@
 #include <memory>
 #include <optional>
 
-#include "shape/shapetrackerinput.h"
+#include "shapeview/shapetrackerinput.h"
+
+namespace loupe::views {
 
 struct ShapeCellReport {
   std::vector<int64_t> index;
@@ -32,18 +34,18 @@ public:
 
   explicit ShapeOffsets(std::shared_ptr<const ShapeTrackerInput> input = {});
 
-  const ShapeTrackerInput* input() const { return m_input.get(); }
-  bool hasMapping() const { return m_mappingUsable; }
-  bool canEvaluate() const { return m_input && m_input->index; }
-  QString problem() const { return m_problem; } // why the mapping is not used, if it is not
+  const ShapeTrackerInput* input() const { return input_.get(); }
+  bool hasMapping() const { return mappingUsable_; }
+  bool canEvaluate() const { return input_ && input_->index; }
+  QString problem() const { return problem_; } // why the mapping is not used, if it is not
 
   // Offset of an element (-1 padding, kError when evaluation failed) if known without evaluating.
   std::optional<int64_t> known(int64_t flat) const;
   // Evaluates the expressions at this element and remembers the result.
   int64_t evaluate(int64_t flat, const std::vector<int64_t>& index);
   // The range colours are spread over: the mapping's min/max, else the index's proven bounds.
-  int64_t minOffset() const { return m_min; }
-  int64_t maxOffset() const { return m_max; }
+  int64_t minOffset() const { return min_; }
+  int64_t maxOffset() const { return max_; }
 
   // Bounds of the offsets read with some axes fixed (nullopt = free), from the index expression with
   // those axes substituted: they hold for any slice without evaluating it. Whole range if unknown.
@@ -52,12 +54,14 @@ public:
   ShapeCellReport report(const std::vector<int64_t>& index, int64_t flat) const;
 
 private:
-  std::shared_ptr<const ShapeTrackerInput> m_input;
-  bool m_mappingUsable = false;
-  QString m_problem;
-  int64_t m_min = 0, m_max = 0;
-  QHash<int64_t, int64_t> m_cache;
+  std::shared_ptr<const ShapeTrackerInput> input_;
+  bool mappingUsable_ = false;
+  QString problem_;
+  int64_t min_ = 0, max_ = 0;
+  QHash<int64_t, int64_t> cache_;
 };
 
 // Hover text: index, element number, offset, and both expressions with their values here.
 QString shapeCellTooltip(const ShapeCellReport& report);
+
+} // namespace loupe::views

@@ -4,7 +4,9 @@
 
 #include <memory>
 
-#include "shape/shapetrackerinput.h"
+#include "shapeview/shapetrackerinput.h"
+
+namespace loupe::views {
 
 class ShapeViewsModel : public QAbstractTableModel {
   Q_OBJECT
@@ -16,7 +18,7 @@ public:
 
   // Shares the input with the rest of the panel; nothing is copied per row.
   void setInput(std::shared_ptr<const ShapeTrackerInput> input);
-  const ShapeTrackerInput* input() const { return m_input.get(); }
+  const ShapeTrackerInput* input() const { return input_.get(); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -24,5 +26,7 @@ public:
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-  std::shared_ptr<const ShapeTrackerInput> m_input;
+  std::shared_ptr<const ShapeTrackerInput> input_;
 };
+
+} // namespace loupe::views

@@ -1,4 +1,4 @@
-#include "shape/shapeoffsets.h"
+#include "shapeview/shapeoffsets.h"
 
 #include <QObject>
 #include <QStringList>
@@ -9,6 +9,8 @@
 #include "ir/print.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
+
+namespace loupe::views {
 
 namespace {
 
@@ -43,54 +45,54 @@ bool ShapeCellReport::disagrees() const {
   return indexValue && *indexValue != *mapped;
 }
 
-ShapeOffsets::ShapeOffsets(std::shared_ptr<const ShapeTrackerInput> input) : m_input(std::move(input)) {
-  if (!m_input) return;
-  const int64_t n = elementCount(m_input->shape);
-  if (!m_input->mapping.empty()) {
-    if (int64_t(m_input->mapping.size()) == n) {
-      m_mappingUsable = true;
+ShapeOffsets::ShapeOffsets(std::shared_ptr<const ShapeTrackerInput> input) : input_(std::move(input)) {
+  if (!input_) return;
+  const int64_t n = elementCount(input_->shape);
+  if (!input_->mapping.empty()) {
+    if (int64_t(input_->mapping.size()) == n) {
+      mappingUsable_ = true;
     } else {
-      m_problem =
+      problem_ =
           QObject::tr("the mapping has %1 entries but the shape %2 has %3 elements; offsets are evaluated instead")
-              .arg(m_input->mapping.size())
-              .arg(formatTuple(m_input->shape))
+              .arg(input_->mapping.size())
+              .arg(formatTuple(input_->shape))
               .arg(n);
     }
   }
-  if (m_mappingUsable) {
+  if (mappingUsable_) {
     bool any = false;
-    for (int64_t v : m_input->mapping) {
+    for (int64_t v : input_->mapping) {
       if (v < 0) continue;
-      m_min = any ? std::min(m_min, v) : v;
-      m_max = any ? std::max(m_max, v) : v;
+      min_ = any ? std::min(min_, v) : v;
+      max_ = any ? std::max(max_, v) : v;
       any = true;
     }
-  } else if (m_input->index) {
-    std::tie(m_min, m_max) = boundsWithFixed({});
+  } else if (input_->index) {
+    std::tie(min_, max_) = boundsWithFixed({});
   }
 }
 
 std::pair<int64_t, int64_t> ShapeOffsets::boundsWithFixed(const std::vector<std::optional<int64_t>>& fixed) const {
-  if (!m_input || !m_input->index) return {m_min, m_max};
+  if (!input_ || !input_->index) return {min_, max_};
   auto clamp64 = [](__int128 v) {
     return int64_t(
         std::clamp<__int128>(v, std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2));
   };
   loupe::UOpMap<loupe::UOpPtr> subs;
-  for (const loupe::UOp* u : m_input->index->toposort()) {
+  for (const loupe::UOp* u : input_->index->toposort()) {
     if (u->op != loupe::Ops::RANGE) continue;
     for (size_t axis = 0; axis < fixed.size(); ++axis)
       if (fixed[axis] && u->var_name() == "ridx" + std::to_string(axis))
         subs[u->ptr()] = loupe::UOp::cnst_int(u->dtype, *fixed[axis]);
   }
-  const loupe::UOpPtr e = subs.empty() ? m_input->index : loupe::substitute(m_input->index, subs);
+  const loupe::UOpPtr e = subs.empty() ? input_->index : loupe::substitute(input_->index, subs);
   return {clamp64(e->vmin()), clamp64(e->vmax())};
 }
 
 std::optional<int64_t> ShapeOffsets::known(int64_t flat) const {
-  if (m_mappingUsable) return m_input->mapping[size_t(flat)];
-  auto it = m_cache.constFind(flat);
-  if (it != m_cache.constEnd()) return *it;
+  if (mappingUsable_) return input_->mapping[size_t(flat)];
+  auto it = cache_.constFind(flat);
+  if (it != cache_.constEnd()) return *it;
   if (!canEvaluate()) return kError;
   return std::nullopt;
 }
@@ -100,13 +102,13 @@ int64_t ShapeOffsets::evaluate(int64_t flat, const std::vector<int64_t>& index) 
   int64_t result = kError;
   try {
     const loupe::VarValues vars = varsFor(index);
-    const bool valid = !m_input->valid || loupe::eval_int(m_input->valid, vars) != 0;
-    result = valid ? loupe::eval_int(m_input->index, vars) : kPadding;
+    const bool valid = !input_->valid || loupe::eval_int(input_->valid, vars) != 0;
+    result = valid ? loupe::eval_int(input_->index, vars) : kPadding;
   } catch (const std::exception&) {
     result = kError; // the hover report shows the message
   }
-  if (m_cache.size() >= kMaxCached) m_cache.clear();
-  m_cache.insert(flat, result);
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  cache_.insert(flat, result);
   return result;
 }
 
@@ -114,24 +116,24 @@ ShapeCellReport ShapeOffsets::report(const std::vector<int64_t>& index, int64_t 
   ShapeCellReport r;
   r.index = index;
   r.flat = flat;
-  if (!m_input) return r;
-  if (m_mappingUsable && flat >= 0 && flat < int64_t(m_input->mapping.size()))
-    r.mapped = m_input->mapping[size_t(flat)];
+  if (!input_) return r;
+  if (mappingUsable_ && flat >= 0 && flat < int64_t(input_->mapping.size()))
+    r.mapped = input_->mapping[size_t(flat)];
   const loupe::VarValues vars = varsFor(index);
-  r.indexText = shortened(m_input->index);
-  r.validText = m_input->valid ? shortened(m_input->valid) : QStringLiteral("True");
-  if (m_input->index) {
+  r.indexText = shortened(input_->index);
+  r.validText = input_->valid ? shortened(input_->valid) : QStringLiteral("True");
+  if (input_->index) {
     try {
-      r.indexValue = loupe::eval_int(m_input->index, vars);
+      r.indexValue = loupe::eval_int(input_->index, vars);
     } catch (const std::exception& e) {
       r.indexError = QString::fromUtf8(e.what());
     }
   }
-  if (!m_input->valid) {
+  if (!input_->valid) {
     r.validValue = true;
   } else {
     try {
-      r.validValue = loupe::eval_int(m_input->valid, vars) != 0;
+      r.validValue = loupe::eval_int(input_->valid, vars) != 0;
     } catch (const std::exception& e) {
       r.validError = QString::fromUtf8(e.what());
     }
@@ -173,3 +175,5 @@ QString shapeCellTooltip(const ShapeCellReport& r) {
   return QStringLiteral("<div style='white-space:nowrap'>") + lines.join(QStringLiteral("<br>")) +
          QStringLiteral("</div>");
 }
+
+} // namespace loupe::views

@@ -1,4 +1,4 @@
-#include "shape/shapetrackerview.h"
+#include "shapeview/shapetrackerview.h"
 
 #include <QStringList>
 
@@ -16,26 +16,28 @@
 #include <QVBoxLayout>
 
 #include "ir/print.h"
-#include "shape/shapegridwidget.h"
-#include "shape/shapeoffsets.h"
-#include "shape/shapeviewsmodel.h"
-#include "panels/elidedlabel.h"
+#include "shapeview/shapegridwidget.h"
+#include "shapeview/shapeoffsets.h"
+#include "shapeview/shapeviewsmodel.h"
+#include "widgets/elidedlabel.h"
+
+namespace loupe::views {
 
 // The colour ramp from the lowest to the highest offset, plus the padding swatch.
 class OffsetLegend : public QWidget {
 public:
   explicit OffsetLegend(QWidget* parent) : QWidget(parent) { setMinimumHeight(fontMetrics().height() + 6); }
   void setRange(int64_t lo, int64_t hi, bool known) {
-    m_lo = lo;
-    m_hi = hi;
-    m_known = known;
+    lo_ = lo;
+    hi_ = hi;
+    known_ = known;
     updateGeometry();
     update();
   }
   QSize sizeHint() const override {
     const QFontMetrics fm = fontMetrics();
     const int numbers =
-        m_known ? fm.horizontalAdvance(QString::number(m_lo)) + fm.horizontalAdvance(QString::number(m_hi)) + 140 + 24
+        known_ ? fm.horizontalAdvance(QString::number(lo_)) + fm.horizontalAdvance(QString::number(hi_)) + 140 + 24
                 : 0;
     return {fm.horizontalAdvance(tr("offset")) + 8 + numbers + fm.height() + 6 +
                 fm.horizontalAdvance(tr("padding (reads 0)")) + 4,
@@ -53,8 +55,8 @@ protected:
     const QString caption = tr("offset"); // of the elements in the shown slice
     p.drawText(QRect(x, y, fm.horizontalAdvance(caption), h), Qt::AlignVCenter, caption);
     x += fm.horizontalAdvance(caption) + 8;
-    if (m_known) {
-      const QString lo = QString::number(m_lo), hi = QString::number(m_hi);
+    if (known_) {
+      const QString lo = QString::number(lo_), hi = QString::number(hi_);
       p.drawText(QRect(x, y, fm.horizontalAdvance(lo), h), Qt::AlignVCenter, lo);
       x += fm.horizontalAdvance(lo) + 4;
       const int w = 140;
@@ -76,30 +78,30 @@ protected:
   }
 
 private:
-  int64_t m_lo = 0, m_hi = 0;
-  bool m_known = false;
+  int64_t lo_ = 0, hi_ = 0;
+  bool known_ = false;
 };
 
-ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(new ShapeViewsModel(this)) {
-  m_title = loupe::views::widthFromLayout(new QLabel(this));
-  m_title->setTextFormat(Qt::RichText);
-  m_title->setWordWrap(true);
+ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), model_(new ShapeViewsModel(this)) {
+  title_ = loupe::views::widthFromLayout(new QLabel(this));
+  title_->setTextFormat(Qt::RichText);
+  title_->setWordWrap(true);
 
-  m_table = new QTableView(this);
-  m_table->setModel(m_model);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setStretchLastSection(false);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->setAlternatingRowColors(true);
-  m_table->setWordWrap(false);
+  table_ = new QTableView(this);
+  table_->setModel(model_);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->setWordWrap(false);
 
-  m_rowAxis = new QComboBox(this);
-  m_colAxis = new QComboBox(this);
-  m_rowAxis->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_colAxis->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_rowAxis->setToolTip(tr("The axis that runs down the grid"));
-  m_colAxis->setToolTip(tr("The axis that runs across the grid"));
+  rowAxis_ = new QComboBox(this);
+  colAxis_ = new QComboBox(this);
+  rowAxis_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  colAxis_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  rowAxis_->setToolTip(tr("The axis that runs down the grid"));
+  colAxis_->setToolTip(tr("The axis that runs across the grid"));
   auto* zoomOut = new QToolButton(this);
   zoomOut->setText(QStringLiteral("−"));
   zoomOut->setToolTip(tr("Zoom out (Ctrl+wheel)"));
@@ -111,29 +113,29 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
 
   auto* axes = new QHBoxLayout;
   axes->addWidget(loupe::views::captionLabel(tr("Rows"), this));
-  axes->addWidget(m_rowAxis);
+  axes->addWidget(rowAxis_);
   axes->addSpacing(8);
   axes->addWidget(loupe::views::captionLabel(tr("Columns"), this));
-  axes->addWidget(m_colAxis);
+  axes->addWidget(colAxis_);
   axes->addStretch(1);
   axes->addWidget(zoomOut);
   axes->addWidget(zoomIn);
   axes->addWidget(fit);
 
-  m_sliceBox = new QWidget(this);
-  m_sliceLayout = new QGridLayout(m_sliceBox);
-  m_sliceLayout->setContentsMargins(0, 0, 0, 0);
-  m_sliceLayout->setHorizontalSpacing(8);
-  m_sliceLayout->setVerticalSpacing(2);
+  sliceBox_ = new QWidget(this);
+  sliceLayout_ = new QGridLayout(sliceBox_);
+  sliceLayout_->setContentsMargins(0, 0, 0, 0);
+  sliceLayout_->setHorizontalSpacing(8);
+  sliceLayout_->setVerticalSpacing(2);
 
-  m_grid = new ShapeGridWidget(this);
-  m_legend = new OffsetLegend(this);
-  m_hover = loupe::views::widthFromLayout(new QLabel(this));
-  m_hover->setTextFormat(Qt::RichText);
-  m_expressions = loupe::views::widthFromLayout(new QLabel(this));
-  m_expressions->setTextFormat(Qt::RichText);
-  m_expressions->setWordWrap(true);
-  m_expressions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  grid_ = new ShapeGridWidget(this);
+  legend_ = new OffsetLegend(this);
+  hover_ = loupe::views::widthFromLayout(new QLabel(this));
+  hover_->setTextFormat(Qt::RichText);
+  expressions_ = loupe::views::widthFromLayout(new QLabel(this));
+  expressions_->setTextFormat(Qt::RichText);
+  expressions_->setWordWrap(true);
+  expressions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   // The views table and the expressions on the left, the grid on the right with the panel's whole
   // height: stacked, a bottom dock left the grid a strip of ~45 px.
@@ -141,8 +143,8 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   auto* iv = new QVBoxLayout(infoPane);
   iv->setContentsMargins(0, 0, 0, 0);
   iv->setSpacing(4);
-  iv->addWidget(m_table);
-  iv->addWidget(m_expressions);
+  iv->addWidget(table_);
+  iv->addWidget(expressions_);
   iv->addStretch(1);
 
   auto* gridPane = new QWidget(this);
@@ -150,14 +152,14 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
   gv->setContentsMargins(0, 0, 0, 0);
   gv->setSpacing(4);
   gv->addLayout(axes);
-  gv->addWidget(m_sliceBox);
-  gv->addWidget(m_grid, 1);
+  gv->addWidget(sliceBox_);
+  gv->addWidget(grid_, 1);
   // Legend and hover line under the grid, one per row: side by side they made the pane wider than
   // a bottom dock leaves it.
-  gv->addWidget(m_legend, 0, Qt::AlignLeft);
-  gv->addWidget(m_hover);
-  m_hover->setWordWrap(true);
-  m_grid->setMinimumHeight(kMinGridHeight);
+  gv->addWidget(legend_, 0, Qt::AlignLeft);
+  gv->addWidget(hover_);
+  hover_->setWordWrap(true);
+  grid_->setMinimumHeight(kMinGridHeight);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(infoPane);
@@ -168,18 +170,18 @@ ShapeTrackerView::ShapeTrackerView(QWidget* parent) : QWidget(parent), m_model(n
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
-  layout->addWidget(m_title);
+  layout->addWidget(title_);
   layout->addWidget(split, 1);
 
-  connect(m_rowAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(true); });
-  connect(m_colAxis, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(false); });
-  connect(zoomIn, &QToolButton::clicked, m_grid, &ShapeGridWidget::zoomIn);
-  connect(zoomOut, &QToolButton::clicked, m_grid, &ShapeGridWidget::zoomOut);
-  connect(fit, &QToolButton::clicked, m_grid, &ShapeGridWidget::zoomToFit);
-  connect(m_grid, &ShapeGridWidget::cellHovered, this, &ShapeTrackerView::describeHover);
-  connect(m_grid, &ShapeGridWidget::cellClicked, this, &ShapeTrackerView::cellClicked);
-  connect(m_grid, &ShapeGridWidget::colourRangeChanged, this, [this](qint64 lo, qint64 hi) {
-    m_legend->setRange(lo, hi, m_offsets && (m_offsets->hasMapping() || m_offsets->canEvaluate()));
+  connect(rowAxis_, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(true); });
+  connect(colAxis_, &QComboBox::currentIndexChanged, this, [this] { onAxisComboChanged(false); });
+  connect(zoomIn, &QToolButton::clicked, grid_, &ShapeGridWidget::zoomIn);
+  connect(zoomOut, &QToolButton::clicked, grid_, &ShapeGridWidget::zoomOut);
+  connect(fit, &QToolButton::clicked, grid_, &ShapeGridWidget::zoomToFit);
+  connect(grid_, &ShapeGridWidget::cellHovered, this, &ShapeTrackerView::describeHover);
+  connect(grid_, &ShapeGridWidget::cellClicked, this, &ShapeTrackerView::cellClicked);
+  connect(grid_, &ShapeGridWidget::colourRangeChanged, this, [this](qint64 lo, qint64 hi) {
+    legend_->setRange(lo, hi, offsets_ && (offsets_->hasMapping() || offsets_->canEvaluate()));
   });
   clear();
 }
@@ -189,25 +191,25 @@ ShapeTrackerView::~ShapeTrackerView() = default;
 void ShapeTrackerView::clear() { setInput(ShapeTrackerInput{}); }
 
 void ShapeTrackerView::setInput(ShapeTrackerInput input) {
-  m_input = std::make_shared<const ShapeTrackerInput>(std::move(input));
-  m_offsets = std::make_shared<ShapeOffsets>(m_input);
-  m_model->setInput(m_input);
-  m_grid->setOffsets(m_offsets);
-  m_table->resizeColumnsToContents();
+  input_ = std::make_shared<const ShapeTrackerInput>(std::move(input));
+  offsets_ = std::make_shared<ShapeOffsets>(input_);
+  model_->setInput(input_);
+  grid_->setOffsets(offsets_);
+  table_->resizeColumnsToContents();
 
   const QString muted = palette().color(QPalette::PlaceholderText).name();
-  QString title = m_input->title.isEmpty() ? tr("<b>ShapeTracker</b>")
-                                           : QStringLiteral("<b>%1</b>").arg(m_input->title.toHtmlEscaped());
-  if (!m_input->views.empty() || !m_input->shape.empty())
+  QString title = input_->title.isEmpty() ? tr("<b>ShapeTracker</b>")
+                                           : QStringLiteral("<b>%1</b>").arg(input_->title.toHtmlEscaped());
+  if (!input_->views.empty() || !input_->shape.empty())
     title +=
         tr(" &nbsp;<span style='color:%1'>shape</span> <tt>%2</tt> &nbsp;<span style='color:%1'>·</span> %3 view(s) "
            "&nbsp;<span style='color:%1'>·</span> %4 elements")
-            .arg(muted, formatTuple(m_input->shape))
-            .arg(m_input->views.size())
-            .arg(elementCount(m_input->shape));
-  if (!m_offsets->problem().isEmpty())
-    title += QStringLiteral("<br><span style='color:#d33'>%1</span>").arg(m_offsets->problem().toHtmlEscaped());
-  m_title->setText(title);
+            .arg(muted, formatTuple(input_->shape))
+            .arg(input_->views.size())
+            .arg(elementCount(input_->shape));
+  if (!offsets_->problem().isEmpty())
+    title += QStringLiteral("<br><span style='color:#d33'>%1</span>").arg(offsets_->problem().toHtmlEscaped());
+  title_->setText(title);
 
   auto expr = [](const loupe::UOpPtr& e, const QString& none) {
     if (!e) return none;
@@ -217,60 +219,60 @@ void ShapeTrackerView::setInput(ShapeTrackerInput input) {
   };
   QString expressions =
       tr("<span style='color:%1'>index</span> <tt>%2</tt><br><span style='color:%1'>valid</span> <tt>%3</tt>")
-          .arg(muted, expr(m_input->symbolicIndex ? m_input->symbolicIndex : m_input->index, tr("(not recorded)")),
-               expr(m_input->symbolicIndex ? m_input->symbolicValid : m_input->valid, QStringLiteral("True")));
-  if (!m_input->variables.empty()) {
+          .arg(muted, expr(input_->symbolicIndex ? input_->symbolicIndex : input_->index, tr("(not recorded)")),
+               expr(input_->symbolicIndex ? input_->symbolicValid : input_->valid, QStringLiteral("True")));
+  if (!input_->variables.empty()) {
     // the grid and the numbers are the view under one value per variable
     QStringList values;
-    for (const ShapeVariable& v : m_input->variables)
+    for (const ShapeVariable& v : input_->variables)
       values << tr("%1 = %2 <span style='color:%3'>(%4..%5%6)</span>")
                     .arg(v.name.toHtmlEscaped()).arg(v.value).arg(muted).arg(v.min).arg(v.max).arg(v.bound ? tr(", bound") : QString());
     expressions += tr("<br><span style='color:%1'>under</span> %2").arg(muted, values.join(QStringLiteral(", ")));
   }
-  m_expressions->setText(expressions);
-  m_legend->setRange(m_grid->colourLow(), m_grid->colourHigh(), m_offsets->hasMapping() || m_offsets->canEvaluate());
+  expressions_->setText(expressions);
+  legend_->setRange(grid_->colourLow(), grid_->colourHigh(), offsets_->hasMapping() || offsets_->canEvaluate());
   rebuildAxisControls();
   describeHover({});
-  m_grid->zoomToFit();
+  grid_->zoomToFit();
   // The table takes the width of its columns (up to kMaxTableWidth, then it scrolls) and the height
   // of its rows, the grid beside it the rest.
-  const int tableWidth = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() + 2;
-  m_table->setMinimumWidth(std::min(tableWidth, kMaxTableWidth));
-  const int scrollBar = tableWidth > kMaxTableWidth ? m_table->horizontalScrollBar()->sizeHint().height() : 0;
-  const int tableHeight = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() +
-                          m_table->verticalHeader()->defaultSectionSize() * std::max(1, m_model->rowCount()) + 2 +
+  const int tableWidth = table_->horizontalHeader()->length() + 2 * table_->frameWidth() + 2;
+  table_->setMinimumWidth(std::min(tableWidth, kMaxTableWidth));
+  const int scrollBar = tableWidth > kMaxTableWidth ? table_->horizontalScrollBar()->sizeHint().height() : 0;
+  const int tableHeight = table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth() +
+                          table_->verticalHeader()->defaultSectionSize() * std::max(1, model_->rowCount()) + 2 +
                           scrollBar;
-  m_table->setFixedHeight(tableHeight);
+  table_->setFixedHeight(tableHeight);
 }
 
 void ShapeTrackerView::rebuildAxisControls() {
-  m_updating = true;
-  const ShapeGridMath& math = m_grid->math();
+  updating_ = true;
+  const ShapeGridMath& math = grid_->math();
   const int rank = math.rank();
-  m_rowAxis->clear();
-  m_colAxis->clear();
+  rowAxis_->clear();
+  colAxis_->clear();
   for (int a = 0; a < rank; ++a) {
     const QString label = tr("axis %1 (%2)").arg(a).arg(math.shape()[size_t(a)]);
-    m_rowAxis->addItem(label, a);
-    m_colAxis->addItem(label, a);
+    rowAxis_->addItem(label, a);
+    colAxis_->addItem(label, a);
   }
-  if (rank >= 1) m_rowAxis->addItem(tr("— (one row)"), -1);
-  m_rowAxis->setEnabled(rank >= 2);
-  m_colAxis->setEnabled(rank >= 2);
+  if (rank >= 1) rowAxis_->addItem(tr("— (one row)"), -1);
+  rowAxis_->setEnabled(rank >= 2);
+  colAxis_->setEnabled(rank >= 2);
   syncAxisCombos();
 
-  while (QLayoutItem* item = m_sliceLayout->takeAt(0)) {
+  while (QLayoutItem* item = sliceLayout_->takeAt(0)) {
     delete item->widget();
     delete item;
   }
-  m_sliders = QList<QSlider*>(rank, nullptr);
-  m_spins = QList<QSpinBox*>(rank, nullptr);
+  sliders_ = QList<QSlider*>(rank, nullptr);
+  spins_ = QList<QSpinBox*>(rank, nullptr);
   int slot = 0;
   for (int axis : math.sliceAxes()) {
     const int64_t size = math.shape()[size_t(axis)];
-    auto* label = loupe::views::captionLabel(tr("axis %1").arg(axis), m_sliceBox);
-    auto* slider = new QSlider(Qt::Horizontal, m_sliceBox);
-    auto* spin = new QSpinBox(m_sliceBox);
+    auto* label = loupe::views::captionLabel(tr("axis %1").arg(axis), sliceBox_);
+    auto* slider = new QSlider(Qt::Horizontal, sliceBox_);
+    auto* spin = new QSpinBox(sliceBox_);
     const int maxIndex = int(std::clamp<int64_t>(size - 1, 0, INT_MAX));
     slider->setRange(0, maxIndex);
     spin->setRange(0, maxIndex);
@@ -281,30 +283,30 @@ void ShapeTrackerView::rebuildAxisControls() {
     spin->setEnabled(size > 1);
     slider->setMinimumWidth(80);
     const int row = slot / 2, col = (slot % 2) * 3;  // two per row: the grid pane stays narrow
-    m_sliceLayout->addWidget(label, row, col);
-    m_sliceLayout->addWidget(slider, row, col + 1);
-    m_sliceLayout->addWidget(spin, row, col + 2);
+    sliceLayout_->addWidget(label, row, col);
+    sliceLayout_->addWidget(slider, row, col + 1);
+    sliceLayout_->addWidget(spin, row, col + 2);
     connect(slider, &QSlider::valueChanged, this, [this, axis](int v) { setSliceIndex(axis, v); });
     connect(spin, &QSpinBox::valueChanged, this, [this, axis](int v) { setSliceIndex(axis, v); });
-    m_sliders[axis] = slider;
-    m_spins[axis] = spin;
+    sliders_[axis] = slider;
+    spins_[axis] = spin;
     ++slot;
   }
-  m_sliceBox->setVisible(slot > 0);
-  m_updating = false;
+  sliceBox_->setVisible(slot > 0);
+  updating_ = false;
 }
 
 void ShapeTrackerView::syncAxisCombos() {
-  const ShapeGridMath& math = m_grid->math();
-  m_rowAxis->setCurrentIndex(m_rowAxis->findData(math.rowAxis()));
-  m_colAxis->setCurrentIndex(m_colAxis->findData(math.colAxis()));
+  const ShapeGridMath& math = grid_->math();
+  rowAxis_->setCurrentIndex(rowAxis_->findData(math.rowAxis()));
+  colAxis_->setCurrentIndex(colAxis_->findData(math.colAxis()));
 }
 
 void ShapeTrackerView::onAxisComboChanged(bool rowChanged) {
-  if (m_updating) return;
-  const ShapeGridMath& math = m_grid->math();
-  int row = m_rowAxis->currentData().isValid() ? m_rowAxis->currentData().toInt() : -1;
-  int col = m_colAxis->currentData().isValid() ? m_colAxis->currentData().toInt() : -1;
+  if (updating_) return;
+  const ShapeGridMath& math = grid_->math();
+  int row = rowAxis_->currentData().isValid() ? rowAxis_->currentData().toInt() : -1;
+  int col = colAxis_->currentData().isValid() ? colAxis_->currentData().toInt() : -1;
   // Picking the axis the other combo shows swaps the two.
   if (row >= 0 && row == col) {
     if (rowChanged)
@@ -316,30 +318,30 @@ void ShapeTrackerView::onAxisComboChanged(bool rowChanged) {
 }
 
 bool ShapeTrackerView::setGridAxes(int rowAxis, int colAxis) {
-  const bool ok = m_grid->setAxes(rowAxis, colAxis);
+  const bool ok = grid_->setAxes(rowAxis, colAxis);
   rebuildAxisControls(); // the slice axes changed; also puts the combos back if refused
-  if (ok) m_grid->zoomToFit();
+  if (ok) grid_->zoomToFit();
   return ok;
 }
 
 void ShapeTrackerView::setSliceIndex(int axis, int64_t value) {
-  m_grid->setFixedIndex(axis, value);
-  if (axis < 0 || axis >= m_sliders.size() || !m_sliders[axis]) return;
-  const int v = int(m_grid->math().fixedIndex(axis));
-  const QSignalBlocker b1(m_sliders[axis]), b2(m_spins[axis]);
-  m_sliders[axis]->setValue(v);
-  m_spins[axis]->setValue(v);
+  grid_->setFixedIndex(axis, value);
+  if (axis < 0 || axis >= sliders_.size() || !sliders_[axis]) return;
+  const int v = int(grid_->math().fixedIndex(axis));
+  const QSignalBlocker b1(sliders_[axis]), b2(spins_[axis]);
+  sliders_[axis]->setValue(v);
+  spins_[axis]->setValue(v);
 }
 
 void ShapeTrackerView::describeHover(const QList<qint64>& index) {
   const QString muted = palette().color(QPalette::PlaceholderText).name();
-  if (index.isEmpty() || !m_offsets) {
-    m_hover->setText(QStringLiteral("<span style='color:%1'>%2</span>")
+  if (index.isEmpty() || !offsets_) {
+    hover_->setText(QStringLiteral("<span style='color:%1'>%2</span>")
                          .arg(muted, tr("Hover a cell for its index and expressions; Ctrl+wheel zooms")));
     return;
   }
   const std::vector<int64_t> idx(index.begin(), index.end());
-  const ShapeCellReport r = m_offsets->report(idx, m_grid->math().flatIndex(idx));
+  const ShapeCellReport r = offsets_->report(idx, grid_->math().flatIndex(idx));
   QString what;
   if (!r.offset())
     what = tr("offset unknown");
@@ -348,7 +350,9 @@ void ShapeTrackerView::describeHover(const QList<qint64>& index) {
   else
     what = tr("offset <b>%1</b>").arg(*r.offset());
   if (r.disagrees()) what += tr(" <span style='color:#d33'>(expressions disagree with the mapping)</span>");
-  m_hover->setText(tr("<tt>%1</tt> → %2").arg(formatTuple(idx), what));
+  hover_->setText(tr("<tt>%1</tt> → %2").arg(formatTuple(idx), what));
 }
 
-QString ShapeTrackerView::hoverText() const { return m_hover->text(); }
+QString ShapeTrackerView::hoverText() const { return hover_->text(); }
+
+} // namespace loupe::views

@@ -1,4 +1,4 @@
-#include "shape/shapetrackeradapter.h"
+#include "shapeview/shapetrackeradapter.h"
 
 #include <QStringList>
 
@@ -7,6 +7,8 @@
 #include "ir/eval.h"
 #include "ir/print.h"
 #include "support/error.h"
+
+namespace loupe::views {
 
 namespace {
 
@@ -107,3 +109,5 @@ ShapeTrackerInput shapeTrackerInput(const loupe::ShapeTracker& st, const QString
   if (elementCount(in.shape) <= maxMapping) in.mapping = concrete.mapping();
   return in;
 }
+
+} // namespace loupe::views

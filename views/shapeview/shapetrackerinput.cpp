@@ -1,6 +1,8 @@
-#include "shape/shapetrackerinput.h"
+#include "shapeview/shapetrackerinput.h"
 
 #include <QStringList>
+
+namespace loupe::views {
 
 int64_t elementCount(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -22,3 +24,5 @@ QString formatMask(const std::vector<std::pair<int64_t, int64_t>>& mask) {
   if (parts.size() == 1) return u'(' + parts.front() + QStringLiteral(",)");
   return u'(' + parts.join(QStringLiteral(", ")) + u')';
 }
+
+} // namespace loupe::views

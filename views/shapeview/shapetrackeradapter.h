@@ -5,7 +5,9 @@
 #include <string>
 
 #include "shape/shapetracker.h"
-#include "shape/shapetrackerinput.h"
+#include "shapeview/shapetrackerinput.h"
+
+namespace loupe::views {
 
 // A symbolic tracker (dims, strides, offsets or masks over DEFINE_VAR/BIND variables) is shown under one
 // value per variable: `binding` by name where it has one, else the value the tracker binds, else the
@@ -15,3 +17,5 @@
 ShapeTrackerInput shapeTrackerInput(const loupe::ShapeTracker& st, const QString& title = {},
                                     int64_t maxMapping = int64_t(1) << 20,
                                     const std::map<std::string, int64_t>& binding = {});
+
+} // namespace loupe::views

@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+namespace loupe::views {
+
 struct GridCell {
   int64_t row = 0;
   int64_t col = 0;
@@ -34,16 +36,16 @@ public:
   // such axis: a single row along it; none: the last two) and the fixed indices to 0.
   // Rank 1 is one row (rowAxis -1); rank 0 is a single cell (both -1).
   void setShape(std::vector<int64_t> shape);
-  const std::vector<int64_t>& shape() const { return m_shape; }
-  int rank() const { return int(m_shape.size()); }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int rank() const { return int(shape_.size()); }
 
-  int rowAxis() const { return m_rowAxis; }
-  int colAxis() const { return m_colAxis; }
+  int rowAxis() const { return rowAxis_; }
+  int colAxis() const { return colAxis_; }
   // Valid when the two differ and are in range; rowAxis may be -1 (a single row). False if refused.
   bool setAxes(int rowAxis, int colAxis);
   std::vector<int> sliceAxes() const; // the axes not on the grid, ascending
 
-  int64_t fixedIndex(int axis) const { return m_fixed[size_t(axis)]; }
+  int64_t fixedIndex(int axis) const { return fixed_[size_t(axis)]; }
   // Clamps to [0, size-1]; returns whether the value changed.
   bool setFixedIndex(int axis, int64_t value);
 
@@ -52,10 +54,10 @@ public:
 
   // Geometry in content coordinates: headers at the top and left, then the cells.
   void setCellSize(double size); // clamped to [kMinCellSize, kMaxCellSize]
-  double cellSize() const { return m_cell; }
+  double cellSize() const { return cell_; }
   void setHeaderSize(double left, double top);
-  double leftHeader() const { return m_left; }
-  double topHeader() const { return m_top; }
+  double leftHeader() const { return left_; }
+  double topHeader() const { return top_; }
   QSizeF contentSize() const;
   QRectF cellRect(GridCell cell) const;
   std::optional<GridCell> cellAt(QPointF contentPos) const;
@@ -82,10 +84,12 @@ public:
 private:
   void updateStrides();
 
-  std::vector<int64_t> m_shape;
-  std::vector<int64_t> m_rowMajor; // row-major element strides of m_shape
-  std::vector<int64_t> m_fixed;
-  int m_rowAxis = -1, m_colAxis = -1;
-  double m_cell = 28.0;
-  double m_left = 0.0, m_top = 0.0;
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> rowMajor_; // row-major element strides of shape_
+  std::vector<int64_t> fixed_;
+  int rowAxis_ = -1, colAxis_ = -1;
+  double cell_ = 28.0;
+  double left_ = 0.0, top_ = 0.0;
 };
+
+} // namespace loupe::views

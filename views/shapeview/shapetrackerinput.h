@@ -10,6 +10,8 @@
 
 #include "ir/uop.h"
 
+namespace loupe::views {
+
 // One View, first (nearest the buffer) to last (the logical shape).
 struct ShapeViewInfo {
   std::vector<int64_t> shape;
@@ -47,3 +49,5 @@ struct ShapeTrackerInput {
 int64_t elementCount(const std::vector<int64_t>& shape);                  // product; 1 for rank 0
 QString formatTuple(const std::vector<int64_t>& values);                  // "(4, 6)", "(5,)", "()"
 QString formatMask(const std::vector<std::pair<int64_t, int64_t>>& mask); // "((1, 7), (0, 6))" or "None"
+
+} // namespace loupe::views

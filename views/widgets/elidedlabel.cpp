@@ -1,4 +1,4 @@
-#include "panels/elidedlabel.h"
+#include "widgets/elidedlabel.h"
 
 #include <QEvent>
 #include <QFontMetricsF>

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "shape/shapetrackerinput.h"
+#include "shapeview/shapetrackerinput.h"
 
 class QComboBox;
 class QGridLayout;
@@ -14,6 +14,9 @@ class QLabel;
 class QSlider;
 class QSpinBox;
 class QTableView;
+
+namespace loupe::views {
+
 class ShapeGridWidget;
 class ShapeOffsets;
 class ShapeViewsModel;
@@ -29,11 +32,11 @@ public:
 
   void setInput(ShapeTrackerInput input);
   void clear();
-  const ShapeTrackerInput* input() const { return m_input.get(); }
+  const ShapeTrackerInput* input() const { return input_.get(); }
 
-  ShapeViewsModel* viewsModel() const { return m_model; }
-  ShapeGridWidget* grid() const { return m_grid; }
-  QTableView* viewsTable() const { return m_table; }
+  ShapeViewsModel* viewsModel() const { return model_; }
+  ShapeGridWidget* grid() const { return grid_; }
+  QTableView* viewsTable() const { return table_; }
 
   // Chooses the grid axes (rowAxis -1: a single row); false when refused. Updates the controls.
   bool setGridAxes(int rowAxis, int colAxis);
@@ -49,20 +52,22 @@ private:
   void onAxisComboChanged(bool rowChanged);
   void describeHover(const QList<qint64>& index);
 
-  std::shared_ptr<const ShapeTrackerInput> m_input;
-  std::shared_ptr<ShapeOffsets> m_offsets;
-  ShapeViewsModel* m_model;
-  QLabel* m_title;
-  QTableView* m_table;
-  QComboBox* m_rowAxis;
-  QComboBox* m_colAxis;
-  QWidget* m_sliceBox;
-  QGridLayout* m_sliceLayout;
-  ShapeGridWidget* m_grid;
-  OffsetLegend* m_legend;
-  QLabel* m_hover;
-  QLabel* m_expressions;
-  QList<QSlider*> m_sliders; // indexed by axis; null for grid axes
-  QList<QSpinBox*> m_spins;
-  bool m_updating = false;
+  std::shared_ptr<const ShapeTrackerInput> input_;
+  std::shared_ptr<ShapeOffsets> offsets_;
+  ShapeViewsModel* model_;
+  QLabel* title_;
+  QTableView* table_;
+  QComboBox* rowAxis_;
+  QComboBox* colAxis_;
+  QWidget* sliceBox_;
+  QGridLayout* sliceLayout_;
+  ShapeGridWidget* grid_;
+  OffsetLegend* legend_;
+  QLabel* hover_;
+  QLabel* expressions_;
+  QList<QSlider*> sliders_; // indexed by axis; null for grid axes
+  QList<QSpinBox*> spins_;
+  bool updating_ = false;
 };
+
+} // namespace loupe::views

@@ -8,8 +8,10 @@
 #include <memory>
 #include <optional>
 
-#include "shape/shapegridmath.h"
-#include "shape/shapeoffsets.h"
+#include "shapeview/shapegridmath.h"
+#include "shapeview/shapeoffsets.h"
+
+namespace loupe::views {
 
 class ShapeGridWidget : public QAbstractScrollArea {
   Q_OBJECT
@@ -20,25 +22,25 @@ public:
   explicit ShapeGridWidget(QWidget* parent = nullptr);
 
   void setOffsets(std::shared_ptr<ShapeOffsets> offsets);
-  const ShapeOffsets* offsets() const { return m_offsets.get(); }
-  const ShapeGridMath& math() const { return m_math; }
+  const ShapeOffsets* offsets() const { return offsets_.get(); }
+  const ShapeGridMath& math() const { return math_; }
 
   bool setAxes(int rowAxis, int colAxis);
   void setFixedIndex(int axis, int64_t value);
   void setCellSize(double size);
-  double cellSize() const { return m_math.cellSize(); }
+  double cellSize() const { return math_.cellSize(); }
 
-  std::optional<GridCell> hoveredCell() const { return m_hover; }
+  std::optional<GridCell> hoveredCell() const { return hover_; }
   // Cells still waiting for evaluation after the last paint (0 once everything on screen is known).
-  int64_t pendingCells() const { return m_pending; }
+  int64_t pendingCells() const { return pending_; }
   // Content position of a cell's centre mapped into viewport coordinates (for tests and tooltips).
   QPoint viewportPosOf(GridCell cell) const;
-  qint64 colourLow() const { return m_lo; }
-  qint64 colourHigh() const { return m_hi; }
+  qint64 colourLow() const { return lo_; }
+  qint64 colourHigh() const { return hi_; }
 
   // Fitting never makes cells bigger than this (the + button still can).
-  void setFitLimit(double size) { m_fitLimit = size; }
-  bool isFitted() const { return m_fitted; }
+  void setFitLimit(double size) { fitLimit_ = size; }
+  bool isFitted() const { return fitted_; }
 
 public Q_SLOTS:
   void zoomIn();
@@ -78,15 +80,17 @@ private:
   void paintHeaders(QPainter& p, const GridRange& range);
   void paintMarks(QPainter& p, const GridRange& range);
 
-  ShapeGridMath m_math;
-  std::shared_ptr<ShapeOffsets> m_offsets;
-  std::optional<GridCell> m_hover;
-  std::optional<std::vector<int64_t>> m_selected; // by element, so it survives axis and slice changes
-  std::optional<int64_t> m_hoverOffset;
-  int64_t m_pending = 0;
-  bool m_repaintQueued = false;
-  bool m_fitPending = false;
-  bool m_fitted = false;
-  qint64 m_lo = 0, m_hi = 0;
-  double m_fitLimit = 44.0;
+  ShapeGridMath math_;
+  std::shared_ptr<ShapeOffsets> offsets_;
+  std::optional<GridCell> hover_;
+  std::optional<std::vector<int64_t>> selected_; // by element, so it survives axis and slice changes
+  std::optional<int64_t> hoverOffset_;
+  int64_t pending_ = 0;
+  bool repaintQueued_ = false;
+  bool fitPending_ = false;
+  bool fitted_ = false;
+  qint64 lo_ = 0, hi_ = 0;
+  double fitLimit_ = 44.0;
 };
+
+} // namespace loupe::views

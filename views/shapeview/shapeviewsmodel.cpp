@@ -1,7 +1,9 @@
-#include "shape/shapeviewsmodel.h"
+#include "shapeview/shapeviewsmodel.h"
 
 #include <QFont>
 #include <QFontDatabase>
+
+namespace loupe::views {
 
 namespace {
 QString symbolic(const QString& form, const QString& value) { return form.isEmpty() ? value : form + QStringLiteral(" = ") + value; }
@@ -11,21 +13,21 @@ ShapeViewsModel::ShapeViewsModel(QObject* parent) : QAbstractTableModel(parent) 
 
 void ShapeViewsModel::setInput(std::shared_ptr<const ShapeTrackerInput> input) {
   beginResetModel();
-  m_input = std::move(input);
+  input_ = std::move(input);
   endResetModel();
 }
 
 int ShapeViewsModel::rowCount(const QModelIndex& parent) const {
-  if (parent.isValid() || !m_input) return 0;
-  return int(m_input->views.size());
+  if (parent.isValid() || !input_) return 0;
+  return int(input_->views.size());
 }
 
 int ShapeViewsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
 QVariant ShapeViewsModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_input) return {};
-  const ShapeViewInfo& v = m_input->views[size_t(index.row())];
-  const int n = int(m_input->views.size());
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !input_) return {};
+  const ShapeViewInfo& v = input_->views[size_t(index.row())];
+  const int n = int(input_->views.size());
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
@@ -106,3 +108,5 @@ QVariant ShapeViewsModel::headerData(int section, Qt::Orientation orientation, i
   }
   return {};
 }
+
+} // namespace loupe::views
