@@ -168,7 +168,7 @@ void bind_matcher_classes(py::module_& m) {
           "explain",
           [](const PatternMatcher& pm, py::handle u, bool run_callbacks) {
             UOpPtr node = uop_from_py(u);
-            CtxScope scope(py::none());
+            CtxScope scope{py::none()};  // (braces: with parentheses this declared a function)
             py::list out;
             for (const RuleVerdict& v : explain_rules(pm, node, run_callbacks)) {
               py::dict d;

@@ -8,8 +8,6 @@
 #include <sstream>
 
 #include "runtime/cpu/clang_jit.h"
-#include "runtime/cpu/split_launch.h"
-#include "runtime/cpu/thread_pool.h"
 #include "support/elf_symbols.h"
 #include "support/error.h"
 #include "support/host_cpu.h"
@@ -62,28 +60,6 @@ struct CountedTime {
   ~CountedTime() { ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
-class CpuProgram : public Program {
-public:
-  CpuProgram(RenderedKernel k, std::shared_ptr<void> lib, CpuEntryFn fn, CodeMap code)
-      : Program(std::move(k)), lib_(std::move(lib)), fn_(fn) {
-    set_code_map(std::move(code));
-  }
-
-  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
-             const LaunchDims&, bool) override {
-    check_args(bufs.size(), vars);
-    std::vector<long long> v(vars.begin(), vars.end());
-    void** b = const_cast<void**>(bufs.data());
-    const long long* vp = v.data();
-    CpuEntryFn fn = fn_;
-    return split_.launch(kernel(), global[0], [=](int64_t s, int64_t e) { fn(b, vp, s, e); });
-  }
-
-private:
-  std::shared_ptr<void> lib_;
-  CpuEntryFn fn_;
-  SplitLaunch split_;
-};
 
 } // namespace
 
@@ -262,7 +238,7 @@ std::shared_ptr<Program> CpuDevice::compile(const RenderedKernel& k) {
       fs::remove(so, ec);  // the mapping stays valid
     }
   }
-  auto program = std::make_shared<CpuProgram>(k, loaded.library, loaded.entry, loaded.code);
+  auto program = std::make_shared<HostProgram>(k, loaded.entry, loaded.code, loaded.library);
   std::lock_guard lock(mutex_);
   libs_.emplace(key, loaded);
   return programs_.emplace(pkey, program).first->second;

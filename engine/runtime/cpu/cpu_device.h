@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "render/c_renderer.h"
+#include "runtime/cpu/host_program.h"
 #include "support/compile_cache.h"
 #include "support/process.h"
 #include "runtime/device.h"
@@ -23,7 +24,7 @@ namespace loupe {
 class ClangJit;
 
 // The entry point every compiled CPU kernel exports as `loupe_entry`.
-using CpuEntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
+using CpuEntryFn = HostEntryFn;
 
 struct CpuDeviceOptions {
   std::string cc;                 // compiler command; empty: $CC, else clang, else gcc

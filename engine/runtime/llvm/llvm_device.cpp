@@ -24,8 +24,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "support/compile_cache.h"
-#include "runtime/cpu/split_launch.h"
-#include "runtime/cpu/thread_pool.h"
+#include "runtime/cpu/host_program.h"
 #include "runtime/llvm/native_target.h"
 #include "support/elf_symbols.h"
 #include "support/error.h"
@@ -35,8 +34,6 @@
 namespace loupe {
 
 namespace {
-
-using EntryFn = void (*)(void** bufs, const long long* vars, long long start, long long end);
 
 // LLVM's problem with this host, as the device says it (null when there is none).
 std::optional<std::string> native_target_problem() {
@@ -84,24 +81,6 @@ CodeMap jit_code_map(const std::string& object, const std::string& entry, uint64
   return CodeMap(std::move(code));
 }
 
-class LlvmProgram : public Program {
-public:
-  LlvmProgram(RenderedKernel k, EntryFn fn, CodeMap code) : Program(std::move(k)), fn_(fn) { set_code_map(std::move(code)); }
-
-  double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global,
-             const LaunchDims&, bool) override {
-    check_args(bufs.size(), vars);
-    std::vector<long long> v(vars.begin(), vars.end());
-    void** b = const_cast<void**>(bufs.data());
-    const long long* vp = v.data();
-    EntryFn fn = fn_;
-    return split_.launch(kernel(), global[0], [=](int64_t s, int64_t e) { fn(b, vp, s, e); });
-  }
-
-private:
-  EntryFn fn_;
-  SplitLaunch split_;
-};
 
 std::string launch_signature(const RenderedKernel& k) {
   std::string s = k.name;
@@ -249,7 +228,7 @@ std::shared_ptr<Program> LlvmDevice::compile(const RenderedKernel& k) {
     compile_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
     entries_.emplace(key, found);
   }
-  auto program = std::make_shared<LlvmProgram>(k, reinterpret_cast<EntryFn>(found.fn), found.code);
+  auto program = std::make_shared<HostProgram>(k, reinterpret_cast<HostEntryFn>(found.fn), found.code);
   return programs_.emplace(pkey, program).first->second;
 }
 
