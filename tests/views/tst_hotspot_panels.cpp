@@ -4,6 +4,7 @@
 // the share in the gutter, jumps to the hottest line with H and maps it to its UOps; the Profile table
 // gets the hottest line and says IPC is not available where nothing counted it. Unsampled traces show
 // none of it. Writes hotspots.png for the README.
+#include <QDockWidget>
 #include <QHBoxLayout>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -14,6 +15,7 @@
 #include <QtTest>
 #include <sqlite3.h>
 
+#include "app/mainwindow.h"
 #include "code/codeview.h"
 #include "inspect/machine_code.h"
 #include "inspect/hotspot_annotation.h"
@@ -222,6 +224,40 @@ private Q_SLOTS:
     QVERIFY(code.hotspotText().isEmpty());
     QVERIFY(code.codeView()->rowHeat().isEmpty());
     QVERIFY(code.hottestLineButton()->isHidden());
+  }
+
+  // The README's picture: a trace recorded with `loupe-cli run --hotspots` (LOUPE_HOTSPOT_TRACE) in the
+  // whole window, its most sampled kernel selected, the Code and Machine code panels at their hottest.
+  void realTraceInTheWindow() {
+    const QString trace = qEnvironmentVariable("LOUPE_HOTSPOT_TRACE");
+    if (trace.isEmpty()) QSKIP("LOUPE_HOTSPOT_TRACE names no trace recorded with --hotspots");
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace);
+    QTRY_VERIFY_WITH_TIMEOUT(w.session()->reader() != nullptr, 60000);
+    int64_t hottest = -1, most = -1;
+    for (int64_t id : w.session()->reader()->sampled_kernels())
+      if (int64_t n = w.session()->reader()->kernel_samples(id)->total(); n > most) most = n, hottest = id;
+    QVERIFY(hottest >= 0);
+    QDockWidget* machine = w.dock(QStringLiteral("machineCodeDock"));
+    machine->show();
+    machine->raise();
+    QSignalSpy hot(w.codePanel(), &KernelCodePanel::hotspotsReady);
+    QSignalSpy listed(w.machineCodePanel(), &MachineCodePanel::listingsReady);
+    w.session()->selectKernel(hottest);
+    QVERIFY(hot.count() >= 1 || hot.wait(60000));
+    QVERIFY(listed.count() >= 1 || listed.wait(60000));
+    w.dock(QStringLiteral("codeDock"))->raise();
+    w.codePanel()->codeView()->setFocus();
+    QTest::keyClick(w.codePanel()->codeView(), Qt::Key_H);  // the hottest line, and its UOps in the graph
+    QTest::qWait(1500);
+    saveChecked(w.grab().toImage(), QStringLiteral("hotspots_window_code"));
+    machine->raise();
+    w.machineCodePanel()->jumpToHottestInstruction();
+    QTest::qWait(500);
+    saveChecked(w.grab().toImage(), QStringLiteral("hotspots_window_machine_code"));
   }
 
   void screenshot() {

@@ -1,5 +1,7 @@
 #include "runtime/profile/sample_attribution.h"
 
+#include <cstdlib>
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <filesystem>
 #include <unordered_map>
@@ -24,7 +26,12 @@ KernelSamples attribute_samples(const RawSamples& raw, const CodeMap& code, cons
     if (it == named.end()) {
       Dl_info info{};
       std::string name = "?";
-      if (dladdr(reinterpret_cast<void*>(ip), &info) && info.dli_sname) name = info.dli_sname;
+      if (dladdr(reinterpret_cast<void*>(ip), &info) && info.dli_sname) {
+        int status = 0;
+        char* readable = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+        name = status == 0 && readable ? readable : info.dli_sname;
+        std::free(readable);
+      }
       else if (info.dli_fname) name = "?(" + std::filesystem::path(info.dli_fname).filename().string() + ")";
       it = named.emplace(ip, std::move(name)).first;
     }
