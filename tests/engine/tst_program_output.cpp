@@ -127,6 +127,11 @@ private slots:
     QCOMPARE(a.files, std::vector<std::string>{"train.py"});
     QCOMPARE(a.program_args, (std::vector<std::string>{"--steps", "3", "x.py"}));
     QCOMPARE(engine_environment(a), (Env{{"DEBUG", "1"}}));
+    // --hotspots: HOTSPOTS=1 for the program; eval has no such option
+    ScriptCommandLine h = parse_script_command_line({"m.py", "--hotspots"}, ScriptCommand::Run);
+    QVERIFY(h.hotspots);
+    QCOMPARE(engine_environment(h), (Env{{"HOTSPOTS", "1"}}));
+    QVERIFY(cli_error({"m.py", "--json", "--hotspots"}, ScriptCommand::Eval).startsWith("unknown option '--hotspots'"));
     ScriptCommandLine e = parse_script_command_line({"--jsonl", "--debug=0"}, ScriptCommand::Eval);
     QVERIFY(e.jsonl && e.files.empty() && !e.beam && *e.debug == 0);
     QVERIFY(parse_script_command_line({"-", "--json"}, ScriptCommand::Eval).json);
@@ -138,7 +143,7 @@ private slots:
     QCOMPARE(cli_error({"x.py", "--noopt=1"}, ScriptCommand::Run), QString("option --noopt takes no value"));
     QCOMPARE(cli_error({"x.py", "--device="}, ScriptCommand::Run), QString("--device needs a device name (CPU, LLVM, OPENCL, CUDA, METAL)"));
     QCOMPARE(cli_error({"x.py", "--json"}, ScriptCommand::Run),
-             QString("unknown option '--json' (run accepts --device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, -- ARGS)"));
+             QString("unknown option '--json' (run accepts --device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, --hotspots, -- ARGS)"));
     QCOMPARE(cli_error({"x.py", "--trace", "t"}, ScriptCommand::Eval),
              QString("unknown option '--trace' (eval accepts --json, --jsonl, --device D, --noopt, --beam N, --debug N)"));
     QCOMPARE(cli_error({}, ScriptCommand::Run), QString("run needs exactly one script (loupe-cli run SCRIPT.py [options]), got 0"));
