@@ -11,6 +11,7 @@ PACKAGES=(
   llvm-15-dev zlib1g-dev clang-15 libclang-15-dev libclang-cpp15-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
   xvfb xauth imagemagick
+  dpkg-dev  # (test_install builds the .deb with CPack and unpacks it)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
