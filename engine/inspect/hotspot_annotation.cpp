@@ -11,10 +11,28 @@ namespace loupe {
 
 namespace {
 
-// "<r_16_16>:" -> "r_16_16"
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+// "<r_16_16>:" (objdump) or ".text.E_8:" (nvdisasm) -> the function's name
 std::optional<std::string> listing_row_function(const std::string& row) {
-  if (row.size() < 4 || row.front() != '<' || row.compare(row.size() - 2, 2, ">:") != 0) return std::nullopt;
-  return row.substr(1, row.size() - 3);
+  if (row.size() >= 4 && row.front() == '<' && row.compare(row.size() - 2, 2, ">:") == 0) return row.substr(1, row.size() - 3);
+  const std::string t = trimmed(row);
+  if (t.size() > 7 && t.rfind(".text.", 0) == 0 && t.back() == ':') return t.substr(6, t.size() - 7);
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_hex(const std::string& digits) {
+  if (digits.empty() || digits.size() > 16) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : digits) {
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<uint64_t>(digit);
+  }
+  return value;
 }
 
 std::string grouped(int64_t n) {
@@ -35,16 +53,17 @@ std::string scientific(int64_t n) {
 } // namespace
 
 std::optional<uint64_t> listing_row_address(const std::string& row) {
-  size_t colon = row.find(':');
-  if (colon == 0 || colon == std::string::npos || colon > 16) return std::nullopt;
-  uint64_t address = 0;
-  for (size_t i = 0; i < colon; i++) {
-    char c = row[i];
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (digit < 0) return std::nullopt;
-    address = address * 16 + static_cast<uint64_t>(digit);
+  // nvdisasm: "        /*0010*/                   HADD2 R2, R2, R3 ;" (offsets within the function)
+  const std::string t = trimmed(row);
+  if (t.rfind("/*", 0) == 0) {
+    const size_t end = t.find("*/");
+    if (end == std::string::npos || t.find(';', end) == std::string::npos) return std::nullopt;
+    return parse_hex(t.substr(2, end - 2));
   }
-  return address;
+  // objdump as machine_code tidies it: "1100:  vmovss ..."
+  const size_t colon = row.find(':');
+  if (colon == 0 || colon == std::string::npos || colon > 16) return std::nullopt;
+  return parse_hex(row.substr(0, colon));
 }
 
 int HotspotAnnotation::hottest_line() const {

@@ -34,11 +34,12 @@ struct HotspotAnnotation {
   std::vector<size_t> hottest_rows(size_t count) const;
 };
 
-// `listing` is a disassembly (kind "asm") of the kernel's function `function`. Offsets are matched to the
+// `listing` is a disassembly (kind "asm" or "sass") of the kernel's function `function`. Offsets are matched to the
 // listing's instruction addresses relative to the function's first instruction.
 HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::string& function, const KernelSamples& samples);
 
-// The address of a listing row that is an instruction ("1100:  vmovss ..."), or nothing.
+// The address of a listing row that is an instruction ("1100:  vmovss ..." from objdump, "/*0010*/ HADD2
+// R2, R2, R3 ;" from nvdisasm: a CUDA kernel's PC samples are offsets in its function too), or nothing.
 std::optional<uint64_t> listing_row_address(const std::string& row);
 
 // "cpu-clock, one sample every 100 µs" / "cycles, one sample every 250,007 cycles"

@@ -23,8 +23,8 @@ KernelHotspotReport hotspot_report(const std::string& kernel, const std::string&
   r.samples = samples;
   try {
     MachineCode mc = machine_code(device, r.function, source);
-    for (MachineListing& l : mc.listings)
-      if (l.kind == "asm") r.listing = std::move(l);
+    for (MachineListing& l : mc.listings)  // the machine's own instructions: x86 (asm) or a GPU's SASS
+      if (l.kind == "asm" || l.kind == "sass") r.listing = std::move(l);
     if (!r.listing)
       r.unavailable = mc.missing.empty() ? cat(device, " kernels have no machine code listing here") : mc.missing.front();
   } catch (const Error& e) {

@@ -98,6 +98,27 @@ private slots:
     QVERIFY2(b.mismatch.find("8 bytes") != std::string::npos, b.mismatch.c_str());
   }
 
+  // A CUDA kernel's PC samples are (function, offset) too: laid over nvdisasm's listing with line info
+  // (the recorded format of `nvdisasm -g -c`), an inlined helper's instruction counts on the kernel's line.
+  void sassSamplesAreAttributedThroughNvdisasmLineInfo() {
+    const std::string text = "\t.text.E_8:\n        //## File \"/tmp/E_8.cu\", line 4\n"
+                             "        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
+                             "        //## File \"/usr/local/cuda/include/cuda_fp16.hpp\", line 200 inlined at \"/tmp/E_8.cu\", line 6\n"
+                             "        /*0010*/                   HADD2 R2, R2, R3 ;\n        //## File \"/tmp/E_8.cu\", line 7\n"
+                             "        /*0020*/                   EXIT ;\n";
+    MachineListing l;
+    l.kind = "sass";
+    parse_nvdisasm(text, "E_8.cu", l);
+    KernelSamples s;
+    s.in_code = {{{"E_8", 0x0}, 1}, {{"E_8", 0x10}, 6}, {{"E_8", 0x20}, 3}};
+    HotspotAnnotation a = annotate_hotspots(l, "E_8", s);
+    QVERIFY2(a.matches, a.mismatch.c_str());
+    QCOMPARE(a.line_samples, (std::map<int, int64_t>{{4, 1}, {6, 6}, {7, 3}}));
+    QCOMPARE(a.hottest_line(), 6);
+    s.in_code[{"E_8", 0x18}] = 1;  // SASS instructions are 16 bytes: not one of them
+    QVERIFY(!annotate_hotspots(l, "E_8", s).matches);
+  }
+
   // Instruction pointers are named by the function holding them, as offsets; the rest by symbol.
   void rawSamplesAreNamedByFunctionAndOffset() {
     CodeMap code({{"loupe_entry", 0x7000, 0x20}, {"k", 0x5000, 0x100}});

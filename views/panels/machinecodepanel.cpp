@@ -57,7 +57,7 @@ void MachineCodePanel::setSamples(std::shared_ptr<const loupe::KernelSamples> sa
 
 QString MachineCodePanel::shadeHotspots(const loupe::MachineListing& l) {
   hotspots_.clear();
-  if (!samples_ || compiled_.noopt || l.kind != "asm") return {};
+  if (!samples_ || compiled_.noopt || (l.kind != "asm" && l.kind != "sass")) return {};
   const loupe::HotspotAnnotation a = loupe::annotate_hotspots(l, compiled_.function.toStdString(), *samples_);
   if (!a.matches) {
     hotspots_ = tr("%1 samples, not shown: %2").arg(a.total).arg(QString::fromStdString(a.mismatch));
