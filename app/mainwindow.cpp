@@ -218,6 +218,12 @@ void MainWindow::buildPanels() {
                           s->variant == "noopt"});
   });
   connect(code_->codeView(), &CodeView::currentRowChanged, machine_, [this](int row) { machine_->showSourceLine(row + 1); });
+  // H on a hot line: a stepping of the kernel as it ran goes to that line's first step
+  connect(code_, &KernelCodePanel::hottestLineShown, stepper_, [this](int line) {
+    const loupe::KernelStepping* s = stepper_->stepping();
+    if (s && !s->noopt && !s->other_target && code_->kernel() && session_->selection().kernel == code_->kernel()->id)
+      stepper_->selectStepOnLine(line);
+  });
   connect(machine_, &MachineCodePanel::sourceLineActivated, this, [this](int line) {
     code_->codeView()->setCurrentRow(line - 1);
     code_->codeView()->revealLine(line);

@@ -22,6 +22,7 @@
 #include "panels/codepanel.h"
 #include "panels/machinecodepanel.h"
 #include "panels/sessionprofilepanel.h"
+#include "panels/steppanel.h"
 #include "profile/kerneltablemodel.h"
 #include "screenshots.h"
 #include "session/session.h"
@@ -158,6 +159,23 @@ private Q_SLOTS:
     code.showNoopt(true);
     QVERIFY(code.hotspotText().isEmpty());
     QVERIFY(code.codeView()->rowHeat().isEmpty());
+  }
+
+  // From a hot line to the Step panel: the first step of the element stepped whose UOp is on that line.
+  void aHotLineSelectsItsFirstStep() {
+    Session s;
+    QVERIFY(s.openNow(sampled_));
+    StepPanel step(&s);
+    s.selectKernel(planted_.kernel_id);
+    step.setElement(3);
+    QSignalSpy done(&step, &StepPanel::steppingFinished);
+    step.step();
+    QVERIFY(done.count() > 0 || done.wait(120000));
+    QVERIFY2(step.stepping() && !step.stepping()->steps.empty(), qPrintable(step.headerText()));
+    QVERIFY(step.selectStepOnLine(planted_.hot_line));
+    QCOMPARE(step.currentSourceLine(), planted_.hot_line);
+    QVERIFY(!step.selectStepOnLine(100000));
+    QCOMPARE(step.currentSourceLine(), planted_.hot_line);
   }
 
   void theMachineCodePanelShadesInstructions() {

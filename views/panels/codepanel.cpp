@@ -345,6 +345,7 @@ void KernelCodePanel::jumpToHottestLine() {
   code_->revealLine(hottestLine_);
   if (!lineToGraph_->isChecked()) lineToGraph_->setChecked(true);  // maps the line to its UOps
   else mapLine(code_->currentRow());
+  Q_EMIT hottestLineShown(hottestLine_);
 }
 
 } // namespace loupe::views

@@ -56,6 +56,7 @@ Q_SIGNALS:
   // Another source is shown (another kernel, backend or variant), or none.
   void sourceShown();
   void hotspotsReady();  // the source's samples were matched to its lines (or could not be)
+  void hottestLineShown(int line);  // H took the cursor to the hottest line (the Step panel follows)
 
 private:
   void refresh();

@@ -399,6 +399,17 @@ void StepPanel::selectStep(int row) {
   if (followGraph_->isChecked()) showInGraph();
 }
 
+bool StepPanel::selectStepOnLine(int line) {
+  for (size_t row = 0; row < rowStep_.size(); row++) {
+    const size_t u = static_cast<size_t>(shown_.steps[rowStep_[row]].uop);
+    if (u < shown_.source_lines.size() && shown_.source_lines[u] == line) {
+      list_->setCurrentRow(static_cast<int>(row));
+      return true;
+    }
+  }
+  return false;
+}
+
 // The node is looked up in the final graph of the context that planned the variant shown: the kernel's
 // own for the optimized kernel, its NOOPT child for the NOOPT one. The linearizer's own nodes (loop
 // ends) are not in any graph: their loop's RANGE stands for them.

@@ -59,6 +59,9 @@ public:
   QPushButton* otherRunButton() const { return otherRun_; }
   int currentUop() const { return currentUop_; }  // listing position of the selected step, -1 none
   int currentSourceLine() const { return currentSourceLine_; }  // 1-based line marked in the source, 0 none
+  // Selects the first step of the stepping shown whose UOp the kernel's source computes on this 1-based
+  // line (a hot line of the Code panel, say); false when no step is on it or nothing is stepped.
+  bool selectStepOnLine(int line);
   CodeView* source() const { return source_; }
   void setFollowGraph(bool follow);
   const loupe::KernelStepping* stepping() const { return shown_.steps.empty() && shown_.kernel.empty() ? nullptr : &shown_; }
