@@ -1,5 +1,6 @@
 #include "runtime/profile/hotspot_sampler.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -164,8 +165,10 @@ HotspotSampler::ThreadEvents& HotspotSampler::events_of(int tid) {
 }
 
 void HotspotSampler::begin(const std::vector<int>& threads) {
-  held_ = std::unique_lock(window_);
+  window_.lock();  // released by end(), on this thread
   active_.clear();
+  if (threads_.size() > 64)  // threads that launched kernels once and may be gone: their rings go
+    std::erase_if(threads_, [&](const auto& t) { return std::find(threads.begin(), threads.end(), t.first) == threads.end(); });
   for (int tid : threads) {
     ThreadEvents& t = events_of(tid);
     RawSamples stale;
@@ -193,7 +196,7 @@ RawSamples HotspotSampler::end() {
     }
   }
   active_.clear();
-  if (held_.owns_lock()) held_.unlock();
+  window_.unlock();
   return out;
 }
 

@@ -33,8 +33,8 @@ public:
   const std::string& clock() const { return clock_; }  // "cycles" or "cpu-clock"
   int64_t period() const { return period_; }           // cycles, or nanoseconds, between samples
 
-  // Samples these threads (kernel thread ids) from now until end(). One window at a time: begin()
-  // waits for another thread's window to end.
+  // Samples these threads (kernel thread ids) from now until end(), which the same thread calls exactly
+  // once. One window at a time: begin() waits for another thread's window to end.
   void begin(const std::vector<int>& threads);
   RawSamples end();
 
@@ -46,8 +46,7 @@ private:
   std::string clock_;
   int64_t period_ = 0;
   bool hardware_ = false;
-  std::mutex window_;  // held from begin() to end()
-  std::unique_lock<std::mutex> held_;
+  std::mutex window_;  // held from begin() to end() (a lock object shared by two threads would race)
   std::map<int, std::unique_ptr<ThreadEvents>> threads_;  // events stay open between windows, disabled
   std::vector<ThreadEvents*> active_;
 };
