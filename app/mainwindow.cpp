@@ -204,15 +204,7 @@ void MainWindow::buildPanels() {
     const loupe::KernelSource* s = code_->shownSource();
     if (!s || !code_->kernel()) return machine_->showSource({});
     const std::string& name = code_->kernel()->name;
-    std::shared_ptr<const loupe::KernelSamples> samples;  // of the code that ran: its optimized source
-    if (loupe::TraceReader* reader = session_->reader(); reader && s->variant == "opt") {
-      try {
-        if (auto k = reader->kernel_samples(code_->kernel()->id)) samples = std::make_shared<const loupe::KernelSamples>(std::move(*k));
-      } catch (const loupe::Error&) {
-        // the Code panel says why the samples cannot be read
-      }
-    }
-    machine_->setSamples(std::move(samples));
+    machine_->setSamples(code_->shownSamples());  // read once, by the Code panel, for the source it shows
     machine_->showSource({QString::fromStdString(name), QString::fromStdString(s->backend),
                           QString::fromStdString(loupe::kernel_function_name(s->text, name)), QString::fromStdString(s->text),
                           s->variant == "noopt"});

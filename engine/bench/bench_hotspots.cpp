@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "bench/bench_stats.h"
 #include "exec/kernel_sampling.h"
 #include "runtime/profile/hotspot_sampler.h"
 #include "support/error.h"
@@ -11,12 +12,6 @@
 namespace loupe::bench {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 // HOTSPOTS for a scope (the bench runs in this process)
 struct SamplingScope {
@@ -41,8 +36,8 @@ WorkloadHotspots measure_hotspots(const std::function<double()>& run_once, int r
     SamplingScope on(true);
     sampled.push_back(run_once());
   }
-  h.sampled_seconds = median_of(sampled);
-  h.unsampled_seconds = median_of(unsampled);
+  h.sampled_seconds = median(sampled);
+  h.unsampled_seconds = median(unsampled);
   std::vector<SampledKernel> kernels = take_sampled_kernels();
   std::stable_sort(kernels.begin(), kernels.end(), [](const SampledKernel& a, const SampledKernel& b) {
     return a.samples.total() > b.samples.total();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "bench/bench_stats.h"
 #include "bench/gpu_probe.h"
 #include "bench/machine_probe.h"
 #include "bench/workloads.h"
@@ -31,13 +32,6 @@ double thread_cpu_now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 UOpList uops_of(const std::vector<Tensor>& ts) {

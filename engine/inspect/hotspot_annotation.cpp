@@ -126,11 +126,9 @@ HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::st
     out.mismatch = cat("the listing has no instructions of ", function);
   } else if (!strays.empty()) {
     out.matches = false;
-    out.mismatch = cat(strays.size(), " sampled offsets of ", function, " (first +0x", [&] {
-      char buf[24];
-      std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(*strays.begin()));
-      return std::string(buf);
-    }(), ") are not instructions of the code compiled here: it differs from the code that ran (another compiler or flags?)");
+    char first[24];
+    std::snprintf(first, sizeof first, "%llx", static_cast<unsigned long long>(*strays.begin()));
+    out.mismatch = cat(strays.size(), " sampled offsets of ", function, " (first +0x", first, ") are not instructions of the code compiled here: it differs from the code that ran (another compiler or flags?)");
   } else if (auto size = samples.function_sizes.find(function);
              size != samples.function_sizes.end() && !row_at.empty() && row_at.rbegin()->first >= size->second) {
     out.matches = false;

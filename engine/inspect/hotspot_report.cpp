@@ -13,6 +13,15 @@ std::string percent_text(double share) {
   return buf;
 }
 
+namespace {
+// perf annotate's column: "  12.34"
+std::string percent_column(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%7.2f", share * 100);
+  return buf;
+}
+} // namespace
+
 KernelHotspotReport hotspot_report(const std::string& kernel, const std::string& device, const std::string& source,
                                    const KernelSamples& samples) {
   KernelHotspotReport r;
@@ -68,10 +77,7 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
         continue;
       }
       gap = false;
-      char pct[16];
-      if (n > 0) std::snprintf(pct, sizeof pct, "%7.2f", a.share(n) * 100);
-      else std::snprintf(pct, sizeof pct, "%7s", "");
-      out << pct << "  | " << (i + 1) << ": " << r.source[i];
+      out << (n > 0 ? percent_column(a.share(n)) : std::string(7, ' ')) << "  | " << (i + 1) << ": " << r.source[i];
       if (n > 0 && i < format.line_notes.size() && !format.line_notes[i].empty()) out << "    // " << format.line_notes[i];
       out << "\n";
     }
@@ -80,10 +86,8 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
   if (!rows.empty()) {
     out << "\n Percent | Hottest instructions (" << r.listing->title << ")\n";
     for (size_t row : rows) {
-      char pct[16];
-      std::snprintf(pct, sizeof pct, "%7.2f", a.share(a.row_samples[row]) * 100);
       int line = row < r.listing->source_lines.size() ? r.listing->source_lines[row] : 0;
-      out << pct << "  | " << r.listing->lines[row];
+      out << percent_column(a.share(a.row_samples[row])) << "  | " << r.listing->lines[row];
       if (line > 0) out << "    ; line " << line;
       out << "\n";
     }
@@ -93,9 +97,7 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
     size_t shown = 0;
     for (const auto& [symbol, n] : a.outside) {
       if (shown++ == 8) break;
-      char pct[16];
-      std::snprintf(pct, sizeof pct, "%7.2f", a.share(n) * 100);
-      out << pct << "  | " << symbol << "\n";
+      out << percent_column(a.share(n)) << "  | " << symbol << "\n";
     }
   }
   return out.str();

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "engine/recorded_tool_output.h"
+
 #include "engine/cli_process.h"
 #include "inspect/machine_code.h"
 #include "runtime/device.h"
@@ -118,11 +120,7 @@ private Q_SLOTS:
   }
 
   void nvdisasmLineInfoComments() {
-    const std::string text = "\t.text.E_8:\n        //## File \"/tmp/E_8.cu\", line 4\n"
-                             "        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
-                             "        //## File \"/usr/local/cuda/include/cuda_fp16.hpp\", line 200 inlined at \"/tmp/E_8.cu\", line 6\n"
-                             "        /*0010*/                   HADD2 R2, R2, R3 ;\n        //## File \"/tmp/E_8.cu\", line 7\n"
-                             "        /*0020*/                   EXIT ;\n";
+    const std::string& text = loupe::testing::kNvdisasmE8;
     MachineListing l;
     l.kind = "sass";
     parse_nvdisasm(text, "E_8.cu", l);

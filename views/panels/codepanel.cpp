@@ -280,6 +280,7 @@ void KernelCodePanel::showHotspots() {
   matching_ = false;
   hot_->hide();
   hottest_->hide();
+  shownSamples_.reset();
   loupe::TraceReader* reader = session_->reader();
   // the samples are of the code that ran: the optimized source of the backend it ran on
   if (!kernel_ || !shown_ || !reader || shown_->variant != "opt") return;
@@ -292,6 +293,7 @@ void KernelCodePanel::showHotspots() {
     return;
   }
   if (!samples) return;
+  shownSamples_ = std::make_shared<const loupe::KernelSamples>(*samples);
   matching_ = true;
   hot_->setText(tr("Hot spots: %1 samples over %2 runs · matching them to the code…").arg(samples->total()).arg(samples->runs));
   hot_->show();

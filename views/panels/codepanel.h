@@ -8,6 +8,7 @@
 #pragma once
 #include <QThreadPool>
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 #include "inspect/hotspot_report.h"
@@ -43,6 +44,8 @@ public:
   QString hotspotText() const;
   int hottestLine() const { return hottestLine_; }
   bool isMatchingHotspots() const { return matching_; }
+  // The samples of the source shown (null: the kernel was not sampled, or NOOPT is shown).
+  std::shared_ptr<const loupe::KernelSamples> shownSamples() const { return shownSamples_; }
   void jumpToHottestLine();
   QString lineInfoText() const;  // what the current line computes ("" when not mapped)
   QString lineOriginsText() const;  // each of its UOps and the rewrite that built it, a line each
@@ -70,6 +73,7 @@ private:
   QToolButton* hottest_;
   ElidedLabel* lineInfo_;
   ElidedLabel* hot_;
+  std::shared_ptr<const loupe::KernelSamples> shownSamples_;
   int hottestLine_ = 0;
   bool matching_ = false;
   quint64 hotGeneration_ = 0;

@@ -104,16 +104,15 @@ void SessionProfilePanel::syncHotspots() {
     h.traceShare = all > 0 ? double(h.samples) / double(all) : 0;
     if (s.counters.cycles && s.counters.instructions && *s.counters.cycles > 0)
       h.ipc = double(*s.counters.instructions) / double(*s.counters.cycles);
-    const std::optional<loupe::TraceKernel> k = session_->kernelDetails(id);  // (the snapshot's have no sources)
-    const loupe::KernelSource* src = k ? k->source("opt") : nullptr;
     if (auto m = matched_.constFind(id); m != matched_.constEnd() && m->samples == h.samples) {
       h.line = m->line, h.lineShare = m->share, h.note = m->note;
-    } else if (!src) {
-      h.note = tr("no source in the trace");
-    } else {
-      h.note = tr("matching…");
-      jobs.push_back({id, k->name, src->backend, src->text, s});
+      cells.insert(id, h);
+      continue;  // matched at this sample count: its source is not read again (a growing trace syncs often)
     }
+    const std::optional<loupe::TraceKernel> k = session_->kernelDetails(id);  // (the snapshot's have no sources)
+    const loupe::KernelSource* src = k ? k->source("opt") : nullptr;
+    h.note = src ? tr("matching…") : tr("no source in the trace");
+    if (src) jobs.push_back({id, k->name, src->backend, src->text, s});
     cells.insert(id, h);
   }
   model()->setHotspots(cells);
