@@ -88,7 +88,7 @@ std::optional<GpuPeaks> measure_gpu_peaks(Device& dev) {
   // many waves on any current GPU (an H100 has 132 SMs); per iteration a thread does 16 x 8 FMAs, a warp
   // 4 mmas of 16x8x16
   r.fp32_gflops = compute_gflops(dev, "loupe_probe_fma", kCudaFma, 132 * 32, 256, 256 * 16 * 8 * 2.0);
-  if (dev.renderer().caps().tensor_cores)
+  if (dev.renderer().caps().matrix_unit == MatrixUnit::mma_m16n8k16)
     r.tensor_gflops = compute_gflops(dev, "loupe_probe_mma", kCudaMma, 132 * 16, 1024, (256 / 32) * 4 * (2.0 * 16 * 8 * 16));
   {
     Allocator& mem = dev.allocator();

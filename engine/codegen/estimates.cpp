@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
+#include "render/matrix_unit.h"
 #include "support/flat_ptr_map.h"
 
 namespace loupe {
@@ -78,7 +80,12 @@ EstimatesByVars::EstimatesByVars(const UOpList& linear) {
     case Ops::DEFINE_GLOBAL:
       touched[u->arg.as_int()] = sat_mul(u->dtype.base().itemsize(), std::max<int64_t>(u->dtype.ptr_size, 0));
       break;
-    case Ops::WMMA: n.ops += 2 * 16 * 8 * 16 / 32; break;  // one lane's share of a warp's m16n8k16
+    case Ops::WMMA:  // one lane's share of its wave's tile
+      if (std::optional<MatrixOpKind> k = matrix_op_of_kind(u->arg.as_string())) {
+        const MatrixUnitShape& t = matrix_unit_shape(k->unit);
+        n.ops += 2 * t.m * t.n * t.k / t.lanes;
+      }
+      break;
     default:
       if (is_alu(u->op) && !addressing.contains(u.get())) n.ops += (u->op == Ops::MULACC ? 2 : 1) * u->dtype.count;
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "render/matrix_unit.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
 
@@ -45,7 +46,7 @@ public:
 struct KernelTarget {
   bool has_local = false, has_shared = false;
   int64_t shared_max = 0;
-  bool tensor_cores = false;  // mma.sync m16n8k16 for half and bfloat16 (CUDA sm_80 and newer)
+  MatrixUnit matrix_unit = MatrixUnit::none;  // what the TC opt plans for (render/matrix_unit.h)
   int vector_registers = 16;  // CPU: how many accumulators a register tile may hold
   int vector_bytes = 32;      // CPU: of each register (a tile row spans two of them)
   bool async_copy = false;    // cp.async and ldmatrix (CUDA sm_80 and newer): the STAGE opt

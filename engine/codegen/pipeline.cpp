@@ -17,7 +17,7 @@ namespace loupe {
 
 Kernel kernel_for(const UOpPtr& ast, const Renderer& renderer) {
   const RendererCaps& caps = renderer.caps();
-  return Kernel(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.tensor_cores, caps.vector_registers,
+  return Kernel(ast, KernelTarget{caps.has_local, caps.has_shared, caps.shared_max, caps.matrix_unit, caps.vector_registers,
                                     caps.vector_bytes, caps.async_copy, caps.warp_shuffle});
 }
 

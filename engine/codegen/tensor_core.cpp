@@ -47,7 +47,7 @@ std::optional<std::array<const UOp*, 2>> product_loads(const UOp* reduce) {
 
 void Kernel::apply_tensor_core(const Opt& opt) {
   auto fail = [&](const std::string& why) { throw KernelOptError(cat(opt.str(), ": ", why)); };
-  if (!target_.tensor_cores) fail("no tensor cores on this target");
+  if (target_.matrix_unit == MatrixUnit::none) fail("no tensor cores on this target");
   if (!applied_opts_.empty() || dont_use_locals_) fail("TC must be the first opt");
   if (reduceops_.size() != 1 || has_nested_) fail("TC needs exactly one reduce");
   const UOp* red = reduceops_[0];
@@ -129,7 +129,7 @@ void Kernel::apply_tensor_core(const Opt& opt) {
 // along M for big outputs, two K steps per loop iteration (UNROLL), and both operands staged through
 // shared memory (STAGE), two tiles each (the next K iteration's copied during this one's mma).
 bool Kernel::tensor_core_heuristics() {
-  if (!target_.tensor_cores) return false;
+  if (target_.matrix_unit == MatrixUnit::none) return false;
   try {
     apply_opt({OptOp::TC, 0, 0});
   } catch (const KernelOptError&) {

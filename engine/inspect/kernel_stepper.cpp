@@ -83,23 +83,27 @@ private:
   size_t max_;
 };
 
-// The operands a WMMA's output lane `l` (at step `st`) combines, from the fragments of its warp's 32
-// lanes (mma.sync's layout): for each k, A[r][k] and B[k][c] as (work-item, source position). C is
-// source 12 + l of the item itself.
+// The operands a WMMA's output lane `l` (at step `st`) combines, from the fragments of its wave's lanes
+// (the matrix unit's layout, render/matrix_unit.h): for each k, A[r][k] and B[k][c] as (work-item,
+// source position), and the source of C, which is the item's own.
 struct WmmaOperands {
   std::array<std::pair<int64_t, int>, 16> a{}, b{};
+  int c_source = 0;
 };
-WmmaOperands wmma_operands(const KernelStepping& s, const SteppedUOp& st, int l) {
-  const int lane = static_cast<int>(st.item % s.group_items % 32);
-  const interp::MmaPlace out = interp::mma_c_place(lane, l);
+WmmaOperands wmma_operands(const KernelStepping& s, const SteppedUOp& st, const UOp* wmma, int l) {
+  const MatrixUnit unit = matrix_op_of_kind(wmma->arg.as_string()).value().unit;  // the interpreter checked it
+  const MatrixUnitShape& t = matrix_unit_shape(unit);
+  const int lane = static_cast<int>(st.item % s.group_items % t.lanes);
+  const FragmentPlace out = fragment_c_place(unit, lane, l);
   WmmaOperands o;
-  for (int w = 0; w < 32; w++) {
+  for (int w = 0; w < t.lanes; w++) {
     const int64_t item = st.item - lane + w;
-    for (int i = 0; i < 8; i++)
-      if (interp::MmaPlace p = interp::mma_a_place(w, i); p.row == out.row) o.a[static_cast<size_t>(p.col)] = {item, i};
-    for (int i = 0; i < 4; i++)
-      if (interp::MmaPlace p = interp::mma_b_place(w, i); p.col == out.col) o.b[static_cast<size_t>(p.row)] = {item, 8 + i};
+    for (int i = 0; i < t.a; i++)
+      if (FragmentPlace p = fragment_a_place(unit, w, i); p.row == out.row) o.a.at(static_cast<size_t>(p.col)) = {item, i};
+    for (int i = 0; i < t.b; i++)
+      if (FragmentPlace p = fragment_b_place(unit, w, i); p.col == out.col) o.b.at(static_cast<size_t>(p.row)) = {item, t.a + i};
   }
+  o.c_source = t.a + t.b + l;
   return o;
 }
 
@@ -398,7 +402,7 @@ private:
   // C + the 16 products of row r of A and column c of B, as the sum they are.
   Fp wmma_fp(const SteppedUOp& st, const UOp* u, int l) {
     Fp f;
-    const WmmaOperands ops = wmma_operands(s_, st, l);
+    const WmmaOperands ops = wmma_operands(s_, st, u, l);
     auto operand = [&](std::pair<int64_t, int> at) {  // of another item of the warp
       return src_fp_of_item(u->src[static_cast<size_t>(at.second)].get(), at.first);
     };
@@ -406,7 +410,7 @@ private:
       const uint64_t product = mix(operand(ops.a[k]).h) + mix(operand(ops.b[k]).h);  // a MUL of the two, as the ALU case hashes it
       f.sum += mix(comb(comb(0xAC, static_cast<uint64_t>(Ops::MUL)), product));
     }
-    const Fp c = src_fp(u->src[static_cast<size_t>(12 + l)].get(), 0);
+    const Fp c = src_fp(u->src[static_cast<size_t>(ops.c_source)].get(), 0);
     f.ac = Ops::ADD;
     f.partial = c.partial;
     f.data = true;
@@ -614,15 +618,15 @@ std::vector<std::vector<char>> dependency_slice(const KernelStepping& s) {
         def_of(u->src[1].get(), l, d);
         if (u->src.size() >= 3) def_of(u->src[2].get(), 0, d);
         break;
-      case Ops::WMMA: {  // D[r][c]: row r of A and column c of B, from the fragments of the warp's 32 lanes
-        const WmmaOperands ops = wmma_operands(s, st, l);
+      case Ops::WMMA: {  // D[r][c]: row r of A and column c of B, from the fragments of the wave's lanes
+        const WmmaOperands ops = wmma_operands(s, st, u, l);
         for (const auto* side : {&ops.a, &ops.b})
           for (const auto& [at_item, at_src] : *side) {
             item = at_item;
             def_of(u->src[static_cast<size_t>(at_src)].get(), 0, d);
           }
         item = st.item;
-        def_of(u->src[static_cast<size_t>(12 + l)].get(), 0, d);
+        def_of(u->src[static_cast<size_t>(ops.c_source)].get(), 0, d);
         break;
       }
       case Ops::SHUFFLE_XOR:

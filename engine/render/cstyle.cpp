@@ -103,7 +103,8 @@ void KernelWriter::render_one(const UOp* u) {
   case Ops::ASYNC_COPY:
   case Ops::LOAD_MATRIX: render_memory(u); return;
   case Ops::WMMA: {  // a warp-wide matrix multiply-accumulate: the dialect's helper, one call per lane
-    if (!R.caps().tensor_cores) fail(u, "WMMA on a device without tensor cores");
+    if (!matrix_op_of_kind(u->arg.as_string()) || matrix_op_of_kind(u->arg.as_string())->unit != R.caps().matrix_unit)
+      fail(u, cat("WMMA ", u->arg.as_string(), " on a device whose matrix unit is ", matrix_unit_name(R.caps().matrix_unit)));
     std::string args;
     for (const UOpPtr& s : u->src) args += (args.empty() ? "" : ", ") + text(s.get());
     declare(u, "wmma", call("wmma_" + u->arg.as_string(), rtype(u->src.at(0).get()), args));

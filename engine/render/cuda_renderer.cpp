@@ -58,7 +58,7 @@ std::string intrinsic_bitcast(DType from, DType to, const std::string& x) {
 CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_caps(), cuda_language()) {}
 
 void CUDARenderer::set_compute_capability(int major, int /*minor*/) {
-  caps_.tensor_cores = major >= 8;
+  caps_.matrix_unit = major >= 8 ? MatrixUnit::mma_m16n8k16 : MatrixUnit::none;
   caps_.async_copy = major >= 8;
 }
 

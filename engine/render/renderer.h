@@ -9,6 +9,7 @@
 
 #include "ir/ops.h"
 #include "ir/uop.h"
+#include "render/matrix_unit.h"
 
 namespace loupe {
 
@@ -25,8 +26,9 @@ struct RendererCaps {
   // CPU: the kernel takes [start, end) of its outermost parallel loop as two extra int parameters, so a
   // thread pool can split it; global[0] of such a kernel is that loop's extent.
   bool splits_outer_loop = false;
-  // mma.sync m16n8k16 (WMMA ops, the TC opt) for half and bfloat16: CUDA on sm_80 and newer.
-  bool tensor_cores = false;
+  // The matrix unit WMMA ops and the TC opt use for half and bfloat16 (render/matrix_unit.h): mma.sync
+  // on CUDA sm_80 and newer, WMMA on AMD RDNA3, MFMA on AMD CDNA3.
+  MatrixUnit matrix_unit = MatrixUnit::none;
   // Asynchronous copies into shared memory and warp matrix loads from it (ASYNC_COPY, LOAD_MATRIX: the
   // STAGE opt): CUDA's cp.async and ldmatrix, sm_80 and newer.
   bool async_copy = false;

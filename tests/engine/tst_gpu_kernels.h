@@ -27,7 +27,7 @@ struct PlannedKernel {
 inline PlannedKernel plan_with_opts(const UOpPtr& ast, const Renderer& r, const std::vector<Opt>& opts) {
   const RendererCaps& caps = r.caps();
   Kernel k(ast, KernelTarget{.has_local = caps.has_local, .has_shared = caps.has_shared, .shared_max = caps.shared_max,
-                             .tensor_cores = caps.tensor_cores, .async_copy = caps.async_copy, .warp_shuffle = caps.warp_shuffle});
+                             .matrix_unit = caps.matrix_unit, .async_copy = caps.async_copy, .warp_shuffle = caps.warp_shuffle});
   k.apply_opts(opts);
   UOpPtr lowered = test::lower_and_expand(k, {}, nullptr, nullptr, LaunchLimits{caps.global_max, caps.local_max});
   UOpPtr s = graph_rewrite(lowered, symbolic(), {.name = "symbolic after lowering"});

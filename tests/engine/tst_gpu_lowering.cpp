@@ -201,7 +201,7 @@ private slots:
     auto kernel = [](const Renderer& r, const Tensor& out) {
       const RendererCaps& c = r.caps();
       return Kernel(test::last_kernel(out).ast, KernelTarget{.has_local = c.has_local, .has_shared = c.has_shared, .shared_max = c.shared_max,
-                                                             .tensor_cores = c.tensor_cores, .async_copy = c.async_copy});
+                                                             .matrix_unit = c.matrix_unit, .async_copy = c.async_copy});
     };
     Tensor h = Tensor::empty({64, 64}, dtypes::float16);
     const Opt TC{OptOp::TC, 0, 0};

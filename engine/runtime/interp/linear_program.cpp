@@ -1,6 +1,8 @@
 #include "runtime/interp/linear_program.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <cstring>
 #include <unordered_map>
 
@@ -28,7 +30,8 @@ struct LinearProgram::Instr {
   int dst = -1, lanes = 0;
   std::array<int, 3> src{-1, -1, -1};
   std::array<int, 3> stride{0, 0, 0};  // 1: the source is a vector read lane by lane, 0: a scalar broadcast
-  std::vector<int> gather;  // VECTORIZE, GEP: the slot of each lane; WMMA: the 16 fragment slots
+  std::vector<int> gather;  // VECTORIZE, GEP: the slot of each lane; WMMA: the A, B and C fragment slots
+  MatrixUnit unit = MatrixUnit::none;  // WMMA: whose layout
   std::vector<Fuse> fuse;   // ADD/SUB of float32/64: per lane
   int jump = -1;            // RANGE: past its ENDRANGE; ENDRANGE: its RANGE's body; IF: past its ENDIF
   int counter = -1;         // ENDRANGE: its RANGE's slot
@@ -349,11 +352,17 @@ void LinearProgram::Decoder::decode(size_t i) {
     for (const Arg& a : u->arg.as_tuple()) in.gather.push_back(slot(s) + (s->dtype.count > 1 ? static_cast<int>(a.as_int()) : 0));
     break;
   }
-  case Ops::WMMA:
-    if (u->src.size() != 16 || u->dtype.count != 4) fail(u, "WMMA needs 8 A, 4 B and 4 C values and gives 4");
+  case Ops::WMMA: {
+    std::optional<MatrixOpKind> kind = u->arg.is_string() ? matrix_op_of_kind(u->arg.as_string()) : std::nullopt;
+    if (!kind) fail(u, "WMMA's arg names no matrix unit");
+    const MatrixUnitShape& t = matrix_unit_shape(kind->unit);
+    if (u->src.size() != static_cast<size_t>(t.a + t.b + t.c) || u->dtype.count != t.c)
+      fail(u, cat("a ", matrix_unit_name(kind->unit), " WMMA takes ", t.a, " A, ", t.b, " B and ", t.c, " C values and gives ", t.c));
+    in.unit = kind->unit;
     for (const UOpPtr& s : u->src) in.gather.push_back(slot(s.get()));
     p.needs_sync_ = true;
     break;
+  }
   case Ops::BARRIER: p.needs_sync_ = true; break;
   case Ops::SHUFFLE_XOR: {
     const Arg::Tuple& a = u->arg.as_tuple();
@@ -547,33 +556,52 @@ int LinearProgram::exec(Item& it, Group& g, int pc, ExecutionWatcher* w) const {
   return -1;
 }
 
-// mma.sync.m16n8k16 for each warp of the group: lane l (group g = l/4, thread t = l%4) holds A at rows
-// g + 8*((i>>1)&1), columns 2t + (i&1) + 8*(i>>2); B at rows 2t + (i&1) + 8*(i>>1), column g; C and D at
-// rows g + 8*(i>>1), columns 2t + (i&1). The products are exact in float; the sum is rounded once.
-// Lane l holds row group l/4 and column pair l%4 of each 8x8 block (PTX ISA, mma.m16n8k16).
-MmaPlace mma_a_place(int lane, int i) { return {lane / 4 + 8 * ((i >> 1) & 1), 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)}; }
-MmaPlace mma_b_place(int lane, int i) { return {2 * (lane % 4) + (i & 1) + 8 * (i >> 1), lane / 4}; }
-MmaPlace mma_c_place(int lane, int i) { return {lane / 4 + 8 * (i >> 1), 2 * (lane % 4) + (i & 1)}; }
-
+// The matrix unit's multiply-accumulate for each warp (wave) of the group: every lane gives its fragments
+// of A, B and C (render/matrix_unit.h) and gets its elements of D. The products are exact in float; each
+// sum is rounded once. Where the unit repeats A and B in two half-waves (RDNA3 WMMA), both halves must
+// hold the same values, as the hardware requires.
 void LinearProgram::warp_mma(Group& g, int pc) const {
   const Instr& in = code_[static_cast<size_t>(pc)];
-  size_t n = g.items.size();
-  if (n % 32 != 0)
-    throw Error(cat("interpreting ", name_, ": WMMA needs whole warps of 32 work-items, the work-group has ", n));
-  for (size_t w0 = 0; w0 < n; w0 += 32) {
-    double A[16][16], B[16][8], C[16][8];
-    for (int l = 0; l < 32; l++) {
+  const MatrixUnitShape& t = matrix_unit_shape(in.unit);
+  const size_t n = g.items.size(), lanes = static_cast<size_t>(t.lanes);
+  if (n % lanes != 0)
+    throw Error(cat("interpreting ", name_, ": WMMA needs whole waves of ", lanes, " work-items, the work-group has ", n));
+  std::vector<double> A(static_cast<size_t>(t.m * t.k)), B(static_cast<size_t>(t.k * t.n)), C(static_cast<size_t>(t.m * t.n));
+  std::vector<char> given(A.size() + B.size());
+  auto put = [&](std::vector<double>& m, size_t at, size_t given_at, double v, int lane) {
+    if (given[given_at] && m[at] != v && !(std::isnan(m[at]) && std::isnan(v)))
+      throw Error(cat("interpreting ", name_, ": ", uop_label(*uops_[static_cast<size_t>(pc)]), " (position ", pc, "): lane ", lane,
+                      " gives ", v, " for an element another lane of its wave gave as ", m[at], "; ", matrix_unit_name(in.unit),
+                      " needs both copies equal"));
+    m[at] = v;
+    given[given_at] = 1;
+  };
+  for (size_t w0 = 0; w0 < n; w0 += lanes) {
+    std::fill(given.begin(), given.end(), 0);
+    for (int l = 0; l < t.lanes; l++) {
       const Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
-      for (int i = 0; i < 8; i++) A[mma_a_place(l, i).row][mma_a_place(l, i).col] = s[in.gather[static_cast<size_t>(i)]].f;
-      for (int i = 0; i < 4; i++) B[mma_b_place(l, i).row][mma_b_place(l, i).col] = s[in.gather[static_cast<size_t>(8 + i)]].f;
-      for (int i = 0; i < 4; i++) C[mma_c_place(l, i).row][mma_c_place(l, i).col] = s[in.gather[static_cast<size_t>(12 + i)]].f;
+      auto value = [&](int src) { return s[in.gather[static_cast<size_t>(src)]].f; };
+      for (int i = 0; i < t.a; i++) {
+        const FragmentPlace p = fragment_a_place(in.unit, l, i);
+        const size_t at = static_cast<size_t>(p.row * t.k + p.col);
+        put(A, at, at, value(i), l);
+      }
+      for (int i = 0; i < t.b; i++) {
+        const FragmentPlace p = fragment_b_place(in.unit, l, i);
+        const size_t at = static_cast<size_t>(p.row * t.n + p.col);
+        put(B, at, A.size() + at, value(t.a + i), l);
+      }
+      for (int i = 0; i < t.c; i++) {
+        const FragmentPlace p = fragment_c_place(in.unit, l, i);
+        C[static_cast<size_t>(p.row * t.n + p.col)] = value(t.a + t.b + i);
+      }
     }
-    for (int l = 0; l < 32; l++) {
+    for (int l = 0; l < t.lanes; l++) {
       Lane* s = g.items[w0 + static_cast<size_t>(l)].slots.data();
-      for (int i = 0; i < 4; i++) {
-        const int r = mma_c_place(l, i).row, c = mma_c_place(l, i).col;
-        double acc = C[r][c];
-        for (int k = 0; k < 16; k++) acc += A[r][k] * B[k][c];
+      for (int i = 0; i < t.c; i++) {
+        const FragmentPlace p = fragment_c_place(in.unit, l, i);
+        double acc = C[static_cast<size_t>(p.row * t.n + p.col)];
+        for (int k = 0; k < t.k; k++) acc += A[static_cast<size_t>(p.row * t.k + k)] * B[static_cast<size_t>(k * t.n + p.col)];
         s[in.dst + i].f = static_cast<float>(acc);
       }
     }

@@ -38,15 +38,6 @@ struct ExecutedStep {
   const MemoryAccess* access = nullptr;  // loads and stores
 };
 
-// mma.sync m16n8k16's fragment layout (the WMMA op): where element i of lane `lane`'s fragment sits in
-// A (16x16: i < 8), B (16x8: i < 4) and C/D (16x8: i < 4). D[r][c] = C[r][c] + sum over k of A[r][k] * B[k][c].
-struct MmaPlace {
-  int row = 0, col = 0;
-};
-MmaPlace mma_a_place(int lane, int i);
-MmaPlace mma_b_place(int lane, int i);
-MmaPlace mma_c_place(int lane, int i);
-
 class ExecutionWatcher {
 public:
   virtual ~ExecutionWatcher() = default;
