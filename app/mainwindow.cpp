@@ -207,7 +207,7 @@ void MainWindow::buildPanels() {
     machine_->setSamples(code_->shownSamples());  // read once, by the Code panel, for the source it shows
     machine_->showSource({QString::fromStdString(name), QString::fromStdString(s->backend),
                           QString::fromStdString(loupe::kernel_function_name(s->text, name)), QString::fromStdString(s->text),
-                          s->variant == "noopt"});
+                          s->variant == "noopt", session_->path(), code_->kernel()->id});
   });
   connect(code_->codeView(), &CodeView::currentRowChanged, machine_, [this](int row) { machine_->showSourceLine(row + 1); });
   // H on a hot line: a stepping of the kernel as it ran goes to that line's first step

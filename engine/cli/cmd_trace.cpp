@@ -4,7 +4,8 @@
 //   loupe-cli trace FILE --match CTX PASS K    the rewrite that produced step K: rule, location, diff
 //   loupe-cli trace FILE --kernel NAME|ID      a kernel's opts, launch dims, source and NOOPT source
 //   loupe-cli trace FILE --disasm NAME|ID      what the machine runs: the kernel compiled again here, as
-//                                              machine code (LLVM IR, PTX, SASS) under its source lines
+//                                              machine code (LLVM IR, PTX, SASS) under its source lines;
+//                                              --target T: planned and compiled for T (AMD's ISA)
 //   loupe-cli trace FILE --hotspots [--kernel NAME|ID]  where sampled kernels spent their time (run --hotspots):
 //                                              the kernels by samples, or one's source annotated line by line
 //   loupe-cli trace FILE --profile             kernel runs as DEBUG=2 lines; -t [N]: top kernels
@@ -31,6 +32,7 @@
 #include "cli/trace_hotspots.h"
 #include "cli/trace_step.h"
 #include "inspect/why_not.h"
+#include "render/amd_renderer.h"
 #include "ir/print.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
@@ -73,10 +75,15 @@ int64_t parse_int(const std::string& s, const std::string& what) {
 }
 
 // A target name as the interpreter takes it, checked here so a typo is named before the trace is read.
+// The device part is upper case, an AMD arch after the colon lower case ("amd:GFX942" -> "AMD:gfx942").
 std::string upper_target(std::string t) {
-  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (t != "CPU" && t != "LLVM" && t != "CUDA" && t != "OPENCL") throw Error(cat("unknown target '", t, "': CPU, LLVM, CUDA or OPENCL"));
-  return t;
+  const size_t colon = t.find(':');
+  for (size_t i = 0; i < t.size(); i++) {
+    auto c = static_cast<unsigned char>(t[i]);
+    t[i] = static_cast<char>(i < colon ? std::toupper(c) : std::tolower(c));
+  }
+  if (t == "CPU" || t == "LLVM" || t == "CUDA" || t == "OPENCL" || amd_arch_of_target(t)) return t;
+  throw Error(cat("unknown target '", t, "': CPU, LLVM, CUDA, OPENCL, AMD (= AMD:gfx1100) or AMD:gfx942"));
 }
 
 Request parse(const Args& args) {
@@ -728,10 +735,12 @@ int run(const Args& args) {
   if (has_flag(args, "--help") || has_flag(args, "-h")) {
     std::cout << "usage: loupe-cli trace FILE.loupe [--graph CTX PASS STEP [--dot] | --match CTX PASS K |\n"
                  "         --why CTX PASS STEP NODE (NODE: its index in --graph's listing, or a key prefix like %53c261) |\n"
-                 "         --kernel NAME [--hotspots] | --hotspots | --disasm NAME [--noopt] | --profile | -t [N] | --rules |\n"
+                 "         --kernel NAME [--hotspots] | --hotspots | --disasm NAME [--noopt] [--target T] | --profile | -t [N] | --rules |\n"
                  "         --diff OTHER.loupe | --search TEXT |\n"
                  "         --step-kernel NAME --at INDEX [--noopt] [--target T] [--diverge | --diverge-target T] [--steps N]\n"
-                 "         [--relevant] [--no-rerun | --allow-rerun]] [--json]     (T: CPU, LLVM, CUDA, OPENCL)\n"
+                 "         [--relevant] [--no-rerun | --allow-rerun]] [--json]\n"
+                 "  T: CPU, LLVM, CUDA, OPENCL, AMD (= AMD:gfx1100, RDNA3) or AMD:gfx942 (CDNA3); --disasm NAME --target T\n"
+                 "  shows the kernel planned for T and compiled for it (AMD: clang-15's amdgcn code object).\n"
                  "  --allow-rerun: a kernel whose inputs the trace did not keep is stepped by running the program that\n"
                  "  recorded it again; for a trace not recorded by you on this machine that needs this flag (without it,\n"
                  "  the error shows what would run). Nothing else in a trace is ever run.\n"
@@ -758,7 +767,7 @@ int run(const Args& args) {
   if (req.mode == "why") return why(r, req);
   if (req.hotspots) return trace_hotspots(r, {req.mode == "kernel" ? req.kernel : "", req.json});
   if (req.mode == "kernel") return kernel(r, req);
-  if (req.mode == "disasm") return disasm_kernel(r, {req.kernel, req.step.noopt, req.json});
+  if (req.mode == "disasm") return disasm_kernel(r, {req.kernel, req.step.noopt, req.json, req.step.target});
   if (req.mode == "step") {
     req.step.json = req.json;
     return step_kernel(r, req.step);

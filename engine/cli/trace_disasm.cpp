@@ -44,9 +44,19 @@ void print_listing(const MachineListing& l, const std::vector<std::string>& sour
 
 int disasm_kernel(TraceReader& reader, const DisasmRequest& req) {
   TraceKernel k = reader.kernel(find_trace_kernel(reader, req.kernel));
-  const char* variant = req.noopt ? "noopt" : "opt";
-  const KernelSource* src = k.source(variant);
-  if (!src) throw Error(cat("kernel ", k.name, " has no ", req.noopt ? "NOOPT " : "", "source in the trace"));
+  std::string variant = req.noopt ? "noopt" : "opt";
+  KernelSource planned;
+  const KernelSource* src = nullptr;
+  if (req.target.empty()) {
+    src = k.source(variant);
+    if (!src) throw Error(cat("kernel ", k.name, " has no ", req.noopt ? "NOOPT " : "", "source in the trace"));
+  } else {  // planned again for the target, as the Step panel's Target box does
+    TraceKernelProgram p = plan_trace_kernel(reader, k.id, {req.noopt, req.target});
+    planned.backend = req.target;
+    planned.text = std::move(p.source);
+    variant = p.variant;
+    src = &planned;
+  }
   MachineCode mc = machine_code(src->backend, kernel_function_name(src->text, k.name), src->text);
   if (req.json) {
     json::Value o = json::Value::object();
@@ -63,7 +73,10 @@ int disasm_kernel(TraceReader& reader, const DisasmRequest& req) {
     std::cout << o.dump() << "\n";
     return 0;
   }
-  std::cout << "kernel " << k.name << " (" << variant << ", " << src->backend << " on " << k.device << "), compiled again here\n";
+  if (req.target.empty())
+    std::cout << "kernel " << k.name << " (" << variant << ", " << src->backend << " on " << k.device << "), compiled again here\n";
+  else
+    std::cout << "kernel " << k.name << " (" << variant << ", ran on " << k.device << "), planned and compiled here\n";
   std::vector<std::string> source = split_lines(src->text);
   for (const MachineListing& l : mc.listings) print_listing(l, source);
   for (const std::string& m : mc.missing) std::cout << "(" << m << ")\n";

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <sys/utsname.h>
 
+#include "render/amd_renderer.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/device.h"
@@ -160,6 +161,32 @@ void cuda_listings(const std::string& name, const std::string& source, MachineCo
   mc.listings.push_back(std::move(s));
 }
 
+// An AMD code object: the kernel source compiled by clang's amdgcn backend as C (no device library: the
+// renderer uses only builtins) and linked by lld, as a GPU runtime would load it; its ISA disassembled.
+void amd_listings(const AmdArch& arch, const std::string& name, const std::string& source, MachineCode& mc, const ProcessLimits& limits) {
+  auto clang = find_first_executable({"clang-15", "clang"});
+  if (!clang) {
+    mc.missing.push_back(cat(arch.target, ": clang-15 not found: its AMDGPU backend assembles AMD code objects (install clang-15 and lld-15)"));
+    return;
+  }
+  auto objdump = find_first_executable({"llvm-objdump-15", "llvm-objdump"});
+  if (!objdump) {
+    mc.missing.push_back(cat(arch.target, ": llvm-objdump-15 not found: it disassembles AMD code objects (install llvm-15)"));
+    return;
+  }
+  PrivateDir dir("machine-code");
+  fs::path c_file = dir.write("kernel.c", source), object = dir.file("kernel.co");
+  std::vector<std::string> compile = amd_compile_command(*clang, arch, c_file.string(), object.string());
+  run_tool(compile, dir, cat("compiling ", name, " for ", arch.mcpu), limits);
+  std::vector<std::string> dis = {*objdump, "-d", "-l", "--mcpu=" + arch.mcpu, "--disassemble-symbols=" + name, object.string()};
+  MachineListing l;
+  l.kind = "asm";
+  l.title = arch.title() + " ISA";
+  l.how = joined(compile) + "; " + joined(dis);
+  parse_amdgpu_objdump(run_tool(dis, dir, "disassembling " + name, limits), "kernel.c", l);
+  mc.listings.push_back(std::move(l));
+}
+
 // "    1100:      \tvmovss\t3794(%rip), %xmm26" -> "1100:  vmovss  3794(%rip), %xmm26"
 std::string tidy_instruction(const std::string& line) {
   size_t colon = line.find(':');
@@ -259,6 +286,24 @@ void parse_objdump(const std::string& text, const std::string& source_file, Mach
   }
 }
 
+void parse_amdgpu_objdump(const std::string& text, const std::string& source_file, MachineListing& out) {
+  // "\tv_add_f32_e32 v1, v2, v3        // 000000001614: 06020502" -> "    1614:\tv_add_f32_e32\tv1, v2, v3"
+  static const std::regex row(R"(^\t(\S+)(?:\s+(.*?))?\s*// ([0-9A-Fa-f]+):(?: [0-9A-Fa-f]+)*\s*$)");
+  std::string plain;
+  std::smatch m;
+  for (const std::string& line : split_lines(text)) {
+    if (std::regex_match(line, m, row)) {
+      std::string addr = m[3].str();
+      addr.erase(0, std::min(addr.find_first_not_of('0'), addr.size() - 1));
+      for (char& c : addr) c = char(std::tolower(static_cast<unsigned char>(c)));
+      plain += cat("    ", addr, ":\t", m[1].str(), m[2].length() ? "\t" + m[2].str() : "", "\n");
+    } else {
+      plain += line + "\n";
+    }
+  }
+  parse_objdump(plain, source_file, out);
+}
+
 void parse_ptx(const std::string& text, const std::string& source_file, MachineListing& out) {
   static const std::regex file_dir(R"(^\s*\.file\s+(\d+)\s+\"([^\"]*)\")");
   static const std::regex loc_dir(R"(^\s*\.loc\s+(\d+)\s+(\d+))");
@@ -312,6 +357,13 @@ ProcessLimits MachineCodeOptions::defaults() {
   return l;
 }
 
+std::vector<std::string> amd_compile_command(const std::string& clang, const AmdArch& arch, const std::string& source,
+                                             const std::string& object) {
+  // -g: line info for the listing (the code is the same without it)
+  return {clang, "-x", "c", "-std=gnu11", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + arch.mcpu, "-nogpulib", "-O3", "-g",
+          "-Wno-unused-function", source, "-o", object};
+}
+
 bool is_kernel_identifier(const std::string& name) {
   if (name.empty() || name.size() > 256 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name)
@@ -339,6 +391,10 @@ MachineCode machine_code(const std::string& device, const std::string& name, con
     if (available()) llvm_listings(name, source, mc, options.limits);
   } else if (kind == "CUDA") {
     if (available()) cuda_listings(name, source, mc, options.limits);
+  } else if (kind == "AMD") {
+    std::string target = "AMD" + (device.find(':') == std::string::npos ? "" : device.substr(device.find(':')));
+    for (size_t i = 4; i < target.size(); i++) target[i] = char(std::tolower(static_cast<unsigned char>(target[i])));
+    amd_listings(*amd_arch_of_target(target), name, source, mc, options.limits);
   } else if (kind == "OPENCL" || kind == "GPU" || kind == "METAL") {
     mc.missing.push_back(cat(device, ": the driver compiles the source itself and does not show its machine code"));
   } else {

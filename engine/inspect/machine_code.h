@@ -5,6 +5,9 @@
 //   LLVM      the IR after the JIT's O2 pipeline; the JIT target's object, disassembled the same way
 //             (no line links: the kernel's IR carries no debug info)
 //   CUDA      PTX from NVRTC with -lineinfo (its .loc directives); SASS where ptxas and nvdisasm exist
+//   AMD       clang-15 -x c -target amdgcn-amd-amdhsa -mcpu=gfx1100|gfx940 -g into a code object (ELF
+//             elf64-amdgpu, linked by lld); llvm-objdump-15 -d -l --mcpu: the ISA under its source lines.
+//             No AMD GPU is needed: the code object is only read. CDNA3's gfx942 is assembled as gfx940.
 // OpenCL and Metal drivers keep their machine code to themselves: the result says so.
 #pragma once
 #include <string>
@@ -13,6 +16,8 @@
 #include "support/process.h"
 
 namespace loupe {
+
+struct AmdArch;
 
 struct MachineListing {
   std::string kind;   // "asm", "llvm-ir", "ptx", "sass"
@@ -42,7 +47,7 @@ struct MachineCodeOptions {
 };
 
 // The listings of one kernel from its recorded source. `device` is the device that rendered it as traces
-// record it (CPU, LLVM, CUDA, "CUDA:1", OPENCL); `name` the kernel's function, a C identifier (anything
+// record it (CPU, LLVM, CUDA, "CUDA:1", OPENCL), or an AMD target ("AMD", "AMD:gfx1100", "AMD:gfx942"); `name` the kernel's function, a C identifier (anything
 // else is refused). A device that is not available here becomes a `missing` entry with its reason; a
 // source that no longer compiles, or that the compiler crashes on or cannot finish within the limits,
 // raises loupe::Error with the compiler's message.
@@ -64,6 +69,11 @@ std::string kernel_function_name(const std::string& source, const std::string& f
 // `objdump -d -l` text (llvm-objdump's "; FILE:LINE" or GNU's "FILE:LINE" markers; markers naming
 // another file than `source_file`'s base name are not links) into a listing's lines and links.
 void parse_objdump(const std::string& text, const std::string& source_file, MachineListing& out);
+// llvm-objdump's AMDGPU listing (`\tINSTRUCTION  // ADDRESS: ENCODING` rows) read as parse_objdump reads others.
+void parse_amdgpu_objdump(const std::string& text, const std::string& source_file, MachineListing& out);
+// The clang command that compiles an AMD kernel source (C) into a code object for `arch`.
+std::vector<std::string> amd_compile_command(const std::string& clang, const AmdArch& arch, const std::string& source,
+                                             const std::string& object);
 // PTX with `.loc FILE LINE COL` directives (only file indices whose `.file` names `source_file`'s base
 // name are links); the directives themselves are left out of the listing.
 void parse_ptx(const std::string& text, const std::string& source_file, MachineListing& out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "render/amd_renderer.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
 #include "render/opencl_renderer.h"
@@ -21,6 +22,7 @@ OpSet native_ops(const std::string& device) {
   if (device_status(device).available) return get_device(device).renderer().caps().code_for_op;
   if (kind == "CUDA") return CUDARenderer().caps().code_for_op;
   if (kind == "OPENCL") return OpenCLRenderer().caps().code_for_op;
+  if (kind == "AMD") return AMDRenderer().caps().code_for_op;
   return CRenderer().caps().code_for_op;
 }
 

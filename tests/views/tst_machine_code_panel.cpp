@@ -22,6 +22,8 @@ using namespace loupe::views;
 
 namespace {
 
+bool findExecutable(const char* name) { return !QStandardPaths::findExecutable(QString::fromLatin1(name)).isEmpty(); }
+
 KernelSourceRef refOf(const TraceKernel& k, const char* variant = "opt") {
   const KernelSource* s = k.source(variant);
   return {QString::fromStdString(k.name), QString::fromStdString(s->backend),
@@ -109,6 +111,55 @@ private Q_SLOTS:
     QCOMPARE(activated.count(), 1);
     QCOMPARE(code.codeView()->currentRow(), panel.codeView()->rows()[other].lineNumber - 1);
     saveChecked(panel.grab().toImage(), QStringLiteral("machine_code_panel"));
+  }
+
+  // The target box: the kernel planned again for RDNA3 and compiled by clang-15's amdgcn backend, its ISA
+  // numbered with the lines of the source planned for it; back to "as it ran" lists the CPU code again.
+  void listsTheKernelPlannedForAnAmdGpu() {
+    if (!findExecutable("clang-15") || !findExecutable("llvm-objdump-15")) QSKIP("clang-15 and llvm-objdump-15 are not installed");
+    Session s;
+    QVERIFY(s.openNow(trace_));
+    std::optional<TraceKernel> k;
+    for (const TraceKernel& brief : s.trace().kernels)
+      if (auto d = s.kernelDetails(brief.id); d && !d->opts.empty() && d->name.find("r_") == 0) k = d;
+    QVERIFY(k);
+    MachineCodePanel panel;
+    panel.resize(1000, 640);
+    KernelSourceRef ref = refOf(*k);
+    ref.trace = trace_;
+    ref.kernelId = k->id;
+    panel.showSource(ref);
+    QSignalSpy ready(&panel, &MachineCodePanel::listingsReady);
+    panel.show();
+    QVERIFY(ready.wait(30000));
+    QVERIFY2(!panel.headerText().contains("AMD"), qPrintable(panel.headerText()));
+    panel.setTarget(QStringLiteral("AMD:gfx1100"));
+    QVERIFY(ready.wait(60000));
+    QVERIFY2(panel.headerText().contains("planned for AMD:gfx1100") && panel.headerText().contains("AMD RDNA3 (gfx1100) ISA"),
+             qPrintable(panel.headerText()));
+    QVERIFY2(panel.headerText().contains("-mcpu=gfx1100"), qPrintable(panel.headerText()));
+    QVERIFY(panel.compiledSource().contains("amdgpu_kernel"));
+    const int sourceLines = int(panel.compiledSource().count('\n')) + 1;
+    int linked = 0;
+    bool vectorAlu = false;
+    for (const CodeRow& r : panel.codeView()->rows()) {
+      QVERIFY(r.lineNumber >= 0 && r.lineNumber <= sourceLines);
+      linked += r.lineNumber > 0;
+      vectorAlu = vectorAlu || r.text.contains(QStringLiteral("v_fma")) || r.text.contains(QStringLiteral("v_fmac")) ||
+                  r.text.contains(QStringLiteral("v_mul_f32"));
+    }
+    QVERIFY(linked > 3);
+    QVERIFY(vectorAlu);
+    QSignalSpy activated(&panel, &MachineCodePanel::sourceLineActivated);
+    moveCursorTo(panel.codeView(), firstLinkedRow(panel.codeView()).first);
+    QCOMPARE(activated.count(), 0);  // a line of the planned source, not of the Code panel's
+    saveChecked(panel.grab().toImage(), QStringLiteral("machine_code_amd_rdna3"));
+    panel.setTarget(QStringLiteral("AMD:gfx942"));
+    QVERIFY(ready.wait(60000));
+    QVERIFY2(panel.headerText().contains("AMD CDNA3 (gfx942, as gfx940) ISA"), qPrintable(panel.headerText()));
+    panel.setTarget(QString());
+    QVERIFY(ready.wait(30000));
+    QVERIFY2(panel.headerText().contains("-march=native") && !panel.headerText().contains("planned for"), qPrintable(panel.headerText()));
   }
 
   void aNewerSourceMakesTheOlderCompileStale() {

@@ -13,6 +13,8 @@
 #include "code/codeview.h"
 #include "inspect/hotspot_annotation.h"
 #include "inspect/hotspot_report.h"
+#include "inspect/kernel_stepper.h"
+#include "trace/trace_reader.h"
 #include "support/error.h"
 #include "widgets/elidedlabel.h"
 
@@ -27,11 +29,19 @@ MachineCodePanel::MachineCodePanel(QWidget* parent) : QWidget(parent) {
   details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   listing_ = new QComboBox(this);
   listing_->setToolTip(tr("Which form of the kernel to show: machine code, or the compiler's IR on the way to it"));
+  target_ = new QComboBox(this);
+  target_->setObjectName(QStringLiteral("machineCodeTarget"));
+  target_->addItem(tr("As it ran"), QString());
+  target_->addItem(tr("AMD RDNA3 (gfx1100)"), QStringLiteral("AMD:gfx1100"));
+  target_->addItem(tr("AMD CDNA3 (gfx942, as gfx940)"), QStringLiteral("AMD:gfx942"));
+  target_->setToolTip(tr("List the kernel as it ran, or planned again for an AMD GPU (as the Step panel's Target box plans it) and "
+                         "compiled by clang-15 into a code object: no AMD GPU is needed"));
   code_ = new CodeView(this);
   code_->setToolTip(tr("The gutter gives each instruction the line of kernel source it was compiled from"));
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(title_, 1);
+  bar->addWidget(target_);
   bar->addWidget(listing_);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
@@ -41,12 +51,13 @@ MachineCodePanel::MachineCodePanel(QWidget* parent) : QWidget(parent) {
   lay->addWidget(code_, 1);
   pool_.setMaxThreadCount(1);
   connect(listing_, &QComboBox::currentIndexChanged, this, &MachineCodePanel::showListing);
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] { compileIfWanted(); });
   connect(code_, &CodeView::currentRowChanged, this, [this](int row) {
     if (row < 0 || row >= code_->rows().size()) return;
     const int line = code_->rows()[row].lineNumber;
     if (line <= 0) return;
     markLine(line, false);
-    Q_EMIT sourceLineActivated(line);
+    if (compiledTarget_.isEmpty()) Q_EMIT sourceLineActivated(line);  // else a line of another source
   });
   auto* jump = new QShortcut(QKeySequence(Qt::Key_H), this, this, &MachineCodePanel::jumpToHottestInstruction);
   jump->setContext(Qt::WidgetWithChildrenShortcut);
@@ -57,7 +68,7 @@ void MachineCodePanel::setSamples(std::shared_ptr<const loupe::KernelSamples> sa
 
 QString MachineCodePanel::shadeHotspots(const loupe::MachineListing& l) {
   hotspots_.clear();
-  if (!samples_ || compiled_.noopt || (l.kind != "asm" && l.kind != "sass")) return {};
+  if (!samples_ || compiled_.noopt || !compiledTarget_.isEmpty() || (l.kind != "asm" && l.kind != "sass")) return {};
   const loupe::HotspotAnnotation a = loupe::annotate_hotspots(l, compiled_.function.toStdString(), *samples_);
   if (!a.matches) {
     hotspots_ = tr("%1 samples, not shown: %2").arg(a.total).arg(QString::fromStdString(a.mismatch));
@@ -116,33 +127,54 @@ void MachineCodePanel::showSource(const KernelSourceRef& source) {
   compileIfWanted();
 }
 
+void MachineCodePanel::setTarget(const QString& target) { target_->setCurrentIndex(std::max(0, target_->findData(target))); }
+
 void MachineCodePanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   compileIfWanted();
 }
 
 void MachineCodePanel::compileIfWanted() {
-  if (!isVisible() || source_.text.isEmpty() || source_ == compiled_) return;  // compiled, or compiling now
+  const QString target = target_->currentData().toString();
+  if (!isVisible() || source_.text.isEmpty() || (source_ == compiled_ && target == compiledTarget_)) return;  // compiled, or compiling now
   const quint64 generation = ++generation_;
   compiling_ = true;
   compiled_ = source_;
-  setHeader(tr("<b>%1</b> · compiling it again for its machine code…").arg(source_.function.toHtmlEscaped()), {});
+  compiledTarget_ = target;
+  compiledText_ = source_.text;
+  setHeader(target.isEmpty() ? tr("<b>%1</b> · compiling it again for its machine code…").arg(source_.function.toHtmlEscaped())
+                             : tr("<b>%1</b> · planning it for %2 and compiling it…").arg(source_.function.toHtmlEscaped(), target),
+            {});
   const std::string device = source_.device.toStdString(), function = source_.function.toStdString(),
-                    text = source_.text.toStdString();
+                    text = source_.text.toStdString(), trace = source_.trace.toStdString(), other = target.toStdString();
+  const int64_t kernel = source_.kernelId;
+  const bool noopt = source_.noopt;
   QPointer<MachineCodePanel> self(this);
-  pool_.start([self, generation, device, function, text] {
+  pool_.start([self, generation, device, function, text, trace, other, kernel, noopt] {
     auto result = std::make_shared<loupe::MachineCode>();
-    QString error;
+    QString error, planned;
     try {
-      *result = loupe::machine_code(device, function, text);
+      if (other.empty()) {
+        *result = loupe::machine_code(device, function, text);
+      } else {  // planned again for the target, through a reader of this thread's own
+        if (trace.empty() || kernel < 0) throw loupe::Error("this kernel comes from no trace file: it cannot be planned for another target");
+        loupe::TraceReaderOptions opts;
+        opts.quick_check = false;
+        loupe::TraceReader reader(trace, opts);
+        loupe::TraceKernelProgram p = loupe::plan_trace_kernel(reader, kernel, {noopt, other});
+        planned = QString::fromStdString(p.source);
+        *result = loupe::machine_code(other, loupe::kernel_function_name(p.source, p.plan.name), p.source);
+      }
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
     }
     if (!self) return;
     QMetaObject::invokeMethod(
         self.data(),
-        [self, generation, result, error] {
-          if (self) self->adopt(generation, result, error);
+        [self, generation, result, error, planned] {
+          if (!self || generation != self->generation_) return;
+          if (!planned.isEmpty()) self->compiledText_ = planned;
+          self->adopt(generation, result, error);
         },
         Qt::QueuedConnection);
   });
@@ -188,19 +220,24 @@ void MachineCodePanel::showListing(int index) {
   rows.reserve(qsizetype(l.lines.size()));
   for (size_t i = 0; i < l.lines.size(); i++) rows.append({QString::fromStdString(l.lines[i]), l.source_lines[i], RowMark::None, {}});
   code_->setRows(rows, l.kind == "llvm-ir" ? SourceLanguage::LlvmIr : SourceLanguage::Assembly);
-  const QString variant = compiled_.noopt ? tr("NOOPT ") : QString();
+  QString variant = compiled_.noopt ? tr("NOOPT ") : QString();
+  if (!compiledTarget_.isEmpty()) variant = tr("planned for %1: ").arg(compiledTarget_) + variant;
   const QString title = tr("<b>%1%2</b> · %3 · %4 instructions · %5")
                             .arg(variant, name, QString::fromStdString(l.title).toHtmlEscaped())
                             .arg(l.instruction_count())
                             .arg(l.linked() ? tr("the gutter gives each instruction's source line") : tr("no line info in this form"));
-  QString details = tr("<span style='color:gray'>compiled again here: %1</span>").arg(QString::fromStdString(l.how).toHtmlEscaped());
+  QString details = tr(compiledTarget_.isEmpty() ? "<span style='color:gray'>compiled again here: %1</span>"
+                                                 : "<span style='color:gray'>the gutter's lines are those of the source planned for the "
+                                                   "target; compiled here: %1</span>").arg(QString::fromStdString(l.how).toHtmlEscaped());
   if (const QString hot = shadeHotspots(l); !hot.isEmpty()) details = hot.toHtmlEscaped() + QStringLiteral("<br>") + details;
   if (!missing.isEmpty()) details += QStringLiteral("<br>") + missing.join(QStringLiteral("<br>"));
   setHeader(title, details);
-  if (markedLine_ > 0) markLine(markedLine_, true);
+  if (markedLine_ > 0 && compiledTarget_.isEmpty()) markLine(markedLine_, true);
 }
 
-void MachineCodePanel::showSourceLine(int line) { markLine(line, true); }
+void MachineCodePanel::showSourceLine(int line) {
+  if (compiledTarget_.isEmpty()) markLine(line, true);  // else the listing's lines are another source's
+}
 
 void MachineCodePanel::markLine(int line, bool reveal) {
   markedLine_ = line;

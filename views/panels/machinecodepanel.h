@@ -5,6 +5,8 @@
 // marks every instruction compiled from it. Compiling happens off the GUI thread, only while the panel
 // is visible, once per source. A sampled kernel's instructions are shaded by their share of its samples
 // (inspect/hotspot_annotation.h), the share in the gutter; H jumps to the hottest instruction.
+// The target box lists the kernel planned again for another target instead (an AMD GPU's ISA from
+// clang-15's code object): the gutter's lines are then those of the source planned for that target.
 #pragma once
 #include <QThreadPool>
 #include <QWidget>
@@ -26,6 +28,8 @@ struct KernelSourceRef {
   QString function;  // the function the source defines (a NOOPT source's own name)
   QString text;
   bool noopt = false;
+  QString trace;         // the trace file and the kernel's id in it: to plan it again for another target
+  qint64 kernelId = -1;
   bool operator==(const KernelSourceRef&) const = default;
 };
 
@@ -46,6 +50,11 @@ public:
 
   QString headerText() const;  // plain text
   QComboBox* listingBox() const { return listing_; }
+  // The target the kernel is listed for: "" as it ran, else a target of the interpreter ("AMD:gfx1100").
+  QComboBox* targetBox() const { return target_; }
+  void setTarget(const QString& target);
+  // The source the listing was compiled from (planned for the target, or the one shown).
+  QString compiledSource() const { return compiledText_; }
   CodeView* codeView() const { return code_; }
   bool isCompiling() const { return compiling_; }
   const loupe::MachineCode& machineCode() const { return *result_; }
@@ -69,9 +78,12 @@ private:
   QLabel* title_;
   QLabel* details_;
   QComboBox* listing_;
+  QComboBox* target_;
   CodeView* code_;
   KernelSourceRef source_;
   KernelSourceRef compiled_;  // the source result_ belongs to
+  QString compiledTarget_;    // and the target it was planned for ("" as it ran)
+  QString compiledText_;
   std::shared_ptr<loupe::MachineCode> result_ = std::make_shared<loupe::MachineCode>();
   QString error_;
   std::shared_ptr<const loupe::KernelSamples> samples_;

@@ -49,6 +49,8 @@ StepPanel::StepPanel(Session* session, QWidget* parent) : QWidget(parent), sessi
   target_->addItem(tr("Target: LLVM"), QStringLiteral("LLVM"));
   target_->addItem(tr("Target: CUDA (sm_80)"), QStringLiteral("CUDA"));
   target_->addItem(tr("Target: OpenCL"), QStringLiteral("OPENCL"));
+  target_->addItem(tr("Target: AMD RDNA3 (gfx1100)"), QStringLiteral("AMD:gfx1100"));
+  target_->addItem(tr("Target: AMD CDNA3 (gfx942, as gfx940)"), QStringLiteral("AMD:gfx942"));
   target_->setToolTip(tr("Plan the kernel for another target (the heuristics' opts for it) and run that program on the "
                          "interpreter: GPU-style kernels with local memory, barriers and tensor cores run here too"));
   relevantOnly_ = new QCheckBox(tr("Only what it depends on"), this);
@@ -230,7 +232,7 @@ void runStepping(StepPanel::Mode mode, const QString& tracePath, int64_t kernel,
   loupe::TraceReader reader(tracePath.toStdString(), opts);
   if (mode == StepPanel::Mode::Divergence || mode == StepPanel::Mode::TargetDivergence) {
     const bool vsTarget = mode == StepPanel::Mode::TargetDivergence;
-    if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA or OpenCL)");
+    if (vsTarget && target.empty()) throw loupe::Error("pick the target to compare with (CPU, LLVM, CUDA, OpenCL or AMD)");
     shown = loupe::step_trace_kernel(reader, kernel, req, {false, vsTarget ? std::string() : target}, rerun.get());
     other = loupe::step_trace_kernel(reader, kernel, req, {!vsTarget, target}, rerun.get());
     divergence = loupe::first_divergence(shown, other);

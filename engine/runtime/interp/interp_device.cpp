@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/print.h"
+#include "render/amd_renderer.h"
 #include "render/c_renderer.h"
 #include "render/cuda_renderer.h"
 #include "render/llvm_renderer.h"
@@ -50,7 +51,8 @@ std::unique_ptr<Renderer> renderer_of_target(const std::string& target) {
     return r;
   }
   if (target == "OPENCL") return std::make_unique<OpenCLRenderer>();
-  throw Error(cat("INTERP_TARGET must be CPU, LLVM, CUDA or OPENCL, not '", target, "'"));
+  if (std::optional<AmdArch> amd = amd_arch_of_target(target)) return std::make_unique<AMDRenderer>(*amd);
+  throw Error(cat("INTERP_TARGET must be CPU, LLVM, CUDA, OPENCL, AMD (= AMD:gfx1100) or AMD:gfx942, not '", target, "'"));
 }
 
 InterpRenderer::InterpRenderer(const std::string& target) : target_(target), target_caps_(caps_of_target(target)) {

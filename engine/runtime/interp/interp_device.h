@@ -43,7 +43,7 @@ private:
 };
 
 // The renderer whose kernels the interpreter plans and rounds like: "CPU" (C), "LLVM" (LLVM IR), "CUDA"
-// (sm_80) or "OPENCL"; loupe::Error for anything else.
+// (sm_80), "OPENCL", "AMD" / "AMD:gfx1100" (RDNA3) or "AMD:gfx942" (CDNA3); loupe::Error for anything else.
 std::unique_ptr<Renderer> renderer_of_target(const std::string& target);
 
 // INTERP_TARGET, else "CPU": the target the INTERP device plans for.
