@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -217,6 +218,42 @@ private Q_SLOTS:
     QVERIFY(defines);
     QCOMPARE(ls.at(1).toObject().value("kind").toString(), QStringLiteral("asm"));
     QVERIFY(ls.at(1).toObject().value("instructions").toInt() > 3);
+  }
+
+  // --disasm --target: a CPU kernel planned again for each AMD GPU and compiled by clang-15 into a code
+  // object; its ISA rows linked to the lines of the source planned for it (which --json does not give,
+  // so the rows' lines are checked against the listing's own range). An unknown arch is named.
+  void amdTargetsOfACpuKernel() {
+    if (QStandardPaths::findExecutable("clang-15").isEmpty() || QStandardPaths::findExecutable("llvm-objdump-15").isEmpty())
+      QSKIP("clang-15 and llvm-objdump-15 are not installed");
+    QVERIFY(!cpuTrace_.isEmpty());
+    QString matmul;
+    for (const QString& n : kernelNames(cpuTrace_))
+      if (n.startsWith("r_") && matmul.isEmpty()) matmul = n;
+    QVERIFY(!matmul.isEmpty());
+    for (const char* target : {"AMD:gfx1100", "amd:GFX942"}) {
+      auto r = run_cli({"trace", cpuTrace_, "--disasm", matmul, "--target", target, "--json"});
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+      const bool rdna = QByteArray(target).contains("1100");
+      QCOMPARE(o.value("backend").toString(), rdna ? QStringLiteral("AMD:gfx1100") : QStringLiteral("AMD:gfx942"));
+      QVERIFY(o.value("variant").toString().contains(rdna ? "for AMD:gfx1100" : "for AMD:gfx942"));
+      QJsonObject l = o.value("listings").toArray().at(0).toObject();
+      QCOMPARE(l.value("title").toString(), rdna ? QStringLiteral("AMD RDNA3 (gfx1100) ISA") : QStringLiteral("AMD CDNA3 (gfx942, as gfx940) ISA"));
+      QVERIFY(l.value("how").toString().contains(rdna ? "-mcpu=gfx1100" : "-mcpu=gfx940"));
+      QVERIFY(l.value("instructions").toInt() > 20);
+      int linked = 0;
+      bool endpgm = false;
+      for (const QJsonValue& row : l.value("lines").toArray()) {
+        linked += row.toObject().contains("source_line");
+        endpgm = endpgm || row.toObject().value("text").toString().contains("s_endpgm");
+      }
+      QVERIFY(linked > 10);
+      QVERIFY(endpgm);
+    }
+    auto bad = run_cli({"trace", cpuTrace_, "--disasm", matmul, "--target", "AMD:gfx90a"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains("unknown AMD target 'AMD:gfx90a'") && bad.err.contains("AMD:gfx942"), qPrintable(bad.err));
   }
 
   void listingsThatCannotBeMadeSayWhy() {
