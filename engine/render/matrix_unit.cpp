@@ -24,40 +24,19 @@ const MatrixUnitShape& matrix_unit_shape(MatrixUnit unit) {
   return kNone;
 }
 
-// mma.m16n8k16: lane l is thread t = l%4 of row group g = l/4 in each 8x8 block. A: rows g + 8*((i>>1)&1),
-// columns 2t + (i&1) + 8*(i>>2); B: rows 2t + (i&1) + 8*(i>>1), column g; C: rows g + 8*(i>>1), columns 2t + (i&1).
-// RDNA3 WMMA (wave32): lanes 16-31 repeat lanes 0-15's A and B. A: row l%16, column i; B: row i,
-// column l%16; C: row 2i + l/16, column l%16 (8 rows per lane, interleaved between the two half-waves).
-// CDNA3 MFMA 16x16x16 (wave64): the four 16-lane quarters q = l/16 hold K (A, B) and M (C) in fours.
-// A: row l%16, column 4q + i; B: row 4q + i, column l%16; C: row 4q + i, column l%16.
 FragmentPlace fragment_a_place(MatrixUnit unit, int lane, int i) {
-  switch (unit) {
-  case MatrixUnit::mma_m16n8k16: return {lane / 4 + 8 * ((i >> 1) & 1), 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)};
-  case MatrixUnit::wmma_16x16x16_w32: return {lane % 16, i};
-  case MatrixUnit::mfma_16x16x16_w64: return {lane % 16, 4 * (lane / 16) + i};
-  case MatrixUnit::none: break;
-  }
-  throw InternalError("a fragment of no matrix unit");
+  FragmentAt<int> at = fragment_a_at(unit, lane, i);
+  return {at.row, at.col};
 }
 
 FragmentPlace fragment_b_place(MatrixUnit unit, int lane, int i) {
-  switch (unit) {
-  case MatrixUnit::mma_m16n8k16: return {2 * (lane % 4) + (i & 1) + 8 * (i >> 1), lane / 4};
-  case MatrixUnit::wmma_16x16x16_w32: return {i, lane % 16};
-  case MatrixUnit::mfma_16x16x16_w64: return {4 * (lane / 16) + i, lane % 16};
-  case MatrixUnit::none: break;
-  }
-  throw InternalError("a fragment of no matrix unit");
+  FragmentAt<int> at = fragment_b_at(unit, lane, i);
+  return {at.row, at.col};
 }
 
 FragmentPlace fragment_c_place(MatrixUnit unit, int lane, int i) {
-  switch (unit) {
-  case MatrixUnit::mma_m16n8k16: return {lane / 4 + 8 * (i >> 1), 2 * (lane % 4) + (i & 1)};
-  case MatrixUnit::wmma_16x16x16_w32: return {2 * i + lane / 16, lane % 16};
-  case MatrixUnit::mfma_16x16x16_w64: return {4 * (lane / 16) + i, lane % 16};
-  case MatrixUnit::none: break;
-  }
-  throw InternalError("a fragment of no matrix unit");
+  FragmentAt<int> at = fragment_c_at(unit, lane, i);
+  return {at.row, at.col};
 }
 
 std::string matrix_op_kind(MatrixUnit unit, DType in) {

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "ir/dtype.h"
+#include "ir/uop.h"
+#include "support/error.h"
 
 namespace loupe {
 
@@ -24,12 +26,64 @@ struct MatrixUnitShape {
   int a = 0, b = 0, c = 0;  // fragment elements per lane of A, B and C (= D)
 };
 
+const MatrixUnitShape& matrix_unit_shape(MatrixUnit unit);
+
 struct FragmentPlace {
   int row = 0, col = 0;
 };
 
-const MatrixUnitShape& matrix_unit_shape(MatrixUnit unit);
-// Where element i of lane `lane`'s fragment sits in A (row m, col k), B (row k, col n) and C/D (row m, col n).
+// Where element i of lane `lane`'s fragment sits in A (row m, col k), B (row k, col n) and C/D (row m,
+// col n). One layout for both uses: `lane` is a lane number (the interpreter, FragmentPlace) or a lane
+// id expression (the lowerer gathering a lane's fragments, FragmentAt<UOpPtr>).
+template <class Lane>
+struct FragmentAt {
+  Lane row, col;
+};
+inline int fragment_floordiv(int lane, int d) { return lane / d; }  // lanes are never negative
+inline int fragment_floormod(int lane, int d) { return lane % d; }
+inline int fragment_constant(int, int v) { return v; }
+inline UOpPtr fragment_floordiv(const UOpPtr& lane, int d) { return floordiv(lane, d); }
+inline UOpPtr fragment_floormod(const UOpPtr& lane, int d) { return floormod(lane, d); }
+inline UOpPtr fragment_constant(const UOpPtr&, int v) { return UOp::cnst_int(dtypes::index, v); }
+
+// mma.m16n8k16: lane l is thread t = l%4 of row group g = l/4 in each 8x8 block. A: rows g + 8*((i>>1)&1),
+// columns 2t + (i&1) + 8*(i>>2); B: rows 2t + (i&1) + 8*(i>>1), column g; C: rows g + 8*(i>>1), columns 2t + (i&1).
+// RDNA3 WMMA (wave32): lanes 16-31 repeat lanes 0-15's A and B. A: row l%16, column i; B: row i,
+// column l%16; C: row 2i + l/16, column l%16 (8 rows per lane, interleaved between the two half-waves).
+// CDNA3 MFMA 16x16x16 (wave64): the four 16-lane quarters q = l/16 hold K (A, B) and M (C) in fours.
+// A: row l%16, column 4q + i; B: row 4q + i, column l%16; C: row 4q + i, column l%16.
+template <class Lane>
+FragmentAt<Lane> fragment_a_at(MatrixUnit unit, const Lane& lane, int i) {
+  switch (unit) {
+  case MatrixUnit::mma_m16n8k16:
+    return {fragment_floordiv(lane, 4) + 8 * ((i >> 1) & 1), fragment_floormod(lane, 4) * 2 + ((i & 1) + 8 * (i >> 2))};
+  case MatrixUnit::wmma_16x16x16_w32: return {fragment_floormod(lane, 16), fragment_constant(lane, i)};
+  case MatrixUnit::mfma_16x16x16_w64: return {fragment_floormod(lane, 16), fragment_floordiv(lane, 16) * 4 + i};
+  case MatrixUnit::none: break;
+  }
+  throw InternalError("a fragment of no matrix unit");
+}
+template <class Lane>
+FragmentAt<Lane> fragment_b_at(MatrixUnit unit, const Lane& lane, int i) {
+  switch (unit) {
+  case MatrixUnit::mma_m16n8k16: return {fragment_floormod(lane, 4) * 2 + ((i & 1) + 8 * (i >> 1)), fragment_floordiv(lane, 4)};
+  case MatrixUnit::wmma_16x16x16_w32: return {fragment_constant(lane, i), fragment_floormod(lane, 16)};
+  case MatrixUnit::mfma_16x16x16_w64: return {fragment_floordiv(lane, 16) * 4 + i, fragment_floormod(lane, 16)};
+  case MatrixUnit::none: break;
+  }
+  throw InternalError("a fragment of no matrix unit");
+}
+template <class Lane>
+FragmentAt<Lane> fragment_c_at(MatrixUnit unit, const Lane& lane, int i) {
+  switch (unit) {
+  case MatrixUnit::mma_m16n8k16: return {fragment_floordiv(lane, 4) + 8 * (i >> 1), fragment_floormod(lane, 4) * 2 + (i & 1)};
+  case MatrixUnit::wmma_16x16x16_w32: return {fragment_floordiv(lane, 16) + 2 * i, fragment_floormod(lane, 16)};
+  case MatrixUnit::mfma_16x16x16_w64: return {fragment_floordiv(lane, 16) * 4 + i, fragment_floormod(lane, 16)};
+  case MatrixUnit::none: break;
+  }
+  throw InternalError("a fragment of no matrix unit");
+}
+
 FragmentPlace fragment_a_place(MatrixUnit unit, int lane, int i);
 FragmentPlace fragment_b_place(MatrixUnit unit, int lane, int i);
 FragmentPlace fragment_c_place(MatrixUnit unit, int lane, int i);
