@@ -125,6 +125,15 @@ private slots:
     }
   }
 
+  // NOLOCALS: the global id from the group id, the group's size in the HSA dispatch packet and the item id.
+  void nolocals_kernel_assembles() {
+    if (!has_clang()) QSKIP("clang-15 and llvm-objdump-15 are not installed");
+    RenderedKernel k = plan_with_opts(last_kernel(golden_expression("elementwise")).ast, AMDRenderer(), {{OptOp::NOLOCALS, 0, 0}}).rendered;
+    QVERIFY2(k.source.find("__builtin_amdgcn_dispatch_ptr()") != std::string::npos, k.source.c_str());
+    MachineListing l = isa_of(k);
+    QVERIFY(listing_has(l, "global_store"));
+  }
+
   void spellings() {
     RenderedKernel r = render_golden("gfx1100", "reduce");
     QCOMPARE(r.device, std::string("AMD:gfx1100"));

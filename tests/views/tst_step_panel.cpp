@@ -358,6 +358,38 @@ private Q_SLOTS:
     saveChecked(w.grab().toImage(), QStringLiteral("app_step_divergence"));
   }
 
+  // The recorded matmul planned for RDNA3 in the main window (screenshot, looked at): the element computed
+  // by the AMD plan on the interpreter, the AMD source in the panel, the same value as it ran on the CPU.
+  void stepsAnRdna3Plan() {
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(trace_);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == trace_, 30000);
+    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
+    auto* panel = w.findChild<StepPanel*>();
+    QVERIFY(panel);
+    Session& s = *w.session();
+    s.selectKernel(matmulKernel(s));
+    QVERIFY(s.waitForStep());
+    panel->setElement(16 * 5 + 3);
+    panel->setMode(StepPanel::Mode::Optimized);
+    panel->setTarget(QStringLiteral("AMD:gfx1100"));
+    QVERIFY(stepped(*panel));
+    QVERIFY2(panel->headerText().contains(QStringLiteral("optimized for AMD:gfx1100")), qPrintable(panel->headerText()));
+    QVERIFY(panel->source()->toPlainText().contains(QStringLiteral("__attribute__((amdgpu_kernel))")));
+    QVERIFY2(panel->headerText().contains(QString::number(product_.at(16 * 5 + 3))), qPrintable(panel->headerText()));
+    int store = -1;
+    for (int r = 0; r < panel->steps()->count(); r++)
+      if (panel->steps()->item(r)->text().contains(QStringLiteral(" STORE"))) store = r;
+    QVERIFY(store >= 0);
+    panel->steps()->setCurrentRow(store);
+    QVERIFY(s.waitForStep());
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("app_step_rdna3"));
+  }
+
   void withoutKeptInputsSaysWhy() {
     Session s;
     QVERIFY(s.openNow(bare_));
