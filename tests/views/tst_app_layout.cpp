@@ -356,6 +356,19 @@ private Q_SLOTS:
     for (NodeItem* n : g->scene()->nodeItems()) outlined += n->outlined();
     QVERIFY2(outlined >= 1 && outlined <= 2, qPrintable(QString::number(outlined)));
     saveChecked(w.grab().toImage(), QStringLiteral("schedule_by_kernel_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+    // a training step's kernels read as its layers first: grouped by the line that made them, a group opened
+    int groups = 0;
+    for (const DrawNode& d : g->scene()->graph().nodes) groups += d.groupedKernels > 0;
+    if (example == QStringLiteral("mlp_train.py")) {
+      QVERIFY2(groups >= 5 && g->kernelGroups().size() <= int(kernels) / 2, qPrintable(QString::number(groups)));
+      const KernelGroup layer = g->kernelGroups().first();
+      g->setGroupOpen(layer.box(), true);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+      for (quint64 k : layer.kernels) QCOMPARE(g->scene()->graph().instancesOf(k).size(), 1);
+      saveChecked(w.grab().toImage(), QStringLiteral("schedule_group_opened_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+      g->setGroupOpen(layer.box(), false);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    }
     showStep(pass->match_count / 2);
     int rebuilt = 0;
     outlined = 0;

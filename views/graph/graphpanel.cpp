@@ -95,6 +95,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   connect(view_, &QWidget::customContextMenuRequested, this, &GraphPanel::showNodeMenu);
   connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
   connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
+  connect(scene_, &GraphScene::nodeActivated, this, [this](quint64 id) {
+    for (const KernelGroup& g : groups_)
+      if (g.box() == id) setGroupOpen(id, true);  // a group's box opens (an opened one: nothing)
+  });
   connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
   connect(service_, &LayoutService::dotFinished, this, &GraphPanel::onDotFinished);
   connect(service_, &LayoutService::dotFailed, this, &GraphPanel::onDotFailed);
@@ -136,6 +140,12 @@ void GraphPanel::buildToolbar() {
                            tr("Draw the schedule graph as its kernels: each node that becomes a kernel as one box, joined to the kernels "
                               "and buffers it reads (K)"),
                            [this] { toggleKernels(); });
+  addTool(tr("Group"), QKeySequence(Qt::Key_G),
+          tr("Open the selected group of kernels, or close the group of the selected kernel (G; a double click opens a group)"),
+          [this] {
+            if (!scene_->selectedId()) explain(tr("G opens a group of kernels: click a group's box first"));
+            else toggleGroup(scene_->selectedId());
+          });
   expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
   expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
@@ -448,6 +458,8 @@ QString GraphPanel::statusText() const {
   if (g.foldedNodes) extra << tr("%1 folded into labels").arg(g.foldedNodes);
   if (g.extraInstances) extra << tr("%1 leaf copies").arg(g.extraInstances);
   if (g.collapsedNodes) extra << tr("%1 collapsed").arg(g.collapsedNodes);
+  if (const int groups = std::count_if(g.nodes.begin(), g.nodes.end(), [](const DrawNode& d) { return d.groupedKernels > 0; }))
+    extra << tr("%1 groups of kernels: G opens one").arg(groups);
   if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
   const GraphLayout& l = scene_->layout();
   s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
@@ -543,6 +555,7 @@ void GraphPanel::toggleKernels() {
     o.anchors.clear();
     o.notes.clear();
     o.collapsed.clear();
+    o.groups.clear();
     applyCollapse(o, 0, true);
     return;
   }
@@ -555,7 +568,46 @@ void GraphPanel::toggleKernels() {
       o.anchors.insert(n.id);
     }
   }
+  o.groups = closedGroups();
   applyCollapse(o, 0, true);  // a different picture: the kernels laid out on their own
+}
+
+void GraphPanel::setKernelGroups(const QVector<KernelGroup>& groups) {
+  auto boxes = [](const QVector<KernelGroup>& gs) {
+    QVector<quint64> b;
+    for (const KernelGroup& g : gs) b << g.box();
+    return b;
+  };
+  if (boxes(groups) != boxes(groups_)) openGroups_.clear();  // another schedule
+  groups_ = groups;
+}
+
+QVector<KernelGroup> GraphPanel::closedGroups() const {
+  QVector<KernelGroup> closed;
+  for (const KernelGroup& g : groups_)
+    if (!openGroups_.contains(g.box())) closed << g;
+  return closed;
+}
+
+void GraphPanel::setGroupOpen(quint64 boxId, bool open) {
+  if (openGroups_.contains(boxId) == open || drawOptions_.anchors.isEmpty()) return;
+  if (open) openGroups_.insert(boxId);
+  else openGroups_.remove(boxId);
+  DrawOptions o = drawOptions_;
+  o.groups = closedGroups();
+  applyCollapse(o, boxId);  // the box's last kernel stays where the box was
+}
+
+void GraphPanel::toggleGroup(quint64 id) {
+  if (drawOptions_.anchors.isEmpty() || groups_.isEmpty()) {
+    explain(tr("G opens a group of kernels: draw a schedule by kernel (K) first"));
+    return;
+  }
+  for (const KernelGroup& g : groups_) {
+    if (g.box() == id && !openGroups_.contains(id)) return setGroupOpen(id, true);
+    if (g.kernels.contains(id) && openGroups_.contains(g.box())) return setGroupOpen(g.box(), false);
+  }
+  explain(tr("G: the selected box is not a group of kernels nor one of an opened group's kernels"));
 }
 
 void GraphPanel::expandAll() {
@@ -564,6 +616,7 @@ void GraphPanel::expandAll() {
   o.collapsed.clear();
   o.anchors.clear();
   o.notes.clear();
+  o.groups.clear();
   applyCollapse(o);
 }
 

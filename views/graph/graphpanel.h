@@ -94,6 +94,12 @@ public Q_SLOTS:
   void setKernelRoots(const QHash<quint64, QString>& roots);
   bool hasKernelRoots() const;  // some of them are in the graph shown
   void toggleKernels();
+  // Drawn by kernel, the kernels of each group are one box (graph/kernelgroups.h) until opened: a
+  // double click or G on the box opens it, G on one of its kernels closes it again.
+  void setKernelGroups(const QVector<KernelGroup>& groups);
+  const QVector<KernelGroup>& kernelGroups() const { return groups_; }
+  void setGroupOpen(quint64 boxId, bool open);
+  void toggleGroup(quint64 id);  // the group whose box is `id` or that holds the kernel `id`
   void expandAll();
 
 Q_SIGNALS:
@@ -159,6 +165,9 @@ private:
   void explain(const QString& why);
   QHash<quint64, QString> kernelRoots_;
   QAction* kernelsAction_ = nullptr;
+  QVector<KernelGroup> groups_;
+  QSet<quint64> openGroups_;  // box() of the groups opened
+  QVector<KernelGroup> closedGroups() const;
   void showNodeMenu(const QPoint& viewportPos);
 
   GraphScene* scene_;
