@@ -312,6 +312,49 @@ bool foldGroups(DrawGraph& g, const QVector<KernelGroup>& groups, Measurer& meas
   return true;
 }
 
+// Drawn by units, a buffer read by many kernels sends long edges across the whole drawing (through the
+// kernels collapsed under them, so "Leaf per user" did not copy it). Such a leaf is drawn once per
+// reader instead, as a one-line stub (its arg) just above the box that reads it.
+void stubSharedLeaves(DrawGraph& g, int maxUsers, Measurer& measure) {
+  const int n = g.nodes.size();
+  QVector<int> in(n, 0);
+  QVector<QVector<int>> out(n);
+  for (int e = 0; e < g.edges.size(); e++) in[g.edges[e].to]++, out[g.edges[e].from] << e;
+  QVector<DrawNode> stubs;
+  QVector<int> stubEdge;  // the edge each stub takes over
+  QVector<char> replaced(n, 0);
+  for (int v = 0; v < n; v++) {
+    const GraphModelNode& m = g.modelNode(v);
+    if (in[v] || out[v].size() <= maxUsers || !m.sharedLeaf || g.nodes[v].instance) continue;
+    replaced[v] = 1;
+    const quint64 place = m.prevId ? m.prevId : m.id;
+    for (int k = 0; k < out[v].size(); k++) {
+      DrawNode s = g.nodes[v];
+      s.instance = k;
+      s.key = drawKey(m.id, k);
+      s.placeKey = drawKey(place, k);
+      s.title = m.arg.isEmpty() ? m.op : m.arg;
+      s.dtype.clear();
+      s.lines.clear();
+      s.size = measure.size(s);
+      stubs << s;
+      stubEdge << out[v][k];
+    }
+    g.extraInstances += out[v].size() - 1;
+  }
+  if (stubs.isEmpty()) return;
+  // Stubs first (sources, as their originals were), then everything else in its order.
+  QVector<int> position(n, -1);
+  QVector<DrawNode> nodes = stubs;
+  for (int v = 0; v < n; v++)
+    if (!replaced[v]) position[v] = nodes.size(), nodes << g.nodes[v];
+  for (DrawEdge& e : g.edges) e.to = position[e.to], e.from = position[e.from];  // -1 for a replaced leaf
+  for (int s = 0; s < stubs.size(); s++) g.edges[stubEdge[s]].from = s;
+  g.nodes = nodes;
+  g.byId.clear();
+  for (int d = 0; d < g.nodes.size(); d++) g.byId[g.nodes[d].id].push_back(d);
+}
+
 } // namespace
 
 DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options, const GraphStyle& style) {
@@ -410,6 +453,7 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     g.collapsedNodes += away[i];
   }
   if (!options.groups.isEmpty() && !options.anchors.isEmpty()) foldGroups(g, options.groups, measure);
+  if (!options.anchors.isEmpty() && options.duplicateSharedLeaves) stubSharedLeaves(g, kMaxLeafUsersByUnit, measure);
 
   g.contentKey = contentKey(g);
   return g;

@@ -74,6 +74,10 @@ struct DrawGraph {
 
 quint64 drawKey(quint64 id, int instance);
 
+// Drawn by units (DrawOptions::anchors) with duplicateSharedLeaves, a shared leaf read by more boxes
+// than this is drawn as a one-line stub above each of them instead of one box with long edges.
+constexpr int kMaxLeafUsersByUnit = 2;
+
 // Throws loupe::Error when the model is malformed (GraphModel::validate()).
 DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options,
                          const GraphStyle& style = defaultGraphStyle());
