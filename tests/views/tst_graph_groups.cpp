@@ -160,6 +160,46 @@ private Q_SLOTS:
     QCOMPARE(groupBoxes(panel), 0);
   }
 
+  // Drawn in columns, a narrower view gets fewer columns once resizing pauses, a wider one more; a
+  // selected kernel stays in view where it was.
+  void columnsRefoldWhenTheViewIsResized() {
+    const QVector<ScheduleKernel> kernels = layerLoop(4, kLayerOps);
+    QHash<quint64, QString> roots;
+    auto model = scheduleGraph(kernels, &roots);
+    GraphPanel panel;
+    panel.resize(1800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setGraph(model);
+    panel.setKernelRoots(roots);
+    panel.toggleKernels();  // no groups given: a box per kernel, 24 in a chain
+    QVERIFY(QTest::qWaitFor([&] { return panel.layoutState() == GraphPanel::LayoutState::Final; }, 30000));
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Columns);
+    const int wide = panel.scene()->layout().bands;
+    QVERIFY2(wide >= 3, qPrintable(QString::number(wide)));
+    panel.resize(600, 1000);
+    QTest::qWait(20);
+    QCOMPARE(panel.scene()->layout().bands, wide);  // not while resizing
+    QVERIFY(QTest::qWaitFor([&] { return panel.scene()->layout().bands < wide; }, 5000));
+    const int narrow = panel.scene()->layout().bands;
+    // opened whole again at the new shape
+    const QRectF seen = panel.view()->mapToScene(panel.view()->viewport()->rect()).boundingRect();
+    QVERIFY(seen.adjusted(-2, -2, 2, 2).contains(panel.scene()->layout().bounds));
+    // a selected kernel keeps its place on the screen while the columns fold again
+    const quint64 kept = kernels[15].root;
+    panel.selectNode(kept);
+    // (where it is from the view's centre: resizing keeps the centre, GraphView's resize anchor)
+    auto fromCentre = [&] {
+      return panel.view()->mapFromScene(panel.scene()->itemForId(kept)->sceneBoundingRect().center()) - panel.view()->viewport()->rect().center();
+    };
+    const QPoint before = fromCentre();
+    panel.resize(1800, 600);
+    QVERIFY(QTest::qWaitFor([&] { return panel.scene()->layout().bands > narrow; }, 5000));
+    const QPoint after = fromCentre();
+    QVERIFY2((after - before).manhattanLength() <= 4, qPrintable(QStringLiteral("%1,%2 -> %3,%4").arg(before.x()).arg(before.y()).arg(after.x()).arg(after.y())));
+    QVERIFY(panel.statusText().contains(QStringLiteral("in %1 columns").arg(panel.scene()->layout().bands)));
+  }
+
   // Few kernels: drawn by kernel as before, one box each.
   void fewKernelsAreNotGrouped() {
     const QVector<ScheduleKernel> kernels = layerLoop(1, kLayerOps);

@@ -22,6 +22,7 @@ class QAction;
 class QLabel;
 class QLineEdit;
 class QThreadPool;
+class QTimer;
 class QToolBar;
 
 namespace loupe::views {
@@ -115,6 +116,7 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;  // a new palette (light/dark) recolours the canvas
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   // A big graph's picture, made off the GUI thread: the drawing and its layout, moved from the
@@ -168,6 +170,11 @@ private:
   QVector<KernelGroup> groups_;
   QSet<quint64> openGroups_;  // box() of the groups opened
   QVector<KernelGroup> closedGroups() const;
+  // Drawn in columns, the columns are folded again for the view's new shape once resizing pauses for
+  // kRefoldDelayMs; the node the user looks at stays where it was, else the drawing opens whole again.
+  static constexpr int kRefoldDelayMs = 150;
+  QTimer* refoldTimer_ = nullptr;
+  void refoldColumns();
   void showNodeMenu(const QPoint& viewportPos);
 
   GraphScene* scene_;
