@@ -346,7 +346,12 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   Q_EMIT layoutApplied(shown.kind);
   if (coarse) {
     setState(LayoutState::Refining);
-    service_->requestDot(g);
+    // A big picture is refined only if still shown a moment later: one stepped or skipped past at once
+    // would leave a dot run of seconds nobody waits for (it cannot be interrupted) taking a core.
+    if (g.nodes.size() < kDelayedRefineBoxes) service_->requestDot(g);
+    else QTimer::singleShot(kRefineDelayMs, this, [this, generation = generation_] {
+      if (generation == generation_ && state_ == LayoutState::Refining) service_->requestDot(scene_->graph());
+    });
   } else {
     setState(LayoutState::Final);
   }

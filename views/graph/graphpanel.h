@@ -44,6 +44,10 @@ public:
   // A dot refinement later than this after the picture went up is one the user may be reading: it
   // keeps the node in sight in place instead of opening as a new picture.
   static constexpr int kFreshRefinementMs = 1000;
+  // A coarse picture of this many boxes or more is refined by dot once it has been shown for
+  // kRefineDelayMs (not one stepped past at once); a smaller one at once (dot takes milliseconds).
+  static constexpr int kDelayedRefineBoxes = 150;
+  static constexpr int kRefineDelayMs = 200;
 
   explicit GraphPanel(QWidget* parent = nullptr);
   ~GraphPanel() override;
