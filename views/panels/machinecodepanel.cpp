@@ -13,6 +13,7 @@
 #include "code/codeview.h"
 #include "inspect/hotspot_annotation.h"
 #include "inspect/hotspot_report.h"
+#include "session/backgroundpriority.h"
 #include "support/error.h"
 #include "widgets/elidedlabel.h"
 
@@ -131,6 +132,7 @@ void MachineCodePanel::compileIfWanted() {
                     text = source_.text.toStdString();
   QPointer<MachineCodePanel> self(this);
   pool_.start([self, generation, device, function, text] {
+    lowerThreadPriority();  // clang and objdump, started from here, inherit it
     auto result = std::make_shared<loupe::MachineCode>();
     QString error;
     try {
