@@ -53,15 +53,16 @@ struct KernelTarget {
   bool warp_shuffle = false;  // GROUP reduces combine within a warp by register exchanges (CUDA)
 };
 
-// A TC opt (see tensor_core.cpp): one warp computes a 16x8 tile of the output over K steps of 16 with
-// mma.sync m16n8k16. Its axes, placed by apply_opt: the first two local axes are the warp's lanes
-// (4 along N, 8 along M: lane = 4*m_lane + n_lane, so threadIdx.x is the N one); the first three
-// axes of the upcast region are K16 (the 16 of K one mma consumes), M2 (rows m_lane and m_lane+8) and
-// N2 (two adjacent columns). UNROLL of the K/16 axis chains that many mma per loop iteration.
+// A TC opt (see tensor_core.cpp): one warp (wave) computes a tile of the output with the target's matrix
+// unit over K steps of 16. Its axes, placed by apply_opt: the first two local axes are the lanes (N's
+// part, then M's: lane = n_lane + lanes_of_n * m_lane, so the x id is the N one); the first axes of the
+// upcast region are K16 and the upcast parts of M and N that exist (codegen/matrix_tile.h; mma.sync:
+// M2, N2). UNROLL of the K/16 axis chains that many matrix ops per loop iteration.
 struct TensorCoreUse {
   int a_operand = 0;  // which source of the reduce's MUL is A (M x K); the other is B (K x N)
   DType dtype_in;     // float16 or bfloat16; the accumulator is float32
   size_t buf_a = 0, buf_b = 0;  // their trackers
+  MatrixUnit unit = MatrixUnit::none;
 };
 // STAGE (staging.h): the factors of the reduce's product read through shared memory. Operands are A
 // and B of a TC kernel, else the MUL's sources in order.

@@ -15,6 +15,7 @@
 #include "codegen/float_folds.h"
 #include "codegen/lower_context.h"
 #include "codegen/staging.h"
+#include "codegen/matrix_tile.h"
 #include "codegen/tensor_core_lowering.h"
 #include "codegen/work_group_reduce.h"
 #include "rewrite/graph_rewrite.h"
@@ -579,13 +580,14 @@ LoweredKernel lower_kernel(const Kernel& k, const UOpPtr& ast, const LaunchLimit
     if (k.target().warp_shuffle && !k.tensor_core()) plan_warp_lanes(ctx, locals, l);
   }
   if (k.tensor_core()) {
-    LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 3, "a TC kernel without its lanes and mma axes");
-    size_t gd = k.global_dims(), fu = k.first_upcast();
-    TensorCoreLanes tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], ctx.idxs[fu + 1], ctx.idxs[fu + 2],
-                       static_cast<int64_t>(fu), {}};
+    const MatrixTilePlan& plan = matrix_tile_plan(k.tensor_core()->unit);
+    LOUPE_ASSERT(gpu && k.local_dims() >= 2 && k.upcasted() >= 1 + plan.upcast_parts(), "a TC kernel without its lanes and unit axes");
+    size_t gd = k.global_dims(), fu = k.first_upcast(), at = fu + 1;
+    UOpPtr m_up = plan.m.upcast > 1 ? ctx.idxs[at++] : nullptr, n_up = plan.n.upcast > 1 ? ctx.idxs[at++] : nullptr;
+    TensorCoreLanes tc{*k.tensor_core(), ctx.idxs[gd], ctx.idxs[gd + 1], ctx.idxs[fu], m_up, n_up, static_cast<int64_t>(fu), {}};
     LOUPE_ASSERT(tc.lane_n->op == Ops::SPECIAL && tc.lane_m->op == Ops::SPECIAL, "TC lanes must be plain local ids");
-    // M2 and N2 pick a result (the accumulators are not per lane of them); K16 is spread over the lanes
-    std::erase_if(ctx.upcast_ranges, [&](const UOpPtr& r) { return r == tc.m2 || r == tc.n2; });
+    // the upcast parts pick a result (the accumulators are not per value of them); K16 is spread over the lanes
+    std::erase_if(ctx.upcast_ranges, [&](const UOpPtr& r) { return r == tc.m_up || r == tc.n_up; });
     expand.unroll.erase(tc.k16.get());
     for (size_t i = fu + 1; i < fs.size(); i++)
       if (kinds[i] == AxisKind::Unroll) {

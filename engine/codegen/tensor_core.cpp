@@ -1,9 +1,10 @@
-// The TC opt: a float32 sum of products of two half (or bfloat16) loads, computed by tensor cores.
-// One warp owns a 16x8 tile of the output (M x N) and walks K 16 at a time with mma.sync.m16n8k16; the
-// lowerer (lower_tensor_core_reduce) gathers each lane's fragments from the loads and the expander
-// spreads the four results over the M2 x N2 upcast lanes. Fragment layouts: PTX ISA, "Matrix Fragments
-// for mma.m16n8k16".
+// The TC opt: a float32 sum of products of two half (or bfloat16) loads, computed by the target's matrix
+// unit (render/matrix_unit.h): mma.sync.m16n8k16 on CUDA, WMMA on RDNA3, MFMA on CDNA3. One warp (wave)
+// owns one tile of the output (M x N) and walks K 16 at a time; the lowerer (lower_tensor_core_reduce)
+// gathers each lane's fragments from the loads and the expander spreads a lane's results over the
+// upcast parts of M and N (codegen/matrix_tile.h).
 #include "codegen/kernel.h"
+#include "codegen/matrix_tile.h"
 
 namespace loupe {
 
@@ -68,60 +69,76 @@ void Kernel::apply_tensor_core(const Opt& opt) {
     int a;
     size_t n, m, k;
   };
+  const MatrixUnit unit = target_.matrix_unit;
+  const MatrixUnitShape& t = matrix_unit_shape(unit);
   std::vector<Choice> choices;
   for (int a = 0; a < 2; a++)
     for (size_t n = 0; n < fr; n++)
       for (size_t m = 0; m < fr; m++)
         for (size_t k = fr; k < fu; k++) {
           size_t A = buf[a], B = buf[1 - a];
-          if (n == m || fs[n] % 8 || fs[m] % 16 || fs[k] % 16) continue;
+          if (n == m || fs[n] % t.n || fs[m] % t.m || fs[k] % t.k) continue;
           if (!reads_along(A, n) && reads_along(B, n) && reads_along(A, m) && !reads_along(B, m) && reads_along(A, k) &&
               reads_along(B, k))
             choices.push_back({a, n, m, k});
         }
-  if (choices.empty()) fail("no axes fit a 16x8x16 tile (M a multiple of 16, N of 8, K of 16)");
+  if (choices.empty())
+    fail(cat("no axes fit a ", t.m, "x", t.n, "x", t.k, " tile (M a multiple of ", t.m, ", N of ", t.n, ", K of ", t.k, ")"));
   if (opt.axis < 0 || opt.axis >= static_cast<int64_t>(choices.size()))
     fail(cat("axis picks one of ", choices.size(), " (N, M, K) choices"));
   const Choice c = choices[choices.size() - 1 - static_cast<size_t>(opt.axis)];  // innermost axes first
 
-  // Split M -> (M/16, M2, M8), N -> (N/8, N4, N2), K -> (K/16, K16), then order the parts:
-  // [globals | N4 M8 | reduces | K16 M2 N2]  (m = 16*tile + 8*M2 + M8, n = 8*tile + 2*N4 + N2).
-  // A tile count of 1 is left out here: simplify_ones could not tell it from a local axis.
+  // Split M and N into (tiles, and the unit's lane and upcast parts in the order of matrix_tile.h), K into
+  // (K/16, K16), then order the parts: [globals | N lanes, M lanes | reduces | K16, M upcast, N upcast]
+  // (mma.sync: m = 16*tile + 8*M2 + M8, n = 8*tile + 2*N4 + N2). A part of 1 is left out: a tile count of 1
+  // could not be told from a local axis by simplify_ones, and the unit's parts of 1 do not exist.
+  const MatrixTilePlan& plan = matrix_tile_plan(unit);
+  struct Part {
+    int64_t size;
+    char role;  // 't' tiles, 'l' lane part, 'u' upcast part, 'k' K16, '-' an axis left whole
+  };
+  auto unit_parts = [](int64_t tiles, const TileSplit& sp) {
+    std::vector<Part> p{{tiles, 't'}};
+    if (sp.lane_outer) p.insert(p.end(), {{sp.lane, 'l'}, {sp.upcast, 'u'}});
+    else p.insert(p.end(), {{sp.upcast, 'u'}, {sp.lane, 'l'}});
+    return p;
+  };
   size_t len = shape_len();
-  std::vector<std::vector<int64_t>> parts(len);
+  std::vector<std::vector<Part>> parts(len);
   for (size_t i = 0; i < len; i++) {
-    if (i == c.m) parts[i] = {fs[i] / 16, 2, 8};
-    else if (i == c.n) parts[i] = {fs[i] / 8, 4, 2};
-    else if (i == c.k) parts[i] = {fs[i] / 16, 16};
-    else parts[i] = {fs[i]};
+    if (i == c.m) parts[i] = unit_parts(fs[i] / t.m, plan.m);
+    else if (i == c.n) parts[i] = unit_parts(fs[i] / t.n, plan.n);
+    else if (i == c.k) parts[i] = {{fs[i] / t.k, 't'}, {t.k, 'k'}};
+    else parts[i] = {{fs[i], '-'}};
+    if (parts[i].size() > 1) std::erase_if(parts[i], [](const Part& p) { return p.size == 1; });
   }
-  std::vector<std::vector<int64_t>> index(len);  // the split axis of each part, -1 when left out
+  std::vector<std::vector<int64_t>> index(len);  // the split axis of each part
   int64_t pos = 0;
   for (size_t i = 0; i < len; i++)
-    for (size_t p = 0; p < parts[i].size(); p++) index[i].push_back(p == 0 && parts[i].size() > 1 && parts[i][0] == 1 ? -1 : pos++);
+    for (size_t p = 0; p < parts[i].size(); p++) index[i].push_back(pos++);
   std::vector<int64_t> perm;
-  auto place = [&](size_t i, size_t p) {
-    if (index[i][p] >= 0) perm.push_back(index[i][p]);
+  auto place = [&](size_t i, char role) {
+    for (size_t p = 0; p < parts[i].size(); p++)
+      if (parts[i][p].role == role) perm.push_back(index[i][p]);
   };
-  for (size_t i = 0; i < fr; i++) place(i, 0);
-  place(c.n, 1);
-  place(c.m, 2);
-  for (size_t i = fr; i < len; i++) place(i, 0);
-  place(c.k, 1);
-  place(c.m, 1);
-  place(c.n, 2);
+  for (size_t i = 0; i < fr; i++) place(i, i == c.m || i == c.n ? 't' : '-');
+  place(c.n, 'l');
+  place(c.m, 'l');
+  for (size_t i = fr; i < len; i++) place(i, i == c.k ? 't' : '-');
+  place(c.k, 'k');
+  place(c.m, 'u');
+  place(c.n, 'u');
   reshape_and_permute(
       [&](const sints& s) {
         sints out;
         for (size_t i = 0; i < s.size(); i++)
-          for (size_t p = 0; p < parts[i].size(); p++)
-            if (index[i][p] >= 0) out.push_back(sint(s[i].as_int() == 1 ? 1 : parts[i][p]));
+          for (const Part& p : parts[i]) out.push_back(sint(s[i].as_int() == 1 ? 1 : p.size));
         return out;
       },
       &perm);
   local_dims_ = 2;
-  upcasted_ = 3;
-  tc_ = TensorCoreUse{c.a, f->dtype_in, buf[c.a], buf[1 - c.a]};
+  upcasted_ = 1 + plan.upcast_parts();
+  tc_ = TensorCoreUse{c.a, f->dtype_in, buf[c.a], buf[1 - c.a], unit};
 }
 
 // tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),

@@ -2,17 +2,41 @@
 
 #include <algorithm>
 
+#include "codegen/matrix_tile.h"
 #include "codegen/staging.h"
 #include "rewrite/graph_rewrite.h"
 #include "support/error.h"
+#include "symbolic/symbolic.h"
 
 namespace loupe {
 
-// A TC reduce (tensor_core.cpp): each lane gathers its mma fragments by substituting the mma's axes in
-// the two factors (A: 8 values at rows lane_m + 8*M2, columns 2*lane_n + {0,1} + 8*{0,1} of the K16 step;
-// B: 4 values at rows 2*lane_n + {0,1} + 8*{0,1}, column lane_m of the tile), keeps its four results in
-// float accumulators, and the M2 x N2 upcast lanes pick result 2*M2 + N2 (the expander makes those
-// constant, symbolic then folds the choice). Unrolled K steps chain one mma each, in order.
+namespace {
+
+// Where lane (lane_n, lane_m) finds element i of its A or B fragment, as a substitution of the unit's
+// axes in that factor: the fragment's row and column (render/matrix_unit.h) split into the kernel's
+// lane and upcast parts (codegen/matrix_tile.h), each part simplified so that a lane's own coordinate
+// stays itself.
+UOpMap<UOpPtr> fragment_axes(const TensorCoreLanes& tc, bool a_side, int i) {
+  const MatrixUnit unit = tc.use.unit;
+  const MatrixTilePlan& plan = matrix_tile_plan(unit);
+  const UOpPtr lane = tc.lane_n + tc.lane_m * plan.n.lane;
+  const FragmentAt<UOpPtr> at = a_side ? fragment_a_at(unit, lane, i) : fragment_b_at(unit, lane, i);
+  const UOpPtr& pos = a_side ? at.row : at.col;  // along M for A, along N for B
+  const TileSplit& split = a_side ? plan.m : plan.n;
+  UOpMap<UOpPtr> w;
+  w[a_side ? tc.lane_m : tc.lane_n] = simplify(tile_lane_part(split, pos));
+  if (const UOpPtr& up = a_side ? tc.m_up : tc.n_up) w[up] = simplify(tile_upcast_part(split, pos));
+  w[tc.k16] = simplify(a_side ? at.col : at.row);
+  return w;
+}
+
+} // namespace
+
+// A TC reduce (tensor_core.cpp): each lane gathers its fragments by substituting the unit's axes in the
+// two factors at the places its layout gives (fragment_axes; mma.sync's A: 8 values at rows
+// lane_m + 8*M2, columns 2*lane_n + {0,1} + 8*{0,1} of the K16 step), keeps its results in float
+// accumulators, and the upcast parts of M and N pick one (the expander makes those constant, symbolic
+// then folds the choice). Unrolled K steps chain one matrix op each, in order.
 UOpPtr lower_tensor_core_reduce(const TensorCoreLanes& tc, const UOpPtr& red, const UOpPtr& x, const ReduceContext& ctx) {
   auto c = [](int64_t v) { return UOp::cnst_int(dtypes::index, v); };
   // a staged read is substituted in its address only: the copies behind its barrier run once for the
@@ -31,7 +55,7 @@ UOpPtr lower_tensor_core_reduce(const TensorCoreLanes& tc, const UOpPtr& red, co
         std::find(tc.unrolled.begin(), tc.unrolled.end(), ctx.idxs[a]) == tc.unrolled.end())
       loops.push_back(ctx.idxs[a]);
   UOpList accs, d;  // d: the running results, from the accumulators (or zero) through each step's mma
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < matrix_unit_shape(tc.use.unit).c; i++) {
     if (loops.empty()) {
       d.push_back(UOp::cnst(dtypes::float32, 0));
       continue;
@@ -67,42 +91,46 @@ UOpPtr lower_tensor_core_reduce(const TensorCoreLanes& tc, const UOpPtr& red, co
     }
     return out;
   };
-  UOpPtr a_matrix = floordiv(warp_lane, 8), b_matrix = floormod(floordiv(warp_lane, 8), 2);
-  const std::vector<UOpMap<UOpPtr>> a_forms{
-      {{tc.lane_m, row}, {tc.m2, floormod(a_matrix, 2)}, {tc.k16, floordiv(a_matrix, 2) * 8}},
-      {{tc.lane_m, c(0)}, {tc.m2, floormod(a_matrix, 2)}, {tc.k16, row + floordiv(a_matrix, 2) * 8}}};
-  const std::vector<UOpMap<UOpPtr>> b_forms{{{tc.lane_n, floordiv(row, 2)}, {tc.n2, floormod(row, 2)}, {tc.k16, b_matrix * 8}},
-                                            {{tc.lane_n, c(0)}, {tc.n2, c(0)}, {tc.k16, row + b_matrix * 8}}};
-  std::string kind = tc.use.dtype_in == dtypes::bfloat16 ? "m16n8k16_bf16_f32" : "m16n8k16_f16_f32";
+  const MatrixUnitShape& shape = matrix_unit_shape(tc.use.unit);
+  const bool ldmatrix = tc.use.unit == MatrixUnit::mma_m16n8k16;  // staged tiles read with LOAD_MATRIX
+  std::vector<UOpMap<UOpPtr>> a_forms, b_forms;
+  if (ldmatrix) {
+    UOpPtr a_matrix = floordiv(warp_lane, 8), b_matrix = floormod(floordiv(warp_lane, 8), 2);
+    a_forms = {{{tc.lane_m, row}, {tc.m_up, floormod(a_matrix, 2)}, {tc.k16, floordiv(a_matrix, 2) * 8}},
+               {{tc.lane_m, c(0)}, {tc.m_up, floormod(a_matrix, 2)}, {tc.k16, row + floordiv(a_matrix, 2) * 8}}};
+    b_forms = {{{tc.lane_n, floordiv(row, 2)}, {tc.n_up, floormod(row, 2)}, {tc.k16, b_matrix * 8}},
+               {{tc.lane_n, c(0)}, {tc.n_up, c(0)}, {tc.k16, row + b_matrix * 8}}};
+  }
   for (const UOpMap<UOpPtr>& step : steps) {
     UOpList a, b;
-    for (int i = 0; i < 8; i++) {
-      UOpMap<UOpPtr> w = step;
-      w[tc.m2] = c((i >> 1) & 1);
-      w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 2));
-      a.push_back(at(fa, w));
+    auto gather = [&](const UOpPtr& factor, bool a_side, int count, UOpList& out) {
+      for (int i = 0; i < count; i++) {
+        UOpMap<UOpPtr> w = step;
+        for (auto& [from, to] : fragment_axes(tc, a_side, i)) w[from] = to;
+        out.push_back(at(factor, w));
+      }
+    };
+    gather(fa, true, shape.a, a);
+    gather(fb, false, shape.b, b);
+    if (ldmatrix) {
+      if (auto m = fragments_as_matrices(a, matrix_rows(fa, step, a_forms), tc.lane_n, tc.lane_m)) a = *m;
+      if (auto m = fragments_as_matrices(b, matrix_rows(fb, step, b_forms), tc.lane_n, tc.lane_m)) b = *m;
     }
-    for (int i = 0; i < 4; i++) {
-      UOpMap<UOpPtr> w = step;
-      w[tc.lane_n] = floordiv(tc.lane_m, 2);
-      w[tc.n2] = floormod(tc.lane_m, 2);
-      w[tc.k16] = tc.lane_n * 2 + c((i & 1) + 8 * (i >> 1));  // this lane's own lane_n: not substituted
-      b.push_back(at(fb, w));
-    }
-    if (auto m = fragments_as_matrices(a, matrix_rows(fa, step, a_forms), tc.lane_n, tc.lane_m)) a = *m;
-    if (auto m = fragments_as_matrices(b, matrix_rows(fb, step, b_forms), tc.lane_n, tc.lane_m)) b = *m;
     UOpList src = a;
     src.insert(src.end(), b.begin(), b.end());
     src.insert(src.end(), d.begin(), d.end());
-    UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(4), std::move(src), Arg(kind));
-    for (int64_t i = 0; i < 4; i++) d[i] = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));
+    UOpPtr mma = UOp::make(Ops::WMMA, dtypes::float32.vec(shape.c), std::move(src), Arg(matrix_op_kind(tc.use.unit, tc.use.dtype_in)));
+    for (int64_t i = 0; i < shape.c; i++) d[static_cast<size_t>(i)] = UOp::make(Ops::GEP, dtypes::float32, {mma}, Arg::ints({i}));
   }
   UOpList result;
-  for (size_t i = 0; i < 4; i++) result.push_back(accs.empty() ? d[i] : UOp::make(Ops::ASSIGN, dtypes::float32, {accs[i], d[i]}));
-  UOpPtr lane = tc.m2 * 2 + tc.n2;
-  UOpPtr v = result[3];
-  for (int i = 2; i >= 0; i--)
-    v = UOp::make(Ops::WHERE, dtypes::float32, {UOp::make(Ops::CMPNE, dtypes::bool_, {lane, c(i)}), v, result[i]});
+  for (size_t i = 0; i < d.size(); i++) result.push_back(accs.empty() ? d[i] : UOp::make(Ops::ASSIGN, dtypes::float32, {accs[i], d[i]}));
+  // the upcast parts' values pick the lane's result i = m_up * (N's upcast) + n_up (codegen/matrix_tile.h)
+  const MatrixTilePlan& plan = matrix_tile_plan(tc.use.unit);
+  UOpPtr pick = tc.m_up ? tc.m_up * plan.n.upcast : c(0);
+  if (tc.n_up) pick = pick + tc.n_up;
+  UOpPtr v = result.back();
+  for (int i = static_cast<int>(result.size()) - 2; i >= 0; i--)
+    v = UOp::make(Ops::WHERE, dtypes::float32, {UOp::make(Ops::CMPNE, dtypes::bool_, {pick, c(i)}), v, result[static_cast<size_t>(i)]});
   return v;
 }
 

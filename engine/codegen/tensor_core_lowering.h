@@ -1,6 +1,7 @@
-// Lowering a TC kernel's reduce (the TC opt, codegen/tensor_core.cpp): the mma.sync fragments each
-// lane gathers from the two factors (or reads with ldmatrix from staged tiles, codegen/staging.h), the
-// WMMA ops chained over unrolled K steps, and the four results per lane in float accumulators.
+// Lowering a TC kernel's reduce (the TC opt, codegen/tensor_core.cpp): the matrix unit's fragments each
+// lane gathers from the two factors (or, for mma.sync, reads with ldmatrix from staged tiles,
+// codegen/staging.h), the WMMA ops chained over unrolled K steps, and a lane's results in float
+// accumulators.
 #pragma once
 #include <vector>
 
@@ -8,10 +9,11 @@
 
 namespace loupe {
 
-// A TC kernel's lane ids and the placeholders of the mma's own axes, as the lowerer made them.
+// A TC kernel's lane ids and the placeholders of the unit's own axes, as the lowerer made them: K16,
+// and the upcast parts of M and N (codegen/matrix_tile.h), null where the unit has none.
 struct TensorCoreLanes {
   TensorCoreUse use;
-  UOpPtr lane_n, lane_m, k16, m2, n2;
+  UOpPtr lane_n, lane_m, k16, m_up, n_up;
   int64_t k16_axis = 0;
   UOpList unrolled;  // placeholders of unrolled K steps: one mma each, chained
 };

@@ -356,6 +356,37 @@ private Q_SLOTS:
     for (NodeItem* n : g->scene()->nodeItems()) outlined += n->outlined();
     QVERIFY2(outlined >= 1 && outlined <= 2, qPrintable(QString::number(outlined)));
     saveChecked(w.grab().toImage(), QStringLiteral("schedule_by_kernel_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+    // a training step's kernels read as its layers first: grouped by the line that made them, a group opened
+    int groups = 0;
+    for (const DrawNode& d : g->scene()->graph().nodes) groups += d.groupedKernels > 0;
+    {
+      const DrawGraph& dg = g->scene()->graph();
+      QVector<int> users(dg.nodes.size(), 0), sources(dg.nodes.size(), 0);
+      for (const DrawEdge& e : dg.edges) users[e.from]++, sources[e.to]++;
+      int fannedLeaves = 0;
+      for (int i = 0; i < dg.nodes.size(); i++) fannedLeaves += !sources[i] && users[i] > kMaxLeafUsersByUnit;
+      qInfo("%s: %lld boxes, %lld edges, %d leaves read by more than %d boxes", QTest::currentDataTag(), qlonglong(dg.nodes.size()),
+            qlonglong(dg.edges.size()), fannedLeaves, kMaxLeafUsersByUnit);
+      QCOMPARE(fannedLeaves, 0);  // a buffer many kernels read: a stub above each of them, not long edges
+      // drawn one box per kernel with every buffer once, the schedule was 52 boxes and 221 edges (mlp_train)
+      DrawOptions plain = g->drawOptions();
+      plain.groups.clear();
+      plain.duplicateSharedLeaves = false;
+      const DrawGraph ungrouped = buildDrawGraph(dg.model, plain);
+      qInfo("  one box per kernel, buffers once: %lld boxes, %lld edges", qlonglong(ungrouped.nodes.size()), qlonglong(ungrouped.edges.size()));
+      QVERIFY(dg.edges.size() * 3 < ungrouped.edges.size() * 2);
+      if (example == QStringLiteral("mlp_train.py")) QVERIFY2(dg.edges.size() <= 60, qPrintable(QString::number(dg.edges.size())));
+    }
+    if (example == QStringLiteral("mlp_train.py")) {
+      QVERIFY2(groups >= 5 && g->kernelGroups().size() <= int(kernels) / 2, qPrintable(QString::number(groups)));
+      const KernelGroup layer = g->kernelGroups().first();
+      g->setGroupOpen(layer.box(), true);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+      for (quint64 k : layer.kernels) QCOMPARE(g->scene()->graph().instancesOf(k).size(), 1);
+      saveChecked(w.grab().toImage(), QStringLiteral("schedule_group_opened_%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+      g->setGroupOpen(layer.box(), false);
+      QTRY_VERIFY_WITH_TIMEOUT(g->layoutState() == GraphPanel::LayoutState::Final, 120000);
+    }
     showStep(pass->match_count / 2);
     int rebuilt = 0;
     outlined = 0;

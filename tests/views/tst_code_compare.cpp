@@ -70,6 +70,23 @@ private Q_SLOTS:
     QVERIFY(!view->optimizedView()->toPlainText().contains(QStringLiteral("b")));
   }
 
+  // An unrolled kernel of fewer lines but long ones (mlp_train.py's 862 lines of ~128 characters) goes
+  // in by characters as well, highlighted, so showing it never holds the GUI thread for long.
+  void longLinesFillInBatches() {
+    CodeView v;
+    QStringList lines;
+    for (int i = 0; i < 900; i++)
+      lines << QStringLiteral("  float alu%1 = (val0*(*(data1+(ridx0*256)+%1)))+(val1*(*(data2+(ridx0*256)+%1)))+(val2*(*(data3+%1)));").arg(i);
+    v.setSource(lines.join(u'\n'), SourceLanguage::C);
+    QVERIFY(v.isHighlighted());
+    QVERIFY(v.isFilling());
+    QVERIFY(v.document()->characterCount() <= CodeView::charsPerBatch + 1);
+    QVERIFY(v.document()->blockCount() > 10);  // the first lines at once
+    QTRY_VERIFY(!v.isFilling());
+    QCOMPARE(v.toPlainText(), lines.join(u'\n'));
+    QVERIFY(!v.document()->lastBlock().layout()->formats().isEmpty());
+  }
+
   void hugeSourcesShowUnhighlighted() {
     CodeView v;
     v.setSource(QStringLiteral("float x = 1.0f; // a"), SourceLanguage::C);

@@ -539,6 +539,24 @@ private Q_SLOTS:
     QTRY_VERIFY(!panel.minimap()->isVisible());
   }
 
+  // A big coarse picture is refined only once it has been shown for a moment: one replaced at once
+  // never starts a dot run (which could not be interrupted and would take a core for seconds).
+  void bigPictureSkippedPastIsNotRefined() {
+    GraphPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy dotDone(panel.layoutService(), &LayoutService::dotFinished);
+    panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(250, 21)));  // drawn here: under 300 nodes
+    QVERIFY(panel.scene()->graph().nodes.size() >= GraphPanel::kDelayedRefineBoxes);
+    QCOMPARE(panel.layoutState(), GraphPanel::LayoutState::Refining);
+    QVERIFY(!panel.layoutService()->busy());  // not yet
+    panel.setGraph(graphModelFromUOp(graphfix::kernelGraph(260, 22)));  // skipped past
+    QVERIFY(waitForFinal(panel));
+    QCOMPARE(panel.scene()->layout().kind, GraphLayout::Dot);
+    QCOMPARE(dotDone.size(), 1);  // the second picture's only
+  }
+
   void refineStepAndCancel() {
     GraphPanel panel;
     panel.resize(1000, 700);

@@ -67,7 +67,7 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
   maxHeat_ = 0;
   language_ = language;
   fillGeneration_++;
-  filled_ = std::min<qsizetype>(rows.size(), rows.size() > maxHighlightedLines ? linesPerBatch : rows.size());
+  filled_ = batchEnd(0);
   QStringList lines;
   lines.reserve(filled_);
   for (qsizetype i = 0; i < filled_; i++) lines << rows[i].text;
@@ -86,7 +86,7 @@ void CodeView::setRows(const QList<CodeRow>& rows, SourceLanguage language) {
 
 void CodeView::fillNextBatch() {
   if (!isFilling()) return;
-  const qsizetype end = std::min<qsizetype>(rows_.size(), filled_ + linesPerBatch);
+  const qsizetype end = batchEnd(filled_);
   QString text;
   for (qsizetype i = filled_; i < end; i++) text += u'\n' + rows_[i].text;
   QTextCursor c(document());
@@ -99,6 +99,13 @@ void CodeView::fillNextBatch() {
     applyRowFormats();
     updateExtraSelections();
   }
+}
+
+qsizetype CodeView::batchEnd(qsizetype from) const {
+  const qsizetype last = std::min<qsizetype>(rows_.size(), from + linesPerBatch);
+  qsizetype end = from, chars = 0;
+  while (end < last && (end == from || chars + rows_[end].text.size() <= charsPerBatch)) chars += rows_[end++].text.size() + 1;
+  return end;
 }
 
 void CodeView::scheduleFill() {

@@ -139,6 +139,7 @@ GraphLayout columnLayout(const DrawGraph& g, qreal aspect, const ColumnOptions& 
   }
   L.bounds = layoutBounds(g, L);
   L.note = QStringLiteral("%1 ranks in %2 columns").arg(ranks).arg(best.size());
+  L.bands = best.size();
   L.seconds = timer.nsecsElapsed() / 1e9;
   L.cpuSeconds = threadCpuSeconds() - cpu0;
   return L;

@@ -3,6 +3,9 @@
 #include <QFontMetricsF>
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
+#include <tuple>
 
 #include "support/error.h"
 #include "support/hash.h"
@@ -186,6 +189,7 @@ DrawNode labelledNode(const GraphModel& model, int i, const DrawOptions& options
   if (foldedSrc > options.maxFoldedLines) base.lines << QStringLiteral("+%1 more").arg(foldedSrc - options.maxFoldedLines);
   if (collapsedUnder > 0 && !unit) base.lines << QStringLiteral("▸ %1 nodes collapsed").arg(collapsedUnder);
   base.changeInside = collapsedUnder > 0 && changeUnder;
+  base.collapsedUnder = collapsedUnder;
   base.size = measure.size(base);
   return base;
 }
@@ -218,6 +222,137 @@ void joinCollapsedToAnchors(DrawGraph& g, const GraphModel& model, const DrawOpt
       }
     }
   }
+}
+
+// Folds each group's kernel boxes into one box (graph/kernelgroups.h): edges into and out of the group
+// are joined to the box, once per pair of boxes; the nodes are put back in an order of sources before
+// users. False (g untouched) when folding would close a cycle (groups that are not runs of the
+// schedule's order).
+bool foldGroups(DrawGraph& g, const QVector<KernelGroup>& groups, Measurer& measure) {
+  const int n = g.nodes.size();
+  QVector<int> boxOf(n, -1);  // draw index -> its group's new box (index into `boxes`)
+  QVector<DrawNode> boxes;
+  for (const KernelGroup& group : groups) {
+    QVector<int> members;
+    for (quint64 k : group.kernels)
+      if (const QVector<int> at = g.byId.value(k); !at.isEmpty()) members << at.first();
+    if (members.size() < 2) continue;
+    DrawNode box = g.nodes[members.last()];
+    int inside = 0;
+    bool changed = false;
+    for (int m : members) {
+      inside += g.nodes[m].collapsedUnder + 1;
+      changed |= g.nodes[m].changeInside || g.modelNode(m).change == GraphModelNode::Added || g.modelNode(m).matched;
+    }
+    box.title = group.title();
+    box.dtype.clear();
+    QString ops = group.ops.join(QStringLiteral(", "));
+    if (ops.size() > 40) ops = ops.left(39) + QChar(0x2026);
+    box.lines = QStringList{ops.isEmpty() ? QStringLiteral("(no Tensor call recorded)") : ops,
+                            QStringLiteral("▸ %1 kernels · %2 nodes").arg(members.size()).arg(inside)};
+    box.changeInside = changed;
+    box.groupedKernels = members.size();
+    box.size = measure.size(box);
+    for (int m : members) boxOf[m] = boxes.size();
+    boxes << box;
+  }
+  if (boxes.isEmpty()) return false;
+
+  // Units: every drawn node not in a group, then the boxes; edges between units, each pair once.
+  QVector<int> unitOf(n);
+  QVector<int> firstIndex;  // a unit's first draw index: ties are broken by the order drawn before
+  int units = 0;
+  for (int i = 0; i < n; i++)
+    if (boxOf[i] < 0) unitOf[i] = units++, firstIndex << i;
+  for (int b = 0; b < boxes.size(); b++) firstIndex << n;
+  for (int i = 0; i < n; i++)
+    if (boxOf[i] >= 0) unitOf[i] = units + boxOf[i], firstIndex[unitOf[i]] = std::min(firstIndex[unitOf[i]], i);
+  const int total = units + boxes.size();
+  QVector<DrawEdge> edges;
+  std::set<std::tuple<int, int, int, bool>> seen;
+  for (const DrawEdge& e : g.edges) {
+    const int from = unitOf[e.from], to = unitOf[e.to];
+    if (from == to) continue;
+    const int port = from >= units || to >= units ? -1 : e.port;
+    if (!seen.insert({from, to, port, e.replacement}).second) continue;
+    edges.push_back({from, to, port, e.replacement});
+  }
+  // Sources before users (Kahn's order, the earlier drawn first).
+  QVector<int> indegree(total, 0);
+  QVector<QVector<int>> users(total);
+  for (const DrawEdge& e : edges) indegree[e.to]++, users[e.from] << e.to;
+  std::vector<std::pair<int, int>> ready;  // (first draw index, unit): a min-heap
+  auto cmp = std::greater<>();
+  for (int u = 0; u < total; u++)
+    if (!indegree[u]) ready.push_back({firstIndex[u], u}), std::push_heap(ready.begin(), ready.end(), cmp);
+  QVector<int> order, position(total, -1);
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), cmp);
+    const int u = ready.back().second;
+    ready.pop_back();
+    position[u] = order.size();
+    order << u;
+    for (int v : users[u])
+      if (--indegree[v] == 0) ready.push_back({firstIndex[v], v}), std::push_heap(ready.begin(), ready.end(), cmp);
+  }
+  if (order.size() != total) return false;
+
+  QVector<DrawNode> nodes(total);
+  for (int i = 0; i < n; i++)
+    if (boxOf[i] < 0) nodes[position[unitOf[i]]] = g.nodes[i];
+  for (int b = 0; b < boxes.size(); b++) nodes[position[units + b]] = boxes[b];
+  for (DrawEdge& e : edges) e.from = position[e.from], e.to = position[e.to];
+  std::stable_sort(edges.begin(), edges.end(), [](const DrawEdge& a, const DrawEdge& b) {
+    return a.to != b.to ? a.to < b.to : a.port < b.port;
+  });
+  g.nodes = nodes;
+  g.edges = edges;
+  g.byId.clear();
+  for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
+  return true;
+}
+
+// Drawn by units, a buffer read by many kernels sends long edges across the whole drawing (through the
+// kernels collapsed under them, so "Leaf per user" did not copy it). Such a leaf is drawn once per
+// reader instead, as a one-line stub (its arg) just above the box that reads it.
+void stubSharedLeaves(DrawGraph& g, int maxUsers, Measurer& measure) {
+  const int n = g.nodes.size();
+  QVector<int> in(n, 0);
+  QVector<QVector<int>> out(n);
+  for (int e = 0; e < g.edges.size(); e++) in[g.edges[e].to]++, out[g.edges[e].from] << e;
+  QVector<DrawNode> stubs;
+  QVector<int> stubEdge;  // the edge each stub takes over
+  QVector<char> replaced(n, 0);
+  for (int v = 0; v < n; v++) {
+    const GraphModelNode& m = g.modelNode(v);
+    if (in[v] || out[v].size() <= maxUsers || !m.sharedLeaf || g.nodes[v].instance) continue;
+    replaced[v] = 1;
+    const quint64 place = m.prevId ? m.prevId : m.id;
+    for (int k = 0; k < out[v].size(); k++) {
+      DrawNode s = g.nodes[v];
+      s.instance = k;
+      s.key = drawKey(m.id, k);
+      s.placeKey = drawKey(place, k);
+      s.title = m.arg.isEmpty() ? m.op : m.arg;
+      s.dtype.clear();
+      s.lines.clear();
+      s.size = measure.size(s);
+      stubs << s;
+      stubEdge << out[v][k];
+    }
+    g.extraInstances += out[v].size() - 1;
+  }
+  if (stubs.isEmpty()) return;
+  // Stubs first (sources, as their originals were), then everything else in its order.
+  QVector<int> position(n, -1);
+  QVector<DrawNode> nodes = stubs;
+  for (int v = 0; v < n; v++)
+    if (!replaced[v]) position[v] = nodes.size(), nodes << g.nodes[v];
+  for (DrawEdge& e : g.edges) e.to = position[e.to], e.from = position[e.from];  // -1 for a replaced leaf
+  for (int s = 0; s < stubs.size(); s++) g.edges[stubEdge[s]].from = s;
+  g.nodes = nodes;
+  g.byId.clear();
+  for (int d = 0; d < g.nodes.size(); d++) g.byId[g.nodes[d].id].push_back(d);
 }
 
 } // namespace
@@ -317,6 +452,8 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     g.foldedNodes += folded[i] && !away[i];
     g.collapsedNodes += away[i];
   }
+  if (!options.groups.isEmpty() && !options.anchors.isEmpty()) foldGroups(g, options.groups, measure);
+  if (!options.anchors.isEmpty() && options.duplicateSharedLeaves) stubSharedLeaves(g, kMaxLeafUsersByUnit, measure);
 
   g.contentKey = contentKey(g);
   return g;

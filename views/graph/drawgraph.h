@@ -11,6 +11,7 @@
 
 #include "graph/graphmodel.h"
 #include "graph/graphstyle.h"
+#include "graph/kernelgroups.h"
 
 namespace loupe::views {
 
@@ -27,6 +28,8 @@ struct DrawNode {
   // A collapsed box hiding what the step added or matched (a kernel the step rewrote inside): the mark
   // of the change is on it.
   bool changeInside = false;
+  int collapsedUnder = 0;  // model nodes not drawn because only this collapsed node reaches them
+  int groupedKernels = 0;  // a box standing for a group of this many kernels (DrawOptions::groups)
 };
 
 struct DrawEdge {
@@ -49,6 +52,9 @@ struct DrawOptions {
   // A first line for some nodes' labels (e.g. the kernel a schedule node becomes). Drawn by units
   // (anchors given), a collapsed node with a note is titled by it: "r_64_32", its op after.
   QHash<quint64, QString> notes;
+  // Drawn by kernel: each group's kernels drawn as one box (its id the group's box()), joined once to
+  // each box it reads or that reads it. A group of fewer than two drawn kernels is drawn as they are.
+  QVector<KernelGroup> groups;
 };
 
 struct DrawGraph {
@@ -67,6 +73,10 @@ struct DrawGraph {
 };
 
 quint64 drawKey(quint64 id, int instance);
+
+// Drawn by units (DrawOptions::anchors) with duplicateSharedLeaves, a shared leaf read by more boxes
+// than this is drawn as a one-line stub above each of them instead of one box with long edges.
+constexpr int kMaxLeafUsersByUnit = 2;
 
 // Throws loupe::Error when the model is malformed (GraphModel::validate()).
 DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOptions& options,

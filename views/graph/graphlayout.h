@@ -29,6 +29,7 @@ struct GraphLayout {
   double cpuSeconds = 0;      // CPU time of the thread that computed it
   QString note;               // e.g. why dot was not used
   bool fullQuality = false;   // dot ran without the size-dependent effort limits
+  int bands = 0;              // Columns: how many bands of ranks stand side by side
 
   bool isValid() const { return kind != None; }
   bool fits(const DrawGraph& g) const;  // sizes of the vectors match the graph

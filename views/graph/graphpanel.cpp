@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QSvgGenerator>
 #include <QThreadPool>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -74,6 +75,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   service_ = new LayoutService(this);
   drawPool_ = std::make_unique<QThreadPool>();
   drawPool_->setMaxThreadCount(1);
+  refoldTimer_ = new QTimer(this);
+  refoldTimer_->setSingleShot(true);
+  refoldTimer_->setInterval(kRefoldDelayMs);
+  connect(refoldTimer_, &QTimer::timeout, this, &GraphPanel::refoldColumns);
 
   buildToolbar();
   buildFindBar();
@@ -95,6 +100,10 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   connect(view_, &QWidget::customContextMenuRequested, this, &GraphPanel::showNodeMenu);
   connect(scene_, &GraphScene::nodeSelected, this, &GraphPanel::nodeSelected);
   connect(scene_, &GraphScene::nodeActivated, this, &GraphPanel::nodeActivated);
+  connect(scene_, &GraphScene::nodeActivated, this, [this](quint64 id) {
+    for (const KernelGroup& g : groups_)
+      if (g.box() == id) setGroupOpen(id, true);  // a group's box opens (an opened one: nothing)
+  });
   connect(view_, &GraphView::navigateRequested, this, &GraphPanel::navigateRequested);
   connect(service_, &LayoutService::dotFinished, this, &GraphPanel::onDotFinished);
   connect(service_, &LayoutService::dotFailed, this, &GraphPanel::onDotFailed);
@@ -136,6 +145,12 @@ void GraphPanel::buildToolbar() {
                            tr("Draw the schedule graph as its kernels: each node that becomes a kernel as one box, joined to the kernels "
                               "and buffers it reads (K)"),
                            [this] { toggleKernels(); });
+  addTool(tr("Group"), QKeySequence(Qt::Key_G),
+          tr("Open the selected group of kernels, or close the group of the selected kernel (G; a double click opens a group)"),
+          [this] {
+            if (!scene_->selectedId()) explain(tr("G opens a group of kernels: click a group's box first"));
+            else toggleGroup(scene_->selectedId());
+          });
   expandAllAction_ = addTool(tr("Expand all"), QKeySequence(), tr("Draw every collapsed subtree again"), [this] { expandAll(); });
   expandAllAction_->setEnabled(false);
   toolbar_->addSeparator();
@@ -331,7 +346,12 @@ void GraphPanel::display(const DrawGraph& g, Transition transition, const GraphL
   Q_EMIT layoutApplied(shown.kind);
   if (coarse) {
     setState(LayoutState::Refining);
-    service_->requestDot(g);
+    // A big picture is refined only if still shown a moment later: one stepped or skipped past at once
+    // would leave a dot run of seconds nobody waits for (it cannot be interrupted) taking a core.
+    if (g.nodes.size() < kDelayedRefineBoxes) service_->requestDot(g);
+    else QTimer::singleShot(kRefineDelayMs, this, [this, generation = generation_] {
+      if (generation == generation_ && state_ == LayoutState::Refining) service_->requestDot(scene_->graph());
+    });
   } else {
     setState(LayoutState::Final);
   }
@@ -448,6 +468,8 @@ QString GraphPanel::statusText() const {
   if (g.foldedNodes) extra << tr("%1 folded into labels").arg(g.foldedNodes);
   if (g.extraInstances) extra << tr("%1 leaf copies").arg(g.extraInstances);
   if (g.collapsedNodes) extra << tr("%1 collapsed").arg(g.collapsedNodes);
+  if (const int groups = std::count_if(g.nodes.begin(), g.nodes.end(), [](const DrawNode& d) { return d.groupedKernels > 0; }))
+    extra << tr("%1 groups of kernels: G opens one").arg(groups);
   if (!extra.isEmpty()) s += QStringLiteral(" (%1)").arg(extra.join(QStringLiteral(", ")));
   const GraphLayout& l = scene_->layout();
   s += QStringLiteral(" · %1 layout %2 ms").arg(layoutKindName(l.kind)).arg(l.seconds * 1000, 0, 'f', 1);
@@ -514,56 +536,13 @@ void GraphPanel::toggleAllLoops() {
   if (o.collapsed != drawOptions_.collapsed) applyCollapse(o);
 }
 
-void GraphPanel::setKernelRoots(const QHash<quint64, QString>& roots) {
-  kernelRoots_ = roots;  // K stays enabled: on another graph it says why it cannot act
-}
-
-bool GraphPanel::byKernel() const {
-  if (drawOptions_.anchors.isEmpty() || drawOptions_.collapsed.isEmpty() || !model_) return false;
-  qsizetype present = 0;
-  for (const GraphModelNode& n : model_->nodes) present += drawOptions_.collapsed.contains(n.id);
-  return present * 10 >= drawOptions_.collapsed.size() * 9;
-}
-
-bool GraphPanel::hasKernelRoots() const {
-  if (!model_ || kernelRoots_.isEmpty()) return false;
-  for (const GraphModelNode& n : model_->nodes)
-    if (kernelRoots_.contains(n.id)) return true;
-  return false;
-}
-
-void GraphPanel::toggleKernels() {
-  if (!hasKernelRoots()) {
-    if (!kernelRoots_.isEmpty()) Q_EMIT kernelsElsewhere();
-    else explain(tr("K draws a schedule graph by kernel: this graph is not one"));
-    return;
-  }
-  DrawOptions o = drawOptions_;
-  if (!o.anchors.isEmpty()) {  // drawn by kernel: everything again
-    o.anchors.clear();
-    o.notes.clear();
-    o.collapsed.clear();
-    applyCollapse(o, 0, true);
-    return;
-  }
-  for (const GraphModelNode& n : model_->nodes) {
-    if (auto k = kernelRoots_.constFind(n.id); k != kernelRoots_.constEnd()) {
-      o.collapsed.insert(n.id);
-      o.anchors.insert(n.id);
-      o.notes.insert(n.id, *k);
-    } else if (n.op == QLatin1String("BUFFER")) {
-      o.anchors.insert(n.id);
-    }
-  }
-  applyCollapse(o, 0, true);  // a different picture: the kernels laid out on their own
-}
-
 void GraphPanel::expandAll() {
   if (drawOptions_.collapsed.isEmpty()) return;
   DrawOptions o = drawOptions_;
   o.collapsed.clear();
   o.anchors.clear();
   o.notes.clear();
+  o.groups.clear();
   applyCollapse(o);
 }
 

@@ -22,6 +22,7 @@ class QAction;
 class QLabel;
 class QLineEdit;
 class QThreadPool;
+class QTimer;
 class QToolBar;
 
 namespace loupe::views {
@@ -43,6 +44,10 @@ public:
   // A dot refinement later than this after the picture went up is one the user may be reading: it
   // keeps the node in sight in place instead of opening as a new picture.
   static constexpr int kFreshRefinementMs = 1000;
+  // A coarse picture of this many boxes or more is refined by dot once it has been shown for
+  // kRefineDelayMs (not one stepped past at once); a smaller one at once (dot takes milliseconds).
+  static constexpr int kDelayedRefineBoxes = 150;
+  static constexpr int kRefineDelayMs = 200;
 
   explicit GraphPanel(QWidget* parent = nullptr);
   ~GraphPanel() override;
@@ -94,6 +99,12 @@ public Q_SLOTS:
   void setKernelRoots(const QHash<quint64, QString>& roots);
   bool hasKernelRoots() const;  // some of them are in the graph shown
   void toggleKernels();
+  // Drawn by kernel, the kernels of each group are one box (graph/kernelgroups.h) until opened: a
+  // double click or G on the box opens it, G on one of its kernels closes it again.
+  void setKernelGroups(const QVector<KernelGroup>& groups);
+  const QVector<KernelGroup>& kernelGroups() const { return groups_; }
+  void setGroupOpen(quint64 boxId, bool open);
+  void toggleGroup(quint64 id);  // the group whose box is `id` or that holds the kernel `id`
   void expandAll();
 
 Q_SIGNALS:
@@ -109,6 +120,7 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;  // a new palette (light/dark) recolours the canvas
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   // A big graph's picture, made off the GUI thread: the drawing and its layout, moved from the
@@ -159,6 +171,14 @@ private:
   void explain(const QString& why);
   QHash<quint64, QString> kernelRoots_;
   QAction* kernelsAction_ = nullptr;
+  QVector<KernelGroup> groups_;
+  QSet<quint64> openGroups_;  // box() of the groups opened
+  QVector<KernelGroup> closedGroups() const;
+  // Drawn in columns, the columns are folded again for the view's new shape once resizing pauses for
+  // kRefoldDelayMs; the node the user looks at stays where it was, else the drawing opens whole again.
+  static constexpr int kRefoldDelayMs = 150;
+  QTimer* refoldTimer_ = nullptr;
+  void refoldColumns();
   void showNodeMenu(const QPoint& viewportPos);
 
   GraphScene* scene_;

@@ -6,6 +6,8 @@
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "session/backgroundpriority.h"
+
 namespace loupe::views {
 
 namespace {
@@ -70,6 +72,7 @@ void LayoutService::requestDot(const DrawGraph& g, bool fullQuality) {
   });
   running_++;
   watcher->setFuture(QtConcurrent::run(dotPool(), [g, options, current, gen] {
+    lowerThreadPriority();  // a refinement: the coarse picture is up, input comes first
     if (current->load() != gen) return GraphLayout{};  // stale before it started
     return dotLayout(g, options ? *options : DotOptions::forSize(g.nodes.size(), dotVirtualNodes(g)),
                      [&] { return current->load() == gen; });

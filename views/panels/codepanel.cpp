@@ -18,6 +18,7 @@
 #include "ir/print.h"
 #include "trace/node_origin.h"
 #include "panels/kernelnamedelegate.h"
+#include "session/backgroundpriority.h"
 #include "session/inspectormodel.h"
 #include "session/provenance.h"
 #include "session/session.h"
@@ -299,6 +300,7 @@ void KernelCodePanel::showHotspots() {
   hot_->show();
   QPointer<KernelCodePanel> self(this);
   hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples] {
+    lowerThreadPriority();
     auto report = std::make_shared<loupe::KernelHotspotReport>(loupe::hotspot_report(name, device, text, samples));
     if (!self) return;
     QMetaObject::invokeMethod(

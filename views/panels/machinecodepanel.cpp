@@ -14,6 +14,7 @@
 #include "inspect/hotspot_annotation.h"
 #include "inspect/hotspot_report.h"
 #include "inspect/kernel_stepper.h"
+#include "session/backgroundpriority.h"
 #include "trace/trace_reader.h"
 #include "support/error.h"
 #include "widgets/elidedlabel.h"
@@ -151,6 +152,7 @@ void MachineCodePanel::compileIfWanted() {
   const bool noopt = source_.noopt;
   QPointer<MachineCodePanel> self(this);
   pool_.start([self, generation, device, function, text, trace, other, kernel, noopt] {
+    lowerThreadPriority();  // clang and objdump, started from here, inherit it
     auto result = std::make_shared<loupe::MachineCode>();
     QString error, planned;
     try {

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "graph/uopgraphadapter.h"
+#include "ir/metadata.h"
+#include "session/uopnodeid.h"
 #include "schedule/schedule.h"
 #include "session/session.h"
 
@@ -14,10 +16,12 @@ SessionGraphPanel::SessionGraphPanel(Session* session, QWidget* parent) : GraphP
   connect(session_, &Session::stepReady, this, &SessionGraphPanel::showStep);
   connect(session_, &Session::loaded, this, [this] {  // a new trace starts without the old one's find
     shownPass_ = shownStep_ = -1;
+    kernels_.clear();
     clearFind();
   });
   connect(session_, &Session::closed, this, [this] {
     clear();
+    kernels_.clear();
     shownPass_ = shownStep_ = -1;
   });
   connect(session_, &Session::nodeChanged, this, [this](quint64 id) {
@@ -58,6 +62,29 @@ void SessionGraphPanel::redraw() {
   showStep();
 }
 
+const QVector<ScheduleKernel>& SessionGraphPanel::scheduleKernels(int64_t contextId) {
+  auto [it, fresh] = kernels_.try_emplace(contextId);
+  loupe::TraceReader* reader = session_->reader();
+  if (!fresh || !reader || session_->kernelRoots(contextId).isEmpty()) return it->second;
+  try {
+    for (const auto& root : reader->schedule_roots(contextId)) {
+      const loupe::UOpPtr n = session_->node(root.first);
+      if (!n) return it->second = {};
+      ScheduleKernel k;
+      k.root = uopNodeId(*n);
+      if (const uint32_t meta = n->metadata()) {
+        const loupe::Metadata& m = loupe::metadata_of(meta);
+        if (!m.file.empty()) k.line = sourceLineKey(QString::fromStdString(m.file) + u':' + QString::number(m.line));
+        k.op = QString::fromStdString(m.op);
+      }
+      it->second << k;
+    }
+  } catch (const loupe::Error&) {
+    it->second.clear();  // the Session reported it when it read the roots
+  }
+  return it->second;
+}
+
 void SessionGraphPanel::showStep() {
   const StepInfo& st = session_->currentStep();
   std::shared_ptr<const GraphModel> model = graphModelOf(st);
@@ -68,6 +95,7 @@ void SessionGraphPanel::showStep() {
   }
   const bool stepping = st.pass == shownPass_ && std::abs(st.step - shownStep_) == 1;
   setKernelRoots(session_->kernelRoots(session_->selection().context));
+  setKernelGroups(groupKernels(scheduleKernels(session_->selection().context)));
   setGraph(model, stepping ? Transition::Step : Transition::Fresh);
   shownPass_ = st.pass;
   shownStep_ = st.step;
