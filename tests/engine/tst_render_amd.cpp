@@ -1,5 +1,6 @@
 // The AMD renderer (issue 48): golden sources for RDNA3 (gfx1100) and CDNA3 (gfx942) in
-// tests/golden/amd/ (elementwise, reduce with a GROUPTOP through LDS, matmul with locals), each also
+// tests/golden/amd/ (elementwise, reduce with a GROUPTOP through LDS, matmul with locals, half and
+// bfloat16 matmuls on the matrix unit: WMMA on RDNA3, MFMA on CDNA3), each also
 // compiled by clang-15's amdgcn backend into a code object whose ISA listing has the instructions its
 // kernel needs (LDS reads and writes, s_barrier) linked to source lines; the target names; the listing
 // parser on llvm-objdump's AMDGPU format; and every bench workload's kernels planned by the heuristics for
@@ -38,6 +39,7 @@ std::vector<Opt> golden_opts(const std::string& kernel) {
   if (kernel == "elementwise") return {{O::UPCAST, 1, 4}, {O::LOCAL, 0, 4}};
   if (kernel == "reduce") return {{O::GROUPTOP, 0, 16}};
   if (kernel == "matmul") return {{O::UPCAST, 1, 4}, {O::UNROLL, 0, 4}, {O::LOCAL, 0, 2}, {O::LOCAL, 1, 2}};
+  if (kernel.rfind("tc_", 0) == 0) return {{O::TC, 0, 0}};  // one WMMA / MFMA tile per wave
   return {};
 }
 
@@ -78,7 +80,7 @@ private slots:
     QTest::addColumn<QString>("gfx");
     QTest::addColumn<QString>("kernel");
     for (const char* g : {"gfx1100", "gfx942"})
-      for (const char* k : {"elementwise", "reduce", "matmul"}) QTest::newRow((std::string(g) + " " + k).c_str()) << g << k;
+      for (const char* k : {"elementwise", "reduce", "matmul", "tc_matmul_half", "tc_matmul_bf16"}) QTest::newRow((std::string(g) + " " + k).c_str()) << g << k;
   }
 
   void golden() {
@@ -110,6 +112,13 @@ private slots:
     QVERIFY(listing_has(l, "s_endpgm"));
     QVERIFY(listing_has(l, "global_load"));
     QVERIFY(listing_has(l, "global_store"));
+    if (kernel.startsWith("tc_")) {  // the matrix unit's instruction, under the line that calls its helper
+      const bool bf16 = kernel.endsWith("bf16"), rdna = gfx == "gfx1100";
+      const std::string want = rdna ? (bf16 ? "v_wmma_f32_16x16x16_bf16" : "v_wmma_f32_16x16x16_f16")
+                                    : (bf16 ? "v_mfma_f32_16x16x16_bf16" : "v_mfma_f32_16x16x16f16");
+      QVERIFY2(listing_has(l, want), want.c_str());
+      QVERIFY(k.source.find(rdna ? "__builtin_amdgcn_wmma_f32_16x16x16" : "__builtin_amdgcn_mfma_f32_16x16x16") != std::string::npos);
+    }
     if (kernel == "reduce") {  // the GROUPTOP's partials through LDS: writes, a barrier, reads
       const bool rdna = gfx == "gfx1100";
       QVERIFY(listing_has(l, rdna ? "ds_store_b" : "ds_write_b"));
@@ -227,7 +236,7 @@ private slots:
   // Every bench workload's kernels as the heuristics plan them for each arch, compiled into code objects.
   void bench_workloads_assemble() {
     if (!has_clang()) QSKIP("clang-15 and llvm-objdump-15 are not installed");
-    std::string failures, pending;
+    std::string failures;
     for (const AmdArch* arch : {&amd_rdna3(), &amd_cdna3()}) {
       AMDRenderer r(*arch);
       int total = 0, assembled = 0;
@@ -242,8 +251,7 @@ private slots:
           try {
             if (isa_of(plan_kernel(item.ast, r, false).rendered).instruction_count() > 0) assembled++;
           } catch (const std::exception& e) {
-            std::string line = cat("\n  ", arch->gfx, " ", w.name, ": ", std::string(e.what()).substr(0, 600));
-            (std::string(e.what()).find("WMMA m16n8k16_f16_f32") != std::string::npos ? pending : failures) += line;
+            failures += cat("\n  ", arch->gfx, " ", w.name, ": ", std::string(e.what()).substr(0, 600));
           }
         }
       }
@@ -251,10 +259,6 @@ private slots:
       QVERIFY(total > 0);
     }
     QVERIFY2(failures.empty(), failures.c_str());
-    // Until the TC opt plans AMD's matrix units (the codegen side of issue 48, on main), a half matmul
-    // planned for an AMD GPU gets CUDA's mma tile, which the AMD renderer refuses by name.
-    QEXPECT_FAIL("", "the TC opt still plans CUDA's m16n8k16 tile for AMD's WMMA/MFMA (matmul_4096_float16)", Continue);
-    QVERIFY2(pending.empty(), pending.c_str());
   }
 };
 
