@@ -390,6 +390,52 @@ private Q_SLOTS:
     saveChecked(w.grab().toImage(), QStringLiteral("app_step_rdna3"));
   }
 
+  // A half matmul that ran on the CPU, planned for RDNA3 in the main window (screenshot, looked at): its
+  // WMMA tile of a wave of 32, the element's WMMA step with the AMD source's builtin call marked, and the
+  // same element as it ran on the CPU (first divergence: the same elements, summed in another order).
+  void stepsTheWmmaOfAnRdna3Plan() {
+    const QString path = dir_.filePath(QStringLiteral("half_matmul.loupe"));
+    {
+      using namespace loupe;
+      TraceSession::start(path.toStdString());
+      Tensor a = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.001).cast(dtypes::float16).contiguous();
+      Tensor b = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.002).cast(dtypes::float16).contiguous();
+      a.matmul(b).realize();
+      TraceSession::finish();
+    }
+    MainWindow w;
+    w.resize(1800, 1100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(path);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
+    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
+    auto* panel = w.findChild<StepPanel*>();
+    QVERIFY(panel);
+    Session& s = *w.session();
+    s.selectKernel(matmulKernel(s));
+    QVERIFY(s.waitForStep());
+    panel->setElement(64 * 21 + 37);
+    panel->setMode(StepPanel::Mode::Optimized);
+    panel->setTarget(QStringLiteral("AMD:gfx1100"));
+    QVERIFY(stepped(*panel));
+    QVERIFY2(panel->headerText().contains(QStringLiteral("optimized for AMD:gfx1100")), qPrintable(panel->headerText()));
+    const QString source = panel->source()->toPlainText();
+    QVERIFY(source.contains(QStringLiteral("amdgpu_kernel")));
+    QVERIFY2(source.contains(QStringLiteral("__builtin_amdgcn_wmma_f32_16x16x16_f16_w32")), qPrintable(source.left(3000)));
+    int wmma = -1;
+    for (int r = 0; r < panel->steps()->count() && wmma < 0; r++)
+      if (panel->steps()->item(r)->text().contains(QStringLiteral(" WMMA"))) wmma = r;
+    QVERIFY2(wmma >= 0, qPrintable(panel->headerText()));
+    panel->steps()->setCurrentRow(wmma);
+    QVERIFY(s.waitForStep());
+    QTest::qWait(300);
+    saveChecked(w.grab().toImage(), QStringLiteral("app_step_wmma_rdna3"));
+    panel->setMode(StepPanel::Mode::TargetDivergence);
+    QVERIFY(stepped(*panel));
+    QVERIFY2(panel->headerText().contains(QStringLiteral("First divergence")), qPrintable(panel->headerText()));
+  }
+
   void withoutKeptInputsSaysWhy() {
     Session s;
     QVERIFY(s.openNow(bare_));
