@@ -23,7 +23,7 @@ function(expect_run exe args code)
 endfunction()
 
 set(src "tst_qtfree_fixture.cpp")
-expect_run(${FIXTURE} "" 8
+expect_run(${FIXTURE} "" 9
   "********* Start testing of TestFixture *********"
   "PASS   : TestFixture::initTestCase()"
   "PASS   : TestFixture::passes()"
@@ -35,13 +35,15 @@ expect_run(${FIXTURE} "" 8
   "FAIL!  : TestFixture::verify2_fails() 'false' returned FALSE. (because 7)"
   "SKIP   : TestFixture::skips() nothing to do here"
   "FAIL!  : TestFixture::fails_outright() on purpose"
+  "PASS   : TestFixture::throws_expected()"
+  "FAIL!  : TestFixture::throws_nothing() Expected exception of type std::runtime_error to be thrown but no exception caught"
   "PASS   : TestFixture::current_test_failed()"
   "PASS   : TestFixture::rows(good)"
   "FAIL!  : TestFixture::rows(bad) Compared values are not the same\n   Actual   (text)                                      : \"two\"\n   Expected (n == 2 ? QString(\"two\") : QString(\"three\")): \"three\""
   "SKIP   : TestFixture::rows(skipped 4) row skipped"
-  "QINFO  : TestFixture::cleanupTestCase() 13 inits, 13 cleanups"
+  "QINFO  : TestFixture::cleanupTestCase() 15 inits, 15 cleanups"
   "PASS   : TestFixture::cleanupTestCase()"
-  "Totals: 5 passed, 8 failed, 2 skipped, 0 blacklisted, "
+  "Totals: 6 passed, 9 failed, 2 skipped, 0 blacklisted, "
   "********* Finished testing of TestFixture *********")
 foreach(never "not reached" "PASS   : TestFixture::compare_int_fails()" "PASS   : TestFixture::rows(bad)")
   string(FIND "${last_output}" "${never}" at)
@@ -51,8 +53,8 @@ foreach(never "not reached" "PASS   : TestFixture::compare_int_fails()" "PASS   
 endforeach()
 string(REGEX MATCHALL "Loc: \\[[^]]*${src}\\([0-9]+\\)\\]" locs "${last_output}")
 list(LENGTH locs n)
-if(NOT n EQUAL 10)  # 8 failed checks (not the exception) and 2 skips name their line
-  message(FATAL_ERROR "tst_qtfree_fixture: ${n} 'Loc: [...${src}(line)]' lines, expected 10:\n${last_output}")
+if(NOT n EQUAL 11)  # 9 failed checks and 2 skips name their line
+  message(FATAL_ERROR "tst_qtfree_fixture: ${n} 'Loc: [...${src}(line)]' lines, expected 11:\n${last_output}")
 endif()
 
 expect_run(${FIXTURE} "rows:good" 0 "PASS   : TestFixture::rows(good)" "Totals: 3 passed, 0 failed, 0 skipped")

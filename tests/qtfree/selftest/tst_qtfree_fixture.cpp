@@ -2,6 +2,8 @@
 // log lines and exit code: the harness must report each failure, skip and pass as Qt Test does.
 #include <QtTest>
 
+#include <stdexcept>
+
 class TestFixture : public QObject {
   Q_OBJECT
   int inits_ = 0, cleanups_ = 0;
@@ -37,6 +39,11 @@ private slots:
     QFAIL("not reached after QSKIP");
   }
   void fails_outright() { QFAIL("on purpose"); }
+  void throws_expected() { QVERIFY_THROWS_EXCEPTION(std::runtime_error, throw std::runtime_error("x")); }
+  void throws_nothing() {
+    int n = 0;
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, n++);
+  }
   void current_test_failed() {
     QVERIFY(!QTest::currentTestFailed());
     QCOMPARE(QTest::currentDataTag(), static_cast<const char*>(nullptr));
@@ -55,7 +62,7 @@ private slots:
     QCOMPARE(text, n == 2 ? QString("two") : QString("three"));
   }
   void cleanupTestCase() {
-    // once per function without data and per row: 13 in a full run (10 functions, 3 rows)
+    // once per function without data and per row: 15 in a full run (12 functions, 3 rows)
     qInfo("%d inits, %d cleanups", inits_, cleanups_);
     QCOMPARE(inits_, cleanups_);
   }

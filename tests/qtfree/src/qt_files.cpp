@@ -44,6 +44,13 @@ QByteArray QFile::readAll() {
   return QByteArray::fromStdString(out);
 }
 
+QByteArray QFile::read(qint64 maxSize) {
+  if (!f_ || maxSize <= 0) return {};
+  std::string out(size_t(maxSize), '\0');
+  out.resize(std::fread(out.data(), 1, out.size(), f_));
+  return QByteArray::fromStdString(out);
+}
+
 void QFile::close() {
   if (f_) std::fclose(f_);
   f_ = nullptr;

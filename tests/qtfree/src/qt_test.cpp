@@ -213,6 +213,11 @@ void record_failure(const std::string& message, const char* file, int line) {
   std::fflush(stdout);
 }
 
+void caught_other(const char* expected_type, const char* what, const char* file, int line) {
+  std::string got = what ? std::string("std::exception caught with message: ") + what : "unknown exception caught";
+  record_failure(std::string("Expected exception of type ") + expected_type + " to be thrown but " + got, file, line);
+}
+
 void record_skip(const char* message, const char* file, int line) {
   run.skipped = true;
   std::printf("SKIP   : %s %s\n", where().c_str(), message ? message : "");

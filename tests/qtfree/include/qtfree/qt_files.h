@@ -26,6 +26,7 @@ public:
   qint64 write(const QByteArray& data);
   qint64 write(const char* data) { return write(QByteArray(data)); }
   QByteArray readAll();
+  QByteArray read(qint64 maxSize);
   void close();
   QString fileName() const { return path_; }
   QString errorString() const { return error_; }

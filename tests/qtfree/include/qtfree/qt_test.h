@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -81,6 +82,8 @@ const Cell& fetch_cell(const char* name, const std::type_info& type);
 bool check(bool ok, const char* failure, const char* file, int line);  // records a failure; returns ok
 void record_skip(const char* message, const char* file, int line);
 void record_failure(const std::string& message, const char* file, int line);
+// QVERIFY_THROWS_EXCEPTION got another exception than the one it expects (what: null when not a std::exception).
+void caught_other(const char* expected_type, const char* what, const char* file, int line);
 bool compare_failed(const char* message, const std::string* actual_value, const std::string* expected_value,
                     const char* actual, const char* expected, const char* file, int line);
 
@@ -195,6 +198,25 @@ bool qVerify(bool statement, const char* statementStr, const char* description, 
   do {                                                                                \
     ::qtfree::record_skip(static_cast<const char*>(statement), __FILE__, __LINE__); \
     return;                                                                           \
+  } while (false)
+
+#define QVERIFY_THROWS_EXCEPTION(exceptiontype, ...)                                                      \
+  do {                                                                                                     \
+    try {                                                                                                  \
+      try {                                                                                                \
+        __VA_ARGS__;                                                                                       \
+        ::qtfree::record_failure("Expected exception of type " #exceptiontype " to be thrown"              \
+                                 " but no exception caught", __FILE__, __LINE__);                          \
+        return;                                                                                            \
+      } catch (const exceptiontype&) {                                                                     \
+      }                                                                                                    \
+    } catch (const std::exception& e) {                                                                    \
+      ::qtfree::caught_other(#exceptiontype, e.what(), __FILE__, __LINE__);                               \
+      return;                                                                                              \
+    } catch (...) {                                                                                        \
+      ::qtfree::caught_other(#exceptiontype, nullptr, __FILE__, __LINE__);                                 \
+      throw;                                                                                               \
+    }                                                                                                      \
   } while (false)
 
 #define QFETCH(Type, name) Type name = ::qtfree::fetch<Type>(#name)
