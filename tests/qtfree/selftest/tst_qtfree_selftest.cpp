@@ -82,6 +82,14 @@ private slots:
     merged.start("/bin/sh", {"-c", "echo a; echo b >&2"});
     QVERIFY(merged.waitForFinished(30000));
     QCOMPARE(merged.readAll(), QByteArray("a\nb\n"));
+    QProcess withEnv;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("LOUPE_QTFREE_PROBE", "seen");
+    withEnv.setProcessEnvironment(env);
+    withEnv.start("/bin/sh", {"-c", "printf %s \"$LOUPE_QTFREE_PROBE\""});
+    QVERIFY(withEnv.waitForFinished(30000));
+    QCOMPARE(withEnv.readAllStandardOutput(), QByteArray("seen"));
+    QVERIFY(qgetenv("LOUPE_QTFREE_PROBE").isNull());  // the child's, not ours
   }
   void files() {
     QString kept;
@@ -99,6 +107,17 @@ private slots:
       QCOMPARE(f.readAll(), QByteArray("hello"));
     }
     QVERIFY(!QFile::exists(kept));  // removed with what it held
+    {
+      QTemporaryFile t;
+      QVERIFY(t.open());
+      QCOMPARE(t.write("abc"), qint64(3));
+      QVERIFY(t.flush());
+      kept = t.fileName();
+      QFile back(kept);
+      QVERIFY(back.open(QIODevice::ReadOnly));
+      QCOMPARE(back.readAll(), QByteArray("abc"));
+    }
+    QVERIFY(!QFileInfo::exists(kept));
   }
   void fuzzy() {
     QVERIFY(qtfree::fuzzy_equal(1e9, 1e9 + 1e-4));

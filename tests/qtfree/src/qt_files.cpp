@@ -120,6 +120,7 @@ QString QDir::currentPath() {
 }
 
 bool QFileInfo::exists() const { return QFile::exists(path_); }
+bool QFileInfo::exists(const QString& path) { return QFile::exists(path); }
 
 bool QFileInfo::isExecutable() const { return !path_.isEmpty() && access(path_.toStdString().c_str(), X_OK) == 0; }
 
@@ -153,6 +154,28 @@ bool QTemporaryDir::remove() {
   fs::remove_all(path_.toStdString(), ec);
   return !ec;
 }
+
+QTemporaryFile::~QTemporaryFile() {
+  if (f_) std::fclose(f_);
+  if (!path_.isEmpty()) std::remove(path_.toStdString().c_str());
+}
+
+bool QTemporaryFile::open() {
+  if (f_) return true;
+  std::string tmpl = QDir::tempPath().toStdString() + "/" + program_name() + ".XXXXXX";
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) return false;
+  f_ = fdopen(fd, "w+b");
+  path_ = QString::fromStdString(tmpl);
+  return f_ != nullptr;
+}
+
+qint64 QTemporaryFile::write(const QByteArray& data) {
+  if (!f_) return -1;
+  return std::fwrite(data.constData(), 1, size_t(data.size()), f_) == size_t(data.size()) ? data.size() : -1;
+}
+
+bool QTemporaryFile::flush() { return f_ && std::fflush(f_) == 0; }
 
 QString QStandardPaths::findExecutable(const QString& name, const QStringList& paths) {
   if (name.contains('/')) return QFileInfo(name).isExecutable() ? name : QString();

@@ -19,6 +19,31 @@ void close_fd(int& fd) {
 
 } // namespace
 
+QProcessEnvironment QProcessEnvironment::systemEnvironment() {
+  QProcessEnvironment e;
+  for (char** v = environ; v && *v; v++) {
+    std::string kv = *v;
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) e.vars_[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return e;
+}
+
+void QProcessEnvironment::insert(const QString& name, const QString& value) { vars_[name.toStdString()] = value.toStdString(); }
+
+void QProcessEnvironment::remove(const QString& name) { vars_.erase(name.toStdString()); }
+
+QString QProcessEnvironment::value(const QString& name, const QString& fallback) const {
+  auto it = vars_.find(name.toStdString());
+  return it == vars_.end() ? fallback : QString::fromStdString(it->second);
+}
+
+std::vector<std::string> QProcessEnvironment::entries() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : vars_) out.push_back(k + "=" + v);
+  return out;
+}
+
 QProcess::~QProcess() {
   if (pid_ > 0) {
     kill();
@@ -41,6 +66,9 @@ void QProcess::start(const QString& program, const QStringList& arguments) {
   std::vector<char*> argv;
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& e : env_) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const std::string cwd = cwd_.toStdString();
   pid_t pid = fork();
   if (pid == 0) {
@@ -53,7 +81,8 @@ void QProcess::start(const QString& program, const QStringList& arguments) {
       (void)!::write(exec_status[1], &e, sizeof e);
       _exit(127);
     }
-    execvp(argv[0], argv.data());
+    if (has_env_) execvpe(argv[0], argv.data(), envp.data());
+    else execvp(argv[0], argv.data());
     int e = errno;
     (void)!::write(exec_status[1], &e, sizeof e);
     _exit(127);

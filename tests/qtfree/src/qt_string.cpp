@@ -217,6 +217,16 @@ qint64 QString::toLongLong(bool* ok, int base) const {
   return good ? v : 0;
 }
 
+quint64 QString::toULongLong(bool* ok, int base) const {
+  std::string t = trim(s_);
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(t.c_str(), &end, base);
+  bool good = !t.empty() && t[0] != '-' && end && *end == '\0' && errno == 0;
+  if (ok) *ok = good;
+  return good ? v : 0;
+}
+
 double QString::toDouble(bool* ok) const {
   std::string t = trim(s_);
   char* end = nullptr;

@@ -63,6 +63,7 @@ class QFileInfo {
 public:
   explicit QFileInfo(const QString& path) : path_(path) {}
   bool exists() const;
+  static bool exists(const QString& path);
   bool isExecutable() const;
   bool isFile() const;
   bool isDir() const;
@@ -90,6 +91,24 @@ public:
 private:
   QString path_, error_;
   bool auto_remove_ = true;
+};
+
+// A file under the temporary path made by open(), removed when this goes.
+class QTemporaryFile {
+public:
+  QTemporaryFile() = default;
+  ~QTemporaryFile();
+  QTemporaryFile(const QTemporaryFile&) = delete;
+  QTemporaryFile& operator=(const QTemporaryFile&) = delete;
+  bool open();
+  qint64 write(const QByteArray& data);
+  qint64 write(const char* data) { return write(QByteArray(data)); }
+  bool flush();
+  QString fileName() const { return path_; }
+
+private:
+  QString path_;
+  std::FILE* f_ = nullptr;
 };
 
 namespace QStandardPaths {

@@ -6,6 +6,20 @@
 
 #include "qtfree/qt_string.h"
 
+// A process environment: the variables a QProcess child gets.
+class QProcessEnvironment {
+public:
+  static QProcessEnvironment systemEnvironment();
+  void insert(const QString& name, const QString& value);
+  void remove(const QString& name);
+  bool contains(const QString& name) const { return vars_.count(name.toStdString()) > 0; }
+  QString value(const QString& name, const QString& fallback = {}) const;
+  std::vector<std::string> entries() const;  // NAME=value
+
+private:
+  std::map<std::string, std::string> vars_;
+};
+
 class QProcess {
 public:
   enum ExitStatus { NormalExit, CrashExit };
@@ -17,6 +31,7 @@ public:
 
   void setProcessChannelMode(ProcessChannelMode m) { mode_ = m; }
   void setWorkingDirectory(const QString& dir) { cwd_ = dir; }
+  void setProcessEnvironment(const QProcessEnvironment& env) { env_ = env.entries(), has_env_ = true; }
   void start(const QString& program, const QStringList& arguments = {});
   bool waitForStarted(int msecs = 30000) const { return started_; }
   qint64 write(const QByteArray& data);
@@ -38,6 +53,8 @@ private:
 
   ProcessChannelMode mode_ = SeparateChannels;
   QString cwd_, error_;
+  std::vector<std::string> env_;  // the child's environment when has_env_, else this process's
+  bool has_env_ = false;
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1, err_ = -1;
   bool close_in_ = false, started_ = false, finished_ = false;

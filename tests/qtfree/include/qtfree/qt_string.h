@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
-using qsizetype = std::ptrdiff_t;
-using qint64 = int64_t;
-using quint64 = uint64_t;
+using qint64 = long long;  // Qt's types, so data columns match as they do under Qt
+using qsizetype = qint64;
+using qlonglong = long long;
+using qulonglong = unsigned long long;
+using quint64 = unsigned long long;
 using qint32 = int32_t;
 using quint32 = uint32_t;
 using uint = unsigned int;
@@ -77,6 +79,11 @@ public:
   const char* constData() const { return s_.c_str(); }
   const char* data() const { return s_.c_str(); }
   char* data() { return s_.data(); }
+  operator const char*() const { return s_.c_str(); }  // as in Qt without QT_NO_CAST_FROM_BYTEARRAY
+  auto begin() const { return s_.begin(); }
+  auto end() const { return s_.end(); }
+  auto begin() { return s_.begin(); }
+  auto end() { return s_.end(); }
   char at(qsizetype i) const { return s_[size_t(i)]; }
   char operator[](qsizetype i) const { return s_[size_t(i)]; }
   char& operator[](qsizetype i) { return s_[size_t(i)]; }
@@ -93,6 +100,9 @@ public:
   }
   QByteArray trimmed() const;
   QByteArray left(qsizetype n) const { return fromStdString(s_.substr(0, size_t(std::max<qsizetype>(n, 0)))); }
+  QByteArray right(qsizetype n) const {
+    return n < 0 || n >= size() ? *this : fromStdString(s_.substr(s_.size() - size_t(n)));
+  }
   QByteArray& append(const QByteArray& x) { s_ += x.s_; return *this; }
   QByteArray& operator+=(const QByteArray& x) { s_ += x.s_; return *this; }
   QByteArray& operator+=(char c) { s_ += c; return *this; }
@@ -175,6 +185,7 @@ public:
   void chop(qsizetype n) { s_.resize(n >= size() ? 0 : s_.size() - size_t(n)); }
   int toInt(bool* ok = nullptr, int base = 10) const;
   qint64 toLongLong(bool* ok = nullptr, int base = 10) const;
+  quint64 toULongLong(bool* ok = nullptr, int base = 10) const;
   double toDouble(bool* ok = nullptr) const;
 
   // arg: replaces every occurrence of the lowest-numbered %N marker (N in 1..99), as Qt does.
