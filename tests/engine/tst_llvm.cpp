@@ -4,6 +4,8 @@
 // LOUPE_UPDATE_GOLDEN=1 rewrites the golden files. Device tests QSKIP when LLVM cannot run here.
 #include <QtTest>
 
+#include "engine/golden_files.h"
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -27,13 +29,6 @@ using namespace loupe;
 using namespace loupe::test;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string golden_dir() { return qEnvironmentVariable("LOUPE_SOURCE_DIR").toStdString() + "/tests/golden/llvm/"; }
 

@@ -3,6 +3,8 @@
 // LOUPE_UPDATE_GOLDEN=1 rewrites the golden files from the current output.
 #include <QtTest>
 
+#include "engine/golden_files.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -21,13 +23,6 @@ using namespace loupe;
 using namespace loupe::test;
 
 namespace {
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> split_lines(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);

@@ -8,6 +8,8 @@
 // rewrites the goldens.
 #include <QtTest>
 
+#include "engine/golden_files.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -24,13 +26,6 @@ using namespace loupe;
 using namespace loupe::test;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 const AmdArch& arch_named(const std::string& gfx) { return gfx == "gfx942" ? amd_cdna3() : amd_rdna3(); }
 

@@ -4,6 +4,8 @@
 // float4 vectors). Each file starts with the launch dims. LOUPE_UPDATE_GOLDEN=1 rewrites the files.
 #include <QtTest>
 
+#include "engine/golden_files.h"
+
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -22,13 +24,6 @@ using namespace loupe;
 using namespace loupe::test;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 using NamedSources = std::vector<std::pair<std::string, std::string>>;
 

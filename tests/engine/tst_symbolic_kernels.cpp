@@ -7,6 +7,8 @@
 // LOUPE_UPDATE_GOLDEN=1 rewrites the golden files from the current output.
 #include <QtTest>
 
+#include "engine/golden_files.h"
+
 #include "cli_process.h"
 
 #include <chrono>
@@ -38,6 +40,7 @@
 #include "trace/trace_session.h"
 
 using namespace loupe;
+using loupe::test::read_file;
 
 namespace {
 
@@ -146,13 +149,6 @@ UOpList realized_buffers(const Case& c) {
     if (b > 0) buffer_storage(bufs.back())->write(inputs_for(c.sizes[b], int64_t(b)));
   }
   return bufs;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 bool has_device(const char* name) { return device_status(name).available; }

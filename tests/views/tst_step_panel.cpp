@@ -64,6 +64,21 @@ class TestStepPanel : public QObject {
     return -1;
   }
 
+  // The main window at the walkthrough's size on `path`, the Step kernel panel shown and the trace's
+  // matmul selected; null when any of it fails.
+  StepPanel* openMatmulInStepPanel(MainWindow& w, const QString& path) {
+    w.resize(1800, 1100);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return nullptr;
+    w.openFile(path);
+    if (!QTest::qWaitFor([&] { return !w.session()->isLoading() && w.session()->path() == path; }, 30000)) return nullptr;
+    if (!w.showPanel(QStringLiteral("Step kernel"))) return nullptr;
+    Session& s = *w.session();
+    s.selectKernel(matmulKernel(s));
+    if (!s.waitForStep()) return nullptr;
+    return w.findChild<StepPanel*>();
+  }
+
 private Q_SLOTS:
   void initTestCase() {
     trace_ = dir_.filePath(QStringLiteral("step.loupe"));
@@ -289,17 +304,9 @@ private Q_SLOTS:
   // the search says why.
   void inTheMainWindow() {
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace_);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == trace_, 30000);
-    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
-    auto* panel = w.findChild<StepPanel*>();
+    StepPanel* panel = openMatmulInStepPanel(w, trace_);
     QVERIFY(panel);
     Session& s = *w.session();
-    s.selectKernel(matmulKernel(s));
-    QVERIFY(s.waitForStep());
     panel->setElement(16 * 5 + 3);
     QVERIFY(stepped(*panel));
     QVERIFY2(panel->stepping(), qPrintable(panel->headerText()));
@@ -362,17 +369,9 @@ private Q_SLOTS:
   // by the AMD plan on the interpreter, the AMD source in the panel, the same value as it ran on the CPU.
   void stepsAnRdna3Plan() {
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(trace_);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == trace_, 30000);
-    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
-    auto* panel = w.findChild<StepPanel*>();
+    StepPanel* panel = openMatmulInStepPanel(w, trace_);
     QVERIFY(panel);
     Session& s = *w.session();
-    s.selectKernel(matmulKernel(s));
-    QVERIFY(s.waitForStep());
     panel->setElement(16 * 5 + 3);
     panel->setMode(StepPanel::Mode::Optimized);
     panel->setTarget(QStringLiteral("AMD:gfx1100"));
@@ -404,17 +403,9 @@ private Q_SLOTS:
       TraceSession::finish();
     }
     MainWindow w;
-    w.resize(1800, 1100);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(path);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->isLoading() && w.session()->path() == path, 30000);
-    QVERIFY(w.showPanel(QStringLiteral("Step kernel")));
-    auto* panel = w.findChild<StepPanel*>();
+    StepPanel* panel = openMatmulInStepPanel(w, path);
     QVERIFY(panel);
     Session& s = *w.session();
-    s.selectKernel(matmulKernel(s));
-    QVERIFY(s.waitForStep());
     panel->setElement(64 * 21 + 37);
     panel->setMode(StepPanel::Mode::Optimized);
     panel->setTarget(QStringLiteral("AMD:gfx1100"));
