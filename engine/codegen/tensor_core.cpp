@@ -141,7 +141,7 @@ void Kernel::apply_tensor_core(const Opt& opt) {
   tc_ = TensorCoreUse{c.a, f->dtype_in, buf[c.a], buf[1 - c.a], unit};
 }
 
-// tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes),
+// tinygrad's hand-coded TC opts: each warp computes up to 4x4 tiles (UPCAST of the M and N tile axes; fewer on RDNA3),
 // and a work-group holds up to 4 warps along N (LOCAL). Then Loupe's, each where it applies: 2 warps
 // along M for big outputs, two K steps per loop iteration (UNROLL), and both operands staged through
 // shared memory (STAGE), two tiles each (the next K iteration's copied during this one's mma).
@@ -174,8 +174,17 @@ bool Kernel::tensor_core_heuristics() {
     for (int64_t sz : sizes)
       if (n % sz == 0 && try_apply({op, static_cast<int64_t>(*axis), sz})) return;
   };
-  try_opt(OptOp::UPCAST, tile_axis(tc_->buf_b, tc_->buf_a), {4, 3, 2});  // N tiles
-  try_opt(OptOp::UPCAST, tile_axis(tc_->buf_a, tc_->buf_b), {4, 3, 2});  // M tiles
+  // Tiles per warp: a lane keeps at most 64 float accumulators, as mma.sync's 4x4 tiles of 4 results do;
+  // RDNA3's WMMA holds 8 results per tile, so its tiles stop at 4x2 (more spill to scratch memory).
+  const int64_t max_tiles = 64 / matrix_unit_shape(tc_->unit).c;
+  auto upcast_tiles = [&](std::optional<size_t> axis, int64_t limit) -> int64_t {
+    if (!axis) return 1;
+    for (int64_t sz : {4, 3, 2})
+      if (sz <= limit && full_shape()[*axis] % sz == 0 && try_apply({OptOp::UPCAST, static_cast<int64_t>(*axis), sz})) return sz;
+    return 1;
+  };
+  const int64_t n_tiles = upcast_tiles(tile_axis(tc_->buf_b, tc_->buf_a), max_tiles);
+  upcast_tiles(tile_axis(tc_->buf_a, tc_->buf_b), max_tiles / n_tiles);
   try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
   // a big output: two warps along M too (8 warps, a 128x128 tile of C: each operand value copied into
   // shared memory serves 128 outputs, not 64), while every multiprocessor keeps work-groups to switch

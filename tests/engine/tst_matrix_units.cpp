@@ -189,6 +189,33 @@ private slots:
     QVERIFY2(ops > 0, "no WMMA op in the plan");
     QCOMPARE(err, 0.0);  // every partial sum is exact in float
   }
+
+  // The heuristics' tiles per warp keep a lane at 64 float accumulators or fewer: 4x4 tiles of
+  // mma.sync's and MFMA's 4 results, but only 8 tiles of WMMA's 8 (more spilled to scratch memory in
+  // the gfx1100 listing of a 64x64 half matmul: 156 scratch accesses with 16 tiles, 52 with 8).
+  void heuristicTilesFitTheRegisters_data() {
+    QTest::addColumn<MatrixUnit>("unit");
+    QTest::addColumn<int>("tiles");
+    QTest::newRow("mma.sync") << MatrixUnit::mma_m16n8k16 << 16;
+    QTest::newRow("wmma") << MatrixUnit::wmma_16x16x16_w32 << 8;
+    QTest::newRow("mfma") << MatrixUnit::mfma_16x16x16_w64 << 16;
+  }
+  void heuristicTilesFitTheRegisters() {
+    QFETCH(MatrixUnit, unit);
+    QFETCH(int, tiles);
+    Tensor a = Tensor::empty({256, 256}, dtypes::float16), b = Tensor::empty({256, 256}, dtypes::float16);
+    UnitRenderer r(unit);
+    const RendererCaps& caps = r.caps();
+    Kernel k(test::last_kernel(a.matmul(b)).ast, KernelTarget{.has_local = caps.has_local, .has_shared = caps.has_shared,
+                                                            .shared_max = caps.shared_max, .matrix_unit = caps.matrix_unit});
+    k.hand_coded_optimizations();
+    QCOMPARE(k.applied_opts().at(0).op, OptOp::TC);
+    int64_t upcast_tiles = 1;
+    for (const Opt& o : k.applied_opts())
+      if (o.op == OptOp::UPCAST) upcast_tiles *= o.arg;
+    QCOMPARE(upcast_tiles, int64_t(tiles));
+    QVERIFY(upcast_tiles * matrix_unit_shape(unit).c <= 64);
+  }
 };
 
 QTEST_APPLESS_MAIN(TestMatrixUnits)
