@@ -113,12 +113,15 @@ private Q_SLOTS:
     saveChecked(panel.grab().toImage(), QStringLiteral("machine_code_panel"));
   }
 
-  // The target box: the kernel planned again for RDNA3 and compiled by clang-15's amdgcn backend, its ISA
-  // numbered with the lines of the source planned for it; back to "as it ran" lists the CPU code again.
+  // The target box: a half matmul that ran on the CPU planned again for RDNA3 (WMMA) and CDNA3 (MFMA) and
+  // compiled by clang-15's amdgcn backend, its ISA numbered with the lines of the source planned for it;
+  // back to "as it ran" lists the CPU code again.
   void listsTheKernelPlannedForAnAmdGpu() {
     if (!findExecutable("clang-15") || !findExecutable("llvm-objdump-15")) QSKIP("clang-15 and llvm-objdump-15 are not installed");
+    const QString halfTrace = dir_.filePath("half_matmul.loupe");
+    session_traces::recordHalfMatmulTrace(halfTrace);
     Session s;
-    QVERIFY(s.openNow(trace_));
+    QVERIFY(s.openNow(halfTrace));
     std::optional<TraceKernel> k;
     for (const TraceKernel& brief : s.trace().kernels)
       if (auto d = s.kernelDetails(brief.id); !k && d && !d->opts.empty() && d->name.find("r_") == 0) k = d;  // the matmul
@@ -126,7 +129,7 @@ private Q_SLOTS:
     MachineCodePanel panel;
     panel.resize(1000, 640);
     KernelSourceRef ref = refOf(*k);
-    ref.trace = trace_;
+    ref.trace = halfTrace;
     ref.kernelId = k->id;
     panel.showSource(ref);
     QSignalSpy ready(&panel, &MachineCodePanel::listingsReady);
@@ -141,22 +144,31 @@ private Q_SLOTS:
     QVERIFY(panel.compiledSource().contains("amdgpu_kernel"));
     const int sourceLines = int(panel.compiledSource().count('\n')) + 1;
     int linked = 0;
-    bool vectorAlu = false;
+    auto countRows = [&](const char* instruction) {
+      int n = 0;
+      for (const CodeRow& r : panel.codeView()->rows()) n += r.text.contains(QLatin1String(instruction));
+      return n;
+    };
     for (const CodeRow& r : panel.codeView()->rows()) {
       QVERIFY(r.lineNumber >= 0 && r.lineNumber <= sourceLines);
       linked += r.lineNumber > 0;
-      vectorAlu = vectorAlu || r.text.contains(QStringLiteral("v_fma")) || r.text.contains(QStringLiteral("v_fmac")) ||
-                  r.text.contains(QStringLiteral("v_mul_f32"));
     }
     QVERIFY(linked > 3);
-    QVERIFY(vectorAlu);
+    QVERIFY(countRows("v_wmma_f32_16x16x16_f16") > 0);
+
     QSignalSpy activated(&panel, &MachineCodePanel::sourceLineActivated);
     moveCursorTo(panel.codeView(), firstLinkedRow(panel.codeView()).first);
     QCOMPARE(activated.count(), 0);  // a line of the planned source, not of the Code panel's
+    for (int i = 0; i < panel.codeView()->rows().size(); i++)
+      if (panel.codeView()->rows()[i].text.contains(QLatin1String("v_wmma"))) {
+        moveCursorTo(panel.codeView(), i);
+        break;
+      }
     saveChecked(panel.grab().toImage(), QStringLiteral("machine_code_amd_rdna3"));
     panel.setTarget(QStringLiteral("AMD:gfx942"));
     QVERIFY(ready.wait(60000));
     QVERIFY2(panel.headerText().contains("AMD CDNA3 (gfx942, as gfx940) ISA"), qPrintable(panel.headerText()));
+    QVERIFY(countRows("v_mfma_f32_16x16x16f16") > 0);
     panel.setTarget(QString());
     QVERIFY(ready.wait(30000));
     QVERIFY2(panel.headerText().contains("-march=native") && !panel.headerText().contains("planned for"), qPrintable(panel.headerText()));

@@ -32,6 +32,16 @@ inline void recordMatmulTrace(const QString& path) {
   TraceSession::finish();
 }
 
+// A 64x64 half matmul (its factors realized first): the kernel a GPU target plans with its matrix unit.
+inline void recordHalfMatmulTrace(const QString& path) {
+  using namespace loupe;
+  TraceSession::start(path.toStdString());
+  Tensor a = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.001).cast(dtypes::float16).contiguous();
+  Tensor b = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.002).cast(dtypes::float16).contiguous();
+  a.matmul(b).realize();
+  TraceSession::finish();
+}
+
 // sum(exp(x - max(x))): one kernel whose reduce nests another, so its context starts with small
 // "nested reduce index" passes before the lowerer sees the whole kernel.
 inline void recordNestedReduceTrace(const QString& path) {

@@ -22,6 +22,7 @@
 #include "screenshots.h"
 #include "session/session.h"
 #include "support/options.h"
+#include "tst_session_traces.h"
 #include "tensor/tensor.h"
 #include "trace/trace_session.h"
 
@@ -394,14 +395,7 @@ private Q_SLOTS:
   // same element as it ran on the CPU (first divergence: the same elements, summed in another order).
   void stepsTheWmmaOfAnRdna3Plan() {
     const QString path = dir_.filePath(QStringLiteral("half_matmul.loupe"));
-    {
-      using namespace loupe;
-      TraceSession::start(path.toStdString());
-      Tensor a = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.001).cast(dtypes::float16).contiguous();
-      Tensor b = (Tensor::arange(64 * 64).reshape({64, 64}).cast(dtypes::float32) * 0.002).cast(dtypes::float16).contiguous();
-      a.matmul(b).realize();
-      TraceSession::finish();
-    }
+    session_traces::recordHalfMatmulTrace(path);
     MainWindow w;
     StepPanel* panel = openMatmulInStepPanel(w, path);
     QVERIFY(panel);
