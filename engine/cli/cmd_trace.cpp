@@ -24,6 +24,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -75,14 +76,11 @@ int64_t parse_int(const std::string& s, const std::string& what) {
 }
 
 // A target name as the interpreter takes it, checked here so a typo is named before the trace is read.
-// The device part is upper case, an AMD arch after the colon lower case ("amd:GFX942" -> "AMD:gfx942").
+// A target as the engine names it, from any case ("amd:GFX942" -> "AMD:gfx942").
 std::string upper_target(std::string t) {
-  const size_t colon = t.find(':');
-  for (size_t i = 0; i < t.size(); i++) {
-    auto c = static_cast<unsigned char>(t[i]);
-    t[i] = static_cast<char>(i < colon ? std::toupper(c) : std::tolower(c));
-  }
-  if (t == "CPU" || t == "LLVM" || t == "CUDA" || t == "OPENCL" || amd_arch_of_target(t)) return t;
+  if (std::optional<AmdArch> amd = amd_arch_of_target(t)) return t.find(':') == std::string::npos ? "AMD" : amd->target;
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (t == "CPU" || t == "LLVM" || t == "CUDA" || t == "OPENCL") return t;
   throw Error(cat("unknown target '", t, "': CPU, LLVM, CUDA, OPENCL, AMD (= AMD:gfx1100) or AMD:gfx942"));
 }
 

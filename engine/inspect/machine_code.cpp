@@ -392,9 +392,7 @@ MachineCode machine_code(const std::string& device, const std::string& name, con
   } else if (kind == "CUDA") {
     if (available()) cuda_listings(name, source, mc, options.limits);
   } else if (kind == "AMD") {
-    std::string target = "AMD" + (device.find(':') == std::string::npos ? "" : device.substr(device.find(':')));
-    for (size_t i = 4; i < target.size(); i++) target[i] = char(std::tolower(static_cast<unsigned char>(target[i])));
-    amd_listings(*amd_arch_of_target(target), name, source, mc, options.limits);
+    amd_listings(*amd_arch_of_target(device), name, source, mc, options.limits);
   } else if (kind == "OPENCL" || kind == "GPU" || kind == "METAL") {
     mc.missing.push_back(cat(device, ": the driver compiles the source itself and does not show its machine code"));
   } else {

@@ -1,6 +1,7 @@
 #include "render/amd_renderer.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "render/c_renderer.h"
 #include "support/error.h"
@@ -10,20 +11,27 @@ namespace loupe {
 std::string AmdArch::title() const { return cat("AMD ", family, " (", gfx, gfx == mcpu ? "" : ", as " + mcpu, ")"); }
 
 const AmdArch& amd_rdna3() {
-  static const AmdArch a{"AMD:gfx1100", "gfx1100", "gfx1100", "RDNA3", 32, MatrixUnit::wmma_16x16x16_w32};
+  static const AmdArch a{"AMD:gfx1100", "gfx1100", "gfx1100", "RDNA3", MatrixUnit::wmma_16x16x16_w32};
   return a;
 }
 
 const AmdArch& amd_cdna3() {
-  static const AmdArch a{"AMD:gfx942", "gfx942", "gfx940", "CDNA3", 64, MatrixUnit::mfma_16x16x16_w64};
+  static const AmdArch a{"AMD:gfx942", "gfx942", "gfx940", "CDNA3", MatrixUnit::mfma_16x16x16_w64};
   return a;
 }
 
+namespace {
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+} // namespace
+
 std::optional<AmdArch> amd_arch_of_target(const std::string& target) {
-  std::string base = target.substr(0, target.find(':'));
-  if (base != "AMD") return std::nullopt;
-  if (target == "AMD" || target == amd_rdna3().target) return amd_rdna3();
-  if (target == amd_cdna3().target) return amd_cdna3();
+  const std::string t = upper(target);  // names are read in any case: "amd:GFX942" is AMD:gfx942
+  if (t.substr(0, t.find(':')) != "AMD") return std::nullopt;
+  if (t == "AMD" || t == upper(amd_rdna3().target)) return amd_rdna3();
+  if (t == upper(amd_cdna3().target)) return amd_cdna3();
   throw Error(cat("unknown AMD target '", target, "': AMD (= AMD:gfx1100, RDNA3) or AMD:gfx942 (CDNA3)"));
 }
 

@@ -20,14 +20,13 @@ struct AmdArch {
   std::string gfx;     // "gfx1100", "gfx942": the GPU
   std::string mcpu;    // what LLVM 15 assembles it as: "gfx1100", "gfx940"
   std::string family;  // "RDNA3", "CDNA3"
-  int wave = 32;       // lanes of a wave
-  MatrixUnit matrix_unit = MatrixUnit::none;
+  MatrixUnit matrix_unit = MatrixUnit::none;  // its lanes are the wave (matrix_unit_shape)
   std::string title() const;  // "AMD RDNA3 (gfx1100)", "AMD CDNA3 (gfx942, as gfx940)"
 };
 
 const AmdArch& amd_rdna3();
 const AmdArch& amd_cdna3();
-// "AMD" (= gfx1100), "AMD:gfx1100" or "AMD:gfx942"; nullopt for a target that is not AMD's ("CUDA"),
+// "AMD" (= gfx1100), "AMD:gfx1100" or "AMD:gfx942", in any case; nullopt for a target that is not AMD's ("CUDA"),
 // loupe::Error naming the known ones for an AMD target this build does not plan for ("AMD:gfx90a").
 std::optional<AmdArch> amd_arch_of_target(const std::string& target);
 

@@ -181,7 +181,7 @@ private slots:
 
   void target_names() {
     QCOMPARE(amd_arch_of_target("AMD")->gfx, std::string("gfx1100"));
-    QCOMPARE(amd_arch_of_target("AMD:gfx1100")->wave, 32);
+    QCOMPARE(matrix_unit_shape(amd_arch_of_target("AMD:gfx1100")->matrix_unit).lanes, 32);  // wave32
     QCOMPARE(amd_arch_of_target("AMD:gfx942")->mcpu, std::string("gfx940"));
     QCOMPARE(amd_cdna3().title(), std::string("AMD CDNA3 (gfx942, as gfx940)"));
     QVERIFY(!amd_arch_of_target("CUDA"));

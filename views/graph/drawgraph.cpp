@@ -194,6 +194,12 @@ DrawNode labelledNode(const GraphModel& model, int i, const DrawOptions& options
   return base;
 }
 
+// The draw indices of each model node (byId), after the nodes were built or put in another order.
+void indexById(DrawGraph& g) {
+  g.byId.clear();
+  for (int d = 0; d < g.nodes.size(); d++) g.byId[g.nodes[d].id].push_back(d);
+}
+
 // A collapsed node is joined to the anchors its hidden sources reach (a kernel to the kernels and
 // buffers it reads), once each, unless it uses them directly. drawOf(model index, instance) -> draw index.
 template <class DrawOf>
@@ -307,8 +313,7 @@ bool foldGroups(DrawGraph& g, const QVector<KernelGroup>& groups, Measurer& meas
   });
   g.nodes = nodes;
   g.edges = edges;
-  g.byId.clear();
-  for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
+  indexById(g);
   return true;
 }
 
@@ -351,8 +356,7 @@ void stubSharedLeaves(DrawGraph& g, int maxUsers, Measurer& measure) {
   for (DrawEdge& e : g.edges) e.to = position[e.to], e.from = position[e.from];  // -1 for a replaced leaf
   for (int s = 0; s < stubs.size(); s++) g.edges[stubEdge[s]].from = s;
   g.nodes = nodes;
-  g.byId.clear();
-  for (int d = 0; d < g.nodes.size(); d++) g.byId[g.nodes[d].id].push_back(d);
+  indexById(g);
 }
 
 } // namespace
@@ -447,7 +451,7 @@ DrawGraph buildDrawGraph(std::shared_ptr<const GraphModel> model, const DrawOpti
     if (!reaches(i, r, srcIndex, srcStart) && !hidden[r]) g.edges.push_back({drawOf(i, 0), drawOf(r, 0), -1, true});
   }
 
-  for (int d = 0; d < total; d++) g.byId[g.nodes[d].id].push_back(d);
+  indexById(g);
   for (int i = 0; i < n; i++) {
     g.foldedNodes += folded[i] && !away[i];
     g.collapsedNodes += away[i];

@@ -8,10 +8,16 @@ namespace {
 // Runs shorter than this from alternating lines are merged (an output layer and its loss interleave).
 constexpr int kSmallRun = 4;
 
+// Appends what `to` does not hold yet, in order.
+void addNew(QStringList& to, const QStringList& from) {
+  for (const QString& s : from)
+    if (!s.isEmpty() && !to.contains(s)) to << s;
+}
+
 void add(KernelGroup& g, const ScheduleKernel& k) {
   g.kernels << k.root;
-  if (!g.lines.contains(k.line)) g.lines << k.line;
-  if (!k.op.isEmpty() && !g.ops.contains(k.op)) g.ops << k.op;
+  if (!g.lines.contains(k.line)) g.lines << k.line;  // an unknown line ("") is one of the lines too
+  addNew(g.ops, {k.op});
 }
 
 // Consecutive kernels of one line, split where the run's first Tensor call comes round again after
@@ -75,8 +81,7 @@ QVector<KernelGroup> groupKernels(const QVector<ScheduleKernel>& kernels) {
     g.kernels << run.kernels;
     for (const QString& l : run.lines)
       if (!g.lines.contains(l)) g.lines << l;
-    for (const QString& o : run.ops)
-      if (!g.ops.contains(o)) g.ops << o;
+    addNew(g.ops, run.ops);
   }
   // About as many groups as kernels: the kernels themselves read as well.
   if (groups.size() * 5 > kernels.size() * 3) return {};
