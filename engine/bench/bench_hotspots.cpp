@@ -5,7 +5,6 @@
 
 #include "bench/bench_stats.h"
 #include "exec/kernel_sampling.h"
-#include "runtime/profile/hotspot_sampler.h"
 #include "support/error.h"
 #include "support/options.h"
 
@@ -23,7 +22,7 @@ struct SamplingScope {
 } // namespace
 
 WorkloadHotspots measure_hotspots(const std::function<double()>& run_once, int runs) {
-  if (auto why = hotspot_sampling_unavailable()) throw Error(cat("--hotspots: ", *why));
+  if (auto why = hotspots_unavailable(options().device)) throw Error(cat("--hotspots: ", *why));
   WorkloadHotspots h;
   h.runs = std::max(1, runs);
   take_sampled_kernels();  // what earlier workloads left
@@ -42,8 +41,10 @@ WorkloadHotspots measure_hotspots(const std::function<double()>& run_once, int r
   std::stable_sort(kernels.begin(), kernels.end(), [](const SampledKernel& a, const SampledKernel& b) {
     return a.samples.total() > b.samples.total();
   });
-  for (size_t i = 0; i < kernels.size() && i < 3; i++)
+  for (size_t i = 0; i < kernels.size() && i < 3; i++) {
     h.kernels.push_back(hotspot_report(kernels[i].name, kernels[i].device, kernels[i].source, kernels[i].samples));
+    h.kernels.back().metrics = kernels[i].metrics;
+  }
   return h;
 }
 

@@ -10,7 +10,7 @@
 
 #include "bench/bench_runner.h"
 #include "cli/command.h"
-#include "runtime/profile/hotspot_sampler.h"
+#include "exec/kernel_sampling.h"
 #include "support/error.h"
 
 namespace loupe::cli {
@@ -70,7 +70,7 @@ int bench_main(const Args& args) {
   opts.optimized_only = has_flag(args, "--optimized-only");
   opts.hotspots = has_flag(args, "--hotspots");
   if (opts.hotspots)
-    if (auto why = hotspot_sampling_unavailable()) throw Error(cat("bench --hotspots: ", *why));
+    if (auto why = hotspots_unavailable(opts.device)) throw Error(cat("bench --hotspots: ", *why));
   if (!has_flag(args, "--quiet")) opts.progress = [](const std::string& s) { std::cerr << "bench: " << s << std::endl; };
 
   bench::BenchReport r = bench::run_bench(opts);

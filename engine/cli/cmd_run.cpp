@@ -1,17 +1,21 @@
 // loupe-cli run PROGRAM.py [--device D] [--noopt] [--beam N] [--debug N] [--trace OUT.loupe] [--compare-noopt]
-//                [--hotspots] [-- ARGS]
+//                [--hotspots] [--gpu-metrics] [-- ARGS]
 // Runs a Python program (DESIGN.md §5, §6) as `python3 PROGRAM.py ARGS` would, with the `loupe` module and
 // the `tinygrad` compatibility package on the path and `Tensor` and `dtypes` predefined. When the program
 // leaves a tensor in `out`, it is realized and printed like numpy prints an array. --trace (or LOUPE_TRACE /
 // VIZ=1) records every rewrite and kernel to a trace file, with the CPU's measured peaks for rooflines;
 // --compare-noopt also times each optimized kernel's NOOPT version and prints the two side by side;
-// --hotspots samples where each CPU and LLVM kernel spends its time (`loupe-cli trace OUT --hotspots`).
+// --hotspots samples where each kernel spends its time (`loupe-cli trace OUT --hotspots`; CUDA kernels through
+// CUPTI's PC sampling, with stall reasons); --gpu-metrics measures each CUDA kernel's hardware metrics once.
+#include <cctype>
 #include <cstdlib>
 
 #include "cli/command.h"
 #include "cli/python_launcher.h"
 #include "program/run_options.h"
-#include "runtime/profile/hotspot_sampler.h"
+#include "exec/kernel_sampling.h"
+#include "runtime/cuda/cuda_profiling.h"
+#include "support/options.h"
 #include "support/error.h"
 
 namespace loupe::cli {
@@ -26,8 +30,17 @@ int column_width() {
 
 int run_main(const Args& args) {
   program::ScriptCommandLine cl = program::parse_script_command_line(args, program::ScriptCommand::Run);
+  const std::string device = cl.device.value_or(options().device);
   if (cl.hotspots)  // refused here, before the program runs for minutes and fails at its first kernel
-    if (auto why = hotspot_sampling_unavailable()) throw Error(cat("--hotspots: ", *why));
+    if (auto why = hotspots_unavailable(device)) throw Error(cat("--hotspots: ", *why));
+  if (cl.gpu_metrics) {
+    std::string d = device;
+    for (char& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (d.rfind("CUDA", 0) != 0)
+      throw Error(cat("--gpu-metrics measures CUDA kernels with CUPTI; the program runs on ", device.empty() ? "CPU" : device,
+                      " (add --device CUDA)"));
+    if (auto why = cuda_profiling_unavailable()) throw Error(cat("--gpu-metrics: ", *why));
+  }
   PythonSetup py = find_python();
   std::vector<std::string> runner{"run", "--columns", std::to_string(column_width())};
   if (!cl.trace_path.empty()) runner.insert(runner.end(), {"--trace", cl.trace_path});

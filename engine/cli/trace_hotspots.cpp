@@ -18,7 +18,33 @@ namespace {
 KernelHotspotReport report_of(TraceReader& reader, const TraceKernel& k, const KernelSamples& samples) {
   const KernelSource* src = k.source("opt");
   if (!src) throw Error(cat("kernel ", k.name, " has no source in the trace"));
-  return hotspot_report(k.name, src->backend, src->text, samples);
+  KernelHotspotReport r = hotspot_report(k.name, src->backend, src->text, samples);
+  r.metrics = reader.kernel_metrics(k.id);
+  return r;
+}
+
+// A trace recorded with --gpu-metrics alone: each measured kernel's metrics, a line each.
+int print_metrics(TraceReader& reader, const std::vector<int64_t>& ids, bool as_json) {
+  json::Value list = json::Value::array();
+  for (int64_t id : ids) {
+    TraceKernel k = reader.kernel(id);
+    KernelMetrics m = *reader.kernel_metrics(id);
+    if (as_json) {
+      json::Value o = json::Value::object(), values = json::Value::object(), why = json::Value::array();
+      for (const auto& [key, v] : m.values) values.set(key, v);
+      for (const std::string& w : m.unavailable) why.push_back(w);
+      o.set("kernel", k.name);
+      o.set("kernel_id", id);
+      o.set("source", m.source);
+      o.set("gpu_metrics", std::move(values));
+      o.set("gpu_metrics_unavailable", std::move(why));
+      list.push_back(std::move(o));
+    } else {
+      std::cout << k.name << ": " << describe_metrics(m) << "\n";
+    }
+  }
+  if (as_json) std::cout << list.dump() << "\n";
+  return 0;
 }
 
 // Per source line: the UOps the kernel computes on it and the Python lines they came from, from the
@@ -59,9 +85,10 @@ int trace_hotspots(TraceReader& reader, const HotspotsRequest& req) {
   if (!req.kernel.empty()) {
     TraceKernel k = reader.kernel(find_trace_kernel(reader, req.kernel));
     std::optional<KernelSamples> samples = reader.kernel_samples(k.id);
+    if (!samples && reader.kernel_metrics(k.id)) return print_metrics(reader, {k.id}, req.json);
     if (!samples)
       throw Error(cat("kernel ", k.name, " was not sampled: record the program with `loupe-cli run --hotspots` (HOTSPOTS=1);"
-                      " CPU and LLVM kernels are sampled"));
+                      " CPU, LLVM and CUDA kernels are sampled"));
     KernelHotspotReport r = report_of(reader, k, *samples);
     if (req.json) {
       std::cout << hotspot_report_json(r).dump() << "\n";
@@ -73,6 +100,7 @@ int trace_hotspots(TraceReader& reader, const HotspotsRequest& req) {
     return 0;
   }
   std::vector<int64_t> ids = reader.sampled_kernels();
+  if (ids.empty() && !reader.measured_kernels().empty()) return print_metrics(reader, reader.measured_kernels(), req.json);
   if (ids.empty()) throw Error("this trace has no hot-spot samples: record it with `loupe-cli run --hotspots` (HOTSPOTS=1)");
   std::vector<std::pair<TraceKernel, KernelSamples>> sampled;
   for (int64_t id : ids) sampled.emplace_back(reader.kernel(id), *reader.kernel_samples(id));

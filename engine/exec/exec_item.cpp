@@ -121,7 +121,7 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
   int64_t start_ns = observer ? observer->now_ns() : 0;
   SampledLaunch sampling(*item.program);
   double seconds = item.program->run(handles, values, global, item.local, debug >= 2 || observer != nullptr || options().compare_noopt);
-  std::optional<KernelSamples> samples = sampling.finish();
+  Program::DeviceProfile profiled = sampling.finish();
   buffers[0]->wrote();
   counters.kernel_count++;
   counters.global_ops += flops;
@@ -143,7 +143,8 @@ double execute(const ExecItem& item, const std::vector<std::shared_ptr<Buffer>>&
     run.writes.push_back(static_cast<int64_t>(buffers[0]->id()));
     for (size_t k = 1; k < buffers.size(); k++) run.reads.push_back(static_cast<int64_t>(buffers[k]->id()));
     observer->record_kernel_run(run);
-    if (samples && item.trace_kernel_id >= 0) observer->record_kernel_samples(item.trace_kernel_id, *samples);
+    if (profiled.samples && item.trace_kernel_id >= 0) observer->record_kernel_samples(item.trace_kernel_id, *profiled.samples);
+    if (profiled.metrics && item.trace_kernel_id >= 0) observer->record_kernel_metrics(item.trace_kernel_id, *profiled.metrics);
   }
   if (debug >= 2)
     std::cout << debug_line(dev.name(), counters.kernel_count, item.name, buffers.size(), seconds, counters.time_sum_ns / 1e9,

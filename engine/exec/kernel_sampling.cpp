@@ -1,9 +1,11 @@
 #include "exec/kernel_sampling.h"
 
+#include <cctype>
 #include <mutex>
 #include <unistd.h>
 
 #include "runtime/cpu/thread_pool.h"
+#include "runtime/cuda/cuda_profiling.h"
 #include "runtime/profile/hotspot_sampler.h"
 #include "runtime/profile/sample_attribution.h"
 #include "runtime/program.h"
@@ -23,20 +25,21 @@ SampledSums& sums() {
   return s;
 }
 
-void add_to_sums(const RenderedKernel& k, const KernelSamples& samples) {
+void add_to_sums(const RenderedKernel& k, const Program::DeviceProfile& profile) {
   SampledSums& s = sums();
   std::lock_guard lock(s.mutex);
+  auto add = [&](SampledKernel& known) {
+    if (profile.samples) known.samples += *profile.samples;
+    if (profile.metrics && !known.metrics) known.metrics = profile.metrics;
+  };
   for (SampledKernel& known : s.kernels)
-    if (known.name == k.name && known.device == k.device && known.source == k.source) {
-      known.samples += samples;
-      return;
-    }
-  s.kernels.push_back({k.name, k.device, k.source, samples});
+    if (known.name == k.name && known.device == k.device && known.source == k.source) return add(known);
+  add(s.kernels.emplace_back(SampledKernel{k.name, k.device, k.source, {}, std::nullopt}));
 }
 
 } // namespace
 
-SampledLaunch::SampledLaunch(const Program& program) : program_(program) {
+SampledLaunch::SampledLaunch(Program& program) : program_(program) {
   if (!options().hotspots || program.code_map().empty()) return;
   std::vector<int> threads = cpu_thread_pool()->worker_thread_ids();
   threads.push_back(static_cast<int>(gettid()));
@@ -48,13 +51,24 @@ SampledLaunch::~SampledLaunch() {
   if (sampling_) HotspotSampler::instance().end();
 }
 
-std::optional<KernelSamples> SampledLaunch::finish() {
-  if (!sampling_) return std::nullopt;
-  sampling_ = false;
-  HotspotSampler& sampler = HotspotSampler::instance();
-  KernelSamples samples = attribute_samples(sampler.end(), program_.code_map(), sampler.clock(), sampler.period());
-  add_to_sums(program_.kernel(), samples);
-  return samples;
+Program::DeviceProfile SampledLaunch::finish() {
+  Program::DeviceProfile profile;
+  if (sampling_) {
+    sampling_ = false;
+    HotspotSampler& sampler = HotspotSampler::instance();
+    profile.samples = attribute_samples(sampler.end(), program_.code_map(), sampler.clock(), sampler.period());
+  } else {
+    profile = program_.take_device_profile();
+  }
+  if (profile.samples || profile.metrics) add_to_sums(program_.kernel(), profile);
+  return profile;
+}
+
+std::optional<std::string> hotspots_unavailable(const std::string& device) {
+  std::string d = device.empty() ? options().device : device;
+  for (char& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (d.rfind("CUDA", 0) == 0 || d.rfind("NV", 0) == 0) return cuda_profiling_unavailable();
+  return hotspot_sampling_unavailable();
 }
 
 std::vector<SampledKernel> take_sampled_kernels() {

@@ -113,6 +113,9 @@ HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::st
       continue;
     }
     out.in_function += n;
+    const auto stalls = samples.stalls.find(site);
+    if (stalls != samples.stalls.end())
+      for (const auto& [reason, count] : stalls->second) out.stalls[reason] += count;
     auto it = row_at.find(site.second);
     if (it == row_at.end()) {
       strays.insert(site.second);
@@ -120,6 +123,8 @@ HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::st
     }
     out.row_samples[it->second] += n;
     out.attributed += n;
+    if (stalls != samples.stalls.end())
+      for (const auto& [reason, count] : stalls->second) out.row_stalls[it->second][reason] += count;
   }
   if (out.in_function > 0 && row_at.empty()) {
     out.matches = false;
@@ -137,15 +142,36 @@ HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::st
   if (!out.matches) {  // a wrong attribution is worse than none
     std::fill(out.row_samples.begin(), out.row_samples.end(), 0);
     out.attributed = 0;
+    out.row_stalls.clear();
     return out;
   }
   for (size_t i = 0; i < out.row_samples.size(); i++)
     if (out.row_samples[i] > 0 && i < listing.source_lines.size() && listing.source_lines[i] > 0)
       out.line_samples[listing.source_lines[i]] += out.row_samples[i];
+  for (const auto& [row, stalls] : out.row_stalls)
+    if (row < listing.source_lines.size() && listing.source_lines[row] > 0)
+      for (const auto& [reason, count] : stalls) out.line_stalls[listing.source_lines[row]][reason] += count;
   return out;
 }
 
+std::string stall_summary(const HotspotAnnotation::Stalls& stalls, size_t top) {
+  int64_t total = 0;
+  std::vector<std::pair<std::string, int64_t>> order(stalls.begin(), stalls.end());
+  for (const auto& [reason, n] : order) total += n;
+  if (total <= 0) return "";
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (size_t i = 0; i < order.size() && i < top && order[i].second > 0; i++) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " %.1f%%", 100.0 * static_cast<double>(order[i].second) / static_cast<double>(total));
+    s += (i ? ", " : "") + order[i].first + pct;
+  }
+  return s;
+}
+
 std::string describe_sampling(const KernelSamples& samples) {
+  if (samples.clock == "pc-sampling")
+    return cat("the GPU's PC sampler (CUPTI), one warp sampled every ", grouped(samples.period), " cycles per SM");
   if (samples.clock == "cpu-clock") {
     return cat("the CPU clock, one sample every ", samples.period >= 1000 ? std::to_string(samples.period / 1000) + " µs" : std::to_string(samples.period) + " ns",
                " per thread (no hardware counter here)");

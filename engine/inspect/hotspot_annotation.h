@@ -24,6 +24,12 @@ struct HotspotAnnotation {
   int64_t attributed = 0;    // of those, on an instruction of the listing
   int64_t in_entry = 0;      // in the launch shim around it (loupe_entry and other functions of its code)
   std::vector<std::pair<std::string, int64_t>> outside;  // samples outside the kernel's code, by symbol, most first
+  // GPU PC sampling: samples by stall reason, for the kernel's function as a whole (known with or without
+  // a listing), per listing row and per source line
+  using Stalls = std::map<std::string, int64_t>;
+  Stalls stalls;
+  std::map<size_t, Stalls> row_stalls;
+  std::map<int, Stalls> line_stalls;
   bool matches = true;       // the listing is the code that ran
   std::string mismatch;      // why not, when it is not
 
@@ -41,6 +47,10 @@ HotspotAnnotation annotate_hotspots(const MachineListing& listing, const std::st
 // The address of a listing row that is an instruction ("1100:  vmovss ..." from objdump, "/*0010*/ HADD2
 // R2, R2, R3 ;" from nvdisasm: a CUDA kernel's PC samples are offsets in its function too), or nothing.
 std::optional<uint64_t> listing_row_address(const std::string& row);
+
+// "long_scoreboard 62.1%, math_pipe_throttle 20.3%, selected 9.0%": the `top` commonest reasons, each
+// with its share of `stalls`' samples; empty when there are none.
+std::string stall_summary(const HotspotAnnotation::Stalls& stalls, size_t top = 3);
 
 // "cpu-clock, one sample every 100 µs" / "cycles, one sample every 250,007 cycles"
 std::string describe_sampling(const KernelSamples& samples);

@@ -58,7 +58,12 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
       << percent_text(a.share(a.in_entry)) << ", outside the kernel's code: "
       << percent_text(a.share(a.total - a.in_function - a.in_entry));
   if (r.samples.lost > 0) out << ", " << r.samples.lost << " lost (ring buffer full)";
-  out << "\n  " << describe_counters(r.samples.counters) << "\n";
+  if (r.samples.clock == "pc-sampling") {
+    if (std::string s = stall_summary(a.stalls, 6); !s.empty()) out << "\n  warps stalled on: " << s;
+    out << "\n  " << (r.metrics ? describe_metrics(*r.metrics) : "GPU metrics not measured (record with --gpu-metrics)") << "\n";
+  } else {
+    out << "\n  " << describe_counters(r.samples.counters) << "\n";
+  }
   if (!a.matches) {
     out << "  no line attribution: " << a.mismatch << "\n";
   } else if (!r.listing->linked()) {
@@ -79,6 +84,8 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
       gap = false;
       out << (n > 0 ? percent_column(a.share(n)) : std::string(7, ' ')) << "  | " << (i + 1) << ": " << r.source[i];
       if (n > 0 && i < format.line_notes.size() && !format.line_notes[i].empty()) out << "    // " << format.line_notes[i];
+      if (auto st = a.line_stalls.find(static_cast<int>(i + 1)); n > 0 && st != a.line_stalls.end())
+        out << "    [" << stall_summary(st->second, 2) << "]";
       out << "\n";
     }
   }
@@ -89,6 +96,7 @@ std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFor
       int line = row < r.listing->source_lines.size() ? r.listing->source_lines[row] : 0;
       out << percent_column(a.share(a.row_samples[row])) << "  | " << r.listing->lines[row];
       if (line > 0) out << "    ; line " << line;
+      if (auto st = a.row_stalls.find(row); st != a.row_stalls.end()) out << "    [" << stall_summary(st->second, 2) << "]";
       out << "\n";
     }
   }
@@ -126,12 +134,27 @@ json::Value hotspot_report_json(const KernelHotspotReport& r) {
   counter("cache_misses", r.samples.counters.cache_misses);
   counter("branch_misses", r.samples.counters.branch_misses);
   o.set("counters", std::move(counters));
+  auto stalls_json = [](const HotspotAnnotation::Stalls& s) {
+    json::Value v = json::Value::object();
+    for (const auto& [reason, n] : s) v.set(reason, n);
+    return v;
+  };
+  if (!a.stalls.empty()) o.set("stalls", stalls_json(a.stalls));
+  if (r.metrics) {
+    json::Value m = json::Value::object();
+    for (const auto& [key, v] : r.metrics->values) m.set(key, v);
+    o.set("gpu_metrics", std::move(m));
+    json::Value why = json::Value::array();
+    for (const std::string& w : r.metrics->unavailable) why.push_back(w);
+    o.set("gpu_metrics_unavailable", std::move(why));
+  }
   json::Value lines = json::Value::array();
   for (const auto& [line, n] : a.line_samples) {
     json::Value l = json::Value::object();
     l.set("line", int64_t(line));
     l.set("samples", n);
     l.set("share", a.share(n));
+    if (auto st = a.line_stalls.find(line); st != a.line_stalls.end()) l.set("stalls", stalls_json(st->second));
     if (line >= 1 && size_t(line) <= r.source.size()) l.set("text", r.source[size_t(line) - 1]);
     lines.push_back(std::move(l));
   }
@@ -143,6 +166,7 @@ json::Value hotspot_report_json(const KernelHotspotReport& r) {
     x.set("row", int64_t(row));
     x.set("text", r.listing->lines[row]);
     x.set("samples", a.row_samples[row]);
+    if (auto st = a.row_stalls.find(row); st != a.row_stalls.end()) x.set("stalls", stalls_json(st->second));
     if (row < r.listing->source_lines.size() && r.listing->source_lines[row] > 0) x.set("line", int64_t(r.listing->source_lines[row]));
     rows.push_back(std::move(x));
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inspect/hotspot_annotation.h"
+#include "observe/kernel_metrics.h"
 #include "support/json.h"
 
 namespace loupe {
@@ -18,6 +19,7 @@ struct KernelHotspotReport {
   std::string function;             // its function in the source
   std::vector<std::string> source;  // the kernel's source, by line
   KernelSamples samples;
+  std::optional<KernelMetrics> metrics;   // a GPU kernel's hardware metrics, when it was measured
   std::optional<MachineListing> listing;  // the disassembly the samples were matched to
   HotspotAnnotation annotation;
   std::string unavailable;  // why there is no listing (a device without one here, a compile error)

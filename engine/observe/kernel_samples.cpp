@@ -33,6 +33,8 @@ KernelSamples& KernelSamples::operator+=(const KernelSamples& o) {
   for (const auto& [symbol, count] : o.outside) outside[symbol] += count;
   for (const auto& [name, size] : o.function_sizes) function_sizes[name] = size;
   counters += o.counters;
+  for (const auto& [site, reasons] : o.stalls)
+    for (const auto& [reason, count] : reasons) stalls[site][reason] += count;
   return *this;
 }
 

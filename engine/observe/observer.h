@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "observe/kernel_metrics.h"
 #include "observe/kernel_samples.h"
 #include "observe/records.h"
 
@@ -35,6 +36,8 @@ public:
   virtual void record_tensor_call(const TensorCall& call) { (void)call; }
   // A run's hot-spot samples (HOTSPOTS), added to what earlier runs of the kernel recorded.
   virtual void record_kernel_samples(int64_t kernel_id, const KernelSamples& samples) { (void)kernel_id, (void)samples; }
+  // A GPU kernel's hardware metrics (GPU_METRICS), once per kernel.
+  virtual void record_kernel_metrics(int64_t kernel_id, const KernelMetrics& metrics) { (void)kernel_id, (void)metrics; }
   // The nodes of the open context's last graph that became its schedule's kernels, in schedule order.
   virtual void record_schedule_roots(const std::vector<ScheduleRoot>& roots) { (void)roots; }
   // Contexts group what happens inside them ("schedule", "kernel", "noopt"); they nest.

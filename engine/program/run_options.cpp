@@ -64,6 +64,9 @@ ScriptCommandLine parse_script_command_line(const std::vector<std::string>& args
     } else if (a == "--hotspots" && cmd == ScriptCommand::Run) {
       no_value();
       cl.hotspots = true;
+    } else if (a == "--gpu-metrics" && cmd == ScriptCommand::Run) {
+      no_value();
+      cl.gpu_metrics = true;
     } else if (a == "--json" && cmd == ScriptCommand::Eval) {
       no_value();
       cl.json = true;
@@ -71,7 +74,7 @@ ScriptCommandLine parse_script_command_line(const std::vector<std::string>& args
       no_value();
       cl.jsonl = true;
     } else {
-      std::string accepted = cmd == ScriptCommand::Run ? "--device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, --hotspots, -- ARGS"
+      std::string accepted = cmd == ScriptCommand::Run ? "--device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, --hotspots, --gpu-metrics, -- ARGS"
                                                        : "--json, --jsonl, --device D, --noopt, --beam N, --debug N";
       throw Error(cat("unknown option '", args[i], "' (", name, " accepts ", accepted, ")"));
     }
@@ -97,6 +100,7 @@ std::vector<std::pair<std::string, std::string>> engine_environment(const Script
   if (cl.debug) env.emplace_back("DEBUG", std::to_string(*cl.debug));
   if (cl.compare_noopt) env.emplace_back("COMPARE_NOOPT", "1");
   if (cl.hotspots) env.emplace_back("HOTSPOTS", "1");
+  if (cl.gpu_metrics) env.emplace_back("GPU_METRICS", "1");
   return env;
 }
 

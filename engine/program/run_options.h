@@ -19,7 +19,8 @@ struct ScriptCommandLine {
   std::optional<int> debug;
   std::string trace_path;  // run only
   bool compare_noopt = false;  // run only: also time each kernel's NOOPT version and print both
-  bool hotspots = false;       // run only: sample where CPU and LLVM kernels spend their time (HOTSPOTS)
+  bool hotspots = false;       // run only: sample where kernels spend their time (HOTSPOTS)
+  bool gpu_metrics = false;    // run only: CUDA kernels' hardware metrics (GPU_METRICS)
   bool json = false;       // eval only
   bool jsonl = false;      // eval only
 };

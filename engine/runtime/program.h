@@ -2,8 +2,11 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "observe/kernel_metrics.h"
+#include "observe/kernel_samples.h"
 #include "render/renderer.h"
 #include "runtime/profile/code_map.h"
 
@@ -32,6 +35,13 @@ public:
   // each symbolic size (RenderedKernel::global_sym) evaluated. The values are range-checked first.
   LaunchDims launch_global(const std::vector<int64_t>& vars) const;
 
+  // What the device itself measured of the last run (a CUDA kernel: CUPTI's PC samples under HOTSPOTS,
+  // its hardware metrics under GPU_METRICS at its first launch); nothing on other devices. Taking clears it.
+  struct DeviceProfile {
+    std::optional<KernelSamples> samples;
+    std::optional<KernelMetrics> metrics;
+  };
+  virtual DeviceProfile take_device_profile() { return {}; }
   // Runs with Buffers (checked against the parameters: device, dtype, size; allocated on demand) and
   // the kernel's launch sizes for these variable values.
   double run(const std::vector<Buffer*>& bufs, const std::vector<int64_t>& vars = {}, bool wait = true);

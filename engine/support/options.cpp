@@ -29,6 +29,7 @@ Options Options::from_env() {
   o.threads = env_int("THREADS", 0);
   o.compare_noopt = env_int("COMPARE_NOOPT", 0) != 0;
   o.hotspots = env_int("HOTSPOTS", 0) != 0;
+  o.gpu_metrics = env_int("GPU_METRICS", 0) != 0;
   o.training = env_int("TRAINING", 0) != 0;
   o.trace_inputs = env_int("TRACE_INPUTS", o.trace_inputs);
   o.trace_input_digests = env_int64("TRACE_INPUT_DIGESTS", o.trace_input_digests);

@@ -1,6 +1,6 @@
 // The engine's switches (tinygrad's environment variables), read once from the environment and
 // settable per run by the CLI and the app: DEBUG, NOOPT, BEAM, DEVICE, VIZ, LOUPE_TRACE, THREADS,
-// COMPARE_NOOPT, HOTSPOTS, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS, TRACE_INPUT_DIGESTS,
+// COMPARE_NOOPT, HOTSPOTS, GPU_METRICS, TRAINING, NO_MEMORY_PLANNER, JIT, SCACHE, TRACE_INPUTS, TRACE_INPUT_DIGESTS,
 // TRACE_INPUTS_OF.
 #pragma once
 #include <cstdint>
@@ -17,7 +17,8 @@ struct Options {
   std::string trace_path;   // LOUPE_TRACE: write a trace here
   int threads = 0;          // CPU threads per kernel (0 = all cores)
   bool compare_noopt = false;  // COMPARE_NOOPT: also time each optimized kernel's NOOPT version once
-  bool hotspots = false;       // HOTSPOTS: sample where each CPU and LLVM kernel spends its time (exec/kernel_sampling.h)
+  bool hotspots = false;       // HOTSPOTS: sample where each kernel spends its time (exec/kernel_sampling.h; CUDA: CUPTI's PC sampling)
+  bool gpu_metrics = false;    // GPU_METRICS: a CUDA kernel's hardware metrics at its first launch (runtime/cuda/kernel_counters.h)
   bool training = false;    // TRAINING: dropout applies, BatchNorm normalizes with batch statistics
   bool no_memory_planner = false;  // NO_MEMORY_PLANNER: a schedule's or TinyJit step's buffers share no memory
   int jit = 1;                     // JIT: 0 a TinyJit runs its function every call, 1 replays (as one launch graph

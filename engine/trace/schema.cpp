@@ -151,6 +151,14 @@ std::vector<Table> tables_added_later() {
      "CREATE TABLE kernel_sample_sites(kernel_id INTEGER NOT NULL, function TEXT NOT NULL, offset INTEGER NOT NULL,"
      " samples INTEGER NOT NULL, PRIMARY KEY(kernel_id, function, offset)) WITHOUT ROWID",
      {"kernel_id", "function", "offset", "samples"}, true},
+    {"kernel_sample_stalls",
+     "CREATE TABLE kernel_sample_stalls(kernel_id INTEGER NOT NULL, function TEXT NOT NULL, offset INTEGER NOT NULL,"
+     " reason TEXT NOT NULL, samples INTEGER NOT NULL, PRIMARY KEY(kernel_id, function, offset, reason)) WITHOUT ROWID",
+     {"kernel_id", "function", "offset", "reason", "samples"}, true},
+    {"kernel_metrics",
+     "CREATE TABLE kernel_metrics(kernel_id INTEGER PRIMARY KEY, source TEXT NOT NULL, metrics TEXT NOT NULL,"
+     " unavailable TEXT NOT NULL)",
+     {"kernel_id", "source", "metrics", "unavailable"}, true},
     {"tensor_calls",
      "CREATE TABLE tensor_calls(id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
      " end_ns INTEGER NOT NULL)",

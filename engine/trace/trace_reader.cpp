@@ -163,6 +163,8 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_inputs_ = trace_schema::has_table(*db_, "kernel_inputs");
   has_digests_ = trace_schema::has_table(*db_, "kernel_input_digests");
   has_samples_ = trace_schema::has_table(*db_, "kernel_samples") && trace_schema::has_table(*db_, "kernel_sample_sites");
+  has_stalls_ = trace_schema::has_table(*db_, "kernel_sample_stalls");
+  has_metrics_ = trace_schema::has_table(*db_, "kernel_metrics");
   has_roots_ = trace_schema::has_table(*db_, "schedule_roots");
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
@@ -613,7 +615,42 @@ std::optional<KernelSamples> TraceReader::kernel_samples(int64_t kernel_id) {
     if (offset >= 0) k.in_code[{sites.text(0), offset}] += n;
     else k.outside[sites.text(0)] += n;
   }
+  if (has_stalls_) {
+    Query stalls(cached("SELECT function, offset, reason, samples FROM kernel_sample_stalls WHERE kernel_id = ?"));
+    stalls.bind(1, kernel_id);
+    while (stalls.step()) k.stalls[{stalls.text(0), stalls.int64(1)}][stalls.text(2)] += stalls.int64(3);
+  }
   return k;
+}
+
+std::optional<KernelMetrics> TraceReader::kernel_metrics(int64_t kernel_id) {
+  if (!has_metrics_) return std::nullopt;
+  Query q(cached("SELECT source, metrics, unavailable FROM kernel_metrics WHERE kernel_id = ?"));
+  q.bind(1, kernel_id);
+  if (!q.step()) return std::nullopt;
+  KernelMetrics m;
+  m.source = q.text(0);
+  try {
+    const json::Value values = json::parse(q.text(1)), unavailable = json::parse(q.text(2));
+    for (const json::Value& pair : values.as_array("kernel_metrics.metrics")) {
+      const json::Array& kv = pair.as_array("a metric");
+      if (kv.size() != 2) throw Error("a metric is not a [key, value] pair");
+      m.values.emplace_back(kv[0].as_string("a metric's key"), kv[1].number_or_nonfinite("a metric's value"));
+    }
+    for (const json::Value& why : unavailable.as_array("kernel_metrics.unavailable"))
+      m.unavailable.push_back(why.as_string("an unavailable metric"));
+  } catch (const Error& e) {
+    throw Error(cat(db_->path(), ": kernel ", kernel_id, "'s metrics: ", e.what()));
+  }
+  return m;
+}
+
+std::vector<int64_t> TraceReader::measured_kernels() {
+  std::vector<int64_t> out;
+  if (!has_metrics_) return out;
+  Query q(cached("SELECT kernel_id FROM kernel_metrics ORDER BY kernel_id"));
+  while (q.step()) out.push_back(q.int64(0));
+  return out;
 }
 
 std::vector<int64_t> TraceReader::sampled_kernels() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "observe/kernel_metrics.h"
 #include "observe/kernel_samples.h"
 #include "observe/records.h"
 #include "trace/sqlite_db.h"
@@ -182,6 +183,9 @@ public:
   // A kernel's hot-spot samples summed over its sampled runs (HOTSPOTS), or nothing when it was not
   // sampled (and in traces from before them). sampled_kernels(): the ids of those that were.
   std::optional<KernelSamples> kernel_samples(int64_t kernel_id);
+  // A GPU kernel's hardware metrics (GPU_METRICS), or nothing when it was not measured.
+  std::optional<KernelMetrics> kernel_metrics(int64_t kernel_id);
+  std::vector<int64_t> measured_kernels();  // the kernels with metrics, by id
   std::vector<int64_t> sampled_kernels();
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
@@ -194,6 +198,8 @@ private:
   bool has_inputs_ = false;      // kernel_inputs (optional)
   bool has_digests_ = false;     // kernel_input_digests (optional)
   bool has_samples_ = false;     // kernel_samples and kernel_sample_sites (optional)
+  bool has_stalls_ = false;      // kernel_sample_stalls (optional)
+  bool has_metrics_ = false;     // kernel_metrics (optional)
   bool has_roots_ = false;       // schedule_roots (optional)
   bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)

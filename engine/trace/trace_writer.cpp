@@ -133,6 +133,11 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   add_sample_site_ = db.prepare(
       "INSERT INTO kernel_sample_sites(kernel_id, function, offset, samples) VALUES (?,?,?,?)"
       " ON CONFLICT(kernel_id, function, offset) DO UPDATE SET samples = samples + excluded.samples");
+  add_sample_stall_ = db.prepare(
+      "INSERT INTO kernel_sample_stalls(kernel_id, function, offset, reason, samples) VALUES (?,?,?,?,?)"
+      " ON CONFLICT(kernel_id, function, offset, reason) DO UPDATE SET samples = samples + excluded.samples");
+  // a kernel is measured once: a second record (another process appending) keeps the first
+  ins_metrics_ = db.prepare("INSERT OR IGNORE INTO kernel_metrics(kernel_id, source, metrics, unavailable) VALUES (?,?,?,?)");
   db.begin();
   SqliteStmt meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)");
   meta.bind(1, "created_unix").bind(2, std::to_string(std::time(nullptr))).run();
@@ -717,6 +722,21 @@ void TraceWriter::record_kernel_samples(int64_t kernel_id, const KernelSamples& 
       // samples outside the kernel's code are kept under the symbol they hit, at offset -1
       for (const auto& [site, n] : k.in_code) add_sample_site_.bind(1, kernel_id).bind(2, site.first).bind(3, site.second).bind(4, n).run();
       for (const auto& [symbol, n] : k.outside) add_sample_site_.bind(1, kernel_id).bind(2, symbol).bind(3, int64_t(-1)).bind(4, n).run();
+      for (const auto& [site, reasons] : k.stalls)
+        for (const auto& [reason, n] : reasons)
+          add_sample_stall_.bind(1, kernel_id).bind(2, site.first).bind(3, site.second).bind(4, reason).bind(5, n).run();
+    });
+  });
+}
+
+void TraceWriter::record_kernel_metrics(int64_t kernel_id, const KernelMetrics& m) {
+  guarded([&] {
+    enqueue([this, kernel_id, m] {
+      json::Array values, unavailable;
+      for (const auto& [key, v] : m.values) values.push_back(json::Value(json::Array{json::Value(key), json::Value(v)}));
+      for (const std::string& why : m.unavailable) unavailable.push_back(json::Value(why));
+      ins_metrics_.bind(1, kernel_id).bind(2, m.source).bind(3, json::Value(std::move(values)).dump())
+          .bind(4, json::Value(std::move(unavailable)).dump()).run();
     });
   });
 }

@@ -88,6 +88,7 @@ public:
   void record_schedule_roots(const std::vector<ScheduleRoot>& roots) override;
   void record_tensor_call(const TensorCall& call) override;
   void record_kernel_samples(int64_t kernel_id, const KernelSamples& samples) override;
+  void record_kernel_metrics(int64_t kernel_id, const KernelMetrics& metrics) override;
   // The devices kernels ran on so far, and those whose peaks were recorded (a trace's roofline needs
   // the peaks of each device it shows).
   std::vector<std::string> devices_with_kernel_runs() const;
@@ -199,7 +200,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_node_metadata_, ins_metadata_record_, ins_tensor_call_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_run_var_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_, add_samples_, add_sample_site_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_run_var_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_, add_samples_, add_sample_site_, add_sample_stall_, ins_metrics_;
   std::thread store_thread_;
 };
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The GPU checks in one run, for a machine with an NVIDIA GPU and no Qt (the project's lent GPU machines):
-# builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu, the TinyJit tests),
+# builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu — the TinyJit and CUPTI
+# profiling tests — and the TinyJit tests), samples CUDA kernels through CUPTI (bench --hotspots, run
+# --gpu-metrics),
 # the training loop's bench (TinyJit as one CUDA graph, kernel by kernel, plain), the Python training
 # loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, times the bench workloads
 # next to PyTorch (and tinygrad, given a checkout), lets BEAM search the half matmul and, with the time left, the whole bench on CUDA. Everything lands in OUT.
@@ -87,6 +89,22 @@ K=$("$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" -t 1 2>/dev/null | awk 'NR==2{pr
 timeout 60 "$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" --disasm "$K" --json >"$OUTDIR/disasm-cuda.json" 2>>"$LOG"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l['title'], l['instructions'], 'instructions,', sum(1 for r in l['lines'] if 'source_line' in r), 'linked') for l in d['listings']]; print('missing:', d['missing'])" \
   "$OUTDIR/disasm-cuda.json" >>"$LOG" 2>&1
+
+say "inside CUDA kernels (CUPTI): PC samples with stall reasons, hardware metrics; sampling's cost"
+timeout 150 "$CLI" bench --device CUDA --only matmul_1024,transformer_block --hotspots --optimized-only --no-machine --runs 3 \
+  --json >"$OUTDIR/bench-hotspots-cuda.json" 2>>"$LOG"
+python3 -c "import json,sys
+for w in json.load(open(sys.argv[1]))['workloads']:
+  h = w.get('hotspots') or {}
+  print(w['name'], 'overhead', round(100*h.get('overhead', 0), 1), '%')
+  for k in h.get('kernels', [])[:2]:
+    top = sorted(k['lines'], key=lambda l: -l['samples'])[:3]
+    print('  ', k['kernel'], k['samples'], 'samples, matches', k['matches'], k.get('mismatch', ''), 'stalls', k.get('stalls'))
+    for l in top: print('     line', l['line'], round(100*l['share'], 1), '%', l['text'].strip()[:70])" "$OUTDIR/bench-hotspots-cuda.json" >>"$LOG" 2>&1
+DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --gpu-metrics --trace "$OUTDIR/cuda-metrics.loupe" -- --steps 2 >>"$LOG" 2>&1
+timeout 30 "$CLI" trace "$OUTDIR/cuda-metrics.loupe" --hotspots 2>&1 | head -8 >>"$LOG"
+DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --gpu-metrics --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1
+timeout 60 "$CLI" trace "$OUTDIR/cuda-hotspots.loupe" --hotspots 2>&1 | head -12 >>"$LOG"
 
 say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
 timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"

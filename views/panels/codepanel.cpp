@@ -286,8 +286,10 @@ void KernelCodePanel::showHotspots() {
   // the samples are of the code that ran: the optimized source of the backend it ran on
   if (!kernel_ || !shown_ || !reader || shown_->variant != "opt") return;
   std::optional<loupe::KernelSamples> samples;
+  std::optional<loupe::KernelMetrics> metrics;
   try {
     samples = reader->kernel_samples(kernel_->id);
+    metrics = reader->kernel_metrics(kernel_->id);
   } catch (const loupe::Error& e) {
     hot_->setText(tr("Hot spots cannot be read: %1").arg(QString::fromStdString(e.what())));
     hot_->show();
@@ -299,9 +301,10 @@ void KernelCodePanel::showHotspots() {
   hot_->setText(tr("Hot spots: %1 samples over %2 runs · matching them to the code…").arg(samples->total()).arg(samples->runs));
   hot_->show();
   QPointer<KernelCodePanel> self(this);
-  hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples] {
+  hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples, metrics] {
     lowerThreadPriority();
     auto report = std::make_shared<loupe::KernelHotspotReport>(loupe::hotspot_report(name, device, text, samples));
+    report->metrics = metrics;
     if (!self) return;
     QMetaObject::invokeMethod(
         self.data(), [self, generation, report] {
@@ -336,11 +339,21 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
                   .arg(QString::fromStdString(loupe::percent_text(a.share(a.line_samples.at(hottestLine_)))));
     hottest_->setVisible(hottestLine_ > 0);
   }
-  if (!report->samples.counters.any()) text += tr(" · counters: not available here");
-  else text += QStringLiteral(" · ") + QString::fromStdString(loupe::describe_counters(report->samples.counters));
+  // a GPU's samples say why its warps waited, and its metrics replace a CPU's PMU counters
+  const bool gpu = report->samples.clock == "pc-sampling";
+  const std::string counters = gpu ? (report->metrics ? loupe::describe_metrics(*report->metrics) : "GPU metrics not measured (--gpu-metrics)")
+                                   : loupe::describe_counters(report->samples.counters);
+  if (gpu) {
+    auto line = a.line_stalls.find(hottestLine_);
+    const std::string stalls = loupe::stall_summary(line != a.line_stalls.end() ? line->second : a.stalls, 2);
+    if (!stalls.empty()) text += tr(" · warps there stalled on %1").arg(QString::fromStdString(stalls));
+  }
+  if (!gpu && !report->samples.counters.any()) text += tr(" · counters: not available here");
+  else text += QStringLiteral(" · ") + QString::fromStdString(counters);
   hot_->setText(text);
-  hot_->setToolTip(QString::fromStdString(loupe::describe_sampling(report->samples)) + u'\n' +
-                   QString::fromStdString(loupe::describe_counters(report->samples.counters)));
+  QString tip = QString::fromStdString(loupe::describe_sampling(report->samples)) + u'\n' + QString::fromStdString(counters);
+  if (gpu && !a.stalls.empty()) tip += tr("\nWarps of the whole kernel stalled on: %1").arg(QString::fromStdString(loupe::stall_summary(a.stalls, 8)));
+  hot_->setToolTip(tip);
   Q_EMIT hotspotsReady();
 }
 

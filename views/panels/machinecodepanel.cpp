@@ -81,8 +81,11 @@ QString MachineCodePanel::shadeHotspots(const loupe::MachineListing& l) {
   code_->setRowHeat(shares);
   const std::vector<size_t> top = a.hottest_rows(1);
   hotspots_ = tr("hot spots: %1 samples, %2 on its instructions").arg(a.total).arg(QString::fromStdString(loupe::percent_text(a.share(a.attributed))));
-  if (!top.empty())
+  if (!top.empty()) {
     hotspots_ += tr(", the hottest %1 (H)").arg(QString::fromStdString(loupe::percent_text(a.share(a.row_samples[top.front()]))));
+    if (auto st = a.row_stalls.find(top.front()); st != a.row_stalls.end())  // a GPU's: why its warps waited there
+      hotspots_ += tr(", its warps stalled on %1").arg(QString::fromStdString(loupe::stall_summary(st->second, 2)));
+  }
   return hotspots_;
 }
 

@@ -1,50 +1,18 @@
 #include "runtime/cuda/cuda_api.h"
 
-#include <dlfcn.h>
-
 #include <mutex>
-#include <type_traits>
 
-#include "support/error.h"
+#include "runtime/cuda/library_table.h"
 
 namespace loupe::cuda {
 
 namespace {
-template <typename Table> struct Loaded {
-  Table table{};
-  bool ok = false;
-  std::string why;
-};
-
-// dlopen the first library of `names` that loads, then resolve every symbol; a missing one is the reason.
-template <typename Table, typename Fill>
-void load_into(Loaded<Table>& l, std::initializer_list<const char*> names, const std::string& missing_lib, Fill fill) {
-  void* lib = nullptr;
-  for (const char* n : names)
-    if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!lib) {
-    l.why = missing_lib;
-    return;
-  }
-  std::string first_missing;
-  auto sym = [&](auto& fn, const char* name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-    if (!fn && first_missing.empty()) first_missing = name;
-  };
-  fill(l.table, sym);
-  if (!first_missing.empty()) {
-    l.why = cat(missing_lib.substr(0, missing_lib.find(" not found")), " has no ", first_missing);
-    return;
-  }
-  l.ok = true;  // the library stays loaded for the life of the process
-}
-
 // The table of one kind, loaded on first use (one static per Table type), or null with the reason.
 template <typename Table, typename Fill>
 const Table* table(std::initializer_list<const char*> names, const char* missing_lib, Fill fill, std::string* why) {
-  static Loaded<Table> l;
+  static LoadedTable<Table> l;
   static std::once_flag once;
-  std::call_once(once, [&] { load_into(l, names, missing_lib, fill); });
+  std::call_once(once, [&] { load_table(l, std::vector<std::string>(names.begin(), names.end()), missing_lib, fill); });
   if (!l.ok && why) *why = l.why;
   return l.ok ? &l.table : nullptr;
 }
@@ -76,6 +44,8 @@ const Driver* driver(std::string* why) {
     sym(d.EventElapsedTime, "cuEventElapsedTime");
     sym(d.EventDestroy, "cuEventDestroy_v2");
     sym(d.GetErrorName, "cuGetErrorName");
+    sym(d.FuncGetAttribute, "cuFuncGetAttribute");
+    sym(d.OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }, why);
 }
 

@@ -26,6 +26,10 @@ constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
+constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
+constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
+constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 
 struct Driver {
   CUresult (*Init)(unsigned);
@@ -51,6 +55,8 @@ struct Driver {
   CUresult (*EventElapsedTime)(float*, CUevent, CUevent);
   CUresult (*EventDestroy)(CUevent);
   CUresult (*GetErrorName)(CUresult, const char**);
+  CUresult (*FuncGetAttribute)(int*, int, CUfunction);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t);
 };
 
 // cuda.h's CUDA_KERNEL_NODE_PARAMS as the unversioned (v1) entry points take it.

@@ -10,11 +10,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "render/cuda_renderer.h"
 #include "support/compile_cache.h"
 #include "runtime/cuda/cuda_api.h"
+#include "runtime/cuda/cuda_profiling.h"
 #include "runtime/device.h"
 
 namespace loupe {
@@ -38,11 +40,13 @@ private:
 // A kernel loaded on the GPU (its module lives as long as the program).
 class CUDAProgram : public Program {
 public:
-  CUDAProgram(RenderedKernel k, const cuda::Driver& d, cuda::CUcontext ctx, cuda::CUmodule mod, cuda::CUfunction fn);
+  CUDAProgram(RenderedKernel k, const cuda::Driver& d, cuda::CUcontext ctx, cuda::CUmodule mod, cuda::CUfunction fn,
+              CudaProfiling* profiling = nullptr);
   ~CUDAProgram() override;
   double run(const std::vector<void*>& bufs, const std::vector<int64_t>& vars, const LaunchDims& global, const LaunchDims& local,
              bool wait) override;
   using Program::run;
+  DeviceProfile take_device_profile() override { return std::exchange(profile_, {}); }
   cuda::CUfunction function() const { return fn_; }
   cuda::CUcontext context() const { return ctx_; }
 
@@ -51,6 +55,9 @@ private:
   cuda::CUcontext ctx_;
   cuda::CUmodule mod_;
   cuda::CUfunction fn_;
+  CudaProfiling* profiling_;  // the device's, when it profiles its launches
+  bool measured_ = false;     // GPU_METRICS: the first launch was measured
+  DeviceProfile profile_;
 };
 
 class CUDADevice : public Device {
@@ -89,6 +96,7 @@ private:
   CompileCache* cache_;
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+  std::unique_ptr<CudaProfiling> profiling_;  // HOTSPOTS or GPU_METRICS
 };
 
 // Null when a CUDA GPU, its driver and NVRTC are here, else why not ("CUDA: libcuda.so.1 not found ...").

@@ -1,0 +1,77 @@
+#include "runtime/cuda/cuda_profiling.h"
+
+#include <iostream>
+
+#include "runtime/cuda/kernel_counters.h"
+#include "runtime/cuda/pc_sampling.h"
+#include "support/error.h"
+
+namespace loupe {
+
+CudaProfiling::CudaProfiling(const cuda::Driver& drv, cuda::CUcontext ctx, cuda::CUdevice dev, int ordinal)
+    : drv_(drv), ctx_(ctx), dev_(dev), ordinal_(ordinal) {}
+
+CudaProfiling::~CudaProfiling() = default;
+
+void CudaProfiling::give_up_sampling(const std::string& why) {
+  sampler_.reset();
+  sampling_failed_ = true;
+  std::cerr << "loupe: HOTSPOTS: CUDA kernels run unsampled: " << why << "\n";
+}
+
+std::optional<KernelSamples> CudaProfiling::sample(const std::function<void()>& launch) {
+  std::lock_guard lock(mutex_);
+  if (!sampler_ && !sampling_failed_) {
+    try {
+      sampler_ = std::make_unique<PcSampler>(ctx_);
+    } catch (const Error& e) {
+      give_up_sampling(e.what());
+    }
+  }
+  if (!sampler_) {
+    launch();
+    return std::nullopt;
+  }
+  bool launched = false;
+  try {
+    return sampler_->sample([&] {
+      launched = true;
+      launch();
+    });
+  } catch (const Error& e) {
+    if (launched && std::string(e.what()).rfind("CUPTI", 0) != 0) throw;  // the launch's own failure
+    give_up_sampling(e.what());
+    if (!launched) launch();
+    return std::nullopt;
+  }
+}
+
+KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads, const std::function<void()>& launch) {
+  std::lock_guard lock(mutex_);
+  KernelMetrics out;
+  if (!counters_ && counters_failed_.empty()) {
+    try {
+      counters_ = std::make_unique<CounterProfiler>(ctx_, ordinal_);
+    } catch (const Error& e) {
+      counters_failed_ = e.what();
+      std::cerr << "loupe: GPU_METRICS: no hardware counters: " << counters_failed_ << "\n";
+    }
+  }
+  if (counters_) {
+    if (sampler_) sampler_->pause();  // CUPTI's counters and its PC sampler do not run together
+    out = counters_->measure(launch);
+  } else {
+    out.unavailable.push_back(counters_failed_);
+    launch();
+  }
+  add_launch_metrics(drv_, fn, dev_, block_threads, out);
+  return out;
+}
+
+std::optional<std::string> cuda_profiling_unavailable() {
+  std::string why;
+  if (cupti::api(&why)) return std::nullopt;
+  return why;
+}
+
+} // namespace loupe
