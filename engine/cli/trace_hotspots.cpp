@@ -18,7 +18,7 @@ namespace {
 KernelHotspotReport report_of(TraceReader& reader, const TraceKernel& k, const KernelSamples& samples) {
   const KernelSource* src = k.source("opt");
   if (!src) throw Error(cat("kernel ", k.name, " has no source in the trace"));
-  KernelHotspotReport r = hotspot_report(k.name, src->backend, src->text, samples);
+  KernelHotspotReport r = hotspot_report(k.name, src->backend, src->text, samples, reader.kernel_listings(k.id));
   r.metrics = reader.kernel_metrics(k.id);
   return r;
 }

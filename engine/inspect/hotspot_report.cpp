@@ -23,21 +23,25 @@ std::string percent_column(double share) {
 } // namespace
 
 KernelHotspotReport hotspot_report(const std::string& kernel, const std::string& device, const std::string& source,
-                                   const KernelSamples& samples) {
+                                   const KernelSamples& samples, const std::vector<RecordedListing>& recorded) {
   KernelHotspotReport r;
   r.kernel = kernel;
   r.device = device;
   r.function = kernel_function_name(source, kernel);
   r.source = split_lines(source);
   r.samples = samples;
-  try {
-    MachineCode mc = machine_code(device, r.function, source);
-    for (MachineListing& l : mc.listings)  // the machine's own instructions: x86 (asm) or a GPU's SASS
-      if (l.kind == "asm" || l.kind == "sass") r.listing = std::move(l);
-    if (!r.listing)
-      r.unavailable = mc.missing.empty() ? cat(device, " kernels have no machine code listing here") : mc.missing.front();
-  } catch (const Error& e) {
-    r.unavailable = e.what();
+  for (const RecordedListing& l : recorded)
+    if (l.kind == "asm" || l.kind == "sass") r.listing = MachineListing{l.kind, l.title + " (made where it ran)", l.how, l.lines, l.source_lines};
+  if (!r.listing) {
+    try {
+      MachineCode mc = machine_code(device, r.function, source);
+      for (MachineListing& l : mc.listings)  // the machine's own instructions: x86 (asm) or a GPU's SASS
+        if (l.kind == "asm" || l.kind == "sass") r.listing = std::move(l);
+      if (!r.listing)
+        r.unavailable = mc.missing.empty() ? cat(device, " kernels have no machine code listing here") : mc.missing.front();
+    } catch (const Error& e) {
+      r.unavailable = e.what();
+    }
   }
   if (r.listing) {
     r.annotation = annotate_hotspots(*r.listing, r.function, samples);
@@ -47,6 +51,16 @@ KernelHotspotReport hotspot_report(const std::string& kernel, const std::string&
     r.annotation.mismatch = r.unavailable;
   }
   return r;
+}
+
+std::optional<RecordedListing> listing_to_record(const std::string& kernel, const std::string& device, const std::string& source) {
+  try {
+    MachineCode mc = machine_code(device, kernel_function_name(source, kernel), source);
+    for (MachineListing& l : mc.listings)
+      if (l.kind == "sass") return RecordedListing{l.kind, l.title, l.how, std::move(l.lines), std::move(l.source_lines)};
+  } catch (const Error&) {  // a reader compiles it again, or says why it cannot
+  }
+  return std::nullopt;
 }
 
 std::string format_hotspot_report(const KernelHotspotReport& r, const HotspotFormat& format) {

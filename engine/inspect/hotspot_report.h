@@ -10,6 +10,7 @@
 
 #include "inspect/hotspot_annotation.h"
 #include "observe/kernel_metrics.h"
+#include "observe/records.h"
 #include "support/json.h"
 
 namespace loupe {
@@ -25,9 +26,14 @@ struct KernelHotspotReport {
   std::string unavailable;  // why there is no listing (a device without one here, a compile error)
 };
 
-// `device` as a trace records it ("CPU", "LLVM"); `source` the kernel's source as it ran.
+// `device` as a trace records it ("CPU", "LLVM", "CUDA"); `source` the kernel's source as it ran. `recorded`:
+// listings made where the kernel ran (a GPU kernel's SASS, TraceReader::kernel_listings); one of the
+// machine's own instructions among them is used instead of compiling the source again here.
 KernelHotspotReport hotspot_report(const std::string& kernel, const std::string& device, const std::string& source,
-                                   const KernelSamples& samples);
+                                   const KernelSamples& samples, const std::vector<RecordedListing>& recorded = {});
+
+// A GPU kernel's SASS made here, to keep beside its samples (nothing where this machine cannot make it).
+std::optional<RecordedListing> listing_to_record(const std::string& kernel, const std::string& device, const std::string& source);
 
 struct HotspotFormat {
   size_t max_source_lines = 400;  // a longer source shows only its lines with samples (and a marker per gap)

@@ -36,6 +36,8 @@ public:
   virtual void record_tensor_call(const TensorCall& call) { (void)call; }
   // A run's hot-spot samples (HOTSPOTS), added to what earlier runs of the kernel recorded.
   virtual void record_kernel_samples(int64_t kernel_id, const KernelSamples& samples) { (void)kernel_id, (void)samples; }
+  // A GPU kernel's disassembly as made where it ran, kept beside its samples.
+  virtual void record_kernel_listing(int64_t kernel_id, const RecordedListing& listing) { (void)kernel_id, (void)listing; }
   // A GPU kernel's hardware metrics (GPU_METRICS), once per kernel.
   virtual void record_kernel_metrics(int64_t kernel_id, const KernelMetrics& metrics) { (void)kernel_id, (void)metrics; }
   // The nodes of the open context's last graph that became its schedule's kernels, in schedule order.

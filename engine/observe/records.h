@@ -19,6 +19,14 @@ struct KernelSource {
   std::string text;
 };
 
+// A disassembly of a kernel made where it ran (a GPU kernel's SASS, by the machine's ptxas and nvdisasm)
+// and kept with its samples: a reader without that GPU's tools lays the samples over it.
+struct RecordedListing {
+  std::string kind, title, how;   // as inspect/machine_code.h's MachineListing
+  std::vector<std::string> lines;
+  std::vector<int> source_lines;  // per line: the kernel source line (1-based), 0 none
+};
+
 // One buffer the kernel touches, with the ShapeTracker of its access.
 struct BufferAccess {
   int index = 0;         // position in the kernel's argument list

@@ -155,6 +155,10 @@ std::vector<Table> tables_added_later() {
      "CREATE TABLE kernel_sample_stalls(kernel_id INTEGER NOT NULL, function TEXT NOT NULL, offset INTEGER NOT NULL,"
      " reason TEXT NOT NULL, samples INTEGER NOT NULL, PRIMARY KEY(kernel_id, function, offset, reason)) WITHOUT ROWID",
      {"kernel_id", "function", "offset", "reason", "samples"}, true},
+    {"kernel_listings",
+     "CREATE TABLE kernel_listings(kernel_id INTEGER NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, how TEXT NOT NULL,"
+     " lines TEXT NOT NULL, PRIMARY KEY(kernel_id, kind)) WITHOUT ROWID",
+     {"kernel_id", "kind", "title", "how", "lines"}, true},
     {"kernel_metrics",
      "CREATE TABLE kernel_metrics(kernel_id INTEGER PRIMARY KEY, source TEXT NOT NULL, metrics TEXT NOT NULL,"
      " unavailable TEXT NOT NULL)",

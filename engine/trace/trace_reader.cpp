@@ -165,6 +165,7 @@ TraceReader::TraceReader(const std::string& path, TraceReaderOptions opts) {
   has_samples_ = trace_schema::has_table(*db_, "kernel_samples") && trace_schema::has_table(*db_, "kernel_sample_sites");
   has_stalls_ = trace_schema::has_table(*db_, "kernel_sample_stalls");
   has_metrics_ = trace_schema::has_table(*db_, "kernel_metrics");
+  has_listings_ = trace_schema::has_table(*db_, "kernel_listings");
   has_roots_ = trace_schema::has_table(*db_, "schedule_roots");
   has_asts_ = trace_schema::has_table(*db_, "kernel_asts");
   has_info_ = trace_schema::has_table(*db_, "kernel_info");
@@ -643,6 +644,30 @@ std::optional<KernelMetrics> TraceReader::kernel_metrics(int64_t kernel_id) {
     throw Error(cat(db_->path(), ": kernel ", kernel_id, "'s metrics: ", e.what()));
   }
   return m;
+}
+
+std::vector<RecordedListing> TraceReader::kernel_listings(int64_t kernel_id) {
+  std::vector<RecordedListing> out;
+  if (!has_listings_) return out;
+  Query q(cached("SELECT kind, title, how, lines FROM kernel_listings WHERE kernel_id = ? ORDER BY kind"));
+  q.bind(1, kernel_id);
+  while (q.step()) {
+    RecordedListing l;
+    l.kind = q.text(0), l.title = q.text(1), l.how = q.text(2);
+    try {
+      const json::Value rows = json::parse(q.text(3));
+      for (const json::Value& row : rows.as_array("kernel_listings.lines")) {
+        const json::Array& r = row.as_array("a listing row");
+        if (r.size() != 2) throw Error("a listing row is not a [text, source line] pair");
+        l.lines.push_back(r[0].as_string("a listing row's text"));
+        l.source_lines.push_back(static_cast<int>(r[1].as_int("a listing row's source line")));
+      }
+    } catch (const Error& e) {
+      throw Error(cat(db_->path(), ": kernel ", kernel_id, "'s ", l.kind, " listing: ", e.what()));
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
 std::vector<int64_t> TraceReader::measured_kernels() {

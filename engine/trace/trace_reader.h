@@ -186,6 +186,8 @@ public:
   // A GPU kernel's hardware metrics (GPU_METRICS), or nothing when it was not measured.
   std::optional<KernelMetrics> kernel_metrics(int64_t kernel_id);
   std::vector<int64_t> measured_kernels();  // the kernels with metrics, by id
+  // Disassemblies of a GPU kernel made where it ran (its SASS, beside its samples); none for most kernels.
+  std::vector<RecordedListing> kernel_listings(int64_t kernel_id);
   std::vector<int64_t> sampled_kernels();
   std::vector<TraceEvent> profile();   // ordered by start time
   std::vector<DevicePeaks> peaks();
@@ -200,6 +202,7 @@ private:
   bool has_samples_ = false;     // kernel_samples and kernel_sample_sites (optional)
   bool has_stalls_ = false;      // kernel_sample_stalls (optional)
   bool has_metrics_ = false;     // kernel_metrics (optional)
+  bool has_listings_ = false;    // kernel_listings (optional)
   bool has_roots_ = false;       // schedule_roots (optional)
   bool has_asts_ = false;        // kernel_asts (optional)
   bool has_beam_ = false;        // beam_candidates (optional)  // kernel_provenance (optional: traces from before it have none)

@@ -137,6 +137,7 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
       "INSERT INTO kernel_sample_stalls(kernel_id, function, offset, reason, samples) VALUES (?,?,?,?,?)"
       " ON CONFLICT(kernel_id, function, offset, reason) DO UPDATE SET samples = samples + excluded.samples");
   // a kernel is measured once: a second record (another process appending) keeps the first
+  ins_listing_ = db.prepare("INSERT OR IGNORE INTO kernel_listings(kernel_id, kind, title, how, lines) VALUES (?,?,?,?,?)");
   ins_metrics_ = db.prepare("INSERT OR IGNORE INTO kernel_metrics(kernel_id, source, metrics, unavailable) VALUES (?,?,?,?)");
   db.begin();
   SqliteStmt meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)");
@@ -556,6 +557,9 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
   int64_t id = -1;
   guarded([&] {
     id = next_kernel_id_++;
+    if (k.device.rfind("CUDA", 0) == 0)
+      for (const KernelSource& s : k.sources)
+        if (s.variant == "opt") gpu_kernels_[id] = KernelToList{id, k.name, s};
     if (!options().trace_inputs_of.empty() && k.ast_key == options().trace_inputs_of) inputs_wanted_.insert(id);
     int64_t ctx = k.context_id >= 0 ? k.context_id : (contexts_.empty() ? implicit_context_ : contexts_.back());
     int64_t ast = k.ast ? ensure_node(k.ast.get()) : -1;
@@ -706,6 +710,10 @@ void TraceWriter::record_tensor_call(const TensorCall& call) {
 }
 
 void TraceWriter::record_kernel_samples(int64_t kernel_id, const KernelSamples& k) {
+  if (k.clock == "pc-sampling") {
+    std::lock_guard lock(mutex_);
+    gpu_sampled_.insert(kernel_id);
+  }
   guarded([&] {
     enqueue([this, kernel_id, k] {
       json::Object functions;
@@ -725,6 +733,29 @@ void TraceWriter::record_kernel_samples(int64_t kernel_id, const KernelSamples& 
       for (const auto& [site, reasons] : k.stalls)
         for (const auto& [reason, n] : reasons)
           add_sample_stall_.bind(1, kernel_id).bind(2, site.first).bind(3, site.second).bind(4, reason).bind(5, n).run();
+    });
+  });
+}
+
+std::vector<TraceWriter::KernelToList> TraceWriter::sampled_without_listing() {
+  std::lock_guard lock(mutex_);
+  std::vector<KernelToList> out;
+  for (int64_t id : gpu_sampled_)
+    if (auto it = gpu_kernels_.find(id); it != gpu_kernels_.end()) out.push_back(it->second);
+  return out;
+}
+
+void TraceWriter::record_kernel_listing(int64_t kernel_id, const RecordedListing& l) {
+  {
+    std::lock_guard lock(mutex_);
+    gpu_kernels_.erase(kernel_id);
+  }
+  guarded([&] {
+    enqueue([this, kernel_id, l] {
+      json::Array rows;
+      for (size_t i = 0; i < l.lines.size(); i++)
+        rows.push_back(json::Value(json::Array{json::Value(l.lines[i]), json::Value(int64_t(i < l.source_lines.size() ? l.source_lines[i] : 0))}));
+      ins_listing_.bind(1, kernel_id).bind(2, l.kind).bind(3, l.title).bind(4, l.how).bind(5, json::Value(std::move(rows)).dump()).run();
     });
   });
 }

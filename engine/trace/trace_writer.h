@@ -89,6 +89,14 @@ public:
   void record_tensor_call(const TensorCall& call) override;
   void record_kernel_samples(int64_t kernel_id, const KernelSamples& samples) override;
   void record_kernel_metrics(int64_t kernel_id, const KernelMetrics& metrics) override;
+  void record_kernel_listing(int64_t kernel_id, const RecordedListing& listing) override;
+  // The GPU kernels sampled so far whose listing is not recorded yet: id, name and the source that ran.
+  struct KernelToList {
+    int64_t id = 0;
+    std::string name;
+    KernelSource source;
+  };
+  std::vector<KernelToList> sampled_without_listing();
   // The devices kernels ran on so far, and those whose peaks were recorded (a trace's roofline needs
   // the peaks of each device it shows).
   std::vector<std::string> devices_with_kernel_runs() const;
@@ -186,6 +194,8 @@ private:
   std::chrono::steady_clock::time_point last_commit_request_;
   std::set<std::string> run_devices_, peak_devices_;
   std::set<int64_t> inputs_kept_;  // kernels whose inputs (or their digest) are kept
+  std::map<int64_t, KernelToList> gpu_kernels_;  // CUDA kernels recorded, until their listing is
+  std::set<int64_t> gpu_sampled_;                // those of them with PC samples
   std::set<int64_t> inputs_wanted_;  // kernels whose AST key TRACE_INPUTS_OF names
 
   // The queue between them.
@@ -200,7 +210,7 @@ private:
   std::atomic<bool> failed_ = false;
 
   SqliteStmt ins_node_, ins_node_metadata_, ins_metadata_record_, ins_tensor_call_, ins_match_, ins_pass_, end_pass_, ins_rule_, ins_rule_source_, upd_rule_, ins_context_, end_context_,
-      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_run_var_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_, add_samples_, add_sample_site_, add_sample_stall_, ins_metrics_;
+      ins_kernel_, ins_source_, ins_buffer_, ins_info_, ins_provenance_, ins_beam_, ins_profile_, ins_run_buffer_, ins_run_var_, ins_plan_, ins_peaks_, ins_run_, ins_inputs_, ins_digest_, ins_roots_, ins_ast_, add_samples_, add_sample_site_, add_sample_stall_, ins_metrics_, ins_listing_;
   std::thread store_thread_;
 };
 

@@ -173,6 +173,59 @@ private slots:
     QVERIFY2(text.find("not available: tensor_pipe_active_pct") != std::string::npos, text.c_str());
   }
 
+  // The SASS made where a sampled CUDA kernel ran is kept beside its samples: a reader without the GPU's
+  // tools (here: no CUDA at all) lays the samples over it, exactly.
+  void aRecordedListingServesReadersWithoutTheGpu() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("listed.loupe").toStdString();
+    MachineListing sass;
+    sass.kind = "sass";
+    sass.title = "SASS for sm_90";
+    sass.how = "ptxas -arch=sm_90 -lineinfo; nvdisasm -g -c";
+    parse_nvdisasm(loupe::testing::kNvdisasmE8, "E_8.cu", sass);
+    const std::string source = "extern \"C\" __global__ void E_8(float* data0) {\n  int gidx0 = blockIdx.x;\n}\n";
+    int64_t id = 0;
+    {
+      TraceWriter w(path);
+      KernelRecord k;
+      k.name = "E_8";
+      k.device = "CUDA";
+      k.sources.push_back({"CUDA", "opt", source});
+      id = w.record_kernel(k);
+      KernelRecord cpu;
+      cpu.name = "E_8";
+      cpu.device = "CPU";
+      cpu.sources.push_back({"C", "opt", "void E_8(float* data0) {}"});
+      const int64_t cpu_id = w.record_kernel(cpu);
+      QVERIFY(w.sampled_without_listing().empty());
+      w.record_kernel_samples(id, sampled_e8());
+      KernelSamples cpu_samples;
+      cpu_samples.clock = "cpu-clock";
+      cpu_samples.in_code[{"E_8", 0}] = 1;
+      w.record_kernel_samples(cpu_id, cpu_samples);  // a CPU kernel's code is compiled again by readers
+      const auto pending = w.sampled_without_listing();
+      QCOMPARE(pending.size(), size_t(1));
+      QCOMPARE(pending[0].id, id);
+      QCOMPARE(pending[0].source.text, source);
+      w.record_kernel_listing(id, RecordedListing{sass.kind, sass.title, sass.how, sass.lines, sass.source_lines});
+      QVERIFY(w.sampled_without_listing().empty());
+    }
+    TraceReader r(path);
+    const std::vector<RecordedListing> listings = r.kernel_listings(id);
+    QCOMPARE(listings.size(), size_t(1));
+    QCOMPARE(listings[0].lines, sass.lines);
+    QCOMPARE(listings[0].source_lines, sass.source_lines);
+    KernelHotspotReport report = hotspot_report("E_8", "CUDA", source, *r.kernel_samples(id), listings);
+    QVERIFY(report.listing);
+    QVERIFY2(report.listing->title.find("made where it ran") != std::string::npos, report.listing->title.c_str());
+    QVERIFY2(report.annotation.matches, report.annotation.mismatch.c_str());
+    QCOMPARE(report.annotation.line_samples, (std::map<int, int64_t>{{4, 6}, {6, 6}, {7, 3}}));
+    // without it, a machine without CUDA says why it cannot attribute
+    KernelHotspotReport bare = hotspot_report("E_8", "CUDA", source, *r.kernel_samples(id));
+    QVERIFY(!bare.annotation.matches);
+    QVERIFY(!bare.annotation.mismatch.empty());
+  }
+
   void metricsWithoutValuesSayWhy() {
     KernelMetrics m;
     m.unavailable = {"CUPTI: cuptiProfilerInitialize failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)"};

@@ -231,6 +231,42 @@ private Q_SLOTS:
     QCOMPARE(m.index(0, KernelTableModel::IpcColumn).data().toString(), QStringLiteral("2.35"));
   }
 
+  // PC samples of a GPU carry why each sampled warp waited, and the kernel's metrics replace a CPU's
+  // counters: the Code panel names the hottest line's commonest reasons and the metrics. (The planted
+  // kernel's own code is x86; the panel's reading of the samples is what is checked.)
+  void gpuSamplesShowStallReasonsAndMetrics() {
+    const QString gpu = dir_.filePath("gpu.loupe");
+    QVERIFY(QFile::copy(sampled_, gpu));
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(gpu.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    const std::string id = std::to_string(planted_.kernel_id);
+    exec(db, "UPDATE kernel_samples SET clock = 'pc-sampling', period = 1024 WHERE kernel_id = " + id);
+    // three quarters of each site's samples waited on memory, the rest issued
+    exec(db, "INSERT INTO kernel_sample_stalls SELECT kernel_id, function, offset, 'long_scoreboard', samples * 3 / 4"
+             " FROM kernel_sample_sites WHERE kernel_id = " + id + " AND offset >= 0");
+    exec(db, "INSERT INTO kernel_sample_stalls SELECT kernel_id, function, offset, 'selected', samples - samples * 3 / 4"
+             " FROM kernel_sample_sites WHERE kernel_id = " + id + " AND offset >= 0");
+    exec(db, "INSERT INTO kernel_metrics VALUES (" + id + ", 'CUPTI range profiler on GH100, 8 passes (kernel replay)',"
+             " '[[\"achieved_occupancy_pct\", 45.0], [\"dram_throughput_pct\", 81.5], [\"registers_per_thread\", 40]]', '[]')");
+    sqlite3_close(db);
+    Session s;
+    QVERIFY(s.openNow(gpu));
+    KernelCodePanel code(&s);
+    code.resize(1400, 600);
+    QSignalSpy ready(&code, &KernelCodePanel::hotspotsReady);
+    s.selectKernel(planted_.kernel_id);
+    QVERIFY(ready.count() == 1 || ready.wait(30000));
+    QCOMPARE(code.hottestLine(), planted_.hot_line);
+    const QString text = code.hotspotText();
+    QVERIFY2(text.contains(QStringLiteral("warps there stalled on long_scoreboard 75.0%, selected 25.0%")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("achieved occupancy 45.0%, DRAM throughput 81.5% of peak")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("registers per thread 40")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("counters: not available")), qPrintable(text));
+    code.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&code));
+    saveChecked(code.grab().toImage(), QStringLiteral("hotspots_gpu_code_panel"));
+  }
+
   void anUnsampledTraceShowsNoHotspots() {
     Session s;
     SessionProfilePanel profile(&s);

@@ -72,6 +72,10 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   hot_->setObjectName(QStringLiteral("codeHotspots"));
   hot_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   hot_->hide();
+  gpuMetrics_ = new ElidedLabel(this);
+  gpuMetrics_->setObjectName(QStringLiteral("codeGpuMetrics"));
+  gpuMetrics_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  gpuMetrics_->hide();
   hotPool_.setMaxThreadCount(1);
   auto* jump = new QShortcut(QKeySequence(Qt::Key_H), this, this, &KernelCodePanel::jumpToHottestLine);
   jump->setContext(Qt::WidgetWithChildrenShortcut);
@@ -90,6 +94,7 @@ KernelCodePanel::KernelCodePanel(Session* session, QWidget* parent) : QWidget(pa
   lay->addWidget(details_);
   lay->addWidget(from_);
   lay->addWidget(hot_);
+  lay->addWidget(gpuMetrics_);
   lay->addWidget(lineInfo_);
   lay->addWidget(code_, 1);
   connect(code_, &CodeView::currentRowChanged, this, &KernelCodePanel::mapLine);
@@ -273,13 +278,17 @@ void KernelCodePanel::showSource() {
   Q_EMIT sourceShown();
 }
 
-QString KernelCodePanel::hotspotText() const { return hot_->isHidden() ? QString() : hot_->text(); }
+QString KernelCodePanel::hotspotText() const {
+  if (hot_->isHidden()) return {};
+  return gpuMetrics_->isHidden() ? hot_->text() : hot_->text() + QStringLiteral(" · ") + gpuMetrics_->text();
+}
 
 void KernelCodePanel::showHotspots() {
   const quint64 generation = ++hotGeneration_;
   hottestLine_ = 0;
   matching_ = false;
   hot_->hide();
+  gpuMetrics_->hide();
   hottest_->hide();
   shownSamples_.reset();
   loupe::TraceReader* reader = session_->reader();
@@ -287,9 +296,11 @@ void KernelCodePanel::showHotspots() {
   if (!kernel_ || !shown_ || !reader || shown_->variant != "opt") return;
   std::optional<loupe::KernelSamples> samples;
   std::optional<loupe::KernelMetrics> metrics;
+  std::vector<loupe::RecordedListing> listings;
   try {
     samples = reader->kernel_samples(kernel_->id);
     metrics = reader->kernel_metrics(kernel_->id);
+    if (samples) listings = reader->kernel_listings(kernel_->id);
   } catch (const loupe::Error& e) {
     hot_->setText(tr("Hot spots cannot be read: %1").arg(QString::fromStdString(e.what())));
     hot_->show();
@@ -301,9 +312,9 @@ void KernelCodePanel::showHotspots() {
   hot_->setText(tr("Hot spots: %1 samples over %2 runs · matching them to the code…").arg(samples->total()).arg(samples->runs));
   hot_->show();
   QPointer<KernelCodePanel> self(this);
-  hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples, metrics] {
+  hotPool_.start([self, generation, name = kernel_->name, device = shown_->backend, text = shown_->text, samples = *samples, metrics, listings] {
     lowerThreadPriority();
-    auto report = std::make_shared<loupe::KernelHotspotReport>(loupe::hotspot_report(name, device, text, samples));
+    auto report = std::make_shared<loupe::KernelHotspotReport>(loupe::hotspot_report(name, device, text, samples, listings));
     report->metrics = metrics;
     if (!self) return;
     QMetaObject::invokeMethod(
@@ -348,8 +359,15 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
     const std::string stalls = loupe::stall_summary(line != a.line_stalls.end() ? line->second : a.stalls, 2);
     if (!stalls.empty()) text += tr(" · warps there stalled on %1").arg(QString::fromStdString(stalls));
   }
-  if (!gpu && !report->samples.counters.any()) text += tr(" · counters: not available here");
-  else text += QStringLiteral(" · ") + QString::fromStdString(counters);
+  if (gpu) {
+    gpuMetrics_->setText(tr("GPU: %1").arg(QString::fromStdString(counters)));
+    gpuMetrics_->setToolTip(QString::fromStdString(report->metrics ? report->metrics->source : std::string()));
+    gpuMetrics_->show();
+  } else if (!report->samples.counters.any()) {
+    text += tr(" · counters: not available here");
+  } else {
+    text += QStringLiteral(" · ") + QString::fromStdString(counters);
+  }
   hot_->setText(text);
   QString tip = QString::fromStdString(loupe::describe_sampling(report->samples)) + u'\n' + QString::fromStdString(counters);
   if (gpu && !a.stalls.empty()) tip += tr("\nWarps of the whole kernel stalled on: %1").arg(QString::fromStdString(loupe::stall_summary(a.stalls, 8)));

@@ -73,6 +73,7 @@ private:
   QToolButton* hottest_;
   ElidedLabel* lineInfo_;
   ElidedLabel* hot_;
+  ElidedLabel* gpuMetrics_;  // a GPU kernel's hardware metrics, under its hot spots
   std::shared_ptr<const loupe::KernelSamples> shownSamples_;
   int hottestLine_ = 0;
   bool matching_ = false;

@@ -96,6 +96,7 @@ void SessionProfilePanel::syncHotspots() {
     qint64 id;
     std::string name, device, source;
     loupe::KernelSamples samples;
+    std::vector<loupe::RecordedListing> listings;  // a GPU kernel's SASS as made where it ran
   };
   std::vector<Job> jobs;
   for (const auto& [id, s] : sampled) {
@@ -112,7 +113,14 @@ void SessionProfilePanel::syncHotspots() {
     const std::optional<loupe::TraceKernel> k = session_->kernelDetails(id);  // (the snapshot's have no sources)
     const loupe::KernelSource* src = k ? k->source("opt") : nullptr;
     h.note = src ? tr("matching…") : tr("no source in the trace");
-    if (src) jobs.push_back({id, k->name, src->backend, src->text, s});
+    if (src) {
+      std::vector<loupe::RecordedListing> listings;
+      try {
+        listings = reader->kernel_listings(id);
+      } catch (const loupe::Error&) {  // compiled again here instead
+      }
+      jobs.push_back({id, k->name, src->backend, src->text, s, std::move(listings)});
+    }
     cells.insert(id, h);
   }
   model()->setHotspots(cells);
@@ -126,7 +134,7 @@ void SessionProfilePanel::syncHotspots() {
   pool_.start([self, generation, current = generation_, jobs = std::move(jobs), cells] {
     for (const Job& j : jobs) {
       if (*current != generation) return;  // a newer sync (the trace grew) or another trace
-      const loupe::KernelHotspotReport r = loupe::hotspot_report(j.name, j.device, j.source, j.samples);
+      const loupe::KernelHotspotReport r = loupe::hotspot_report(j.name, j.device, j.source, j.samples, j.listings);
       MatchedLine m;
       m.samples = j.samples.total();
       m.line = r.annotation.hottest_line();

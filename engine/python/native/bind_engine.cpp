@@ -10,6 +10,7 @@
 #include "exec/kernel_compiler.h"
 #include "exec/noopt_compare.h"
 #include "exec/realize.h"
+#include "inspect/hotspot_report.h"
 #include "jit/jit.h"
 #include "nn/safetensors.h"
 #include "program/array_format.h"
@@ -142,6 +143,13 @@ void record_missing_peaks(TraceWriter& w, const std::vector<std::string>& device
   }
 }
 
+// The SASS of each PC-sampled CUDA kernel, made here where the GPU's tools are, kept beside its samples: a
+// reader without them (a laptop opening the trace) still lays the samples over the code that ran.
+void record_sampled_listings(TraceWriter& w) {
+  for (const TraceWriter::KernelToList& k : w.sampled_without_listing())
+    if (std::optional<RecordedListing> l = listing_to_record(k.name, k.source.backend, k.source.text)) w.record_kernel_listing(k.id, *l);
+}
+
 // traces: recording one, opening it in the app, and DEBUG>=6 rule statistics
 void bind_traces(py::module_& m) {
   m.def("trace_start", [](const std::string& path, bool count_attempts) {
@@ -161,7 +169,10 @@ void bind_traces(py::module_& m) {
     return s ? s->writer().error() : std::string();
   });
   m.def("trace_finish", [] {
-    if (TraceSession* s = TraceSession::current()) record_missing_peaks(s->writer(), s->writer().devices_with_kernel_runs());
+    if (TraceSession* s = TraceSession::current()) {
+      record_missing_peaks(s->writer(), s->writer().devices_with_kernel_runs());
+      record_sampled_listings(s->writer());
+    }
     return TraceSession::finish();
   });
   m.def("trace_record_run", [](const std::string& path, const std::string& source, const std::map<std::string, std::string>& settings) {

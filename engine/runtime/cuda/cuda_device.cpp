@@ -253,6 +253,11 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
 }
 
 std::unique_ptr<LaunchGraph> CUDADevice::make_graph(const std::vector<GraphLaunch>& launches, std::string* why) {
+  // a graph's launches are the driver's: CUPTI's samples and counters are taken launch by launch
+  if (loupe::options().hotspots || loupe::options().gpu_metrics) {
+    if (why) *why = "HOTSPOTS / GPU_METRICS profile each launch by itself";
+    return nullptr;
+  }
   // a kernel with symbolic shapes takes new variable values (and launch sizes) each replay, which a
   // graph's fixed launches do not: such a step launches kernel by kernel
   for (const GraphLaunch& l : launches)
