@@ -143,7 +143,7 @@ private slots:
     QCOMPARE(cli_error({"x.py", "--noopt=1"}, ScriptCommand::Run), QString("option --noopt takes no value"));
     QCOMPARE(cli_error({"x.py", "--device="}, ScriptCommand::Run), QString("--device needs a device name (CPU, LLVM, OPENCL, CUDA, METAL)"));
     QCOMPARE(cli_error({"x.py", "--json"}, ScriptCommand::Run),
-             QString("unknown option '--json' (run accepts --device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, --hotspots, -- ARGS)"));
+             QString("unknown option '--json' (run accepts --device D, --noopt, --beam N, --debug N, --trace OUT.loupe, --compare-noopt, --hotspots, --gpu-metrics, -- ARGS)"));
     QCOMPARE(cli_error({"x.py", "--trace", "t"}, ScriptCommand::Eval),
              QString("unknown option '--trace' (eval accepts --json, --jsonl, --device D, --noopt, --beam N, --debug N)"));
     QCOMPARE(cli_error({}, ScriptCommand::Run), QString("run needs exactly one script (loupe-cli run SCRIPT.py [options]), got 0"));

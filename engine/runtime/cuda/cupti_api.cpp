@@ -69,6 +69,13 @@ const Api* api(std::string* why) {
   return l.ok ? &l.table : nullptr;
 }
 
+const Api& require_api() {
+  std::string why;
+  const Api* a = api(&why);
+  if (!a) throw Error(why);
+  return *a;
+}
+
 std::string result_name(CUptiResult rc) {
   const Api* a = api();
   const char* name = nullptr;

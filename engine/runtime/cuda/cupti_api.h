@@ -303,6 +303,8 @@ struct Api {
 // CUPTI, loaded on first use from LOUPE_CUPTI_LIBRARY, the loader's path, $CUDA_PATH/$CUDA_HOME and
 // /usr/local/cuda (lib64, extras/CUPTI/lib64); null with the reason when it is not there or too old.
 const Api* api(std::string* why = nullptr);
+// The same, or loupe::Error with the reason.
+const Api& require_api();
 
 // "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)"
 std::string result_name(CUptiResult rc);

@@ -12,13 +12,6 @@ using namespace cupti;
 
 namespace {
 
-const Api& require_api() {
-  std::string why;
-  const Api* a = api(&why);
-  if (!a) throw Error(why);
-  return *a;
-}
-
 template <typename Params> Params sized(size_t size) {
   Params p{};
   p.structSize = size;

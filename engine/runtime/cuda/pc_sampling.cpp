@@ -15,13 +15,6 @@ namespace {
 
 constexpr size_t kRecordsPerFetch = 4096;  // PCs per GetData call; a kernel with more is fetched in turns
 
-const Api& require_api() {
-  std::string why;
-  const Api* a = api(&why);
-  if (!a) throw Error(why);
-  return *a;
-}
-
 template <typename Params> Params params_for(CUcontext ctx, size_t size) {
   Params p{};
   p.size = size;
