@@ -49,6 +49,12 @@ grep -E "Python|pybind|SQLite|static" "$OUTDIR/build.log" | head -5 >>"$LOG"
 CLI=$PWD/build/gpu/bin/loupe-cli
 "$CLI" devices >>"$LOG" 2>&1
 export PYTHONPATH=$PWD/build/gpu/python:$PWD/build/gpu/python/compat LOUPE_CLI=$CLI LOUPE_SOURCE_DIR=$PWD
+# CUPTI for the profiling checks: the toolkit's, else the copy pip's nvidia-cuda-cupti brought
+if [ -z "${LOUPE_CUPTI_LIBRARY:-}" ]; then
+  f=$(find /usr/local /opt /usr/lib -name 'libcupti.so*' -not -path '*/stubs/*' 2>/dev/null | sort | head -1)
+  [ -n "$f" ] && export LOUPE_CUPTI_LIBRARY=$f
+fi
+echo "CUPTI: ${LOUPE_CUPTI_LIBRARY:-not found}" >>"$LOG"
 # tinygrad finds NVRTC and libcuda through ldconfig; the CUDA image keeps NVRTC outside its paths
 if [ -n "$TG" ] && [ "$(id -u)" = 0 ]; then
   mkdir -p /tmp/tglib
@@ -66,9 +72,9 @@ if [ -n "$CHECKER" ]; then
   done
 fi
 
-say "pytest: tests/gpu, then the TinyJit tests on the default device (CUDA)"
-for t in tests/gpu tests/python/test_jit.py; do
-  timeout $(( $(left) / 4 )) python3 -X faulthandler -m pytest -v -p no:cacheprovider "$t" >>"$OUTDIR/pytest.log" 2>&1
+say "pytest: tests/gpu (TinyJit on CUDA, CUPTI profiling), then the TinyJit tests on the default device (CUDA)"
+for t in tests/gpu/test_cuda_jit.py tests/gpu/test_cuda_profiling.py tests/python/test_jit.py; do
+  timeout $(( $(left) / 5 )) python3 -X faulthandler -m pytest -v -p no:cacheprovider "$t" >>"$OUTDIR/pytest.log" 2>&1
   echo "$t: exit $?" >>"$LOG"
   grep -E "PASSED|FAILED|SKIPPED|ERROR|Fatal|passed|failed" "$OUTDIR/pytest.log" | tail -12 >>"$LOG"
 done
@@ -90,6 +96,10 @@ timeout 60 "$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" --disasm "$K" --json >"$O
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l['title'], l['instructions'], 'instructions,', sum(1 for r in l['lines'] if 'source_line' in r), 'linked') for l in d['listings']]; print('missing:', d['missing'])" \
   "$OUTDIR/disasm-cuda.json" >>"$LOG" 2>&1
 
+say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
+timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
+DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
+
 say "inside CUDA kernels (CUPTI): PC samples with stall reasons, hardware metrics; sampling's cost"
 timeout 150 "$CLI" bench --device CUDA --only matmul_1024,transformer_block --hotspots --optimized-only --no-machine --runs 3 \
   --json >"$OUTDIR/bench-hotspots-cuda.json" 2>>"$LOG"
@@ -105,10 +115,6 @@ DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --gpu-metrics 
 timeout 30 "$CLI" trace "$OUTDIR/cuda-metrics.loupe" --hotspots 2>&1 | head -8 >>"$LOG"
 DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --gpu-metrics --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1
 timeout 60 "$CLI" trace "$OUTDIR/cuda-hotspots.loupe" --hotspots 2>&1 | head -12 >>"$LOG"
-
-say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
-timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
-DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
 
 say "BEAM=2 next to the hand-coded kernels (half matmul: TC, STAGE, ldmatrix; float: STAGE is BEAM's to try; softmax: one work-group per row)"
 for w in matmul_4096_float16 matmul_4096 softmax_4096x1024; do
