@@ -31,7 +31,7 @@ KernelHotspotReport hotspot_report(const std::string& kernel, const std::string&
   r.source = split_lines(source);
   r.samples = samples;
   for (const RecordedListing& l : recorded)
-    if (l.kind == "asm" || l.kind == "sass") r.listing = MachineListing{l.kind, l.title + " (made where it ran)", l.how, l.lines, l.source_lines};
+    if (l.kind == "asm" || l.kind == "sass") r.listing = from_recorded(l);
   if (!r.listing) {
     try {
       MachineCode mc = machine_code(device, r.function, source);

@@ -219,6 +219,10 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
+MachineListing from_recorded(const RecordedListing& l) {
+  return MachineListing{l.kind, l.title + " (made where it ran)", l.how, l.lines, l.source_lines, true};
+}
+
 std::string kernel_function_name(const std::string& source, const std::string& fallback) {
   static const std::regex fn(R"((?:\bvoid\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?@?|@)([A-Za-z_]\w*)\s*\()");
   for (const std::string& line : split_lines(source)) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "observe/records.h"
 #include "support/process.h"
 
 namespace loupe {
@@ -25,6 +26,7 @@ struct MachineListing {
   std::string how;    // the commands that made it, for the reader: "clang-15 -O2 ... -g; llvm-objdump-15 -d -l"
   std::vector<std::string> lines;
   std::vector<int> source_lines;  // per line of `lines`: the kernel source line (1-based) it comes from, 0 none
+  bool recorded = false;          // made where the kernel ran and kept in its trace, not compiled here
 
   bool linked() const;                             // whether any line has a source line
   std::vector<int> lines_of(int source_line) const; // the listing's rows (0-based) compiled from a source line
@@ -53,6 +55,9 @@ struct MachineCodeOptions {
 // raises loupe::Error with the compiler's message.
 MachineCode machine_code(const std::string& device, const std::string& name, const std::string& source,
                          const MachineCodeOptions& options = {});
+
+// A listing a trace kept from where the kernel ran (TraceReader::kernel_listings), its title saying so.
+MachineListing from_recorded(const RecordedListing& l);
 
 // [A-Za-z_][A-Za-z0-9_]*, at most 256 characters: what a kernel's function name must be.
 bool is_kernel_identifier(const std::string& name);

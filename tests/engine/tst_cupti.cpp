@@ -95,7 +95,15 @@ private slots:
   void stallReasonNamesAreShortened() {
     QCOMPARE(short_stall_reason("smsp__pcsamp_warps_issue_stalled_long_scoreboard"), std::string("long_scoreboard"));
     QCOMPARE(short_stall_reason("smsp__pcsamp_sample_count"), std::string("sample_count"));
+    QCOMPARE(short_stall_reason("smsp__pcsamp_warp_stall_math_pipe_throttle"), std::string("math_pipe_throttle"));
     QCOMPARE(short_stall_reason("selected"), std::string("selected"));
+    // the reasons proper, once each: not their _not_issued subsets, not the sampler's own counters
+    QVERIFY(collected_stall_reason("smsp__pcsamp_warps_issue_stalled_long_scoreboard"));
+    QVERIFY(collected_stall_reason("smsp__pcsamp_warps_issue_stalled_selected"));
+    QVERIFY(collected_stall_reason("smsp__pcsamp_warp_stall_barrier"));
+    QVERIFY(!collected_stall_reason("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued"));
+    QVERIFY(!collected_stall_reason("smsp__pcsamp_sample_count"));
+    QVERIFY(!collected_stall_reason("smsp__pcsamp_samples_data_dropped"));
   }
 
   // Stalls follow the samples onto nvdisasm's rows and the source lines they carry; the kernel's own
@@ -246,6 +254,17 @@ private slots:
       QCOMPARE(host.config().accepted.size(), cupti_metrics().size());
       QVERIFY(!host.config().image.empty());
       QVERIFY2(host.config().passes >= 1 && host.config().passes <= 12, std::to_string(host.config().passes).c_str());
+    }
+    // a chip without some of them (Orin's GA10B has no DRAM counters) keeps the others: CUPTI refuses every
+    // metric added after a refused one to the same configuration, so each is tried alone first
+    {
+      CounterHost orin("GA10B", {});
+      std::string refused;
+      for (const std::string& r : orin.config().refused) refused += r + "; ";
+      QVERIFY2(refused.find("dram_bytes") != std::string::npos && refused.find("l2_hit_rate") == std::string::npos, refused.c_str());
+      QCOMPARE(orin.config().accepted.size() + orin.config().refused.size(), cupti_metrics().size());
+      QVERIFY(orin.config().accepted.size() >= 4);
+      QVERIFY(!orin.config().image.empty() && orin.config().passes >= 1);
     }
     try {
       CounterHost bogus("NOT_A_CHIP", {});

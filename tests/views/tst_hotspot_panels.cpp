@@ -4,6 +4,7 @@
 // the share in the gutter, jumps to the hottest line with H and maps it to its UOps; the Profile table
 // gets the hottest line and says IPC is not available where nothing counted it. Unsampled traces show
 // none of it. Writes hotspots.png for the README.
+#include <QComboBox>
 #include <QDockWidget>
 #include <QHBoxLayout>
 #include <QSignalSpy>
@@ -16,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "app/mainwindow.h"
+#include "engine/recorded_tool_output.h"
 #include "code/codeview.h"
 #include "inspect/machine_code.h"
 #include "inspect/hotspot_annotation.h"
@@ -26,6 +28,7 @@
 #include "profile/kerneltablemodel.h"
 #include "screenshots.h"
 #include "session/session.h"
+#include "trace/trace_writer.h"
 #include "tst_session_traces.h"
 
 using namespace loupe;
@@ -265,6 +268,50 @@ private Q_SLOTS:
     code.show();
     QVERIFY(QTest::qWaitForWindowExposed(&code));
     saveChecked(code.grab().toImage(), QStringLiteral("hotspots_gpu_code_panel"));
+  }
+
+  // A CUDA trace carries the SASS made where it ran: the Machine code panel of a machine without CUDA
+  // lists it (titled so), shades it by the samples and names the stall reasons of its hottest instruction.
+  void recordedSassIsShownWithoutTheGpu() {
+    const QString trace = dir_.filePath("cuda.loupe");
+    MachineListing sass;
+    sass.kind = "sass";
+    sass.title = "SASS for sm_90";
+    parse_nvdisasm(loupe::testing::kNvdisasmE8, "E_8.cu", sass);
+    const std::string source = "extern \"C\" __global__ void E_8(float* data0) {\n}\n";
+    KernelSamples samples;
+    samples.clock = "pc-sampling";
+    samples.period = 1024;
+    samples.runs = 1;
+    samples.in_code = {{{"E_8", 0x0}, 2}, {{"E_8", 0x10}, 6}, {{"E_8", 0x20}, 2}};
+    samples.stalls[{"E_8", 0x10}] = {{"math_pipe_throttle", 5}, {"selected", 1}};
+    int64_t id = 0;
+    {
+      TraceWriter w(trace.toStdString());
+      KernelRecord k;
+      k.name = "E_8";
+      k.device = "CUDA";
+      k.sources.push_back({"CUDA", "opt", source});
+      id = w.record_kernel(k);
+      w.record_kernel_samples(id, samples);
+      w.record_kernel_listing(id, RecordedListing{sass.kind, sass.title, "ptxas; nvdisasm -g -c", sass.lines, sass.source_lines});
+    }
+    MachineCodePanel panel;
+    panel.resize(900, 400);
+    panel.setSamples(std::make_shared<const KernelSamples>(samples));
+    QSignalSpy ready(&panel, &MachineCodePanel::listingsReady);
+    panel.showSource({QStringLiteral("E_8"), QStringLiteral("CUDA"), QStringLiteral("E_8"), QString::fromStdString(source), false, trace, id});
+    panel.show();
+    QVERIFY(ready.wait(60000));
+    QVERIFY2(panel.listingBox()->currentText() == QStringLiteral("SASS for sm_90 (made where it ran)"), qPrintable(panel.listingBox()->currentText()));
+    QVERIFY2(panel.headerText().contains(QStringLiteral("made where the kernel ran, kept in the trace")), qPrintable(panel.headerText()));
+    int hadd = -1;
+    for (size_t i = 0; i < sass.lines.size(); i++)
+      if (sass.lines[i].find("HADD2") != std::string::npos) hadd = int(i);
+    QCOMPARE(panel.codeView()->hottestRow(), hadd);  // /*0010*/ HADD2
+    QVERIFY2(panel.hotspotText().contains(QStringLiteral("the hottest 60.0% (H), its warps stalled on math_pipe_throttle 83.3%, selected 16.7%")),
+             qPrintable(panel.hotspotText()));
+    saveChecked(panel.grab().toImage(), QStringLiteral("hotspots_recorded_sass"), 5);
   }
 
   void anUnsampledTraceShowsNoHotspots() {

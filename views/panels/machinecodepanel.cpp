@@ -160,7 +160,28 @@ void MachineCodePanel::compileIfWanted() {
     QString error, planned;
     try {
       if (other.empty()) {
-        *result = loupe::machine_code(device, function, text);
+        // a GPU kernel's SASS made where it ran, when the trace kept it (a machine without that GPU's tools
+        // cannot make it again)
+        std::vector<loupe::RecordedListing> recorded;
+        if (!trace.empty() && kernel >= 0 && !noopt) {
+          try {
+            loupe::TraceReaderOptions opts;
+            opts.quick_check = false;
+            recorded = loupe::TraceReader(trace, opts).kernel_listings(kernel);
+          } catch (const std::exception&) {  // compiled again below, or the error says why not
+          }
+        }
+        try {
+          *result = loupe::machine_code(device, function, text);
+        } catch (const std::exception& e) {
+          if (recorded.empty()) throw;
+          result->missing.push_back(e.what());
+        }
+        for (const loupe::RecordedListing& r : recorded) {
+          bool have = false;
+          for (const loupe::MachineListing& l : result->listings) have = have || l.kind == r.kind;
+          if (!have) result->listings.push_back(loupe::from_recorded(r));
+        }
       } else {  // planned again for the target, through a reader of this thread's own
         if (trace.empty() || kernel < 0) throw loupe::Error("this kernel comes from no trace file: it cannot be planned for another target");
         loupe::TraceReaderOptions opts;
@@ -231,7 +252,8 @@ void MachineCodePanel::showListing(int index) {
                             .arg(variant, name, QString::fromStdString(l.title).toHtmlEscaped())
                             .arg(l.instruction_count())
                             .arg(l.linked() ? tr("the gutter gives each instruction's source line") : tr("no line info in this form"));
-  QString details = tr(compiledTarget_.isEmpty() ? "<span style='color:gray'>compiled again here: %1</span>"
+  QString details = tr(l.recorded                  ? "<span style='color:gray'>made where the kernel ran, kept in the trace: %1</span>"
+                       : compiledTarget_.isEmpty() ? "<span style='color:gray'>compiled again here: %1</span>"
                                                  : "<span style='color:gray'>the gutter's lines are those of the source planned for the "
                                                    "target; compiled here: %1</span>").arg(QString::fromStdString(l.how).toHtmlEscaped());
   if (const QString hot = shadeHotspots(l); !hot.isEmpty()) details = hot.toHtmlEscaped() + QStringLiteral("<br>") + details;

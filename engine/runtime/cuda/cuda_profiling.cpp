@@ -34,10 +34,11 @@ std::optional<KernelSamples> CudaProfiling::sample(const std::function<void()>& 
   }
   bool launched = false;
   try {
-    return sampler_->sample([&] {
+    std::optional<KernelSamples> samples = sampler_->sample([&] {
       launched = true;
       launch();
     });
+    return samples;
   } catch (const Error& e) {
     if (launched && std::string(e.what()).rfind("CUPTI", 0) != 0) throw;  // the launch's own failure
     give_up_sampling(e.what());
@@ -49,6 +50,8 @@ std::optional<KernelSamples> CudaProfiling::sample(const std::function<void()>& 
 KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads, const std::function<void()>& launch) {
   std::lock_guard lock(mutex_);
   KernelMetrics out;
+  // CUPTI's counters (their availability query included) do not run beside its PC sampler
+  if (sampler_) sampler_->pause();
   if (!counters_ && counters_failed_.empty()) {
     try {
       counters_ = std::make_unique<CounterProfiler>(ctx_, ordinal_);
@@ -58,7 +61,6 @@ KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads,
     }
   }
   if (counters_) {
-    if (sampler_) sampler_->pause();  // CUPTI's counters and its PC sampler do not run together
     out = counters_->measure(launch);
   } else {
     out.unavailable.push_back(counters_failed_);

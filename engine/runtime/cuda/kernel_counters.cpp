@@ -35,25 +35,50 @@ const std::vector<CuptiMetric>& cupti_metrics() {
   return metrics;
 }
 
-CounterHost::CounterHost(const std::string& chip, const std::vector<uint8_t>& availability) : api_(require_api()) {
+namespace {
+
+ProfilerHostObject* host_for(const Api& api, const std::string& chip, const uint8_t* availability) {
   auto init = sized<ProfilerHostInitializeParams>(LOUPE_CUPTI_SIZE(ProfilerHostInitializeParams, pHostObject));
   init.profilerType = PROFILER_TYPE_RANGE_PROFILER;
   init.pChipName = chip.c_str();
-  init.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
-  check(api_.ProfilerHostInitialize(&init), cat("cuptiProfilerHostInitialize for chip ", chip));
-  host_ = init.pHostObject;
-  // one at a time: a metric this chip or driver lacks is refused alone, the others are kept
+  init.pCounterAvailabilityImage = availability;
+  check(api.ProfilerHostInitialize(&init), cat("cuptiProfilerHostInitialize for chip ", chip));
+  return init.pHostObject;
+}
+
+void release(const Api& api, ProfilerHostObject* host) {
+  auto p = sized<ProfilerHostObjectParams>(LOUPE_CUPTI_SIZE(ProfilerHostObjectParams, pHostObject));
+  p.pHostObject = host;
+  api.ProfilerHostDeinitialize(&p);
+}
+
+CUptiResult add_metrics(const Api& api, ProfilerHostObject* host, std::vector<const char*> names) {
+  auto add = sized<ProfilerHostConfigAddMetricsParams>(LOUPE_CUPTI_SIZE(ProfilerHostConfigAddMetricsParams, numMetrics));
+  add.pHostObject = host;
+  add.ppMetricNames = names.data();
+  add.numMetrics = names.size();
+  return api.ProfilerHostConfigAddMetrics(&add);
+}
+
+} // namespace
+
+CounterHost::CounterHost(const std::string& chip, const std::vector<uint8_t>& availability)
+    : api_(require_api()), availability_(availability) {
+  const uint8_t* image_of_availability = availability_.empty() ? nullptr : availability_.data();
+  // each metric is tried in a host object of its own: once one is refused, CUPTI refuses every later one
+  // added to the same object (CUPTI 13: CUPTI_ERROR_UNKNOWN), so one the chip lacks would lose the rest
   for (const CuptiMetric& m : cupti_metrics()) {
-    const char* names[1] = {m.cupti_name};
-    auto add = sized<ProfilerHostConfigAddMetricsParams>(LOUPE_CUPTI_SIZE(ProfilerHostConfigAddMetricsParams, numMetrics));
-    add.pHostObject = host_;
-    add.ppMetricNames = names;
-    add.numMetrics = 1;
-    CUptiResult rc = api_.ProfilerHostConfigAddMetrics(&add);
+    ProfilerHostObject* probe = host_for(api_, chip, image_of_availability);
+    CUptiResult rc = add_metrics(api_, probe, {m.cupti_name});
+    release(api_, probe);
     if (rc == CUPTI_SUCCESS) config_.accepted.push_back(m);
     else config_.refused.push_back(cat(m.key, " (", m.cupti_name, "): ", result_name(rc)));
   }
+  host_ = host_for(api_, chip, image_of_availability);
   if (config_.accepted.empty()) return;
+  std::vector<const char*> names;
+  for (const CuptiMetric& m : config_.accepted) names.push_back(m.cupti_name);
+  check(add_metrics(api_, host_, names), "cuptiProfilerHostConfigAddMetrics");
   auto size = sized<ProfilerHostGetConfigImageSizeParams>(LOUPE_CUPTI_SIZE(ProfilerHostGetConfigImageSizeParams, configImageSize));
   size.pHostObject = host_;
   check(api_.ProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
@@ -68,13 +93,12 @@ CounterHost::CounterHost(const std::string& chip, const std::vector<uint8_t>& av
   passes.pConfigImage = config_.image.data();
   check(api_.ProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses");
   config_.passes = passes.numOfPasses;
+  if (config_.image.empty() || config_.passes == 0)
+    throw Error(cat("CUPTI: the profiler host made an empty configuration for chip ", chip, " (", names.size(), " metrics)"));
 }
 
 CounterHost::~CounterHost() {
-  if (!host_) return;
-  auto p = sized<ProfilerHostObjectParams>(LOUPE_CUPTI_SIZE(ProfilerHostObjectParams, pHostObject));
-  p.pHostObject = host_;
-  api_.ProfilerHostDeinitialize(&p);
+  if (host_) release(api_, host_);
 }
 
 std::vector<double> CounterHost::evaluate(const std::vector<uint8_t>& counter_data, size_t range) const {
@@ -216,6 +240,7 @@ KernelMetrics CounterProfiler::measure(const std::function<void()>& launch) {
     auto decode = sized<RangeProfilerDecodeDataParams>(LOUPE_CUPTI_SIZE(RangeProfilerDecodeDataParams, numOfRangeDropped));
     decode.pRangeProfilerObject = profiler;
     check(api_.RangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+    if (decode.numOfRangeDropped > 0) throw Error(cat("CUPTI: the range profiler dropped the launch's range (", decode.numOfRangeDropped, " dropped)"));
     auto info = sized<RangeProfilerGetCounterDataInfoParams>(LOUPE_CUPTI_SIZE(RangeProfilerGetCounterDataInfoParams, numTotalRanges));
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();

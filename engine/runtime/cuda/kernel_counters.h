@@ -46,6 +46,7 @@ public:
 
 private:
   const cupti::Api& api_;
+  std::vector<uint8_t> availability_;  // kept while the host object lives (CUPTI may read it later)
   cupti::ProfilerHostObject* host_ = nullptr;
   CounterConfig config_;
 };

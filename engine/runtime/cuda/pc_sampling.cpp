@@ -24,8 +24,13 @@ template <typename Params> Params params_for(CUcontext ctx, size_t size) {
 
 } // namespace
 
+bool collected_stall_reason(const std::string& name) {
+  const bool subset = name.size() >= 11 && name.compare(name.size() - 11, 11, "_not_issued") == 0;
+  return !subset && (name.find("stalled_") != std::string::npos || name.find("warp_stall_") != std::string::npos);
+}
+
 std::string short_stall_reason(const std::string& name) {
-  for (const char* prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_"})
+  for (const char* prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_warp_stall_", "smsp__pcsamp_"})
     if (name.rfind(prefix, 0) == 0) return name.substr(std::string(prefix).size());
   return name;
 }
@@ -69,7 +74,16 @@ PcSampler::PcSampler(CUcontext ctx) : api_(require_api()), ctx_(ctx) {
   enable();
 }
 
-PcSampler::~PcSampler() { pause(); }
+PcSampler::~PcSampler() {
+  pause();
+  keep_names(kept_.data);  // what the disable copied there
+  for (char* n : names_) std::free(n);
+}
+
+void PcSampler::keep_names(const PCSamplingData& data) {
+  for (size_t i = 0; i < data.totalNumPcs && i < data.collectNumPcs; i++)
+    if (data.pPcData[i].functionName) names_.insert(data.pPcData[i].functionName);
+}
 
 void PcSampler::enable() {
   auto p = params_for<PCSamplingContextParams>(ctx_, LOUPE_CUPTI_SIZE(PCSamplingContextParams, ctx));
@@ -91,9 +105,7 @@ void PcSampler::enable() {
     check(api_.PCSamplingGetStallReasons(&r), "cuptiPCSamplingGetStallReasons");
     for (size_t i = 0; i < count; i++) {
       std::string name(names[i].data());
-      // each reason comes twice, plain and "_not_issued" (the samples of it in which no warp issued): the
-      // plain ones alone add up to the samples taken
-      if (name.size() >= 11 && name.compare(name.size() - 11, 11, "_not_issued") == 0) continue;
+      if (!collected_stall_reason(name)) continue;
       reasons_[index[i]] = short_stall_reason(name);
       collected_.push_back(index[i]);
     }
@@ -139,7 +151,7 @@ void PcSampler::pause() {
   enabled_ = false;
 }
 
-KernelSamples PcSampler::sample(const std::function<void()>& launch) {
+std::optional<KernelSamples> PcSampler::sample(const std::function<void()>& launch) {
   if (!enabled_) enable();
   KernelSamples out;
   out.clock = "pc-sampling";
@@ -154,11 +166,11 @@ KernelSamples PcSampler::sample(const std::function<void()>& launch) {
     throw;
   }
   check(api_.PCSamplingStop(&p), "cuptiPCSamplingStop");
-  drain(out);
+  if (!drain(out)) return std::nullopt;
   return out;
 }
 
-void PcSampler::drain(KernelSamples& out) {
+bool PcSampler::drain(KernelSamples& out) {
   uint64_t total = 0, dropped = 0, other_kernels = 0;
   for (int turn = 0; turn < 4096; turn++) {  // bounded: each turn takes up to kRecordsPerFetch PCs
     fetched_.data.totalNumPcs = fetched_.data.remainingNumPcs = 0;
@@ -166,15 +178,16 @@ void PcSampler::drain(KernelSamples& out) {
     auto g = params_for<PCSamplingGetDataParams>(ctx_, LOUPE_CUPTI_SIZE(PCSamplingGetDataParams, pcSamplingData));
     g.pcSamplingData = &fetched_.data;
     CUptiResult rc = api_.PCSamplingGetData(&g);
-    if (rc == CUPTI_ERROR_OUT_OF_MEMORY) {  // the hardware buffer filled: this launch's samples are partial
+    if (rc == CUPTI_ERROR_OUT_OF_MEMORY) {  // the hardware buffer filled: CUPTI gives no PC data for the launch
       static std::once_flag warned;
       std::call_once(warned, [&] {
-        std::cerr << "loupe: CUPTI's PC sampling buffer filled; samples of the longest launches are partial (a larger"
+        std::cerr << "loupe: CUPTI's PC sampling buffer filled: the longest launches go unsampled (a larger"
                      " LOUPE_PC_SAMPLING_PERIOD samples less often)\n";
       });
-      break;
+      return false;
     }
     check(rc, "cuptiPCSamplingGetData");
+    keep_names(fetched_.data);
     add_pc_records(fetched_.data, reasons_, out);
     // a range's totals repeat in each buffer of it
     total = std::max<uint64_t>(total, fetched_.data.totalSamples);
@@ -186,6 +199,7 @@ void PcSampler::drain(KernelSamples& out) {
   if (other_kernels > 0) out.outside["(driver kernels)"] += static_cast<int64_t>(other_kernels);
   const uint64_t named = static_cast<uint64_t>(out.in_code_total()) + dropped + other_kernels;
   if (total > named) out.outside["(no PC record)"] += static_cast<int64_t>(total - named);
+  return true;
 }
 
 } // namespace loupe

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ namespace loupe {
 
 // CUPTI's stall reason names shortened: "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard".
 std::string short_stall_reason(const std::string& cupti_name);
+// Whether a name CUPTI lists among its stall reasons is one to collect: the reasons proper, each once —
+// not their "_not_issued" subsets nor counters such as smsp__pcsamp_sample_count — so that a PC's
+// reasons add up to its samples.
+bool collected_stall_reason(const std::string& cupti_name);
 
 // Adds one buffer of CUPTI's parsed PC records to `out` (in_code and stalls by function and offset);
 // `reasons` names CUPTI's stall reason indices. Records of reasons not named are counted but not named.
@@ -24,15 +30,15 @@ void add_pc_records(const cupti::PCSamplingData& data, const std::map<uint32_t, 
 
 class PcSampler {
 public:
-  // Enables PC sampling on `ctx` (before the kernels' modules are loaded, as CUPTI asks); loupe::Error with
-  // CUPTI's reason when this machine refuses it.
+  // Enables PC sampling on `ctx`; loupe::Error with CUPTI's reason when this machine refuses it.
   explicit PcSampler(cuda::CUcontext ctx);
   ~PcSampler();
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
 
-  // Samples `launch`, which launches one kernel and waits for it.
-  KernelSamples sample(const std::function<void()>& launch);
+  // Samples `launch`, which launches one kernel and waits for it; nothing when CUPTI's hardware buffer
+  // overflowed (then CUPTI gives no PC data for it).
+  std::optional<KernelSamples> sample(const std::function<void()>& launch);
   // Disables sampling until the next sample(): CUPTI's counters (kernel_counters.h) cannot run beside it.
   void pause();
 
@@ -42,7 +48,8 @@ public:
 private:
   void enable();
   void configure();
-  void drain(KernelSamples& out);
+  bool drain(KernelSamples& out);  // false: the hardware buffer overflowed
+  void keep_names(const cupti::PCSamplingData& data);
 
   const cupti::Api& api_;
   cuda::CUcontext ctx_;
@@ -58,6 +65,9 @@ private:
     void allocate(size_t num_pcs, size_t num_reasons);
   };
   RecordBuffer kept_, fetched_;
+  // the function names CUPTI allocated for the records: freed once sampling ends, as CUPTI asks (they may be
+  // shared between records and calls)
+  std::set<char*> names_;
 };
 
 } // namespace loupe
