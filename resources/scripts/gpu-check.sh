@@ -111,6 +111,7 @@ for w in json.load(open(sys.argv[1]))['workloads']:
     top = sorted(k['lines'], key=lambda l: -l['samples'])[:3]
     print('  ', k['kernel'], k['samples'], 'samples, matches', k['matches'], k.get('mismatch', ''), 'stalls', k.get('stalls'))
     for l in top: print('     line', l['line'], round(100*l['share'], 1), '%', l['text'].strip()[:70])" "$OUTDIR/bench-hotspots-cuda.json" >>"$LOG" 2>&1
+DEBUG=2 timeout 60 "$CLI" run resources/examples/matmul_relu_sum.py --device CUDA --hotspots 2>&1 | grep -E "CUPTI|unsampled" >>"$LOG"
 DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --gpu-metrics --trace "$OUTDIR/cuda-metrics.loupe" -- --steps 2 >>"$LOG" 2>&1
 timeout 30 "$CLI" trace "$OUTDIR/cuda-metrics.loupe" --hotspots 2>&1 | head -8 >>"$LOG"
 DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --gpu-metrics --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1

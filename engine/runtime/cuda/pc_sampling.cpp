@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "support/error.h"
+#include "support/options.h"
 
 namespace loupe {
 
@@ -108,6 +109,12 @@ void PcSampler::enable() {
       if (!collected_stall_reason(name)) continue;
       reasons_[index[i]] = short_stall_reason(name);
       collected_.push_back(index[i]);
+    }
+    if (options().debug >= 2) {
+      std::string names;
+      for (const auto& [index, name] : reasons_) names += cat(names.empty() ? "" : ", ", name);
+      std::cerr << "loupe: CUPTI PC sampling, one warp every 2^" << period_exponent_ << " cycles per SM; collecting "
+                << reasons_.size() << " of " << count << " stall reasons: " << names << "\n";
     }
     kept_.allocate(kRecordsPerFetch, collected_.size());
     fetched_.allocate(kRecordsPerFetch, collected_.size());
