@@ -12,7 +12,7 @@ namespace loupe {
 
 struct KernelMetrics {
   std::vector<std::pair<std::string, double>> values;  // key -> value, in the order measured
-  std::string source;                                  // "CUPTI range profiler, 8 passes (kernel replay)"
+  std::string source;                                  // "CUPTI range profiler on GH100, 2 passes (kernel replay)"
   std::vector<std::string> unavailable;                // "dram_bytes: CUPTI_ERROR_..." / the whole set's reason
 
   const double* find(const std::string& key) const;
