@@ -7,7 +7,6 @@
 // --compare-noopt also times each optimized kernel's NOOPT version and prints the two side by side;
 // --hotspots samples where each kernel spends its time (`loupe-cli trace OUT --hotspots`; CUDA kernels through
 // CUPTI's PC sampling, with stall reasons); --gpu-metrics measures each CUDA kernel's hardware metrics once.
-#include <cctype>
 #include <cstdlib>
 
 #include "cli/command.h"
@@ -34,9 +33,7 @@ int run_main(const Args& args) {
   if (cl.hotspots)  // refused here, before the program runs for minutes and fails at its first kernel
     if (auto why = hotspots_unavailable(device)) throw Error(cat("--hotspots: ", *why));
   if (cl.gpu_metrics) {
-    std::string d = device;
-    for (char& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (d.rfind("CUDA", 0) != 0)
+    if (!is_cuda_device(device))
       throw Error(cat("--gpu-metrics measures CUDA kernels with CUPTI; the program runs on ", device.empty() ? "CPU" : device,
                       " (add --device CUDA)"));
     if (auto why = cuda_profiling_unavailable()) throw Error(cat("--gpu-metrics: ", *why));

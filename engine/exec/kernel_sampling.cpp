@@ -1,11 +1,11 @@
 #include "exec/kernel_sampling.h"
 
-#include <cctype>
 #include <mutex>
 #include <unistd.h>
 
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/cuda/cuda_profiling.h"
+#include "runtime/device.h"
 #include "runtime/profile/hotspot_sampler.h"
 #include "runtime/profile/sample_attribution.h"
 #include "runtime/program.h"
@@ -64,11 +64,15 @@ Program::DeviceProfile SampledLaunch::finish() {
   return profile;
 }
 
+bool is_cuda_device(const std::string& device) {
+  const std::string d = device.empty() ? options().device : device;
+  if (d.empty()) return false;  // the default device: the CPU unless DEVICE names another
+  const std::string canonical = canonical_device_name(d);
+  return canonical.substr(0, canonical.find(':')) == "CUDA";
+}
+
 std::optional<std::string> hotspots_unavailable(const std::string& device) {
-  std::string d = device.empty() ? options().device : device;
-  for (char& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (d.rfind("CUDA", 0) == 0 || d.rfind("NV", 0) == 0) return cuda_profiling_unavailable();
-  return hotspot_sampling_unavailable();
+  return is_cuda_device(device) ? cuda_profiling_unavailable() : hotspot_sampling_unavailable();
 }
 
 std::vector<SampledKernel> take_sampled_kernels() {

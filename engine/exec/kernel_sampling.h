@@ -32,6 +32,9 @@ private:
   bool sampling_ = false;
 };
 
+// Whether kernels of `device` ("" the default device) are a CUDA GPU's, profiled through CUPTI.
+bool is_cuda_device(const std::string& device);
+
 // Null when kernels of `device` ("" the default device) can be sampled here (CPU and LLVM: perf_event_open;
 // CUDA: CUPTI), else why not and how to allow it.
 std::optional<std::string> hotspots_unavailable(const std::string& device);

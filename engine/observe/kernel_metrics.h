@@ -16,7 +16,6 @@ struct KernelMetrics {
   std::vector<std::string> unavailable;                // "dram_bytes: CUPTI_ERROR_..." / the whole set's reason
 
   const double* find(const std::string& key) const;
-  bool empty() const { return values.empty(); }
 };
 
 // The metrics Loupe reads, in the order a reader wants them: key, what it is, its unit ("%", "B", "ns", "").

@@ -136,8 +136,8 @@ TraceWriter::TraceWriter(const std::string& path, TraceWriterOptions opts)
   add_sample_stall_ = db.prepare(
       "INSERT INTO kernel_sample_stalls(kernel_id, function, offset, reason, samples) VALUES (?,?,?,?,?)"
       " ON CONFLICT(kernel_id, function, offset, reason) DO UPDATE SET samples = samples + excluded.samples");
-  // a kernel is measured once: a second record (another process appending) keeps the first
   ins_listing_ = db.prepare("INSERT OR IGNORE INTO kernel_listings(kernel_id, kind, title, how, lines) VALUES (?,?,?,?,?)");
+  // a kernel is measured once: a second record (another process appending) keeps the first
   ins_metrics_ = db.prepare("INSERT OR IGNORE INTO kernel_metrics(kernel_id, source, metrics, unavailable) VALUES (?,?,?,?)");
   db.begin();
   SqliteStmt meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)");
@@ -557,7 +557,7 @@ int64_t TraceWriter::record_kernel(const KernelRecord& k) {
   int64_t id = -1;
   guarded([&] {
     id = next_kernel_id_++;
-    if (k.device.rfind("CUDA", 0) == 0)
+    if (options().hotspots && k.device.rfind("CUDA", 0) == 0)
       for (const KernelSource& s : k.sources)
         if (s.variant == "opt") gpu_kernels_[id] = KernelToList{id, k.name, s};
     if (!options().trace_inputs_of.empty() && k.ast_key == options().trace_inputs_of) inputs_wanted_.insert(id);

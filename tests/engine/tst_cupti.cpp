@@ -16,6 +16,7 @@
 #include "runtime/cuda/kernel_counters.h"
 #include "runtime/cuda/pc_sampling.h"
 #include "support/error.h"
+#include "support/options.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 
@@ -193,6 +194,8 @@ private slots:
     parse_nvdisasm(loupe::testing::kNvdisasmE8, "E_8.cu", sass);
     const std::string source = "extern \"C\" __global__ void E_8(float* data0) {\n  int gidx0 = blockIdx.x;\n}\n";
     int64_t id = 0;
+    const bool hotspots = options().hotspots;
+    options().hotspots = true;  // a writer keeps CUDA sources for their listings only while sampling
     {
       TraceWriter w(path);
       KernelRecord k;
@@ -218,6 +221,7 @@ private slots:
       w.record_kernel_listing(id, RecordedListing{sass.kind, sass.title, sass.how, sass.lines, sass.source_lines});
       QVERIFY(w.sampled_without_listing().empty());
     }
+    options().hotspots = hotspots;
     TraceReader r(path);
     const std::vector<RecordedListing> listings = r.kernel_listings(id);
     QCOMPARE(listings.size(), size_t(1));

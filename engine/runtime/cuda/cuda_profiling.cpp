@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_profiling.h"
 
+#include <exception>
 #include <iostream>
 
 #include "runtime/cuda/kernel_counters.h"
@@ -33,15 +34,21 @@ std::optional<KernelSamples> CudaProfiling::sample(const std::function<void()>& 
     return std::nullopt;
   }
   bool launched = false;
+  std::exception_ptr launch_failed;  // the launch's own failure, rethrown as it was
   try {
     std::optional<KernelSamples> samples = sampler_->sample([&] {
       launched = true;
-      launch();
+      try {
+        launch();
+      } catch (...) {
+        launch_failed = std::current_exception();
+      }
     });
+    if (launch_failed) std::rethrow_exception(launch_failed);
     return samples;
   } catch (const Error& e) {
-    if (launched && std::string(e.what()).rfind("CUPTI", 0) != 0) throw;  // the launch's own failure
-    give_up_sampling(e.what());
+    if (launch_failed) std::rethrow_exception(launch_failed);
+    give_up_sampling(e.what());  // CUPTI's
     if (!launched) launch();
     return std::nullopt;
   }

@@ -33,7 +33,6 @@ const Api* api(std::string* why) {
                "CUPTI: libcupti.so not found (it comes with the CUDA toolkit, in extras/CUPTI/lib64; LOUPE_CUPTI_LIBRARY names it)",
                [](Api& a, auto& sym) {
                  sym(a.GetResultString, "cuptiGetResultString");
-                 sym(a.GetVersion, "cuptiGetVersion");
                  sym(a.PCSamplingGetNumStallReasons, "cuptiPCSamplingGetNumStallReasons");
                  sym(a.PCSamplingGetStallReasons, "cuptiPCSamplingGetStallReasons");
                  sym(a.PCSamplingSetConfigurationAttribute, "cuptiPCSamplingSetConfigurationAttribute");

@@ -268,7 +268,6 @@ struct RangeProfilerSetConfigParams {
 
 struct Api {
   CUptiResult (*GetResultString)(CUptiResult, const char**);
-  CUptiResult (*GetVersion)(uint32_t*);
   // PC sampling
   CUptiResult (*PCSamplingGetNumStallReasons)(PCSamplingGetNumStallReasonsParams*);
   CUptiResult (*PCSamplingGetStallReasons)(PCSamplingGetStallReasonsParams*);

@@ -185,6 +185,7 @@ KernelMetrics CounterProfiler::measure(const std::function<void()>& launch) {
     auto d = sized<RangeProfilerObjectParams>(LOUPE_CUPTI_SIZE(RangeProfilerObjectParams, pRangeProfilerObject));
     d.pRangeProfilerObject = profiler;
     api_.RangeProfilerDisable(&d);
+    profiler = nullptr;
   };
   try {
     auto enable = sized<RangeProfilerEnableParams>(LOUPE_CUPTI_SIZE(RangeProfilerEnableParams, pRangeProfilerObject));
@@ -229,7 +230,8 @@ KernelMetrics CounterProfiler::measure(const std::function<void()>& launch) {
       auto stop = sized<RangeProfilerStopParams>(LOUPE_CUPTI_SIZE(RangeProfilerStopParams, isAllPassSubmitted));
       stop.pRangeProfilerObject = profiler;
       api_.RangeProfilerStop(&stop);
-      throw Error("the launch failed");  // (rethrown below as it was)
+      disable();
+      std::rethrow_exception(launch_failed);  // as it was (the handler below passes it on)
     }
     auto stop = sized<RangeProfilerStopParams>(LOUPE_CUPTI_SIZE(RangeProfilerStopParams, isAllPassSubmitted));
     stop.pRangeProfilerObject = profiler;

@@ -43,7 +43,6 @@ public:
   void pause();
 
   int64_t period_cycles() const { return int64_t(1) << period_exponent_; }
-  const std::map<uint32_t, std::string>& reasons() const { return reasons_; }
 
 private:
   void enable();
