@@ -7,7 +7,8 @@
 #   resources/scripts/tinygrad-tests.sh tinygrad [pytest options, e.g. -k pool]
 #       test_ops.py: pytest's summary and the failing tests
 #   resources/scripts/tinygrad-tests.sh tinygrad --table [--reference] [FILE...]
-#       each FILE (relative to test/; default: the ten files of issue 44 and test_ops.py) in its own
+#       each FILE (relative to test/; default: the ten files of issue 44, test_ops.py and the compiler's
+#       own: test_uops, test_uop_graph, test_uops_stats, test_schedule, test_linearizer, ...) in its own
 #       pytest run, then a table: file, tests collected, passed under Loupe; with --reference also
 #       passed under real tinygrad (the checkout itself, CPU=1) and Loupe's share of those.
 #
@@ -57,7 +58,9 @@ if [ "${1:-}" = "--reference" ]; then reference=1; shift; fi
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   files=(unit/test_pattern_matcher.py unit/test_uop_symbolic.py unit/test_uop_vmin_vmax.py unit/test_uop_resolve.py
-         unit/test_view.py unit/test_shapetracker_math.py test_jit.py test_tensor.py test_nn.py test_dtype.py test_ops.py)
+         unit/test_view.py unit/test_shapetracker_math.py test_jit.py test_tensor.py test_nn.py test_dtype.py test_ops.py
+         test_uops.py test_uop_graph.py test_uops_stats.py test_schedule.py test_linearizer.py test_arange.py
+         test_transcendental.py test_winograd.py)
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out" "$shim"' EXIT

@@ -279,8 +279,14 @@ def test_a_matcher_and_what_its_callbacks_close_over_are_freed_with_it():
 
 
 def test_a_tinygrad_name_without_meaning_in_loupe_says_why():
-  with pytest.raises(ImportError, match="TRACK_MATCH_STATS has no meaning in Loupe"):
-    from tinygrad.ops import TRACK_MATCH_STATS  # noqa: F401
+  with pytest.raises(ImportError, match="launch_viz has no meaning in Loupe"):
+    from tinygrad.ops import launch_viz  # noqa: F401
+  # a switch Loupe does not read holds tinygrad's default; setting it otherwise says why
+  from tinygrad.helpers import Context
+  from tinygrad.ops import TRACK_MATCH_STATS
+  with Context(TRACK_MATCH_STATS=0): assert TRACK_MATCH_STATS.value == 0
+  with pytest.raises(NotImplementedError, match="TRACK_MATCH_STATS=2.*trace"):
+    with Context(TRACK_MATCH_STATS=2): pass
   import tinygrad.ops
   assert not hasattr(tinygrad.ops, "no_such_name")
 

@@ -100,6 +100,14 @@ class Buffer:
     if self._tensor is None: self._tensor = Tensor.empty(self.size, dtype=self.dtype, device=self.device).contiguous().realize()
     return self
 
+  def _storage_node(self):
+    """The engine BUFFER node whose storage holds this buffer's bytes (what a CompiledRunner runs on)."""
+    if getattr(self, "_node", None) is not None: return self._node
+    self.allocate()
+    node = _loupe._uop_base(_loupe._tensor_uop(self._tensor))
+    if node.op.name != "BUFFER": raise RuntimeError(f"Buffer: its storage is a {node.op.name} node, not a BUFFER")
+    return node
+
   def copyin(self, mv: memoryview) -> "Buffer":
     from loupe.tensor import Tensor
     if getattr(self, "_node", None) is not None: raise NotImplementedError("Buffer.copyin into a tensor's storage: assign to the tensor instead")

@@ -117,6 +117,8 @@ TC_SELECT, TC_OPT = _UnreadVar("TC_SELECT", -1, "one tensor core per device"), _
 AMX = _UnreadVar("AMX", 0, "no Apple AMX renderer")
 TC_SEARCH_OVER_SHAPE = _UnreadVar("TC_SEARCH_OVER_SHAPE", 1, "tensor cores are searched over the kernel's shape")
 FUSE_CONV_BW = _UnreadVar("FUSE_CONV_BW", 0, "the scheduler's fusion decisions are its own")
+TRACK_MATCH_STATS = _UnreadVar("TRACK_MATCH_STATS", 0, "Loupe records every rewrite while a trace records (loupe-cli run --trace, VIZ=1, "
+                               "LOUPE_TRACE) and counts rules in its rule profiler")
 
 
 class _RingVar(_UnreadVar):
@@ -201,6 +203,27 @@ class Timing(contextlib.ContextDecorator):
   def __exit__(self, *exc: Any) -> None:
     self.et = time.perf_counter_ns() - self.st
     if self.enabled: print(f"{self.prefix}{self.et * 1e-6:6.2f} ms" + (self.on_exit(self.et) if self.on_exit else ""))
+
+
+class Profiling(contextlib.ContextDecorator):
+  """``with Profiling():`` runs the block under cProfile and prints its `frac` most expensive calls by `sort`."""
+
+  def __init__(self, enabled: bool = True, sort: str = "cumtime", frac: float = 0.2, fn: Optional[str] = None, ts: int = 1):
+    self.enabled, self.sort, self.frac, self.fn = enabled, sort, frac, fn
+
+  def __enter__(self) -> "Profiling":
+    import cProfile
+    self.pr = cProfile.Profile()
+    if self.enabled: self.pr.enable()
+    return self
+
+  def __exit__(self, *exc: Any) -> None:
+    if not self.enabled: return
+    import pstats
+    self.pr.disable()
+    if self.fn: self.pr.dump_stats(self.fn)
+    stats = pstats.Stats(self.pr).strip_dirs().sort_stats(self.sort)
+    stats.print_stats(self.frac)
 
 
 # ---- small utilities ----

@@ -9,6 +9,7 @@ tinygrad's UOp offers (operators, constructors, render, Variable helpers) is def
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -18,6 +19,7 @@ from enum import Enum, IntEnum
 from typing import Any, Callable, Optional, Union
 
 from . import _loupe
+from .helpers import TRACK_MATCH_STATS
 from .dtype import ConstType, DType, dtypes
 
 # DTypes travel in pickles (a pickled UOp holds its dtype) by their repr: dtypes.int, dtypes.float.vec(4).ptr()
@@ -704,6 +706,36 @@ def graph_rewrite_map(sink, pm: PatternMatcher, ctx=None, bottom_up=False, name=
 _substitute = PatternMatcher([(UPat(tuple(Ops), name="x"), lambda ctx, x: ctx.get(x, None))])
 
 
+@dataclasses.dataclass(frozen=True)
+class KernelInfo:
+  """tinygrad's description of a hand-built kernel's axes (a SINK's arg there). Loupe's kernels carry their axes
+  in the Kernel (codegen/kernel.h), so a UOp does not take one as its arg."""
+  name: str = "test"
+  local_dims: int = 0
+  upcasted: int = 0
+  dont_use_locals: bool = False
+
+
+class Refused:
+  """A tinygrad name for a part of its compiler that Loupe's engine does its own way (a rule set with the
+  scheduler's state, a verifier Loupe does not have as rules). It imports, so a program or test file that
+  names it loads; using it raises NotImplementedError saying what Loupe does instead."""
+
+  def __init__(self, name: str, why: str): self.__dict__["_what"] = f"{name} has no counterpart in Loupe: {why}"
+  def _refuse(self, *args, **kwargs): raise NotImplementedError(self._what)
+  __call__ = __add__ = __radd__ = __iter__ = _refuse
+
+  def __getattr__(self, attr: str):
+    if attr.startswith("__"): raise AttributeError(attr)
+    raise NotImplementedError(self._what)
+
+  def __repr__(self) -> str: return f"<{self._what}>"
+
+
+_SCHEDULER_RULES = "the scheduler turns movement ops into views with its own rules (schedule/schedule.cpp), which need its shape state"
+merge_views = Refused("tinygrad.ops.merge_views", _SCHEDULER_RULES)
+
+
 def track_rewrites(named=False):
   """tinygrad groups a function's rewrites for VIZ. Loupe records every rewrite while a trace records
   (`loupe-cli run --trace`, VIZ=1), grouped by pass, so the function runs as it is."""
@@ -716,11 +748,11 @@ def track_rewrites(named=False):
 
 __all__ = ["Ops", "GroupOp", "UOp", "UPat", "UPatAny", "PatternMatcher", "graph_rewrite", "graph_rewrite_map", "Variable", "sint",
            "resolve", "smax", "smin", "ssimplify", "sym_infer", "symbolic", "symbolic_simple", "symbolic_flat", "track_rewrites",
-           "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait", "exec_alu"]
+           "print_uops", "pretty_print", "sint_to_uop", "syms", "engine_rules", "MathTrait", "exec_alu", "KernelInfo", "Refused",
+           "merge_views", "TRACK_MATCH_STATS"]
 
 # tinygrad.ops names with no meaning in Loupe: importing one says why, rather than a silent stand-in
 _NOT_IN_LOUPE = {
-  "TRACK_MATCH_STATS": "Loupe records every rewrite while a trace records (loupe-cli run --trace, VIZ=1, LOUPE_TRACE)",
   "TrackedPatternMatcher": "every PatternMatcher is observed by Loupe's traces; there is no separate tracked kind",
   "TrackedGraphRewrite": "a trace's passes (engine/trace) hold what tinygrad's TrackedGraphRewrite does",
   "tracked_keys": "a trace's contexts (engine/trace) hold what tinygrad's tracked_keys does",

@@ -101,6 +101,9 @@ if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe.
 if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
 if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
 if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
+# tinygrad's UOp.realized: a BUFFER node's Buffer once it has storage, else None (every other node)
+if not hasattr(_loupe.UOp, "realized"):
+  _loupe.UOp.realized = property(lambda u: _uop_buffer(u) if _loupe._buffer_node_allocated(u) else None)
 # tinygrad's UOp.shape: the shape its ShapeTracker gives (a sharded tensor's lazydata.src nodes, tensor graphs)
 if not hasattr(_loupe.UOp, "shape"): _loupe.UOp.shape = property(lambda u: u.st.shape)
 

@@ -1,6 +1,7 @@
 // tinygrad.codegen.kernel over the engine's Kernel (codegen/kernel.h): a schedule item's AST as an
 // iteration space, optimizations applied by hand (Opt, OptOps; a KernelOptError where one does not
 // apply), and the rest of the pipeline to rendered source for a device (to_program).
+#include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "common.h"
 #include "runtime/device.h"
@@ -60,6 +61,28 @@ void bind_kernel(py::module_& m) {
       .def("__eq__", [](const Opt& a, py::handle b) { return py::isinstance<Opt>(b) && a == b.cast<const Opt&>(); })
       .def("__hash__", [](const Opt& o) { return py::hash(py::make_tuple(int(o.op), o.axis, o.arg)); });
 
+  // What a device's renderer can do (tinygrad's Renderer attributes): local ids, shared memory, vector loads,
+  // launch limits (None where unlimited), shared bytes, the matrix unit.
+  m.def("_renderer_caps", [](const std::string& device) {
+    const RendererCaps& c = get_device(canonical_device_name(device)).renderer().caps();
+    auto limits = [](const std::array<int64_t, 3>& a) -> py::object {
+      if (a[0] == 0 && a[1] == 0 && a[2] == 0) return py::none();
+      return py::make_tuple(a[0], a[1], a[2]);
+    };
+    py::dict d;
+    d["has_local"] = c.has_local;
+    d["has_shared"] = c.has_shared;
+    d["supports_float4"] = c.supports_float4;
+    d["global_max"] = limits(c.global_max);
+    d["local_max"] = limits(c.local_max);
+    d["shared_max"] = c.shared_max;
+    d["tensor_cores"] = c.matrix_unit != MatrixUnit::none;
+    return d;
+  });
+
+  // BEAM's actions, in the engine's order (tinygrad.engine.search.get_kernel_actions applies each)
+  m.def("_beam_actions", [] { return beam_actions(); });
+
   // an opt that does not apply: tinygrad's KernelOptError (a RuntimeError)
   py::register_exception<KernelOptError>(m, "KernelOptError", PyExc_RuntimeError);
 
@@ -72,6 +95,7 @@ void bind_kernel(py::module_& m) {
            }),
            py::arg("ast"), py::arg("opts") = py::none())
       .def_property_readonly("device", [](const PyKernel& k) { return k.device; })
+      .def_property_readonly("ast", [](const PyKernel& k) { return uop_to_py(k.ast); })
       .def("apply_opt", [](PyKernel& k, const Opt& o) { k.k.apply_opt(o); }, py::arg("opt"))
       .def("apply_opts", [](PyKernel& k, const std::vector<Opt>& os) { k.k.apply_opts(os); }, py::arg("opts"))
       .def("hand_coded_optimizations", [](PyKernel& k) { k.k.hand_coded_optimizations(); return k.k.applied_opts(); })
@@ -105,6 +129,9 @@ void bind_kernel(py::module_& m) {
         d["applied_opts"] = plan.applied_opts;
         d["ops"] = plan.estimates.ops;
         d["mem"] = plan.estimates.mem;
+        py::list linear;
+        for (const UOpPtr& u : plan.linear) linear.append(uop_to_py(u));
+        d["uops"] = linear;
         return d;
       });
 

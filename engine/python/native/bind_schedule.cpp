@@ -78,6 +78,15 @@ void bind_schedule(py::module_& m) {
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) st = st.movement((*it)->op, (*it)->arg);
     return st_for_python(st);
   });
+  // Whether a BUFFER node holds data yet: storage, or host data waiting for its first use (tinygrad's
+  // UOp.realized is its Buffer then, else None).
+  m.def("_buffer_node_allocated", [](py::handle h) {
+    UOpPtr u = uop_from_py(h);
+    if (u->op != Ops::BUFFER) return false;
+    const auto& ref = static_cast<const BufferRef&>(u->arg.as_object());
+    std::lock_guard lock(ref.state->mutex);
+    return ref.state->storage != nullptr || !ref.state->pending_host_data.empty();
+  });
   // A realized BUFFER node's bytes (tinygrad's Buffer.as_buffer), read back from its storage.
   m.def("_buffer_node_bytes", [](py::handle h) {
     UOpPtr u = uop_from_py(h);

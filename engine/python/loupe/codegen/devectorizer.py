@@ -4,9 +4,8 @@
 loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
 a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
 from .. import _loupe
-from ..ops import UOp, graph_rewrite, symbolic_flat
-
-sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
+from ..ops import UOp, graph_rewrite
+from .symbolic import sym
 
 
 def full_graph_rewrite(sink: UOp, opts=None) -> UOp:

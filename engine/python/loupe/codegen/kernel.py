@@ -12,8 +12,10 @@ class Kernel(_loupe.Kernel):
   def to_program(self, name_override: str | None = None) -> ProgramSpec:
     """The kernel as optimized, through the rest of the pipeline: its rendered source and launch sizes."""
     r = self.render()
-    return ProgramSpec(name_override or r["name"], r["src"], r["device"], r["global_size"], r["local_size"],
-                       tuple(r["applied_opts"]), {"ops": r["ops"], "mem": r["mem"]})
+    spec = ProgramSpec(name_override or r["name"], r["src"], r["device"], self.ast, uops=r["uops"], applied_opts=list(r["applied_opts"]),
+                       mem_estimate=r["mem"], global_size=list(r["global_size"]), local_size=list(r["local_size"]))
+    spec.global_size, spec.local_size = list(r["global_size"]), list(r["local_size"])  # the renderer's launch, as the engine runs it
+    return spec
 
 
 __all__ = ["Kernel", "Opt", "OptOps", "KernelOptError"]

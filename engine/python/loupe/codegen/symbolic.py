@@ -20,4 +20,6 @@ def uop_given_valid(valid: UOp, uop: UOp):
   return _index_math(_loupe._uop_given_valid, valid, uop)
 
 
-__all__ = ["symbolic", "symbolic_simple", "symbolic_flat", "simplify_valid", "uop_given_valid"]
+sym = symbolic_flat  # tinygrad builds sym on symbolic_flat (products distributed over sums)
+
+__all__ = ["symbolic", "symbolic_simple", "symbolic_flat", "sym", "simplify_valid", "uop_given_valid"]

@@ -13,6 +13,7 @@ from loupe import _loupe
 from loupe.helpers import JIT
 from loupe.tensor import Tensor
 from loupe.engine.realize import Runner
+from loupe.renderer import Estimates
 from loupe.multi import make_sharded, sharding
 
 ReturnType = TypeVar("ReturnType")
@@ -77,7 +78,7 @@ class JitProgram(Runner):
     self.name = self.display_name = item["name"]
     self.is_copy = item["kind"] == "copy"
     self.global_size, self.local_size = list(item["global_size"]), list(item["local_size"])
-    self.estimates = {"ops": item["flops"], "mem": item["mem"]}
+    self.estimates = Estimates(ops=item["flops"], mem=item["mem"])
     self.p = self  # (tinygrad's runners hold their program spec as .p)
 
   def __repr__(self) -> str: return f"<{'copy' if self.is_copy else 'kernel'} {self.name}>"

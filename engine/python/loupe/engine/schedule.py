@@ -7,6 +7,7 @@ from typing import Any
 
 from loupe import _loupe
 from loupe.helpers import Metadata
+from loupe.ops import Refused, _SCHEDULER_RULES
 
 
 class ScheduleItem:
@@ -69,4 +70,12 @@ def create_schedule_with_vars(*args, **kwargs):
   raise NotImplementedError("create_schedule_with_vars: Loupe schedules tensors, not a SINK of UOps: use Tensor.schedule()")
 
 
-__all__ = ["ScheduleItem", "create_schedule_with_vars"]
+# tinygrad's scheduler rule sets: Loupe's scheduler has its own (schedule/schedule.cpp), driven by its state
+view_left = Refused("tinygrad.engine.schedule.view_left", _SCHEDULER_RULES)
+view_right = Refused("tinygrad.engine.schedule.view_right", _SCHEDULER_RULES)
+remove_movement_ops = Refused("tinygrad.engine.schedule.remove_movement_ops", _SCHEDULER_RULES)
+sym = Refused("tinygrad.engine.schedule.sym", "the scheduler's folding rules are its own (schedule/schedule.cpp); "
+              "the symbolic rules are tinygrad.codegen.symbolic's")
+fix_kernel_ops = Refused("tinygrad.engine.schedule.fix_kernel_ops", "kernel ASTs are built by the scheduler itself (schedule/kernel_ast.cpp)")
+
+__all__ = ["ScheduleItem", "create_schedule_with_vars", "view_left", "view_right", "remove_movement_ops", "sym", "fix_kernel_ops"]
