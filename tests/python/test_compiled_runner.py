@@ -102,7 +102,7 @@ def test_kernel_to_program_runs_like_the_schedule():
   spec = k.to_program()
   assert spec.uops and spec.estimates.ops == 2 * 16 ** 3 and spec.applied_opts
   out = Buffer("CPU", 256, dtypes.float32).allocate()
-  inputs = [Buffer._of_node(n) for n in si.bufs[1:]]
+  inputs = list(si.bufs[1:])
   CompiledRunner(spec).exec([out] + inputs)
   np.testing.assert_allclose(out.numpy().reshape(16, 16), a.numpy() @ b.numpy(), rtol=1e-5)
 
@@ -164,3 +164,31 @@ def test_kernel_actions_are_the_engines_beam_actions():
   acted = get_kernel_actions(k, include_0=False)
   assert acted and all(len(kk.applied_opts) == 1 for kk in acted.values())
   assert 0 in get_kernel_actions(k) and get_kernel_actions(k)[0] is k
+
+
+def test_hand_built_ast_with_views_runs_optimized():
+  # a kernel AST written as tinygrad's linearizer tests write them: VIEW nodes with ShapeTrackers as args
+  from tinygrad.engine.search import bufs_from_lin
+  from tinygrad.shape.shapetracker import ShapeTracker
+  out_g, in_g = UOp(Ops.DEFINE_GLOBAL, dtypes.float.ptr(), (), 0), UOp(Ops.DEFINE_GLOBAL, dtypes.float.ptr(), (), 1)
+  src_st = ShapeTracker.from_shape((16, 32))
+  out_st = ShapeTracker.from_shape((16, 1))
+  load = UOp(Ops.LOAD, dtypes.float, (in_g, src_st.to_uop()))
+  assert load.src[1].arg == src_st and load.st_arg == src_st and load.st == src_st
+  red = UOp(Ops.REDUCE_AXIS, dtypes.float, (load * 2,), (Ops.ADD, (1,)))
+  assert red.st.shape == (16, 1)
+  ast = UOp(Ops.STORE, dtypes.void, (out_g, out_st.to_uop(), red)).sink()
+  values = np.random.default_rng(1).standard_normal((16, 32)).astype(np.float32)
+  results = []
+  for opts in ([], [Opt(OptOps.UPCAST, 0, 4)], [Opt(OptOps.UNROLL, 0, 8), Opt(OptOps.UPCAST, 0, 2)]):
+    k = Kernel(ast, opts="CPU")
+    for o in opts: k.apply_opt(o)
+    bufs = bufs_from_lin(k)
+    assert [b.size for b in bufs] == [16, 512] and len(k.membufs) == 2
+    bufs[1].copyin(memoryview(values.tobytes()))
+    CompiledRunner(k.to_program()).exec(bufs)
+    results.append(bufs[0].numpy())
+    assert k.uops and any(u.op is Ops.STORE for u in k.uops)
+  for r in results: np.testing.assert_allclose(r, 2 * values.sum(axis=1), rtol=1e-5)
+  with pytest.raises(ValueError, match="tensor core 3 does not exist"):
+    Opt(OptOps.TC, 0, (3, 0))

@@ -100,6 +100,8 @@ class Buffer:
     if self._tensor is None: self._tensor = Tensor.empty(self.size, dtype=self.dtype, device=self.device).contiguous().realize()
     return self
 
+  def ensure_allocated(self) -> "Buffer": return self.allocate()
+
   def _storage_node(self):
     """The engine BUFFER node whose storage holds this buffer's bytes (what a CompiledRunner runs on)."""
     if getattr(self, "_node", None) is not None: return self._node
@@ -121,8 +123,7 @@ class Buffer:
     if not self.is_allocated(): raise RuntimeError("Buffer.copyout: the buffer is not allocated")
     out = memoryview(mv).cast("B")
     if out.nbytes != self.nbytes: raise ValueError(f"Buffer.copyout: {self.nbytes} bytes into {out.nbytes}")
-    if getattr(self, "_node", None) is not None: out[:] = _loupe._buffer_node_bytes(self._node)
-    else: out[:] = self._tensor.data().cast("B") if self.size else b""
+    if self.size: out[:] = _loupe._buffer_node_bytes(self._storage_node())  # the storage's bytes, whatever the dtype
     return mv
 
   def as_buffer(self, allow_zero_copy: bool = False, force_zero_copy: bool = False) -> memoryview:

@@ -169,6 +169,13 @@ def mv_address(mv) -> int:
   return ctypes.addressof(ctypes.c_char.from_buffer(mv))
 
 
+def from_mv(mv, to_type=None):
+  """A ctypes array over a writable memoryview's bytes (no copy): what memset/memmove take."""
+  import ctypes
+  return (ctypes.c_char * len(memoryview(mv).cast("B"))).from_buffer(mv) if to_type is None else \
+    ctypes.cast(ctypes.addressof((ctypes.c_char * mv.nbytes).from_buffer(mv)), ctypes.POINTER(to_type))
+
+
 def to_char_p_p(options: list, to_type=None):
   import ctypes
   to_type = to_type or ctypes.c_char
@@ -203,6 +210,33 @@ class Timing(contextlib.ContextDecorator):
   def __exit__(self, *exc: Any) -> None:
     self.et = time.perf_counter_ns() - self.st
     if self.enabled: print(f"{self.prefix}{self.et * 1e-6:6.2f} ms" + (self.on_exit(self.et) if self.on_exit else ""))
+
+
+def _diskcache_path() -> str:
+  return os.path.join(cache_dir, "loupe-diskcache.db") if not getenv("CACHEDB") else getenv("CACHEDB")
+
+
+def diskcache_put(table: str, key: Any, value: Any) -> Any:
+  """Keeps `value` (pickled) under (table, key) in a SQLite file in the cache folder (CACHEDB overrides the path),
+  for the next process: tinygrad's disk cache, as its tools use it. Returns value."""
+  import hashlib, pickle, sqlite3
+  os.makedirs(os.path.dirname(_diskcache_path()) or ".", exist_ok=True)
+  digest = hashlib.sha256(pickle.dumps(key)).hexdigest()
+  with contextlib.closing(sqlite3.connect(_diskcache_path(), timeout=30)) as db, db:
+    db.execute("CREATE TABLE IF NOT EXISTS cache (tbl TEXT, key TEXT, value BLOB, PRIMARY KEY (tbl, key))")
+    db.execute("INSERT OR REPLACE INTO cache VALUES (?, ?, ?)", (table, digest, pickle.dumps(value)))
+  return value
+
+
+def diskcache_get(table: str, key: Any) -> Any:
+  """The value diskcache_put kept under (table, key), or None."""
+  import hashlib, pickle, sqlite3
+  if not os.path.exists(_diskcache_path()): return None
+  digest = hashlib.sha256(pickle.dumps(key)).hexdigest()
+  with contextlib.closing(sqlite3.connect(_diskcache_path(), timeout=30)) as db:
+    try: row = db.execute("SELECT value FROM cache WHERE tbl = ? AND key = ?", (table, digest)).fetchone()
+    except sqlite3.OperationalError: return None  # no table yet
+  return None if row is None else pickle.loads(row[0])
 
 
 class Profiling(contextlib.ContextDecorator):

@@ -85,6 +85,43 @@ def _uop_device(u):
   return d
 
 
+def _ops():
+  import loupe.ops
+  return loupe.ops
+
+
+def _dtypes():
+  from loupe.dtype import dtypes
+  return dtypes
+
+
+def _kernel_ast_st(u):
+  """The ShapeTracker of a node of a kernel AST (tinygrad's UOp.st there): a VIEW's own; a buffer op's (LOAD,
+  STORE, VALID, a CONST over a VIEW) that of its VIEW; a reduce's its source's with the reduced axes at 1; any
+  other node that of its first source with one; None for nodes without (DEFINE_GLOBAL, a bare CONST)."""
+  from loupe.shape.shapetracker import ShapeTracker
+  if u.op.name == "VIEW": return u.arg
+  views = [x for x in u.src if x.op.name == "VIEW"]
+  if views: return views[0].arg
+  for x in u.src:
+    if (st := _kernel_ast_st(x)) is not None:
+      return ShapeTracker.from_shape(st.reduce(u.arg[1])) if u.op.name == "REDUCE_AXIS" else st
+  return None
+
+
+def _any_uop_st(u):
+  """UOp.st: in a kernel AST (a graph over DEFINE_GLOBALs) by the AST's views, else by the tensor graph's shapes."""
+  if any(x.op.name == "DEFINE_GLOBAL" for x in u.toposort) or u.op.name == "VIEW": return _kernel_ast_st(u)
+  return _loupe._uop_st(u)
+
+
+def _uop_st_arg(u):
+  """A LOAD's, STORE's or VALID's ShapeTracker: the arg of its VIEW source (tinygrad's UOp.st_arg)."""
+  views = [x for x in u.src if x.op.name == "VIEW"]
+  if not views: raise ValueError(f"st_arg: {u.op} has no VIEW source")
+  return views[0].arg
+
+
 _node_buffers: dict = {}  # one Buffer object per BUFFER node (tinygrad compares them by identity)
 
 
@@ -98,9 +135,16 @@ def _uop_buffer(u):
 
 if not hasattr(_loupe.UOp, "metadata"): _loupe.UOp.metadata = property(_uop_metadata)
 if not hasattr(_loupe.UOp, "base"): _loupe.UOp.base = property(lambda u: _loupe._uop_base(u))
-if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(lambda u: _loupe._uop_st(u))
+if not hasattr(_loupe.UOp, "st"): _loupe.UOp.st = property(_any_uop_st)
 if not hasattr(_loupe.UOp, "buffer"): _loupe.UOp.buffer = property(_uop_buffer)
 if not hasattr(_loupe.UOp, "device"): _loupe.UOp.device = property(_uop_device)
+if not hasattr(_loupe.UOp, "st_arg"): _loupe.UOp.st_arg = property(_uop_st_arg)
+# tinygrad's UOp.size: a BUFFER's elements, else its ShapeTracker's size
+if not hasattr(_loupe.UOp, "size"):
+  _loupe.UOp.size = property(lambda u: _uop_buffer(u).size if u.op.name == "BUFFER" else u.st.size)
+# tinygrad's UOp.valid(st): this value where the view is valid, else 0
+if not hasattr(_loupe.UOp, "valid"):
+  _loupe.UOp.valid = lambda u, st: _loupe.UOp(_ops().Ops.VALID, _dtypes().bool, (st.to_uop(),)).where(u, 0)
 # tinygrad's UOp.realized: a BUFFER node's Buffer once it has storage, else None (every other node)
 if not hasattr(_loupe.UOp, "realized"):
   _loupe.UOp.realized = property(lambda u: _uop_buffer(u) if _loupe._buffer_node_allocated(u) else None)

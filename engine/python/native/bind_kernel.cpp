@@ -51,6 +51,15 @@ void bind_kernel(py::module_& m) {
 
   py::class_<Opt>(m, "Opt", "One optimization: op, axis, arg (tinygrad.codegen.kernel.Opt)")
       .def(py::init([](OptOp op, py::object axis, py::object arg) {
+             // tinygrad's TC arg is (tc_select, tc_opt): Loupe has one matrix unit per target, so a select
+             // other than -1 (any) or 0 names a unit it does not have; tc_opt is kept as the arg
+             if (op == OptOp::TC && py::isinstance<py::tuple>(arg)) {
+               auto t = arg.cast<std::pair<int64_t, int64_t>>();
+               if (t.first != -1 && t.first != 0)
+                 throw py::value_error("Opt(TC, arg=(" + std::to_string(t.first) + ", " + std::to_string(t.second) +
+                                       ")): tensor core " + std::to_string(t.first) + " does not exist (one matrix unit per target: select -1 or 0)");
+               return Opt{op, axis.is_none() ? 0 : axis.cast<int64_t>(), t.second};
+             }
              return Opt{op, axis.is_none() ? 0 : axis.cast<int64_t>(), arg.is_none() ? 0 : arg.cast<int64_t>()};
            }),
            py::arg("op"), py::arg("axis") = py::none(), py::arg("arg") = py::none())

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common.h"
+#include "shape/shapetracker.h"
 #include "ir/alu_eval.h"
 #include "ir/print.h"
 #include "support/error.h"
@@ -130,7 +131,8 @@ py::object arg_to_py(const Arg& a) {
     for (size_t i = 0; i < t.size(); i++) out[i] = arg_to_py(t[i]);
     return out;
   }
-  return py::cast(a);  // an engine object (a ShapeTracker, kernel info): the opaque ArgObject view below
+  if (const ShapeTracker* st = a.object<ShapeTracker>()) return py::cast(*st);  // a VIEW's: tinygrad's ShapeTracker
+  return py::cast(a);  // another engine object (kernel info): the opaque ArgObject view below
 }
 
 Arg arg_from_py(py::handle h) {
@@ -152,7 +154,8 @@ Arg arg_from_py(py::handle h) {
     return Arg(std::move(t));
   }
   if (py::isinstance<Arg>(h)) return h.cast<Arg>();
-  throw py::type_error("a UOp arg must be None, a bool, int, float, str, Ops or a tuple of these; got " +
+  if (py::isinstance<ShapeTracker>(h)) return h.cast<const ShapeTracker&>().to_arg();
+  throw py::type_error("a UOp arg must be None, a bool, int, float, str, Ops, a ShapeTracker or a tuple of these; got " +
                        std::string(py::str(py::type::of(h))));
 }
 

@@ -9,6 +9,43 @@ from loupe.renderer import ProgramSpec
 
 
 class Kernel(_loupe.Kernel):
+  @property
+  def opts(self):
+    """The renderer the kernel is optimized for (tinygrad's Kernel.opts)."""
+    from loupe.renderer import Renderer
+    return Renderer(self.device)
+
+  @property
+  def bufs(self) -> list:
+    """The AST's buffer ops (LOADs, STOREs, VALIDs), in graph order."""
+    return [u for u in self.ast.toposort if u.op.name in ("LOAD", "STORE", "VALID")]
+
+  @property
+  def membufs(self) -> list:
+    """The global buffers the kernel reads and writes (DEFINE_GLOBALs), in graph order."""
+    return list({u.src[0]: None for u in self.bufs if u.op.name in ("LOAD", "STORE")})
+
+  @property
+  def vars(self) -> list:
+    """The kernel's symbolic Variables (DEFINE_VARs), unbound."""
+    return self.ast.variables()
+
+  def required_optimizations(self) -> "Kernel":
+    """tinygrad's opts a kernel cannot run without (image buffers' upcasts): Loupe has no image buffers, so none."""
+    return self
+
+  def linearize(self) -> "Kernel":
+    """The kernel as optimized, lowered and linearized: sets .uops (the program the renderer renders)."""
+    self._uops = self.render()["uops"]
+    return self
+
+  @property
+  def uops(self) -> list:
+    if getattr(self, "_uops", None) is None or getattr(self, "_uops_opts", None) != self.applied_opts:
+      self.linearize()
+      self._uops_opts = self.applied_opts
+    return self._uops
+
   def to_program(self, name_override: str | None = None) -> ProgramSpec:
     """The kernel as optimized, through the rest of the pipeline: its rendered source and launch sizes."""
     r = self.render()

@@ -83,10 +83,9 @@ def get_kernel(renderer: Any, ast: Any):
 def lower_schedule_item(si: Any) -> ExecItem:
   """The item's kernel as run_schedule runs it (planned with the heuristics, NOOPT or BEAM, compiled once and
   cached), with the item's buffers; a copy's item gets a BufferCopy."""
-  from loupe.device import Buffer
   native = getattr(si, "_native", None)
   if native is None: raise TypeError(f"lower_schedule_item: {si!r} is not a ScheduleItem from Tensor.schedule()")
-  bufs = [Buffer._of_node(b) for b in si.bufs]
+  bufs = list(si.bufs)
   made = _loupe._schedule_item_program(native)
   if made is None: prg: Runner = BufferCopy(f"copy {bufs[0].nbytes:8d}, {bufs[0].device[:7]:>7s} <- {bufs[1].device[:7]:7s}", bufs[0].device)
   else:

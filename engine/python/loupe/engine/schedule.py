@@ -11,7 +11,7 @@ from loupe.ops import Refused, _SCHEDULER_RULES
 
 
 class ScheduleItem:
-  """One kernel or copy: ast (SINK of STOREs, or COPY), bufs (bufs[0] is written), metadata (the tensor ops)."""
+  """One kernel or copy: ast (SINK of STOREs, or COPY), bufs (Buffers; bufs[0] is written), metadata (the tensor ops)."""
 
   def __init__(self, native: Any, owner: "_ScheduledTensors"):
     self._native, self._owner = native, owner
@@ -20,7 +20,14 @@ class ScheduleItem:
   def ast(self): return self._native.ast
 
   @property
-  def bufs(self) -> tuple: return tuple(self._native.buffer_nodes)
+  def bufs(self) -> tuple:
+    """The item's Buffers, one object per engine buffer (compared by identity, as tinygrad's); .lazydata-style
+    BUFFER nodes are buffer_nodes."""
+    from loupe.tensor import _uop_buffer
+    return tuple(_uop_buffer(n) for n in self._native.buffer_nodes)
+
+  @property
+  def buffer_nodes(self) -> tuple: return tuple(self._native.buffer_nodes)
 
   @property
   def outputs(self) -> tuple: return self.bufs[:1]
