@@ -6,6 +6,8 @@
 
 #include "ir/metadata.h"
 #include "rewrite/listener.h"
+#include "rewrite/runaway_rewrite.h"
+#include "support/deep_stack.h"
 #include "support/error.h"
 
 namespace loupe {
@@ -29,6 +31,7 @@ public:
   UOpPtr top_down(const UOpPtr& n) {
     if (opts_.settled && opts_.settled->contains(n.get())) return n;
     if (const UOpPtr* done = find(n.get())) return *done;
+    Nesting nest(*this, n);
     // the new sources are copied out only once one of them changed (most nodes keep theirs)
     UOpList new_src;
     for (size_t i = 0; i < n->src.size(); i++) {
@@ -50,6 +53,7 @@ public:
 
   UOpPtr bottom_up(const UOpPtr& n) {
     if (const UOpPtr* done = find(n.get())) return *done;
+    Nesting nest(*this, n);
     UOpPtr last = n;
     while (UOpPtr next = apply(last)) last = next;
     UOpList new_src;
@@ -75,6 +79,21 @@ public:
   }
 
 private:
+  // One level of the walk's recursion. Past the limit the pass cannot be settling (runaway_rewrite.h).
+  // A deep stack (support/deep_stack.h: 1 GiB) takes far more levels than a thread's default 8 MiB.
+  struct Nesting {
+    Rewriter& r;
+    Nesting(Rewriter& rw, const UOpPtr& n) : r(rw) {
+      static constexpr int kDeepLimit = 400'000, kShallowLimit = 20'000;
+      if (++r.nesting_ > (on_deep_stack() ? kDeepLimit : kShallowLimit)) {
+        --r.nesting_;
+        throw RunawayRewrite(cat("rewrite pass '", r.pass_.name, "' nested ", r.nesting_, " levels deep at a ", op_name(n->op),
+                                 " (last rule: ", r.last_rule_ ? r.last_rule_->name : std::string("none"), "): a rule whose result contains what it rewrote never settles"));
+      }
+    }
+    ~Nesting() { --r.nesting_; }
+  };
+
   // Keyed by address (no reference counting per lookup); the key node is kept alive with its entry so
   // an address is never reused during the pass.
   void remember(const UOpPtr& n, const UOpPtr& result) {
@@ -95,6 +114,7 @@ private:
     CreationProvenance made_for(n->metadata());
     PatternMatcher::Result r = pm_.rewrite(n, opts_.ctx);
     if (!r.replacement) return nullptr;
+    last_rule_ = r.rule;
     // provenance survives the rewrite (ir/metadata.h), except on a constant it folds to: that node is
     // shared by every later graph, where the provenance would name this op
     if (!constant_node(*r.replacement)) r.replacement->set_metadata_once(n->metadata());
@@ -114,6 +134,8 @@ private:
   PassInfo pass_;
   bool observed_;
   size_t steps_ = 0;
+  int nesting_ = 0;
+  const Rule* last_rule_ = nullptr;
   FlatPtrMap<const UOp*, std::pair<UOpPtr, UOpPtr>> memo_;
 };
 

@@ -110,6 +110,22 @@ def test_a_callback_exception_reaches_the_user_and_the_engine_stays_usable():
   assert (Tensor([1.0, 2.0]) * 2).tolist() == [2.0, 4.0]
 
 
+def test_a_rule_that_never_settles_is_a_recursion_error_not_a_crash():
+  from tinygrad.ops import _substitute, symbolic
+  # sin(a) -> sqrt(sin(a)): the result holds what the rule rewrote, so it is rewritten again, one level deeper
+  a = UOp.variable("a", 0, 10)
+  n1 = a.sin()
+  grow = PatternMatcher([(UPat(Ops.SIN, name="x"), lambda x: x.sqrt() if x is n1 else None)])
+  with pytest.raises(RecursionError, match="never settles"):
+    graph_rewrite(n1, grow, bottom_up=True)
+  with pytest.raises(RecursionError, match="nested"):
+    graph_rewrite(n1, _substitute, {n1: n1.sqrt()}, bottom_up=True)
+  # the engine stays usable, and a deep graph that settles is no runaway
+  deep = a
+  for _ in range(30_000): deep = deep + 1
+  assert graph_rewrite(deep, symbolic) is graph_rewrite(a + 30_000, symbolic)
+
+
 def test_bad_input_is_a_python_exception():
   with pytest.raises(TypeError): UOp(Ops.ADD, dtypes.int, (1, 2))
   with pytest.raises(TypeError): UOp(Ops.NOOP, arg=object())

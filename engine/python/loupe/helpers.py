@@ -176,6 +176,19 @@ def from_mv(mv, to_type=None):
     ctypes.cast(ctypes.addressof((ctypes.c_char * mv.nbytes).from_buffer(mv)), ctypes.POINTER(to_type))
 
 
+def to_mv(ptr: int, size: int) -> memoryview:
+  """A writable memoryview of `size` bytes at address `ptr` (no copy)."""
+  import ctypes
+  return memoryview((ctypes.c_uint8 * size).from_address(ptr)).cast("B")
+
+
+def time_to_str(t: float, w: int = 8) -> str:
+  """A duration in seconds as a fixed-width string: seconds above 10 s, milliseconds above 10 ms, else microseconds."""
+  if t > 10: return f"{t:{w}.2f}s "
+  if t > 0.01: return f"{t * 1e3:{w}.2f}ms"
+  return f"{t * 1e6:{w}.2f}us"
+
+
 def to_char_p_p(options: list, to_type=None):
   import ctypes
   to_type = to_type or ctypes.c_char

@@ -73,6 +73,14 @@ Tensor.__module__ = "loupe.tensor"
 Tensor.lazydata = property(lambda self: _loupe._tensor_uop(self))
 
 
+def get_shape(x) -> tuple:
+  """The shape of nested lists/tuples of scalars (tinygrad's tensor.get_shape); ValueError where rows differ."""
+  if not isinstance(x, (list, tuple)): return ()
+  shapes = [get_shape(e) for e in x]
+  if any(s != shapes[0] for s in shapes[1:]): raise ValueError(f"inhomogeneous shape: rows of shapes {sorted(set(shapes))}")
+  return (len(x),) + (shapes[0] if shapes else ())
+
+
 def _uop_metadata(u):
   from loupe.helpers import Metadata
   md = _loupe._uop_metadata(u)
@@ -155,4 +163,4 @@ if not hasattr(_loupe.UOp, "shape"): _loupe.UOp.shape = property(lambda u: u.st.
 from loupe.multi_dispatch import _prepare as _prepare_multi_device  # noqa: E402
 _prepare_multi_device()
 
-__all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype"]
+__all__ = ["Tensor", "Device", "_to_np_dtype", "_from_np_dtype", "get_shape"]

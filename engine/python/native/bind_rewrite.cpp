@@ -9,6 +9,8 @@
 #include "rewrite/graph_rewrite.h"
 #include "rewrite/match_explain.h"
 #include "rewrite/rule_origin.h"
+#include "rewrite/runaway_rewrite.h"
+#include "support/deep_stack.h"
 #include "symbolic/symbolic.h"
 #include "uop_binding.h"
 
@@ -226,6 +228,19 @@ void bind_rule_sets(py::module_& m) {
   });
 }
 
+// Runs a whole-graph rewrite on the deep stack (support/deep_stack.h: a graph from Python may be as deep
+// as a tensor's history); a rule that never settles (runaway_rewrite.h) reaches Python as RecursionError.
+template <typename F> py::object on_deep_stack_for_python(F&& rewrite) {
+  py::object out;
+  try {
+    run_on_deep_stack([&] { out = rewrite(); });
+  } catch (const RunawayRewrite& e) {
+    PyErr_SetString(PyExc_RecursionError, e.what());
+    throw py::error_already_set();
+  }
+  return out;
+}
+
 // Whole-graph rewrites with a rule set, and substitution.
 void bind_graph_rewrites(py::module_& m) {
   m.def(
@@ -235,7 +250,7 @@ void bind_graph_rewrites(py::module_& m) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
         PassCallSite site(name, file, line, &pm);
-        return uop_to_py(graph_rewrite(root, pm, {.bottom_up = bottom_up, .name = std::move(name)}));
+        return on_deep_stack_for_python([&] { return uop_to_py(graph_rewrite(root, pm, {.bottom_up = bottom_up, .name = name})); });
       },
       py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
       py::arg("line") = 0);
@@ -246,20 +261,22 @@ void bind_graph_rewrites(py::module_& m) {
         UOpPtr root = uop_from_py(sink);
         CtxScope scope(ctx);
         PassCallSite site(name, file, line, &pm);
-        UOpMap<UOpPtr> map = graph_rewrite_map(root, pm, {.bottom_up = bottom_up, .name = std::move(name)});
-        py::dict out;
-        for (const UOp* n : root->toposort()) {
-          auto it = map.find(n->ptr());
-          if (it != map.end()) out[uop_to_py(it->first)] = uop_to_py(it->second);
-        }
-        return out;
+        return on_deep_stack_for_python([&] {
+          UOpMap<UOpPtr> map = graph_rewrite_map(root, pm, {.bottom_up = bottom_up, .name = name});
+          py::dict out;
+          for (const UOp* n : root->toposort()) {
+            auto it = map.find(n->ptr());
+            if (it != map.end()) out[uop_to_py(it->first)] = uop_to_py(it->second);
+          }
+          return py::object(out);
+        });
       },
       py::arg("sink"), py::arg("pm"), py::arg("ctx"), py::arg("bottom_up"), py::arg("name"), py::arg("file") = "",
       py::arg("line") = 0);
   m.def("_substitute", [](py::handle root, py::dict replacements) {
     UOpMap<UOpPtr> table;
     for (auto [k, v] : replacements) table[uop_from_py(k)] = uop_from_py(v);
-    return uop_to_py(substitute(uop_from_py(root), table));
+    return on_deep_stack_for_python([&] { return uop_to_py(substitute(uop_from_py(root), table)); });
   });
 }
 

@@ -4,7 +4,7 @@
 loads and stores, as tinygrad's symbolic tests build it) with the engine's symbolic rules. A kernel from
 a Tensor goes through the engine's whole pipeline instead (lowering, lane expansion, vectorizing)."""
 from .. import _loupe
-from ..ops import UOp, graph_rewrite
+from ..ops import Refused, UOp, graph_rewrite
 from .symbolic import sym
 
 
@@ -16,4 +16,7 @@ def full_graph_rewrite(sink: UOp, opts=None) -> UOp:
   return graph_rewrite(sink, sym, name="full_graph_rewrite")
 
 
-__all__ = ["sym", "full_graph_rewrite"]
+mulacc_unrolled = Refused("tinygrad.codegen.devectorizer.mulacc_unrolled", "Loupe fuses multiply-adds in its late rewrites for a "
+                          "device (full_graph_rewrite(sink, renderer)), not with a rule set of their own")
+
+__all__ = ["sym", "full_graph_rewrite", "mulacc_unrolled"]
