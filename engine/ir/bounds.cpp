@@ -85,6 +85,7 @@ Bounds leaf_bounds(Ops op, DType dtype, const Srcs& s, const Arg& arg, Bounds fu
   }
   case Ops::DEFINE_VAR: {
     const auto& t = arg.as_tuple();
+    if (!t[1].is_int() || !t[2].is_int()) return full;  // a float variable's bounds are its dtype's
     return {I(t[1].as_int()), I(t[2].as_int())};
   }
   case Ops::RANGE:

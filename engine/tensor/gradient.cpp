@@ -144,10 +144,13 @@ uint32_t backward_of(uint32_t id) {
 std::vector<Tensor> Tensor::gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient) const {
   if (!gradient) {
     if (ndim() != 0)
-      throw Error(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
-                             shape_str(sshape())));
+      throw AssertionError(loupe::cat("backward/gradient needs a scalar (0-d) tensor or an explicit gradient, got shape ",
+                                      shape_str(sshape())));  // (tinygrad asserts it)
     gradient = Tensor(1.0).cast(dtype());
   }
+  // a gradient of the same elements in another shape (a scalar's as [g], as tinygrad takes it) is reshaped
+  if (gradient->sshape() != sshape() && gradient->ndim() <= 1 && ndim() <= 1 && gradient->numel() == numel())
+    gradient = gradient->reshape_sym(sshape());
   if (gradient->sshape() != sshape())
     throw Error(loupe::cat("gradient of shape ", shape_str(gradient->sshape()), " for a tensor of shape ", shape_str(sshape())));
   ShapeMemo shapes;

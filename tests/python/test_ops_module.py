@@ -373,3 +373,20 @@ def test_tinygrad_div_and_mod_keep_their_ops_through_sym():
   # a graph with the engine's own floor ops keeps them
   fd = UOp(Ops.FLOORDIV, dtypes.int, (a * 2, UOp.const(dtypes.int, 4)))
   assert graph_rewrite(fd, sym).op is Ops.FLOORDIV
+
+
+def test_compute_gradient_of_a_float_expression():
+  import math
+  from tinygrad.gradient import compute_gradient
+  from tinygrad.ops import UOp
+  x = UOp.variable("x", -math.inf, math.inf, dtype=dtypes.float)
+  y = UOp.variable("y", -math.inf, math.inf, dtype=dtypes.float)
+  assert x.vmin == -math.inf and x.vmax == math.inf
+  grads = compute_gradient(x.sin() * y + 3.0 / x, UOp.const(dtypes.float, 1.0), {x, y})
+  for vx, vy in ((0.5, 2.0), (-2.0, 5.0), (3.0, -1.0)):
+    at = {x: x.const_like(vx), y: y.const_like(vy)}
+    # ssimplify evaluates what is left constant (sin and float products are kept for kernels by the simplifier)
+    assert grads[x].substitute(at).ssimplify() == pytest.approx(math.cos(vx) * vy - 3.0 / vx ** 2, rel=1e-5)
+    assert grads[y].substitute(at).ssimplify() == pytest.approx(math.sin(vx), rel=1e-5)
+  with pytest.raises(ValueError, match="integer bounds"):
+    UOp.variable("n", 0.5, 3)  # an int variable keeps integer bounds

@@ -327,3 +327,17 @@ def test_cummax_and_cummin_over_a_symbolic_dim_match_the_concrete_ones():
       want_values, want_indices = getattr(Tensor(x[:, :n]), f)(1)
       np.testing.assert_equal(values.reshape(3, n).numpy(), want_values.numpy())
       np.testing.assert_equal(indices.reshape(3, n).numpy(), want_indices.numpy())
+
+
+def test_bound_variables_as_operands_values_and_flat_pads():
+  from tinygrad import Tensor, Variable
+  w = Variable("w", 0, 10).bind(2)
+  assert (Tensor(3) * w).item() == 6 and (Tensor(3) * (w * 4)).item() == 24
+  assert Tensor.from_uop(w * 4).item() == 8 and Tensor.from_uop(w.const_like(5)).item() == 5
+  a = Variable("a", 1, 10).bind(2)
+  # torch-style flat pads (last axis first) with a Variable: 2x2 ones padded by 2 on every side
+  padded = Tensor.ones(2, 3).contiguous().pad([a, 0, 1, a])
+  expected = np.pad(np.ones((2, 3)), ((1, 2), (2, 0)))
+  assert padded.sum().item() == expected.sum() and padded.mean().item() == pytest.approx(expected.mean())
+  with pytest.raises(TypeError, match="bound Variable"):
+    Tensor(3) * Variable("u", 0, 4)  # an unbound Variable has no value

@@ -341,7 +341,13 @@ def simplify(self):
 
 
 @_uop_method
-def ssimplify(self): return ret.arg if (ret := self.simplify()).op is Ops.CONST else ret
+def ssimplify(self):
+  """The simplified expression, or its value where it is a constant: a number also where the simplifier leaves
+  constant float arithmetic for kernels to compute (products kept for contraction, transcendentals left to
+  the device's approximations), evaluated here with the engine's constant folding as tinygrad's folds it."""
+  if (ret := self.simplify()).op is Ops.CONST: return ret.arg
+  value = _const_value(ret, {})
+  return ret if value is None else value
 
 
 def _const_value(u: UOp, done: dict):

@@ -73,6 +73,13 @@ Tensor.__module__ = "loupe.tensor"
 Tensor.lazydata = property(lambda self: _loupe._tensor_uop(self))
 
 
+def _from_uop(y, **kwargs) -> "Tensor":
+  """Tensor.from_uop: a tensor of a UOp's value. Loupe takes a constant, or a bound Variable or an expression of
+  them (one kernel for every value); a node of another tensor's graph is that tensor's (t.lazydata: use t)."""
+  if y.op.name == "CONST": return Tensor(y.arg, dtype=kwargs.pop("dtype", y.dtype), **kwargs)
+  return Tensor(y, **kwargs)
+
+
 def get_shape(x) -> tuple:
   """The shape of nested lists/tuples of scalars (tinygrad's tensor.get_shape); ValueError where rows differ."""
   if not isinstance(x, (list, tuple)): return ()
@@ -153,6 +160,9 @@ if not hasattr(_loupe.UOp, "size"):
 # tinygrad's UOp.valid(st): this value where the view is valid, else 0
 if not hasattr(_loupe.UOp, "valid"):
   _loupe.UOp.valid = lambda u, st: _loupe.UOp(_ops().Ops.VALID, _dtypes().bool, (st.to_uop(),)).where(u, 0)
+if not hasattr(Tensor, "from_uop"): Tensor.from_uop = staticmethod(_from_uop)
+# tinygrad's UOp.is_realized: whether its base holds data
+if not hasattr(_loupe.UOp, "is_realized"): _loupe.UOp.is_realized = property(lambda u: u.base.realized is not None)
 # tinygrad's UOp.realized: a BUFFER node's Buffer once it has storage, else None (every other node)
 if not hasattr(_loupe.UOp, "realized"):
   _loupe.UOp.realized = property(lambda u: _uop_buffer(u) if _loupe._buffer_node_allocated(u) else None)

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "convert.h"
 #include "support/error.h"
+#include "uop_binding.h"
 
 namespace loupe::python {
 
@@ -68,8 +69,21 @@ Tensor pad_python(const Tensor& t, py::handle padding, const std::string& mode, 
     throw NotImplementedError(cat("pad mode='", mode, "' is not supported (constant, reflect, replicate or circular)"));
   ConstVal v = to_const(value, "pad: value");
   if (mode != "constant" && v.as_double() != 0) throw NotImplementedError("pad: a value is only used with mode='constant'");
-  bool flat = true;
-  for (py::handle x : padding) flat = flat && (PyLong_Check(x.ptr()) || py::hasattr(x, "__index__")) && !x.is_none();
+  bool flat = true, symbolic = false;
+  for (py::handle x : padding) {
+    symbolic = symbolic || is_uop(x);
+    flat = flat && (is_uop(x) || PyLong_Check(x.ptr()) || py::hasattr(x, "__index__")) && !x.is_none();
+  }
+  if (flat && symbolic) {  // torch-style flat pads with Variables: (begin, end) of the last axis first
+    sints p = sints_of(padding, "pad");
+    if (p.size() % 2 != 0) throw ValueError(cat("pad: flat padding must have an even number of pads, got ", p.size()));
+    if (static_cast<int64_t>(p.size()) > 2 * t.ndim())
+      throw ValueError(cat("pad: padding length is improper: ", p.size(), " pads for ", t.ndim(), " dimensions"));
+    SymPadSpec spec(static_cast<size_t>(t.ndim()) - p.size() / 2, std::nullopt);
+    for (size_t i = p.size() / 2; i-- > 0;) spec.push_back(std::make_pair(p[2 * i], p[2 * i + 1]));
+    if (mode != "constant") throw NotImplementedError(cat("pad mode='", mode, "' with a symbolic padding (only 'constant' takes one)"));
+    return t.pad_sym(spec, v);
+  }
   if (flat) {
     std::vector<int64_t> p = to_ints(padding, "pad");
     if (p.size() % 2 != 0) throw ValueError(cat("pad: flat padding must have an even number of pads, got ", p.size()));

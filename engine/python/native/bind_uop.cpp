@@ -247,9 +247,14 @@ void bind_uop(py::module_& m) {
               a = Arg(std::move(t));
             } else a = arg_from_py(arg);
             if (o == Ops::DEFINE_VAR) {
-              bool ok = a.is_tuple() && a.as_tuple().size() == 3 && a.as_tuple()[0].is_string() && a.as_tuple()[1].is_int() &&
-                        a.as_tuple()[2].is_int();
-              if (!ok) throw py::value_error("a DEFINE_VAR's arg must be (name, min, max) with integer bounds, got " + a.str());
+              // an integer variable has integer bounds; a float one (a value in a symbolic expression, as
+              // tinygrad's gradient tests use them) has float bounds, infinite ones included
+              auto bound = [&](const Arg& b) { return b.is_int() || (dtype.scalar().is_float() && (b.is_float() || b.is_int())); };
+              bool ok = a.is_tuple() && a.as_tuple().size() == 3 && a.as_tuple()[0].is_string() && bound(a.as_tuple()[1]) &&
+                        bound(a.as_tuple()[2]);
+              if (!ok)
+                throw py::value_error("a DEFINE_VAR's arg must be (name, min, max) with integer bounds (float bounds for a float "
+                                      "variable), got " + a.str());
             }
             check_shape(o, dtype, s, a);
             return std::const_pointer_cast<UOp>(UOp::make(o, dtype, std::move(s), std::move(a)));

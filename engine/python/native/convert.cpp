@@ -139,9 +139,10 @@ Tensor to_tensor(py::handle h, const char* what) {
   if (is_tensor(h)) return h.cast<Tensor>();
   if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr())) return Tensor(to_const(h, what));
   if (is_scalar(h)) return Tensor(to_const(h, what));
-  if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) || py::isinstance<py::array>(h))
+  // (a bound Variable, or an expression of them: its value, one kernel for every value)
+  if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) || py::isinstance<py::array>(h) || is_uop(h))
     return tensor_from_data(h, std::nullopt);
-  bad_type(what, "a Tensor or a number", h);
+  bad_type(what, "a Tensor, a number or a bound Variable", h);
 }
 
 Tensor tensor_from_numpy(py::array a, std::optional<DType> dtype) {

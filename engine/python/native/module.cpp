@@ -12,7 +12,8 @@ void set_package_dirs(const std::vector<std::string>& dirs);  // provenance.cpp
 void bind_shape(py::module_& m);                              // bind_shape.cpp: View, ShapeTracker
 void bind_schedule(py::module_& m);                           // bind_schedule.cpp: Tensor.schedule()
 void bind_kernel(py::module_& m);                             // bind_kernel.cpp: Kernel, Opt, OptOps
-void bind_program(py::module_& m);                            // bind_program.cpp: CompiledProgram
+void bind_program(py::module_& m);
+void bind_gradient(py::module_& m);                           // bind_gradient.cpp: compute_gradient                            // bind_program.cpp: CompiledProgram
 
 namespace {
 // The folder this extension module was loaded from (loupe/), found from one of its own symbols:
@@ -48,4 +49,5 @@ PYBIND11_MODULE(_loupe, m) {
   bind_schedule(m);
   bind_kernel(m);
   bind_program(m);
+  bind_gradient(m);
 }

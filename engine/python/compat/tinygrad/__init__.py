@@ -17,7 +17,7 @@ from loupe.ops import UOp  # noqa: E402
 # the compiler's modules (issue 44): shape tracking, scheduling, kernels, renderers, the interpreted device
 for _name in ("shape", "shape.view", "shape.shapetracker", "engine.schedule", "engine.realize", "engine.multi", "codegen.kernel", "codegen.lowerer",
               "renderer", "runtime", "runtime.ops_python",
-              "runtime.support", "runtime.support.compiler_cuda", "spec", "codegen.expander", "engine.search"):
+              "runtime.support", "runtime.support.compiler_cuda", "spec", "codegen.expander", "engine.search", "gradient"):
   sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"loupe.{_name}")
 
 Variable = UOp.variable
