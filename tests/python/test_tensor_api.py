@@ -185,7 +185,7 @@ ERRORS = [
     ("float shape", "out = Tensor.ones(2).reshape(2, 3.5)", TypeError, "must be an int, not float"),
     ("unknown kw", "out = Tensor.ones(2).sum(axes=0)", TypeError, "incompatible function arguments"),
     ("missing", "out = Tensor.ones(2).reshape()", TypeError, "incompatible function arguments"),
-    ("str operand", "out = Tensor.ones(2) + 'a'", TypeError, "must be a Tensor or a number, not str"),
+    ("str operand", "out = Tensor.ones(2) + 'a'", TypeError, "must be a Tensor, a number or a bound Variable, not str"),
     ("float index", "out = Tensor.ones(2)[1.5]", IndexError, "valid indices"),
     ("step zero", "out = Tensor.ones(2)[::0]", ValueError, "slice step cannot be zero"),
     ("tensor slice bound", "out = Tensor.ones(4)[:Tensor([3])]", TypeError, "slice indices"),
