@@ -108,6 +108,20 @@ def test_helpers_names():
   with pytest.raises(NotImplementedError, match="DEVECTORIZE"):
     with Context(DEVECTORIZE=0): pass
   assert DEVECTORIZE.value == 1
+  from tinygrad.codegen.lowerer import get_contraction
+  from tinygrad.helpers import from_mv, fully_flatten, merge_dicts, time_to_str, to_mv
+  from tinygrad.tensor import get_shape
+  with pytest.raises(AssertionError, match="cannot merge a"):
+    merge_dicts([{"a": 1}, {"a": 2}])
+  assert fully_flatten([np.array(3), np.array([[4, 5]])]) == [3, 4, 5]
+  base = memoryview(bytearray(b"\x11" * 8))
+  to_mv(from_mv(base), 8)[0] = 2
+  assert base[0] == 2
+  assert time_to_str(0.5) == "  500.00ms" and time_to_str(12.0) == "   12.00s " and time_to_str(0) == "    0.00us"
+  assert get_contraction((1, 2, 3, 4), (2, 12)) == [[0, 1], [2, 3]] and get_contraction((2, 3), (3, 2)) is None
+  assert get_shape([[1, 2], (3, 4)]) == (2, 2)
+  with pytest.raises(ValueError, match="inhomogeneous"):
+    get_shape([[1], []])
 
 
 def test_python_device_is_the_interpreter():

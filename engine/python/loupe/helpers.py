@@ -177,9 +177,10 @@ def from_mv(mv, to_type=None):
 
 
 def to_mv(ptr: int, size: int) -> memoryview:
-  """A writable memoryview of `size` bytes at address `ptr` (no copy)."""
+  """A writable memoryview of `size` bytes at `ptr` (an address, a ctypes array or pointer; no copy)."""
   import ctypes
-  return memoryview((ctypes.c_uint8 * size).from_address(ptr)).cast("B")
+  address = ptr if isinstance(ptr, int) else ctypes.addressof(ptr) if isinstance(ptr, ctypes.Array) else ctypes.cast(ptr, ctypes.c_void_p).value
+  return memoryview((ctypes.c_uint8 * size).from_address(address)).cast("B")
 
 
 def time_to_str(t: float, w: int = 8) -> str:
@@ -296,6 +297,7 @@ def make_tuple(x: int | Sequence[int], cnt: int) -> tuple[int, ...]: return (x,)
 def make_pair(x: int | Sequence[int], cnt: int = 2) -> tuple[int, ...]: return make_tuple(x, cnt)
 def flatten(items: Iterable[Iterable[T]]) -> list[T]: return [item for sub in items for item in sub]
 def fully_flatten(items: Any) -> list:
+  if getattr(items, "shape", None) == (): return [items[()]]  # a 0-d array: its one value
   if hasattr(items, "__len__") and not isinstance(items, (str, bytes)): return flatten(fully_flatten(x) for x in items)
   return [items]
 def strip_parens(fst: str) -> str:
@@ -306,7 +308,7 @@ def merge_dicts(ds: Iterable[dict]) -> dict:
   out: dict = {}
   for d in ds:
     for k, v in d.items():
-      if k in out and out[k] != v: raise RuntimeError(f"cannot merge {k}: {out[k]} != {v}")
+      if k in out and out[k] != v: raise AssertionError(f"cannot merge {k}: {out[k]} != {v}")  # (tinygrad asserts)
       out[k] = v
   return out
 def partition(itr: Iterable[T], fxn: Callable[[T], bool]) -> tuple[list[T], list[T]]:
