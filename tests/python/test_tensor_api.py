@@ -220,3 +220,16 @@ def test_errors(name, src, exc, fragment):
   with pytest.raises(exc) as info:
     run_out(src)
   assert fragment in str(info.value), str(info.value)
+
+
+def test_bytes_are_read_as_values_of_the_dtype(tmp_path):
+  import numpy as np
+  # tinygrad reads bytes (and a file's bytes) as len // itemsize values of the dtype, never as uint8 values cast
+  import struct
+  t = Tensor(struct.pack("ff", 0.234, 0.8585), dtype=dtypes.float32)
+  assert t.shape == (2,) and np.allclose(t.tolist(), [0.234, 0.8585])
+  assert Tensor(b"\x01\x00\x02\x00\x03", dtype=dtypes.int16).tolist() == [1, 2]  # the odd byte makes no value
+  assert Tensor(b"\xaa\xbb").tolist() == [170, 187] and Tensor(b"", dtype=dtypes.float32).shape == (0,)
+  f = tmp_path / "ints.bin"
+  f.write_bytes(struct.pack("3i", 7, -8, 9))
+  assert Tensor(f, dtype=dtypes.int32).tolist() == [7, -8, 9] and Tensor(f).shape == (12,)

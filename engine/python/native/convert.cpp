@@ -174,6 +174,17 @@ bool holds_numpy(py::handle h) {
 }
 } // namespace
 
+namespace {
+// Bytes (a bytes object, a file's contents) read as values of `dtype`, as tinygrad reads them: len // itemsize
+// values of its bits, trailing bytes that make no whole value left out. Without a dtype they are uint8.
+Tensor bytes_as(const Tensor& bytes, std::optional<DType> dtype) {
+  if (!dtype || *dtype == dtypes::uint8) return bytes;
+  const int64_t size = dtype->itemsize(), n = bytes.numel() / size;
+  Tensor whole = n * size == bytes.numel() ? bytes : bytes.shrink(PadSpec{std::pair<int64_t, int64_t>{0, n * size}});
+  return whole.bitcast(*dtype);
+}
+} // namespace
+
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
   const char* what = "Tensor: argument 'data'";
   if (data.is_none()) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
@@ -194,13 +205,11 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
     return dtype ? Tensor(Nested(c), dtype) : Tensor(c);
   }
   if (py::isinstance(data, py::module_::import("pathlib").attr("PurePath"))) {  // a file's bytes, as tinygrad's DISK tensors
-    Tensor t = tensor_from_file(py::str(data).cast<std::string>());
-    return dtype && *dtype != dtypes::uint8 ? t.cast(*dtype) : t;
+    return bytes_as(tensor_from_file(py::str(data).cast<std::string>()), dtype);
   }
   if (py::isinstance<py::bytes>(data)) {
     std::string s = data.cast<std::string>();
-    Tensor t = Tensor::from_bytes({static_cast<int64_t>(s.size())}, dtypes::uint8, std::vector<uint8_t>(s.begin(), s.end()));
-    return dtype && *dtype != dtypes::uint8 ? t.cast(*dtype) : t;
+    return bytes_as(Tensor::from_bytes({static_cast<int64_t>(s.size())}, dtypes::uint8, std::vector<uint8_t>(s.begin(), s.end())), dtype);
   }
   if (py::isinstance<py::list>(data) || py::isinstance<py::tuple>(data)) {
     if (py::len(data) == 0) return Tensor::empty({0}, dtype.value_or(dtypes::default_float()));
