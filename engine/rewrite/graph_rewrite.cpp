@@ -84,8 +84,7 @@ private:
   struct Nesting {
     Rewriter& r;
     Nesting(Rewriter& rw, const UOpPtr& n) : r(rw) {
-      static constexpr int kDeepLimit = 400'000, kShallowLimit = 20'000;
-      if (++r.nesting_ > (on_deep_stack() ? kDeepLimit : kShallowLimit)) {
+      if (++r.nesting_ > r.nesting_limit_) {
         --r.nesting_;
         throw RunawayRewrite(cat("rewrite pass '", r.pass_.name, "' nested ", r.nesting_, " levels deep at a ", op_name(n->op),
                                  " (last rule: ", r.last_rule_ ? r.last_rule_->name : std::string("none"), "): a rule whose result contains what it rewrote never settles"));
@@ -135,6 +134,7 @@ private:
   bool observed_;
   size_t steps_ = 0;
   int nesting_ = 0;
+  const int nesting_limit_ = on_deep_stack() ? 400'000 : 20'000;  // levels this pass's stack holds with room to spare
   const Rule* last_rule_ = nullptr;
   FlatPtrMap<const UOp*, std::pair<UOpPtr, UOpPtr>> memo_;
 };

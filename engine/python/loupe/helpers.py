@@ -172,8 +172,8 @@ def mv_address(mv) -> int:
 def from_mv(mv, to_type=None):
   """A ctypes array over a writable memoryview's bytes (no copy): what memset/memmove take."""
   import ctypes
-  return (ctypes.c_char * len(memoryview(mv).cast("B"))).from_buffer(mv) if to_type is None else \
-    ctypes.cast(ctypes.addressof((ctypes.c_char * mv.nbytes).from_buffer(mv)), ctypes.POINTER(to_type))
+  array = (ctypes.c_char * memoryview(mv).nbytes).from_buffer(mv)
+  return array if to_type is None else ctypes.cast(array, ctypes.POINTER(to_type))
 
 
 def to_mv(ptr: int, size: int) -> memoryview:
@@ -227,7 +227,7 @@ class Timing(contextlib.ContextDecorator):
 
 
 def _diskcache_path() -> str:
-  return os.path.join(cache_dir, "loupe-diskcache.db") if not getenv("CACHEDB") else getenv("CACHEDB")
+  return getenv("CACHEDB", "") or os.path.join(cache_dir, "loupe-diskcache.db")
 
 
 def diskcache_put(table: str, key: Any, value: Any) -> Any:

@@ -100,14 +100,11 @@ def _uop_device(u):
   return d
 
 
-def _ops():
-  import loupe.ops
-  return loupe.ops
-
-
-def _dtypes():
+def _uop_valid(u, st):
+  """tinygrad's UOp.valid(st): this value where the view `st` is valid, else 0."""
   from loupe.dtype import dtypes
-  return dtypes
+  from loupe.ops import Ops
+  return _loupe.UOp(Ops.VALID, dtypes.bool, (st.to_uop(),)).where(u, 0)
 
 
 def _kernel_ast_st(u):
@@ -126,8 +123,7 @@ def _kernel_ast_st(u):
 
 def _any_uop_st(u):
   """UOp.st: in a kernel AST (a graph over DEFINE_GLOBALs) by the AST's views, else by the tensor graph's shapes."""
-  if any(x.op.name == "DEFINE_GLOBAL" for x in u.toposort) or u.op.name == "VIEW": return _kernel_ast_st(u)
-  return _loupe._uop_st(u)
+  return _kernel_ast_st(u) if u.op.name == "VIEW" or _loupe._in_kernel_ast(u) else _loupe._uop_st(u)
 
 
 def _uop_st_arg(u):
@@ -157,9 +153,7 @@ if not hasattr(_loupe.UOp, "st_arg"): _loupe.UOp.st_arg = property(_uop_st_arg)
 # tinygrad's UOp.size: a BUFFER's elements, else its ShapeTracker's size
 if not hasattr(_loupe.UOp, "size"):
   _loupe.UOp.size = property(lambda u: _uop_buffer(u).size if u.op.name == "BUFFER" else u.st.size)
-# tinygrad's UOp.valid(st): this value where the view is valid, else 0
-if not hasattr(_loupe.UOp, "valid"):
-  _loupe.UOp.valid = lambda u, st: _loupe.UOp(_ops().Ops.VALID, _dtypes().bool, (st.to_uop(),)).where(u, 0)
+if not hasattr(_loupe.UOp, "valid"): _loupe.UOp.valid = _uop_valid
 if not hasattr(Tensor, "from_uop"): Tensor.from_uop = staticmethod(_from_uop)
 # tinygrad's UOp.is_realized: whether its base holds data
 if not hasattr(_loupe.UOp, "is_realized"): _loupe.UOp.is_realized = property(lambda u: u.base.realized is not None)

@@ -4,6 +4,7 @@
 #include "codegen/beam_search.h"
 #include "codegen/pipeline.h"
 #include "common.h"
+#include "program_binding.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
 #include "uop_binding.h"
@@ -128,20 +129,7 @@ void bind_kernel(py::module_& m) {
       })
       // The rest of the pipeline for the kernel as optimized: (name, source, global size, local size, opts)
       .def("render", [](const PyKernel& k) {
-        KernelPlan plan = plan_from_kernel(k.k, k.ast, get_device(k.device).renderer());
-        py::dict d;
-        d["name"] = plan.rendered.name;
-        d["device"] = plan.rendered.device;
-        d["src"] = plan.rendered.source;
-        d["global_size"] = py::make_tuple(plan.rendered.global[0], plan.rendered.global[1], plan.rendered.global[2]);
-        d["local_size"] = py::make_tuple(plan.rendered.local[0], plan.rendered.local[1], plan.rendered.local[2]);
-        d["applied_opts"] = plan.applied_opts;
-        d["ops"] = plan.estimates.ops;
-        d["mem"] = plan.estimates.mem;
-        py::list linear;
-        for (const UOpPtr& u : plan.linear) linear.append(uop_to_py(u));
-        d["uops"] = linear;
-        return d;
+        return kernel_plan_to_py(plan_from_kernel(k.k, k.ast, get_device(k.device).renderer()));
       });
 
   // The pipeline's stages one at a time (tinygrad.codegen.lowerer / devectorizer / renderer by hand):
@@ -156,9 +144,7 @@ void bind_kernel(py::module_& m) {
     return uop_to_py(rewrite_lowered_kernel(LoweredKernel{s, {}}, get_device(device_of(opts)).renderer()));
   });
   m.def("_render_linear", [](const py::list& uops, py::handle opts, const std::string& name) {
-    UOpList linear;
-    for (py::handle u : uops) linear.push_back(uop_from_py(u));
-    return get_device(device_of(opts)).renderer().render(name, linear).source;
+    return get_device(device_of(opts)).renderer().render(name, uops_from_py(uops)).source;
   });
 }
 

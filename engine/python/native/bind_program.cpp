@@ -6,6 +6,7 @@
 #include "common.h"
 #include "exec/kernel_compiler.h"
 #include "exec/realize.h"
+#include "program_binding.h"
 #include "ir/buffer_ref.h"
 #include "runtime/buffer.h"
 #include "runtime/counters.h"
@@ -31,13 +32,22 @@ UOpPtr buffer_node_of(const UOpPtr& n) {
 
 py::tuple dims(const LaunchDims& d) { return py::make_tuple(d[0], d[1], d[2]); }
 
-py::list uop_list(const UOpList& uops) {
-  py::list out;
-  for (const UOpPtr& u : uops) out.append(uop_to_py(u));
-  return out;
-}
-
 } // namespace
+
+py::dict kernel_plan_to_py(const KernelPlan& plan) {
+  py::dict d;
+  d["name"] = plan.rendered.name;
+  d["device"] = plan.rendered.device;
+  d["src"] = plan.rendered.source;
+  d["uops"] = uops_to_py(plan.linear);
+  d["applied_opts"] = plan.applied_opts;
+  d["global_size"] = dims(plan.rendered.global);
+  d["local_size"] = dims(plan.rendered.local);
+  d["ops"] = plan.estimates.ops;
+  d["lds"] = plan.estimates.lds;
+  d["mem"] = plan.estimates.mem;
+  return d;
+}
 
 void bind_program(py::module_& m) {
   py::class_<CompiledProgram>(m, "CompiledProgram", "A linearized program compiled for its device (tinygrad's CompiledRunner)")
@@ -95,10 +105,8 @@ void bind_program(py::module_& m) {
       [](const py::list& uops, const std::string& device, const std::string& name, const py::object& src, int64_t ops,
          int64_t mem) {
         if (!is_c_identifier(name)) throw py::value_error("a program's name must be a C identifier, got '" + name + "'");
-        UOpList linear;
-        for (py::handle u : uops) linear.push_back(uop_from_py(u));
         Device& dev = get_device(canonical_device_name(device));
-        RenderedKernel rendered = dev.renderer().render(name, linear);
+        RenderedKernel rendered = dev.renderer().render(name, uops_from_py(uops));
         if (!src.is_none()) rendered.source = src.cast<std::string>();
         return CompiledProgram{dev.compile(rendered), ops, mem};
       },
@@ -109,27 +117,14 @@ void bind_program(py::module_& m) {
   m.def("_schedule_item_program", [](const ScheduleItem& item) -> py::object {
     if (item.ast->op != Ops::SINK) return py::none();
     std::shared_ptr<CompiledKernel> ck = compiled_kernel(item, item_device(item));
-    const KernelPlan& plan = ck->plan;
-    py::dict d;
-    d["program"] = CompiledProgram{ck->program, plan.estimates.ops, plan.estimates.mem};
-    d["name"] = plan.rendered.name;
-    d["src"] = plan.rendered.source;
-    d["device"] = plan.rendered.device;
-    d["uops"] = uop_list(plan.linear);
-    d["applied_opts"] = plan.applied_opts;
-    d["global_size"] = dims(plan.rendered.global);
-    d["local_size"] = dims(plan.rendered.local);
-    d["ops"] = plan.estimates.ops;
-    d["lds"] = plan.estimates.lds;
-    d["mem"] = plan.estimates.mem;
+    py::dict d = kernel_plan_to_py(ck->plan);
+    d["program"] = CompiledProgram{ck->program, ck->plan.estimates.ops, ck->plan.estimates.mem};
     return d;
   });
 
   // FLOPs (not counting addressing), bytes loaded and stored, and distinct bytes of a linearized program.
   m.def("_estimate_linear", [](const py::list& uops) {
-    UOpList linear;
-    for (py::handle u : uops) linear.push_back(uop_from_py(u));
-    Estimates e = estimate_linear(linear);
+    Estimates e = estimate_linear(uops_from_py(uops));
     return py::make_tuple(e.ops, e.lds, e.mem);
   });
 }

@@ -299,11 +299,7 @@ void bind_index_math(py::module_& m) {
   // validity (symbolic/symbolic.h): a gate's clauses simplified given each other, and an expression given a gate
   m.def("_simplify_valid", [](py::handle valid) { return uop_to_py(simplify_valid(uop_from_py(valid))); });
   m.def("_uop_given_valid", [](py::handle valid, py::handle u) { return uop_to_py(uop_given_valid(uop_from_py(valid), uop_from_py(u))); });
-  m.def("_linearize", [](py::handle sink) {
-    py::list out;
-    for (const UOpPtr& u : linearize(uop_from_py(sink))) out.append(uop_to_py(u));
-    return out;
-  });
+  m.def("_linearize", [](py::handle sink) { return uops_to_py(linearize(uop_from_py(sink))); });
 }
 
 } // namespace

@@ -67,6 +67,13 @@ void bind_schedule(py::module_& m) {
     while (is_movement(u->op)) u = u->src[0];
     return uop_to_py(u);
   });
+  // Whether a node belongs to a kernel AST (its graph reads DEFINE_GLOBALs) rather than a tensor graph: which
+  // of the two shape rules UOp.st follows.
+  m.def("_in_kernel_ast", [](py::handle h) {
+    for (const UOp* n : uop_from_py(h)->toposort())
+      if (n->op == Ops::DEFINE_GLOBAL) return true;
+    return false;
+  });
   // The ShapeTracker of a tensor-level node (tinygrad's UOp.st): its movement ops applied to its base's
   // contiguous shape.
   m.def("_uop_st", [](py::handle h) {

@@ -103,6 +103,18 @@ UOpPtr uop_from_py(py::handle h) {
   return h.cast<MutableUOpPtr>();
 }
 
+UOpList uops_from_py(py::handle seq) {
+  UOpList out;
+  for (py::handle u : seq) out.push_back(uop_from_py(u));
+  return out;
+}
+
+py::list uops_to_py(const UOpList& uops) {
+  py::list out;
+  for (const UOpPtr& u : uops) out.append(uop_to_py(u));
+  return out;
+}
+
 py::object op_to_py(Ops op) {
   auto& members = ops_members();
   size_t i = static_cast<size_t>(op);

@@ -16,6 +16,8 @@ using MutableUOpPtr = std::shared_ptr<UOp>;
 py::object uop_to_py(const UOpPtr& u);
 UOpPtr uop_from_py(py::handle h);  // a TypeError naming what was given when it is not a UOp
 bool is_uop(py::handle h);
+UOpList uops_from_py(py::handle seq);  // a sequence of UOps (a linearized program)
+py::list uops_to_py(const UOpList& uops);
 
 py::object op_to_py(Ops op);        // the Python Ops member (loupe.ops.Ops)
 Ops op_from_py(py::handle h);       // an Ops member or its value

@@ -36,23 +36,18 @@ class Kernel(_loupe.Kernel):
 
   def linearize(self) -> "Kernel":
     """The kernel as optimized, lowered and linearized: sets .uops (the program the renderer renders)."""
-    self._uops = self.render()["uops"]
+    self._linearized = (tuple(self.applied_opts), self.render()["uops"])
     return self
 
   @property
   def uops(self) -> list:
-    if getattr(self, "_uops", None) is None or getattr(self, "_uops_opts", None) != self.applied_opts:
-      self.linearize()
-      self._uops_opts = self.applied_opts
-    return self._uops
+    """The linearized program for the opts applied so far (linearized again after another opt)."""
+    if getattr(self, "_linearized", (None,))[0] != tuple(self.applied_opts): self.linearize()
+    return self._linearized[1]
 
   def to_program(self, name_override: str | None = None) -> ProgramSpec:
     """The kernel as optimized, through the rest of the pipeline: its rendered source and launch sizes."""
-    r = self.render()
-    spec = ProgramSpec(name_override or r["name"], r["src"], r["device"], self.ast, uops=r["uops"], applied_opts=list(r["applied_opts"]),
-                       mem_estimate=r["mem"], global_size=list(r["global_size"]), local_size=list(r["local_size"]))
-    spec.global_size, spec.local_size = list(r["global_size"]), list(r["local_size"])  # the renderer's launch, as the engine runs it
-    return spec
+    return ProgramSpec.of_plan(self.render(), self.ast, name=name_override)
 
 
 __all__ = ["Kernel", "Opt", "OptOps", "KernelOptError"]

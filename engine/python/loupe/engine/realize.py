@@ -89,11 +89,7 @@ def lower_schedule_item(si: Any) -> ExecItem:
   made = _loupe._schedule_item_program(native)
   if made is None: prg: Runner = BufferCopy(f"copy {bufs[0].nbytes:8d}, {bufs[0].device[:7]:>7s} <- {bufs[1].device[:7]:7s}", bufs[0].device)
   else:
-    spec = ProgramSpec(made["name"], made["src"], made["device"], si.ast, uops=made["uops"], applied_opts=list(made["applied_opts"]),
-                       mem_estimate=made["mem"], global_size=list(made["global_size"]), local_size=list(made["local_size"]),
-                       _compiled=made["program"])
-    spec.global_size, spec.local_size = list(made["global_size"]), list(made["local_size"])
-    prg = CompiledRunner(spec)
+    prg = CompiledRunner(ProgramSpec.of_plan(made, si.ast, compiled=made["program"]))
   ei = ExecItem(prg, bufs, si.metadata)
   ei._schedule_item = si
   return ei

@@ -103,6 +103,16 @@ class ProgramSpec:
     self.outs, self.ins = sorted(set(self.outs)), sorted(set(self.ins))
     self._ran_post_init = True
 
+  @classmethod
+  def of_plan(cls, plan: dict, ast: Any, name: Optional[str] = None, compiled: Any = None) -> "ProgramSpec":
+    """The spec of a kernel the engine planned (Kernel.render(), a schedule item's compiled kernel): its launch
+    sizes and estimates as the engine has them, and the compiled program where there is one."""
+    spec = cls(name or plan["name"], plan["src"], plan["device"], ast, uops=plan["uops"], applied_opts=list(plan["applied_opts"]),
+               mem_estimate=plan["mem"], global_size=[1, 1, 1], local_size=[1, 1, 1], _compiled=compiled)
+    spec.global_size, spec.local_size = list(plan["global_size"]), list(plan["local_size"])  # the renderer's launch
+    spec.__dict__["estimates"] = Estimates(plan["ops"], plan["lds"], plan["mem"])  # (the cached_property's slot)
+    return spec
+
   @functools.cached_property
   def estimates(self) -> Estimates:
     ops, lds = (0, 0) if self.uops is None else _loupe._estimate_linear(list(self.uops))[:2]
