@@ -250,8 +250,9 @@ JitCapture::JitCapture(std::vector<Tensor> inputs, const VarValues& vars) : rec_
   if (ExecListenerScope::current()) throw RuntimeError("having TinyJit inside another TinyJit is not supported (a TinyJit called while another one captures its step)");
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
-  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  if (!ptrs.empty()) Tensor::realize_in_buffers(ptrs);
   Tensor::realize_assigned();  // the capture starts from every write done
+  Tensor::store_realized_constants();  // ... and reads every realized value from memory
   rec_->vars = call_var_values(inputs, vars);
   rec_->inputs = std::move(inputs);
   for (const Tensor& t : rec_->inputs) rec_->input_buffers.push_back(realized_node(t, "an input"));
@@ -269,7 +270,7 @@ JitCapture::~JitCapture() = default;
 std::shared_ptr<CapturedStep> JitCapture::finish(std::vector<Tensor>& outputs, bool prune) {
   std::vector<Tensor*> ptrs;
   for (Tensor& t : outputs) ptrs.push_back(&t);
-  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  if (!ptrs.empty()) Tensor::realize_in_buffers(ptrs);  // (a constant output is stored by the step)
   // what the step assigned and nothing realized (BatchNorm's running statistics) is written now, as
   // part of the step: its kernels replay with the rest
   Tensor::realize_assigned();
@@ -320,7 +321,13 @@ std::vector<Tensor> CapturedStep::replay(std::vector<Tensor> inputs, const VarVa
     throw AssertionError(cat("args mismatch in JIT: ", inputs.size(), " inputs, captured with ", inputs_.size()));
   std::vector<Tensor*> ptrs;
   for (Tensor& t : inputs) ptrs.push_back(&t);
-  if (!ptrs.empty()) Tensor::realize_all(ptrs);
+  // the tensors the step reads or moves, given a new value since (an assign between calls: a new
+  // learning rate, zeroed momentum): in memory, where the step reads them, also when that value is a constant
+  for (Bound& b : bound_)
+    if (!realized_buffer(b.tensor.uop())) ptrs.push_back(&b.tensor);
+  for (Updated& u : updated_)
+    if (!realized_buffer(u.tensor.uop())) ptrs.push_back(&u.tensor);
+  if (!ptrs.empty()) Tensor::realize_in_buffers(ptrs);
   const VarValues vars = call_var_values(inputs, var_args);
   for (const auto& [name, v] : captured_vars_)
     if (!vars.count(name)) throw AssertionError(cat("args mismatch in JIT: the Variable ", name, " was bound at capture, this call binds none"));

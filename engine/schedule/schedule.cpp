@@ -9,6 +9,7 @@
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "rewrite/graph_rewrite.h"
+#include "schedule/folded_output.h"
 #include "schedule/kernel_ast.h"
 #include "schedule/lazy_shape.h"
 #include "shape/shapetracker.h"
@@ -179,12 +180,17 @@ private:
         const UOpPtr& x = u->src[0];
         if (!is_plain_buffer(x)) realized_.insert(x.get());
       }
+    OutputFolder folder(order, shapes_);
     for (const UOpPtr& out : order.back()->src) {
       if (out->op == Ops::BUFFER) continue;
       if (out->op == Ops::VIEW && out->src[0]->op == Ops::BUFFER &&
           is_plain_reshape(out, shapes_))
         continue;  // a contiguous view of a buffer needs no kernel
-      realized_.insert(out.get());
+      // a constant needs none either (on the home device: a constant names no device of its own)
+      const std::string& d = device_[out.get()];
+      UOpPtr c = d.empty() || d == home_device_ ? folder.fold(out) : nullptr;
+      if (c) folded_[out.get()] = c;
+      else realized_.insert(out.get());
     }
     for (const UOp* u : order)
       if (u->op == Ops::CONTIGUOUS) {
@@ -554,6 +560,7 @@ private:
     // no kernel: the output is a buffer already, read whole (maybe behind a DETACH or a full-size shrink)
     else if (viewed->op == Ops::BUFFER) buf = viewed;
     else if (viewed->op == Ops::VIEW && viewed->src[0]->op == Ops::BUFFER && is_plain_reshape(viewed, shapes_)) buf = viewed->src[0];
+    else if (auto f = folded_.find(viewed.get()); f != folded_.end()) return f->second;
     else return original;
     const sints& s = shapes_.of(viewed);
     if (s.size() == 1 && s[0].is_int()) return buf;
@@ -571,6 +578,7 @@ private:
   std::unordered_map<const UOp*, RealizedReach> reach_;  // of the realized set, once reach_known_
   bool reach_known_ = false;
   std::unordered_map<const UOp*, UOpPtr> buffer_of_;
+  std::unordered_map<const UOp*, UOpPtr> folded_;  // outputs that are constants: the graph each becomes
   std::vector<const UOp*> order_;  // the scheduler's graph, sources first
   std::unordered_map<const UOp*, size_t> position_;
   std::set<size_t> pending_;  // realized nodes (positions in order_) whose kernel is to be built

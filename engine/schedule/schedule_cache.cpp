@@ -97,6 +97,7 @@ struct TemplateItem {
 struct TemplateOutput {
   Slot buffer;
   std::optional<Arg> reshape;  // RESHAPE(buffer) to this shape (symbolic dims too), else the buffer itself
+  UOpPtr constant;             // or, for an output folded to a constant, that graph (it names no buffer)
 };
 struct Template {
   std::vector<TemplateItem> items;
@@ -153,6 +154,13 @@ GraphKey graph_key(const UOpList& outputs) {
   return g;
 }
 
+// An output the scheduler folded to a constant (schedule/folded_output.h): CONST, maybe reshaped and expanded.
+bool is_folded_constant(const UOpPtr& out) {
+  const UOp* u = out.get();
+  while ((u->op == Ops::EXPAND || u->op == Ops::RESHAPE) && u->src.size() == 1) u = u->src[0].get();
+  return u->op == Ops::CONST;
+}
+
 // The schedule as a template over the graph's inputs; nullopt when an output is not a buffer (or a
 // reshape of one) the template can name.
 std::optional<Template> make_template(const Schedule& s, const std::vector<UOpPtr>& inputs) {
@@ -179,6 +187,7 @@ std::optional<Template> make_template(const Schedule& s, const std::vector<UOpPt
       BoundValues ignored;  // (the graph's own, noted by graph_key)
       t.outputs.push_back({slot_of(out->src[0]), unbound_arg(out->arg, ignored)});
     }
+    else if (is_folded_constant(out)) t.outputs.push_back({Slot{}, std::nullopt, out});
     else return std::nullopt;
   }
   return t;
@@ -203,6 +212,10 @@ Schedule instantiate(const Template& t, const std::vector<UOpPtr>& inputs, const
     s.items.push_back(std::move(item));
   }
   for (const TemplateOutput& o : t.outputs) {
+    if (o.constant) {
+      s.outputs.push_back(o.constant);
+      continue;
+    }
     UOpPtr b = node(o.buffer);
     Arg shape = o.reshape ? map_sint_args(*o.reshape, [&](const sint& x) { return bind_sint(x, vals.by_name); }) : Arg();
     s.outputs.push_back(o.reshape ? UOp::make(Ops::RESHAPE, b->dtype, {b}, shape) : b);

@@ -373,7 +373,9 @@ public:
   // max's gradient), which must see the very bits the reduce saw.
   Tensor computed_once() const;
   Tensor detach() const;
-  Tensor& realize();                    // runs the kernels that compute this tensor
+  // Runs the kernels that compute this tensor. A tensor whose value is one constant needs none: it
+  // stays that constant (schedule/folded_output.h); every other one then reads a buffer.
+  Tensor& realize();
   std::vector<double> to_vector();      // realizes and reads back, row-major (ints exactly up to 2^53)
   std::vector<int64_t> to_int_vector(); // exact for every integer dtype (uint64 as its bit pattern)
   std::vector<uint8_t> to_bytes();      // realizes and reads back the raw elements, row-major
@@ -390,6 +392,13 @@ public:
 
   // Realize several tensors in one schedule.
   static void realize_all(std::vector<Tensor*> tensors);
+  // realize_all, then a buffer for each tensor that stayed a constant (its value stored by a kernel):
+  // for what needs memory to point at (TinyJit's inputs and outputs).
+  static void realize_in_buffers(std::vector<Tensor*> tensors);
+  // A buffer for every live tensor that was realized to a constant: before TinyJit captures a step, so
+  // that the step reads such a value from memory (a counter the step increments, a learning rate
+  // changed between calls) instead of the constant it had when captured.
+  static void store_realized_constants();
   // Realizes every tensor assigned since it was last realized (TinyJit: a step begins and ends with
   // every write done, so the capture holds the kernels of the writes the step makes).
   static void realize_assigned();
@@ -439,6 +448,7 @@ public:
     std::shared_ptr<const ViewOrigin> view;  // set on a view
     std::vector<std::weak_ptr<State>> views;  // the views made from this tensor (pruned as they die)
     bool assigned = false;                    // assigned (or written through a view) since it was last realized
+    bool realized_constant = false;           // realized to a constant (no buffer) and not changed since
   };
 
 private:

@@ -38,10 +38,42 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
       }
     }
     run_schedule(s);
-    for (size_t i = 0; i < tensors.size(); i++) tensors[i]->set_uop(s.outputs[i]);
+    for (size_t i = 0; i < tensors.size(); i++) {
+      tensors[i]->set_uop(s.outputs[i]);
+      tensors[i]->s_->realized_constant = !realized_buffer(s.outputs[i]);
+    }
   });
 }
 
+namespace {
+// A tensor that stayed a constant when realized, stored by a kernel of its own.
+Tensor stored_copy(const Tensor& t) { return t.cast(dtypes::strong(t.dtype())).contiguous(); }
+} // namespace
+
+void Tensor::realize_in_buffers(std::vector<Tensor*> tensors) {
+  realize_all(tensors);
+  std::vector<Tensor> stored;
+  std::vector<Tensor*> targets;
+  for (Tensor* t : tensors)
+    if (!realized_buffer(t->uop())) {
+      stored.push_back(stored_copy(*t));
+      targets.push_back(t);
+    }
+  if (stored.empty()) return;
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : stored) ptrs.push_back(&t);
+  realize_all(ptrs);
+  for (size_t i = 0; i < targets.size(); i++) targets[i]->set_uop(stored[i].uop());
+}
+
+void Tensor::store_realized_constants() {
+  std::vector<Tensor> constants;
+  for (Tensor& t : live())
+    if (t.s_->realized_constant) constants.push_back(t);
+  std::vector<Tensor*> ptrs;
+  for (Tensor& t : constants) ptrs.push_back(&t);
+  if (!ptrs.empty()) realize_in_buffers(ptrs);
+}
 
 namespace {
 
@@ -49,6 +81,11 @@ std::vector<uint8_t> read_bytes(Tensor& t) {
   t.realize();
   if (t.numel() == 0) return {};
   UOpPtr buf = realized_buffer(t.uop());
+  if (!buf) {  // a constant: its bytes are stored for this read alone (the tensor stays a constant)
+    Tensor stored = stored_copy(t);
+    stored.realize();
+    buf = realized_buffer(stored.uop());
+  }
   LOUPE_ASSERT(buf, "a realized tensor is not a view of a buffer: ", op_name(t.uop()->op));
   std::shared_ptr<Buffer> storage = buffer_storage(buf);
   std::vector<uint8_t> bytes(storage->nbytes());

@@ -124,6 +124,7 @@ void refresh_views(const std::shared_ptr<Tensor::State>& base) {
 
 void Tensor::set_uop(UOpPtr uop) {
   s_->uop = std::move(uop);
+  s_->realized_constant = false;
   refresh_views(s_);
 }
 
@@ -193,7 +194,7 @@ void Tensor::realize_assigned() {
   }
   std::vector<Tensor*> ptrs;
   for (Tensor& t : due) ptrs.push_back(&t);
-  if (!ptrs.empty()) realize_all(ptrs);
+  if (!ptrs.empty()) realize_in_buffers(ptrs);  // (state a step writes: in memory a replay writes again)
 }
 
 } // namespace loupe

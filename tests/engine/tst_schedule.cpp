@@ -3,12 +3,14 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "codegen/kernel.h"
 #include "codegen/linearizer.h"
 #include "codegen/lowerer.h"
 #include "codegen/pipeline.h"
+#include "exec/realize.h"
 #include "render/c_renderer.h"
 #include "engine/lowered_lanes.h"
 #include "schedule/schedule.h"
@@ -31,6 +33,37 @@ std::vector<std::string> kernel_names(const std::vector<Tensor>& outs, Threads t
   return names;
 }
 using Names = std::vector<std::string>;
+
+struct ConstantCase {
+  const char* name;
+  std::function<Tensor()> make;
+  size_t kernels;
+  std::vector<double> values;
+};
+const std::vector<ConstantCase>& constant_cases() {
+  using P = std::pair<int64_t, int64_t>;
+  static const std::vector<ConstantCase> cases{
+      {"exp of ones", [] { return Tensor::ones({4}).exp(); }, 0, std::vector<double>(4, double(float(M_E)))},
+      {"ones plus ones", [] { return Tensor::ones({4}) + Tensor::ones({4}); }, 0, {2, 2, 2, 2}},
+      {"cast wraps", [] { return Tensor::full({2}, ConstVal(int64_t(-1))).cast(dtypes::uint16); }, 0, {65535, 65535}},
+      {"sum is c*n rounded once", [] { return Tensor::full({3}, ConstVal(0.1), dtypes::float32).sum(); }, 0, {double(float(double(float(0.1)) * 3))}},
+      {"sum along an axis", [] { return Tensor::ones({4, 5, 6}).sum({0}); }, 0, std::vector<double>(30, 4)},
+      {"partial sum", [] { return Tensor::ones({4, 2}).sum({0}); }, 0, {4, 4}},
+      {"int product", [] { return Tensor::full({2, 3}, ConstVal(int64_t(2))).prod(); }, 0, {64}},
+      {"int product wraps", [] { return Tensor::full({40}, ConstVal(int64_t(2)), dtypes::int32).prod(); }, 0, {0}},
+      {"max", [] { return Tensor::full({3, 2}, ConstVal(-2.5)).max(); }, 0, {-2.5}},
+      {"sum of nothing", [] { return Tensor::empty({1, 0}).sum(); }, 0, {0}},
+      {"max of nothing is the lowest", [] { return Tensor::full({1, 2}, ConstVal(true)).shrink({P{0, 1}, P{0, 0}}).max(); }, 0, {0}},
+      {"padded zero", [] { return Tensor::zeros({2}).pad({P{1, 1}}) * Tensor(3.0); }, 0, {0, 0, 0, 0}},
+      {"padded one", [] { return Tensor::ones({2}).pad({P{1, 1}}).sum(); }, 1, {2}},
+      {"padded minus zero", [] { return Tensor::full({2}, ConstVal(-0.0)).pad({P{1, 0}}).reciprocal(); }, 1, {INFINITY, -INFINITY, -INFINITY}},
+      {"where of constants", [] { return Tensor::ones({3}).lt(Tensor(2.0)).where(Tensor(5.0), Tensor(7.0)); }, 0, {5, 5, 5}},
+      {"int division by zero", [] { return Tensor::full({2}, ConstVal(int64_t(7))).idiv(Tensor::zeros({2}, dtypes::int32)); }, 1, {}},
+      {"contiguous", [] { return Tensor::ones({3}).contiguous(); }, 1, {1, 1, 1}},
+      {"a buffer read", [] { return Tensor({1.0, 2.0}) * Tensor::ones({2}); }, 1, {1, 2}},
+  };
+  return cases;
+}
 Tensor arange2d(int64_t r, int64_t c) { return Tensor::arange(r * c).reshape({r, c}).cast(dtypes::float32); }
 } // namespace
 
@@ -402,6 +435,42 @@ private slots:
     Tensor x({1, 2, 3, 4, 5, 6});
     QCOMPARE(kernel_names({x.reshape({2, 3})}).size(), size_t(0));
     QCOMPARE(kernel_names({x.reshape({2, 3}).transpose()}), Names{"E_3_2"});
+  }
+
+  // A value that is one constant everywhere needs no kernel (tinygrad's counts: test_const_folding);
+  // reading it back stores it then, and gives the value a kernel would have computed.
+  void constant_outputs_need_no_kernel_data() {
+    QTest::addColumn<int>("index");
+    for (size_t i = 0; i < constant_cases().size(); i++) QTest::newRow(constant_cases()[i].name) << int(i);
+  }
+  void constant_outputs_need_no_kernel() {
+    QFETCH(int, index);
+    const ConstantCase& c = constant_cases()[static_cast<size_t>(index)];
+    Tensor t = c.make();
+    QCOMPARE(kernel_names({t}).size(), c.kernels);
+    Tensor read = c.make();
+    read.realize();
+    if (!c.values.empty()) QCOMPARE(read.to_vector(), c.values);  // (none: undefined)
+    QCOMPARE(read.shape(), t.shape());
+    QCOMPARE(read.dtype(), dtypes::strong(t.dtype()));
+  }
+
+  void folded_constant_stays_a_constant_after_realize() {
+    Tensor t = Tensor::ones({2, 3}).exp();
+    t.realize();
+    QVERIFY(!realized_buffer(t.uop()));
+    QCOMPARE(t.to_vector(), std::vector<double>(6, double(float(M_E))));
+    QVERIFY(!realized_buffer(t.uop()));  // (the bytes were stored for the read alone)
+    QCOMPARE(kernel_names({t + Tensor(1.0)}).size(), size_t(0));  // later ops fold with it
+    Tensor x({1.0, 2.0});
+    QCOMPARE(kernel_names({t.shrink({std::pair<int64_t, int64_t>{0, 1}, std::nullopt}).reshape({3}).pad({std::pair<int64_t, int64_t>{0, 0}}) + Tensor(1.0)}).size(), size_t(0));
+    QCOMPARE(kernel_names({x + t.sum(1).shrink({std::pair<int64_t, int64_t>{0, 2}})}).size(), size_t(1));
+  }
+
+  void symbolic_constant_keeps_its_kernel() {
+    UOpPtr n = UOp::make(Ops::BIND, dtypes::index, {UOp::variable("n", 1, 8, dtypes::index), UOp::cnst_int(dtypes::index, 3)});
+    QCOMPARE(kernel_names({Tensor::full_sym({sint(n)}, ConstVal(2.0)).contiguous()}).size(), size_t(1));
+    QCOMPARE(kernel_names({Tensor::full_sym({sint(n)}, ConstVal(2.0)) * Tensor(2.0)}).size(), size_t(1));
   }
 
   void adjacent_axes_merge() {

@@ -194,3 +194,36 @@ def test_copies_to_a_second_cpu_device_replay():
     out = step(a)
     assert out.device == "CPU:1"
     np.testing.assert_allclose(out.numpy(), a.numpy() * 2, rtol=1e-6)
+
+
+def test_constant_outputs_and_inputs_get_buffers_under_the_jit():
+  # a value that is one constant realizes with no kernel; the JIT still needs memory for what it hands
+  # in and out: a constant output is stored by the captured step, a constant input stored before it
+  @TinyJit
+  def f(x: Tensor, z: Tensor):
+    return (x * 2).realize(), Tensor.ones(3).exp().realize(), (z + 1).realize()
+
+  for i in range(4):
+    x = Tensor([1.0, 2.0, 3.0]) + i
+    a, b, c = f(x, Tensor.zeros(3) + i)
+    np.testing.assert_allclose(a.numpy(), (np.array([1.0, 2.0, 3.0]) + i) * 2)
+    np.testing.assert_allclose(b.numpy(), np.full(3, np.e, np.float32), rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(), np.full(3, i + 1.0))
+
+
+def test_values_realized_as_constants_are_read_from_memory_by_the_replays():
+  # realized, these are constants (no buffer); a replay must still see a value changed between calls and
+  # a counter the step increments, as the function does
+  scale = Tensor.full((1,), 2.0).realize()
+  count = Tensor.zeros(1, dtype="int32").realize()
+
+  @TinyJit
+  def f(x: Tensor):
+    count.assign(count + 1).realize()
+    return (x * scale).realize()
+
+  for i in range(6):
+    if i == 4: scale.assign(Tensor.full((1,), 3.0)).realize()
+    out = f(Tensor([1.0, 2.0]) + i)
+    np.testing.assert_equal(out.numpy(), (np.array([1.0, 2.0]) + i) * (3.0 if i >= 4 else 2.0))
+  assert count.item() == 6 and f.captured.replays == 4

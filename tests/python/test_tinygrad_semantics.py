@@ -315,3 +315,27 @@ def test_an_int_tensor_asked_for_a_gradient_gets_one():
   assert a.grad.dtype == dtypes.int32 and b.grad is None
   np.testing.assert_array_equal(a.grad.numpy(), [3, 4])
 
+
+
+def test_constant_values_need_no_kernel_as_in_tinygrad():
+  # tinygrad's test_const_folding counts: a tensor that is one constant schedules nothing; its value reads
+  # back as the kernel would have computed it, and a later op folds it in
+  def kernels(t: Tensor) -> int: return len([s for s in t.schedule() if s.ast.op.name == "SINK"])
+  assert kernels(Tensor.ones(4).exp()) == 0
+  assert kernels(Tensor.ones(4, 5, 6).sum(axis=0)) == 0
+  assert kernels(Tensor.full((2, 3), 2).prod()) == 0
+  assert kernels(Tensor.empty(1, 0).sum()) == 0
+  assert kernels(Tensor.ones(4).pad(((1, 1),)).sum()) == 1
+  assert kernels(Tensor.ones(4).contiguous()) == 1
+  np.testing.assert_equal(Tensor.ones(4, 5, 6).sum(axis=0).numpy(), np.full((5, 6), 4, np.float32))
+  np.testing.assert_equal(Tensor.full((2, 3), 2).prod().numpy(), 64)
+  np.testing.assert_equal(Tensor.full(4, fill_value=-1).cast(dtypes.uint16).numpy(), [65535] * 4)
+  t = Tensor.ones(2, 2).exp().realize()
+  assert t.lazydata.base.realized is None  # still a constant
+  np.testing.assert_allclose(t.numpy(), np.full((2, 2), np.e, np.float32), rtol=1e-7)
+  assert kernels(t * 2) == 0
+  x = Tensor([1.0, 2.0]).realize()
+  np.testing.assert_allclose((x + t[0]).numpy(), [1 + np.e, 2 + np.e], rtol=1e-6)
+  # assigning into a realized constant gives it the new value
+  t.assign(Tensor([[1.0, 2.0], [3.0, 4.0]])).realize()
+  np.testing.assert_equal(t.numpy(), [[1, 2], [3, 4]])
