@@ -2,7 +2,8 @@
 // What the host CPU offers a kernel: the vector registers a CPU register tile is planned for, the caches
 // a kernel blocks for, and the compiler flags that target the CPU. Read from the machine once; the
 // environment variable LOUPE_CPU_TARGET=avx2 plans and compiles for an AVX2 CPU without AVX-512 on a
-// machine that has it, so the narrower target can be measured and tested anywhere.
+// machine that has it, so the narrower target can be measured and tested anywhere; LOUPE_CPU_L2 (bytes, or
+// "512K", "2M") replaces the L2 size read from the machine.
 #include <cstdint>
 #include <string>
 #include <vector>

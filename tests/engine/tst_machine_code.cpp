@@ -175,7 +175,9 @@ private Q_SLOTS:
       QVERIFY2(linked * 10 >= instructions * 9, qPrintable(QString("%1: %2 of %3 linked").arg(name).arg(linked).arg(instructions)));
       // the line that stores the output has a store to memory (AT&T: the destination is last)
       for (int i = 0; i < source.size(); i++) {
-        if (!source[i].contains("*(data0+") && !source[i].contains("data0[")) continue;
+        // a scalar store *(data0+i) = ..., a vector store *((float8*)((data0+i))) = ..., or data0[i] = ...
+        const QString line = source[i].trimmed();
+        if (!(line.startsWith("*(") && line.contains("data0+")) && !line.startsWith("data0[")) continue;
         if (!source[i].contains('=')) continue;
         for (const QString& ins : byLine.value(i + 1))
           if (ins.contains("mov") && ins.trimmed().endsWith(')')) {
