@@ -9,6 +9,7 @@
 #include <set>
 
 #include "codegen/stage_table.h"
+#include "ir/alu_eval.h"
 #include "ir/cooperative_rows.h"
 #include "ir/metadata.h"
 #include "codegen/expander.h"
@@ -252,17 +253,8 @@ const PatternMatcher& lowerer_rules() {
 } // namespace
 
 UOpPtr reduce_identity(Ops op, DType dtype) {
-  DType s = dtype.scalar();
-  switch (op) {
-  case Ops::ADD: return UOp::cnst(dtype, 0);
-  case Ops::MUL: return UOp::cnst(dtype, 1);
-  case Ops::MAX:
-    if (s.is_float()) return UOp::cnst(dtype, -INFINITY);
-    if (s.is_bool()) return UOp::cnst_bool(false);
-    return UOp::cnst_int(dtype, static_cast<int64_t>(s.min_int()));
-  default: LOUPE_ASSERT(false, "no identity for reduce op ", op_name(op));
-  }
-  return nullptr;
+  LOUPE_ASSERT(op == Ops::ADD || op == Ops::MUL || op == Ops::MAX, "no identity for reduce op ", op_name(op));
+  return UOp::make(Ops::CONST, dtype, {}, reduce_identity_value(op, dtype));
 }
 
 namespace {

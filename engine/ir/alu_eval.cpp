@@ -322,4 +322,14 @@ std::optional<Arg> exec_alu(Ops op, DType dtype, const std::vector<Arg>& operand
   return int_binary(op, dtype, int_of(operands[0], dt(0)), int_of(operands[1], dt(1)));
 }
 
+Arg reduce_identity_value(Ops op, DType dtype) {
+  DType s = dtype.scalar();
+  if (op == Ops::MAX) {
+    if (s.is_float()) return Arg(-INFINITY);
+    if (s.is_bool()) return Arg(false);
+    return wrap_int(s.min_int(), s);
+  }
+  return cast_value(Arg(int64_t(op == Ops::MUL ? 1 : 0)), dtypes::int64, s);
+}
+
 } // namespace loupe

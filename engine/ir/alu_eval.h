@@ -34,4 +34,8 @@ double round_to_float(double v, DType d);
 // Reduces an exact integer to what a CONST of this integer/bool dtype holds.
 Arg wrap_int(__int128 v, DType d);
 
+// What a reduce of no elements gives, as a CONST of (the scalar of) dtype holds it: ADD 0, MUL 1, MAX the
+// dtype's lowest value (-inf, false, the smallest integer). op must be one of the three.
+Arg reduce_identity_value(Ops op, DType dtype);
+
 } // namespace loupe

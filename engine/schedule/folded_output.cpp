@@ -23,16 +23,6 @@ bool any_mask(const ShapeTracker& st) {
   return false;
 }
 
-// What a reduce of no elements gives (ADD 0, MUL 1, MAX the dtype's lowest value).
-Arg identity_value(Ops op, DType d) {
-  if (op == Ops::MAX) {
-    if (d.is_float()) return Arg(-INFINITY);
-    if (d.is_bool()) return Arg(false);
-    return wrap_int(d.min_int(), d);
-  }
-  return cast_value(Arg(int64_t(op == Ops::MUL ? 1 : 0)), dtypes::int64, d);
-}
-
 // n copies of the value c reduced by op, in dtype d: c * n and c^n rounded once for floats (no
 // accumulated rounding of n - 1 additions), wrapped to the width for ints.
 std::optional<Arg> reduce_of_constant(Ops op, DType d, const Arg& c, int64_t n) {
@@ -46,6 +36,12 @@ std::optional<Arg> reduce_of_constant(Ops op, DType d, const Arg& c, int64_t n) 
 }
 
 } // namespace
+
+bool is_folded_constant(const UOpPtr& out) {
+  const UOp* u = out.get();
+  while ((u->op == Ops::EXPAND || u->op == Ops::RESHAPE) && u->src.size() == 1) u = u->src[0].get();
+  return u->op == Ops::CONST;
+}
 
 std::optional<Arg> OutputFolder::value_of(const UOp* u) {
   auto known = [&](const UOpPtr& s) { return constant_.find(s.get()); };
@@ -68,7 +64,7 @@ std::optional<Arg> OutputFolder::value_of(const UOp* u) {
     int64_t n = 1;
     for (int64_t a : arg[1].as_ints()) n *= in[static_cast<size_t>(a)].as_int();
     DType d = dtypes::strong(u->dtype);
-    if (n == 0) return identity_value(op, d);
+    if (n == 0) return reduce_identity_value(op, d);
     auto it = known(u->src[0]);
     if (it == constant_.end()) return std::nullopt;
     return reduce_of_constant(op, d, it->second, n);

@@ -16,6 +16,10 @@
 
 namespace loupe {
 
+// Whether a schedule output is a constant graph (what fold() gives: CONST, maybe reshaped and expanded)
+// rather than a buffer.
+bool is_folded_constant(const UOpPtr& out);
+
 class OutputFolder {
 public:
   // `order`: the scheduler's graph, sources first (every node an output reaches is in it).

@@ -1,5 +1,6 @@
 #include "schedule/schedule_cache.h"
 
+
 #include <list>
 #include <mutex>
 #include <optional>
@@ -7,6 +8,7 @@
 
 #include "ir/buffer_ref.h"
 #include "rewrite/graph_rewrite.h"
+#include "schedule/folded_output.h"
 #include "shape/shapetracker.h"
 #include "shape/sint_arg.h"
 #include "support/error.h"
@@ -152,13 +154,6 @@ GraphKey graph_key(const UOpList& outputs) {
   }
   g.key = top.finish();
   return g;
-}
-
-// An output the scheduler folded to a constant (schedule/folded_output.h): CONST, maybe reshaped and expanded.
-bool is_folded_constant(const UOpPtr& out) {
-  const UOp* u = out.get();
-  while ((u->op == Ops::EXPAND || u->op == Ops::RESHAPE) && u->src.size() == 1) u = u->src[0].get();
-  return u->op == Ops::CONST;
 }
 
 // The schedule as a template over the graph's inputs; nullopt when an output is not a buffer (or a

@@ -54,7 +54,8 @@ void read_caches(HostCpu& cpu) {
     if (level == "2") cpu.l2_bytes = size;
   }
   // LOUPE_CPU_L2=2M plans as if for that L2 (what a test of tile shapes assumes, on any machine)
-  if (const char* l2 = std::getenv("LOUPE_CPU_L2"); l2 && *l2 && parse_size(l2) > 0) cpu.l2_bytes = parse_size(l2);
+  if (const char* l2 = std::getenv("LOUPE_CPU_L2"))
+    if (int64_t size = parse_size(l2); size > 0) cpu.l2_bytes = size;
 }
 
 std::string model_name() {

@@ -6,6 +6,7 @@
 #include "ir/print.h"
 #include "observe/observer.h"
 #include "runtime/buffer.h"
+#include "schedule/folded_output.h"
 #include "schedule/schedule_cache.h"
 #include "support/deep_stack.h"
 #include "support/error.h"
@@ -40,7 +41,7 @@ void Tensor::realize_all(std::vector<Tensor*> tensors) {
     run_schedule(s);
     for (size_t i = 0; i < tensors.size(); i++) {
       tensors[i]->set_uop(s.outputs[i]);
-      tensors[i]->s_->realized_constant = !realized_buffer(s.outputs[i]);
+      tensors[i]->s_->realized_constant = is_folded_constant(s.outputs[i]);
     }
   });
 }
