@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The GPU checks in one run, for a machine with an NVIDIA GPU and no Qt (the project's lent GPU machines):
-# builds loupe-cli and the Python module, runs the CUDA tests (pytest: tests/gpu — the TinyJit and CUPTI
-# profiling tests — and the TinyJit tests), samples CUDA kernels through CUPTI (bench --hotspots, run
-# --gpu-metrics),
-# the training loop's bench (TinyJit as one CUDA graph, kernel by kernel, plain), the Python training
-# loop beside tinygrad and eager PyTorch, records a CUDA trace for the app, times the bench workloads
-# next to PyTorch (and tinygrad, given a checkout), lets BEAM search the half matmul and, with the time left, the whole bench on CUDA. Everything lands in OUT.
+# The GPU checks in one run, for a machine with an NVIDIA GPU and no Qt (the project's lent GPU machines),
+# most wanted first, since a lease is short: builds loupe-cli and the Python module; runs tests/gpu (TinyJit
+# on CUDA, CUPTI profiling); samples CUDA kernels through CUPTI (bench --hotspots, run --gpu-metrics, the
+# bench's heaviest kernels measured); records a CUDA trace for the app and its SASS; times the bench
+# workloads next to PyTorch and tinygrad (given a checkout); lets BEAM search the half and float matmul and
+# the softmax. With the time left: the TinyJit tests on CUDA, the training-loop benches, the corpus on CUDA
+# (given the checker) and the whole bench. Everything lands in OUT.
 #
 #   resources/scripts/gpu-check.sh OUT [--tinygrad CHECKOUT] [--sqlite DIR] [--corpus-check TOOL] [--budget SECONDS]
 #
@@ -65,40 +65,12 @@ if [ -n "$TG" ] && [ "$(id -u)" = 0 ]; then
   echo /tmp/tglib >/etc/ld.so.conf.d/loupe-tinygrad.conf && ldconfig 2>/dev/null
 fi
 
-if [ -n "$CHECKER" ]; then
-  say "corpus on CUDA, optimized and NOOPT"
-  for mode in "" --noopt; do
-    timeout 120 python3 "$CHECKER" --cli "$CLI" --corpus tests/corpus/data --device CUDA $mode 2>&1 | tail -6 >>"$LOG"
-  done
-fi
-
-say "pytest: tests/gpu (TinyJit on CUDA, CUPTI profiling), then the TinyJit tests on the default device (CUDA)"
-for t in tests/gpu/test_cuda_jit.py tests/gpu/test_cuda_profiling.py tests/python/test_jit.py; do
+say "pytest: tests/gpu (TinyJit on CUDA, CUPTI profiling)"
+for t in tests/gpu/test_cuda_jit.py tests/gpu/test_cuda_profiling.py; do
   timeout $(( $(left) / 5 )) python3 -X faulthandler -m pytest -v -p no:cacheprovider "$t" >>"$OUTDIR/pytest.log" 2>&1
   echo "$t: exit $?" >>"$LOG"
   grep -E "PASSED|FAILED|SKIPPED|ERROR|Fatal|passed|failed" "$OUTDIR/pytest.log" | tail -12 >>"$LOG"
 done
-
-say "bench train_step_jit on CUDA, 100 steps"
-timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine --json >"$OUTDIR/bench-train-step-jit.json" 2>>"$LOG"
-timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine 2>/dev/null | tail -12 >>"$LOG"
-
-say "the Python training loop: Loupe, tinygrad, PyTorch on CUDA, 100 steps"
-timeout 200 python3 resources/scripts/bench-train-loop.py --device CUDA --steps 100 --torch --cli "$CLI" ${TG:+--tinygrad "$TG"} \
-  >"$OUTDIR/train-loop-cuda.json" 2>>"$LOG"
-
-say "CUDA traces for the app"
-DEVICE=CUDA timeout 60 "$CLI" run resources/examples/train_cnn.py --trace "$OUTDIR/cuda-train-cnn.loupe" -- --steps 6 >>"$LOG" 2>&1
-
-say "what the machine ran: PTX and SASS of a CUDA kernel, with source lines"
-K=$("$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" -t 1 2>/dev/null | awk 'NR==2{print $2}')
-timeout 60 "$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" --disasm "$K" --json >"$OUTDIR/disasm-cuda.json" 2>>"$LOG"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l['title'], l['instructions'], 'instructions,', sum(1 for r in l['lines'] if 'source_line' in r), 'linked') for l in d['listings']]; print('missing:', d['missing'])" \
-  "$OUTDIR/disasm-cuda.json" >>"$LOG" 2>&1
-
-say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
-timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
-DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
 
 say "inside CUDA kernels (CUPTI): PC samples with stall reasons, hardware metrics; sampling's cost"
 timeout 150 "$CLI" bench --device CUDA --only matmul_1024,transformer_block --hotspots --optimized-only --no-machine --runs 3 \
@@ -117,17 +89,69 @@ timeout 30 "$CLI" trace "$OUTDIR/cuda-metrics.loupe" --hotspots 2>&1 | head -8 >
 DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --gpu-metrics --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1
 timeout 60 "$CLI" trace "$OUTDIR/cuda-hotspots.loupe" --hotspots 2>&1 | head -12 >>"$LOG"
 
-say "BEAM=2 next to the hand-coded kernels (half matmul: TC, STAGE, ldmatrix; float: STAGE is BEAM's to try; softmax: one work-group per row)"
-for w in matmul_4096_float16 matmul_4096 softmax_4096x1024; do
-  BEAM=2 DEBUG=2 timeout $(( $(left) / 6 )) "$CLI" bench --device CUDA --only $w --optimized-only --no-machine 2>&1 |
-    grep -E "BEAM|^matmul|rror" >>"$LOG"
-done
+say "the bench's heaviest kernels measured by CUPTI (occupancy, DRAM, tensor pipe): matmul_4096 half and float, softmax"
+cat >"$OUTDIR/heavy.py" <<'PY'
+from tinygrad import Tensor, dtypes
+for dt in (dtypes.half, dtypes.float):
+  a, b = Tensor.rand(4096, 4096).cast(dt).realize(), Tensor.rand(4096, 4096).cast(dt).realize()
+  (a @ b).realize()
+Tensor.rand(4096, 1024).realize().softmax(1).realize()
+PY
+DEVICE=CUDA timeout 90 "$CLI" run "$OUTDIR/heavy.py" --gpu-metrics --trace "$OUTDIR/cuda-heavy-metrics.loupe" >>"$LOG" 2>&1
+timeout 30 "$CLI" trace "$OUTDIR/cuda-heavy-metrics.loupe" --hotspots 2>&1 | head -40 >>"$LOG"
+
+say "CUDA traces for the app"
+DEVICE=CUDA timeout 60 "$CLI" run resources/examples/train_cnn.py --trace "$OUTDIR/cuda-train-cnn.loupe" -- --steps 6 >>"$LOG" 2>&1
+
+say "what the machine ran: PTX and SASS of a CUDA kernel, with source lines"
+K=$("$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" -t 1 2>/dev/null | awk 'NR==2{print $2}')
+timeout 60 "$CLI" trace "$OUTDIR/cuda-train-cnn.loupe" --disasm "$K" --json >"$OUTDIR/disasm-cuda.json" 2>>"$LOG"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(l['kind'], l['title'], l['instructions'], 'instructions,', sum(1 for r in l['lines'] if 'source_line' in r), 'linked') for l in d['listings']]; print('missing:', d['missing'])" \
+  "$OUTDIR/disasm-cuda.json" >>"$LOG" 2>&1
+
+say "Loupe next to PyTorch (cuBLAS/cuDNN), one run"
+timeout $(( $(left) / 3 )) python3 resources/scripts/bench-vendor.py --cli "$CLI" --device CUDA --runs 5 >"$OUTDIR/bench-vendor-cuda.json" 2>>"$LOG"
+DEVICE=CUDA DEBUG=2 timeout 60 "$CLI" run resources/examples/train_cnn.py -- --steps 5 --jit 2>&1 | grep -E "JIT|batched" | head -5 >>"$LOG"
 
 if [ -n "$TG" ]; then
   say "tinygrad on CUDA, the same workloads (kernel times)"
   timeout 150 python3 resources/scripts/bench-tinygrad.py --tinygrad "$TG" --device CUDA --kernel-time --runs 5 \
     --only matmul_4096,matmul_4096_float16,add_16m,sum_16m,softmax_4096x1024,conv2d_resnet,transformer_block,cnn_train_step \
     >"$OUTDIR/bench-tinygrad-cuda.json" 2>>"$LOG"
+fi
+
+say "BEAM=2 next to the hand-coded kernels (half matmul: TC, STAGE, ldmatrix; float: STAGE is BEAM's to try; softmax: one work-group per row)"
+for w in matmul_4096_float16 matmul_4096 softmax_4096x1024; do
+  BEAM=2 DEBUG=2 timeout $(( $(left) / 6 )) "$CLI" bench --device CUDA --only $w --optimized-only --no-machine 2>&1 |
+    grep -E "BEAM|^matmul|rror" >>"$LOG"
+done
+
+if [ "$(left)" -gt 120 ]; then
+say "pytest: the TinyJit tests on the default device (CUDA)"
+timeout $(( $(left) / 5 )) python3 -X faulthandler -m pytest -v -p no:cacheprovider tests/python/test_jit.py >>"$OUTDIR/pytest.log" 2>&1
+echo "tests/python/test_jit.py: exit $?" >>"$LOG"
+grep -E "passed|failed" "$OUTDIR/pytest.log" | tail -2 >>"$LOG"
+fi
+
+if [ "$(left)" -gt 150 ]; then
+say "bench train_step_jit on CUDA, 100 steps"
+timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine --json >"$OUTDIR/bench-train-step-jit.json" 2>>"$LOG"
+timeout 120 "$CLI" bench --device CUDA --only train_step_jit --steps 100 --no-machine 2>/dev/null | tail -12 >>"$LOG"
+fi
+
+if [ "$(left)" -gt 150 ]; then
+say "the Python training loop: Loupe, tinygrad, PyTorch on CUDA, 100 steps"
+timeout 200 python3 resources/scripts/bench-train-loop.py --device CUDA --steps 100 --torch --cli "$CLI" ${TG:+--tinygrad "$TG"} \
+  >"$OUTDIR/train-loop-cuda.json" 2>>"$LOG"
+fi
+
+if [ "$(left)" -gt 150 ]; then
+if [ -n "$CHECKER" ]; then
+  say "corpus on CUDA, optimized and NOOPT"
+  for mode in "" --noopt; do
+    timeout 120 python3 "$CHECKER" --cli "$CLI" --corpus tests/corpus/data --device CUDA $mode 2>&1 | tail -6 >>"$LOG"
+  done
+fi
 fi
 
 # one workload at a time, so what finishes before the budget is kept
