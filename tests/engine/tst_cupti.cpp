@@ -14,6 +14,7 @@
 #include "inspect/machine_code.h"
 #include "observe/kernel_metrics.h"
 #include "runtime/cuda/kernel_counters.h"
+#include "runtime/cuda/library_table.h"
 #include "runtime/cuda/pc_sampling.h"
 #include "support/error.h"
 #include "support/options.h"
@@ -243,6 +244,27 @@ private slots:
     m.unavailable = {"CUPTI: cuptiProfilerInitialize failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)"};
     QCOMPARE(describe_metrics(m), std::string("GPU metrics not available: CUPTI: cuptiProfilerInitialize failed: "
                                               "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)"));
+  }
+
+  // A library that loads but lacks an entry point is passed over for the next candidate (the GPU machine's
+  // Nsight Compute holds a CUPTI 10.2 ahead of CUDA 13's); with none complete the reason names the first.
+  void anIncompleteLibraryIsPassedOver() {
+    struct Table {
+      double (*cos)(double) = nullptr;
+    };
+    auto fill = [](Table& t, auto& sym) { sym(t.cos, "cos"); };
+    cuda::LoadedTable<Table> both;
+    cuda::load_table(both, {"libloupe-no-such.so", "libc.so.6", "libm.so.6"}, "Maths: libm not found", fill);
+    QVERIFY2(both.ok, both.why.c_str());
+    QCOMPARE(both.table.cos(0.0), 1.0);
+    QVERIFY(both.why.empty());
+    cuda::LoadedTable<Table> incomplete;
+    cuda::load_table(incomplete, {"libc.so.6"}, "Maths: libm not found", fill);
+    QVERIFY(!incomplete.ok);
+    QCOMPARE(incomplete.why, std::string("Maths: libc.so.6 has no cos"));
+    cuda::LoadedTable<Table> none;
+    cuda::load_table(none, {"libloupe-no-such.so"}, "Maths: libm not found", fill);
+    QCOMPARE(none.why, std::string("Maths: libm not found"));
   }
 
   // CUPTI's profiler host builds the counter configuration for a chip without a GPU: every metric Loupe
