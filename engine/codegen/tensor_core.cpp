@@ -174,20 +174,33 @@ bool Kernel::tensor_core_heuristics() {
     for (int64_t sz : sizes)
       if (n % sz == 0 && try_apply({op, static_cast<int64_t>(*axis), sz})) return;
   };
-  // Tiles per warp: a lane keeps at most 64 float accumulators, as mma.sync's 4x4 tiles of 4 results do;
+  // Tiles per warp: a lane keeps at most 64 float accumulators (4x4 tiles of 4 results). A big output on
+  // CUDA's mma.sync takes 64x64 warp tiles (8 along N x 4 along M, 128 accumulators), which load each
+  // fragment for more products: 0.445 ms against 0.500 for a 4096 half matmul on an H200 (sweep-opts.py,
+  // 2026-11-29); "big" leaves at least 1024 such warps to fill the GPU (a 2048 x 2048 output).
   // RDNA3's WMMA holds 8 results per tile, so its tiles stop at 4x2 (more spill to scratch memory).
-  const int64_t max_tiles = 64 / matrix_unit_shape(tc_->unit).c;
+  int64_t unit_tiles = 1;
+  for (size_t a = 0; a < global_dims(); a++) unit_tiles *= full_shape()[a];
+  const bool wide = tc_->unit == MatrixUnit::mma_m16n8k16 && unit_tiles >= 1024 * 32;
+  const int64_t max_tiles = (wide ? 128 : 64) / matrix_unit_shape(tc_->unit).c;
   auto upcast_tiles = [&](std::optional<size_t> axis, int64_t limit) -> int64_t {
     if (!axis) return 1;
+    const int64_t n = full_shape()[*axis];
+    if (wide && limit >= 8 && n % 8 == 0 && try_apply({OptOp::UPCAST, static_cast<int64_t>(*axis), 4})) {
+      // 8 tiles as 4 then 2 (an upcast splits one axis at a time)
+      return try_apply({OptOp::UPCAST, static_cast<int64_t>(*axis), 2}) ? 8 : 4;
+    }
     for (int64_t sz : {4, 3, 2})
-      if (sz <= limit && full_shape()[*axis] % sz == 0 && try_apply({OptOp::UPCAST, static_cast<int64_t>(*axis), sz})) return sz;
+      if (sz <= limit && n % sz == 0 && try_apply({OptOp::UPCAST, static_cast<int64_t>(*axis), sz})) return sz;
     return 1;
   };
   const int64_t n_tiles = upcast_tiles(tile_axis(tc_->buf_b, tc_->buf_a), max_tiles);
-  upcast_tiles(tile_axis(tc_->buf_a, tc_->buf_b), max_tiles / n_tiles);
-  try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
-  // a big output: two warps along M too (8 warps, a 128x128 tile of C: each operand value copied into
-  // shared memory serves 128 outputs, not 64), while every multiprocessor keeps work-groups to switch
+  upcast_tiles(tile_axis(tc_->buf_a, tc_->buf_b), std::min<int64_t>(max_tiles / n_tiles, 4));
+  // warps along N: a work-group's N extent stays at 128 (or 64)
+  if (n_tiles >= 8) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {2});
+  else try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
+  // a big output: two warps along M too (a 128x128 tile of C: each operand value copied into shared memory
+  // serves 128 outputs, not 64), while every multiprocessor keeps work-groups to switch
   int64_t groups = 1;
   for (size_t a = 0; a < global_dims(); a++) groups *= full_shape()[a];
   if (groups >= 512) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_a, tc_->buf_b), {2});

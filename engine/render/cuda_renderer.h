@@ -7,12 +7,18 @@
 
 namespace loupe {
 
+// A block's static __shared__ arrays total at most 48 KB on every CUDA GPU; more is dynamic (opted into).
+constexpr int64_t kStaticSharedMax = 49152;
+
 class CUDARenderer : public CStyleRenderer {
 public:
   CUDARenderer();
   // The GPU's compute capability decides what the optimizer may use: tensor cores, cp.async and
   // ldmatrix from sm_80.
   void set_compute_capability(int major, int minor);
+  // The shared memory a block may opt into (sm_90: 227 KB): kernels planned for more than 48 KB declare it
+  // dynamic (RenderedKernel::dynamic_shared_bytes). Without a GPU the plan keeps to 48 KB.
+  void set_shared_memory_optin(int64_t bytes);
   RenderedKernel render(const std::string& name, const UOpList& uops) const override;
   std::string scalar_name(DType scalar) const override;
   std::string vector_name(DType dt) const override;  // CUDA's built-in vector types: float4, uint4, longlong2

@@ -21,7 +21,8 @@ from tinygrad.engine.search import bufs_from_lin
 
 
 def tc_lists():
-  for up0, up1, l0, l1, unroll in itertools.product((2, 4, 8), (2, 4, 8), (1, 2, 4), (1, 2, 4), (2, 4)):
+  # the widest warp tiles first: what a short lease times before its limit
+  for up0, up1, l0, l1, unroll in itertools.product((8, 4, 2), (4, 8, 2), (2, 4, 1), (2, 4, 1), (2, 4)):
     if l0 * l1 < 2 or l0 * l1 > 8 or up0 * up1 < 8: continue
     opts = [Opt(OptOps.TC, 0, 0)]
     for axis, amt in ((0, up0), (1, up1)):  # 8 is two upcasts: BEAM's actions stop at 7

@@ -246,6 +246,15 @@ private slots:
                                               "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)"));
   }
 
+  // CUPTI's L2 hit rate over 100% (tiny kernels on an H200) is shown as measured, with why it can be.
+  void anL2HitRateOver100IsShownAsMeasured() {
+    KernelMetrics m;
+    m.values = {{"l2_hit_rate_pct", 164.6}};
+    QCOMPARE(describe_metrics(m), std::string("L2 hit rate 164.6% (CUPTI's ratio, over 100% on little L2 traffic)"));
+    m.values = {{"l2_hit_rate_pct", 35.1}};
+    QCOMPARE(describe_metrics(m), std::string("L2 hit rate 35.1%"));
+  }
+
   // A library that loads but lacks an entry point is passed over for the next candidate (the GPU machine's
   // Nsight Compute holds a CUPTI 10.2 ahead of CUDA 13's); with none complete the reason names the first.
   void anIncompleteLibraryIsPassedOver() {

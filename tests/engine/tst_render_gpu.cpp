@@ -108,6 +108,25 @@ std::string golden_text(const RenderedKernel& k) {
   return s.str();
 }
 
+// A 4096 half matmul staged with 256x128 tiles of C and K steps of 32 (two tiles per operand): 54 KB of
+// shared memory, planned for an sm_90 GPU that lets a block opt into 227 KB.
+std::vector<Opt> big_staged_opts() {
+  using O = OptOp;
+  return {{O::TC, 0, 0},    {O::UPCAST, 0, 4}, {O::UPCAST, 0, 2}, {O::UPCAST, 1, 4}, {O::LOCAL, 0, 2},
+          {O::LOCAL, 1, 4}, {O::UNROLL, 0, 2}, {O::STAGE, 0, 2},  {O::STAGE, 1, 2}};
+}
+
+int64_t big_staged_half_matmul(std::string& source) {
+  CUDARenderer sm90;
+  sm90.set_compute_capability(9, 0);
+  sm90.set_shared_memory_optin(232448);
+  // on a GPU's tensors (a product on the CPU packs a 4096 operand into panels first)
+  Tensor a = Tensor::empty({4096, 4096}, dtypes::float16).to("INTERP"), b = Tensor::empty({4096, 4096}, dtypes::float16).to("INTERP");
+  KernelPlan p = plan_kernel(last_kernel(a.matmul(b)).ast, sm90, big_staged_opts());
+  source = p.rendered.source;
+  return p.rendered.dynamic_shared_bytes;
+}
+
 } // namespace
 
 class TestRenderGpu : public QObject {
@@ -268,6 +287,24 @@ __device__ __half __shfl_xor_sync(unsigned, __half, int, int = 32);
     }
   }
 
+  // Over 48 KB of staged tiles a CUDA block's shared memory is dynamic: one extern array, each tile a pointer
+  // into it at an aligned offset (on its own line still), and the launch's size in dynamic_shared_bytes.
+  // Without the GPU's opt-in size the plan keeps to 48 KB: the same opts are refused.
+  void cuda_shared_memory_over_48k_is_dynamic() {
+    std::string source;
+    int64_t bytes = big_staged_half_matmul(source);
+    QVERIFY2(bytes > kStaticSharedMax && bytes <= 232448, qPrintable(QString::number(bytes)));
+    QVERIFY2(source.find("extern __shared__ __align__(16) unsigned char loupe_smem[];") != std::string::npos, source.c_str());
+    QVERIFY2(source.find("__shared__ __align__(16) half") == std::string::npos, source.c_str());
+    QVERIFY2(source.find("half* tile_a = (half*)(loupe_smem + 0);") != std::string::npos, source.c_str());
+    CUDARenderer plain;  // 48 KB: the same two-tile staging does not fit
+    plain.set_compute_capability(9, 0);
+    Tensor a = Tensor::empty({4096, 4096}, dtypes::float16).to("INTERP"), b = Tensor::empty({4096, 4096}, dtypes::float16).to("INTERP");
+    QVERIFY_THROWS_EXCEPTION(KernelOptError, plan_kernel(last_kernel(a.matmul(b)).ast, plain, big_staged_opts()));
+    KernelPlan small = plan_kernel(last_kernel(Tensor::empty({1024, 1024}, dtypes::float16).matmul(Tensor::empty({1024, 1024}, dtypes::float16))).ast, plain, false);
+    QCOMPARE(small.rendered.dynamic_shared_bytes, int64_t(0));
+  }
+
   // Where the CUDA toolkit is installed (no GPU needed), nvcc compiles the CUDA goldens and the kernels
   // the tensor-core heuristics stage (cp.async, ldmatrix, mma.sync inline PTX) to sm_90 machine code:
   // ptxas checks the PTX the clang check above cannot.
@@ -293,6 +330,9 @@ __device__ __half __shfl_xor_sync(unsigned, __half, int, int = 32);
       sources.push_back({"softmax rows " + t.name(), plan_kernel(last_kernel(x.softmax(1)).ast, sm90, false).rendered.source});
       sources.push_back({"layernorm rows " + t.name(), plan_kernel(last_kernel(x.layernorm()).ast, sm90, false).rendered.source});
     }
+    std::string dynamic_source;
+    big_staged_half_matmul(dynamic_source);
+    sources.push_back({"staged half, dynamic shared memory", dynamic_source});
     using O = OptOp;  // a float32 matmul staged as BEAM may choose it
     Tensor a = Tensor::empty({64, 64}), b = Tensor::empty({64, 64});
     sources.push_back({"staged float32", plan_with_opts(last_kernel(a.matmul(b)).ast, sm90,

@@ -45,6 +45,7 @@ const Driver* driver(std::string* why) {
     sym(d.EventDestroy, "cuEventDestroy_v2");
     sym(d.GetErrorName, "cuGetErrorName");
     sym(d.FuncGetAttribute, "cuFuncGetAttribute");
+    sym(d.FuncSetAttribute, "cuFuncSetAttribute");
     sym(d.OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }, why);
 }

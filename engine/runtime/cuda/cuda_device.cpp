@@ -96,7 +96,8 @@ double CUDAProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
       drv_.EventRecord(start, nullptr);
     }
     CUresult rc = drv_.LaunchKernel(fn_, unsigned(global[0]), unsigned(global[1]), unsigned(global[2]), unsigned(local[0]),
-                                    unsigned(local[1]), unsigned(local[2]), 0, nullptr, params.data(), nullptr);
+                                    unsigned(local[1]), unsigned(local[2]), unsigned(kernel().dynamic_shared_bytes), nullptr,
+                                    params.data(), nullptr);
     if (wait) {
       drv_.EventRecord(end, nullptr);
       CUresult sync = rc == CUDA_SUCCESS ? drv_.EventSynchronize(end) : rc;
@@ -111,7 +112,7 @@ double CUDAProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
   };
   if (profiling_ && loupe::options().gpu_metrics && !measured_) {
     measured_ = true;
-    profile_.metrics = profiling_->measure(fn_, local[0] * local[1] * local[2], launch);
+    profile_.metrics = profiling_->measure(fn_, local[0] * local[1] * local[2], kernel().dynamic_shared_bytes, launch);
     // the events timed every replay of the kernel: the counters' own GPU time is the launch's
     if (const double* ns = profile_.metrics->find("gpu_time_ns")) seconds = *ns * 1e-9;
   } else if (profiling_ && loupe::options().hotspots) {
@@ -158,6 +159,9 @@ CUDADevice::CUDADevice(std::string name, int ordinal, CompileCache* cache)
   check(drv_.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "reading the compute capability");
   arch_ = cat("sm_", major, minor);
   renderer_.set_compute_capability(major, minor);
+  int optin = 0;  // shared memory a block may opt into beyond the static 48 KB (sm_90: 227 KB)
+  if (drv_.DeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev_) == CUDA_SUCCESS)
+    renderer_.set_shared_memory_optin(optin);
   char buf[256] = {};
   drv_.DeviceGetName(buf, sizeof buf - 1, dev_);
   gpu_ = buf;
@@ -248,6 +252,11 @@ std::shared_ptr<Program> CUDADevice::compile(const RenderedKernel& k) {
     drv_.ModuleUnload(mod);
     check(rc, "cuModuleGetFunction " + k.name);
   }
+  if (k.dynamic_shared_bytes > 0)
+    if (CUresult rc = drv_.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(k.dynamic_shared_bytes)); rc != CUDA_SUCCESS) {
+      drv_.ModuleUnload(mod);
+      check(rc, cat("giving ", k.name, " ", k.dynamic_shared_bytes, " bytes of shared memory"));
+    }
   auto program = std::make_shared<CUDAProgram>(k, drv_, ctx_, mod, fn, profiling_.get());
   return programs_.emplace(pkey, program).first->second;
 }

@@ -32,7 +32,7 @@ CUDAGraph::CUDAGraph(const Driver& drv, const GraphApi& api, CUcontext ctx, cons
       n->params = {prg->function(),
                    unsigned(l.global[0]), unsigned(l.global[1]), unsigned(l.global[2]),
                    unsigned(l.local[0]), unsigned(l.local[1]), unsigned(l.local[2]),
-                   0, n->args.data(), nullptr};
+                   unsigned(prg->kernel().dynamic_shared_bytes), n->args.data(), nullptr};
       check(api_.GraphAddKernelNode(&n->node, graph_, previous ? &previous : nullptr, previous ? 1 : 0, &n->params),
             cat("cuGraphAddKernelNode (", prg->kernel().name, ")"));
       previous = n->node;

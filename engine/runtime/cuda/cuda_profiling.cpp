@@ -54,7 +54,8 @@ std::optional<KernelSamples> CudaProfiling::sample(const std::function<void()>& 
   }
 }
 
-KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads, const std::function<void()>& launch) {
+KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads, int64_t dynamic_shared,
+                                    const std::function<void()>& launch) {
   std::lock_guard lock(mutex_);
   KernelMetrics out;
   // CUPTI's counters (their availability query included) do not run beside its PC sampler
@@ -73,7 +74,7 @@ KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads,
     out.unavailable.push_back(counters_failed_);
     launch();
   }
-  add_launch_metrics(drv_, fn, dev_, block_threads, out);
+  add_launch_metrics(drv_, fn, dev_, block_threads, dynamic_shared, out);
   return out;
 }
 

@@ -27,7 +27,7 @@ public:
   // CUPTI failed (then sampling stops for the process).
   std::optional<KernelSamples> sample(const std::function<void()>& launch);
   // Runs `launch` under the counters: the kernel's metrics (what failed named in them).
-  KernelMetrics measure(cuda::CUfunction fn, int64_t block_threads, const std::function<void()>& launch);
+  KernelMetrics measure(cuda::CUfunction fn, int64_t block_threads, int64_t dynamic_shared, const std::function<void()>& launch);
 
 private:
   void give_up_sampling(const std::string& why);

@@ -117,21 +117,18 @@ std::vector<double> CounterHost::evaluate(const std::vector<uint8_t>& counter_da
   return values;
 }
 
-void add_launch_metrics(const cuda::Driver& drv, cuda::CUfunction fn, cuda::CUdevice dev, int64_t block_threads, KernelMetrics& out) {
-  auto attribute = [&](int which, const char* key) -> std::optional<int> {
+void add_launch_metrics(const cuda::Driver& drv, cuda::CUfunction fn, cuda::CUdevice dev, int64_t block_threads, int64_t dynamic_shared,
+                        KernelMetrics& out) {
+  auto attribute = [&](int which, const char* key, int64_t plus = 0) {
     int v = 0;
-    if (drv.FuncGetAttribute(&v, which, fn) != cuda::CUDA_SUCCESS) {
-      out.unavailable.push_back(cat(key, ": cuFuncGetAttribute failed"));
-      return std::nullopt;
-    }
-    out.values.emplace_back(key, v);
-    return v;
+    if (drv.FuncGetAttribute(&v, which, fn) != cuda::CUDA_SUCCESS) out.unavailable.push_back(cat(key, ": cuFuncGetAttribute failed"));
+    else out.values.emplace_back(key, static_cast<double>(v + plus));
   };
   attribute(cuda::CU_FUNC_ATTRIBUTE_NUM_REGS, "registers_per_thread");
   attribute(cuda::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "local_bytes_per_thread");
-  attribute(cuda::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "shared_bytes_per_block");
+  attribute(cuda::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "shared_bytes_per_block", dynamic_shared);  // static and dynamic
   int blocks = 0, threads_per_sm = 0;
-  if (block_threads > 0 && drv.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, static_cast<int>(block_threads), 0) == cuda::CUDA_SUCCESS &&
+  if (block_threads > 0 && drv.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, static_cast<int>(block_threads), size_t(dynamic_shared)) == cuda::CUDA_SUCCESS &&
       drv.DeviceGetAttribute(&threads_per_sm, cuda::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev) == cuda::CUDA_SUCCESS &&
       threads_per_sm > 0) {
     const int64_t warps_per_block = (block_threads + 31) / 32;

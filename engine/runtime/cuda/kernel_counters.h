@@ -53,7 +53,8 @@ private:
 
 // What the driver says of a loaded kernel: registers, local and shared memory, theoretical occupancy for
 // blocks of `block_threads`.
-void add_launch_metrics(const cuda::Driver& drv, cuda::CUfunction fn, cuda::CUdevice dev, int64_t block_threads, KernelMetrics& out);
+void add_launch_metrics(const cuda::Driver& drv, cuda::CUfunction fn, cuda::CUdevice dev, int64_t block_threads, int64_t dynamic_shared,
+                        KernelMetrics& out);
 
 class CounterProfiler {
 public:
