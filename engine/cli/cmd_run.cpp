@@ -37,6 +37,7 @@ int run_main(const Args& args) {
       throw Error(cat("--gpu-metrics measures CUDA kernels with CUPTI; the program runs on ", device.empty() ? "CPU" : device,
                       " (add --device CUDA)"));
     if (auto why = cuda_profiling_unavailable()) throw Error(cat("--gpu-metrics: ", *why));
+    if (cl.hotspots) throw Error(cat("--hotspots with --gpu-metrics: ", kCudaSamplesWithMetrics));
   }
   PythonSetup py = find_python();
   std::vector<std::string> runner{"run", "--columns", std::to_string(column_width())};

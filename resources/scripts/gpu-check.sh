@@ -97,7 +97,7 @@ for w in json.load(open(sys.argv[1]))['workloads']:
 DEBUG=2 timeout 60 "$CLI" run resources/examples/matmul_relu_sum.py --device CUDA --hotspots 2>&1 | grep -E "CUPTI|unsampled" >>"$LOG"
 DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --gpu-metrics --trace "$OUTDIR/cuda-metrics.loupe" -- --steps 2 >>"$LOG" 2>&1
 timeout 30 "$CLI" trace "$OUTDIR/cuda-metrics.loupe" --hotspots 2>&1 | head -8 >>"$LOG"
-DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --gpu-metrics --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1
+DEVICE=CUDA timeout 90 "$CLI" run resources/examples/train_cnn.py --hotspots --trace "$OUTDIR/cuda-hotspots.loupe" -- --steps 2 >>"$LOG" 2>&1
 timeout 60 "$CLI" trace "$OUTDIR/cuda-hotspots.loupe" --hotspots 2>&1 | head -12 >>"$LOG"
 fi
 

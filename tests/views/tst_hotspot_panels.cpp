@@ -270,6 +270,26 @@ private Q_SLOTS:
     saveChecked(code.grab().toImage(), QStringLiteral("hotspots_gpu_code_panel"));
   }
 
+  // Metrics measured in a run of their own (no samples: --gpu-metrics alone) still show in the Code panel.
+  void gpuMetricsWithoutSamplesAreShown() {
+    const QString gpu = dir_.filePath("metrics.loupe");
+    QVERIFY(QFile::copy(sampled_, gpu));
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(gpu.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    const std::string id = std::to_string(planted_.kernel_id);
+    exec(db, "DELETE FROM kernel_sample_sites");
+    exec(db, "DELETE FROM kernel_samples");
+    exec(db, "INSERT INTO kernel_metrics VALUES (" + id + ", 'CUPTI range profiler on GH100, 2 passes (kernel replay)',"
+             " '[[\"tensor_pipe_active_pct\", 45.3], [\"registers_per_thread\", 119]]', '[]')");
+    sqlite3_close(db);
+    Session s;
+    QVERIFY(s.openNow(gpu));
+    KernelCodePanel code(&s);
+    s.selectKernel(planted_.kernel_id);  // metrics alone need no matching: shown at once
+    QTRY_COMPARE(code.hotspotText(), QStringLiteral("GPU: tensor pipe active 45.3%, registers per thread 119"));
+    QCOMPARE(code.hottestLine(), 0);
+  }
+
   // A CUDA trace carries the SASS made where it ran: the Machine code panel of a machine without CUDA
   // lists it (titled so), shades it by the samples and names the stall reasons of its hottest instruction.
   void recordedSassIsShownWithoutTheGpu() {

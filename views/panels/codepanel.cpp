@@ -279,7 +279,7 @@ void KernelCodePanel::showSource() {
 }
 
 QString KernelCodePanel::hotspotText() const {
-  if (hot_->isHidden()) return {};
+  if (hot_->isHidden()) return gpuMetrics_->isHidden() ? QString() : gpuMetrics_->text();
   return gpuMetrics_->isHidden() ? hot_->text() : hot_->text() + QStringLiteral(" · ") + gpuMetrics_->text();
 }
 
@@ -306,7 +306,10 @@ void KernelCodePanel::showHotspots() {
     hot_->show();
     return;
   }
-  if (!samples) return;
+  if (!samples) {
+    if (metrics) showMetricsAlone(*metrics);  // measured in a run of its own (--gpu-metrics without --hotspots)
+    return;
+  }
   shownSamples_ = std::make_shared<const loupe::KernelSamples>(*samples);
   matching_ = true;
   hot_->setText(tr("Hot spots: %1 samples over %2 runs · matching them to the code…").arg(samples->total()).arg(samples->runs));
@@ -372,6 +375,13 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
   QString tip = QString::fromStdString(loupe::describe_sampling(report->samples)) + u'\n' + QString::fromStdString(counters);
   if (gpu && !a.stalls.empty()) tip += tr("\nWarps of the whole kernel stalled on: %1").arg(QString::fromStdString(loupe::stall_summary(a.stalls, 8)));
   hot_->setToolTip(tip);
+  Q_EMIT hotspotsReady();
+}
+
+void KernelCodePanel::showMetricsAlone(const loupe::KernelMetrics& metrics) {
+  gpuMetrics_->setText(tr("GPU: %1").arg(QString::fromStdString(loupe::describe_metrics(metrics))));
+  gpuMetrics_->setToolTip(QString::fromStdString(metrics.source));
+  gpuMetrics_->show();
   Q_EMIT hotspotsReady();
 }
 

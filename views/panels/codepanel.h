@@ -68,6 +68,7 @@ private:
   void mapLine(int row);  // Line → graph
   void showHotspots();    // for the source just shown
   void adoptHotspots(quint64 generation, std::shared_ptr<loupe::KernelHotspotReport> report);
+  void showMetricsAlone(const loupe::KernelMetrics& metrics);
 
   QToolButton* lineToGraph_;
   QToolButton* hottest_;

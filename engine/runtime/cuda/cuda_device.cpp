@@ -110,6 +110,7 @@ double CUDAProgram::run(const std::vector<void*>& bufs, const std::vector<int64_
     check(rc, cat("launching ", kernel().name, " with grid ", global[0], "x", global[1], "x", global[2], " block ", local[0],
                   "x", local[1], "x", local[2]));
   };
+  if (profiling_ && loupe::options().gpu_metrics && loupe::options().hotspots) throw Error(kCudaSamplesWithMetrics);
   if (profiling_ && loupe::options().gpu_metrics && !measured_) {
     measured_ = true;
     profile_.metrics = profiling_->measure(fn_, local[0] * local[1] * local[2], kernel().dynamic_shared_bytes, launch);

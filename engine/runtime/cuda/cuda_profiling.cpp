@@ -78,6 +78,10 @@ KernelMetrics CudaProfiling::measure(cuda::CUfunction fn, int64_t block_threads,
   return out;
 }
 
+const char* const kCudaSamplesWithMetrics =
+    "HOTSPOTS and GPU_METRICS cannot share a run on CUDA (after CUPTI's metrics pass its PC sampler attributes "
+    "every sample to driver kernels): run the program once with each";
+
 std::optional<std::string> cuda_profiling_unavailable() {
   std::string why;
   if (cupti::api(&why)) return std::nullopt;

@@ -46,4 +46,8 @@ private:
 // Null when CUPTI can be loaded here, else why not.
 std::optional<std::string> cuda_profiling_unavailable();
 
+// Why one run may not both sample PCs and measure counters on CUDA: on an H200 (CUDA 13, 2026-11-29) every
+// launch sampled after a kernel's metrics pass came back as samples of driver kernels, none in its own code.
+extern const char* const kCudaSamplesWithMetrics;
+
 } // namespace loupe
