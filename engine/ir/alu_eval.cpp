@@ -240,8 +240,10 @@ Arg cast_value(const Arg& v, DType from, DType to) {
 }
 
 std::optional<Arg> bitcast_value(const Arg& v, DType from, DType to) {
-  DType f = from.scalar(), t = to.scalar();
-  if (f.is_weak() || t.is_weak() || f.itemsize() != t.itemsize()) return std::nullopt;
+  // weak types are materialized as int32 / float32 (the index math of tinygrad's int32, seen from Python)
+  auto concrete = [](DType d) { return !d.is_weak() ? d : d.scalar_type == Scalar::WeakInt ? dtypes::int32 : dtypes::float32; };
+  DType f = concrete(from.scalar()), t = concrete(to.scalar());
+  if (f.itemsize() != t.itemsize()) return std::nullopt;
   // the bits of the source, in the low bytes of a uint64
   uint64_t bits = 0;
   switch (f.scalar_type) {
@@ -279,7 +281,7 @@ std::optional<Arg> bitcast_value(const Arg& v, DType from, DType to) {
     return Arg((h & 0x8000) ? -mag : mag);
   }
   case Scalar::Bool: return Arg(bits != 0);
-  default: return wrap_int(static_cast<I>(bits), to);
+  default: return wrap_int(static_cast<I>(bits), t);
   }
 }
 

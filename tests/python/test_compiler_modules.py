@@ -217,3 +217,18 @@ def test_a_folded_constant_carries_no_earlier_ops_provenance():
   x = Tensor.rand(3).realize()
   names = [m.name for si in x.relu().schedule() for m in si.metadata]
   assert names == ["relu"], names
+
+
+@pytest.mark.parametrize("from_dt,value,to_dt,folded", [
+  (dtypes.int32, -1, dtypes.uint32, 2**32 - 1),          # int32 is the symbolic rules' index math
+  (dtypes.uint32, 2**31, dtypes.int32, -2**31),
+  (dtypes.int32, 1050081145, dtypes.float32, 0.29485681653022766),
+  (dtypes.float32, 0.29485681653022766, dtypes.int32, 1050081145),
+  (dtypes.int64, -1, dtypes.uint64, 2**64 - 1),          # a uint64 past int64 reads as the unsigned value
+  (dtypes.int16, 13496, dtypes.float16, 0.294921875),
+])
+def test_bitcasts_of_constants_fold_to_the_reinterpreted_bits(from_dt, value, to_dt, folded):
+  from tinygrad.codegen.devectorizer import full_graph_rewrite
+  from tinygrad.ops import Ops, UOp
+  r = full_graph_rewrite(UOp.const(from_dt, value).bitcast(to_dt).sink()).src[0]
+  assert (r.op, r.dtype, r.arg) == (Ops.CONST, to_dt, folded)

@@ -118,6 +118,21 @@ class TestHotspotPanels : public QObject {
   QString sampled_, plain_;
   PlantedSamples planted_;
 
+  // A writable copy of the sampled trace at `path`, to plant other samples or metrics in (null on failure).
+  sqlite3* openCopyOfSampled(const QString& path) {
+    sqlite3* db = nullptr;
+    if (!QFile::copy(sampled_, path) || sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      sqlite3_close(db);
+      return nullptr;
+    }
+    return db;
+  }
+  // The planted kernel's metrics, as CUPTI's range profiler records them (`values`: [[key, value], ...]).
+  void plantMetrics(sqlite3* db, const std::string& values) {
+    exec(db, "INSERT INTO kernel_metrics VALUES (" + std::to_string(planted_.kernel_id) +
+                 ", 'CUPTI range profiler on GH100, 2 passes (kernel replay)', '" + values + "', '[]')");
+  }
+
 private Q_SLOTS:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -239,9 +254,8 @@ private Q_SLOTS:
   // kernel's own code is x86; the panel's reading of the samples is what is checked.)
   void gpuSamplesShowStallReasonsAndMetrics() {
     const QString gpu = dir_.filePath("gpu.loupe");
-    QVERIFY(QFile::copy(sampled_, gpu));
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(gpu.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    sqlite3* db = openCopyOfSampled(gpu);
+    QVERIFY(db);
     const std::string id = std::to_string(planted_.kernel_id);
     exec(db, "UPDATE kernel_samples SET clock = 'pc-sampling', period = 1024 WHERE kernel_id = " + id);
     // three quarters of each site's samples waited on memory, the rest issued
@@ -249,8 +263,7 @@ private Q_SLOTS:
              " FROM kernel_sample_sites WHERE kernel_id = " + id + " AND offset >= 0");
     exec(db, "INSERT INTO kernel_sample_stalls SELECT kernel_id, function, offset, 'selected', samples - samples * 3 / 4"
              " FROM kernel_sample_sites WHERE kernel_id = " + id + " AND offset >= 0");
-    exec(db, "INSERT INTO kernel_metrics VALUES (" + id + ", 'CUPTI range profiler on GH100, 8 passes (kernel replay)',"
-             " '[[\"achieved_occupancy_pct\", 45.0], [\"dram_throughput_pct\", 81.5], [\"registers_per_thread\", 40]]', '[]')");
+    plantMetrics(db, "[[\"achieved_occupancy_pct\", 45.0], [\"dram_throughput_pct\", 81.5], [\"registers_per_thread\", 40]]");
     sqlite3_close(db);
     Session s;
     QVERIFY(s.openNow(gpu));
@@ -273,14 +286,11 @@ private Q_SLOTS:
   // Metrics measured in a run of their own (no samples: --gpu-metrics alone) still show in the Code panel.
   void gpuMetricsWithoutSamplesAreShown() {
     const QString gpu = dir_.filePath("metrics.loupe");
-    QVERIFY(QFile::copy(sampled_, gpu));
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(gpu.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr);
-    const std::string id = std::to_string(planted_.kernel_id);
+    sqlite3* db = openCopyOfSampled(gpu);
+    QVERIFY(db);
     exec(db, "DELETE FROM kernel_sample_sites");
     exec(db, "DELETE FROM kernel_samples");
-    exec(db, "INSERT INTO kernel_metrics VALUES (" + id + ", 'CUPTI range profiler on GH100, 2 passes (kernel replay)',"
-             " '[[\"tensor_pipe_active_pct\", 45.3], [\"registers_per_thread\", 119]]', '[]')");
+    plantMetrics(db, "[[\"tensor_pipe_active_pct\", 45.3], [\"registers_per_thread\", 119]]");
     sqlite3_close(db);
     Session s;
     QVERIFY(s.openNow(gpu));

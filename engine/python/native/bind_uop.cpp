@@ -147,6 +147,26 @@ py::object arg_to_py(const Arg& a) {
   return py::cast(a);  // another engine object (kernel info): the opaque ArgObject view below
 }
 
+// A UOp's arg as tinygrad has it: a uint64 constant past int64 (kept as its two's-complement bits) is
+// the unsigned value, 2**64 - 1 rather than -1.
+py::object uop_arg_to_py(const UOp& u) {
+  auto unsigned_bits = [](const Arg& a) -> py::object {
+    if (a.is_int() && a.as_int() < 0)
+      return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(a.as_int())));
+    return arg_to_py(a);
+  };
+  if (u.dtype.scalar_type == Scalar::UInt64 && !u.dtype.is_ptr) {
+    if (u.op == Ops::CONST) return unsigned_bits(u.arg);
+    if (u.op == Ops::VCONST && u.arg.is_tuple()) {
+      const Arg::Tuple& t = u.arg.as_tuple();
+      py::tuple out(t.size());
+      for (size_t i = 0; i < t.size(); i++) out[i] = unsigned_bits(t[i]);
+      return out;
+    }
+  }
+  return arg_to_py(u.arg);
+}
+
 Arg arg_from_py(py::handle h) {
   if (h.is_none()) return Arg();
   if (py::isinstance<py::bool_>(h)) return Arg(h.cast<bool>());
@@ -280,7 +300,7 @@ void bind_uop(py::module_& m) {
                                for (size_t i = 0; i < u.src.size(); i++) t[i] = uop_to_py(u.src[i]);
                                return t;
                              })
-      .def_property_readonly("arg", [](const UOp& u) { return arg_to_py(u.arg); })
+      .def_property_readonly("arg", [](const UOp& u) { return uop_arg_to_py(u); })
       .def_property_readonly("_min_max", [](const UOp& u) { return min_max(u); })
       .def_property_readonly("key", [](const UOp& u) {
         const Hash128& k = u.key();
