@@ -9,7 +9,38 @@ namespace {
 
 using P = UPat;
 
-// Scalar constants only: vector constants (VCONST) are folded lane by lane by the vector passes.
+// Lane `i` of a vector constant: a CONST of a vector dtype is every lane's value, a VCONST lists them.
+const Arg* lane_value(const UOp& c, size_t i) {
+  if (c.op == Ops::CONST) return &c.arg;
+  if (c.op != Ops::VCONST || !c.arg.is_tuple() || i >= c.arg.as_tuple().size()) return nullptr;
+  return &c.arg.as_tuple()[i];
+}
+
+// An ALU op over vector constants, lane by lane: a CONST of the vector dtype where every lane is the same
+// value, else a VCONST (tinygrad's sym folds them the same way).
+UOpPtr fold_vector_alu(const UOpPtr& u) {
+  const size_t n = static_cast<size_t>(u->dtype.count);
+  if (n <= 1 || u->dtype.is_ptr || computed_by_device(u->op)) return nullptr;
+  Arg::Tuple lanes;
+  for (size_t i = 0; i < n; i++) {
+    std::vector<Arg> vals;
+    std::vector<DType> dts;
+    for (const UOpPtr& s : u->src) {
+      const Arg* v = s->dtype.count == u->dtype.count ? lane_value(*s, i) : nullptr;
+      if (!v) return nullptr;
+      vals.push_back(*v);
+      dts.push_back(s->dtype.scalar());
+    }
+    std::optional<Arg> r = exec_alu(u->op, u->dtype.scalar(), vals, dts);
+    if (!r) return nullptr;
+    lanes.push_back(*r);
+  }
+  for (const Arg& l : lanes)
+    if (!(l == lanes[0])) return UOp::make(Ops::VCONST, u->dtype, {}, Arg(std::move(lanes)));
+  return UOp::make(Ops::CONST, u->dtype, {}, lanes[0]);
+}
+
+// Scalar constants; vectors of them in fold_vector_alu.
 UOpPtr fold_alu(const UOpPtr& u) {
   if (u->dtype.count != 1 || computed_by_device(u->op)) return nullptr;
   std::vector<Arg> vals;
@@ -44,6 +75,10 @@ std::vector<Rule> const_fold_rules() {
       srule("fold_constants", P::ops(alu, {}, "u").repeated(P::cvar()), [](const Match& m) {
         const UOpPtr& u = m["u"];  // a product of float constants waits for the contracted fold
         return is_float_constant_product(u->op, u->dtype, u->src) ? nullptr : fold_alu(u);
+      }),
+      srule("fold_vector_constants", P::ops(alu, {}, "u").repeated(P::ops(OpSet{Ops::CONST, Ops::VCONST})), [](const Match& m) {
+        const UOpPtr& u = m["u"];
+        return is_float_constant_product(u->op, u->dtype, u->src) ? nullptr : fold_vector_alu(u);
       }),
       srule("cast_to_same_dtype", P::ops_any_src(OpSet{Ops::CAST, Ops::BITCAST}, "u"), [](const Match& m) -> UOpPtr {
         const UOpPtr& u = m["u"];

@@ -232,3 +232,15 @@ def test_bitcasts_of_constants_fold_to_the_reinterpreted_bits(from_dt, value, to
   from tinygrad.ops import Ops, UOp
   r = full_graph_rewrite(UOp.const(from_dt, value).bitcast(to_dt).sink()).src[0]
   assert (r.op, r.dtype, r.arg) == (Ops.CONST, to_dt, folded)
+
+
+def test_vector_constants_fold_lane_by_lane():
+  from tinygrad.codegen.symbolic import sym
+  from tinygrad.ops import Ops, UOp, graph_rewrite
+  v = lambda *xs: UOp.const(dtypes.int.vec(3), xs)
+  folded = graph_rewrite(v(0, 1, 2) + v(5, 6, 7), sym)
+  assert (folded.op, folded.dtype, folded.arg) == (Ops.VCONST, dtypes.int.vec(3), (5, 7, 9))
+  same = graph_rewrite(v(0, 1, 2) + v(2, 1, 0), sym)  # every lane 2: one constant of the vector dtype
+  assert (same.op, same.dtype, same.arg) == (Ops.CONST, dtypes.int.vec(3), 2)
+  mixed = graph_rewrite(v(1, 2, 3) * UOp.const(dtypes.int.vec(3), 2), sym)  # a splat CONST with a VCONST
+  assert (mixed.op, mixed.arg) == (Ops.VCONST, (2, 4, 6))
