@@ -109,6 +109,15 @@ QPointF MemoryChart::bufferPoint(int index) const {
   const MemoryBuffer& b = data_->buffers()[size_t(index)];
   const double t0 = std::max(double(b.startNs), math_.viewStart), t1 = std::min(double(b.endNs), math_.viewEnd);
   if (t0 > t1) return {};
+  // a whole pixel that hits this buffer (a click lands on pixels: the middle of a buffer a pixel or two
+  // wide can round onto its neighbour), else the middle of its visible life
+  for (int i = 1; i < 16; i += 2)
+    for (int j = 1; j < 8; j += 2) {
+      const double t = t0 + (t1 - t0) * i / 16;
+      const double off = double(b.offsetAt(qint64(std::llround(t)))) + double(b.bytes) * j / 8;
+      const QPointF p = QPointF(QPoint(int(std::lround(math_.mapTimeToX(t))), int(std::lround(yOf(b.lane, off)))));
+      if (bufferAtPos(p) == index) return p;
+    }
   const double t = (t0 + t1) / 2;
   const double off = double(b.offsetAt(qint64(std::llround(t))));
   return {math_.mapTimeToX(t), (yOf(b.lane, off) + yOf(b.lane, off + double(b.bytes))) / 2};
