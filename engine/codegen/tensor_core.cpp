@@ -179,9 +179,12 @@ bool Kernel::tensor_core_heuristics() {
   // fragment for more products: 0.445 ms against 0.500 for a 4096 half matmul on an H200 (sweep-opts.py,
   // 2026-11-29); "big" leaves at least 1024 such warps to fill the GPU (a 2048 x 2048 output).
   // RDNA3's WMMA holds 8 results per tile, so its tiles stop at 4x2 (more spill to scratch memory).
-  int64_t unit_tiles = 1;
-  for (size_t a = 0; a < global_dims(); a++) unit_tiles *= full_shape()[a];
-  const bool wide = tc_->unit == MatrixUnit::mma_m16n8k16 && unit_tiles >= 1024 * 32;
+  auto global_extent = [&] {  // matrix-unit tiles of the output now, or work-groups once the upcasts are taken
+    int64_t n = 1;
+    for (size_t a = 0; a < global_dims(); a++) n *= full_shape()[a];
+    return n;
+  };
+  const bool wide = tc_->unit == MatrixUnit::mma_m16n8k16 && global_extent() >= 1024 * 32;
   const int64_t max_tiles = (wide ? 128 : 64) / matrix_unit_shape(tc_->unit).c;
   auto upcast_tiles = [&](std::optional<size_t> axis, int64_t limit) -> int64_t {
     if (!axis) return 1;
@@ -201,9 +204,7 @@ bool Kernel::tensor_core_heuristics() {
   else try_opt(OptOp::LOCAL, tile_axis(tc_->buf_b, tc_->buf_a), {4, 2});
   // a big output: two warps along M too (a 128x128 tile of C: each operand value copied into shared memory
   // serves 128 outputs, not 64), while every multiprocessor keeps work-groups to switch
-  int64_t groups = 1;
-  for (size_t a = 0; a < global_dims(); a++) groups *= full_shape()[a];
-  if (groups >= 512) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_a, tc_->buf_b), {2});
+  if (global_extent() >= 512) try_opt(OptOp::LOCAL, tile_axis(tc_->buf_a, tc_->buf_b), {2});
   if (first_reduce() < first_upcast() && full_shape()[first_reduce()] % 2 == 0) try_apply({OptOp::UNROLL, 0, 2});
   for (int64_t operand : {0, 1})  // two tiles each where they fit, else one
     if (!try_apply({OptOp::STAGE, operand, 2})) try_apply({OptOp::STAGE, operand, 0});

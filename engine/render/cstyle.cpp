@@ -166,7 +166,16 @@ void KernelWriter::render_definition(const UOp* u) {
     std::string name = u->arg.is_string() ? u->arg.as_string() : fresh("temp");
     set_text(u, name);
     use_type(u->dtype.base());
-    emit(L.smem_prefix + R.type_name(u->dtype.base()) + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
+    const std::string T = R.type_name(u->dtype.base());
+    if (out_.dynamic_shared_bytes == 0) {
+      emit(L.smem_prefix + T + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
+      return;
+    }
+    // a pointer into the one dynamic array, at a 16-byte aligned offset (cp.async and ldmatrix move 16-byte rows)
+    const bool first = shared_next_ == 0;
+    const int64_t at = (shared_next_ + 15) / 16 * 16;
+    shared_next_ = at + u->dtype.ptr_size * u->dtype.base().itemsize();
+    emit(cat(first ? L.dynamic_smem + " loupe_smem[]; " : "", T, "* ", name, " = (", T, "*)(loupe_smem + ", at, ");"));
     return;
   }
   }
@@ -289,6 +298,12 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   out_.name = name;
   out_.device = R.caps().device;
   analyze();
+  if (L.static_shared_max > 0) {  // the shared memory the DEFINE_LOCALs take, each at a 16-byte boundary
+    int64_t bytes = 0;
+    for (const UOpPtr& u : uops_)
+      if (u->op == Ops::DEFINE_LOCAL) bytes = (bytes + 15) / 16 * 16 + u->dtype.ptr_size * u->dtype.base().itemsize();
+    if (bytes > L.static_shared_max) out_.dynamic_shared_bytes = bytes;
+  }
   body_.reserve(uops_.size());
   std::vector<int> body_line(uops_.size(), -1);  // the first line each UOp wrote
   for (size_t i = 0; i < uops_.size(); i++) {

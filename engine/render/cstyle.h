@@ -20,6 +20,11 @@ struct CLanguage {
   std::string arg_int_prefix = "const int";
   std::string arg_long_prefix = "const long long";
   std::string smem_prefix;            // before a DEFINE_LOCAL declaration: "__shared__ "
+  // Over this many bytes of DEFINE_LOCALs a work-group's shared memory is one array the launch sizes,
+  // declared `dynamic_smem loupe_smem[]`, each DEFINE_LOCAL a pointer into it (CUDA: a block's static
+  // __shared__ stops at 48 KB); 0: every DEFINE_LOCAL is an array of its own.
+  int64_t static_shared_max = 0;
+  std::string dynamic_smem;           // "extern __shared__ __align__(16) unsigned char"
   std::string barrier;                // BARRIER statement; empty = nothing to emit
   std::string helper_prefix = "static inline";  // before helper functions
   // How a vector literal is spelled: "(float4){a,b}" (C, Metal), "(float4)(a,b)" (OpenCL) or

@@ -72,6 +72,7 @@ private:
   std::unordered_map<std::string, std::string> helpers_;
   std::vector<DType> used_types_;
   const UOp* split_range_ = nullptr;
+  int64_t shared_next_ = 0;  // with dynamic shared memory: the next DEFINE_LOCAL's offset in it
   std::set<int64_t> open_axes_;
   RenderedKernel out_;
 

@@ -34,6 +34,8 @@ CLanguage cuda_language() {
   l.arg_int_prefix = "const int";
   l.arg_long_prefix = "const long long";
   l.smem_prefix = "__shared__ __align__(16) ";  // cp.async and ldmatrix move 16-byte rows
+  l.static_shared_max = kStaticSharedMax;        // more is dynamic: the device raises the kernel's limit
+  l.dynamic_smem = "extern __shared__ __align__(16) unsigned char";
   l.barrier = "__syncthreads();";
   l.helper_prefix = "static __device__ __forceinline__";
   l.vector_literal = CLanguage::VectorLiteral::MakeFunction;
@@ -64,43 +66,8 @@ void CUDARenderer::set_compute_capability(int major, int /*minor*/) {
 
 void CUDARenderer::set_shared_memory_optin(int64_t bytes) { caps_.shared_max = std::max<int64_t>(kStaticSharedMax, bytes); }
 
-namespace {
-
-// Over 48 KB a block's shared memory must be dynamic: one `extern __shared__` array the launch sizes
-// (after cuFuncSetAttribute raises the function's limit). Each static declaration the C writer made,
-// `__shared__ __align__(16) T name[N];` (one per DEFINE_LOCAL, in order), becomes a pointer into it at a
-// 16-byte aligned offset, on the same line, so the source's line map holds. Returns the bytes the launch
-// must give (0: all static).
-int64_t move_shared_to_dynamic(std::string& source, const std::string& prefix, const UOpList& uops) {
-  std::vector<int64_t> offsets;
-  int64_t total = 0;
-  for (const UOpPtr& u : uops)
-    if (u->op == Ops::DEFINE_LOCAL) {
-      total = (total + 15) / 16 * 16;
-      offsets.push_back(total);
-      total += u->dtype.ptr_size * u->dtype.base().itemsize();
-    }
-  if (total <= kStaticSharedMax) return 0;
-  std::vector<size_t> starts;
-  for (size_t at = source.find(prefix); at != std::string::npos; at = source.find(prefix, at + 1)) starts.push_back(at);
-  LOUPE_ASSERT(starts.size() == offsets.size(), "CUDA: ", offsets.size(), " shared arrays but ", starts.size(), " declarations");
-  for (size_t i = starts.size(); i-- > 0;) {
-    size_t at = starts[i], end = source.find(';', at), open = source.find('[', at);
-    size_t space = source.rfind(' ', open);
-    LOUPE_ASSERT(end != std::string::npos && open < end && space >= at + prefix.size(), "CUDA: unexpected shared declaration");
-    std::string type = source.substr(at + prefix.size(), space - at - prefix.size()), name = source.substr(space + 1, open - space - 1);
-    std::string line = cat(type, "* ", name, " = (", type, "*)(loupe_smem + ", offsets[i], ");");
-    if (i == 0) line = "extern __shared__ __align__(16) unsigned char loupe_smem[]; " + line;
-    source.replace(at, end + 1 - at, line);
-  }
-  return total;
-}
-
-} // namespace
-
 RenderedKernel CUDARenderer::render(const std::string& name, const UOpList& uops) const {
   RenderedKernel k = CStyleRenderer::render(name, strip_barrier_sources(uops));
-  k.dynamic_shared_bytes = move_shared_to_dynamic(k.source, lang_.smem_prefix, uops);
   // the block size is known here, so the compiler can budget registers for it
   std::string head = lang_.kernel_prefix + "void " + name + "(";
   size_t at = k.source.find(head);

@@ -73,7 +73,7 @@ struct RenderedKernel {
   // (Program::launch_global); global[i] then holds its largest value. Null where global[i] is exact.
   std::array<UOpPtr, 3> global_sym{};
   bool split_loop = false;          // takes [start, end) of its outer loop (RendererCaps::splits_outer_loop)
-  int64_t dynamic_shared_bytes = 0; // CUDA: shared memory the launch gives (declared extern: over 48 KB)
+  int64_t dynamic_shared_bytes = 0; // shared memory the launch gives (CLanguage::static_shared_max; 0: static)
   // The linearized program itself, kept by renderers of devices that run it directly (INTERP).
   std::shared_ptr<const UOpList> program;
   // Per UOp of the linearized list: the 1-based line of `source` that computes it (0: none), for

@@ -1,6 +1,5 @@
 #include "schedule/schedule_cache.h"
 
-
 #include <list>
 #include <mutex>
 #include <optional>
@@ -177,10 +176,10 @@ std::optional<Template> make_template(const Schedule& s, const std::vector<UOpPt
     t.items.push_back(std::move(ti));
   }
   for (const UOpPtr& out : s.outputs) {
-    if (out->op == Ops::BUFFER) t.outputs.push_back({slot_of(out), std::nullopt});
+    if (out->op == Ops::BUFFER) t.outputs.push_back({slot_of(out), std::nullopt, nullptr});
     else if (out->op == Ops::RESHAPE && out->src[0]->op == Ops::BUFFER) {
       BoundValues ignored;  // (the graph's own, noted by graph_key)
-      t.outputs.push_back({slot_of(out->src[0]), unbound_arg(out->arg, ignored)});
+      t.outputs.push_back({slot_of(out->src[0]), unbound_arg(out->arg, ignored), nullptr});
     }
     else if (is_folded_constant(out)) t.outputs.push_back({Slot{}, std::nullopt, out});
     else return std::nullopt;

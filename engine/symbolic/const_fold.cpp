@@ -16,15 +16,17 @@ const Arg* lane_value(const UOp& c, size_t i) {
   return &c.arg.as_tuple()[i];
 }
 
-// An ALU op over vector constants, lane by lane: a CONST of the vector dtype where every lane is the same
-// value, else a VCONST (tinygrad's sym folds them the same way).
-UOpPtr fold_vector_alu(const UOpPtr& u) {
+// An ALU op over constants, lane by lane for vectors: a CONST where every lane is the same value (of the
+// vector dtype), else a VCONST, as tinygrad's sym folds them.
+UOpPtr fold_alu(const UOpPtr& u) {
   const size_t n = static_cast<size_t>(u->dtype.count);
-  if (n <= 1 || u->dtype.is_ptr || computed_by_device(u->op)) return nullptr;
+  if (u->dtype.is_ptr || computed_by_device(u->op)) return nullptr;
   Arg::Tuple lanes;
+  std::vector<Arg> vals;
+  std::vector<DType> dts;
   for (size_t i = 0; i < n; i++) {
-    std::vector<Arg> vals;
-    std::vector<DType> dts;
+    vals.clear();
+    dts.clear();
     for (const UOpPtr& s : u->src) {
       const Arg* v = s->dtype.count == u->dtype.count ? lane_value(*s, i) : nullptr;
       if (!v) return nullptr;
@@ -33,28 +35,11 @@ UOpPtr fold_vector_alu(const UOpPtr& u) {
     }
     std::optional<Arg> r = exec_alu(u->op, u->dtype.scalar(), vals, dts);
     if (!r) return nullptr;
-    lanes.push_back(*r);
+    lanes.push_back(std::move(*r));
   }
   for (const Arg& l : lanes)
     if (!(l == lanes[0])) return UOp::make(Ops::VCONST, u->dtype, {}, Arg(std::move(lanes)));
   return UOp::make(Ops::CONST, u->dtype, {}, lanes[0]);
-}
-
-// Scalar constants; vectors of them in fold_vector_alu.
-UOpPtr fold_alu(const UOpPtr& u) {
-  if (u->dtype.count != 1 || computed_by_device(u->op)) return nullptr;
-  std::vector<Arg> vals;
-  std::vector<DType> dts;
-  vals.reserve(u->src.size());
-  dts.reserve(u->src.size());
-  for (const UOpPtr& s : u->src) {
-    if (s->op != Ops::CONST || s->dtype.count != 1) return nullptr;
-    vals.push_back(s->arg);
-    dts.push_back(s->dtype);
-  }
-  std::optional<Arg> r = exec_alu(u->op, u->dtype, vals, dts);
-  if (!r) return nullptr;
-  return UOp::make(Ops::CONST, u->dtype, {}, *r);
 }
 
 } // namespace
@@ -66,19 +51,15 @@ bool computed_by_device(Ops op) { return op == Ops::EXP2 || op == Ops::LOG2 || o
 
 UOpPtr fold_constant_node(const UOpPtr& u) {
   bool alu = op_in(u->op, kALU) || u->op == Ops::CAST || u->op == Ops::BITCAST;
-  return alu ? fold_alu(u) : nullptr;
+  return alu && u->dtype.count == 1 ? fold_alu(u) : nullptr;
 }
 
 std::vector<Rule> const_fold_rules() {
   OpSet alu = OpSet::group(kALU) | OpSet{Ops::CAST, Ops::BITCAST};
   return {
-      srule("fold_constants", P::ops(alu, {}, "u").repeated(P::cvar()), [](const Match& m) {
+      srule("fold_constants", P::ops(alu, {}, "u").repeated(P::ops(OpSet{Ops::CONST, Ops::VCONST})), [](const Match& m) {
         const UOpPtr& u = m["u"];  // a product of float constants waits for the contracted fold
         return is_float_constant_product(u->op, u->dtype, u->src) ? nullptr : fold_alu(u);
-      }),
-      srule("fold_vector_constants", P::ops(alu, {}, "u").repeated(P::ops(OpSet{Ops::CONST, Ops::VCONST})), [](const Match& m) {
-        const UOpPtr& u = m["u"];
-        return is_float_constant_product(u->op, u->dtype, u->src) ? nullptr : fold_vector_alu(u);
       }),
       srule("cast_to_same_dtype", P::ops_any_src(OpSet{Ops::CAST, Ops::BITCAST}, "u"), [](const Match& m) -> UOpPtr {
         const UOpPtr& u = m["u"];

@@ -307,7 +307,10 @@ void KernelCodePanel::showHotspots() {
     return;
   }
   if (!samples) {
-    if (metrics) showMetricsAlone(*metrics);  // measured in a run of its own (--gpu-metrics without --hotspots)
+    if (metrics) {  // measured in a run of its own (--gpu-metrics without --hotspots)
+      showGpuMetrics(metrics);
+      Q_EMIT hotspotsReady();
+    }
     return;
   }
   shownSamples_ = std::make_shared<const loupe::KernelSamples>(*samples);
@@ -363,9 +366,7 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
     if (!stalls.empty()) text += tr(" · warps there stalled on %1").arg(QString::fromStdString(stalls));
   }
   if (gpu) {
-    gpuMetrics_->setText(tr("GPU: %1").arg(QString::fromStdString(counters)));
-    gpuMetrics_->setToolTip(QString::fromStdString(report->metrics ? report->metrics->source : std::string()));
-    gpuMetrics_->show();
+    showGpuMetrics(report->metrics);
   } else if (!report->samples.counters.any()) {
     text += tr(" · counters: not available here");
   } else {
@@ -378,11 +379,11 @@ void KernelCodePanel::adoptHotspots(quint64 generation, std::shared_ptr<loupe::K
   Q_EMIT hotspotsReady();
 }
 
-void KernelCodePanel::showMetricsAlone(const loupe::KernelMetrics& metrics) {
-  gpuMetrics_->setText(tr("GPU: %1").arg(QString::fromStdString(loupe::describe_metrics(metrics))));
-  gpuMetrics_->setToolTip(QString::fromStdString(metrics.source));
+void KernelCodePanel::showGpuMetrics(const std::optional<loupe::KernelMetrics>& metrics) {
+  const std::string text = metrics ? loupe::describe_metrics(*metrics) : "GPU metrics not measured (--gpu-metrics)";
+  gpuMetrics_->setText(tr("GPU: %1").arg(QString::fromStdString(text)));
+  gpuMetrics_->setToolTip(QString::fromStdString(metrics ? metrics->source : std::string()));
   gpuMetrics_->show();
-  Q_EMIT hotspotsReady();
 }
 
 void KernelCodePanel::jumpToHottestLine() {

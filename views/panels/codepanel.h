@@ -68,7 +68,7 @@ private:
   void mapLine(int row);  // Line → graph
   void showHotspots();    // for the source just shown
   void adoptHotspots(quint64 generation, std::shared_ptr<loupe::KernelHotspotReport> report);
-  void showMetricsAlone(const loupe::KernelMetrics& metrics);
+  void showGpuMetrics(const std::optional<loupe::KernelMetrics>& metrics);  // the GPU line: metrics or why none
 
   QToolButton* lineToGraph_;
   QToolButton* hottest_;
