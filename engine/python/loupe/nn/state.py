@@ -88,8 +88,11 @@ def tar_extract(t: Tensor) -> dict[str, Tensor]:
     return {m.name: t[m.offset_data:m.offset_data + m.size] for m in tar if m.type == tarfile.REGTYPE}
 
 
-def torch_load(fn: str) -> dict[str, Tensor]:
-  raise NotImplementedError("torch_load: reading PyTorch checkpoints is not supported by Loupe; convert them to safetensors")
+def torch_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
+  """What torch.save wrote to `fn` (a path, or its bytes in a uint8 tensor), without PyTorch and without running
+  code from the file: loupe/nn/torch_checkpoint.py."""
+  from loupe.nn.torch_checkpoint import torch_load as load
+  return load(fn)
 
 
 def gguf_load(tensor: Tensor) -> tuple[dict, dict[str, Tensor]]:
