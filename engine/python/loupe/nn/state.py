@@ -95,9 +95,8 @@ def torch_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
   return load(fn)
 
 
-def gguf_load(tensor: Tensor) -> tuple[dict, dict[str, Tensor]]:
-  raise NotImplementedError("gguf_load: reading GGUF (llama.cpp) checkpoints is not supported by Loupe; convert them to safetensors")
+from loupe.nn.gguf import ggml_data_to_tensor, gguf_load  # noqa: E402  (llama.cpp's files: loupe/nn/gguf.py)
 
 
 __all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "tar_extract",
-           "torch_load", "gguf_load"]
+           "torch_load", "gguf_load", "ggml_data_to_tensor"]
