@@ -14,7 +14,8 @@ from loupe import multi_ops as M_ops
 from loupe.multi_ops import _HANDLERS, _PROPERTIES, default
 
 
-_SKIP = {"__init__", "__hash__", "__module__", "__doc__", "training", "no_grad", "train", "test", "manual_seed", "from_url"}
+_SKIP = {"__init__", "__hash__", "__module__", "__doc__", "training", "no_grad", "train", "test", "manual_seed", "from_url",
+         "__reduce__"}  # pickling gathers a sharded tensor itself
 _CREATION = {"zeros", "ones", "empty", "full", "arange", "linspace", "eye", "rand", "randn", "randint", "normal", "uniform",
              "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"}
 _installed = False

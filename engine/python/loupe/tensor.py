@@ -58,6 +58,29 @@ def _from_url(url: str, gunzip: bool = False, **kwargs) -> Tensor:
   return Tensor(fetch(url, gunzip=gunzip), **kwargs)
 
 
+def _rebuild_tensor(data: bytes, dtype: DType, shape: tuple, device, requires_grad, grad, axis=None) -> Tensor:
+  import numpy as np
+  raw = dtypes.uint16 if dtype == dtypes.bfloat16 else dtype  # numpy has no bfloat16: its bits travel as uint16
+  values = np.frombuffer(data, dtype=_to_np_dtype(raw)).reshape(shape)
+  if isinstance(device, tuple): t = Tensor(values, dtype=raw, device=device[0]).shard(device, axis)
+  else: t = Tensor(values, dtype=raw, device=device)
+  if raw != dtype: t = t.bitcast(dtype)
+  t.requires_grad = requires_grad
+  if grad is not None: t.grad = grad
+  return t
+
+
+def _reduce_tensor(self: Tensor):
+  """pickle.dumps(t): the tensor's values (realized now, if they were not), dtype, shape, device(s) and gradient;
+  loading makes a realized tensor with them on the same device."""
+  if not all(isinstance(s, int) for s in self.shape):
+    raise TypeError(f"cannot pickle a tensor of symbolic shape {self.shape}: its size depends on a variable's value")
+  raw = self.bitcast(dtypes.uint16) if self.dtype == dtypes.bfloat16 else self
+  axis = getattr(self.lazydata, "axis", None) if isinstance(self.device, tuple) else None
+  return _rebuild_tensor, (raw.numpy().tobytes(), self.dtype, tuple(self.shape), self.device, self.requires_grad, self.grad, axis)
+
+
+Tensor.__reduce__ = _reduce_tensor
 Tensor.train = _train
 Tensor.test = _test
 Tensor.no_grad = False
