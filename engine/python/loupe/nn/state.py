@@ -79,11 +79,13 @@ def safe_load_metadata(fn: Union[str, os.PathLike, Tensor]) -> tuple[Tensor, int
   return Tensor(data), header_len, json.loads(data[8:8 + header_len])
 
 
-def tar_extract(t: Tensor) -> dict[str, Tensor]:
-  """The regular files of a tar archive (held as a uint8 tensor, e.g. Tensor(pathlib.Path("x.tar"))) by name, each
-  a uint8 slice of it."""
+def tar_extract(t: Union[Tensor, str, os.PathLike]) -> dict[str, Tensor]:
+  """The regular files of a tar archive (its path, or its bytes as a uint8 tensor, e.g. Tensor(pathlib.Path("x.tar")))
+  by name, each a uint8 slice of it."""
   import io
+  import pathlib
   import tarfile
+  if not isinstance(t, Tensor): t = Tensor(pathlib.Path(os.fspath(t)))
   with tarfile.open(fileobj=io.BytesIO(t.numpy().tobytes()), mode="r") as tar:
     return {m.name: t[m.offset_data:m.offset_data + m.size] for m in tar if m.type == tarfile.REGTYPE}
 
