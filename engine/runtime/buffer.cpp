@@ -38,10 +38,28 @@ Buffer::Buffer(const std::string& device, DType dtype, int64_t size)
   nbytes_ = static_cast<size_t>(size) * static_cast<size_t>(dtype.itemsize());
 }
 
+Buffer::Buffer(std::shared_ptr<Buffer> base, size_t byte_offset, DType dtype, int64_t size)
+    : Buffer(base->device().name(), dtype, size) {
+  if (byte_offset > base->nbytes() || nbytes_ > base->nbytes() - byte_offset)
+    throw Error(cat("a view of ", nbytes_, " bytes at byte ", byte_offset, " of a ", device_->name(), " buffer of ", base->nbytes(), " bytes"));
+  if (base->base_) {  // a view of a view: of the first buffer
+    byte_offset += base->byte_offset_;
+    base = base->base_;
+  }
+  base_ = std::move(base);
+  byte_offset_ = byte_offset;
+  ensure_allocated();  // (the base's memory, mapped now if it was not)
+}
+
 Buffer::~Buffer() { deallocate(); }
 
 void Buffer::deallocate() {
   if (!allocated_) return;
+  if (base_) {  // the memory is the base's
+    handle_ = nullptr;
+    allocated_ = false;
+    return;
+  }
   device_->allocator().free(handle_, nbytes_);
   handle_ = nullptr;
   allocated_ = false;
@@ -50,6 +68,11 @@ void Buffer::deallocate() {
 }
 
 Buffer& Buffer::ensure_allocated() {
+  if (!allocated_ && base_) {
+    void* b = base_->handle();
+    handle_ = b ? static_cast<char*>(b) + byte_offset_ : nullptr;
+    allocated_ = true;
+  }
   if (!allocated_) {
     handle_ = device_->allocator().alloc(nbytes_);
     allocated_ = true;

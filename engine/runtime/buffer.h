@@ -3,6 +3,7 @@
 // Not thread-safe: one owner at a time (the tensor layer guards its BufferRef state).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ public:
   // `device` in any spelling get_device accepts ("cpu", "CPU:0"); bad names, non-scalar dtypes and
   // negative sizes raise loupe::Error.
   Buffer(const std::string& device, DType dtype, int64_t size);
+  // A view of `base`'s memory from byte `byte_offset`, as `size` elements of `dtype`: no memory of its own
+  // (a DISK tensor's slice or bitcast). It keeps base alive; the range must lie inside base.
+  Buffer(std::shared_ptr<Buffer> base, size_t byte_offset, DType dtype, int64_t size);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -27,6 +31,8 @@ public:
   size_t nbytes() const { return nbytes_; }
   bool is_allocated() const { return allocated_; }
   uint64_t id() const { return id_; }  // unique in this process (the trace's buffer ids)
+  const std::shared_ptr<Buffer>& base() const { return base_; }  // null unless a view
+  size_t byte_offset() const { return byte_offset_; }
 
   // How many times its contents were written: copies into it count themselves; whoever runs a kernel
   // that stores into it calls wrote(). Lets a copy of an unchanged buffer be reused (exec/layout_memo.h).
@@ -61,6 +67,8 @@ private:
   void* handle_ = nullptr;
   bool allocated_ = false;  // a zero-byte buffer can be allocated with a null handle
   uint64_t writes_ = 0;
+  std::shared_ptr<Buffer> base_;  // a view's buffer
+  size_t byte_offset_ = 0;
 };
 
 } // namespace loupe

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/disk/disk_device.h"
 #include "runtime/interp/interp_device.h"
 #if LOUPE_HAVE_LLVM
 #include "runtime/llvm/llvm_device.h"
@@ -65,6 +66,11 @@ std::pair<std::string, int> split_name(const std::string& canonical) {
 std::string canonical_device_name(const std::string& name) {
   auto colon = name.find(':');
   std::string base = name.substr(0, colon);
+  if (colon != std::string::npos && colon == 4 && is_disk_device(name.substr(0, 5))) {  // DISK:<path>: the path as given
+    if (colon + 1 == name.size()) throw Error(cat("bad device name '", name, "': DISK needs a file, DISK:<path>"));
+    return "DISK:" + name.substr(colon + 1);
+  }
+  if (base == "DISK" || base == "disk") throw Error(cat("bad device name '", name, "': DISK needs a file, DISK:<path>"));
   if (base.empty() || !std::all_of(base.begin(), base.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; }))
     throw Error(cat("bad device name '", name, "' (known devices: ", known_list(), ")"));
   std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::toupper(c); });
@@ -100,6 +106,10 @@ DeviceStatus device_status(const std::string& name) {
   } catch (const Error& e) {
     st.name = name;
     st.reason = e.what();
+    return st;
+  }
+  if (is_disk_device(st.name)) {  // a file: available; whether it opens is found when a buffer maps it
+    st.available = true;
     return st;
   }
   auto [base, index] = split_name(st.name);
@@ -142,7 +152,7 @@ Device& get_device(const std::string& name) {
   if (it != open->end()) return *it->second;
   DeviceStatus st = device_status(name);
   if (!st.available) throw Error(st.reason);
-  Device* d = find_kind(split_name(canonical).first)->open(canonical).release();
+  Device* d = is_disk_device(canonical) ? new DiskDevice(canonical) : find_kind(split_name(canonical).first)->open(canonical).release();
   (*open)[canonical] = d;
   return *d;
 }

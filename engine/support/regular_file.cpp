@@ -28,6 +28,13 @@ const char* kind_of(mode_t m) {
 }
 } // namespace
 
+std::string irregular_file_reason(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return errno == ENOENT ? "does not exist" : cat("cannot be read (", std::strerror(errno), ")");
+  if (S_ISREG(st.st_mode)) return "";
+  return cat("is ", kind_of(st.st_mode), ", not a regular file");
+}
+
 std::vector<uint8_t> read_regular_file(const std::string& path, const std::string& what) {
   const std::string where = cat(what, " '", path, "'");
   // O_NONBLOCK: opening a FIFO with no writer returns at once (so fstat can refuse it) instead of waiting

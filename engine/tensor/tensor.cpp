@@ -12,8 +12,10 @@
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
 #include "runtime/device.h"
+#include "runtime/disk/disk_device.h"
 #include "support/error.h"
 #include "support/options.h"
+#include "tensor/disk_window.h"
 #include "tensor/host_data.h"
 
 namespace loupe {
@@ -227,11 +229,15 @@ Tensor Tensor::to(const std::string& device) const {
   if (!st.available)
     throw Error(loupe::cat("to('", device, "'): ", st.reason.empty() ? "no such device" : st.reason));
   if (st.name == this->device()) return *this;
+  if (disk_window_buffer(*this))  // a copy of the window's bytes, shaped as it is
+    return Tensor(UOp::make(Ops::COPY, dtype(), {disk_flat(*this).uop()}, Arg(st.name)), sints{numel()}).reshape(shape());
   Tensor src = dtype().is_weak() ? cast(dtypes::strong(dtype())) : *this;
   // a copy moves a whole buffer: a view of one (a permute, a slice of a realized tensor) is laid out as its
   // elements first, on its own device (copying the viewed buffer gave its raw order, or a size mismatch)
   if (op_in(src.uop()->op, kMovement)) src = src.contiguous();
-  return Tensor(UOp::make(Ops::COPY, src.dtype(), {src.uop()}, Arg(st.name)), s_->shape);
+  Tensor copy(UOp::make(Ops::COPY, src.dtype(), {src.uop()}, Arg(st.name)), s_->shape);
+  if (is_disk_device(st.name)) copy.realize();  // written to the file now: a window of it, which views and writes need
+  return copy;
 }
 
 int64_t Tensor::resolve_axis(int64_t axis) const {
@@ -380,6 +386,7 @@ DType unsigned_of_size(int64_t bytes) {
 } // namespace
 
 Tensor Tensor::bitcast(DType dtype) const {
+  if (disk_window_buffer(*this)) return disk_bitcast(*this, dtypes::strong(dtype));  // the same bytes, read anew
   int64_t from = dtypes::strong(this->dtype()).itemsize(), to = dtypes::strong(dtype).itemsize();
   if (from != to) {
     // elements of another size: the last dimension holds the same bytes (little-endian, as in memory)

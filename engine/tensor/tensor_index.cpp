@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "support/error.h"
+#include "tensor/disk_window.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -99,12 +100,18 @@ Tensor place_dim(const Tensor& v, int64_t d, const Index& index, int64_t n) {
 Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& value) {
   std::vector<Index> full = expand_indices(indices, shape());
   bool advanced = std::any_of(full.begin(), full.end(), [](const Index& i) { return i.kind == Index::Kind::Tensor; });
+  if (advanced && disk_window_buffer(*this))
+    throw NotImplementedError(loupe::cat(device(), ": setitem with a tensor index on a DISK tensor (it takes slices and ints)"));
   Tensor selected = getitem(indices);  // checks the subscript; its shape is what value broadcasts to
   Tensor v = value.cast(dtype());
   v = broadcast({v, selected}).at(0);
   if (v.shape() != selected.shape())
     throw ValueError(loupe::cat("cannot set a value of shape ", shape_str(value.shape()), " into a selection of shape ",
                                 shape_str(selected.shape())));
+  if (disk_window_buffer(*this)) {  // a file's bytes: the selection is a window of them, written now
+    selected.assign(v);
+    return *this;
+  }
   if (advanced) {
     // the flat positions the subscript selects, then a scatter of the values into them
     Tensor positions = arange(ConstVal(numel()), std::nullopt, ConstVal(int64_t(1)), dtypes::int32).reshape(shape()).getitem(indices);

@@ -9,6 +9,7 @@
 #include "exec/realize.h"
 #include "shape/sint_arg.h"
 #include "support/error.h"
+#include "tensor/disk_window.h"
 #include "tensor/tensor.h"
 
 namespace loupe {
@@ -42,6 +43,7 @@ UOpPtr follow(UOpPtr base, const std::vector<Tensor::ViewStep>& steps) {
 } // namespace
 
 Tensor Tensor::view(Ops op, Arg arg, sints shape) const {
+  if (disk_window_buffer(*this)) return disk_view(*this, op, arg, shape);  // a new window, at once
   Tensor r = from_uop_sym(UOp::make(op, dtype(), {s_->uop}, arg), std::move(shape));
   auto origin = std::make_shared<ViewOrigin>();
   std::shared_ptr<State> base = s_->view ? s_->view->base.lock() : nullptr;
@@ -137,6 +139,10 @@ Tensor& Tensor::assign(const Tensor& x) {
     v = x.cast(dtype());
   }
   if (v.s_ == s_) return *this;
+  if (disk_window_buffer(*this)) {  // bytes of a file: written now
+    disk_write(*this, v);
+    return *this;
+  }
   std::shared_ptr<State> base = s_->view ? s_->view->base.lock() : nullptr;
   if (!base) {  // not a view of a live tensor: this tensor takes the value, and its views see it
     set_uop(v.uop());

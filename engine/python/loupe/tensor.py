@@ -80,7 +80,15 @@ def _reduce_tensor(self: Tensor):
   return _rebuild_tensor, (raw.numpy().tobytes(), self.dtype, tuple(self.shape), self.device, self.requires_grad, self.grad, axis)
 
 
+def _llvm_bf16_cast(self: Tensor, dtype) -> Tensor:
+  """tinygrad's cast of bfloat16 for devices without it: Loupe casts bfloat16 everywhere kernels run (a DISK
+  tensor is copied to the default device first)."""
+  if self.dtype != dtypes.bfloat16: raise AssertionError(f"llvm_bf16_cast of a {self.dtype} tensor (bfloat16 only)")
+  return (self.to(Device.DEFAULT) if self.device.startswith("DISK:") else self).cast(dtype)
+
+
 Tensor.__reduce__ = _reduce_tensor
+Tensor.llvm_bf16_cast = _llvm_bf16_cast
 Tensor.train = _train
 Tensor.test = _test
 Tensor.no_grad = False

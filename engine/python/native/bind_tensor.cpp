@@ -4,7 +4,10 @@
 #include "convert.h"
 #include "uop_binding.h"
 #include "runtime/device.h"
+#include "runtime/disk/disk_device.h"
+#include "tensor/disk_window.h"
 #include "support/error.h"
+#include "support/regular_file.h"
 #include "support/options.h"
 
 namespace loupe::python {
@@ -18,10 +21,26 @@ struct Placement {
 Tensor place(Tensor t, const py::object& device, const py::object& requires_grad) {
   if (!device.is_none()) {
     std::string want = canonical_device_name(device.cast<std::string>());
-    if (want != t.device()) t = t.to(want).contiguous();
+    if (want != t.device()) t = is_disk_device(want) ? t.to(want) : t.to(want).contiguous();  // (DISK computes nothing)
   }
   if (!requires_grad.is_none()) t.set_requires_grad(requires_grad.cast<bool>());
   return t;
+}
+
+// Tensor(pathlib.Path(p)): the file's bytes in place, on DISK:<p resolved> (with dtype, its elements of it).
+Tensor file_tensor(const py::object& path, std::optional<DType> dtype) {
+  py::object resolved = path.attr("resolve")();
+  const std::string file = py::str(resolved).cast<std::string>();
+  if (std::string why = irregular_file_reason(file); !why.empty()) {
+    if (why == "does not exist") {
+      PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", py::str(path).cast<std::string>(), "'").c_str());
+      throw py::error_already_set();
+    }
+    throw ValueError(cat("Tensor: '", py::str(path).cast<std::string>(), "' ", why));
+  }
+  DType d = dtype.value_or(dtypes::uint8);
+  int64_t size = resolved.attr("stat")().attr("st_size").cast<int64_t>();
+  return disk_empty("DISK:" + file, {size / d.itemsize()}, d);
 }
 
 DType float_dtype(const py::object& dtype, const char* what) {
@@ -36,6 +55,8 @@ DType float_dtype(const py::object& dtype, const char* what) {
 void bind_construction(TensorClass& cls) {
   cls.def(py::init([](py::object data, py::object device, py::object dtype, py::object requires_grad) {
             OpScope scope("Tensor");
+            if (device.is_none() && py::isinstance(data, py::module_::import("pathlib").attr("PurePath")))  // tinygrad's DISK tensor
+              return place(file_tensor(data, to_dtype(dtype, "Tensor: argument 'dtype'")), device, requires_grad);
             Tensor t = tensor_from_data(data, to_dtype(dtype, "Tensor: argument 'dtype'"));
             return place(t, device, requires_grad);
           }),
@@ -83,7 +104,8 @@ void bind_properties(TensorClass& cls) {
 // moving to another device: a new tensor (to) or in place (to_)
 void bind_devices(TensorClass& cls) {
   def_op(cls, "to", [](const Tensor& t, py::object device) {
-    if (device.is_none()) return t;
+    // None is the default device, as in tinygrad (a DISK tensor's way to where kernels run)
+    if (device.is_none()) device = py::module_::import("loupe.device").attr("Device").attr("DEFAULT");
     return t.to(canonical_device_name(device.cast<std::string>()));
   }, py::arg("device"));
   cls.def("to_", [](Tensor& t, py::object device) {
@@ -153,7 +175,10 @@ void bind_creation(TensorClass& cls) {
       return place(flat.shrink_sym({std::pair<sint, sint>{0, prod(ss)}}).reshape_sym(ss), device, requires_grad);
     }
     Shape s = creation_shape(to_ints(ss), "empty");
-    return place(Tensor::empty(s, to_dtype(dtype, "empty").value_or(dtypes::default_float())), device, requires_grad);
+    DType d = to_dtype(dtype, "empty").value_or(dtypes::default_float());
+    if (!device.is_none() && is_disk_device(device.cast<std::string>()))  // the file's bytes, not a copy of new memory
+      return place(disk_empty(device.cast<std::string>(), s, d), py::none(), requires_grad);
+    return place(Tensor::empty(s, d), device, requires_grad);
   }, CREATION_KW);
   def_static_op(cls, "full", [](py::object shape, py::object fill_value, py::object device, py::object dtype, py::object requires_grad) {
     sints ss = sints_of(shape, "full: argument 'shape'");

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "convert.h"
+#include "runtime/disk/disk_device.h"
 #include "support/error.h"
 
 namespace loupe::python {
@@ -94,8 +95,11 @@ void bind_tensor_data(TensorClass& cls) {
     return t.getitem(to_indices(index));
   }));
   cls.def("__setitem__", traced("__setitem__", [](Tensor& t, py::handle index, py::handle value) {
-    if (!is_tensor(value) && !is_scalar(value)) throw TypeError(cat("can't set a ", type_name(value), " to a Tensor"));
-    Tensor v = is_tensor(value) ? value.cast<Tensor>() : Tensor(to_const(value, "setitem value")).cast(t.dtype());
+    bool on_disk = is_disk_device(t.device());  // as tinygrad, a DISK tensor takes lists and arrays too
+    if (!is_tensor(value) && !is_scalar(value) && !on_disk) throw TypeError(cat("can't set a ", type_name(value), " to a Tensor"));
+    Tensor v = is_tensor(value) ? value.cast<Tensor>()
+               : on_disk        ? tensor_from_data(value, t.dtype())
+                                : Tensor(to_const(value, "setitem value")).cast(t.dtype());
     if (truthy_requires_grad(t) || truthy_requires_grad(v)) throw NotImplementedError("setitem with requires_grad is not supported");
     t.setitem(to_indices(index), v);
     t.realize();  // as tinygrad's __setitem__: the write happens here (a TinyJit capturing it sees its kernel)

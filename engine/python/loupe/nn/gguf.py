@@ -12,6 +12,7 @@ import pathlib
 import struct
 from typing import Any, Union
 
+from loupe.device import Device
 from loupe.dtype import DType, dtypes
 from loupe.tensor import Tensor
 
@@ -108,6 +109,7 @@ def ggml_data_to_tensor(t: Tensor, n: int, ggml_type: int) -> Tensor:
     raise ValueError(f"ggml_data_to_tensor: {n} elements of {_NAMES[ggml_type]} take {nbytes} bytes, the data has {t.shape[0]}")
   if ggml_type in _PLAIN: return t[:nbytes].bitcast(_PLAIN[ggml_type])
   per, size = _BLOCKS[ggml_type]
+  if t.device.startswith("DISK:"): t = t[:nbytes].to(Device.DEFAULT)  # a file's bytes: dequantized where kernels run
   return _dequantize(t[:nbytes].reshape(n // per, size), ggml_type).flatten()
 
 
@@ -154,11 +156,13 @@ class _Reader:
 
 def gguf_load(source: Union[Tensor, str, os.PathLike]) -> tuple[dict[str, Any], dict[str, Tensor]]:
   """(the metadata, the tensors by name) of a GGUF file: `source` is its bytes as a uint8 tensor (tinygrad's
-  Tensor(pathlib.Path(...)) or Tensor.from_url) or its path. Shapes as llama.cpp states them outermost
-  first (GGUF lists dimensions innermost first); quantized tensors dequantized to float32."""
+  Tensor(pathlib.Path(...)), a DISK tensor, or Tensor.from_url) or its path. Shapes as llama.cpp states them
+  outermost first (GGUF lists dimensions innermost first); quantized tensors dequantized to float32; tensors of
+  a file on DISK come on the default device."""
   if not isinstance(source, Tensor): source = Tensor(pathlib.Path(os.fspath(source)))
   if source.dtype != dtypes.uint8 or source.ndim != 1: raise ValueError(f"gguf_load: the data must be 1-d uint8, got {source.dtype} {source.shape}")
-  name = "the GGUF data"
+  name, on_disk = "the GGUF data", source.device.startswith("DISK:")
+  if on_disk: name = source.device[len("DISK:"):]
   r = _Reader(source, name)
   r.need(4)
   if r.data[:4] != b"GGUF": raise ValueError(f"gguf_load: {name} does not start with GGUF (starts with {r.data[:4]!r})")
@@ -190,5 +194,7 @@ def gguf_load(source: Union[Tensor, str, os.PathLike]) -> tuple[dict[str, Any], 
     if start + offset + nbytes > r.size:
       raise ValueError(f"gguf_load: tensor {tensor_name} ({_NAMES.get(ggml_type)}, {n} elements) needs bytes "
                        f"{start + offset}..{start + offset + nbytes} of {r.size}: the file is truncated")
-    tensors[tensor_name] = ggml_data_to_tensor(source[start + offset:start + offset + nbytes], n, ggml_type).reshape(tuple(reversed(dims)))
+    data = source[start + offset:start + offset + nbytes]
+    if on_disk: data = data.to(Device.DEFAULT)  # each tensor's bytes copied off the file as it is read
+    tensors[tensor_name] = ggml_data_to_tensor(data, n, ggml_type).reshape(tuple(reversed(dims)))
   return kv, tensors
