@@ -104,11 +104,6 @@ Tensor disk_bitcast(const Tensor& window, DType dtype) {
   return sub_window(buffer, 0, dtype, count, shape);
 }
 
-Tensor disk_flat(const Tensor& window) {
-  UOpPtr buffer = disk_window_buffer(window);
-  return Tensor::from_uop(buffer, Shape{ref_of(buffer).size});
-}
-
 void disk_write(const Tensor& window, const Tensor& value) {
   UOpPtr dst = disk_window_buffer(window);
   UOpPtr src = disk_window_buffer(value);

@@ -19,8 +19,6 @@ UOpPtr disk_window_buffer(const Tensor& t);
 Tensor disk_view(const Tensor& window, Ops op, const Arg& arg, const sints& shape);
 // The window's bytes read as `dtype` (the last dimension scaled by the size ratio).
 Tensor disk_bitcast(const Tensor& window, DType dtype);
-// The window as a flat buffer, what a copy off the device reads.
-Tensor disk_flat(const Tensor& window);
 // Writes value (the window's shape and dtype, on any device) into the window's bytes now.
 void disk_write(const Tensor& window, const Tensor& value);
 

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "exec/realize.h"
 #include "ir/alu_eval.h"
 #include "ir/buffer_ref.h"
 #include "ir/metadata.h"
@@ -229,15 +230,15 @@ Tensor Tensor::to(const std::string& device) const {
   if (!st.available)
     throw Error(loupe::cat("to('", device, "'): ", st.reason.empty() ? "no such device" : st.reason));
   if (st.name == this->device()) return *this;
-  if (disk_window_buffer(*this))  // a copy of the window's bytes, shaped as it is
-    return Tensor(UOp::make(Ops::COPY, dtype(), {disk_flat(*this).uop()}, Arg(st.name)), sints{numel()}).reshape(shape());
   Tensor src = dtype().is_weak() ? cast(dtypes::strong(dtype())) : *this;
+  // a buffer, maybe reshaped (a numpy array's, a DISK window), is its elements in order: copied as it is
+  UOpPtr whole = symbolic() ? nullptr : realized_buffer(src.uop());
   // a copy moves a whole buffer: a view of one (a permute, a slice of a realized tensor) is laid out as its
   // elements first, on its own device (copying the viewed buffer gave its raw order, or a size mismatch)
-  if (op_in(src.uop()->op, kMovement)) src = src.contiguous();
-  Tensor copy(UOp::make(Ops::COPY, src.dtype(), {src.uop()}, Arg(st.name)), s_->shape);
+  if (!whole && op_in(src.uop()->op, kMovement)) src = src.contiguous();
+  Tensor copy(UOp::make(Ops::COPY, src.dtype(), {whole ? whole : src.uop()}, Arg(st.name)), whole ? sints{numel()} : s_->shape);
   if (is_disk_device(st.name)) copy.realize();  // written to the file now: a window of it, which views and writes need
-  return copy;
+  return whole ? copy.reshape(shape()) : copy;
 }
 
 int64_t Tensor::resolve_axis(int64_t axis) const {
