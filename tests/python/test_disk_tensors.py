@@ -118,3 +118,15 @@ def test_a_file_that_cannot_be_mapped_is_an_error_naming_it(tmp_path):
     Tensor.empty(4, device=disk(d)).numpy()
   with pytest.raises(RuntimeError, match="DISK needs a file"):
     Tensor.empty(4, device="disk:")
+
+
+def test_tensor_io_reads_a_window_as_a_file(tmp_path):
+  import zipfile
+  from tinygrad.nn.state import TensorIO
+  f = tmp_path / "a.zip"
+  with zipfile.ZipFile(f, "w") as z: z.writestr("hello.txt", "hello from a DISK tensor")
+  with zipfile.ZipFile(TensorIO(Tensor(f))) as z: assert z.read("hello.txt") == b"hello from a DISK tensor"
+  io_ = TensorIO(Tensor(b"Hello World!"))
+  assert (io_.read(5), io_.seek(-1, 2), io_.read(), io_.seek(99), io_.read(3)) == (b"Hello", 11, b"!", 12, b"")
+  with pytest.raises(ValueError, match="1-d uint8"):
+    TensorIO(Tensor([1.0]))

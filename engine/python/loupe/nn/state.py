@@ -2,6 +2,7 @@
 hold tensors), and safetensors files, with tinygrad's names."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import struct
@@ -9,6 +10,7 @@ from collections import OrderedDict
 from typing import Any, Optional, Union
 
 from loupe import _loupe
+from loupe.dtype import dtypes
 from loupe.tensor import Tensor
 
 
@@ -79,6 +81,35 @@ def safe_load_metadata(fn: Union[str, os.PathLike, Tensor]) -> tuple[Tensor, int
   return Tensor(data), header_len, json.loads(data[8:8 + header_len])
 
 
+class TensorIO(io.RawIOBase):
+  """A read-only, seekable binary file over the bytes of a 1-d uint8 tensor (a DISK window reads only what is
+  asked for): what zipfile, tarfile and pickle read tinygrad's checkpoints through."""
+
+  def __init__(self, t: Tensor):
+    if t.ndim != 1 or t.dtype != dtypes.uint8: raise ValueError(f"TensorIO: the tensor must be 1-d uint8, not {t.dtype} {t.shape}")
+    super().__init__()
+    self._tensor, self._size, self._position = t, t.shape[0], 0
+
+  def readable(self) -> bool: return True
+
+  def seekable(self) -> bool: return True
+
+  def readinto(self, buffer) -> int:
+    end = min(self._size, self._position + len(buffer))
+    if end <= self._position: return 0
+    data = self._tensor[self._position:end].numpy().tobytes()
+    buffer[:len(data)] = data
+    self._position = end
+    return len(data)
+
+  def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+    start = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+    self._position = min(self._size, max(0, start + offset))  # clamped to the data, as tinygrad's
+    return self._position
+
+  def tell(self) -> int: return self._position
+
+
 def tar_extract(t: Union[Tensor, str, os.PathLike]) -> dict[str, Tensor]:
   """The regular files of a tar archive (its path, or its bytes as a uint8 tensor, e.g. Tensor(pathlib.Path("x.tar")))
   by name, each a uint8 slice of it."""
@@ -100,5 +131,5 @@ def torch_load(fn: Union[str, os.PathLike, Tensor]) -> dict[str, Tensor]:
 from loupe.nn.gguf import ggml_data_to_tensor, gguf_load  # noqa: E402  (llama.cpp's files: loupe/nn/gguf.py)
 
 
-__all__ = ["get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "tar_extract",
+__all__ = ["TensorIO", "get_state_dict", "get_parameters", "load_state_dict", "safe_load", "safe_save", "safe_load_metadata", "tar_extract",
            "torch_load", "gguf_load", "ggml_data_to_tensor"]
