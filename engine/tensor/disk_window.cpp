@@ -21,18 +21,28 @@ Error not_a_window(const std::string& device, const std::string& what) {
 
 const BufferRef& ref_of(const UOpPtr& buffer) { return static_cast<const BufferRef&>(buffer->arg.as_object()); }
 
+// The tensor of a BUFFER node, shaped `shape` (a reshape of it unless flat).
+Tensor shaped(const UOpPtr& buffer, const Shape& shape) {
+  if (shape == Shape{ref_of(buffer).size}) return Tensor::from_uop(buffer, shape);
+  return Tensor::from_uop(UOp::make(Ops::RESHAPE, buffer->dtype, {buffer}, Arg::ints(shape)), shape);
+}
+
+// A new BUFFER node for `count` elements of `dtype` on `device`, whose value is already there (the file's
+// bytes): with `storage`, a view of existing memory; without, mapped at first use.
+UOpPtr window_buffer(const std::string& device, DType dtype, int64_t count, std::shared_ptr<Buffer> storage) {
+  auto ref = BufferRef::make_new(device, dtype, count);
+  {
+    std::lock_guard lock(ref->state->mutex);
+    ref->state->storage = std::move(storage);
+    ref->state->written = true;
+  }
+  return UOp::make(Ops::BUFFER, dtype, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
+}
+
 // A window of `count` elements of `dtype` from byte `offset` of the window `buffer`'s bytes, shaped `shape`.
 Tensor sub_window(const UOpPtr& buffer, size_t offset, DType dtype, int64_t count, const Shape& shape) {
   std::shared_ptr<Buffer> base = buffer_storage(buffer);  // maps the file (made or grown to the buffer's size)
-  auto ref = BufferRef::make_new(ref_of(buffer).device, dtype, count);
-  {
-    std::lock_guard lock(ref->state->mutex);
-    ref->state->storage = std::make_shared<Buffer>(base, offset, dtype, count);
-    ref->state->written = true;
-  }
-  UOpPtr node = UOp::make(Ops::BUFFER, dtype, {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-  if (shape == Shape{count}) return Tensor::from_uop(node, shape);
-  return Tensor::from_uop(UOp::make(Ops::RESHAPE, dtype, {node}, Arg::ints(shape)), shape);
+  return shaped(window_buffer(ref_of(buffer).device, dtype, count, std::make_shared<Buffer>(base, offset, dtype, count)), shape);
 }
 
 Shape concrete(const sints& shape, const std::string& device) {
@@ -47,14 +57,7 @@ Shape concrete(const sints& shape, const std::string& device) {
 
 Tensor disk_empty(const std::string& device, const Shape& shape, DType dtype) {
   int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
-  auto ref = BufferRef::make_new(canonical_device_name(device), dtypes::strong(dtype), count);
-  {
-    std::lock_guard lock(ref->state->mutex);
-    ref->state->written = true;  // the file's bytes are its value
-  }
-  UOpPtr node = UOp::make(Ops::BUFFER, dtypes::strong(dtype), {}, Arg(std::static_pointer_cast<const ArgObject>(ref)));
-  Tensor flat = Tensor::from_uop(node, Shape{count});
-  return shape == Shape{count} ? flat : disk_view(flat, Ops::RESHAPE, Arg::ints(shape), to_sints(shape));
+  return shaped(window_buffer(canonical_device_name(device), dtypes::strong(dtype), count, nullptr), shape);
 }
 
 UOpPtr disk_window_buffer(const Tensor& t) {
@@ -68,10 +71,7 @@ Tensor disk_view(const Tensor& window, Ops op, const Arg& arg, const sints& shap
   UOpPtr buffer = disk_window_buffer(window);
   const std::string& device = ref_of(buffer).device;
   Shape out = concrete(shape, device);
-  if (op == Ops::RESHAPE) {
-    if (out == Shape{ref_of(buffer).size}) return Tensor::from_uop(buffer, out);
-    return Tensor::from_uop(UOp::make(Ops::RESHAPE, window.dtype(), {buffer}, Arg::ints(out)), out);
-  }
+  if (op == Ops::RESHAPE) return shaped(buffer, out);
   if (op != Ops::SHRINK) throw not_a_window(device, std::string(op_name(op)));
   const Shape& in = window.shape();
   Ranges ranges = ranges_from_arg(arg, "shrink");
