@@ -27,6 +27,8 @@ public:
   void clear_cache();
   void set_cache_limit(size_t bytes);  // default 1 GiB; 0 disables caching
 
+  // Whether its handles are pointers into this process's memory (a copy between two such is one memcpy).
+  virtual bool holds_host_memory() const { return false; }
   virtual void copyin(void* dst, const void* src, size_t nbytes) = 0;   // host -> device
   virtual void copyout(void* dst, const void* src, size_t nbytes) = 0;  // device -> host
 
@@ -54,6 +56,7 @@ class HostAllocator : public Allocator {
 public:
   HostAllocator() : Allocator("CPU") {}
   ~HostAllocator() override { clear_cache(); }
+  bool holds_host_memory() const override { return true; }
   void copyin(void* dst, const void* src, size_t nbytes) override;
   void copyout(void* dst, const void* src, size_t nbytes) override;
 

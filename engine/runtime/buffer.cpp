@@ -121,9 +121,13 @@ void Buffer::copy_from(Buffer& src) {
   ExecutionObserver* w = execution_observer();
   int64_t start = w ? w->now_ns() : 0;
   src.device_->synchronize();
-  std::vector<uint8_t> staging(nbytes_);
-  src.device_->allocator().copyout(staging.data(), src.handle_, nbytes_);
-  device_->allocator().copyin(handle_, staging.data(), nbytes_);
+  if (src.device_->allocator().holds_host_memory() && device_->allocator().holds_host_memory()) {
+    device_->allocator().copyin(handle_, src.handle_, nbytes_);  // both in this process's memory (a file mapped, the CPU's)
+  } else {
+    std::vector<uint8_t> staging(nbytes_);
+    src.device_->allocator().copyout(staging.data(), src.handle_, nbytes_);
+    device_->allocator().copyin(handle_, staging.data(), nbytes_);
+  }
   wrote();
   if (w) {
     BufferCopy c;

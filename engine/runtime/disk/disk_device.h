@@ -18,6 +18,7 @@ class DiskAllocator : public Allocator {
 public:
   DiskAllocator(std::string device, std::string path);
   ~DiskAllocator() override { clear_cache(); }
+  bool holds_host_memory() const override { return true; }
   void copyin(void* dst, const void* src, size_t nbytes) override;
   void copyout(void* dst, const void* src, size_t nbytes) override;
   const std::string& path() const { return path_; }
