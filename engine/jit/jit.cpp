@@ -170,7 +170,6 @@ PlannedMemory JitCapture::Recorder::plan_internal_buffers(CapturedStep& s, const
   const std::vector<UOpPtr>& nodes = uses.nodes;
   std::unordered_map<const Buffer*, bool> internal_storage;
   for (size_t n = 0; n < nodes.size(); n++) {
-    const auto& ref = ref_of(nodes[n]);
     bool internal = uses.written_first[n] && !kept.count(nodes[n].get()) && !input_nodes.count(nodes[n].get()) && !drawn_in_step(nodes[n]);
     auto [it, fresh] = internal_storage.emplace(buffer_storage(nodes[n]).get(), internal);
     if (!fresh) it->second = it->second && internal;
