@@ -221,3 +221,6 @@ def test_damaged_gguf_files_are_errors_naming_the_place():
     gguf_load(Tensor(np.frombuffer(unknown, np.uint8)))
   with pytest.raises(FileNotFoundError):
     gguf_load("/nonexistent/model.gguf")
+  deep = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gguf_string("k") + struct.pack("<I", 9) + struct.pack("<IQ", 9, 1) * 5000
+  with pytest.raises(ValueError, match="nested more than 16 deep"):  # not a RecursionError
+    gguf_load(Tensor(np.frombuffer(deep, np.uint8)))

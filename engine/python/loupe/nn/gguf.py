@@ -144,13 +144,14 @@ class _Reader:
 
   _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 
-  def value(self, kind: int) -> Any:
+  def value(self, kind: int, depth: int = 0) -> Any:
     if kind in self._SCALARS: return self.take(self._SCALARS[kind])
     if kind == 8: return self.string()
     if kind == 9:
+      if depth >= 16: raise ValueError(f"gguf_load: {self.name}: arrays nested more than 16 deep at byte {self.pos}")
       item, count = self.take("I"), self.take("Q")
       if count > self.size: raise ValueError(f"gguf_load: {self.name}: an array of {count} items at byte {self.pos} is longer than the file")
-      return [self.value(item) for _ in range(count)]
+      return [self.value(item, depth + 1) for _ in range(count)]
     raise ValueError(f"gguf_load: {self.name}: unknown metadata value type {kind} at byte {self.pos}")
 
 
