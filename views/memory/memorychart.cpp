@@ -251,13 +251,15 @@ void MemoryChart::paintLane(QPainter& p, int lane, bool dark) {
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(pal.color(QPalette::WindowText));
-  p.drawText(QRectF(8, r.top(), labelWidth_ - 12, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, l.device);
+  // a DISK device is named by its file: keep the file's name when the path is long
+  p.drawText(QRectF(8, r.top(), labelWidth_ - 12, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+             QFontMetrics(bold).elidedText(l.device, Qt::ElideLeft, labelWidth_ - 12));
   p.setFont(font());
   p.drawText(QRectF(8, r.top() + fm.height(), labelWidth_ - 12, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("peak %1").arg(formatBytes(double(l.peakBytes))));
+             tr("%1 %2").arg(l.isFile() ? tr("mapped") : tr("peak"), formatBytes(double(l.peakBytes))));
   p.setPen(pal.color(QPalette::PlaceholderText));
   p.drawText(QRectF(8, r.top() + 2 * fm.height(), labelWidth_ - 12, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("%1 buffers").arg(l.buffers.size()));
+             l.isFile() ? tr("%1 mappings").arg(l.buffers.size()) : tr("%1 buffers").arg(l.buffers.size()));
   const QColor grid = dark ? QColor(255, 255, 255, 26) : QColor(0, 0, 0, 22);
   for (double f : {0.25, 0.5, 0.75, 1.0}) {
     const double bytes = double(l.peakBytes) * f, y = yOf(lane, bytes);
@@ -307,7 +309,7 @@ void MemoryChart::paintLane(QPainter& p, int lane, bool dark) {
   if (px >= labelWidth_ && px <= width()) {
     p.setBrush(pal.color(QPalette::Text));
     p.drawEllipse(QPointF(px, py), 3, 3);
-    const QString label = tr("peak %1").arg(formatBytes(double(l.peakBytes)));
+    const QString label = tr("%1 %2").arg(l.isFile() ? tr("mapped") : tr("peak"), formatBytes(double(l.peakBytes)));
     const double w = fm.horizontalAdvance(label) + 8;
     const double lx = px + w + 4 > width() ? px - w - 4 : px + 4;
     p.drawText(QRectF(lx, py - fm.height() - 2, w, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);

@@ -56,6 +56,8 @@ struct MemoryLane {
   std::vector<int> buffers;                      // MemoryData::buffers() indices, by allocation
   std::vector<std::pair<qint64, qint64>> inUse;  // (from this time, bytes allocated)
   qint64 peakBytes = 0, peakNs = 0;
+  // A DISK device's lane: its buffers are mappings of one file (each from its first byte), not memory of their own.
+  bool isFile() const { return device.startsWith(QLatin1String("DISK:")); }
 };
 
 class MemoryData {

@@ -94,7 +94,7 @@ void MemoryPanel::updateSummary() {
   }
   QStringList parts;
   for (const MemoryLane& l : data_->lanes())
-    parts << tr("<b>%1</b>: peak %2 at %3 · %4 buffers")
+    parts << (l.isFile() ? tr("<b>%1</b>: %2 mapped at %3 · %4 mappings of the file") : tr("<b>%1</b>: peak %2 at %3 · %4 buffers"))
                  .arg(l.device.toHtmlEscaped(), formatBytes(double(l.peakBytes)), at(*data_, l.peakNs))
                  .arg(l.buffers.size());
   int captures = 0, replays = 0;
