@@ -66,6 +66,13 @@ std::string CStyleRenderer::nan(DType) const { return "NAN"; }
 std::vector<std::string> CStyleRenderer::type_preamble(const std::vector<DType>&) const { return {}; }
 namespace cstyle {
 
+namespace {
+// Where a DEFINE_LOCAL starts after `end` bytes of shared memory (cp.async and ldmatrix move 16-byte rows),
+// and the bytes it takes.
+int64_t shared_start(int64_t end) { return (end + 15) / 16 * 16; }
+int64_t shared_bytes(const UOp* u) { return u->dtype.ptr_size * u->dtype.base().itemsize(); }
+} // namespace
+
 void KernelWriter::declare(const UOp* u, const std::string& prefix, const std::string& expr) {
   DType t = is_mask(u) ? mask_type(u) : rtype(u);
   std::string name = fresh(prefix);
@@ -171,10 +178,10 @@ void KernelWriter::render_definition(const UOp* u) {
       emit(L.smem_prefix + T + " " + name + "[" + std::to_string(u->dtype.ptr_size) + "];");
       return;
     }
-    // a pointer into the one dynamic array, at a 16-byte aligned offset (cp.async and ldmatrix move 16-byte rows)
+    // a pointer into the one dynamic array
     const bool first = shared_next_ == 0;
-    const int64_t at = (shared_next_ + 15) / 16 * 16;
-    shared_next_ = at + u->dtype.ptr_size * u->dtype.base().itemsize();
+    const int64_t at = shared_start(shared_next_);
+    shared_next_ = at + shared_bytes(u);
     emit(cat(first ? L.dynamic_smem + " loupe_smem[]; " : "", T, "* ", name, " = (", T, "*)(loupe_smem + ", at, ");"));
     return;
   }
@@ -298,10 +305,10 @@ RenderedKernel KernelWriter::run(const std::string& name) {
   out_.name = name;
   out_.device = R.caps().device;
   analyze();
-  if (L.static_shared_max > 0) {  // the shared memory the DEFINE_LOCALs take, each at a 16-byte boundary
+  if (L.static_shared_max > 0) {  // the shared memory the DEFINE_LOCALs take, laid out as render_definition lays them
     int64_t bytes = 0;
     for (const UOpPtr& u : uops_)
-      if (u->op == Ops::DEFINE_LOCAL) bytes = (bytes + 15) / 16 * 16 + u->dtype.ptr_size * u->dtype.base().itemsize();
+      if (u->op == Ops::DEFINE_LOCAL) bytes = shared_start(bytes) + shared_bytes(u.get());
     if (bytes > L.static_shared_max) out_.dynamic_shared_bytes = bytes;
   }
   body_.reserve(uops_.size());

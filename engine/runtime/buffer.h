@@ -31,8 +31,6 @@ public:
   size_t nbytes() const { return nbytes_; }
   bool is_allocated() const { return allocated_; }
   uint64_t id() const { return id_; }  // unique in this process (the trace's buffer ids)
-  const std::shared_ptr<Buffer>& base() const { return base_; }  // null unless a view
-  size_t byte_offset() const { return byte_offset_; }
 
   // How many times its contents were written: copies into it count themselves; whoever runs a kernel
   // that stores into it calls wrote(). Lets a copy of an unchanged buffer be reused (exec/layout_memo.h).

@@ -66,14 +66,13 @@ std::pair<std::string, int> split_name(const std::string& canonical) {
 std::string canonical_device_name(const std::string& name) {
   auto colon = name.find(':');
   std::string base = name.substr(0, colon);
-  if (colon != std::string::npos && colon == 4 && is_disk_device(name.substr(0, 5))) {  // DISK:<path>: the path as given
-    if (colon + 1 == name.size()) throw Error(cat("bad device name '", name, "': DISK needs a file, DISK:<path>"));
-    return "DISK:" + name.substr(colon + 1);
-  }
-  if (base == "DISK" || base == "disk") throw Error(cat("bad device name '", name, "': DISK needs a file, DISK:<path>"));
   if (base.empty() || !std::all_of(base.begin(), base.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; }))
     throw Error(cat("bad device name '", name, "' (known devices: ", known_list(), ")"));
   std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (base == "DISK") {  // DISK:<path>, the path as given
+    if (colon == std::string::npos || colon + 1 == name.size()) throw Error(cat("bad device name '", name, "': DISK needs a file, DISK:<path>"));
+    return "DISK:" + name.substr(colon + 1);
+  }
   // tinygrad's names for the same devices (v0.10.2 calls the C backend CLANG, OpenCL GPU, and its
   // interpreted device PYTHON: Loupe's is INTERP)
   if (base == "CLANG") base = "CPU";

@@ -7,7 +7,6 @@
 #include "runtime/disk/disk_device.h"
 #include "tensor/disk_window.h"
 #include "support/error.h"
-#include "support/regular_file.h"
 #include "support/options.h"
 
 namespace loupe::python {
@@ -27,22 +26,6 @@ Tensor place(Tensor t, const py::object& device, const py::object& requires_grad
   return t;
 }
 
-// Tensor(pathlib.Path(p)): the file's bytes in place, on DISK:<p resolved> (with dtype, its elements of it).
-Tensor file_tensor(const py::object& path, std::optional<DType> dtype) {
-  py::object resolved = path.attr("resolve")();
-  const std::string file = py::str(resolved).cast<std::string>();
-  if (std::string why = irregular_file_reason(file); !why.empty()) {
-    if (why == "does not exist") {
-      PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", py::str(path).cast<std::string>(), "'").c_str());
-      throw py::error_already_set();
-    }
-    throw ValueError(cat("Tensor: '", py::str(path).cast<std::string>(), "' ", why));
-  }
-  DType d = dtype.value_or(dtypes::uint8);
-  int64_t size = resolved.attr("stat")().attr("st_size").cast<int64_t>();
-  return disk_empty("DISK:" + file, {size / d.itemsize()}, d);
-}
-
 DType float_dtype(const py::object& dtype, const char* what) {
   DType d = to_dtype(dtype, what).value_or(dtypes::default_float());
   return d;
@@ -55,8 +38,6 @@ DType float_dtype(const py::object& dtype, const char* what) {
 void bind_construction(TensorClass& cls) {
   cls.def(py::init([](py::object data, py::object device, py::object dtype, py::object requires_grad) {
             OpScope scope("Tensor");
-            if (device.is_none() && py::isinstance(data, py::module_::import("pathlib").attr("PurePath")))  // tinygrad's DISK tensor
-              return place(file_tensor(data, to_dtype(dtype, "Tensor: argument 'dtype'")), device, requires_grad);
             Tensor t = tensor_from_data(data, to_dtype(dtype, "Tensor: argument 'dtype'"));
             return place(t, device, requires_grad);
           }),

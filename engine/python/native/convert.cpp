@@ -2,14 +2,13 @@
 #include "uop_binding.h"
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 
 #include "ir/print.h"
 #include "shape/shapetracker.h"
 #include "support/error.h"
 #include "support/regular_file.h"
+#include "tensor/disk_window.h"
 #include "tensor/host_data.h"
 
 namespace loupe::python {
@@ -51,21 +50,20 @@ bool is_numpy_generic(py::handle h) {
   return PyObject_IsInstance(h.ptr(), generic) == 1;
 }
 
-// A regular file's bytes as a uint8 tensor (a FIFO or a device would be read without end).
-Tensor tensor_from_file(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) {
-    PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", path, "'").c_str());
-    throw py::error_already_set();
+// A file's bytes in place, as tinygrad's DISK tensor: a uint8 window of DISK:<the path resolved> (a FIFO or
+// a device is refused by kind: it would block or never end).
+Tensor tensor_from_file(const py::object& path) {
+  const std::string shown = py::str(path).cast<std::string>();
+  py::object resolved = path.attr("resolve")();
+  const std::string file = py::str(resolved).cast<std::string>();
+  if (std::string why = irregular_file_reason(file); !why.empty()) {
+    if (why == "does not exist") {
+      PyErr_SetString(PyExc_FileNotFoundError, cat("Tensor: no such file: '", shown, "'").c_str());
+      throw py::error_already_set();
+    }
+    throw ValueError(cat("Tensor: '", shown, "' ", why));
   }
-  std::vector<uint8_t> bytes;
-  {
-    py::gil_scoped_release nogil;  // a big file or a slow disk: other Python threads run meanwhile
-    bytes = read_regular_file(path, "Tensor: file");
-  }
-  int64_t n = static_cast<int64_t>(bytes.size());
-  return Tensor::from_bytes({n}, dtypes::uint8, std::move(bytes));
+  return disk_empty("DISK:" + file, {resolved.attr("stat")().attr("st_size").cast<int64_t>()}, dtypes::uint8);
 }
 
 [[noreturn]] void bad_type(const char* what, const char* wanted, py::handle h) {
@@ -205,7 +203,7 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype) {
     return dtype ? Tensor(Nested(c), dtype) : Tensor(c);
   }
   if (py::isinstance(data, py::module_::import("pathlib").attr("PurePath"))) {  // a file's bytes, as tinygrad's DISK tensors
-    return bytes_as(tensor_from_file(py::str(data).cast<std::string>()), dtype);
+    return bytes_as(tensor_from_file(py::reinterpret_borrow<py::object>(data)), dtype);
   }
   if (py::isinstance<py::bytes>(data)) {
     std::string s = data.cast<std::string>();

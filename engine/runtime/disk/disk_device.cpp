@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <cerrno>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

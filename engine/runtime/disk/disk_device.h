@@ -21,7 +21,6 @@ public:
   bool holds_host_memory() const override { return true; }
   void copyin(void* dst, const void* src, size_t nbytes) override;
   void copyout(void* dst, const void* src, size_t nbytes) override;
-  const std::string& path() const { return path_; }
 
 protected:
   void* raw_alloc(size_t nbytes) override;
@@ -40,7 +39,6 @@ public:
   const Renderer& renderer() const override { return *renderer_; }
   Allocator& allocator() override { return allocator_; }
   std::shared_ptr<Program> compile(const RenderedKernel& kernel) override;
-  const std::string& path() const { return allocator_.path(); }
 
 private:
   std::unique_ptr<Renderer> renderer_;

@@ -102,14 +102,15 @@ def _dequantize(b: Tensor, ggml_type: int) -> Tensor:
 
 def ggml_data_to_tensor(t: Tensor, n: int, ggml_type: int) -> Tensor:
   """The first n elements held in the uint8 tensor t in ggml type `ggml_type`, as a 1-d tensor: the plain
-  types bitcast, the quantized ones dequantized to float32. ValueError for a type Loupe does not read."""
+  types bitcast, the quantized ones dequantized to float32, on the default device when t is a file's (DISK).
+  ValueError for a type Loupe does not read."""
   nbytes = ggml_type_bytes(ggml_type, n)
   if t.dtype != dtypes.uint8 or t.ndim != 1: raise ValueError(f"ggml_data_to_tensor: the data must be 1-d uint8, got {t.dtype} {t.shape}")
   if t.shape[0] < nbytes:
     raise ValueError(f"ggml_data_to_tensor: {n} elements of {_NAMES[ggml_type]} take {nbytes} bytes, the data has {t.shape[0]}")
+  if t.device.startswith("DISK:"): t = t[:nbytes].to(Device.DEFAULT)  # a file's bytes: copied to where kernels run
   if ggml_type in _PLAIN: return t[:nbytes].bitcast(_PLAIN[ggml_type])
   per, size = _BLOCKS[ggml_type]
-  if t.device.startswith("DISK:"): t = t[:nbytes].to(Device.DEFAULT)  # a file's bytes: dequantized where kernels run
   return _dequantize(t[:nbytes].reshape(n // per, size), ggml_type).flatten()
 
 
@@ -162,8 +163,7 @@ def gguf_load(source: Union[Tensor, str, os.PathLike]) -> tuple[dict[str, Any], 
   a file on DISK come on the default device."""
   if not isinstance(source, Tensor): source = Tensor(pathlib.Path(os.fspath(source)))
   if source.dtype != dtypes.uint8 or source.ndim != 1: raise ValueError(f"gguf_load: the data must be 1-d uint8, got {source.dtype} {source.shape}")
-  name, on_disk = "the GGUF data", source.device.startswith("DISK:")
-  if on_disk: name = source.device[len("DISK:"):]
+  name = source.device[len("DISK:"):] if source.device.startswith("DISK:") else "the GGUF data"
   r = _Reader(source, name)
   r.need(4)
   if r.data[:4] != b"GGUF": raise ValueError(f"gguf_load: {name} does not start with GGUF (starts with {r.data[:4]!r})")
@@ -195,7 +195,6 @@ def gguf_load(source: Union[Tensor, str, os.PathLike]) -> tuple[dict[str, Any], 
     if start + offset + nbytes > r.size:
       raise ValueError(f"gguf_load: tensor {tensor_name} ({_NAMES.get(ggml_type)}, {n} elements) needs bytes "
                        f"{start + offset}..{start + offset + nbytes} of {r.size}: the file is truncated")
-    data = source[start + offset:start + offset + nbytes]
-    if on_disk: data = data.to(Device.DEFAULT)  # each tensor's bytes copied off the file as it is read
+    data = source[start + offset:start + offset + nbytes]  # (off a DISK file tensor by tensor: ggml_data_to_tensor)
     tensors[tensor_name] = ggml_data_to_tensor(data, n, ggml_type).reshape(tuple(reversed(dims)))
   return kv, tensors

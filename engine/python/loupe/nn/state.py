@@ -113,11 +113,10 @@ class TensorIO(io.RawIOBase):
 def tar_extract(t: Union[Tensor, str, os.PathLike]) -> dict[str, Tensor]:
   """The regular files of a tar archive (its path, or its bytes as a uint8 tensor, e.g. Tensor(pathlib.Path("x.tar")))
   by name, each a uint8 slice of it."""
-  import io
   import pathlib
   import tarfile
   if not isinstance(t, Tensor): t = Tensor(pathlib.Path(os.fspath(t)))
-  with tarfile.open(fileobj=io.BytesIO(t.numpy().tobytes()), mode="r") as tar:
+  with tarfile.open(fileobj=io.BufferedReader(TensorIO(t)), mode="r") as tar:  # the headers are read, the files are not
     return {m.name: t[m.offset_data:m.offset_data + m.size] for m in tar if m.type == tarfile.REGTYPE}
 
 

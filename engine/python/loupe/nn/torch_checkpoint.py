@@ -141,6 +141,7 @@ class _Loader:
     self.offsets: dict[str, int] = {}   # storage key -> byte offset of its first element
     self.lengths: dict[str, int] = {}   # storage key -> the bytes the file holds for it
     self.storages: dict[str, StorageRef] = {}
+    self.build = True  # False: tensors are only named (the legacy stream's first pass), each one None
 
   def storage(self, storage_type: StorageType, key: Any, numel: int) -> StorageRef:
     key = str(key)
@@ -149,6 +150,7 @@ class _Loader:
 
   def tensor(self, storage: StorageRef, storage_offset: int, size, stride, dtype: Optional[TorchDtype] = None):
     from loupe.tensor import Tensor
+    if not self.build: return None
     if not isinstance(storage, StorageRef): raise ValueError(f"torch_load: a tensor's storage is {storage!r}, not a storage of the checkpoint")
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if dtype is not None:
@@ -239,6 +241,23 @@ class _Unpickler(pickle.Unpickler):
     return self.persistent(pid)
 
 
+def _storage_ids(loader: _Loader) -> Callable[[Any], Any]:
+  """The persistent ids of torch.save's pickle (zip archive and legacy stream): ('storage', type, key, location,
+  numel[, (view key, offset, numel)]) names a storage, or a view into one; ('module', class, ...) a module's class."""
+  def persistent(pid):
+    if not isinstance(pid, tuple) or not pid: raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid!r}")
+    kind = pid[0].decode() if isinstance(pid[0], bytes) else pid[0]
+    if kind == "module": return pid[1]
+    if kind != "storage" or len(pid) < 5: raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid[:1]!r}")
+    storage_type, root_key, _location, numel = pid[1:5]
+    root = loader.storage(storage_type, root_key, numel)
+    view = pid[5] if len(pid) > 5 else None
+    if view is None: return root
+    _view_key, offset, view_numel = view
+    return StorageRef(root.storage_type, root.key, int(view_numel), root.offset + int(offset))
+  return persistent
+
+
 def _zip_entry_offset(stream, info: zipfile.ZipInfo) -> int:
   """Where an entry's stored bytes start: after its local header, whose name and extra field may differ
   in length from the central directory's."""
@@ -270,15 +289,8 @@ def _load_zip(data: _Bytes, stream) -> Any:
       for info, blob in zip(entries, blobs): loader.offsets[key(info)], loader.lengths[key(info)], pos = pos, len(blob), pos + len(blob)
       loader.data = _Bytes(b"".join(blobs), name=data.name)
 
-    def persistent(pid):
-      if not isinstance(pid, tuple) or not pid: raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid!r}")
-      kind = pid[0].decode() if isinstance(pid[0], bytes) else pid[0]
-      if kind == "storage" and len(pid) >= 5: return loader.storage(pid[1], pid[2], pid[4])
-      if kind == "module": return pid[1]
-      raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid[:1]!r}")
-
     with archive.open(pickles[0]) as pkl:
-      return _Unpickler(pkl, loader, persistent).load()
+      return _Unpickler(pkl, loader, _storage_ids(loader)).load()
 
 
 def _no_persistent(pid):
@@ -330,18 +342,7 @@ def _load_legacy_stream(data: _Bytes, stream) -> Any:
   build its tensors."""
   loader = _Loader(data)
   ignore = lambda pid: None
-
-  def persistent(pid):
-    if not isinstance(pid, tuple) or not pid: raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid!r}")
-    kind = pid[0].decode() if isinstance(pid[0], bytes) else pid[0]
-    if kind == "module": return pid[1]
-    if kind != "storage" or len(pid) < 5: raise pickle.UnpicklingError(f"torch_load: unknown persistent id {pid[:1]!r}")
-    storage_type, root_key, _location, numel = pid[1:5]
-    root = loader.storage(storage_type, root_key, numel)
-    view = pid[5] if len(pid) > 5 else None
-    if view is None: return root
-    view_key, offset, view_numel = view
-    return StorageRef(root.storage_type, root.key, int(view_numel), root.offset + int(offset))
+  persistent = _storage_ids(loader)
 
   def header(u: _Unpickler) -> None:
     magic = u.load()
@@ -351,12 +352,9 @@ def _load_legacy_stream(data: _Bytes, stream) -> Any:
   stream.seek(0)
   header(_Unpickler(stream, loader, ignore))
   start = stream.tell()
-  rebuild = _Unpickler(stream, loader, persistent)
-  rebuild.allowed = {k: v for k, v in rebuild.allowed.items() if k[0] != "torch._utils"}  # pass 1 builds no tensor
-  for k in (("torch._utils", n) for n in ("_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_tensor", "_rebuild_parameter",
-                                         "_rebuild_parameter_with_state")):
-    rebuild.allowed[k] = lambda *args, **kwargs: None
-  rebuild.load()
+  loader.build = False  # pass 1 learns the storages' lengths
+  _Unpickler(stream, loader, persistent).load()
+  loader.build = True
   keys = _Unpickler(stream, loader, ignore).load()
   pos = stream.tell()
   for key in keys:
